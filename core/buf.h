@@ -1,0 +1,46 @@
+/*
+ * buf.h: the one growable byte buffer, with a size cap.
+ *
+ * Remote data (API responses, SSH output) and user files are input: every buffer that
+ * holds them has a cap, and an append that would pass it fails instead of growing.
+ * Invariants: `data` is never NULL and is always NUL-terminated at `len` (so text can be
+ * used as a C string), `len <= max`. Life cycle: gc_buf_init (or GC_BUF_INIT) ->
+ * appends -> gc_buf_release, or gc_buf_detach to hand the bytes to the caller.
+ */
+#ifndef GC_BUF_H
+#define GC_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#define GC_BUF_DEFAULT_MAX ((size_t)64 << 20) /* 64 MiB */
+
+struct gc_buf {
+	char *data;
+	size_t len;
+	size_t alloc; /* 0 while data points at the shared empty string */
+	size_t max;   /* appends that would make len exceed this fail */
+};
+
+extern char gc_buf_empty[1];
+#define GC_BUF_INIT(cap) { gc_buf_empty, 0, 0, (cap) }
+
+void gc_buf_init(struct gc_buf *b, size_t max);
+void gc_buf_release(struct gc_buf *b);
+void gc_buf_reset(struct gc_buf *b); /* len = 0, keeps the memory */
+
+/* Appends; each returns 0, or -1 (nothing appended) when the cap would be passed. */
+int gc_buf_add(struct gc_buf *b, const void *data, size_t len);
+int gc_buf_addstr(struct gc_buf *b, const char *s);
+int gc_buf_addch(struct gc_buf *b, char c);
+int gc_buf_addf(struct gc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int gc_buf_vaddf(struct gc_buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+/* Hands the bytes (NUL-terminated, always heap memory) to the caller and resets b. */
+char *gc_buf_detach(struct gc_buf *b, size_t *len);
+
+/* Drops the last n bytes (or all, if fewer). */
+void gc_buf_truncate(struct gc_buf *b, size_t len);
+
+#endif

@@ -1,0 +1,177 @@
+/*
+ * spec.h: the cluster spec, parsed from YAML and validated.
+ *
+ * gc_spec_load_* parse a document with libyaml, expand ${VAR} references, check every
+ * rule of docs/spec.md, and either return a fully valid spec or collect every problem
+ * into a struct gc_diags with its line and column. A returned spec is always valid and
+ * has its defaults filled in; nothing downstream re-checks it.
+ *
+ * Input is hostile until proven otherwise: the loaders cap the file size, nesting depth,
+ * alias expansion and node count, and reject invalid UTF-8, all with a located
+ * diagnostic rather than a crash or an unbounded allocation.
+ *
+ * Life cycle: gc_spec_load_file / gc_spec_load_buffer -> use -> gc_spec_free.
+ */
+#ifndef GC_SPEC_H
+#define GC_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/diag.h"
+#include "core/error.h"
+
+/* Limits, shared with docs/spec.md and docs/cluster.schema.json. */
+#define GC_SPEC_MAX_FILE_BYTES (1u << 20)   /* 1 MiB */
+#define GC_SPEC_MAX_DEPTH 32
+#define GC_SPEC_MAX_ALIASES 64              /* alias references in one document */
+#define GC_SPEC_MAX_NODES 20000             /* YAML nodes after alias expansion */
+#define GC_SPEC_CLUSTER_NAME_MAX 32
+#define GC_SPEC_GROUP_NAME_MAX 24
+#define GC_SPEC_MAX_GROUPS 32
+#define GC_SPEC_MAX_GROUP_COUNT 1000        /* nodes in one group */
+#define GC_SPEC_MAX_INSTANCE_TYPES 8
+#define GC_SPEC_MAX_ZONES 8
+#define GC_SPEC_MAX_ALLOW_FROM 32
+#define GC_SPEC_MAX_STEPS 32
+#define GC_SPEC_MAX_USER_TAGS 12            /* Alibaba's 20 per resource, less ours */
+#define GC_SPEC_TAG_KEY_MAX 127             /* Tencent's key limit, the tightest */
+#define GC_SPEC_TAG_VALUE_MAX 128           /* Alibaba's value limit, the tightest */
+
+enum gc_cloud {
+	GC_CLOUD_AWS,
+	GC_CLOUD_ALIBABA,
+	GC_CLOUD_TENCENT,
+};
+
+enum gc_market {
+	GC_MARKET_ON_DEMAND,
+	GC_MARKET_SPOT,
+	GC_MARKET_SPOT_THEN_ON_DEMAND,
+};
+
+enum gc_placement {
+	GC_PLACEMENT_ANY,       /* nodes may spread over the listed zones */
+	GC_PLACEMENT_SAME_ZONE, /* every node of the group in one zone */
+};
+
+enum gc_container {
+	GC_CONTAINER_DOCKER,
+	GC_CONTAINER_NONE,
+};
+
+/* Smoke checks, as bit flags. */
+#define GC_SMOKE_DRIVER (1u << 0)
+#define GC_SMOKE_CUDA (1u << 1)
+#define GC_SMOKE_CONTAINER (1u << 2)
+#define GC_SMOKE_NCCL (1u << 3)
+
+/* Where a value came from, for errors found after validation (plan time). */
+struct gc_spec_pos {
+	unsigned line, col;
+};
+
+struct gc_spec_group {
+	char *name;
+	unsigned count;               /* 0 is allowed: a group scaled to zero */
+	char **instance_types;        /* ordered fallback, >= 1 */
+	size_t n_instance_types;
+	char **zones;                 /* ordered fallback; 0 entries = any zone */
+	size_t n_zones;
+	enum gc_market market;
+	double max_spot_price;        /* USD per hour; 0 = the cloud's default bid */
+	char *image;                  /* an alias (ubuntu-22.04, ...) or a literal image id */
+	bool image_is_alias;
+	unsigned disk_gb;
+	enum gc_placement placement;
+	struct gc_spec_pos pos;       /* the group's mapping */
+	struct gc_spec_pos count_pos;
+};
+
+struct gc_spec_step {
+	char *name;
+	char *run;                    /* a shell command line or script */
+	unsigned timeout_s;
+};
+
+struct gc_spec_tag {
+	char *key;
+	char *value;
+};
+
+struct gc_spec {
+	char *file;                   /* as given to the loader */
+	char *name;
+	struct {
+		enum gc_cloud cloud;
+		char *region;
+		char *profile;            /* NULL: the cloud's default credential chain */
+		char *endpoint;           /* NULL: the cloud's public endpoint */
+	} provider;
+	struct {
+		char *user;
+		unsigned port;
+		char **allow_from;        /* CIDRs; 0 entries = the caller's address /32 */
+		size_t n_allow_from;
+	} ssh;
+	struct gc_spec_group *groups;
+	size_t n_groups;
+	struct {
+		char *driver;             /* a branch ("570") or "preinstalled" */
+		char *cuda;               /* "12.8", or "none" */
+		char *cudnn;              /* "9", or "none" */
+		enum gc_container container;
+		struct gc_spec_step *steps;
+		size_t n_steps;
+		unsigned smoke;           /* GC_SMOKE_* flags */
+	} bootstrap;
+	struct {
+		uint64_t ttl_s;           /* 0 = no TTL */
+		double max_hourly_cost;   /* USD; 0 = no limit */
+		struct gc_spec_pos max_hourly_cost_pos;
+	} lifecycle;
+	struct gc_spec_tag *tags;
+	size_t n_tags;
+};
+
+/*
+ * Looks up ${NAME} references. Returns the value or NULL when unset. The loaders call
+ * it instead of getenv so tests and the fuzzer control the environment.
+ */
+struct gc_spec_env {
+	const char *(*lookup)(void *ctx, const char *name);
+	void *ctx;
+};
+
+/* The process environment (getenv). */
+extern const struct gc_spec_env gc_spec_env_process;
+
+/*
+ * Loads and validates. On success *out is the spec and 0 is returned. On a spec with
+ * problems, -1 is returned with every problem in diags (err->code GC_EINVALID, err's
+ * message a one-line summary). On an unreadable file, -1 with err set (GC_EIO) and diags
+ * possibly empty. diags must have been initialised by the caller; env may be NULL (no
+ * variables are set).
+ */
+int gc_spec_load_file(struct gc_spec **out, const char *path, const struct gc_spec_env *env,
+		      struct gc_diags *diags, struct gc_error *err);
+int gc_spec_load_buffer(struct gc_spec **out, const char *name, const char *data, size_t len,
+			const struct gc_spec_env *env, struct gc_diags *diags,
+			struct gc_error *err);
+void gc_spec_free(struct gc_spec *spec);
+
+/* Names of the enums, as written in the spec. */
+const char *gc_cloud_name(enum gc_cloud c);
+const char *gc_market_name(enum gc_market m);
+const char *gc_placement_name(enum gc_placement p);
+
+/* Total nodes over all groups. */
+unsigned gc_spec_node_count(const struct gc_spec *spec);
+
+/* Parses a duration: an integer followed by s, m, h or d ("30m", "12h", "7d"). */
+int gc_parse_duration(const char *s, uint64_t *out_seconds);
+/* Formats seconds back into the largest exact unit ("90m" -> "90m", 7200 -> "2h"). */
+void gc_format_duration(uint64_t seconds, char *out, size_t size);
+
+#endif

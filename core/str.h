@@ -1,0 +1,26 @@
+/*
+ * str.h: checked number parsing and small string helpers.
+ *
+ * The parse functions accept the whole string or nothing (no trailing junk, no leading
+ * spaces, no sign where none is allowed) and write *out only on success.
+ */
+#ifndef GC_STR_H
+#define GC_STR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Decimal, 0..max. Returns 0 or -1. */
+int gc_parse_u64(const char *s, uint64_t max, uint64_t *out);
+int gc_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
+/* A finite decimal number (no hex, inf or nan). */
+int gc_parse_double(const char *s, double *out);
+
+bool gc_starts_with(const char *s, const char *prefix);
+bool gc_ends_with(const char *s, const char *suffix);
+
+/* Whether s is valid UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF). */
+bool gc_utf8_valid(const char *s, size_t len);
+
+#endif

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs every Debian package that building, the demo and the test suite need.
+# Idempotent: packages already present are left alone, so a second run is quick and
+# needs no network. Uses sudo when not run as root.
+set -euo pipefail
+
+packages=(
+	# toolchain
+	gcc make cmake pkg-config git clang clang-format libclang-rt-14-dev
+	# libraries the build links
+	libcurl4-openssl-dev libssl-dev libyaml-dev libssh2-1-dev libjansson-dev
+	libcmocka-dev libxml2-dev libmicrohttpd-dev
+	# the emulator's SSH nodes and the bootstrap tests
+	openssh-server openssh-client bubblewrap
+	# script lint, vendor-SDK and schema tests
+	shellcheck nodejs
+)
+
+# nodejs from NodeSource ships its own npm; Debian's npm package conflicts with it.
+if ! command -v npm >/dev/null 2>&1; then
+	packages+=(npm)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all ${#packages[@]} packages present"
+	exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+	sudo="sudo"
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"
