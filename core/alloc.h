@@ -23,15 +23,15 @@ char *gc_xstrndup(const char *s, size_t n);
 char *gc_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Grows *arr (of *alloc elements of elsize) so that need elements fit. */
-#define GC_ALLOC_GROW(arr, need, alloc)                                              \
-	do {                                                                         \
-		if ((need) > (alloc)) {                                              \
-			size_t gc_new_alloc_ = (alloc) ? (alloc) * 2 : 8;             \
-			if (gc_new_alloc_ < (need))                                  \
-				gc_new_alloc_ = (need);                              \
+#define GC_ALLOC_GROW(arr, need, alloc)                                                 \
+	do {                                                                            \
+		if ((need) > (alloc)) {                                                 \
+			size_t gc_new_alloc_ = (alloc) ? (alloc)*2 : 8;                 \
+			if (gc_new_alloc_ < (need))                                     \
+				gc_new_alloc_ = (need);                                 \
 			(arr) = gc_xreallocarray((arr), gc_new_alloc_, sizeof(*(arr))); \
-			(alloc) = gc_new_alloc_;                                     \
-		}                                                                    \
+			(alloc) = gc_new_alloc_;                                        \
+		}                                                                       \
 	} while (0)
 
 #endif

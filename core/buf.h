@@ -23,7 +23,10 @@ struct gc_buf {
 };
 
 extern char gc_buf_empty[1];
-#define GC_BUF_INIT(cap) { gc_buf_empty, 0, 0, (cap) }
+#define GC_BUF_INIT(cap)                  \
+	{                                 \
+		gc_buf_empty, 0, 0, (cap) \
+	}
 
 void gc_buf_init(struct gc_buf *b, size_t max);
 void gc_buf_release(struct gc_buf *b);

@@ -30,8 +30,8 @@ void gc_diags_release(struct gc_diags *d)
 	d->nr = d->alloc = 0;
 }
 
-void gc_diag_add(struct gc_diags *d, unsigned line, unsigned col, const char *path,
-		 const char *fmt, ...)
+void gc_diag_add(struct gc_diags *d, unsigned line, unsigned col, const char *path, const char *fmt,
+		 ...)
 {
 	struct gc_diag *g;
 	va_list ap;
@@ -55,8 +55,9 @@ void gc_diags_sort(struct gc_diags *d)
 		struct gc_diag t = d->items[i];
 		size_t j = i;
 
-		while (j > 0 && (d->items[j - 1].line > t.line ||
-				 (d->items[j - 1].line == t.line && d->items[j - 1].col > t.col))) {
+		while (j > 0 &&
+		       (d->items[j - 1].line > t.line ||
+			(d->items[j - 1].line == t.line && d->items[j - 1].col > t.col))) {
 			d->items[j] = d->items[j - 1];
 			j--;
 		}

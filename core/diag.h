@@ -18,15 +18,15 @@ struct gc_diag {
 };
 
 struct gc_diags {
-	char *file;    /* the file name the diagnostics refer to */
+	char *file; /* the file name the diagnostics refer to */
 	struct gc_diag *items;
 	size_t nr, alloc;
 };
 
 void gc_diags_init(struct gc_diags *d, const char *file);
 void gc_diags_release(struct gc_diags *d);
-void gc_diag_add(struct gc_diags *d, unsigned line, unsigned col, const char *path,
-		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void gc_diag_add(struct gc_diags *d, unsigned line, unsigned col, const char *path, const char *fmt,
+		 ...) __attribute__((format(printf, 5, 6)));
 /* Sorts by line then column, keeping the order of equal positions. */
 void gc_diags_sort(struct gc_diags *d);
 

@@ -71,8 +71,8 @@ static void copy_field(char *dst, size_t size, const char *src)
 		snprintf(dst, size, "%s", src);
 }
 
-void gc_error_set_cloud(struct gc_error *err, const char *cloud_code,
-			const char *request_id, int http_status)
+void gc_error_set_cloud(struct gc_error *err, const char *cloud_code, const char *request_id,
+			int http_status)
 {
 	if (!err)
 		return;

@@ -14,31 +14,31 @@
 
 enum gc_errcode {
 	GC_OK = 0,
-	GC_EGENERIC = 1,      /* anything a caller does not branch on */
-	GC_EINVALID = 2,      /* bad input: spec, arguments, a malformed response */
+	GC_EGENERIC = 1, /* anything a caller does not branch on */
+	GC_EINVALID = 2, /* bad input: spec, arguments, a malformed response */
 	GC_ENOTFOUND = 3,
-	GC_ETHROTTLED = 4,    /* the cloud's rate limit: back off and retry */
-	GC_ECAPACITY = 5,     /* no stock in that zone / type / market: fall back */
-	GC_EQUOTA = 6,        /* account limit: retrying does not help */
-	GC_EAUTH = 7,         /* credentials missing, wrong, expired or not allowed */
-	GC_EIDEMPOTENCY = 8,  /* client token reused with other parameters */
-	GC_ETRANSIENT = 9,    /* 5xx, dropped connection: retry */
+	GC_ETHROTTLED = 4,   /* the cloud's rate limit: back off and retry */
+	GC_ECAPACITY = 5,    /* no stock in that zone / type / market: fall back */
+	GC_EQUOTA = 6,	     /* account limit: retrying does not help */
+	GC_EAUTH = 7,	     /* credentials missing, wrong, expired or not allowed */
+	GC_EIDEMPOTENCY = 8, /* client token reused with other parameters */
+	GC_ETRANSIENT = 9,   /* 5xx, dropped connection: retry */
 	GC_ETIMEOUT = 10,
 	GC_EUNSUPPORTED = 11, /* the cloud or the build lacks this capability */
 	GC_ETOOBIG = 12,      /* a size cap was hit (file, response, output) */
 	GC_ECANCELLED = 13,
-	GC_ELOCKED = 14,      /* another process holds the cluster's lock */
-	GC_EIO = 15,          /* local file or system call failure */
+	GC_ELOCKED = 14, /* another process holds the cluster's lock */
+	GC_EIO = 15,	 /* local file or system call failure */
 };
 
 #define GC_ERROR_MSG_MAX 1024
 
 struct gc_error {
 	enum gc_errcode code;
-	int http_status;        /* 0 when no HTTP exchange was involved */
+	int http_status; /* 0 when no HTTP exchange was involved */
 	char message[GC_ERROR_MSG_MAX];
-	char cloud_code[128];   /* the cloud's own error code, e.g. RequestLimitExceeded */
-	char request_id[128];   /* the cloud's request id, for support tickets */
+	char cloud_code[128]; /* the cloud's own error code, e.g. RequestLimitExceeded */
+	char request_id[128]; /* the cloud's request id, for support tickets */
 };
 
 void gc_error_init(struct gc_error *err);
@@ -55,8 +55,8 @@ int gc_error_prefix(struct gc_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Records the cloud's error code, request id and HTTP status (NULLs leave a field). */
-void gc_error_set_cloud(struct gc_error *err, const char *cloud_code,
-			const char *request_id, int http_status);
+void gc_error_set_cloud(struct gc_error *err, const char *cloud_code, const char *request_id,
+			int http_status);
 
 /* A short lowercase name for a code: "throttled", "capacity", ... */
 const char *gc_strerror(enum gc_errcode code);

@@ -26,8 +26,8 @@ void gc_sha256_hex(const void *data, size_t len, char out[GC_SHA256_HEX_LEN])
 	gc_hex(md, sizeof(md), out);
 }
 
-static void hmac(const EVP_MD *md, const void *key, size_t keylen, const void *data,
-		 size_t len, unsigned char *out)
+static void hmac(const EVP_MD *md, const void *key, size_t keylen, const void *data, size_t len,
+		 unsigned char *out)
 {
 	unsigned int n = 0;
 

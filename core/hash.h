@@ -13,8 +13,8 @@
 
 #include "core/buf.h"
 
-#define GC_SHA256_LEN 32
-#define GC_SHA1_LEN 20
+#define GC_SHA256_LEN	  32
+#define GC_SHA1_LEN	  20
 #define GC_SHA256_HEX_LEN (GC_SHA256_LEN * 2 + 1)
 
 void gc_sha256(const void *data, size_t len, unsigned char out[GC_SHA256_LEN]);

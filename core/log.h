@@ -27,11 +27,17 @@ enum gc_log_level {
 	GC_LOG_TRACE = 4,
 };
 
+/* Longest message, in bytes after formatting, that reaches redaction; longer ones are cut
+ * (at a UTF-8 boundary) and the sink sees GC_LOG_TRUNCATED appended. */
+#define GC_LOG_LINE_MAX ((size_t)16 << 10)
+
+#define GC_LOG_TRUNCATED " [truncated]"
+
 typedef void (*gc_log_sink_fn)(void *ctx, enum gc_log_level level, const char *line);
 
 struct gc_log {
-	enum gc_log_level level;  /* messages above this level are dropped */
-	gc_log_sink_fn sink;      /* NULL: messages are dropped */
+	enum gc_log_level level; /* messages above this level are dropped */
+	gc_log_sink_fn sink;	 /* NULL: messages are dropped */
 	void *sink_ctx;
 	char **secrets;
 	size_t n_secrets, alloc_secrets;
@@ -51,13 +57,14 @@ void gc_log_vmsg(struct gc_log *log, enum gc_log_level level, const char *fmt, v
 	__attribute__((format(printf, 3, 0)));
 
 #define gc_log_error(log, ...) gc_log_msg((log), GC_LOG_ERROR, __VA_ARGS__)
-#define gc_log_warn(log, ...) gc_log_msg((log), GC_LOG_WARN, __VA_ARGS__)
-#define gc_log_info(log, ...) gc_log_msg((log), GC_LOG_INFO, __VA_ARGS__)
+#define gc_log_warn(log, ...)  gc_log_msg((log), GC_LOG_WARN, __VA_ARGS__)
+#define gc_log_info(log, ...)  gc_log_msg((log), GC_LOG_INFO, __VA_ARGS__)
 #define gc_log_debug(log, ...) gc_log_msg((log), GC_LOG_DEBUG, __VA_ARGS__)
 #define gc_log_trace(log, ...) gc_log_msg((log), GC_LOG_TRACE, __VA_ARGS__)
 
 /* Redacts text in place of a copy: returns a new string the caller frees. Exposed for
- * code that must scrub text it does not log (error messages shown to users). */
+ * code that must scrub text it does not log (error messages shown to users). log may be
+ * NULL: then only the patterns apply, no registered secrets. */
 char *gc_log_redact(struct gc_log *log, const char *text);
 
 #endif

@@ -23,21 +23,22 @@
 #include "core/error.h"
 
 /* Limits, shared with docs/spec.md and docs/cluster.schema.json. */
-#define GC_SPEC_MAX_FILE_BYTES (1u << 20)   /* 1 MiB */
-#define GC_SPEC_MAX_DEPTH 32
-#define GC_SPEC_MAX_ALIASES 64              /* alias references in one document */
-#define GC_SPEC_MAX_NODES 20000             /* YAML nodes after alias expansion */
-#define GC_SPEC_CLUSTER_NAME_MAX 32
-#define GC_SPEC_GROUP_NAME_MAX 24
-#define GC_SPEC_MAX_GROUPS 32
-#define GC_SPEC_MAX_GROUP_COUNT 1000        /* nodes in one group */
+#define GC_SPEC_MAX_FILE_BYTES	   (1u << 20) /* 1 MiB */
+#define GC_SPEC_MAX_DEPTH	   32
+#define GC_SPEC_MAX_ALIASES	   64	 /* alias references in one document */
+#define GC_SPEC_MAX_NODES	   20000 /* YAML nodes after alias expansion */
+#define GC_SPEC_MAX_DIAGS	   100	 /* problems reported; the rest are counted */
+#define GC_SPEC_CLUSTER_NAME_MAX   32
+#define GC_SPEC_GROUP_NAME_MAX	   24
+#define GC_SPEC_MAX_GROUPS	   32
+#define GC_SPEC_MAX_GROUP_COUNT	   1000 /* nodes in one group */
 #define GC_SPEC_MAX_INSTANCE_TYPES 8
-#define GC_SPEC_MAX_ZONES 8
-#define GC_SPEC_MAX_ALLOW_FROM 32
-#define GC_SPEC_MAX_STEPS 32
-#define GC_SPEC_MAX_USER_TAGS 12            /* Alibaba's 20 per resource, less ours */
-#define GC_SPEC_TAG_KEY_MAX 127             /* Tencent's key limit, the tightest */
-#define GC_SPEC_TAG_VALUE_MAX 128           /* Alibaba's value limit, the tightest */
+#define GC_SPEC_MAX_ZONES	   8
+#define GC_SPEC_MAX_ALLOW_FROM	   32
+#define GC_SPEC_MAX_STEPS	   32
+#define GC_SPEC_MAX_USER_TAGS	   12  /* Alibaba's 20 per resource, less ours */
+#define GC_SPEC_TAG_KEY_MAX	   127 /* Tencent's key limit, the tightest */
+#define GC_SPEC_TAG_VALUE_MAX	   128 /* Alibaba's value limit, the tightest */
 
 enum gc_cloud {
 	GC_CLOUD_AWS,
@@ -52,7 +53,7 @@ enum gc_market {
 };
 
 enum gc_placement {
-	GC_PLACEMENT_ANY,       /* nodes may spread over the listed zones */
+	GC_PLACEMENT_ANY,	/* nodes may spread over the listed zones */
 	GC_PLACEMENT_SAME_ZONE, /* every node of the group in one zone */
 };
 
@@ -62,10 +63,10 @@ enum gc_container {
 };
 
 /* Smoke checks, as bit flags. */
-#define GC_SMOKE_DRIVER (1u << 0)
-#define GC_SMOKE_CUDA (1u << 1)
+#define GC_SMOKE_DRIVER	   (1u << 0)
+#define GC_SMOKE_CUDA	   (1u << 1)
 #define GC_SMOKE_CONTAINER (1u << 2)
-#define GC_SMOKE_NCCL (1u << 3)
+#define GC_SMOKE_NCCL	   (1u << 3)
 
 /* Where a value came from, for errors found after validation (plan time). */
 struct gc_spec_pos {
@@ -74,24 +75,24 @@ struct gc_spec_pos {
 
 struct gc_spec_group {
 	char *name;
-	unsigned count;               /* 0 is allowed: a group scaled to zero */
-	char **instance_types;        /* ordered fallback, >= 1 */
+	unsigned count;	       /* 0 is allowed: a group scaled to zero */
+	char **instance_types; /* ordered fallback, >= 1 */
 	size_t n_instance_types;
-	char **zones;                 /* ordered fallback; 0 entries = any zone */
+	char **zones; /* ordered fallback; 0 entries = any zone */
 	size_t n_zones;
 	enum gc_market market;
-	double max_spot_price;        /* USD per hour; 0 = the cloud's default bid */
-	char *image;                  /* an alias (ubuntu-22.04, ...) or a literal image id */
+	double max_spot_price; /* USD per hour; 0 = the cloud's default bid */
+	char *image;	       /* an alias (ubuntu-22.04, ...) or a literal image id */
 	bool image_is_alias;
 	unsigned disk_gb;
 	enum gc_placement placement;
-	struct gc_spec_pos pos;       /* the group's mapping */
+	struct gc_spec_pos pos; /* the group's mapping */
 	struct gc_spec_pos count_pos;
 };
 
 struct gc_spec_step {
 	char *name;
-	char *run;                    /* a shell command line or script */
+	char *run; /* a shell command line or script */
 	unsigned timeout_s;
 };
 
@@ -101,34 +102,34 @@ struct gc_spec_tag {
 };
 
 struct gc_spec {
-	char *file;                   /* as given to the loader */
+	char *file; /* as given to the loader */
 	char *name;
 	struct {
 		enum gc_cloud cloud;
 		char *region;
-		char *profile;            /* NULL: the cloud's default credential chain */
-		char *endpoint;           /* NULL: the cloud's public endpoint */
+		char *profile;	/* NULL: the cloud's default credential chain */
+		char *endpoint; /* NULL: the cloud's public endpoint */
 	} provider;
 	struct {
 		char *user;
 		unsigned port;
-		char **allow_from;        /* CIDRs; 0 entries = the caller's address /32 */
+		char **allow_from; /* CIDRs; 0 entries = the caller's address /32 */
 		size_t n_allow_from;
 	} ssh;
 	struct gc_spec_group *groups;
 	size_t n_groups;
 	struct {
-		char *driver;             /* a branch ("570") or "preinstalled" */
-		char *cuda;               /* "12.8", or "none" */
-		char *cudnn;              /* "9", or "none" */
+		char *driver; /* a branch ("570") or "preinstalled" */
+		char *cuda;   /* "12.8", or "none" */
+		char *cudnn;  /* "9", or "none" */
 		enum gc_container container;
 		struct gc_spec_step *steps;
 		size_t n_steps;
-		unsigned smoke;           /* GC_SMOKE_* flags */
+		unsigned smoke; /* GC_SMOKE_* flags */
 	} bootstrap;
 	struct {
-		uint64_t ttl_s;           /* 0 = no TTL */
-		double max_hourly_cost;   /* USD; 0 = no limit */
+		uint64_t ttl_s;		/* 0 = no TTL */
+		double max_hourly_cost; /* USD; 0 = no limit */
 		struct gc_spec_pos max_hourly_cost_pos;
 	} lifecycle;
 	struct gc_spec_tag *tags;

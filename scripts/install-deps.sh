@@ -29,17 +29,30 @@ for p in "${packages[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
-	echo "install-deps: all ${#packages[@]} packages present"
-	exit 0
+	echo "install-deps: all ${#packages[@]} Debian packages present"
+else
+	sudo=""
+	if [ "$(id -u)" -ne 0 ]; then
+		sudo="sudo"
+	fi
+	echo "install-deps: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get update -qq
+	$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-	sudo="sudo"
-fi
-
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# npm packages the tests use, pinned by each folder's package-lock.json. Installed here,
+# never by a test, so the test suite itself needs no network. A folder is reinstalled only
+# when its lock file changed since the last install.
+cd "$(dirname "$0")/.."
+for dir in tests/schema tests/sdk; do
+	[ -f "$dir/package-lock.json" ] || continue
+	stamp="$dir/node_modules/.gc-lock-stamp"
+	if [ -f "$stamp" ] && cmp -s "$stamp" "$dir/package-lock.json"; then
+		continue
+	fi
+	echo "install-deps: npm ci in $dir"
+	(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+	cp "$dir/package-lock.json" "$stamp"
+done
 echo "install-deps: done"

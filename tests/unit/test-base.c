@@ -12,6 +12,7 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/diag.h"
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/str.h"
@@ -63,7 +64,7 @@ static void test_buf_cap(void **state)
 	assert_int_equal(gc_buf_addf(&b, "%d", 123), 0);
 	assert_string_equal(b.data, "abcd123");
 	assert_int_equal(gc_buf_addstr(&b, "xy"), -1); /* would make 9 > 8 */
-	assert_string_equal(b.data, "abcd123");       /* nothing appended */
+	assert_string_equal(b.data, "abcd123");	       /* nothing appended */
 	assert_int_equal(gc_buf_addch(&b, 'z'), 0);
 	assert_int_equal(b.len, 8);
 	assert_int_equal(gc_buf_addf(&b, "%s", "q"), -1);
@@ -130,12 +131,12 @@ static void test_utf8(void **state)
 {
 	(void)state;
 	assert_true(gc_utf8_valid("plain", 5));
-	assert_true(gc_utf8_valid("\xc3\xa9t\xc3\xa9", 6));         /* été */
-	assert_true(gc_utf8_valid("\xf0\x9f\x9a\x80", 4));         /* rocket */
-	assert_false(gc_utf8_valid("\xc3", 1));                    /* truncated */
-	assert_false(gc_utf8_valid("\xc0\xaf", 2));                /* overlong '/' */
-	assert_false(gc_utf8_valid("\xed\xa0\x80", 3));            /* surrogate */
-	assert_false(gc_utf8_valid("\xf4\x90\x80\x80", 4));        /* > U+10FFFF */
+	assert_true(gc_utf8_valid("\xc3\xa9t\xc3\xa9", 6)); /* été */
+	assert_true(gc_utf8_valid("\xf0\x9f\x9a\x80", 4));  /* rocket */
+	assert_false(gc_utf8_valid("\xc3", 1));		    /* truncated */
+	assert_false(gc_utf8_valid("\xc0\xaf", 2));	    /* overlong '/' */
+	assert_false(gc_utf8_valid("\xed\xa0\x80", 3));	    /* surrogate */
+	assert_false(gc_utf8_valid("\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
 	assert_false(gc_utf8_valid("\xff", 1));
 }
 
@@ -146,13 +147,16 @@ static void test_sha256_hmac(void **state)
 
 	(void)state;
 	gc_sha256_hex("", 0, hex);
-	assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	assert_string_equal(hex,
+			    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 	gc_sha256_hex("abc", 3, hex);
-	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	assert_string_equal(hex,
+			    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 	/* RFC 4231 test case 2 */
 	gc_hmac_sha256("Jefe", 4, "what do ya want for nothing?", 28, mac);
 	gc_hex(mac, sizeof(mac), hex);
-	assert_string_equal(hex, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+	assert_string_equal(hex,
+			    "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
 	/* RFC 2202 test case 2 */
 	gc_hmac_sha1("Jefe", 4, "what do ya want for nothing?", 28, mac1);
 	gc_hex(mac1, sizeof(mac1), hex);
@@ -161,9 +165,16 @@ static void test_sha256_hmac(void **state)
 
 static void test_base64(void **state)
 {
-	static const struct { const char *plain, *enc; } v[] = {
-		{"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"},
-		{"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
+	static const struct {
+		const char *plain, *enc;
+	} v[] = {
+		{ "", "" },
+		{ "f", "Zg==" },
+		{ "fo", "Zm8=" },
+		{ "foo", "Zm9v" },
+		{ "foob", "Zm9vYg==" },
+		{ "fooba", "Zm9vYmE=" },
+		{ "foobar", "Zm9vYmFy" },
 	};
 	struct gc_buf b = GC_BUF_INIT(0);
 
@@ -207,7 +218,7 @@ static void test_shorthash(void **state)
 
 static void test_suggest(void **state)
 {
-	static const char *const keys[] = {"count", "name", "instance_types", "zones", NULL};
+	static const char *const keys[] = { "count", "name", "instance_types", "zones", NULL };
 
 	(void)state;
 	assert_int_equal(gc_edit_distance("kitten", "sitting"), 3);
@@ -217,6 +228,44 @@ static void test_suggest(void **state)
 	assert_string_equal(gc_suggest("zone", keys, 0), "zones");
 	assert_null(gc_suggest("banana", keys, 0));
 	assert_null(gc_suggest("", keys, 0));
+}
+
+static void test_diags_sorted_and_owned(void **state)
+{
+	struct gc_diags d;
+	char path[] = "node_groups[0].count";
+
+	(void)state;
+	gc_diags_init(&d, "cluster.yaml");
+	gc_diag_add(&d, 9, 3, "b", "second %s", "x");
+	gc_diag_add(&d, 2, 7, path, "first");
+	gc_diag_add(&d, 9, 1, NULL, "between");
+	gc_diag_add(&d, 9, 3, "c", "equal position keeps order");
+	path[0] = 'X'; /* entries own their strings */
+	gc_diags_sort(&d);
+	assert_int_equal(d.nr, 4);
+	assert_string_equal(d.file, "cluster.yaml");
+	assert_string_equal(d.items[0].message, "first");
+	assert_string_equal(d.items[0].path, "node_groups[0].count");
+	assert_string_equal(d.items[1].message, "between");
+	assert_string_equal(d.items[1].path, "");
+	assert_string_equal(d.items[2].message, "second x");
+	assert_string_equal(d.items[3].message, "equal position keeps order");
+	gc_diags_release(&d);
+	gc_diags_release(&d); /* release twice is harmless */
+}
+
+static void test_xasprintf(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = gc_xasprintf("%s-%03d", "node", 7);
+	assert_string_equal(s, "node-007");
+	free(s);
+	s = gc_xstrndup("abcdef", 3);
+	assert_string_equal(s, "abc");
+	free(s);
 }
 
 int main(void)
@@ -232,6 +281,8 @@ int main(void)
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_shorthash),
 		cmocka_unit_test(test_suggest),
+		cmocka_unit_test(test_diags_sorted_and_owned),
+		cmocka_unit_test(test_xasprintf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

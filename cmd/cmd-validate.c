@@ -1,0 +1,365 @@
+/*
+ * cmd-validate.c: `gpucluster validate [FILE...]`.
+ *
+ * Loads each spec the way every other command will, reports every problem with its
+ * position, and for a valid spec says back in a few lines what it describes, so a
+ * user can check at a glance that "4 x p4d in us-east-1a, spot" is what they meant
+ * before any money is spent. With -o json the same facts come out as data.
+ *
+ * User steps are listed by name only: their `run` text has ${VAR} references expanded
+ * and may hold tokens, so it is never echoed.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "cmd/cmd.h"
+#include "cmd/output.h"
+#include "core/buf.h"
+#include "core/diag.h"
+#include "core/error.h"
+#include "core/spec.h"
+
+static const char *container_name(enum gc_container c)
+{
+	return c == GC_CONTAINER_DOCKER ? "docker" : "none";
+}
+
+static const struct {
+	unsigned flag;
+	const char *name;
+} smoke_names[] = {
+	{ GC_SMOKE_DRIVER, "driver" },
+	{ GC_SMOKE_CUDA, "cuda" },
+	{ GC_SMOKE_CONTAINER, "container" },
+	{ GC_SMOKE_NCCL, "nccl" },
+};
+
+#define N_SMOKE (sizeof(smoke_names) / sizeof(smoke_names[0]))
+
+/* ---- text ------------------------------------------------------------------------ */
+
+/* Appends "a, b, c" (or none_text when n is 0), starting at element first. */
+static void add_list(struct gc_buf *b, char *const *items, size_t first, size_t n,
+		     const char *none_text)
+{
+	if (first >= n) {
+		gc_buf_addstr(b, none_text);
+		return;
+	}
+	for (size_t i = first; i < n; i++)
+		gc_buf_addf(b, "%s%s", i > first ? ", " : "", items[i]);
+}
+
+/* The label column of the summary. */
+#define LABEL(b, text) gc_buf_addf((b), "  %-11s", (text))
+
+static void explain_group(struct gc_buf *b, const struct gc_spec_group *g)
+{
+	LABEL(b, "group");
+	gc_buf_addf(b, "%s: %u \u00d7 %s", g->name, g->count, g->instance_types[0]);
+	if (g->n_instance_types > 1) {
+		gc_buf_addstr(b, " (fallback: ");
+		add_list(b, g->instance_types, 1, g->n_instance_types, "");
+		gc_buf_addch(b, ')');
+	}
+	gc_buf_addch(b, '\n');
+
+	LABEL(b, "");
+	if (g->n_zones == 0) {
+		gc_buf_addstr(b, "any zone");
+	} else {
+		gc_buf_addstr(b, g->n_zones == 1 ? "zone " : "zones ");
+		add_list(b, g->zones, 0, g->n_zones, "");
+	}
+	gc_buf_addf(b, "; placement %s\n", gc_placement_name(g->placement));
+
+	LABEL(b, "");
+	gc_buf_addf(b, "market %s", gc_market_name(g->market));
+	if (g->market != GC_MARKET_ON_DEMAND && g->max_spot_price > 0)
+		gc_buf_addf(b, " (max $%.4f/h)", g->max_spot_price);
+	gc_buf_addf(b, "; image %s; disk %u GB\n", g->image, g->disk_gb);
+}
+
+static void explain(struct gc_buf *b, const struct gc_spec *s)
+{
+	unsigned nodes = gc_spec_node_count(s);
+
+	LABEL(b, "cluster");
+	gc_buf_addf(b, "%s on %s, region %s\n", s->name, gc_cloud_name(s->provider.cloud),
+		    s->provider.region);
+	if (s->provider.endpoint) {
+		LABEL(b, "endpoint");
+		gc_buf_addf(b, "%s\n", s->provider.endpoint);
+	}
+	if (s->provider.profile) {
+		LABEL(b, "profile");
+		gc_buf_addf(b, "%s\n", s->provider.profile);
+	}
+	LABEL(b, "ssh");
+	gc_buf_addf(b, "user %s, port %u, from ", s->ssh.user, s->ssh.port);
+	add_list(b, s->ssh.allow_from, 0, s->ssh.n_allow_from, "your address /32");
+	gc_buf_addch(b, '\n');
+
+	LABEL(b, "nodes");
+	gc_buf_addf(b, "%u in %zu group%s\n", nodes, s->n_groups, s->n_groups == 1 ? "" : "s");
+	for (size_t i = 0; i < s->n_groups; i++)
+		explain_group(b, &s->groups[i]);
+
+	LABEL(b, "bootstrap");
+	gc_buf_addf(b, "driver %s, cuda %s, cudnn %s, container %s\n", s->bootstrap.driver,
+		    s->bootstrap.cuda, s->bootstrap.cudnn, container_name(s->bootstrap.container));
+	if (s->bootstrap.n_steps > 0) {
+		LABEL(b, "steps");
+		for (size_t i = 0; i < s->bootstrap.n_steps; i++)
+			gc_buf_addf(b, "%s%s", i ? ", " : "", s->bootstrap.steps[i].name);
+		gc_buf_addch(b, '\n');
+	}
+	LABEL(b, "smoke");
+	if (s->bootstrap.smoke == 0)
+		gc_buf_addstr(b, "none");
+	for (size_t i = 0, k = 0; i < N_SMOKE; i++)
+		if (s->bootstrap.smoke & smoke_names[i].flag)
+			gc_buf_addf(b, "%s%s", k++ ? ", " : "", smoke_names[i].name);
+	gc_buf_addch(b, '\n');
+
+	if (s->lifecycle.ttl_s > 0) {
+		char ttl[32];
+
+		gc_format_duration(s->lifecycle.ttl_s, ttl, sizeof(ttl));
+		LABEL(b, "ttl");
+		gc_buf_addf(b, "%s (machines are deleted by the cloud after this)\n", ttl);
+	}
+	if (s->lifecycle.max_hourly_cost > 0) {
+		LABEL(b, "max cost");
+		gc_buf_addf(b, "$%.2f per hour\n", s->lifecycle.max_hourly_cost);
+	}
+	if (s->n_tags > 0) {
+		LABEL(b, "tags");
+		for (size_t i = 0; i < s->n_tags; i++)
+			gc_buf_addf(b, "%s%s=%s", i ? ", " : "", s->tags[i].key, s->tags[i].value);
+		gc_buf_addch(b, '\n');
+	}
+}
+
+static void print_valid(struct gc_cmd_ctx *ctx, const char *file, const struct gc_spec *s,
+			bool first)
+{
+	struct gc_output *out = ctx->out;
+	struct gc_buf b = GC_BUF_INIT(0);
+
+	if (!first)
+		gc_out_puts(out, out->out, "\n");
+	gc_out_printf(out, out->out, "%s", gc_out_style(out, out->out, GC_STYLE_BOLD));
+	gc_out_puts_clean(out, out->out, file);
+	gc_out_printf(out, out->out, ":%s %svalid%s\n", gc_out_style(out, out->out, GC_STYLE_RESET),
+		      gc_out_style(out, out->out, GC_STYLE_GREEN),
+		      gc_out_style(out, out->out, GC_STYLE_RESET));
+	explain(&b, s);
+	gc_out_puts_clean(out, out->out, b.data);
+	gc_buf_release(&b);
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+/* A JSON string, or null for NULL (and for bytes jansson refuses as not UTF-8). */
+static json_t *jstr(const char *s)
+{
+	json_t *j = s ? json_string(s) : NULL;
+
+	return j ? j : json_null();
+}
+
+static json_t *jlist(char *const *items, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, jstr(items[i]));
+	return a;
+}
+
+static json_t *group_json(const struct gc_spec_group *g)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "name", jstr(g->name));
+	json_object_set_new(j, "count", json_integer(g->count));
+	json_object_set_new(j, "instance_types", jlist(g->instance_types, g->n_instance_types));
+	json_object_set_new(j, "zones", jlist(g->zones, g->n_zones));
+	json_object_set_new(j, "market", jstr(gc_market_name(g->market)));
+	json_object_set_new(j, "max_spot_price",
+			    g->max_spot_price > 0 ? json_real(g->max_spot_price) : json_null());
+	json_object_set_new(j, "image", jstr(g->image));
+	json_object_set_new(j, "image_is_alias", json_boolean(g->image_is_alias));
+	json_object_set_new(j, "disk_gb", json_integer(g->disk_gb));
+	json_object_set_new(j, "placement", jstr(gc_placement_name(g->placement)));
+	return j;
+}
+
+static json_t *spec_json(const struct gc_spec *s)
+{
+	json_t *j = json_object(), *o, *a;
+	char ttl[32];
+
+	json_object_set_new(j, "name", jstr(s->name));
+	o = json_object();
+	json_object_set_new(o, "name", jstr(gc_cloud_name(s->provider.cloud)));
+	json_object_set_new(o, "region", jstr(s->provider.region));
+	json_object_set_new(o, "profile", jstr(s->provider.profile));
+	json_object_set_new(o, "endpoint", jstr(s->provider.endpoint));
+	json_object_set_new(j, "provider", o);
+
+	o = json_object();
+	json_object_set_new(o, "user", jstr(s->ssh.user));
+	json_object_set_new(o, "port", json_integer(s->ssh.port));
+	json_object_set_new(o, "allow_from", jlist(s->ssh.allow_from, s->ssh.n_allow_from));
+	json_object_set_new(j, "ssh", o);
+
+	json_object_set_new(j, "node_count", json_integer(gc_spec_node_count(s)));
+	a = json_array();
+	for (size_t i = 0; i < s->n_groups; i++)
+		json_array_append_new(a, group_json(&s->groups[i]));
+	json_object_set_new(j, "node_groups", a);
+
+	o = json_object();
+	json_object_set_new(o, "driver", jstr(s->bootstrap.driver));
+	json_object_set_new(o, "cuda", jstr(s->bootstrap.cuda));
+	json_object_set_new(o, "cudnn", jstr(s->bootstrap.cudnn));
+	json_object_set_new(o, "container", jstr(container_name(s->bootstrap.container)));
+	a = json_array();
+	for (size_t i = 0; i < s->bootstrap.n_steps; i++)
+		json_array_append_new(a, jstr(s->bootstrap.steps[i].name));
+	json_object_set_new(o, "steps", a);
+	a = json_array();
+	for (size_t i = 0; i < N_SMOKE; i++)
+		if (s->bootstrap.smoke & smoke_names[i].flag)
+			json_array_append_new(a, json_string(smoke_names[i].name));
+	json_object_set_new(o, "smoke", a);
+	json_object_set_new(j, "bootstrap", o);
+
+	o = json_object();
+	if (s->lifecycle.ttl_s > 0) {
+		gc_format_duration(s->lifecycle.ttl_s, ttl, sizeof(ttl));
+		json_object_set_new(o, "ttl", json_string(ttl));
+		json_object_set_new(o, "ttl_seconds", json_integer((json_int_t)s->lifecycle.ttl_s));
+	} else {
+		json_object_set_new(o, "ttl", json_null());
+		json_object_set_new(o, "ttl_seconds", json_null());
+	}
+	json_object_set_new(o, "max_hourly_cost",
+			    s->lifecycle.max_hourly_cost > 0
+				    ? json_real(s->lifecycle.max_hourly_cost)
+				    : json_null());
+	json_object_set_new(j, "lifecycle", o);
+
+	o = json_object();
+	for (size_t i = 0; i < s->n_tags; i++)
+		json_object_set_new(o, s->tags[i].key, jstr(s->tags[i].value));
+	json_object_set_new(j, "tags", o);
+	return j;
+}
+
+static json_t *diag_json(unsigned line, unsigned col, const char *path, const char *message)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "line", json_integer(line));
+	json_object_set_new(j, "column", json_integer(col));
+	json_object_set_new(j, "path", jstr(path ? path : ""));
+	json_object_set_new(j, "message", jstr(message));
+	return j;
+}
+
+static json_t *file_json(const char *file, const struct gc_spec *spec, struct gc_diags *d,
+			 const struct gc_error *err)
+{
+	json_t *j = json_object(), *errors = json_array();
+
+	json_object_set_new(j, "file", jstr(file));
+	json_object_set_new(j, "valid", json_boolean(spec != NULL));
+	if (!spec) {
+		gc_diags_sort(d);
+		for (size_t i = 0; i < d->nr; i++)
+			json_array_append_new(errors,
+					      diag_json(d->items[i].line, d->items[i].col,
+							d->items[i].path, d->items[i].message));
+		if (d->nr == 0)
+			json_array_append_new(errors, diag_json(0, 0, "", err->message));
+	}
+	json_object_set_new(j, "errors", errors);
+	json_object_set_new(j, "spec", spec ? spec_json(spec) : json_null());
+	return j;
+}
+
+/* ---- the command ----------------------------------------------------------------- */
+
+/* Validates one file and reports it (text now, JSON into files). Returns 0 if valid. */
+static int validate_file(struct gc_cmd_ctx *ctx, const char *file, json_t *files, bool first)
+{
+	struct gc_spec *spec = NULL;
+	struct gc_diags diags;
+	struct gc_error err;
+	int rc;
+
+	gc_error_init(&err);
+	gc_diags_init(&diags, file);
+	rc = gc_spec_load_file(&spec, file, ctx->env, &diags, &err);
+	if (rc < 0)
+		spec = NULL;
+	gc_log_debug(ctx->log, "validated '%s': %s", file, rc < 0 ? "invalid" : "valid");
+	if (files)
+		json_array_append_new(files, file_json(file, spec, &diags, &err));
+	else if (rc < 0)
+		gc_cmd_print_spec_errors(ctx->out, file, &diags, &err);
+	else if (!ctx->globals.quiet)
+		print_valid(ctx, file, spec, first);
+	gc_spec_free(spec);
+	gc_diags_release(&diags);
+	return rc;
+}
+
+static int validate_exec(struct gc_cmd_ctx *ctx)
+{
+	static const char *const default_file = GC_CMD_DEFAULT_SPEC;
+	const char *const *files = (const char *const *)ctx->args;
+	size_t n = ctx->n_args;
+	json_t *doc = NULL, *list = NULL;
+	int rc = GC_EXIT_OK;
+
+	if (n == 0) {
+		files = &default_file;
+		n = 1;
+	}
+	if (ctx->globals.output == GC_OUTPUT_JSON) {
+		doc = json_object();
+		list = json_array();
+		json_object_set(doc, "files", list);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (validate_file(ctx, files[i], list, i == 0) < 0)
+			rc = GC_EXIT_FAILURE;
+	if (doc && gc_out_json(ctx->out, doc) < 0)
+		rc = GC_EXIT_FAILURE;
+	json_decref(list);
+	json_decref(doc);
+	return rc;
+}
+
+const struct gc_cmd_entry gc_cmd_validate = {
+	.name = "validate",
+	.summary = "check cluster specs and explain what they describe",
+	.usage = "[FILE...]",
+	.description =
+		"Checks each FILE (default: " GC_CMD_DEFAULT_SPEC ") and prints every problem as\n"
+		"FILE:LINE:COL: error: MESSAGE, sorted by position, then a count per file.\n"
+		"For a valid spec, says back what it describes: cloud and region, each node\n"
+		"group's size, instance types, zones and market, the bootstrap stack, TTL,\n"
+		"cost limit and tags. ${VAR} references are expanded from the environment.\n"
+		"Nothing is sent to any cloud. Exits 0 when every file is valid, 1 otherwise.",
+	.min_args = 0,
+	.max_args = GC_CMD_ARGS_UNLIMITED,
+	.exec = validate_exec,
+};

@@ -1,0 +1,180 @@
+/*
+ * cmd.h: the command table, its option tables, and the context a command runs in.
+ *
+ * Every subcommand lives in its own cmd/cmd-NAME.c and exports one const struct
+ * gc_cmd_entry. cmd/cmd.c lists them in one alphabetical table and owns everything a
+ * command should not repeat: matching the command name, parsing options from the
+ * entry's option table, checking the argument count, generating --help, loading the
+ * spec, setting up logging and colour, and mapping the outcome to an exit code. An
+ * exec function only does its job and returns an exit code (enum gc_exit).
+ *
+ * Life cycle: gc_cmd_dispatch builds a struct gc_cmd_ctx on its stack, calls exec
+ * once, and releases everything the context owns (option values, the spec, the log)
+ * before it returns. Nothing in the context outlives the exec call.
+ */
+#ifndef GC_CMD_H
+#define GC_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cmd/output.h"
+#include "core/log.h"
+#include "core/spec.h"
+
+/*
+ * Exit codes, shared with docs/cli.md. Scripts and CI branch on these, so they are
+ * part of the interface: never renumber them.
+ */
+enum gc_exit {
+	GC_EXIT_OK = 0,
+	GC_EXIT_FAILURE = 1,	   /* invalid spec, failed operation */
+	GC_EXIT_CHANGES = 2,	   /* reserved: plan has changes (with --detailed-exitcode) */
+	GC_EXIT_USAGE = 64,	   /* unknown command or option, wrong argument count, bad value */
+	GC_EXIT_INTERRUPTED = 130, /* SIGINT or SIGTERM during a mutating command */
+};
+
+enum gc_opt_type {
+	GC_OPT_FLAG, /* no value; may repeat, the context counts occurrences */
+	GC_OPT_STRING,
+	GC_OPT_INT,    /* a decimal number within [min, max] */
+	GC_OPT_CHOICE, /* one of a fixed list of words */
+};
+
+/*
+ * One option. Tables are arrays ended by an entry whose name is NULL. Every option
+ * has a long name; the short name is optional. When an option is given more than
+ * once, the last value wins (flags count instead).
+ */
+struct gc_opt {
+	const char *name; /* long name without the dashes: "output" */
+	char short_name;  /* 'o', or 0 for none */
+	enum gc_opt_type type;
+	const char *const *choices; /* GC_OPT_CHOICE: NULL-terminated list */
+	const char *arg;	    /* the value's name in help: "FILE", "N" */
+	const char *help;	    /* one line, lowercase, no full stop */
+	const char *def;	    /* the default, as text; NULL for none */
+	int64_t min, max;	    /* GC_OPT_INT bounds */
+};
+
+/* What a command needs the dispatcher to prepare before exec runs. */
+#define GC_CMD_NEEDS_SPEC  (1u << 0) /* load args[0] (default cluster.yaml) into ctx->spec */
+#define GC_CMD_NEEDS_CREDS (1u << 1) /* cloud credentials (providers; a later issue) */
+#define GC_CMD_MUTATES	   (1u << 2) /* changes cloud resources: SIGINT is caught */
+
+#define GC_CMD_ARGS_UNLIMITED (-1)
+
+/* The spec file a NEEDS_SPEC command and `validate` read when given none. */
+#define GC_CMD_DEFAULT_SPEC "cluster.yaml"
+
+struct gc_cmd_ctx;
+
+struct gc_cmd_entry {
+	const char *name;
+	const char *summary;	   /* one line for the overview, lowercase */
+	const char *usage;	   /* the positional part: "[FILE...]", "" for none */
+	const char *description;   /* optional paragraph(s) for --help; NULL for none */
+	const struct gc_opt *opts; /* NULL or a table ended by a NULL name */
+	int min_args;
+	int max_args;	/* GC_CMD_ARGS_UNLIMITED for no limit */
+	unsigned flags; /* GC_CMD_* */
+	int (*exec)(struct gc_cmd_ctx *ctx);
+};
+
+/* The parsed value of one option, parallel to the entry's option table. */
+struct gc_opt_value {
+	unsigned count;	 /* how many times it was given; 0 = default */
+	const char *str; /* STRING/CHOICE: the value or the default (may be NULL) */
+	int64_t num;	 /* INT: the value or the default (0 without one) */
+};
+
+/* Settings the global flags set; they apply to every command. */
+struct gc_cmd_globals {
+	enum gc_output_format output;
+	int verbose; /* -v count: 1 info, 2 debug, 3+ trace */
+	bool quiet;
+	bool no_color;
+};
+
+/*
+ * Where the dispatcher reads and writes: the seam tests use to capture output and
+ * control the environment. out_tty/err_tty: 1 or 0 to say whether a stream is a
+ * terminal, -1 to ask isatty(). env is also what ${VAR} in specs expands from.
+ */
+struct gc_cmd_io {
+	FILE *out;
+	FILE *err;
+	int out_tty;
+	int err_tty;
+	const struct gc_spec_env *env;
+};
+
+struct gc_cmd_ctx {
+	const struct gc_cmd_entry *entry;
+	const struct gc_cmd_entry *const *table; /* the table dispatched from (for help) */
+	size_t table_len;
+	struct gc_opt_value *opts; /* one per entry->opts row */
+	char **args;		   /* positional arguments, not including the command */
+	size_t n_args;
+	struct gc_cmd_globals globals;
+	struct gc_output *out;
+	struct gc_log *log;
+	const struct gc_spec_env *env;
+	struct gc_spec *spec;  /* NEEDS_SPEC: loaded and valid; else NULL */
+	const char *spec_file; /* NEEDS_SPEC: the file it came from */
+};
+
+/* The real commands, in alphabetical order. */
+extern const struct gc_cmd_entry *const gc_cmd_table[];
+extern const size_t gc_cmd_table_len;
+
+extern const struct gc_cmd_entry gc_cmd_help;
+extern const struct gc_cmd_entry gc_cmd_validate;
+extern const struct gc_cmd_entry gc_cmd_version;
+
+/* The options every command accepts, before or after the command name. */
+extern const struct gc_opt gc_cmd_global_opts[];
+
+/*
+ * Runs one command line (argv[0] is the program name) against table and returns the
+ * exit code. Prints only to io's streams. main() calls it with the real table; tests
+ * pass their own.
+ */
+int gc_cmd_dispatch(const struct gc_cmd_entry *const *table, size_t table_len, int argc,
+		    char **argv, const struct gc_cmd_io *io);
+
+/*
+ * Finds a command by exact name, else by unique prefix. Returns it, or NULL with
+ * *ambiguous set when the prefix matched more than one (ambiguous may be NULL).
+ */
+const struct gc_cmd_entry *gc_cmd_find(const struct gc_cmd_entry *const *table, size_t len,
+				       const char *name, bool *ambiguous);
+
+/* Reports an unknown or ambiguous command name (with candidates / did you mean). */
+void gc_cmd_report_unknown(struct gc_output *out, const struct gc_cmd_entry *const *table,
+			   size_t len, const char *name);
+
+/* Help text: the overview (every command with its summary) and one command's help. */
+void gc_cmd_print_overview(struct gc_output *out, FILE *stream,
+			   const struct gc_cmd_entry *const *table, size_t len);
+void gc_cmd_print_help(struct gc_output *out, FILE *stream, const struct gc_cmd_entry *e);
+
+/*
+ * Reports a spec that failed to load: every diagnostic sorted by position (or err's
+ * message for the whole file when there are none), then "FILE: N errors", on err.
+ */
+void gc_cmd_print_spec_errors(struct gc_output *out, const char *file, struct gc_diags *d,
+			      const struct gc_error *err);
+
+/* Option values by long name; the name must be in the entry's table (else abort). */
+bool gc_cmd_opt_given(const struct gc_cmd_ctx *ctx, const char *name);
+unsigned gc_cmd_opt_count(const struct gc_cmd_ctx *ctx, const char *name);
+const char *gc_cmd_opt_str(const struct gc_cmd_ctx *ctx, const char *name);
+int64_t gc_cmd_opt_int(const struct gc_cmd_ctx *ctx, const char *name);
+
+/* Whether SIGINT/SIGTERM arrived while a GC_CMD_MUTATES command ran. */
+bool gc_cmd_interrupted(void);
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * output.h: everything gpucluster writes to the terminal goes through here.
+ *
+ * A struct gc_output holds the two streams (results on `out`, diagnostics, logs and
+ * errors on `err`), the output format chosen with -o, and whether each stream gets
+ * colour. Colour is decided once, when the dispatcher sets the struct up: only on a
+ * terminal, never with --no-color or a non-empty NO_COLOR. Nothing else in the program
+ * touches stdout or stderr directly, so tests capture all output by handing in their
+ * own streams.
+ *
+ * Life cycle: gc_output_init -> gc_output_set_color -> writes. The struct owns nothing;
+ * the streams belong to the caller.
+ */
+#ifndef GC_OUTPUT_H
+#define GC_OUTPUT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "core/diag.h"
+#include "core/log.h"
+
+/* The program name used as the prefix of error lines. */
+#define GC_PROGRAM "gpucluster"
+
+enum gc_output_format {
+	GC_OUTPUT_TEXT,
+	GC_OUTPUT_JSON,
+};
+
+enum gc_style {
+	GC_STYLE_RESET,
+	GC_STYLE_BOLD,
+	GC_STYLE_RED,	 /* bold red: "error:" */
+	GC_STYLE_YELLOW, /* bold yellow: "warning:" */
+	GC_STYLE_GREEN,
+	GC_STYLE_DIM,
+};
+
+struct gc_output {
+	FILE *out;
+	FILE *err;
+	enum gc_output_format format;
+	bool quiet;
+	bool color_out;
+	bool color_err;
+};
+
+void gc_output_init(struct gc_output *o, FILE *out, FILE *err);
+
+/*
+ * Whether a stream gets colour: it is a terminal, --no-color was not given, and the
+ * NO_COLOR environment variable is unset or empty (https://no-color.org).
+ */
+bool gc_output_want_color(bool is_tty, bool no_color_flag, const char *no_color_env);
+
+/* The escape sequence for style on stream, or "" when that stream has no colour. */
+const char *gc_out_style(const struct gc_output *o, FILE *stream, enum gc_style style);
+
+/* Plain writes: stream is o->out or o->err. */
+void gc_out_printf(struct gc_output *o, FILE *stream, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void gc_out_vprintf(struct gc_output *o, FILE *stream, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+void gc_out_puts(struct gc_output *o, FILE *stream, const char *s);
+/* Like gc_out_puts, for text holding untrusted bytes: control characters other than
+ * newline and tab are written as \xNN, so they cannot drive the terminal. */
+void gc_out_puts_clean(struct gc_output *o, FILE *stream, const char *s);
+
+/* "gpucluster: error: MESSAGE" on err. */
+void gc_out_error(struct gc_output *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "gpucluster: warning: MESSAGE" on err. */
+void gc_out_warn(struct gc_output *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "hint: MESSAGE" on err, following an error. */
+void gc_out_hint(struct gc_output *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * "FILE:LINE:COL: error: MESSAGE" on err, or "FILE: error: MESSAGE" when the line is 0
+ * (a problem with the whole file). Control characters in the message are escaped: a
+ * spec is untrusted input and must not drive the terminal.
+ */
+void gc_out_file_error(struct gc_output *o, const char *file, unsigned line, unsigned col,
+		       const char *message);
+void gc_out_diag(struct gc_output *o, const char *file, const struct gc_diag *d);
+/* Every diagnostic of a list, sorted by position (sorts d in place). */
+void gc_out_diags(struct gc_output *o, struct gc_diags *d);
+
+/* Writes one JSON document, indented, with a final newline, to out. Returns 0 or -1. */
+int gc_out_json(struct gc_output *o, const json_t *doc);
+
+/*
+ * A struct gc_log sink writing "gpucluster: LEVEL: LINE" to err; ctx is the struct
+ * gc_output.
+ */
+void gc_output_log_sink(void *ctx, enum gc_log_level level, const char *line);
+
+#endif

@@ -1,0 +1,1446 @@
+/*
+ * spec-validate.c: every rule of docs/spec.md, from the spec tree to a struct gc_spec.
+ *
+ * The walk keeps going after a problem so that one `gpucluster validate` shows them all:
+ * each check reports into the diagnostics list and the walk moves on to the next key.
+ * Messages follow the table in docs/spec.md word for word; the bad-spec corpus and the
+ * JSON Schema are written from that table, so a change here is a change there.
+ *
+ * Work is bounded by the input, whatever it holds: lists longer than their limit are
+ * reported and only their first entries are looked at, lengths are checked before
+ * characters, duplicate keys are found by sorting, and after GC_SPEC_MAX_DIAGS problems
+ * the rest are only counted.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/cidr.h"
+#include "core/spec-tree.h"
+#include "core/str.h"
+#include "core/suggest.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define PATH_MAX_BYTES	   1024
+#define STEP_NAME_MAX	   32
+#define STEP_RUN_MAX	   (64u << 10)
+#define ENDPOINT_MAX	   256
+#define PROFILE_MAX	   64
+#define REGION_MAX	   32
+#define USER_MAX	   32
+#define INSTANCE_TYPE_MAX  64
+#define ZONE_MAX	   64
+#define ALI_IMAGE_NAME_MAX 128
+#define MAX_SPOT_PRICE	   1000.0
+#define MAX_HOURLY_COST	   1000000.0
+
+struct val {
+	struct gc_diags *diags;
+	struct gc_buf path; /* where the walk is: "node_groups[0].count" */
+	size_t problems;
+	bool cloud_known;
+	enum gc_cloud cloud;
+	bool cuda_none; /* bootstrap.cuda is none (valid or defaulted) */
+};
+
+/* A known key's entry in a mapping. */
+struct slot {
+	const struct spec_node *key;
+	const struct spec_node *val;
+};
+
+static const char *const cloud_names[] = { "aws", "alibaba", "tencent" };
+static const char *const market_names[] = { "on-demand", "spot", "spot-then-on-demand" };
+static const char *const placement_names[] = { "any", "same-zone" };
+static const char *const container_names[] = { "docker", "none" };
+static const char *const smoke_names[] = { "driver", "cuda", "container", "nccl" };
+static const char *const image_aliases[] = { "ubuntu-22.04", "ubuntu-24.04", "gpu-ready" };
+static const char *const reserved_tag_prefixes[] = { "gpucluster:", "aws:",   "acs:",
+						     "aliyun",	    "qcloud", "tencent" };
+
+/* Path. */
+
+static size_t path_key(struct val *v, const char *key)
+{
+	size_t mark = v->path.len;
+
+	if (v->path.len)
+		gc_buf_addch(&v->path, '.');
+	gc_buf_addstr(&v->path, key);
+	return mark;
+}
+
+static size_t path_index(struct val *v, size_t i)
+{
+	size_t mark = v->path.len;
+
+	gc_buf_addf(&v->path, "[%zu]", i);
+	return mark;
+}
+
+static void path_pop(struct val *v, size_t mark)
+{
+	gc_buf_truncate(&v->path, mark);
+}
+
+/* Reporting. */
+
+static void vreport(struct val *v, const struct spec_node *at, bool prefix, const char *fmt,
+		    va_list ap) __attribute__((format(printf, 4, 0)));
+
+static void vreport(struct val *v, const struct spec_node *at, bool prefix, const char *fmt,
+		    va_list ap)
+{
+	char msg[768];
+	const char *path = v->path.data;
+
+	if (++v->problems > GC_SPEC_MAX_DIAGS)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (prefix && *path)
+		gc_diag_add(v->diags, at->line, at->col, path, "%s: %s", path, msg);
+	else
+		gc_diag_add(v->diags, at->line, at->col, path, "%s", msg);
+}
+
+/* "PATH: MESSAGE" at a node. */
+static void bad(struct val *v, const struct spec_node *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void bad(struct val *v, const struct spec_node *at, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(v, at, true, fmt, ap);
+	va_end(ap);
+}
+
+/* "MESSAGE" at a node, for messages that name the path themselves. */
+static void problem(struct val *v, const struct spec_node *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void problem(struct val *v, const struct spec_node *at, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(v, at, false, fmt, ap);
+	va_end(ap);
+}
+
+/* " in PATH", or "" at the top level. */
+static const char *in_sep(const struct val *v)
+{
+	return v->path.len ? " in " : "";
+}
+
+static const char *type_name(enum spec_type t)
+{
+	switch (t) {
+	case SPEC_T_STRING: return "a string";
+	case SPEC_T_INT: return "an integer";
+	case SPEC_T_NUMBER: return "a number";
+	case SPEC_T_BOOL: return "a boolean";
+	case SPEC_T_NULL: return "null";
+	case SPEC_T_MAPPING: return "a mapping";
+	case SPEC_T_LIST: return "a list";
+	}
+	return "a value";
+}
+
+static void bad_type(struct val *v, const struct spec_node *n, const char *want)
+{
+	bad(v, n, "expected %s, got %s", want, type_name(spec_node_type(n)));
+}
+
+/* "; did you mean 'x'?" or "". */
+static void did_you_mean(char *out, size_t size, const char *word, const char *const *cands,
+			 size_t n)
+{
+	const char *s = gc_suggest(word, cands, n);
+	char lower[65];
+	size_t len = strlen(word);
+
+	/* "AWS" is three edits from "aws", but plainly meant it */
+	if (!s && len < sizeof(lower)) {
+		for (size_t i = 0; i <= len; i++) {
+			bool up = word[i] >= 'A' && word[i] <= 'Z';
+
+			lower[i] = up ? (char)(word[i] + ('a' - 'A')) : word[i];
+		}
+		s = gc_suggest(lower, cands, n);
+	}
+	if (s)
+		snprintf(out, size, "; did you mean '%s'?", s);
+	else
+		out[0] = '\0';
+}
+
+/* Getting typed values; each reports its own problem and returns -1 or NULL. */
+
+static bool env_ok(struct val *v, const struct spec_node *n)
+{
+	if (n->kind == SPEC_SCALAR && n->env_error) {
+		bad(v, n, "%s", n->env_error);
+		return false;
+	}
+	return true;
+}
+
+static bool is_null(const struct spec_node *n)
+{
+	return spec_node_type(n) == SPEC_T_NULL && !n->env_error;
+}
+
+static const char *get_str(struct val *v, const struct spec_node *n)
+{
+	if (!env_ok(v, n))
+		return NULL;
+	if (spec_node_type(n) != SPEC_T_STRING) {
+		bad_type(v, n, "a string");
+		return NULL;
+	}
+	return n->text;
+}
+
+static int get_uint(struct val *v, const struct spec_node *n, unsigned min, unsigned max,
+		    unsigned *out)
+{
+	char q[SPEC_QUOTE_SIZE];
+	int64_t x;
+
+	if (!env_ok(v, n))
+		return -1;
+	if (spec_node_type(n) != SPEC_T_INT) {
+		bad_type(v, n, "an integer");
+		return -1;
+	}
+	if (gc_parse_i64(n->text[0] == '+' ? n->text + 1 : n->text, min, max, &x) < 0) {
+		spec_quote(q, n->text, n->len);
+		bad(v, n, "%s is out of range %u..%u", q, min, max);
+		return -1;
+	}
+	*out = (unsigned)x;
+	return 0;
+}
+
+/* A number greater than 0 and at most max (max_text is how the message writes it). */
+static int get_price(struct val *v, const struct spec_node *n, double max, const char *max_text,
+		     double *out)
+{
+	char q[SPEC_QUOTE_SIZE];
+	enum spec_type t;
+	double x;
+
+	if (!env_ok(v, n))
+		return -1;
+	t = spec_node_type(n);
+	if (t != SPEC_T_INT && t != SPEC_T_NUMBER) {
+		bad_type(v, n, "a number");
+		return -1;
+	}
+	if (gc_parse_double(n->text, &x) < 0 || !(x > 0 && x <= max)) {
+		spec_quote(q, n->text, n->len);
+		bad(v, n, "%s is out of range: must be more than 0 and at most %s", q, max_text);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+/* A duration in min..max seconds (lo and hi: how the message writes them, as the docs do). */
+static int get_duration(struct val *v, const struct spec_node *n, uint64_t min, uint64_t max,
+			const char *lo, const char *hi, uint64_t *out)
+{
+	char q[SPEC_QUOTE_SIZE];
+	uint64_t s;
+
+	if (!env_ok(v, n))
+		return -1;
+	if (spec_node_type(n) != SPEC_T_STRING) {
+		bad_type(v, n, "a duration");
+		return -1;
+	}
+	spec_quote(q, n->text, n->len);
+	if (gc_parse_duration(n->text, &s) < 0) {
+		bad(v, n,
+		    "'%s' is not a duration; expected an integer and a unit s, m, h or d, "
+		    "like 30m or 12h",
+		    q);
+		return -1;
+	}
+	if (s < min || s > max) {
+		bad(v, n, "%s is out of range %s..%s", q, lo, hi);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+static int get_enum(struct val *v, const struct spec_node *n, const char *const *names,
+		    size_t count, int *out)
+{
+	char q[SPEC_QUOTE_SIZE], list[128] = "", dym[96];
+	const char *s = get_str(v, n);
+	size_t used = 0;
+
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < count; i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = (int)i;
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < count && used < sizeof(list); i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
+					 names[i]);
+	spec_quote(q, n->text, n->len);
+	did_you_mean(dym, sizeof(dym), s, names, count);
+	bad(v, n, "unknown value '%s'; expected one of %s%s", q, list, dym);
+	return -1;
+}
+
+/* Mappings. */
+
+struct keyref {
+	const char *text;
+	size_t idx;
+};
+
+static int keyref_cmp(const void *a, const void *b)
+{
+	const struct keyref *x = a, *y = b;
+	int c = strcmp(x->text, y->text);
+
+	if (c)
+		return c;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * For each entry of a mapping, the index of the first entry with the same key (itself
+ * when it is the first). Sorting keeps this O(n log n) on mappings with many keys.
+ */
+static size_t *find_dups(const struct spec_node *map)
+{
+	size_t pairs = map->n / 2, m = 0;
+	size_t *first = gc_xcalloc(pairs, sizeof(*first));
+	struct keyref *refs = gc_xcalloc(pairs, sizeof(*refs));
+
+	for (size_t i = 0; i < pairs; i++) {
+		const struct spec_node *k = map->items[2 * i];
+
+		first[i] = i;
+		if (k->kind == SPEC_SCALAR) {
+			refs[m].text = k->text;
+			refs[m].idx = i;
+			m++;
+		}
+	}
+	qsort(refs, m, sizeof(*refs), keyref_cmp);
+	for (size_t j = 1; j < m; j++)
+		if (strcmp(refs[j].text, refs[j - 1].text) == 0)
+			first[refs[j].idx] = first[refs[j - 1].idx];
+	free(refs);
+	return first;
+}
+
+static void report_dup_key(struct val *v, const struct spec_node *key,
+			   const struct spec_node *first)
+{
+	char q[SPEC_QUOTE_SIZE];
+
+	spec_quote(q, key->text, key->len);
+	problem(v, key, "duplicate key '%s'%s%s (first at line %u)", q, in_sep(v), v->path.data,
+		first->line);
+}
+
+static bool key_ok(struct val *v, const struct spec_node *key)
+{
+	if (key->kind == SPEC_SCALAR)
+		return true;
+	bad(v, key, "expected a string key, got %s", type_name(spec_node_type(key)));
+	return false;
+}
+
+/*
+ * Checks that n is a mapping whose keys are all among keys[], reporting unknown and
+ * duplicate keys, and puts each known key's first entry in slots[]. Returns -1 (after
+ * reporting) when n is not a mapping.
+ */
+static int scan_map(struct val *v, const struct spec_node *n, const char *const *keys, size_t nkeys,
+		    struct slot *slots)
+{
+	size_t *first;
+
+	memset(slots, 0, nkeys * sizeof(*slots));
+	if (!env_ok(v, n))
+		return -1;
+	if (n->kind != SPEC_MAPPING) {
+		bad_type(v, n, "a mapping");
+		return -1;
+	}
+	first = find_dups(n);
+	for (size_t i = 0; i < n->n / 2; i++) {
+		const struct spec_node *key = n->items[2 * i];
+		size_t k;
+
+		if (!key_ok(v, key))
+			continue;
+		if (first[i] != i) {
+			report_dup_key(v, key, n->items[2 * first[i]]);
+			continue;
+		}
+		for (k = 0; k < nkeys; k++)
+			if (strcmp(key->text, keys[k]) == 0)
+				break;
+		if (k < nkeys) {
+			slots[k].key = key;
+			slots[k].val = n->items[2 * i + 1];
+		} else if (v->problems < GC_SPEC_MAX_DIAGS) {
+			char q[SPEC_QUOTE_SIZE], dym[96];
+
+			spec_quote(q, key->text, key->len);
+			did_you_mean(dym, sizeof(dym), key->text, keys, nkeys);
+			problem(v, key, "unknown key '%s'%s%s%s", q, in_sep(v), v->path.data, dym);
+		} else {
+			v->problems++; /* past the cap: counted, not worth a suggestion */
+		}
+	}
+	free(first);
+	return 0;
+}
+
+/* A required key's value (which may still be null: its getter reports that). */
+static const struct spec_node *required(struct val *v, const struct spec_node *map,
+					const struct slot *s, const char *key)
+{
+	if (!s->val)
+		problem(v, map, "missing required key '%s'%s%s", key, in_sep(v), v->path.data);
+	return s->val;
+}
+
+/* An optional key's value, or NULL when it is absent or null. */
+static const struct spec_node *optional(const struct slot *s)
+{
+	return s->val && !is_null(s->val) ? s->val : NULL;
+}
+
+/* Checks that n is a list; *count is how many entries to look at (at most max). */
+static int get_list(struct val *v, const struct spec_node *n, size_t max, bool nonempty,
+		    size_t *count)
+{
+	if (!env_ok(v, n))
+		return -1;
+	if (n->kind != SPEC_SEQUENCE) {
+		bad_type(v, n, "a list");
+		return -1;
+	}
+	if (n->n == 0 && nonempty) {
+		bad(v, n, "must not be empty");
+		return -1;
+	}
+	*count = n->n;
+	if (n->n > max) {
+		bad(v, n, "%zu entries, at most %zu are allowed", n->n, max);
+		*count = max;
+	}
+	return 0;
+}
+
+/* Character classes and value shapes. */
+
+static bool lower_or_digit(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/* Whether every byte is a-z, 0-9, A-Z when upper is set, or one of extra. */
+static bool chars_ok(const char *s, size_t len, bool upper, const char *extra)
+{
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (lower_or_digit(c) || (upper && c >= 'A' && c <= 'Z') || (c && strchr(extra, c)))
+			continue;
+		return false;
+	}
+	return true;
+}
+
+static bool valid_name(const char *s, size_t len, size_t max)
+{
+	return len >= 1 && len <= max && s[0] >= 'a' && s[0] <= 'z' && s[len - 1] != '-' &&
+		chars_ok(s, len, false, "-");
+}
+
+static bool valid_region(const char *s, size_t len)
+{
+	return len >= 2 && len <= REGION_MAX && valid_name(s, len, REGION_MAX) &&
+		memchr(s, '-', len);
+}
+
+static bool valid_profile(const char *s, size_t len)
+{
+	return len >= 1 && len <= PROFILE_MAX && chars_ok(s, len, true, "_.-");
+}
+
+static bool valid_port_text(const char *s, size_t len)
+{
+	uint64_t port;
+	char tmp[8];
+
+	if (len == 0 || len > 5)
+		return false;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	return gc_parse_u64(tmp, 65535, &port) == 0 && port > 0;
+}
+
+/* http:// or https://, then a host (a name, an IPv4 address or [IPv6]) and maybe :port. */
+static bool valid_endpoint(const char *s, size_t len)
+{
+	const char *p, *auth_end, *host_end;
+
+	if (len > ENDPOINT_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
+			return false;
+	if (gc_starts_with(s, "https://"))
+		p = s + 8;
+	else if (gc_starts_with(s, "http://"))
+		p = s + 7;
+	else
+		return false;
+	auth_end = p + strcspn(p, "/?#");
+	/* credentials never live in a spec, not even in a URL */
+	if (memchr(p, '@', (size_t)(auth_end - p)))
+		return false;
+	if (*p == '[') {
+		host_end = memchr(p, ']', (size_t)(auth_end - p));
+		if (!host_end || host_end == p + 1 ||
+		    !chars_ok(p + 1, (size_t)(host_end - p - 1), true, ":."))
+			return false;
+		host_end++;
+	} else {
+		host_end = memchr(p, ':', (size_t)(auth_end - p));
+		if (!host_end)
+			host_end = auth_end;
+		if (host_end == p || !chars_ok(p, (size_t)(host_end - p), true, ".-"))
+			return false;
+	}
+	if (host_end == auth_end)
+		return true;
+	return *host_end == ':' && valid_port_text(host_end + 1, (size_t)(auth_end - host_end - 1));
+}
+
+static bool valid_user(const char *s, size_t len)
+{
+	return len >= 1 && len <= USER_MAX && ((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_') &&
+		chars_ok(s, len, false, "_-");
+}
+
+static bool valid_instance_type(const char *s, size_t len)
+{
+	bool first_ok = len && ((s[0] >= 'A' && s[0] <= 'Z') || lower_or_digit(s[0]));
+
+	return first_ok && len <= INSTANCE_TYPE_MAX && chars_ok(s, len, true, "._-");
+}
+
+static bool valid_zone(const char *s, size_t len)
+{
+	return len >= 1 && len <= ZONE_MAX && chars_ok(s, len, false, "-");
+}
+
+static bool hex_run(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+static bool aws_image(const char *s, size_t len)
+{
+	return gc_starts_with(s, "ami-") && (len == 4 + 8 || len == 4 + 17) &&
+		hex_run(s + 4, len - 4);
+}
+
+static bool ali_image(const char *s, size_t len)
+{
+	if (gc_starts_with(s, "m-") && len >= 2 + 10 && len <= 2 + 30 &&
+	    chars_ok(s + 2, len - 2, false, ""))
+		return true;
+	/* a public image by name: ubuntu_22_04_x64_20G_alibase_20240101.vhd */
+	return len > 4 && len <= ALI_IMAGE_NAME_MAX && gc_ends_with(s, ".vhd") &&
+		chars_ok(s, len, true, "._-");
+}
+
+static bool tc_image(const char *s, size_t len)
+{
+	return gc_starts_with(s, "img-") && len == 4 + 8 && chars_ok(s + 4, 8, false, "");
+}
+
+static bool image_for(enum gc_cloud c, const char *s, size_t len)
+{
+	switch (c) {
+	case GC_CLOUD_AWS: return aws_image(s, len);
+	case GC_CLOUD_ALIBABA: return ali_image(s, len);
+	case GC_CLOUD_TENCENT: return tc_image(s, len);
+	}
+	return false;
+}
+
+static bool looks_like_image_id(const char *s)
+{
+	return gc_starts_with(s, "ami-") || gc_starts_with(s, "m-") || gc_starts_with(s, "img-") ||
+		gc_ends_with(s, ".vhd");
+}
+
+static const char *image_id_hint(const struct val *v)
+{
+	if (!v->cloud_known)
+		return "an image id";
+	switch (v->cloud) {
+	case GC_CLOUD_AWS: return "ami-...";
+	case GC_CLOUD_ALIBABA: return "m-... or an image name ending in .vhd";
+	case GC_CLOUD_TENCENT: return "img-...";
+	}
+	return "an image id";
+}
+
+/* "570", "570.124.06": 3 digits, then up to two dot-separated runs of 1-3 digits. */
+static bool valid_driver(const char *s)
+{
+	int parts = 0;
+
+	if (strcmp(s, "preinstalled") == 0)
+		return true;
+	for (;;) {
+		size_t n = strspn(s, "0123456789");
+
+		if ((parts == 0 && n != 3) || n < 1 || n > 3 || ++parts > 3)
+			return false;
+		s += n;
+		if (*s == '\0')
+			return true;
+		if (*s++ != '.')
+			return false;
+	}
+}
+
+/* MAJOR.MINOR with MAJOR 11 to 13 and a MINOR of 1-2 digits. */
+static bool valid_cuda(const char *s)
+{
+	size_t n;
+
+	if (strcmp(s, "none") == 0)
+		return true;
+	if (s[0] != '1' || s[1] < '1' || s[1] > '3' || s[2] != '.')
+		return false;
+	n = strspn(s + 3, "0123456789");
+	return n >= 1 && n <= 2 && s[3 + n] == '\0';
+}
+
+/* 8 or 9, maybe with a MINOR of 1-2 digits. */
+static bool valid_cudnn(const char *s)
+{
+	size_t n;
+
+	if (strcmp(s, "none") == 0)
+		return true;
+	if (s[0] != '8' && s[0] != '9')
+		return false;
+	if (s[1] == '\0')
+		return true;
+	if (s[1] != '.')
+		return false;
+	n = strspn(s + 2, "0123456789");
+	return n >= 1 && n <= 2 && s[2 + n] == '\0';
+}
+
+static bool valid_tag_text(const char *s, size_t len)
+{
+	return chars_ok(s, len, true, " _.:/=+-@");
+}
+
+static bool reserved_tag(const char *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(reserved_tag_prefixes); i++) {
+		const char *p = reserved_tag_prefixes[i];
+		size_t k = 0;
+
+		while (p[k] && s[k] && (s[k] | 0x20) == p[k])
+			k++;
+		if (!p[k])
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A string value that must pass a check; the message is "'VALUE' is not a valid WHAT".
+ * Returns a copy, or NULL after reporting.
+ */
+static char *get_checked(struct val *v, const struct spec_node *n,
+			 bool (*ok)(const char *s, size_t len), const char *what)
+{
+	char q[SPEC_QUOTE_SIZE];
+	const char *s = get_str(v, n);
+
+	if (!s)
+		return NULL;
+	if (!ok(s, n->len)) {
+		spec_quote(q, s, n->len);
+		bad(v, n, "'%s' is not a valid %s", q, what);
+		return NULL;
+	}
+	return gc_xstrdup(s);
+}
+
+/* Top-level and group names: the alphabet of an ownership tag. */
+static char *get_name(struct val *v, const struct spec_node *n, size_t max)
+{
+	char q[SPEC_QUOTE_SIZE];
+	const char *s = get_str(v, n);
+
+	if (!s)
+		return NULL;
+	if (!valid_name(s, n->len, max)) {
+		spec_quote(q, s, n->len);
+		bad(v, n,
+		    "'%s' is not a valid name: use 1-%zu characters of a-z, 0-9 and '-', "
+		    "starting with a letter and not ending with '-'",
+		    q, max);
+		return NULL;
+	}
+	return gc_xstrdup(s);
+}
+
+/* At the entry, under the list's path (the caller has not pushed the index). */
+static void report_dup_entry(struct val *v, const struct spec_node *entry,
+			     const struct spec_node *first)
+{
+	char q[SPEC_QUOTE_SIZE];
+
+	spec_quote(q, entry->text, entry->len);
+	bad(v, entry, "duplicate entry '%s' (first at line %u)", q, first->line);
+}
+
+/*
+ * A list of strings that each pass ok, with no duplicates. The entries are stored in
+ * *out (n_out set first, so a half-filled array is still freeable).
+ */
+static void get_str_list(struct val *v, const struct spec_node *n, size_t max,
+			 bool (*ok)(const char *s, size_t len), const char *what, char ***out,
+			 size_t *n_out)
+{
+	size_t count;
+
+	if (get_list(v, n, max, true, &count) < 0)
+		return;
+	*out = gc_xcalloc(count, sizeof(**out));
+	*n_out = count;
+	for (size_t i = 0; i < count; i++) {
+		const struct spec_node *e = n->items[i];
+		size_t mark = path_index(v, i);
+
+		(*out)[i] = get_checked(v, e, ok, what);
+		path_pop(v, mark);
+		if (!(*out)[i])
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			if ((*out)[j] && strcmp((*out)[j], (*out)[i]) == 0) {
+				report_dup_entry(v, e, n->items[j]);
+				break;
+			}
+		}
+	}
+}
+
+/* Sections. */
+
+static void check_provider(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+{
+	static const char *const keys[] = { "name", "region", "profile", "endpoint" };
+	struct slot s[ARRAY_SIZE(keys)];
+	const struct spec_node *x;
+	size_t mark;
+	int e;
+
+	if (scan_map(v, n, keys, ARRAY_SIZE(keys), s) < 0)
+		return;
+	if ((x = required(v, n, &s[0], "name"))) {
+		mark = path_key(v, "name");
+		if (get_enum(v, x, cloud_names, ARRAY_SIZE(cloud_names), &e) == 0) {
+			spec->provider.cloud = (enum gc_cloud)e;
+			v->cloud = spec->provider.cloud;
+			v->cloud_known = true;
+		}
+		path_pop(v, mark);
+	}
+	if ((x = required(v, n, &s[1], "region"))) {
+		mark = path_key(v, "region");
+		spec->provider.region = get_checked(
+			v, x, valid_region,
+			"region: use 2-32 characters of a-z, 0-9 and '-' with at least one '-', "
+			"starting with a letter and not ending with '-'");
+		path_pop(v, mark);
+	}
+	if ((x = optional(&s[2]))) {
+		mark = path_key(v, "profile");
+		spec->provider.profile = get_checked(
+			v, x, valid_profile,
+			"profile: use 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'");
+		path_pop(v, mark);
+	}
+	if ((x = optional(&s[3]))) {
+		mark = path_key(v, "endpoint");
+		spec->provider.endpoint =
+			get_checked(v, x, valid_endpoint,
+				    "endpoint: expected an http:// or https:// URL with a host, "
+				    "at most 256 characters");
+		path_pop(v, mark);
+	}
+}
+
+/* An allow_from entry: a CIDR block with no host bits set. */
+static bool get_network(struct val *v, const struct spec_node *e, struct gc_cidr *out)
+{
+	char q[SPEC_QUOTE_SIZE], net[GC_CIDR_STRLEN];
+	const char *s = get_str(v, e);
+	struct gc_cidr c;
+
+	if (!s)
+		return false;
+	spec_quote(q, s, e->len);
+	if (gc_cidr_parse(&c, s) < 0) {
+		bad(v, e, "'%s' is not a valid CIDR", q);
+		return false;
+	}
+	if (!gc_cidr_is_network(&c)) {
+		gc_cidr_network(&c, &c);
+		gc_cidr_format(&c, net, sizeof(net));
+		bad(v, e, "'%s' has host bits set; did you mean '%s'?", q, net);
+		return false;
+	}
+	*out = c;
+	return true;
+}
+
+static void check_allow_from(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+{
+	struct gc_cidr *nets;
+	bool *valid;
+	size_t count;
+
+	if (get_list(v, n, GC_SPEC_MAX_ALLOW_FROM, true, &count) < 0)
+		return;
+	spec->ssh.allow_from = gc_xcalloc(count, sizeof(*spec->ssh.allow_from));
+	spec->ssh.n_allow_from = count;
+	nets = gc_xcalloc(count, sizeof(*nets));
+	valid = gc_xcalloc(count, sizeof(*valid));
+	for (size_t i = 0; i < count; i++) {
+		const struct spec_node *e = n->items[i];
+		size_t mark = path_index(v, i);
+		char net[GC_CIDR_STRLEN];
+
+		valid[i] = get_network(v, e, &nets[i]);
+		path_pop(v, mark);
+		if (!valid[i])
+			continue;
+		/* the same network however written: 2001:db8::/48 is 2001:DB8:0::/48 */
+		for (size_t j = 0; j < i; j++) {
+			if (valid[j] && gc_cidr_equal(&nets[j], &nets[i])) {
+				report_dup_entry(v, e, n->items[j]);
+				break;
+			}
+		}
+		/* stored in canonical form, as the clouds will echo it back */
+		gc_cidr_format(&nets[i], net, sizeof(net));
+		spec->ssh.allow_from[i] = gc_xstrdup(net);
+	}
+	free(nets);
+	free(valid);
+}
+
+static void check_ssh(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+{
+	static const char *const keys[] = { "user", "port", "allow_from" };
+	struct slot s[ARRAY_SIZE(keys)];
+	const struct spec_node *x;
+	size_t mark;
+
+	if (scan_map(v, n, keys, ARRAY_SIZE(keys), s) < 0)
+		return;
+	if ((x = optional(&s[0]))) {
+		mark = path_key(v, "user");
+		free(spec->ssh.user);
+		spec->ssh.user = get_checked(v, x, valid_user,
+					     "user: use 1-32 characters of a-z, 0-9, '_' and '-', "
+					     "starting with a letter or '_'");
+		path_pop(v, mark);
+	}
+	if ((x = optional(&s[1]))) {
+		mark = path_key(v, "port");
+		get_uint(v, x, 1, 65535, &spec->ssh.port);
+		path_pop(v, mark);
+	}
+	if ((x = optional(&s[2]))) {
+		mark = path_key(v, "allow_from");
+		check_allow_from(v, x, spec);
+		path_pop(v, mark);
+	}
+}
+
+static void check_image(struct val *v, const struct spec_node *n, struct gc_spec_group *g)
+{
+	char q[SPEC_QUOTE_SIZE], dym[96];
+	const char *s = get_str(v, n);
+	bool any_cloud;
+
+	if (!s)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(image_aliases); i++) {
+		if (strcmp(s, image_aliases[i]) == 0) {
+			g->image = gc_xstrdup(s);
+			g->image_is_alias = true;
+			return;
+		}
+	}
+	any_cloud = aws_image(s, n->len) || ali_image(s, n->len) || tc_image(s, n->len);
+	if (v->cloud_known ? image_for(v->cloud, s, n->len) : any_cloud) {
+		g->image = gc_xstrdup(s);
+		g->image_is_alias = false;
+		return;
+	}
+	spec_quote(q, s, n->len);
+	if (looks_like_image_id(s)) {
+		/* without a known cloud there is nothing to hold the id against */
+		if (v->cloud_known)
+			bad(v, n,
+			    "'%s' is not an image id for %s; expected an alias "
+			    "(ubuntu-22.04, ubuntu-24.04, gpu-ready) or %s",
+			    q, gc_cloud_name(v->cloud), image_id_hint(v));
+		return;
+	}
+	did_you_mean(dym, sizeof(dym), s, image_aliases, ARRAY_SIZE(image_aliases));
+	if (dym[0])
+		bad(v, n, "unknown image '%s'%s", q, dym);
+	else
+		bad(v, n,
+		    "unknown image '%s'; expected an alias (ubuntu-22.04, ubuntu-24.04, "
+		    "gpu-ready) or %s",
+		    q, image_id_hint(v));
+}
+
+static void check_group(struct val *v, const struct spec_node *n, struct gc_spec_group *g,
+			const struct spec_node **name_node)
+{
+	static const char *const keys[] = { "name",  "count",	"instance_types",
+					    "zones", "market",	"max_spot_price",
+					    "image", "disk_gb", "placement" };
+	struct slot s[ARRAY_SIZE(keys)];
+	const struct spec_node *x, *price = NULL;
+	bool market_known = true;
+	size_t mark;
+	int e;
+
+	g->market = GC_MARKET_ON_DEMAND;
+	g->disk_gb = 100;
+	g->placement = GC_PLACEMENT_ANY;
+	g->pos.line = n->line;
+	g->pos.col = n->col;
+	if (scan_map(v, n, keys, ARRAY_SIZE(keys), s) == 0) {
+		if ((x = required(v, n, &s[0], "name"))) {
+			mark = path_key(v, "name");
+			g->name = get_name(v, x, GC_SPEC_GROUP_NAME_MAX);
+			if (g->name)
+				*name_node = x;
+			path_pop(v, mark);
+		}
+		if ((x = required(v, n, &s[1], "count"))) {
+			mark = path_key(v, "count");
+			g->count_pos.line = x->line;
+			g->count_pos.col = x->col;
+			get_uint(v, x, 0, GC_SPEC_MAX_GROUP_COUNT, &g->count);
+			path_pop(v, mark);
+		}
+		if ((x = required(v, n, &s[2], "instance_types"))) {
+			mark = path_key(v, "instance_types");
+			get_str_list(v, x, GC_SPEC_MAX_INSTANCE_TYPES, valid_instance_type,
+				     "instance type: use 1-64 characters of A-Z, a-z, 0-9, '.', "
+				     "'_' and '-', starting with a letter or digit",
+				     &g->instance_types, &g->n_instance_types);
+			path_pop(v, mark);
+		}
+		if ((x = optional(&s[3]))) {
+			mark = path_key(v, "zones");
+			get_str_list(v, x, GC_SPEC_MAX_ZONES, valid_zone,
+				     "zone: use 1-64 characters of a-z, 0-9 and '-'", &g->zones,
+				     &g->n_zones);
+			path_pop(v, mark);
+		}
+		if ((x = optional(&s[4]))) {
+			mark = path_key(v, "market");
+			if (get_enum(v, x, market_names, ARRAY_SIZE(market_names), &e) == 0)
+				g->market = (enum gc_market)e;
+			else
+				market_known = false;
+			path_pop(v, mark);
+		}
+		if ((x = optional(&s[5]))) {
+			mark = path_key(v, "max_spot_price");
+			if (get_price(v, x, MAX_SPOT_PRICE, "1000", &g->max_spot_price) == 0)
+				price = x;
+			path_pop(v, mark);
+		}
+		if ((x = optional(&s[6]))) {
+			mark = path_key(v, "image");
+			check_image(v, x, g);
+			path_pop(v, mark);
+		}
+		if ((x = optional(&s[7]))) {
+			mark = path_key(v, "disk_gb");
+			get_uint(v, x, 20, 16384, &g->disk_gb);
+			path_pop(v, mark);
+		}
+		if ((x = optional(&s[8]))) {
+			mark = path_key(v, "placement");
+			if (get_enum(v, x, placement_names, ARRAY_SIZE(placement_names), &e) == 0)
+				g->placement = (enum gc_placement)e;
+			path_pop(v, mark);
+		}
+		if (price && market_known && g->market == GC_MARKET_ON_DEMAND) {
+			mark = path_key(v, "max_spot_price");
+			bad(v, price, "only allowed with market spot or spot-then-on-demand");
+			path_pop(v, mark);
+		}
+	}
+	if (!g->image && !optional(&s[6])) {
+		g->image = gc_xstrdup("ubuntu-22.04");
+		g->image_is_alias = true;
+	}
+}
+
+static void check_groups(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+{
+	const struct spec_node **names;
+	size_t count;
+
+	if (get_list(v, n, GC_SPEC_MAX_GROUPS, true, &count) < 0)
+		return;
+	spec->groups = gc_xcalloc(count, sizeof(*spec->groups));
+	spec->n_groups = count;
+	names = gc_xcalloc(count, sizeof(*names));
+	for (size_t i = 0; i < count; i++) {
+		size_t mark = path_index(v, i);
+
+		check_group(v, n->items[i], &spec->groups[i], &names[i]);
+		for (size_t j = 0; names[i] && j < i; j++) {
+			if (names[j] && strcmp(names[j]->text, names[i]->text) == 0) {
+				size_t m2 = path_key(v, "name");
+
+				bad(v, names[i],
+				    "duplicate node group name '%s' (first at line %u)",
+				    names[i]->text, names[j]->line);
+				path_pop(v, m2);
+				break;
+			}
+		}
+		path_pop(v, mark);
+	}
+	free(names);
+}
+
+static void check_step(struct val *v, const struct spec_node *n, struct gc_spec_step *st,
+		       const struct spec_node **name_node)
+{
+	static const char *const keys[] = { "name", "run", "timeout" };
+	struct slot s[ARRAY_SIZE(keys)];
+	const struct spec_node *x;
+	char q[SPEC_QUOTE_SIZE];
+	const char *str;
+	size_t mark;
+	uint64_t t;
+
+	st->timeout_s = 30 * 60;
+	if (scan_map(v, n, keys, ARRAY_SIZE(keys), s) < 0)
+		return;
+	if ((x = required(v, n, &s[0], "name"))) {
+		mark = path_key(v, "name");
+		if ((str = get_str(v, x))) {
+			if (x->len <= STEP_NAME_MAX && str[0] >= 'a' && str[0] <= 'z' &&
+			    chars_ok(str, x->len, false, "-")) {
+				st->name = gc_xstrdup(str);
+				*name_node = x;
+			} else {
+				spec_quote(q, str, x->len);
+				bad(v, x,
+				    "'%s' is not a valid name: use 1-32 characters of a-z, "
+				    "0-9 and '-', starting with a letter",
+				    q);
+			}
+		}
+		path_pop(v, mark);
+	}
+	if ((x = required(v, n, &s[1], "run"))) {
+		mark = path_key(v, "run");
+		if ((str = get_str(v, x))) {
+			if (x->len == 0)
+				bad(v, x, "must not be empty");
+			else if (x->len > STEP_RUN_MAX)
+				bad(v, x, "%zu bytes, at most %u are allowed", x->len,
+				    STEP_RUN_MAX);
+			else
+				st->run = gc_xstrdup(str);
+		}
+		path_pop(v, mark);
+	}
+	if ((x = optional(&s[2]))) {
+		mark = path_key(v, "timeout");
+		if (get_duration(v, x, 1, 24 * 3600, "1s", "24h", &t) == 0)
+			st->timeout_s = (unsigned)t;
+		path_pop(v, mark);
+	}
+}
+
+static void check_steps(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+{
+	const struct spec_node **names;
+	size_t count;
+
+	if (get_list(v, n, GC_SPEC_MAX_STEPS, false, &count) < 0)
+		return;
+	spec->bootstrap.steps = gc_xcalloc(count, sizeof(*spec->bootstrap.steps));
+	spec->bootstrap.n_steps = count;
+	names = gc_xcalloc(count, sizeof(*names));
+	for (size_t i = 0; i < count; i++) {
+		size_t mark = path_index(v, i);
+
+		check_step(v, n->items[i], &spec->bootstrap.steps[i], &names[i]);
+		for (size_t j = 0; names[i] && j < i; j++) {
+			if (names[j] && strcmp(names[j]->text, names[i]->text) == 0) {
+				size_t m2 = path_key(v, "name");
+
+				bad(v, names[i], "duplicate step name '%s' (first at line %u)",
+				    names[i]->text, names[j]->line);
+				path_pop(v, m2);
+				break;
+			}
+		}
+		path_pop(v, mark);
+	}
+	free(names);
+}
+
+static void check_smoke(struct val *v, const struct spec_node *n, struct gc_spec *spec,
+			bool cuda_known, bool container_known)
+{
+	const struct spec_node *seen[ARRAY_SIZE(smoke_names)] = { NULL };
+	unsigned flags = 0;
+	size_t count;
+
+	if (get_list(v, n, ARRAY_SIZE(smoke_names), false, &count) < 0)
+		return;
+	for (size_t i = 0; i < count; i++) {
+		const struct spec_node *e = n->items[i];
+		size_t mark = path_index(v, i);
+		int k;
+
+		if (get_enum(v, e, smoke_names, ARRAY_SIZE(smoke_names), &k) < 0) {
+			path_pop(v, mark);
+			continue;
+		}
+		if (seen[k]) {
+			path_pop(v, mark);
+			report_dup_entry(v, e, seen[k]);
+			continue;
+		}
+		seen[k] = e;
+		flags |= 1u << k;
+		if (k == 1 && cuda_known && v->cuda_none)
+			bad(v, e, "'cuda' only allowed when cuda is not none");
+		if (k == 2 && container_known && spec->bootstrap.container != GC_CONTAINER_DOCKER)
+			bad(v, e, "'container' only allowed with container docker");
+		path_pop(v, mark);
+	}
+	spec->bootstrap.smoke = flags;
+}
+
+static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+{
+	static const char *const keys[] = {
+		"driver", "cuda", "cudnn", "container", "steps", "smoke"
+	};
+	struct slot s[ARRAY_SIZE(keys)] = { { NULL, NULL } };
+	const struct spec_node *x;
+	bool cuda_known = true, container_known = true;
+	char q[SPEC_QUOTE_SIZE];
+	const char *str;
+	size_t mark;
+	int e;
+
+	if (n && scan_map(v, n, keys, ARRAY_SIZE(keys), s) < 0)
+		return;
+	if ((x = optional(&s[0]))) {
+		mark = path_key(v, "driver");
+		/* a bare branch may be written unquoted; YAML reads it as a number */
+		if (env_ok(v, x)) {
+			enum spec_type t = spec_node_type(x);
+
+			spec_quote(q, x->text, x->len);
+			if (t != SPEC_T_STRING && t != SPEC_T_INT)
+				bad_type(v, x, "a string");
+			else if (valid_driver(x->text) && (t == SPEC_T_STRING || x->len == 3))
+				spec->bootstrap.driver = gc_xstrdup(x->text);
+			else
+				bad(v, x,
+				    "'%s' is not a valid driver: expected preinstalled or a "
+				    "3-digit branch, optionally with its full version, like 570 or "
+				    "570.124.06",
+				    q);
+		}
+		path_pop(v, mark);
+	}
+	if ((x = optional(&s[1]))) {
+		mark = path_key(v, "cuda");
+		cuda_known = false;
+		if ((str = get_str(v, x))) {
+			spec_quote(q, str, x->len);
+			if (valid_cuda(str)) {
+				spec->bootstrap.cuda = gc_xstrdup(str);
+				cuda_known = true;
+			} else {
+				bad(v, x,
+				    "'%s' is not a valid CUDA version: expected none or "
+				    "MAJOR.MINOR with MAJOR 11 to 13, like 12.8",
+				    q);
+			}
+		}
+		path_pop(v, mark);
+	}
+	v->cuda_none = spec->bootstrap.cuda && strcmp(spec->bootstrap.cuda, "none") == 0;
+	if ((x = optional(&s[2]))) {
+		mark = path_key(v, "cudnn");
+		if ((str = get_str(v, x))) {
+			spec_quote(q, str, x->len);
+			if (!valid_cudnn(str))
+				bad(v, x,
+				    "'%s' is not a valid cuDNN version: expected none, "
+				    "or 8 or 9 optionally with .MINOR, like 9 or 9.8",
+				    q);
+			else if (v->cuda_none && strcmp(str, "none") != 0)
+				bad(v, x, "must be none when cuda is none");
+			else
+				spec->bootstrap.cudnn = gc_xstrdup(str);
+		}
+		path_pop(v, mark);
+	}
+	if ((x = optional(&s[3]))) {
+		mark = path_key(v, "container");
+		if (get_enum(v, x, container_names, ARRAY_SIZE(container_names), &e) == 0)
+			spec->bootstrap.container = (enum gc_container)e;
+		else
+			container_known = false;
+		path_pop(v, mark);
+	}
+	if ((x = optional(&s[4]))) {
+		mark = path_key(v, "steps");
+		check_steps(v, x, spec);
+		path_pop(v, mark);
+	}
+	/* the default checks are the ones that apply */
+	spec->bootstrap.smoke = GC_SMOKE_DRIVER | (v->cuda_none ? 0 : GC_SMOKE_CUDA) |
+		(spec->bootstrap.container == GC_CONTAINER_DOCKER ? GC_SMOKE_CONTAINER : 0);
+	if ((x = optional(&s[5]))) {
+		mark = path_key(v, "smoke");
+		check_smoke(v, x, spec, cuda_known, container_known);
+		path_pop(v, mark);
+	}
+}
+
+static void check_lifecycle(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+{
+	static const char *const keys[] = { "ttl", "max_hourly_cost" };
+	struct slot s[ARRAY_SIZE(keys)];
+	const struct spec_node *x;
+	size_t mark;
+
+	if (scan_map(v, n, keys, ARRAY_SIZE(keys), s) < 0)
+		return;
+	if ((x = optional(&s[0]))) {
+		mark = path_key(v, "ttl");
+		get_duration(v, x, 10 * 60, 30 * 86400, "10m", "30d", &spec->lifecycle.ttl_s);
+		path_pop(v, mark);
+	}
+	if ((x = optional(&s[1]))) {
+		mark = path_key(v, "max_hourly_cost");
+		spec->lifecycle.max_hourly_cost_pos.line = x->line;
+		spec->lifecycle.max_hourly_cost_pos.col = x->col;
+		get_price(v, x, MAX_HOURLY_COST, "1000000", &spec->lifecycle.max_hourly_cost);
+		path_pop(v, mark);
+	}
+}
+
+static void check_tag(struct val *v, const struct spec_node *key, const struct spec_node *val,
+		      struct gc_spec_tag *tag)
+{
+	char q[SPEC_QUOTE_SIZE];
+	bool key_valid = false;
+	size_t mark = v->path.len, len;
+	const char *text;
+	enum spec_type t;
+
+	if (!key_ok(v, key))
+		return;
+	spec_quote(q, key->text, key->len);
+	if (key->len < 1 || key->len > GC_SPEC_TAG_KEY_MAX || !valid_tag_text(key->text, key->len))
+		bad(v, key,
+		    "'%s' is not a valid tag key: use 1-127 characters of A-Z, a-z, 0-9, "
+		    "space and _ . : / = + - @",
+		    q);
+	else if (reserved_tag(key->text))
+		bad(v, key,
+		    "'%s' is a reserved tag key: keys may not start with gpucluster:, "
+		    "aws:, acs:, aliyun, qcloud or tencent",
+		    q);
+	else
+		key_valid = true;
+	if (key_valid)
+		path_key(v, key->text);
+	if (!env_ok(v, val))
+		goto out;
+	/* a number or boolean is taken as written; null is the empty value */
+	t = spec_node_type(val);
+	if (t == SPEC_T_MAPPING || t == SPEC_T_LIST) {
+		bad_type(v, val, "a string");
+		goto out;
+	}
+	text = t == SPEC_T_NULL ? "" : val->text;
+	len = t == SPEC_T_NULL ? 0 : val->len;
+	if (len > GC_SPEC_TAG_VALUE_MAX || !valid_tag_text(text, len)) {
+		spec_quote(q, text, len);
+		bad(v, val,
+		    "'%s' is not a valid tag value: use up to 128 characters of A-Z, a-z, "
+		    "0-9, space and _ . : / = + - @",
+		    q);
+		goto out;
+	}
+	if (key_valid) {
+		tag->key = gc_xstrdup(key->text);
+		tag->value = gc_xstrdup(text);
+	}
+out:
+	path_pop(v, mark);
+}
+
+static void check_tags(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+{
+	size_t *first, unique = 0, stored = 0;
+
+	if (!env_ok(v, n))
+		return;
+	if (n->kind != SPEC_MAPPING) {
+		bad_type(v, n, "a mapping");
+		return;
+	}
+	first = find_dups(n);
+	for (size_t i = 0; i < n->n / 2; i++)
+		unique += first[i] == i;
+	if (unique > GC_SPEC_MAX_USER_TAGS)
+		bad(v, n, "%zu tags, at most %u are allowed", unique, GC_SPEC_MAX_USER_TAGS);
+	spec->n_tags = unique < GC_SPEC_MAX_USER_TAGS ? unique : GC_SPEC_MAX_USER_TAGS;
+	spec->tags = gc_xcalloc(spec->n_tags, sizeof(*spec->tags));
+	for (size_t i = 0; i < n->n / 2; i++) {
+		const struct spec_node *key = n->items[2 * i];
+
+		if (first[i] != i) {
+			if (key_ok(v, key))
+				report_dup_key(v, key, n->items[2 * first[i]]);
+		} else if (stored < spec->n_tags) {
+			check_tag(v, key, n->items[2 * i + 1], &spec->tags[stored++]);
+		}
+	}
+	free(first);
+}
+
+static void check_root(struct val *v, const struct spec_node *root, struct gc_spec *spec)
+{
+	static const char *const keys[] = { "name",	 "provider",  "ssh", "node_groups",
+					    "bootstrap", "lifecycle", "tags" };
+	struct slot s[ARRAY_SIZE(keys)];
+	const struct spec_node *x;
+	size_t mark;
+
+	if (scan_map(v, root, keys, ARRAY_SIZE(keys), s) < 0) {
+		check_bootstrap(v, NULL, spec);
+		return;
+	}
+	if ((x = required(v, root, &s[0], "name"))) {
+		mark = path_key(v, "name");
+		spec->name = get_name(v, x, GC_SPEC_CLUSTER_NAME_MAX);
+		path_pop(v, mark);
+	}
+	/* before the groups: their images are checked against the cloud */
+	if ((x = required(v, root, &s[1], "provider"))) {
+		mark = path_key(v, "provider");
+		check_provider(v, x, spec);
+		path_pop(v, mark);
+	}
+	if ((x = optional(&s[2]))) {
+		mark = path_key(v, "ssh");
+		check_ssh(v, x, spec);
+		path_pop(v, mark);
+	}
+	if ((x = required(v, root, &s[3], "node_groups"))) {
+		mark = path_key(v, "node_groups");
+		check_groups(v, x, spec);
+		path_pop(v, mark);
+	}
+	mark = path_key(v, "bootstrap");
+	check_bootstrap(v, optional(&s[4]), spec);
+	path_pop(v, mark);
+	if ((x = optional(&s[5]))) {
+		mark = path_key(v, "lifecycle");
+		check_lifecycle(v, x, spec);
+		path_pop(v, mark);
+	}
+	if ((x = optional(&s[6]))) {
+		mark = path_key(v, "tags");
+		check_tags(v, x, spec);
+		path_pop(v, mark);
+	}
+}
+
+int spec_validate(struct gc_spec *spec, const struct spec_node *root, struct gc_diags *diags)
+{
+	struct val v;
+
+	memset(&v, 0, sizeof(v));
+	v.diags = diags;
+	gc_buf_init(&v.path, PATH_MAX_BYTES);
+	spec->ssh.port = 22;
+	spec->bootstrap.container = GC_CONTAINER_DOCKER;
+	check_root(&v, root, spec);
+	if (!spec->ssh.user)
+		spec->ssh.user = gc_xstrdup("ubuntu");
+	if (!spec->bootstrap.driver)
+		spec->bootstrap.driver = gc_xstrdup("570");
+	if (!spec->bootstrap.cuda)
+		spec->bootstrap.cuda = gc_xstrdup("12.8");
+	if (!spec->bootstrap.cudnn)
+		spec->bootstrap.cudnn = gc_xstrdup(v.cuda_none ? "none" : "9");
+	if (v.problems > GC_SPEC_MAX_DIAGS)
+		gc_diag_add(diags, 0, 0, "", "too many problems: showing the first %u of %zu",
+			    GC_SPEC_MAX_DIAGS, v.problems);
+	gc_buf_release(&v.path);
+	return v.problems ? -1 : 0;
+}

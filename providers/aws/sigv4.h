@@ -1,0 +1,105 @@
+/*
+ * sigv4.h: AWS Signature Version 4 (AWS4-HMAC-SHA256) over a plain request.
+ *
+ * Two uses share one computation. A sender signs: it passes the request it is about to
+ * send (no x-amz-* signing headers in it) and gets back the headers to add, in order,
+ * Authorization last. The emulator verifies: it passes the request it received together
+ * with the parts of its Authorization header, and gets the same intermediates back for
+ * its error messages.
+ *
+ * Rules (WIRE.md 1.2): the canonical query is the request's URL query parameters sorted
+ * by encoded name and re-encoded with RFC 3986; a POST form body is hashed exactly as
+ * sent and never canonicalised, so its canonical query is empty. Signed headers are
+ * lower-cased, values trimmed with inner runs of spaces collapsed, sorted. A sender
+ * signs every header it passes except the ones proxies rewrite (user-agent,
+ * authorization, expect, ...), plus x-amz-date, x-amz-security-token with a session
+ * token, and x-amz-content-sha256 when asked.
+ *
+ * Life cycle: a struct aws_sigv4_result is written by aws_sigv4_sign on success and
+ * released with aws_sigv4_result_release; aws_sigv4_verify fills one that the caller
+ * initialised with aws_sigv4_result_init. Nothing here holds global state.
+ */
+#ifndef GC_AWS_SIGV4_H
+#define GC_AWS_SIGV4_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/hash.h"
+#include "core/urlenc.h"
+
+#define AWS_SIGV4_ALGORITHM	"AWS4-HMAC-SHA256"
+#define AWS_SIGV4_TIMESTAMP_LEN 16 /* YYYYMMDDTHHMMSSZ */
+
+struct aws_sigv4_input {
+	const char *access_key_id;
+	const char *secret_access_key;
+	const char *session_token; /* NULL (or "") without temporary credentials */
+	const char *timestamp;	   /* the x-amz-date value, YYYYMMDDTHHMMSSZ, UTC */
+	const char *region;
+	const char *service; /* "ec2" */
+	bool add_content_sha256;
+	/*
+	 * NULL to sign. A verifier passes the SignedHeaders list it received: then exactly
+	 * those headers are signed, in that order, and nothing is added (x-amz-date and
+	 * any token must be among the request's headers).
+	 */
+	const char *signed_headers;
+};
+
+struct aws_sigv4_result {
+	char payload_hash[GC_SHA256_HEX_LEN]; /* hex sha256 of the body */
+	char signature[GC_SHA256_HEX_LEN];
+	struct gc_buf canonical_request;
+	struct gc_buf string_to_sign;
+	struct gc_buf credential_scope; /* date/region/service/aws4_request */
+	struct gc_buf signed_headers;	/* "host;x-amz-date" */
+	struct gc_buf authorization;	/* the full Authorization header value */
+	struct gc_params added_headers; /* what a sender adds, Authorization last */
+};
+
+void aws_sigv4_result_init(struct aws_sigv4_result *r);
+void aws_sigv4_result_release(struct aws_sigv4_result *r);
+
+/*
+ * Signs req. out need not be initialised; it is written only on success and then
+ * belongs to the caller. Fails with GC_EINVALID on a missing or malformed input, or
+ * when a sender's request already carries a header the signer adds.
+ */
+int aws_sigv4_sign(struct aws_sigv4_result *out, const struct gc_sign_request *req,
+		   const struct aws_sigv4_input *in, struct gc_error *err);
+
+/* Writes t as an x-amz-date value (YYYYMMDDTHHMMSSZ, UTC). */
+void aws_sigv4_format_time(time_t t, char out[AWS_SIGV4_TIMESTAMP_LEN + 1]);
+
+/* A received Authorization header, split. Owned strings. */
+struct aws_sigv4_auth {
+	char *access_key_id;
+	char *date; /* YYYYMMDD */
+	char *region;
+	char *service;
+	char *signed_headers;
+	char *signature;
+};
+
+/* Splits value; out is written only on success. GC_EAUTH on anything malformed. */
+int aws_sigv4_parse_authorization(struct aws_sigv4_auth *out, const char *value,
+				  struct gc_error *err);
+void aws_sigv4_auth_release(struct aws_sigv4_auth *a);
+
+/*
+ * Recomputes the signature of a received request (its headers include x-amz-date) with
+ * the secret of auth->access_key_id and compares it with auth->signature. Returns 0 on
+ * a match; otherwise -1 with GC_EAUTH (signature mismatch, scope date not the date of
+ * x-amz-date, x-amz-content-sha256 not the hash of the body) or GC_EINVALID. The emulator
+ * checks region, service and clock skew itself. debug, when not NULL, must have been
+ * initialised; it receives the intermediates whenever the recomputation ran, matching
+ * or not, so that a server can say what it expected.
+ */
+int aws_sigv4_verify(const struct gc_sign_request *req, const struct aws_sigv4_auth *auth,
+		     const char *secret_access_key, struct aws_sigv4_result *debug,
+		     struct gc_error *err);
+
+#endif
