@@ -5,7 +5,7 @@
  */
 #include "core/ratelimit.h"
 
-#define NS_PER_MS 1000000ull
+#define NS_PER_MS GC_NS_PER_MS
 
 int gc_ratelimit_init(struct gc_ratelimit *rl, uint64_t capacity, uint64_t refill_tokens,
 		      uint64_t refill_period_ms, const struct gc_clock *clock, struct gc_error *err)
@@ -87,7 +87,7 @@ int gc_ratelimit_take(struct gc_ratelimit *rl, uint64_t n, uint64_t *wait_ms, st
 int gc_ratelimit_acquire(struct gc_ratelimit *rl, uint64_t n, uint64_t max_wait_ms,
 			 struct gc_error *err)
 {
-	uint64_t start = gc_clock_now_ns(rl->clock), waited_ms, wait_ms;
+	uint64_t start = gc_clock_now_ns(rl->clock), waited_ms, wait_ms = 0;
 
 	for (;;) {
 		uint64_t now;

@@ -1,65 +1,11 @@
 /*
- * retry.c: the retry policy (backoff with full jitter, retry quota, deadline) and the
- * monotonic clock all waiting goes through. See retry.h for the contract and
- * docs/internals/retry.md for where the numbers come from.
+ * retry.c: the retry policy (backoff with full jitter, retry quota, deadline). See
+ * retry.h for the contract and docs/internals/retry.md for where the numbers come from.
  */
-#include <errno.h>
-#include <time.h>
-
 #include "core/hash.h"
 #include "core/retry.h"
 
-#define NS_PER_MS 1000000ull
-#define NS_PER_S  1000000000ull
-
-static uint64_t mono_now_ns(void *ctx)
-{
-	struct timespec ts;
-
-	(void)ctx;
-	/* CLOCK_MONOTONIC cannot fail with a valid pointer on Linux */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
-static void mono_sleep_ns(void *ctx, uint64_t ns)
-{
-	struct timespec req, rem;
-
-	(void)ctx;
-	req.tv_sec = (time_t)(ns / NS_PER_S);
-	req.tv_nsec = (long)(ns % NS_PER_S);
-	/* a signal handler (SIGINT for cancellation) must not cut a backoff short silently:
-	 * the caller checks for cancellation itself after the sleep */
-	while (nanosleep(&req, &rem) < 0 && errno == EINTR)
-		req = rem;
-}
-
-const struct gc_clock gc_clock_monotonic = {
-	.now_ns = mono_now_ns,
-	.sleep_ns = mono_sleep_ns,
-	.ctx = NULL,
-};
-
-uint64_t gc_clock_now_ns(const struct gc_clock *clock)
-{
-	if (!clock)
-		clock = &gc_clock_monotonic;
-	return clock->now_ns(clock->ctx);
-}
-
-void gc_clock_sleep_ns(const struct gc_clock *clock, uint64_t ns)
-{
-	if (!clock)
-		clock = &gc_clock_monotonic;
-	if (ns)
-		clock->sleep_ns(clock->ctx, ns);
-}
-
-void gc_clock_sleep_ms(const struct gc_clock *clock, uint64_t ms)
-{
-	gc_clock_sleep_ns(clock, ms > UINT64_MAX / NS_PER_MS ? UINT64_MAX : ms * NS_PER_MS);
-}
+#define NS_PER_MS GC_NS_PER_MS
 
 void gc_retry_quota_init(struct gc_retry_quota *q, unsigned capacity)
 {
@@ -158,7 +104,7 @@ static uint64_t default_rng(void *ctx)
 		return v;
 	/* The RNG failing must not stop a retry; spreading retries does not need secrecy,
 	 * so a scrambled clock reading (splitmix64's finaliser) is good enough. */
-	v = mono_now_ns(NULL) + golden;
+	v = gc_clock_now_ns(NULL) + golden;
 	v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ull;
 	v = (v ^ (v >> 27)) * 0x94d049bb133111ebull;
 	return v ^ (v >> 31);

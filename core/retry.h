@@ -35,6 +35,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 
 #define GC_RETRY_DEFAULT_MAX_ATTEMPTS 3
@@ -45,24 +46,6 @@
 #define GC_RETRY_COST		      14 /* a retry after a transient error or timeout */
 #define GC_RETRY_COST_THROTTLED	      5	 /* a retry after throttling: the server asked */
 #define GC_RETRY_SUCCESS_INCREMENT    1	 /* a first-attempt success */
-
-/*
- * A monotonic clock with a matching sleep. Tests pass a fake whose sleep advances the
- * fake time, so code that waits can be tested without waiting.
- */
-struct gc_clock {
-	uint64_t (*now_ns)(void *ctx);
-	void (*sleep_ns)(void *ctx, uint64_t ns);
-	void *ctx;
-};
-
-/* CLOCK_MONOTONIC and nanosleep (restarted on EINTR). */
-extern const struct gc_clock gc_clock_monotonic;
-
-/* Helpers that accept NULL for the real clock. */
-uint64_t gc_clock_now_ns(const struct gc_clock *clock);
-void gc_clock_sleep_ns(const struct gc_clock *clock, uint64_t ns);
-void gc_clock_sleep_ms(const struct gc_clock *clock, uint64_t ms);
 
 /* Returns a uniformly distributed 64-bit value. Must be thread-safe if shared. */
 typedef uint64_t (*gc_rng_fn)(void *ctx);

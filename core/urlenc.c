@@ -660,3 +660,28 @@ fail:
 	gc_sign_auth_release(&got);
 	return -1;
 }
+
+void gc_sign_result_init(struct gc_sign_result *r)
+{
+	r->payload_hash[0] = '\0';
+	r->signature[0] = '\0';
+	r->date[0] = '\0';
+	gc_buf_init(&r->canonical_request, 0);
+	gc_buf_init(&r->string_to_sign, 0);
+	gc_buf_init(&r->credential_scope, 0);
+	gc_buf_init(&r->signed_headers, 0);
+	gc_buf_init(&r->authorization, 0);
+	gc_params_init(&r->added_headers);
+}
+
+void gc_sign_result_release(struct gc_sign_result *r)
+{
+	if (!r)
+		return;
+	gc_buf_release(&r->canonical_request);
+	gc_buf_release(&r->string_to_sign);
+	gc_buf_release(&r->credential_scope);
+	gc_buf_release(&r->signed_headers);
+	gc_buf_release(&r->authorization);
+	gc_params_release(&r->added_headers);
+}

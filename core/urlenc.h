@@ -26,6 +26,7 @@
 #include <stddef.h>
 
 #include "core/buf.h"
+#include "core/hash.h"
 #include "core/error.h"
 
 /* Whether c is in RFC 3986's unreserved set. */
@@ -127,6 +128,27 @@ struct gc_sign_request {
 	const void *body;
 	size_t body_len;
 };
+
+/*
+ * What a header-signing scheme (SigV4, ACS3, TC3) produces: every intermediate, so the
+ * vectors program can compare each one and the emulator can explain a mismatch.
+ * Life cycle: gc_sign_result_init -> a scheme's sign or verify -> gc_sign_result_release.
+ */
+#define GC_SIGN_DATE_MAX 16
+struct gc_sign_result {
+	char payload_hash[GC_SHA256_HEX_LEN]; /* hex sha256 of the body */
+	char signature[GC_SHA256_HEX_LEN];
+	char date[GC_SIGN_DATE_MAX + 1]; /* the scope date, where the scheme has one (TC3) */
+	struct gc_buf canonical_request;
+	struct gc_buf string_to_sign;
+	struct gc_buf credential_scope; /* empty where the scheme has none (ACS3) */
+	struct gc_buf signed_headers;	/* "host;x-amz-date" */
+	struct gc_buf authorization;	/* the full Authorization header value */
+	struct gc_params added_headers; /* what a sender adds, Authorization last */
+};
+
+void gc_sign_result_init(struct gc_sign_result *r);
+void gc_sign_result_release(struct gc_sign_result *r);
 
 /*
  * The decoded query parameters of req (req->query copied, or req->query_string

@@ -57,28 +57,6 @@ static bool acs3_want(const char *name, const void *ctx)
 		!strncmp(name, "x-acs-", 6);
 }
 
-void ali_acs3_result_init(struct ali_acs3_result *r)
-{
-	r->payload_hash[0] = '\0';
-	r->signature[0] = '\0';
-	gc_buf_init(&r->canonical_request, 0);
-	gc_buf_init(&r->string_to_sign, 0);
-	gc_buf_init(&r->signed_headers, 0);
-	gc_buf_init(&r->authorization, 0);
-	gc_params_init(&r->added_headers);
-}
-
-void ali_acs3_result_release(struct ali_acs3_result *r)
-{
-	if (!r)
-		return;
-	gc_buf_release(&r->canonical_request);
-	gc_buf_release(&r->string_to_sign);
-	gc_buf_release(&r->signed_headers);
-	gc_buf_release(&r->authorization);
-	gc_params_release(&r->added_headers);
-}
-
 static int acs3_added(struct gc_params *added, const struct gc_sign_request *req,
 		      const struct ali_acs3_input *in, const char *payload_hash,
 		      struct gc_error *err)
@@ -94,10 +72,10 @@ static int acs3_added(struct gc_params *added, const struct gc_sign_request *req
 	return 0;
 }
 
-int ali_acs3_sign(struct ali_acs3_result *out, const struct gc_sign_request *req,
+int ali_acs3_sign(struct gc_sign_result *out, const struct gc_sign_request *req,
 		  const struct ali_acs3_input *in, struct gc_error *err)
 {
-	struct ali_acs3_result r;
+	struct gc_sign_result r;
 	struct gc_params query = GC_PARAMS_INIT, headers = GC_PARAMS_INIT;
 	unsigned char mac[GC_SHA256_LEN];
 	char canon_hash[GC_SHA256_HEX_LEN];
@@ -105,7 +83,7 @@ int ali_acs3_sign(struct ali_acs3_result *out, const struct gc_sign_request *req
 	bool signing = !in->signed_headers;
 	int ret = -1;
 
-	ali_acs3_result_init(&r);
+	gc_sign_result_init(&r);
 	if (!present(req->method) || !present(in->access_key_id) ||
 	    !present(in->access_key_secret)) {
 		gc_error_set(err, GC_EINVALID, "acs3: method or credentials missing");
@@ -150,7 +128,7 @@ int ali_acs3_sign(struct ali_acs3_result *out, const struct gc_sign_request *req
 toobig:
 	gc_error_set(err, GC_ETOOBIG, "acs3: request is too large to sign");
 out:
-	ali_acs3_result_release(&r);
+	gc_sign_result_release(&r);
 out_keep:
 	gc_params_release(&query);
 	gc_params_release(&headers);
@@ -163,10 +141,10 @@ int ali_acs3_parse_authorization(struct gc_sign_auth *out, const char *value, st
 }
 
 int ali_acs3_verify(const struct gc_sign_request *req, const struct gc_sign_auth *auth,
-		    const char *access_key_secret, struct ali_acs3_result *debug,
+		    const char *access_key_secret, struct gc_sign_result *debug,
 		    struct gc_error *err)
 {
-	struct ali_acs3_result r;
+	struct gc_sign_result r;
 	struct ali_acs3_input in = { 0 };
 	const char *claimed;
 	int ret = -1;
@@ -186,10 +164,10 @@ int ali_acs3_verify(const struct gc_sign_request *req, const struct gc_sign_auth
 	else
 		ret = 0;
 	if (debug) {
-		ali_acs3_result_release(debug);
+		gc_sign_result_release(debug);
 		*debug = r;
 	} else {
-		ali_acs3_result_release(&r);
+		gc_sign_result_release(&r);
 	}
 	return ret;
 }

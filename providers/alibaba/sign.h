@@ -48,26 +48,13 @@ struct ali_acs3_input {
 	const char *signed_headers;
 };
 
-struct ali_acs3_result {
-	char payload_hash[GC_SHA256_HEX_LEN];
-	char signature[GC_SHA256_HEX_LEN];
-	struct gc_buf canonical_request;
-	struct gc_buf string_to_sign;
-	struct gc_buf signed_headers;
-	struct gc_buf authorization;
-	struct gc_params added_headers; /* what a sender adds, Authorization last */
-};
-
-void ali_acs3_result_init(struct ali_acs3_result *r);
-void ali_acs3_result_release(struct ali_acs3_result *r);
-
 /*
  * Signs req; out is written only on success. A sender's request gets x-acs-date,
  * x-acs-signature-nonce, x-acs-content-sha256 and, with a token,
  * x-acs-accesskey-id and x-acs-security-token, each unless already present (then
  * it must equal the input). x-acs-action and x-acs-version are the caller's.
  */
-int ali_acs3_sign(struct ali_acs3_result *out, const struct gc_sign_request *req,
+int ali_acs3_sign(struct gc_sign_result *out, const struct gc_sign_request *req,
 		  const struct ali_acs3_input *in, struct gc_error *err);
 
 /* Splits a received ACS3 Authorization; credential is the AccessKey id. */
@@ -81,7 +68,7 @@ int ali_acs3_parse_authorization(struct gc_sign_auth *out, const char *value, st
  * computed.
  */
 int ali_acs3_verify(const struct gc_sign_request *req, const struct gc_sign_auth *auth,
-		    const char *access_key_secret, struct ali_acs3_result *debug,
+		    const char *access_key_secret, struct gc_sign_result *debug,
 		    struct gc_error *err);
 
 struct ali_rpc_input {

@@ -28,30 +28,6 @@ static bool want_header(const char *name, const void *ctx)
 	return true;
 }
 
-void aws_sigv4_result_init(struct aws_sigv4_result *r)
-{
-	r->payload_hash[0] = '\0';
-	r->signature[0] = '\0';
-	gc_buf_init(&r->canonical_request, 0);
-	gc_buf_init(&r->string_to_sign, 0);
-	gc_buf_init(&r->credential_scope, 0);
-	gc_buf_init(&r->signed_headers, 0);
-	gc_buf_init(&r->authorization, 0);
-	gc_params_init(&r->added_headers);
-}
-
-void aws_sigv4_result_release(struct aws_sigv4_result *r)
-{
-	if (!r)
-		return;
-	gc_buf_release(&r->canonical_request);
-	gc_buf_release(&r->string_to_sign);
-	gc_buf_release(&r->credential_scope);
-	gc_buf_release(&r->signed_headers);
-	gc_buf_release(&r->authorization);
-	gc_params_release(&r->added_headers);
-}
-
 void aws_sigv4_format_time(time_t t, char out[AWS_SIGV4_TIMESTAMP_LEN + 1])
 {
 	struct tm tm;
@@ -137,10 +113,10 @@ static void derive_key(const struct aws_sigv4_input *in, unsigned char key[GC_SH
 	free(secret);
 }
 
-int aws_sigv4_sign(struct aws_sigv4_result *out, const struct gc_sign_request *req,
+int aws_sigv4_sign(struct gc_sign_result *out, const struct gc_sign_request *req,
 		   const struct aws_sigv4_input *in, struct gc_error *err)
 {
-	struct aws_sigv4_result r;
+	struct gc_sign_result r;
 	struct gc_params query = GC_PARAMS_INIT, headers = GC_PARAMS_INIT;
 	unsigned char key[GC_SHA256_LEN], mac[GC_SHA256_LEN];
 	char canon_hash[GC_SHA256_HEX_LEN];
@@ -148,7 +124,7 @@ int aws_sigv4_sign(struct aws_sigv4_result *out, const struct gc_sign_request *r
 	bool signing = !in->signed_headers;
 	int ret = -1;
 
-	aws_sigv4_result_init(&r);
+	gc_sign_result_init(&r);
 	if (check_input(req, in, err) < 0)
 		goto out;
 	gc_sha256_hex(req->body ? req->body : "", req->body ? req->body_len : 0, r.payload_hash);
@@ -200,7 +176,7 @@ int aws_sigv4_sign(struct aws_sigv4_result *out, const struct gc_sign_request *r
 toobig:
 	gc_error_set(err, GC_ETOOBIG, "sigv4: request is too large to sign");
 out:
-	aws_sigv4_result_release(&r);
+	gc_sign_result_release(&r);
 out_keep:
 	gc_params_release(&query);
 	gc_params_release(&headers);
@@ -251,10 +227,10 @@ int aws_sigv4_parse_authorization(struct aws_sigv4_auth *out, const char *value,
 }
 
 int aws_sigv4_verify(const struct gc_sign_request *req, const struct aws_sigv4_auth *auth,
-		     const char *secret_access_key, struct aws_sigv4_result *debug,
+		     const char *secret_access_key, struct gc_sign_result *debug,
 		     struct gc_error *err)
 {
-	struct aws_sigv4_result r;
+	struct gc_sign_result r;
 	struct aws_sigv4_input in = { 0 };
 	const char *date = req->headers ? gc_params_get_ci(req->headers, "x-amz-date") : NULL;
 	const char *claimed;
@@ -284,10 +260,10 @@ int aws_sigv4_verify(const struct gc_sign_request *req, const struct aws_sigv4_a
 	else
 		ret = 0;
 	if (debug) {
-		aws_sigv4_result_release(debug);
+		gc_sign_result_release(debug);
 		*debug = r;
 	} else {
-		aws_sigv4_result_release(&r);
+		gc_sign_result_release(&r);
 	}
 	return ret;
 }

@@ -15,9 +15,9 @@
  * authorization, expect, ...), plus x-amz-date, x-amz-security-token with a session
  * token, and x-amz-content-sha256 when asked.
  *
- * Life cycle: a struct aws_sigv4_result is written by aws_sigv4_sign on success and
- * released with aws_sigv4_result_release; aws_sigv4_verify fills one that the caller
- * initialised with aws_sigv4_result_init. Nothing here holds global state.
+ * Life cycle: a struct gc_sign_result is written by aws_sigv4_sign on success and
+ * released with gc_sign_result_release; aws_sigv4_verify fills one that the caller
+ * initialised with gc_sign_result_init. Nothing here holds global state.
  */
 #ifndef GC_AWS_SIGV4_H
 #define GC_AWS_SIGV4_H
@@ -49,26 +49,12 @@ struct aws_sigv4_input {
 	const char *signed_headers;
 };
 
-struct aws_sigv4_result {
-	char payload_hash[GC_SHA256_HEX_LEN]; /* hex sha256 of the body */
-	char signature[GC_SHA256_HEX_LEN];
-	struct gc_buf canonical_request;
-	struct gc_buf string_to_sign;
-	struct gc_buf credential_scope; /* date/region/service/aws4_request */
-	struct gc_buf signed_headers;	/* "host;x-amz-date" */
-	struct gc_buf authorization;	/* the full Authorization header value */
-	struct gc_params added_headers; /* what a sender adds, Authorization last */
-};
-
-void aws_sigv4_result_init(struct aws_sigv4_result *r);
-void aws_sigv4_result_release(struct aws_sigv4_result *r);
-
 /*
  * Signs req. out need not be initialised; it is written only on success and then
  * belongs to the caller. Fails with GC_EINVALID on a missing or malformed input, or
  * when a sender's request already carries a header the signer adds.
  */
-int aws_sigv4_sign(struct aws_sigv4_result *out, const struct gc_sign_request *req,
+int aws_sigv4_sign(struct gc_sign_result *out, const struct gc_sign_request *req,
 		   const struct aws_sigv4_input *in, struct gc_error *err);
 
 /* Writes t as an x-amz-date value (YYYYMMDDTHHMMSSZ, UTC). */
@@ -99,7 +85,7 @@ void aws_sigv4_auth_release(struct aws_sigv4_auth *a);
  * or not, so that a server can say what it expected.
  */
 int aws_sigv4_verify(const struct gc_sign_request *req, const struct aws_sigv4_auth *auth,
-		     const char *secret_access_key, struct aws_sigv4_result *debug,
+		     const char *secret_access_key, struct gc_sign_result *debug,
 		     struct gc_error *err);
 
 #endif

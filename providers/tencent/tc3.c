@@ -20,31 +20,6 @@ static bool present(const char *s)
 	return s && *s;
 }
 
-void tc_sign_result_init(struct tc_sign_result *r)
-{
-	r->payload_hash[0] = '\0';
-	r->signature[0] = '\0';
-	r->date[0] = '\0';
-	gc_buf_init(&r->canonical_request, 0);
-	gc_buf_init(&r->string_to_sign, 0);
-	gc_buf_init(&r->credential_scope, 0);
-	gc_buf_init(&r->signed_headers, 0);
-	gc_buf_init(&r->authorization, 0);
-	gc_params_init(&r->added_headers);
-}
-
-void tc_sign_result_release(struct tc_sign_result *r)
-{
-	if (!r)
-		return;
-	gc_buf_release(&r->canonical_request);
-	gc_buf_release(&r->string_to_sign);
-	gc_buf_release(&r->credential_scope);
-	gc_buf_release(&r->signed_headers);
-	gc_buf_release(&r->authorization);
-	gc_params_release(&r->added_headers);
-}
-
 static void put_digits(char *out, int64_t v, int width)
 {
 	for (int i = width - 1; i >= 0; i--, v /= 10)
@@ -155,10 +130,10 @@ static void derive_key(const char *secret_key, const char *date, const char *ser
 	free(k0);
 }
 
-int tc_sign(struct tc_sign_result *out, const struct gc_sign_request *req,
+int tc_sign(struct gc_sign_result *out, const struct gc_sign_request *req,
 	    const struct tc_sign_input *in, struct gc_error *err)
 {
-	struct tc_sign_result r;
+	struct gc_sign_result r;
 	struct gc_params headers = GC_PARAMS_INIT;
 	unsigned char key[GC_SHA256_LEN], mac[GC_SHA256_LEN];
 	char canon_hash[GC_SHA256_HEX_LEN], timestamp[24];
@@ -167,7 +142,7 @@ int tc_sign(struct tc_sign_result *out, const struct gc_sign_request *req,
 	bool signing = !in->signed_headers;
 	int ret = -1;
 
-	tc_sign_result_init(&r);
+	gc_sign_result_init(&r);
 	if (!present(req->method) || !present(in->secret_id) || !present(in->secret_key)) {
 		gc_error_set(err, GC_EINVALID, "tc3: method or credentials missing");
 		goto out;
@@ -234,7 +209,7 @@ int tc_sign(struct tc_sign_result *out, const struct gc_sign_request *req,
 toobig:
 	gc_error_set(err, GC_ETOOBIG, "tc3: request is too large to sign");
 out:
-	tc_sign_result_release(&r);
+	gc_sign_result_release(&r);
 out_keep:
 	gc_params_release(&headers);
 	free(service);
@@ -282,9 +257,9 @@ int tc_parse_authorization(struct tc_auth *out, const char *value, struct gc_err
 }
 
 int tc_verify(const struct gc_sign_request *req, const struct tc_auth *auth, const char *secret_key,
-	      struct tc_sign_result *debug, struct gc_error *err)
+	      struct gc_sign_result *debug, struct gc_error *err)
 {
-	struct tc_sign_result r;
+	struct gc_sign_result r;
 	struct tc_sign_input in = { 0 };
 	const char *ts = req->headers ? gc_params_get_ci(req->headers, "x-tc-timestamp") : NULL;
 	int64_t t;
@@ -311,10 +286,10 @@ int tc_verify(const struct gc_sign_request *req, const struct tc_auth *auth, con
 	else
 		ret = 0;
 	if (debug) {
-		tc_sign_result_release(debug);
+		gc_sign_result_release(debug);
 		*debug = r;
 	} else {
-		tc_sign_result_release(&r);
+		gc_sign_result_release(&r);
 	}
 	return ret;
 }

@@ -15,8 +15,8 @@
  * X-TC-Token (each only when the request lacks it; a present one must agree), then
  * Authorization. The emulator verifies with tc_verify.
  *
- * Life cycle: a struct tc_sign_result is written by tc_sign on success and released with
- * tc_sign_result_release; tc_verify fills one initialised with tc_sign_result_init.
+ * Life cycle: a struct gc_sign_result is written by tc_sign on success and released with
+ * gc_sign_result_release; tc_verify fills one initialised with gc_sign_result_init.
  */
 #ifndef GC_TC_TC3_H
 #define GC_TC_TC3_H
@@ -46,23 +46,8 @@ struct tc_sign_input {
 	const char *signed_headers;
 };
 
-struct tc_sign_result {
-	char payload_hash[GC_SHA256_HEX_LEN];
-	char signature[GC_SHA256_HEX_LEN];
-	char date[TC3_DATE_LEN + 1]; /* the scope date */
-	struct gc_buf canonical_request;
-	struct gc_buf string_to_sign;
-	struct gc_buf credential_scope; /* date/service/tc3_request */
-	struct gc_buf signed_headers;
-	struct gc_buf authorization;
-	struct gc_params added_headers; /* what a sender adds, Authorization last */
-};
-
-void tc_sign_result_init(struct tc_sign_result *r);
-void tc_sign_result_release(struct tc_sign_result *r);
-
 /* Signs req; out is written only on success. GC_EINVALID on a bad input. */
-int tc_sign(struct tc_sign_result *out, const struct gc_sign_request *req,
+int tc_sign(struct gc_sign_result *out, const struct gc_sign_request *req,
 	    const struct tc_sign_input *in, struct gc_error *err);
 
 /* The UTC date of a Unix time as YYYY-MM-DD. Returns 0, or -1 when out of range. */
@@ -88,6 +73,6 @@ void tc_auth_release(struct tc_auth *a);
  * The caller checks the clock window and the service. debug as in aws_sigv4_verify.
  */
 int tc_verify(const struct gc_sign_request *req, const struct tc_auth *auth, const char *secret_key,
-	      struct tc_sign_result *debug, struct gc_error *err);
+	      struct gc_sign_result *debug, struct gc_error *err);
 
 #endif

@@ -13,31 +13,7 @@
 #include <string.h>
 
 #include "core/ratelimit.h"
-
-#define MS 1000000ull
-
-struct fake_clock {
-	uint64_t now;
-	uint64_t slept;
-	unsigned sleeps;
-};
-
-static uint64_t fake_now(void *ctx)
-{
-	return ((struct fake_clock *)ctx)->now;
-}
-
-static void fake_sleep(void *ctx, uint64_t ns)
-{
-	struct fake_clock *c = ctx;
-
-	c->now += ns;
-	c->slept += ns;
-	c->sleeps++;
-}
-
-static struct fake_clock fc;
-static const struct gc_clock fake = { fake_now, fake_sleep, &fc };
+#include "fake-clock.h"
 
 static int setup(void **state)
 {

@@ -362,7 +362,7 @@ static void aws_input(struct aws_sigv4_input *in, const struct vec *v)
 static void aws_same_signature(struct vec *v, const char *what, const struct gc_sign_request *req,
 			       const struct aws_sigv4_input *in, const char *want)
 {
-	struct aws_sigv4_result r;
+	struct gc_sign_result r;
 	struct gc_error err;
 
 	gc_error_init(&err);
@@ -372,15 +372,15 @@ static void aws_same_signature(struct vec *v, const char *what, const struct gc_
 	}
 	if (strcmp(r.signature, want))
 		differ(v, what, want, r.signature);
-	aws_sigv4_result_release(&r);
+	gc_sign_result_release(&r);
 }
 
 static void aws_verify_round_trip(struct vec *v, const struct aws_sigv4_input *in,
-				  const struct aws_sigv4_result *r)
+				  const struct gc_sign_result *r)
 {
 	struct gc_params recv = GC_PARAMS_INIT, tq = GC_PARAMS_INIT;
 	struct gc_sign_request got = v->req;
-	struct aws_sigv4_result dbg;
+	struct gc_sign_result dbg;
 	struct aws_sigv4_auth auth;
 	struct gc_error err;
 	int rc;
@@ -393,13 +393,13 @@ static void aws_verify_round_trip(struct vec *v, const struct aws_sigv4_input *i
 	gc_params_add_all(&recv, &v->headers);
 	gc_params_add_all(&recv, &r->added_headers);
 	got.headers = &recv;
-	aws_sigv4_result_init(&dbg);
+	gc_sign_result_init(&dbg);
 	rc = aws_sigv4_verify(&got, &auth, in->secret_access_key, &dbg, &err);
 	check_verify_result(v, rc, &err, false);
 	if (strcmp(dbg.canonical_request.data, r->canonical_request.data))
 		differ(v, "verifier canonical_request", r->canonical_request.data,
 		       dbg.canonical_request.data);
-	aws_sigv4_result_release(&dbg);
+	gc_sign_result_release(&dbg);
 
 	/* a wrong secret, another body, another day, an extra parameter: all refused */
 	rc = aws_sigv4_verify(&got, &auth, "not-the-secret", NULL, &err);
@@ -431,7 +431,7 @@ static void aws_verify_round_trip(struct vec *v, const struct aws_sigv4_input *i
 static void run_aws(struct vec *v)
 {
 	struct aws_sigv4_input in;
-	struct aws_sigv4_result r;
+	struct gc_sign_result r;
 	struct gc_params body = GC_PARAMS_INIT, more = GC_PARAMS_INIT;
 	struct gc_error err;
 	json_t *unsigned_sent = json_object_get(v->json, "unsigned_headers_sent");
@@ -482,7 +482,7 @@ static void run_aws(struct vec *v)
 	}
 
 	aws_verify_round_trip(v, &in, &r);
-	aws_sigv4_result_release(&r);
+	gc_sign_result_release(&r);
 	gc_params_release(&body);
 	gc_params_release(&more);
 }
@@ -500,11 +500,11 @@ static void acs3_input(struct ali_acs3_input *in, const struct vec *v)
 }
 
 static void acs3_verify_round_trip(struct vec *v, const struct ali_acs3_input *in,
-				   const struct ali_acs3_result *r)
+				   const struct gc_sign_result *r)
 {
 	struct gc_params recv = GC_PARAMS_INIT, tq = GC_PARAMS_INIT;
 	struct gc_sign_request got = v->req;
-	struct ali_acs3_result dbg;
+	struct gc_sign_result dbg;
 	struct gc_sign_auth auth;
 	struct gc_error err;
 	int rc;
@@ -517,13 +517,13 @@ static void acs3_verify_round_trip(struct vec *v, const struct ali_acs3_input *i
 	gc_params_add_all(&recv, &v->headers);
 	gc_params_add_all(&recv, &r->added_headers);
 	got.headers = &recv;
-	ali_acs3_result_init(&dbg);
+	gc_sign_result_init(&dbg);
 	rc = ali_acs3_verify(&got, &auth, in->access_key_secret, &dbg, &err);
 	check_verify_result(v, rc, &err, false);
 	if (strcmp(dbg.canonical_request.data, r->canonical_request.data))
 		differ(v, "verifier canonical_request", r->canonical_request.data,
 		       dbg.canonical_request.data);
-	ali_acs3_result_release(&dbg);
+	gc_sign_result_release(&dbg);
 
 	rc = ali_acs3_verify(&got, &auth, "not-the-secret", NULL, &err);
 	check_verify_result(v, rc, &err, true);
@@ -546,14 +546,14 @@ static void acs3_verify_round_trip(struct vec *v, const struct ali_acs3_input *i
 
 /* A bare sender passes no signing headers: the signer must add the same ones itself. */
 static void acs3_bare(struct vec *v, const struct ali_acs3_input *in,
-		      const struct ali_acs3_result *r)
+		      const struct gc_sign_result *r)
 {
 	static const char *const own[] = { "x-acs-date",	   "x-acs-signature-nonce",
 					   "x-acs-content-sha256", "x-acs-accesskey-id",
 					   "x-acs-security-token", NULL };
 	struct gc_params bare = GC_PARAMS_INIT, removed = GC_PARAMS_INIT;
 	struct gc_sign_request req = v->req;
-	struct ali_acs3_result r2;
+	struct gc_sign_result r2;
 	struct gc_error err;
 
 	strip(&bare, &removed, &v->headers, own, true);
@@ -565,7 +565,7 @@ static void acs3_bare(struct vec *v, const struct ali_acs3_input *in,
 		if (strcmp(r2.signature, r->signature))
 			differ(v, "signature of a bare request", r->signature, r2.signature);
 		check_readded(v, "added header", &removed, &r2.added_headers, true);
-		ali_acs3_result_release(&r2);
+		gc_sign_result_release(&r2);
 	}
 	gc_params_release(&bare);
 	gc_params_release(&removed);
@@ -574,7 +574,7 @@ static void acs3_bare(struct vec *v, const struct ali_acs3_input *in,
 static void run_acs3(struct vec *v)
 {
 	struct ali_acs3_input in;
-	struct ali_acs3_result r, r2;
+	struct gc_sign_result r, r2;
 	struct gc_error err;
 	const char *url = str_member(json_object_get(v->expected, "wire"), "url");
 
@@ -605,13 +605,13 @@ static void run_acs3(struct vec *v)
 			if (strcmp(r2.signature, r.signature))
 				differ(v, "signature from the wire query", r.signature,
 				       r2.signature);
-			ali_acs3_result_release(&r2);
+			gc_sign_result_release(&r2);
 		}
 	}
 
 	acs3_bare(v, &in, &r);
 	acs3_verify_round_trip(v, &in, &r);
-	ali_acs3_result_release(&r);
+	gc_sign_result_release(&r);
 }
 
 /* ---- Alibaba RPC ---- */
@@ -769,11 +769,11 @@ static int tc3_input(struct tc_sign_input *in, struct vec *v)
 }
 
 static void tc3_verify_round_trip(struct vec *v, const struct tc_sign_input *in,
-				  const struct tc_sign_result *r)
+				  const struct gc_sign_result *r)
 {
 	struct gc_params recv = GC_PARAMS_INIT, tq = GC_PARAMS_INIT;
 	struct gc_sign_request got = v->req;
-	struct tc_sign_result dbg;
+	struct gc_sign_result dbg;
 	struct tc_auth auth;
 	struct gc_error err;
 	int rc;
@@ -786,13 +786,13 @@ static void tc3_verify_round_trip(struct vec *v, const struct tc_sign_input *in,
 	gc_params_add_all(&recv, &v->headers);
 	gc_params_add_all(&recv, &r->added_headers);
 	got.headers = &recv;
-	tc_sign_result_init(&dbg);
+	gc_sign_result_init(&dbg);
 	rc = tc_verify(&got, &auth, in->secret_key, &dbg, &err);
 	check_verify_result(v, rc, &err, false);
 	if (strcmp(dbg.canonical_request.data, r->canonical_request.data))
 		differ(v, "verifier canonical_request", r->canonical_request.data,
 		       dbg.canonical_request.data);
-	tc_sign_result_release(&dbg);
+	gc_sign_result_release(&dbg);
 
 	rc = tc_verify(&got, &auth, "not-the-secret", NULL, &err);
 	check_verify_result(v, rc, &err, true);
@@ -824,13 +824,13 @@ static void tc3_verify_round_trip(struct vec *v, const struct tc_sign_input *in,
 }
 
 /* A bare sender passes no X-TC-* headers: the signer adds them from the input. */
-static void tc3_bare(struct vec *v, const struct tc_sign_input *in, const struct tc_sign_result *r)
+static void tc3_bare(struct vec *v, const struct tc_sign_input *in, const struct gc_sign_result *r)
 {
 	static const char *const own[] = { "x-tc-action", "x-tc-timestamp", "x-tc-version",
 					   "x-tc-region", "x-tc-token",	    NULL };
 	struct gc_params bare = GC_PARAMS_INIT, removed = GC_PARAMS_INIT;
 	struct gc_sign_request req = v->req;
-	struct tc_sign_result r2;
+	struct gc_sign_result r2;
 	struct gc_error err;
 
 	strip(&bare, &removed, &v->headers, own, true);
@@ -842,7 +842,7 @@ static void tc3_bare(struct vec *v, const struct tc_sign_input *in, const struct
 		if (strcmp(r2.signature, r->signature))
 			differ(v, "signature of a bare request", r->signature, r2.signature);
 		check_readded(v, "added header", &removed, &r2.added_headers, true);
-		tc_sign_result_release(&r2);
+		gc_sign_result_release(&r2);
 	}
 	gc_params_release(&bare);
 	gc_params_release(&removed);
@@ -853,10 +853,10 @@ static void tc3_bare(struct vec *v, const struct tc_sign_input *in, const struct
  * vendor vector covers it, so check the rule itself and that the emulator accepts it.
  */
 static void tc3_sign_action(struct vec *v, const struct tc_sign_input *in,
-			    const struct tc_sign_result *r)
+			    const struct gc_sign_result *r)
 {
 	struct tc_sign_input with = *in;
-	struct tc_sign_result r2, dbg;
+	struct gc_sign_result r2, dbg;
 	struct gc_params recv = GC_PARAMS_INIT;
 	struct gc_sign_request got = v->req;
 	struct gc_buf want = GC_BUF_INIT(0), line = GC_BUF_INIT(0);
@@ -889,13 +889,13 @@ static void tc3_sign_action(struct vec *v, const struct tc_sign_input *in,
 		gc_params_add_all(&recv, &v->headers);
 		gc_params_add_all(&recv, &r2.added_headers);
 		got.headers = &recv;
-		tc_sign_result_init(&dbg);
+		gc_sign_result_init(&dbg);
 		check_verify_result(v, tc_verify(&got, &auth, in->secret_key, &dbg, &err), &err,
 				    false);
-		tc_sign_result_release(&dbg);
+		gc_sign_result_release(&dbg);
 		tc_auth_release(&auth);
 	}
-	tc_sign_result_release(&r2);
+	gc_sign_result_release(&r2);
 	gc_params_release(&recv);
 	gc_buf_release(&want);
 	gc_buf_release(&line);
@@ -904,7 +904,7 @@ static void tc3_sign_action(struct vec *v, const struct tc_sign_input *in,
 static void run_tc3(struct vec *v)
 {
 	struct tc_sign_input in;
-	struct tc_sign_result r;
+	struct gc_sign_result r;
 	struct gc_error err;
 	json_t *wire = json_object_get(v->expected, "wire");
 	const char *date = str_member(v->signing, "date");
@@ -947,7 +947,7 @@ static void run_tc3(struct vec *v)
 	tc3_bare(v, &in, &r);
 	tc3_sign_action(v, &in, &r);
 	tc3_verify_round_trip(v, &in, &r);
-	tc_sign_result_release(&r);
+	gc_sign_result_release(&r);
 }
 
 /* ---- the file ---- */
