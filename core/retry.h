@@ -1,5 +1,5 @@
 /*
- * retry.h: the one retry policy, and the clock every wait goes through.
+ * retry.h: the one retry policy: backoff with full jitter, a retry quota and a deadline.
  *
  * Modelled on the AWS SDKs' "standard" retry mode as updated in 2026 (see
  * docs/internals/retry.md for the figures and their sources):
