@@ -941,6 +941,22 @@ static void check_image(struct val *v, const struct spec_node *n, struct gc_spec
 		    q, image_id_hint(v));
 }
 
+/* Reports names[i] when an earlier entry of the same list has that name already. */
+static void check_unique_name(struct val *v, const struct spec_node **names, size_t i,
+			      const char *what)
+{
+	for (size_t j = 0; names[i] && j < i; j++) {
+		if (names[j] && strcmp(names[j]->text, names[i]->text) == 0) {
+			size_t mark = path_key(v, "name");
+
+			bad(v, names[i], "duplicate %s name '%s' (first at line %u)", what,
+			    names[i]->text, names[j]->line);
+			path_pop(v, mark);
+			return;
+		}
+	}
+}
+
 static void check_group(struct val *v, const struct spec_node *n, struct gc_spec_group *g,
 			const struct spec_node **name_node)
 {
@@ -1044,17 +1060,7 @@ static void check_groups(struct val *v, const struct spec_node *n, struct gc_spe
 		size_t mark = path_index(v, i);
 
 		check_group(v, n->items[i], &spec->groups[i], &names[i]);
-		for (size_t j = 0; names[i] && j < i; j++) {
-			if (names[j] && strcmp(names[j]->text, names[i]->text) == 0) {
-				size_t m2 = path_key(v, "name");
-
-				bad(v, names[i],
-				    "duplicate node group name '%s' (first at line %u)",
-				    names[i]->text, names[j]->line);
-				path_pop(v, m2);
-				break;
-			}
-		}
+		check_unique_name(v, names, i, "node group");
 		path_pop(v, mark);
 	}
 	free(names);
@@ -1126,16 +1132,7 @@ static void check_steps(struct val *v, const struct spec_node *n, struct gc_spec
 		size_t mark = path_index(v, i);
 
 		check_step(v, n->items[i], &spec->bootstrap.steps[i], &names[i]);
-		for (size_t j = 0; names[i] && j < i; j++) {
-			if (names[j] && strcmp(names[j]->text, names[i]->text) == 0) {
-				size_t m2 = path_key(v, "name");
-
-				bad(v, names[i], "duplicate step name '%s' (first at line %u)",
-				    names[i]->text, names[j]->line);
-				path_pop(v, m2);
-				break;
-			}
-		}
+		check_unique_name(v, names, i, "step");
 		path_pop(v, mark);
 	}
 	free(names);
