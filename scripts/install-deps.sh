@@ -14,8 +14,8 @@ packages=(
 	openssh-server openssh-client bubblewrap
 	# script lint, vendor-SDK and schema tests
 	shellcheck nodejs
-	# benchmarks (bench/): GNU time for peak memory
-	time
+	# benchmarks (bench/): GNU time for peak memory, jq for the emulator's JSON
+	time jq
 )
 
 # nodejs from NodeSource ships its own npm; Debian's npm package conflicts with it.

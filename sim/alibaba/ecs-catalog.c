@@ -1,0 +1,425 @@
+/*
+ * ecs-catalog.c: the ECS actions that only read the catalogue: DescribeImages,
+ * DescribeInstanceTypes, DescribePrice, DescribeSpotPriceHistory, DescribeRegions and
+ * DescribeZones.
+ *
+ * Prices are the catalogue's CNY figures per hour; the spot price is the catalogue's
+ * fixed share of on-demand, so history is flat. Memory and GPU memory are GiB in ECS
+ * responses (the catalogue keeps MiB).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/str.h"
+#include "sim/alibaba/ecs.h"
+#include "sim/catalog.h"
+
+/* --- DescribeImages ------------------------------------------------------------------- */
+
+static bool in_comma_list(const char *list, const char *s)
+{
+	size_t n = strlen(s);
+
+	for (const char *p = list; p && *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len == n && !strncmp(p, s, n))
+			return true;
+		p = comma ? comma + 1 : NULL;
+	}
+	return false;
+}
+
+static int describe_images(struct ecs_call *c)
+{
+	const struct sim_image *imgs;
+	size_t n = sim_catalog_images(SIM_ALIBABA, &imgs), total = 0;
+	const char *ids = ecs_get(c, "ImageId"), *owner = ecs_get(c, "ImageOwnerAlias");
+	const char *name = ecs_get(c, "ImageName"), *os = ecs_get(c, "OSType");
+	const char *arch = ecs_get(c, "Architecture"), *type = ecs_get(c, "InstanceType");
+	json_t *list = json_array();
+	uint64_t page, size;
+
+	if (ecs_uint(c, "PageNumber", 1, UINT32_MAX, 1, &page) ||
+	    ecs_uint(c, "PageSize", 1, 100, 10, &size)) {
+		json_decref(list);
+		return -1;
+	}
+	if (type && !sim_catalog_itype(SIM_ALIBABA, type)) {
+		json_decref(list);
+		return ecs_fail(c, 400, "InvalidInstanceType.ValueNotSupported",
+				"The specified InstanceType does not exist: '%s'.", type);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct sim_image *img = &imgs[i];
+		if (ids && !in_comma_list(ids, img->id))
+			continue;
+		if (owner && strcmp(owner, img->owner))
+			continue;
+		if (name && !ecs_wildcard(name, img->name))
+			continue;
+		if (os && strcmp(os, "linux"))
+			continue;
+		if (arch && strcmp(arch, "x86_64"))
+			continue;
+		size_t pos = total++;
+		if (pos < (page - 1) * size || pos >= page * size)
+			continue;
+		char os_name[96];
+		snprintf(os_name, sizeof(os_name), "%s %s 64位", img->os, img->version);
+		json_array_append_new(
+			list,
+			json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, "
+				  "s:b, s:b, s:b, s:s, s:s, s:s, s:{s:[]}}",
+				  "ImageId", img->id, "ImageName", img->name, "Description",
+				  img->description, "OSName", os_name, "OSNameEn", img->name,
+				  "OSType", "linux", "Platform", "Ubuntu", "Architecture", "x86_64",
+				  "ImageOwnerAlias", img->owner, "CreationTime", img->created,
+				  "Status", "Available", "Size", 20, "IsSupportCloudinit", 1,
+				  "IsPublic", 1, "Usable", 1, "ImageVersion", img->version, "Usage",
+				  "instance", "BootMode", "BIOS", "Tags", "Tag"));
+	}
+	c->out = json_pack("{s:{s:o}, s:s, s:i, s:i, s:i}", "Images", "Image", list, "RegionId",
+			   c->region, "TotalCount", (int)total, "PageNumber", (int)page, "PageSize",
+			   (int)size);
+	return 0;
+}
+
+/* --- DescribeInstanceTypes ------------------------------------------------------------- */
+
+static int describe_instance_types(struct ecs_call *c)
+{
+	const struct sim_itype *types;
+	size_t n = sim_catalog_itypes(SIM_ALIBABA, &types);
+	json_t *want = ecs_list(c, "InstanceTypes", 10), *list = json_array();
+	const char *family = ecs_get(c, "InstanceTypeFamily"), *spec = ecs_get(c, "GPUSpec");
+	uint64_t min_gpu, max_gpu, max, after;
+	char next[40] = "";
+
+	if (ecs_uint(c, "MinimumGPUAmount", 0, 1000, 0, &min_gpu) ||
+	    ecs_uint(c, "MaximumGPUAmount", 0, 1000, 1000, &max_gpu) ||
+	    ecs_uint(c, "MaxResults", 1, 1600, 1600, &max) || ecs_parse_next_token(c, &after)) {
+		json_decref(want);
+		json_decref(list);
+		return -1;
+	}
+	for (size_t i = after; i < n; i++) {
+		const struct sim_itype *t = &types[i];
+		if (json_array_size(want)) {
+			bool found = false;
+			for (size_t k = 0; k < json_array_size(want); k++)
+				if (!strcmp(json_string_value(json_array_get(want, k)), t->name))
+					found = true;
+			if (!found)
+				continue;
+		}
+		if (family && strcmp(family, t->family))
+			continue;
+		if (t->gpus < min_gpu || t->gpus > max_gpu)
+			continue;
+		if (spec && (!t->gpus || strcmp(spec, t->gpu_model)))
+			continue;
+		if (json_array_size(list) == max) {
+			ecs_next_token(i, next);
+			break;
+		}
+		json_array_append_new(
+			list,
+			json_pack("{s:s, s:s, s:i, s:f, s:i, s:s, s:f, s:s, s:s, s:s, s:i, s:i}",
+				  "InstanceTypeId", t->name, "InstanceTypeFamily", t->family,
+				  "CpuCoreCount", (int)t->vcpu, "MemorySize",
+				  t->memory_mib / 1024.0, "GPUAmount", (int)t->gpus, "GPUSpec",
+				  t->gpus ? t->gpu_model : "", "GPUMemorySize",
+				  t->gpu_memory_mib / 1024.0, "CpuArchitecture", "X86",
+				  "InstanceCategory",
+				  t->gpus ? "GPU-accelerated" : "General-purpose",
+				  "InstanceFamilyLevel", "EnterpriseLevel", "EniQuantity", 4,
+				  "EniPrivateIpAddressQuantity", 10));
+	}
+	json_decref(want);
+	c->out = json_pack("{s:{s:o}, s:s}", "InstanceTypes", "InstanceType", list, "NextToken",
+			   next);
+	return 0;
+}
+
+/* --- prices ------------------------------------------------------------------------------- */
+
+static int spot_strategy(struct ecs_call *c, bool *spot)
+{
+	const char *s = ecs_get(c, "SpotStrategy");
+
+	*spot = false;
+	if (!s || !strcmp(s, "NoSpot"))
+		return 0;
+	if (strcmp(s, "SpotAsPriceGo") && strcmp(s, "SpotWithPriceLimit"))
+		return ecs_fail(c, 400, "InvalidSpotStrategy",
+				"The specified SpotStrategy is not valid: '%s'.", s);
+	*spot = true;
+	return 0;
+}
+
+static int describe_price(struct ecs_call *c)
+{
+	const char *rtype = ecs_get(c, "ResourceType"), *type, *unit = ecs_get(c, "PriceUnit");
+	const char *zone = ecs_get(c, "ZoneId");
+	const struct sim_itype *t;
+	uint64_t amount, period, spot_duration;
+	bool spot;
+	double hours = 1;
+
+	if (rtype && strcmp(rtype, "instance"))
+		return ecs_fail(c, 400, "InvalidResourceType.NotSupported",
+				"gpucluster-sim prices ResourceType instance only, not '%s'.",
+				rtype);
+	if (ecs_need(c, "InstanceType", &type) || ecs_uint(c, "Amount", 1, 1000, 1, &amount) ||
+	    ecs_uint(c, "Period", 1, 9, 1, &period) ||
+	    ecs_uint(c, "SpotDuration", 0, 6, 1, &spot_duration) || spot_strategy(c, &spot))
+		return -1;
+	t = sim_catalog_itype(SIM_ALIBABA, type);
+	if (!t)
+		return ecs_fail(c, 400, "InvalidInstanceType.ValueNotSupported",
+				"The specified InstanceType does not exist: '%s'.", type);
+	if (zone && !sim_catalog_zone_ok(sim_catalog_region(SIM_ALIBABA, c->region), zone))
+		return ecs_fail(c, 404, "InvalidZoneId.NotFound",
+				"The specified ZoneId does not exist in %s: '%s'.", c->region,
+				zone);
+	if (unit && !strcmp(unit, "Month"))
+		hours = 730.0 * (double)period;
+	else if (unit && !strcmp(unit, "Year"))
+		hours = 8760.0 * (double)period;
+	else if (unit && strcmp(unit, "Hour"))
+		return ecs_fail(c, 400, "InvalidPriceUnit.ValueNotSupported",
+				"The specified PriceUnit is not valid: '%s'.", unit);
+	double original = sim_catalog_price(t, false) * hours * (double)amount;
+	double trade = sim_catalog_price(t, spot) * hours * (double)amount;
+	c->out = json_pack("{s:{s:{s:f, s:f, s:f, s:s, s:{s:[{s:s, s:f, s:f, s:f}]}}, s:{s:[]}}}",
+			   "PriceInfo", "Price", "OriginalPrice", original, "DiscountPrice",
+			   original - trade, "TradePrice", trade, "Currency", "CNY", "DetailInfos",
+			   "DetailInfo", "Resource", "instanceType", "OriginalPrice", original,
+			   "DiscountPrice", original - trade, "TradePrice", trade, "Rules", "Rule");
+	return 0;
+}
+
+static int describe_spot_price_history(struct ecs_call *c)
+{
+	const char *net, *type, *zone = ecs_get(c, "ZoneId");
+	const struct sim_region *reg = sim_catalog_region(SIM_ALIBABA, c->region);
+	const struct sim_itype *t;
+	uint64_t offset;
+	json_t *list = json_array();
+	char stamp[32];
+	int64_t now = sim_world_wall(c->sim->world);
+
+	if (ecs_need(c, "NetworkType", &net) || ecs_need(c, "InstanceType", &type) ||
+	    ecs_uint(c, "Offset", 0, UINT32_MAX, 0, &offset))
+		goto fail;
+	if (strcmp(net, "vpc") && strcmp(net, "classic")) {
+		ecs_fail(c, 400, "InvalidNetworkType.ValueNotSupported",
+			 "The specified NetworkType is not valid: '%s'.", net);
+		goto fail;
+	}
+	t = sim_catalog_itype(SIM_ALIBABA, type);
+	if (!t) {
+		ecs_fail(c, 400, "InvalidInstanceType.ValueNotSupported",
+			 "The specified InstanceType does not exist: '%s'.", type);
+		goto fail;
+	}
+	if (zone && !sim_catalog_zone_ok(reg, zone)) {
+		ecs_fail(c, 404, "InvalidZoneId.NotFound",
+			 "The specified ZoneId does not exist in %s: '%s'.", c->region, zone);
+		goto fail;
+	}
+	/* the price does not move: one point per zone, at the start of the current hour */
+	ecs_format_time(now - now % 3600, true, stamp);
+	for (const char *const *z = reg->zones; *z && !offset; z++) {
+		if (zone && strcmp(zone, *z))
+			continue;
+		json_array_append_new(list,
+				      json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:s}", "ZoneId", *z,
+						"InstanceType", type, "IoOptimized", "optimized",
+						"NetworkType", net, "OriginPrice",
+						sim_catalog_price(t, false), "SpotPrice",
+						sim_catalog_price(t, true), "Timestamp", stamp));
+	}
+	c->out = json_pack("{s:{s:o}, s:i, s:s}", "SpotPrices", "SpotPriceType", list, "NextOffset",
+			   0, "Currency", "CNY");
+	return 0;
+fail:
+	json_decref(list);
+	return -1;
+}
+
+/* --- regions and zones ---------------------------------------------------------------------- */
+
+static const char *local_name(const char *region)
+{
+	static const char *const names[][2] = {
+		{ "cn-hangzhou", "华东1（杭州）" },
+		{ "cn-beijing", "华北2（北京）" },
+		{ "ap-southeast-1", "新加坡" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(names[i][0], region))
+			return names[i][1];
+	return region;
+}
+
+static int describe_regions(struct ecs_call *c)
+{
+	const struct sim_region *regs;
+	size_t n = sim_catalog_regions(SIM_ALIBABA, &regs);
+	json_t *list = json_array();
+	char endpoint[160];
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(endpoint, sizeof(endpoint), "ecs.%s.aliyuncs.com", regs[i].name);
+		json_array_append_new(list,
+				      json_pack("{s:s, s:s, s:s, s:s}", "RegionId", regs[i].name,
+						"LocalName", local_name(regs[i].name),
+						"RegionEndpoint", endpoint, "Status", "available"));
+	}
+	c->out = json_pack("{s:{s:o}}", "Regions", "Region", list);
+	return 0;
+}
+
+static int describe_zones(struct ecs_call *c)
+{
+	const struct sim_region *reg = sim_catalog_region(SIM_ALIBABA, c->region);
+	const struct sim_itype *types;
+	size_t nt = sim_catalog_itypes(SIM_ALIBABA, &types);
+	json_t *list = json_array();
+	bool spot;
+
+	if (spot_strategy(c, &spot)) {
+		json_decref(list);
+		return -1;
+	}
+	for (const char *const *z = reg->zones; *z; z++) {
+		json_t *tl = json_array();
+		for (size_t i = 0; i < nt; i++)
+			json_array_append_new(tl, json_string(types[i].name));
+		char local[160];
+		snprintf(local, sizeof(local), "%s %s", local_name(reg->name),
+			 *z + strlen(reg->name) + 1);
+		json_array_append_new(
+			list,
+			json_pack("{s:s, s:s, s:s, s:{s:o}, s:{s:[sss]}, s:{s:[sss]}, s:{s:[sss]}, "
+				  "s:{s:[]}, s:{s:[]}}",
+				  "ZoneId", *z, "LocalName", local, "ZoneType", "AvailabilityZone",
+				  "AvailableInstanceTypes", "InstanceTypes", tl,
+				  "AvailableResourceCreation", "ResourceTypes", "Instance", "Disk",
+				  "VSwitch", "AvailableDiskCategories", "DiskCategories",
+				  "cloud_efficiency", "cloud_ssd", "cloud_essd",
+				  "AvailableVolumeCategories", "VolumeCategories",
+				  "cloud_efficiency", "cloud_ssd", "cloud_essd",
+				  "AvailableDedicatedHostTypes", "DedicatedHostType",
+				  "AvailableResources", "ResourcesInfo"));
+	}
+	c->out = json_pack("{s:{s:o}}", "Zones", "Zone", list);
+	return 0;
+}
+
+/* --- the table ------------------------------------------------------------------------------ */
+
+static const struct ecs_param images_params[] = {
+	{ "RegionId", 0 },
+	{ "ImageId", 0 },
+	{ "ImageOwnerAlias", 0 },
+	{ "ImageName", 0 },
+	{ "ImageFamily", 0 },
+	{ "OSType", 0 },
+	{ "Architecture", 0 },
+	{ "InstanceType", 0 },
+	{ "Status", 0 },
+	{ "Usage", 0 },
+	{ "IsSupportCloudinit", 0 },
+	{ "IsSupportIoOptimized", 0 },
+	{ "ShowExpired", 0 },
+	{ "ActionType", 0 },
+	{ "ImageOwnerId", 0 },
+	{ "IsPublic", 0 },
+	{ "SnapshotId", 0 },
+	{ "ResourceGroupId", 0 },
+	{ "Filter.N.Key", 2 },
+	{ "Filter.N.Value", 2 },
+	{ "Tag.N.Key", 20 },
+	{ "Tag.N.Value", 20 },
+	{ "PageNumber", 0 },
+	{ "PageSize", 0 },
+	{ "DryRun", 0 },
+	{ NULL, 0 },
+};
+
+static const struct ecs_param types_params[] = {
+	{ "RegionId", 0 },
+	{ "InstanceTypes.N", 10 },
+	{ "InstanceTypeFamily", 0 },
+	{ "InstanceCategory", 0 },
+	{ "InstanceFamilyLevel", 0 },
+	{ "CpuArchitecture", 0 },
+	{ "GPUSpec", 0 },
+	{ "MinimumGPUAmount", 0 },
+	{ "MaximumGPUAmount", 0 },
+	{ "MinimumCpuCoreCount", 0 },
+	{ "MaximumCpuCoreCount", 0 },
+	{ "MinimumMemorySize", 0 },
+	{ "MaximumMemorySize", 0 },
+	{ "MaxResults", 0 },
+	{ "NextToken", 0 },
+	{ NULL, 0 },
+};
+
+static const struct ecs_param price_params[] = {
+	{ "RegionId", 0 },
+	{ "ResourceType", 0 },
+	{ "InstanceType", 0 },
+	{ "ZoneId", 0 },
+	{ "ImageId", 0 },
+	{ "Amount", 0 },
+	{ "InstanceAmount", 0 },
+	{ "Period", 0 },
+	{ "PriceUnit", 0 },
+	{ "SpotStrategy", 0 },
+	{ "SpotDuration", 0 },
+	{ "InternetChargeType", 0 },
+	{ "InternetMaxBandwidthOut", 0 },
+	{ "InstanceNetworkType", 0 },
+	{ "IoOptimized", 0 },
+	{ "Platform", 0 },
+	{ "SystemDisk.Category", 0 },
+	{ "SystemDisk.Size", 0 },
+	{ "SystemDisk.PerformanceLevel", 0 },
+	{ "DataDisk.N.Category", 16 },
+	{ "DataDisk.N.Size", 16 },
+	{ "DataDisk.N.PerformanceLevel", 16 },
+	{ NULL, 0 },
+};
+
+static const struct ecs_param spot_params[] = {
+	{ "RegionId", 0 },    { "NetworkType", 0 },  { "InstanceType", 0 }, { "ZoneId", 0 },
+	{ "IoOptimized", 0 }, { "StartTime", 0 },    { "EndTime", 0 },	    { "OSType", 0 },
+	{ "Offset", 0 },      { "SpotDuration", 0 }, { NULL, 0 },
+};
+
+static const struct ecs_param regions_params[] = {
+	{ "RegionId", 0 },     { "InstanceChargeType", 0 },
+	{ "ResourceType", 0 }, { "AcceptLanguage", 0 },
+	{ NULL, 0 },
+};
+
+static const struct ecs_param zones_params[] = {
+	{ "RegionId", 0 }, { "InstanceChargeType", 0 }, { "SpotStrategy", 0 },
+	{ "Verbose", 0 },  { "AcceptLanguage", 0 },	{ NULL, 0 },
+};
+
+const struct ecs_action ecs_catalog_actions[] = {
+	{ "DescribeImages", describe_images, images_params, true },
+	{ "DescribeInstanceTypes", describe_instance_types, types_params, false },
+	{ "DescribePrice", describe_price, price_params, true },
+	{ "DescribeSpotPriceHistory", describe_spot_price_history, spot_params, true },
+	{ "DescribeRegions", describe_regions, regions_params, false },
+	{ "DescribeZones", describe_zones, zones_params, true },
+	{ NULL, NULL, NULL, false },
+};

@@ -1,0 +1,71 @@
+/*
+ * catalog.h: what the emulated clouds sell: regions and zones, instance types with
+ * their real GPU facts, images, and hourly prices. Static, read-only data: safe from
+ * any thread without the world lock.
+ *
+ * GPU facts (count, model, memory per GPU) are the vendors' published figures for each
+ * type; prices are plausible USD (AWS) or CNY (Alibaba, Tencent) per hour, not quotes.
+ * The spot price is a fixed share of on-demand, so a test can predict it.
+ */
+#ifndef GC_SIM_CATALOG_H
+#define GC_SIM_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sim/world.h"
+
+struct sim_itype {
+	enum sim_cloud cloud;
+	const char *name;   /* g5.xlarge, ecs.gn7i-c8g1.2xlarge, GN7.2XLARGE32 */
+	const char *family; /* g5, ecs.gn7i, GN7 */
+	unsigned vcpu;
+	unsigned memory_mib;
+	unsigned gpus;
+	const char *gpu_model;	 /* "A10G", "NVIDIA A10", "T4" */
+	const char *gpu_vendor;	 /* "NVIDIA" */
+	unsigned gpu_memory_mib; /* per GPU */
+	bool nvswitch;		 /* needs Fabric Manager */
+	const char *gpu_arch;	 /* "turing", "ampere", "volta", "hopper", "ada" */
+	double price;		 /* on-demand, per hour */
+};
+
+struct sim_image {
+	enum sim_cloud cloud;
+	const char *id;
+	const char *name;
+	const char *description;
+	const char *os;	     /* "ubuntu" */
+	const char *version; /* "22.04" */
+	const char *owner;   /* "amazon", "system", "PUBLIC_IMAGE" */
+	const char *created; /* ISO 8601 */
+	bool gpu_ready;	     /* driver and CUDA preinstalled */
+	const char *driver;  /* driver branch on a GPU-ready image, else NULL */
+	const char *cuda;    /* CUDA version on a GPU-ready image, else NULL */
+};
+
+struct sim_region {
+	enum sim_cloud cloud;
+	const char *name;
+	const char *const *zones; /* NULL-terminated */
+};
+
+/* The spot price as a share of on-demand. */
+#define SIM_SPOT_SHARE 0.35
+
+const struct sim_itype *sim_catalog_itype(enum sim_cloud c, const char *name);
+/* The array of cloud c's types (images, regions) in catalogue order; returns the count. */
+size_t sim_catalog_itypes(enum sim_cloud c, const struct sim_itype **out);
+
+const struct sim_image *sim_catalog_image(enum sim_cloud c, const char *id);
+size_t sim_catalog_images(enum sim_cloud c, const struct sim_image **out);
+
+const struct sim_region *sim_catalog_region(enum sim_cloud c, const char *name);
+size_t sim_catalog_regions(enum sim_cloud c, const struct sim_region **out);
+/* Whether zone belongs to region. */
+bool sim_catalog_zone_ok(const struct sim_region *r, const char *zone);
+
+/* Hourly price of a type, spot or on-demand. */
+double sim_catalog_price(const struct sim_itype *t, bool spot);
+
+#endif

@@ -1,0 +1,240 @@
+/*
+ * common.c: what the three frontends share: the default configuration, the response
+ * object, request ids, credentials lookup, Alibaba's nonce memory, the parameter-name
+ * patterns behind every strictness table and the client-token fingerprint.
+ *
+ * Everything here is safe from any thread; the nonce memory has its own mutex because
+ * it is shared by every connection thread.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/hash.h"
+#include "sim/sim.h"
+
+void sim_config_defaults(struct sim_config *cfg)
+{
+	static const char *const defaults[SIM_NCLOUDS][2] = {
+		[SIM_AWS] = { "AKIAGPUCLUSTERSIM001", "gpucluster-sim-aws-secret-key-0000000000" },
+		[SIM_ALIBABA] = { "LTAIgpuclustersim001", "gpucluster-sim-alibaba-secret-000000" },
+		[SIM_TENCENT] = { "AKIDgpuclustersim001", "gpucluster-sim-tencent-secret-000000" },
+	};
+
+	memset(cfg, 0, sizeof(*cfg));
+	for (int c = 0; c < SIM_NCLOUDS; c++) {
+		snprintf(cfg->creds[c][0].id, sizeof(cfg->creds[c][0].id), "%s", defaults[c][0]);
+		snprintf(cfg->creds[c][0].secret, sizeof(cfg->creds[c][0].secret), "%s",
+			 defaults[c][1]);
+		cfg->n_creds[c] = 1;
+	}
+	/* the account id AWS uses in its own documentation examples */
+	snprintf(cfg->aws_account, sizeof(cfg->aws_account), "%s", "111122223333");
+	/* EC2 caps a Query request at about 1 MB (user data alone may be 16 KiB base64'd);
+	 * anything larger is a client bug or an attack on the emulator */
+	cfg->max_body = (size_t)1 << 20;
+}
+
+void sim_resp_init(struct sim_resp *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->status = 200;
+	r->content_type = "text/plain; charset=utf-8";
+	gc_buf_init(&r->body, GC_BUF_DEFAULT_MAX);
+	gc_params_init(&r->headers);
+}
+
+void sim_resp_release(struct sim_resp *r)
+{
+	if (!r)
+		return;
+	gc_buf_release(&r->body);
+	gc_params_release(&r->headers);
+	json_decref(r->log_params);
+	r->log_params = NULL;
+}
+
+void sim_request_id(struct sim *sim, bool upper, char out[37])
+{
+	unsigned char b[16];
+	char hex[33];
+	size_t o = 0;
+
+	(void)sim;
+	if (gc_random_bytes(b, sizeof(b)) != 0)
+		memset(b, 0x5a, sizeof(b));
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+	gc_hex(b, sizeof(b), hex);
+	for (size_t i = 0; i < 32; i++) {
+		if (i == 8 || i == 12 || i == 16 || i == 20)
+			out[o++] = '-';
+		char ch = hex[i];
+		if (upper && ch >= 'a' && ch <= 'f')
+			ch = (char)(ch - 'a' + 'A');
+		out[o++] = ch;
+	}
+	out[o] = '\0';
+}
+
+const char *sim_cred_secret(const struct sim *sim, enum sim_cloud c, const char *id)
+{
+	if (!id || (unsigned)c >= SIM_NCLOUDS)
+		return NULL;
+	for (unsigned i = 0; i < sim->cfg.n_creds[c] && i < SIM_MAX_CREDS; i++)
+		if (strcmp(sim->cfg.creds[c][i].id, id) == 0)
+			return sim->cfg.creds[c][i].secret;
+	return NULL;
+}
+
+/* --- nonces --------------------------------------------------------------------------- */
+
+/*
+ * A chained hash table. Expired entries are dropped from a chain whenever that chain
+ * is walked, so memory stays proportional to the nonces of the last 15 minutes without
+ * a sweeper thread.
+ */
+#define NONCE_BUCKETS 4096
+#define NONCE_WINDOW  (15 * 60)
+
+struct nonce {
+	struct nonce *next;
+	time_t seen;
+	char text[];
+};
+
+struct sim_nonces {
+	pthread_mutex_t lock;
+	struct nonce *buckets[NONCE_BUCKETS];
+};
+
+struct sim_nonces *sim_nonces_new(void)
+{
+	struct sim_nonces *n = gc_xcalloc(1, sizeof(*n));
+
+	pthread_mutex_init(&n->lock, NULL);
+	return n;
+}
+
+void sim_nonces_free(struct sim_nonces *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < NONCE_BUCKETS; i++) {
+		struct nonce *e = n->buckets[i];
+		while (e) {
+			struct nonce *next = e->next;
+			free(e);
+			e = next;
+		}
+	}
+	pthread_mutex_destroy(&n->lock);
+	free(n);
+}
+
+bool sim_nonce_fresh(struct sim *sim, const char *nonce, time_t now)
+{
+	struct sim_nonces *n = sim->nonces;
+	unsigned char h[GC_SHA256_LEN];
+	size_t b, len = strlen(nonce);
+	bool fresh = true;
+
+	if (!n)
+		return true;
+	gc_sha256(nonce, len, h);
+	b = (((size_t)h[0] << 8) | h[1]) % NONCE_BUCKETS;
+
+	pthread_mutex_lock(&n->lock);
+	for (struct nonce **p = &n->buckets[b]; *p;) {
+		struct nonce *e = *p;
+		if (now - e->seen > NONCE_WINDOW) {
+			*p = e->next;
+			free(e);
+			continue;
+		}
+		if (strcmp(e->text, nonce) == 0)
+			fresh = false;
+		p = &e->next;
+	}
+	if (fresh) {
+		struct nonce *e = gc_xmalloc(sizeof(*e) + len + 1);
+		memcpy(e->text, nonce, len + 1);
+		e->seen = now;
+		e->next = n->buckets[b];
+		n->buckets[b] = e;
+	}
+	pthread_mutex_unlock(&n->lock);
+	return fresh;
+}
+
+/* --- parameter patterns --------------------------------------------------------------- */
+
+/* Matches a decimal index at *s (digits up to '.' or the end); leading zeros are not
+ * an index the clouds' serialisers ever write, so they do not match. */
+static bool match_index(const char **s, unsigned max, unsigned *bad_index)
+{
+	const char *p = *s;
+	unsigned long v = 0;
+
+	if (*p < '1' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9') {
+		if (v < 100000000ul)
+			v = v * 10 + (unsigned long)(*p - '0');
+		p++;
+	}
+	if (*p != '\0' && *p != '.')
+		return false;
+	if (v > max && bad_index && *bad_index == 0)
+		*bad_index = v > 4000000000ul ? 4000000000u : (unsigned)v;
+	*s = p;
+	return true;
+}
+
+bool sim_param_match(const char *pattern, const char *name, unsigned max, unsigned *bad_index)
+{
+	const char *p = pattern, *s = name;
+	unsigned bad = 0;
+
+	while (*p) {
+		/* "N" as a whole segment: between dots or at an end */
+		bool seg_start = p == pattern || p[-1] == '.';
+		if (seg_start && p[0] == 'N' && (p[1] == '.' || p[1] == '\0')) {
+			if (!match_index(&s, max, &bad))
+				return false;
+			p++;
+			continue;
+		}
+		if (*p != *s)
+			return false;
+		p++;
+		s++;
+	}
+	if (*s != '\0')
+		return false;
+	if (bad_index)
+		*bad_index = bad;
+	return true;
+}
+
+void sim_params_fingerprint(const struct gc_params *p, const char *const *skip, char out[65])
+{
+	struct gc_params keep = GC_PARAMS_INIT;
+	struct gc_buf text = GC_BUF_INIT(GC_BUF_DEFAULT_MAX);
+
+	for (size_t i = 0; i < p->n; i++) {
+		bool skipped = false;
+		for (const char *const *k = skip; k && *k; k++)
+			if (strcmp(p->items[i].name, *k) == 0)
+				skipped = true;
+		if (!skipped)
+			gc_params_add(&keep, p->items[i].name, p->items[i].value);
+	}
+	/* cannot fail below the 64 MiB cap: a request body is capped far lower */
+	(void)gc_params_encode_sorted(&text, &keep);
+	gc_sha256_hex(text.data, text.len, out);
+	gc_buf_release(&text);
+	gc_params_release(&keep);
+}

@@ -1,0 +1,510 @@
+/*
+ * faults.c: injected faults, rate limits and latency for the emulator (see faults.h).
+ *
+ * Rate-limit figures (docs/sim.md lists them with sources):
+ *   EC2 request buckets per action, by category (the EC2 devguide's "Request token
+ *   bucket sizes and refill rates"): non-mutating (Describe*, Get*, List*, Search*)
+ *   100 tokens refilling 20/s; the same actions unfiltered and unpaginated 50 / 10/s;
+ *   mutating 50 / 5/s. Resource buckets counted in instances: RunInstances 1000 / 2/s,
+ *   TerminateInstances 1000 / 20/s.
+ *   Tencent per action (the CVM API overview): RunInstances, TerminateInstances and
+ *   InquiryPriceRunInstances 10/s, DescribeInstances 40/s, everything else 20/s; a
+ *   bucket holds one second's worth.
+ *   Alibaba publishes no per-API figures (they live in each account's Quota Center), so
+ *   the emulator uses one-minute windows, throttled in minute T means allowed again in
+ *   T+1 as Alibaba documents: 600 calls a minute per API, and the documented 5000
+ *   instances a minute through RunInstances.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/ratelimit.h"
+#include "core/str.h"
+#include "sim/faults.h"
+
+#define ANY "*"
+
+struct rule {
+	char text[160];
+	char cloud[16]; /* "*" or a cloud name */
+	char action[64];
+	enum sim_fault_kind kind;
+	double p;
+	uint64_t call;	/* 0: every call */
+	uint64_t times; /* 0: unlimited */
+	bool after;
+	unsigned delay_ms;
+	char zone[64];
+	char type[64];
+	uint64_t seen;
+	uint64_t fired;
+};
+
+enum bucket_kind { B_REQUEST, B_UNFILTERED, B_RESOURCE };
+
+struct bucket {
+	enum sim_cloud cloud;
+	char action[64];
+	enum bucket_kind kind;
+	struct gc_ratelimit rl; /* token buckets (EC2, Tencent) */
+	/* one-minute windows (Alibaba) */
+	bool windowed;
+	uint64_t window_limit;
+	uint64_t window_start;
+	uint64_t window_used;
+	char desc[96];
+};
+
+struct sim_faults {
+	pthread_mutex_t lock;
+	const struct gc_clock *clock;
+	uint64_t rng;
+	bool rate_limits;
+	unsigned latency_ms;
+	struct rule *rules;
+	size_t n_rules;
+	struct bucket **buckets;
+	size_t n_buckets;
+};
+
+struct sim_faults *sim_faults_new(uint64_t seed, const struct gc_clock *clock)
+{
+	struct sim_faults *f = gc_xcalloc(1, sizeof(*f));
+
+	pthread_mutex_init(&f->lock, NULL);
+	f->clock = clock;
+	f->rng = seed ? seed ^ 0xa0761d6478bd642full : 0xe7037ed1a0b428dbull;
+	f->rate_limits = true;
+	return f;
+}
+
+void sim_faults_free(struct sim_faults *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->n_buckets; i++) {
+		if (!f->buckets[i]->windowed)
+			gc_ratelimit_release(&f->buckets[i]->rl);
+		free(f->buckets[i]);
+	}
+	free(f->buckets);
+	free(f->rules);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
+static const struct {
+	const char *name;
+	enum sim_fault_kind kind;
+} kinds[] = {
+	{ "throttle", SIM_FAULT_THROTTLE }, { "capacity", SIM_FAULT_CAPACITY },
+	{ "quota", SIM_FAULT_QUOTA },	    { "5xx", SIM_FAULT_5XX },
+	{ "drop", SIM_FAULT_DROP },	    { "slow", SIM_FAULT_SLOW },
+};
+
+static bool valid_cloud(const char *s)
+{
+	enum sim_cloud c;
+
+	return !strcmp(s, ANY) || sim_cloud_parse(s, &c) == 0;
+}
+
+/* Parses one key=value option of a rule into r. */
+static int parse_option(struct rule *r, const char *opt, struct gc_error *err)
+{
+	const char *eq = strchr(opt, '=');
+	char key[32];
+	const char *val;
+	uint64_t u;
+
+	if (!eq || eq == opt || (size_t)(eq - opt) >= sizeof(key))
+		return gc_error_set(err, GC_EINVALID, "fault rule '%s': '%s' is not key=value",
+				    r->text, opt);
+	memcpy(key, opt, (size_t)(eq - opt));
+	key[eq - opt] = '\0';
+	val = eq + 1;
+	if (!strcmp(key, "p")) {
+		if (gc_parse_double(val, &r->p) < 0 || r->p < 0 || r->p > 1)
+			return gc_error_set(err, GC_EINVALID,
+					    "fault rule '%s': p must be between 0 and 1, not '%s'",
+					    r->text, val);
+	} else if (!strcmp(key, "call") || !strcmp(key, "times")) {
+		if (gc_parse_u64(val, UINT32_MAX, &u) < 0 || u == 0)
+			return gc_error_set(
+				err, GC_EINVALID,
+				"fault rule '%s': %s must be a positive integer, not '%s'", r->text,
+				key, val);
+		if (key[0] == 'c')
+			r->call = u;
+		else
+			r->times = u;
+	} else if (!strcmp(key, "delay_ms")) {
+		if (gc_parse_u64(val, 600000, &u) < 0)
+			return gc_error_set(err, GC_EINVALID,
+					    "fault rule '%s': delay_ms must be 0..600000, not '%s'",
+					    r->text, val);
+		r->delay_ms = (unsigned)u;
+	} else if (!strcmp(key, "after")) {
+		if (strcmp(val, "1") && strcmp(val, "0") && strcmp(val, "true") &&
+		    strcmp(val, "false"))
+			return gc_error_set(err, GC_EINVALID,
+					    "fault rule '%s': after must be 1 or 0, not '%s'",
+					    r->text, val);
+		r->after = !strcmp(val, "1") || !strcmp(val, "true");
+	} else if (!strcmp(key, "zone") || !strcmp(key, "type")) {
+		char *dst = key[0] == 'z' ? r->zone : r->type;
+
+		if (!*val || strlen(val) >= sizeof(r->zone))
+			return gc_error_set(err, GC_EINVALID, "fault rule '%s': bad %s '%s'",
+					    r->text, key, val);
+		snprintf(dst, sizeof(r->zone), "%s", val);
+	} else {
+		return gc_error_set(err, GC_EINVALID,
+				    "fault rule '%s': unknown option '%s' (expected p, call, "
+				    "times, after, zone, type or delay_ms)",
+				    r->text, key);
+	}
+	return 0;
+}
+
+int sim_faults_add(struct sim_faults *f, const char *text, struct gc_error *err)
+{
+	struct rule r;
+	char buf[160];
+	char *fields[3];
+	char *p, *opts;
+	size_t i;
+
+	memset(&r, 0, sizeof(r));
+	if (strlen(text) >= sizeof(buf))
+		return gc_error_set(err, GC_EINVALID, "fault rule too long (max %zu bytes)",
+				    sizeof(buf) - 1);
+	snprintf(r.text, sizeof(r.text), "%s", text);
+	snprintf(buf, sizeof(buf), "%s", text);
+	p = buf;
+	for (i = 0; i < 3; i++) {
+		fields[i] = p;
+		if (i < 2) {
+			p = strchr(p, ':');
+			if (!p)
+				return gc_error_set(err, GC_EINVALID,
+						    "fault rule '%s': expected CLOUD:ACTION:KIND[,"
+						    "key=value...]",
+						    text);
+			*p++ = '\0';
+		}
+	}
+	opts = strchr(fields[2], ',');
+	if (opts)
+		*opts++ = '\0';
+	if (!valid_cloud(fields[0]))
+		return gc_error_set(
+			err, GC_EINVALID,
+			"fault rule '%s': unknown cloud '%s' (aws, alibaba, tencent or *)", text,
+			fields[0]);
+	if (!*fields[1] || strlen(fields[1]) >= sizeof(r.action))
+		return gc_error_set(err, GC_EINVALID, "fault rule '%s': bad action '%s'", text,
+				    fields[1]);
+	snprintf(r.cloud, sizeof(r.cloud), "%s", fields[0]);
+	snprintf(r.action, sizeof(r.action), "%s", fields[1]);
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(fields[2], kinds[i].name))
+			r.kind = kinds[i].kind;
+	if (r.kind == SIM_FAULT_NONE)
+		return gc_error_set(
+			err, GC_EINVALID,
+			"fault rule '%s': unknown kind '%s' (throttle, capacity, quota, "
+			"5xx, drop or slow)",
+			text, fields[2]);
+	r.p = 1.0;
+	r.delay_ms = r.kind == SIM_FAULT_SLOW ? 2000 : 0;
+	while (opts && *opts) {
+		char *next = strchr(opts, ',');
+
+		if (next)
+			*next++ = '\0';
+		if (parse_option(&r, opts, err) < 0)
+			return -1;
+		opts = next;
+	}
+	if ((r.zone[0] || r.type[0]) && r.kind != SIM_FAULT_CAPACITY)
+		return gc_error_set(
+			err, GC_EINVALID,
+			"fault rule '%s': zone= and type= apply to capacity faults only", text);
+	pthread_mutex_lock(&f->lock);
+	f->rules = gc_xreallocarray(f->rules, f->n_rules + 1, sizeof(*f->rules));
+	f->rules[f->n_rules++] = r;
+	pthread_mutex_unlock(&f->lock);
+	return 0;
+}
+
+void sim_faults_clear(struct sim_faults *f)
+{
+	pthread_mutex_lock(&f->lock);
+	free(f->rules);
+	f->rules = NULL;
+	f->n_rules = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+char *sim_faults_describe(struct sim_faults *f)
+{
+	struct gc_buf b = GC_BUF_INIT(1 << 20);
+	char *out;
+
+	pthread_mutex_lock(&f->lock);
+	for (size_t i = 0; i < f->n_rules; i++)
+		gc_buf_addf(&b, "%s\tseen=%llu fired=%llu\n", f->rules[i].text,
+			    (unsigned long long)f->rules[i].seen,
+			    (unsigned long long)f->rules[i].fired);
+	pthread_mutex_unlock(&f->lock);
+	out = gc_buf_detach(&b, NULL);
+	return out ? out : gc_xstrdup("");
+}
+
+void sim_faults_set_rate_limits(struct sim_faults *f, bool on)
+{
+	pthread_mutex_lock(&f->lock);
+	f->rate_limits = on;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void sim_faults_set_latency(struct sim_faults *f, unsigned ms)
+{
+	pthread_mutex_lock(&f->lock);
+	f->latency_ms = ms;
+	pthread_mutex_unlock(&f->lock);
+}
+
+unsigned sim_faults_latency(struct sim_faults *f)
+{
+	unsigned ms;
+
+	pthread_mutex_lock(&f->lock);
+	ms = f->latency_ms;
+	pthread_mutex_unlock(&f->lock);
+	return ms;
+}
+
+static double dice(struct sim_faults *f)
+{
+	uint64_t x = f->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	f->rng = x;
+	return (double)((x * 0x2545f4914f6cdd1dull) >> 11) / (double)(1ull << 53);
+}
+
+static bool rule_applies(const struct rule *r, enum sim_cloud cloud, const char *action)
+{
+	return (!strcmp(r->cloud, ANY) || !strcmp(r->cloud, sim_cloud_name(cloud))) &&
+		(!strcmp(r->action, ANY) || !strcmp(r->action, action));
+}
+
+/* Counts a matching call against r and says whether it fires now. */
+static bool rule_fires(struct sim_faults *f, struct rule *r)
+{
+	r->seen++;
+	if (r->times && r->fired >= r->times)
+		return false;
+	if (r->call && r->seen != r->call)
+		return false;
+	if (r->p < 1.0 && dice(f) >= r->p)
+		return false;
+	r->fired++;
+	return true;
+}
+
+static void hit_from_rule(struct sim_fault_hit *hit, const struct rule *r)
+{
+	hit->kind = r->kind;
+	hit->after = r->after;
+	hit->delay_ms = r->delay_ms;
+	snprintf(hit->rule, sizeof(hit->rule), "%s", r->text);
+}
+
+static bool is_ec2_read(const char *action)
+{
+	return gc_starts_with(action, "Describe") || gc_starts_with(action, "Get") ||
+		gc_starts_with(action, "List") || gc_starts_with(action, "Search");
+}
+
+/* The bucket for (cloud, action, kind), made on first use with the documented figures. */
+static struct bucket *bucket_for(struct sim_faults *f, enum sim_cloud cloud, const char *action,
+				 enum bucket_kind kind)
+{
+	uint64_t cap = 0, refill = 0;
+	struct bucket *b;
+
+	for (size_t i = 0; i < f->n_buckets; i++) {
+		b = f->buckets[i];
+		if (b->cloud == cloud && b->kind == kind && !strcmp(b->action, action))
+			return b;
+	}
+	b = gc_xcalloc(1, sizeof(*b));
+	b->cloud = cloud;
+	b->kind = kind;
+	snprintf(b->action, sizeof(b->action), "%s", action);
+	switch (cloud) {
+	case SIM_AWS:
+		if (kind == B_RESOURCE) {
+			cap = 1000;
+			refill = !strcmp(action, "RunInstances") ? 2 : 20;
+		} else if (kind == B_UNFILTERED) {
+			cap = 50, refill = 10;
+		} else if (is_ec2_read(action)) {
+			cap = 100, refill = 20;
+		} else {
+			cap = 50, refill = 5;
+		}
+		snprintf(b->desc, sizeof(b->desc), "EC2 %s bucket for %s (%llu, +%llu/s)",
+			 kind == B_RESOURCE		? "resource"
+				 : kind == B_UNFILTERED ? "unfiltered request"
+							: "request",
+			 action, (unsigned long long)cap, (unsigned long long)refill);
+		break;
+	case SIM_TENCENT:
+		if (!strcmp(action, "RunInstances") || !strcmp(action, "TerminateInstances") ||
+		    !strcmp(action, "InquiryPriceRunInstances"))
+			cap = refill = 10;
+		else if (!strcmp(action, "DescribeInstances"))
+			cap = refill = 40;
+		else
+			cap = refill = 20;
+		snprintf(b->desc, sizeof(b->desc), "Tencent limit for %s (%llu/s)", action,
+			 (unsigned long long)refill);
+		break;
+	case SIM_ALIBABA:
+		b->windowed = true;
+		b->window_limit = kind == B_RESOURCE ? 5000 : 600;
+		snprintf(b->desc, sizeof(b->desc), "Alibaba %s limit for %s (%llu a minute)",
+			 kind == B_RESOURCE ? "instance" : "call", action,
+			 (unsigned long long)b->window_limit);
+		break;
+	}
+	if (!b->windowed)
+		gc_ratelimit_init(&b->rl, cap, refill, 1000, f->clock, NULL);
+	f->buckets = gc_xreallocarray(f->buckets, f->n_buckets + 1, sizeof(*f->buckets));
+	f->buckets[f->n_buckets++] = b;
+	return b;
+}
+
+/* Takes n tokens from b; false (taking nothing) when they are not there. */
+static bool bucket_take(struct sim_faults *f, struct bucket *b, uint64_t n)
+{
+	uint64_t wait_ms = 0;
+
+	if (b->windowed) {
+		uint64_t minute = gc_clock_now_ns(f->clock) / (60 * GC_NS_PER_S);
+
+		if (minute != b->window_start) {
+			b->window_start = minute;
+			b->window_used = 0;
+		}
+		if (b->window_used + n > b->window_limit)
+			return false;
+		b->window_used += n;
+		return true;
+	}
+	/* asking for more than a bucket holds can never succeed: a throttle, as EC2 does */
+	if (gc_ratelimit_take(&b->rl, n, &wait_ms, NULL) < 0)
+		return false;
+	return wait_ms == 0;
+}
+
+static void throttled_by(struct sim_fault_hit *hit, const struct bucket *b)
+{
+	hit->kind = SIM_FAULT_THROTTLE;
+	hit->after = false;
+	snprintf(hit->rule, sizeof(hit->rule), "rate limit: %s", b->desc);
+}
+
+void sim_faults_check(struct sim_faults *f, enum sim_cloud cloud, const char *action,
+		      unsigned flags, struct sim_fault_hit *hit)
+{
+	unsigned slow_ms = 0;
+
+	memset(hit, 0, sizeof(*hit));
+	pthread_mutex_lock(&f->lock);
+	for (size_t i = 0; i < f->n_rules; i++) {
+		struct rule *r = &f->rules[i];
+
+		if (r->kind == SIM_FAULT_CAPACITY || !rule_applies(r, cloud, action))
+			continue;
+		if (!rule_fires(f, r))
+			continue;
+		if (r->kind == SIM_FAULT_SLOW) {
+			if (!slow_ms) {
+				slow_ms = r->delay_ms;
+				hit_from_rule(hit, r);
+			}
+			continue;
+		}
+		hit_from_rule(hit, r);
+		goto out;
+	}
+	if (f->rate_limits) {
+		enum bucket_kind k = (cloud == SIM_AWS && (flags & SIM_CALL_UNFILTERED))
+			? B_UNFILTERED
+			: B_REQUEST;
+		struct bucket *b = bucket_for(f, cloud, action, k);
+
+		if (!bucket_take(f, b, 1)) {
+			throttled_by(hit, b);
+			hit->delay_ms = slow_ms;
+		}
+	}
+out:
+	pthread_mutex_unlock(&f->lock);
+}
+
+void sim_faults_launch(struct sim_faults *f, enum sim_cloud cloud, const char *action,
+		       const char *zone, const char *type, unsigned count,
+		       struct sim_fault_hit *hit)
+{
+	memset(hit, 0, sizeof(*hit));
+	pthread_mutex_lock(&f->lock);
+	for (size_t i = 0; i < f->n_rules; i++) {
+		struct rule *r = &f->rules[i];
+
+		if (r->kind != SIM_FAULT_CAPACITY || !rule_applies(r, cloud, action))
+			continue;
+		if (r->zone[0] && (!zone || strcmp(r->zone, zone)))
+			continue;
+		if (r->type[0] && (!type || strcmp(r->type, type)))
+			continue;
+		if (rule_fires(f, r)) {
+			hit_from_rule(hit, r);
+			goto out;
+		}
+	}
+	if (f->rate_limits && cloud != SIM_TENCENT) {
+		struct bucket *b = bucket_for(f, cloud, action, B_RESOURCE);
+
+		if (!bucket_take(f, b, count))
+			throttled_by(hit, b);
+	}
+out:
+	pthread_mutex_unlock(&f->lock);
+}
+
+void sim_faults_terminate(struct sim_faults *f, enum sim_cloud cloud, const char *action,
+			  unsigned count, struct sim_fault_hit *hit)
+{
+	memset(hit, 0, sizeof(*hit));
+	if (cloud != SIM_AWS)
+		return;
+	pthread_mutex_lock(&f->lock);
+	if (f->rate_limits) {
+		struct bucket *b = bucket_for(f, cloud, action, B_RESOURCE);
+
+		if (!bucket_take(f, b, count))
+			throttled_by(hit, b);
+	}
+	pthread_mutex_unlock(&f->lock);
+}

@@ -1,0 +1,34 @@
+# shellcheck shell=bash
+# net.sh: the node has no network; a few well-known NVIDIA URLs that the documented install
+# flows fetch are answered with simulated files. Sourced by curl and wget, never run.
+
+# Prints the simulated body for a URL; fails when the URL is not one of the known ones.
+gcsim_fetch() {
+	local url=$1
+	case "$url" in
+	https://developer.download.nvidia.com/compute/cuda/repos/ubuntu[0-9][0-9][0-9][0-9]/x86_64/cuda-keyring_1.1-1_all.deb)
+		local d=${url#https://developer.download.nvidia.com/compute/cuda/repos/}
+		printf 'GCSIM-DEB cuda-keyring 1.1-1 %s\nsimulated Debian package (gpucluster-sim)\n' "${d%%/*}"
+		;;
+	https://developer.download.nvidia.com/compute/cuda/repos/ubuntu[0-9][0-9][0-9][0-9]/x86_64/cuda-ubuntu[0-9][0-9][0-9][0-9].pin)
+		printf 'Package: nsight-compute\nPin: origin *ubuntu.com*\nPin-Priority: -1\n\nPackage: *\nPin: release l=NVIDIA CUDA\nPin-Priority: 600\n'
+		;;
+	https://developer.download.nvidia.com/compute/cuda/repos/ubuntu[0-9][0-9][0-9][0-9]/x86_64/*.pub | \
+		https://nvidia.github.io/libnvidia-container/gpgkey | https://download.docker.com/linux/ubuntu/gpg)
+		printf -- '-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nsimulated by gpucluster-sim\n-----END PGP PUBLIC KEY BLOCK-----\n'
+		;;
+	https://nvidia.github.io/libnvidia-container/stable/deb/nvidia-container-toolkit.list | \
+		https://nvidia.github.io/libnvidia-container/ubuntu[0-9][0-9].[0-9][0-9]/libnvidia-container.list | \
+		https://nvidia.github.io/libnvidia-container/ubuntu[0-9][0-9].[0-9][0-9]/nvidia-container-toolkit.list)
+		# shellcheck disable=SC2016
+		printf 'deb https://nvidia.github.io/libnvidia-container/stable/deb/$(ARCH) /\n#deb https://nvidia.github.io/libnvidia-container/experimental/deb/$(ARCH) /\n'
+		;;
+	*) return 1 ;;
+	esac
+}
+
+gcsim_url_host() {
+	local h=${1#*://}
+	h=${h%%/*}
+	echo "${h%%:*}"
+}

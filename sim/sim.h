@@ -1,0 +1,135 @@
+/*
+ * sim.h: gpucluster-sim, the local cloud. The pieces and how a request flows.
+ *
+ *   server.c     libmicrohttpd, one listening port per cloud (127.0.0.1 only) plus a
+ *                control port; reads a request into a struct sim_req, hands it to the
+ *                cloud's frontend, sends the struct sim_resp back, writes the request
+ *                log line, applies latency, slow responses and dropped connections
+ *   aws/ec2.c    EC2 Query API 2016-11-15 (SigV4, form body, XML)
+ *   alibaba/ecs.c  ECS 2014-05-26 (ACS3-HMAC-SHA256 and RPC HMAC-SHA1, JSON)
+ *   tencent/cvm.c  CVM 2017-03-12 and the VPC security-group actions (TC3, JSON)
+ *   world.c      instances, tokens, key pairs, security groups, life cycle
+ *   catalog.c    regions, zones, instance types with GPU facts, images, prices
+ *   faults.c     injected faults, rate limits, latency
+ *   node.c       instances as SSH targets (sshd + bubblewrap)
+ *   control.c    the control API: state, reset, faults
+ *   main.c       flags, start-up, the ticker, shutdown
+ *
+ * A frontend is a pure function of (sim, request) -> response: it verifies the
+ * signature, checks the parameters strictly, consults the faults, locks the world for
+ * the action and renders the cloud's response or error. Unit tests call the frontends
+ * directly with requests signed by the project's own signers; the SDK tests go through
+ * the server.
+ */
+#ifndef GC_SIM_H
+#define GC_SIM_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "core/buf.h"
+#include "core/urlenc.h"
+#include "sim/faults.h"
+#include "sim/world.h"
+
+/* The fake credentials a cloud accepts: an access key id and its secret. */
+struct sim_cred {
+	char id[128];
+	char secret[128];
+};
+
+#define SIM_MAX_CREDS 4
+
+struct sim_config {
+	struct sim_cred creds[SIM_NCLOUDS][SIM_MAX_CREDS];
+	unsigned n_creds[SIM_NCLOUDS];
+	/* added to the wall clock when checking request timestamps, for skew tests */
+	int64_t clock_offset_s;
+	/* AWS account id shown as ownerId */
+	char aws_account[16];
+	/* cap on a request body, bytes */
+	size_t max_body;
+};
+
+/* Fills the default credentials (documented in docs/sim.md) and limits. */
+void sim_config_defaults(struct sim_config *cfg);
+
+struct sim {
+	struct sim_config cfg;
+	struct sim_world *world;
+	struct sim_faults *faults;
+	void *nodes; /* struct sim_nodes *, or NULL without SSH nodes */
+	/* Alibaba nonces seen in the last 15 minutes (replay protection) */
+	struct sim_nonces *nonces;
+};
+
+/* A received request, as the server hands it to a frontend. Borrowed pointers. */
+struct sim_req {
+	enum sim_cloud cloud;
+	const char *method;
+	const char *path;		 /* decoded path, "/" */
+	const char *query_string;	 /* raw, "" when none */
+	const struct gc_params *query;	 /* decoded query parameters in wire order */
+	const struct gc_params *headers; /* as received */
+	const char *body;
+	size_t body_len;
+	time_t now; /* wall clock at arrival, seconds */
+};
+
+/* What a frontend answers. Initialise with sim_resp_init, release with sim_resp_release. */
+struct sim_resp {
+	int status;
+	const char *content_type; /* static string */
+	struct gc_buf body;
+	struct gc_params headers; /* extra response headers */
+	bool drop;		  /* close the connection without answering */
+	unsigned delay_ms;	  /* hold the response back this long (latency, slow) */
+
+	/* for the request log */
+	char action[64];
+	char version[16];
+	char error_code[128];
+	json_t *log_params; /* decoded parameters (an object), owned; NULL when unparsed */
+};
+
+void sim_resp_init(struct sim_resp *r);
+void sim_resp_release(struct sim_resp *r);
+
+/* The frontends: one per cloud, pure functions of (sim, request). */
+void sim_ec2_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp);
+void sim_ecs_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp);
+void sim_cvm_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp);
+
+/* --- helpers the frontends share (sim/common.c) -------------------------------------- */
+
+/* A random request id in the shape of a UUID, upper- or lower-case. */
+void sim_request_id(struct sim *sim, bool upper, char out[37]);
+
+/* The secret for an access key id of cloud c, or NULL when the id is unknown. */
+const char *sim_cred_secret(const struct sim *sim, enum sim_cloud c, const char *id);
+
+/*
+ * Records an Alibaba nonce seen at time now; returns false when it was seen in the
+ * last 15 minutes (SignatureNonceUsed). Thread-safe.
+ */
+bool sim_nonce_fresh(struct sim *sim, const char *nonce, time_t now);
+
+struct sim_nonces *sim_nonces_new(void);
+void sim_nonces_free(struct sim_nonces *n);
+
+/*
+ * A parameter-name pattern match for strictness: a pattern is a literal name in which
+ * "N" between dots (or at the end) matches a decimal index 1..max. Example:
+ * "Filter.N.Value.N" matches "Filter.3.Value.10". Returns the first index that was out
+ * of 1..max via *bad_index (0 when none), so the caller can answer with the cloud's
+ * InvalidParameterValue rather than UnknownParameter.
+ */
+bool sim_param_match(const char *pattern, const char *name, unsigned max, unsigned *bad_index);
+
+/* The sha256 hex of the parameters' canonical text, leaving out the names in skip
+ * (a NULL-terminated list): the client-token fingerprint. */
+void sim_params_fingerprint(const struct gc_params *p, const char *const *skip, char out[65]);
+
+#endif

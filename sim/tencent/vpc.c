@@ -1,0 +1,350 @@
+/*
+ * vpc.c: the Tencent VPC security-group actions (API 2017-03-12) that the emulator serves
+ * on the CVM port: CreateSecurityGroup, CreateSecurityGroupPolicies,
+ * DescribeSecurityGroups, DescribeSecurityGroupPolicies and DeleteSecurityGroup.
+ *
+ * Only ACCEPT ingress rules with a CIDR block are modelled (the world's struct sim_rule);
+ * egress entries are accepted and not kept. Runs with the world lock held (see cvm.c).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/str.h"
+#include "sim/tencent/cvm.h"
+
+static const struct tc_field f_filter[] = {
+	{ "Name", TC_STR, NULL },
+	{ "Values", TC_ARR_STR, NULL },
+	{ NULL, 0, NULL },
+};
+static const struct tc_field f_tag[] = {
+	{ "Key", TC_STR, NULL },
+	{ "Value", TC_STR, NULL },
+	{ NULL, 0, NULL },
+};
+static const struct tc_field f_template[] = {
+	{ "ServiceId", TC_STR, NULL },
+	{ "ServiceGroupId", TC_STR, NULL },
+	{ "AddressId", TC_STR, NULL },
+	{ "AddressGroupId", TC_STR, NULL },
+	{ NULL, 0, NULL },
+};
+static const struct tc_field f_policy[] = {
+	{ "PolicyIndex", TC_INT, NULL },
+	{ "Protocol", TC_STR, NULL },
+	{ "Port", TC_STR, NULL },
+	{ "ServiceTemplate", TC_OBJ, f_template },
+	{ "CidrBlock", TC_STR, NULL },
+	{ "Ipv6CidrBlock", TC_STR, NULL },
+	{ "SecurityGroupId", TC_STR, NULL },
+	{ "AddressTemplate", TC_OBJ, f_template },
+	{ "Action", TC_STR, NULL },
+	{ "PolicyDescription", TC_STR, NULL },
+	{ "ModifyTime", TC_STR, NULL },
+	{ NULL, 0, NULL },
+};
+static const struct tc_field f_policy_set[] = {
+	{ "Version", TC_STR, NULL },
+	{ "Egress", TC_ARR_OBJ, f_policy },
+	{ "Ingress", TC_ARR_OBJ, f_policy },
+	{ NULL, 0, NULL },
+};
+static const struct tc_field s_create[] = {
+	{ "GroupName", TC_STR, NULL },
+	{ "GroupDescription", TC_STR, NULL },
+	{ "ProjectId", TC_STR, NULL },
+	{ "Tags", TC_ARR_OBJ, f_tag },
+	{ NULL, 0, NULL },
+};
+static const struct tc_field s_policies[] = {
+	{ "SecurityGroupId", TC_STR, NULL },
+	{ "SecurityGroupPolicySet", TC_OBJ, f_policy_set },
+	{ NULL, 0, NULL },
+};
+static const struct tc_field s_describe[] = {
+	{ "SecurityGroupIds", TC_ARR_STR, NULL },
+	{ "Filters", TC_ARR_OBJ, f_filter },
+	{ "Offset", TC_INTSTR, NULL },
+	{ "Limit", TC_INTSTR, NULL },
+	{ "OrderField", TC_STR, NULL },
+	{ "OrderDirection", TC_STR, NULL },
+	{ NULL, 0, NULL },
+};
+static const struct tc_field s_one[] = {
+	{ "SecurityGroupId", TC_STR, NULL },
+	{ NULL, 0, NULL },
+};
+static const struct tc_field s_describe_policies[] = {
+	{ "SecurityGroupId", TC_STR, NULL },
+	{ "Filters", TC_ARR_OBJ, f_filter },
+	{ NULL, 0, NULL },
+};
+
+static struct sim_secgroup *find_sg(struct tc_call *c, const char *id)
+{
+	struct sim_secgroup *sg;
+
+	if (!gc_starts_with(id, "sg-")) {
+		tc_fail(c, "InvalidParameterValue.Malformed",
+			"The security group id `%s` is malformed.", id);
+		return NULL;
+	}
+	sg = sim_world_sg(c->sim->world, SIM_TENCENT, c->region, id);
+	if (!sg)
+		tc_fail(c, "ResourceNotFound", "The security group `%s` does not exist.", id);
+	return sg;
+}
+
+static json_t *sg_json(const struct sim_secgroup *sg)
+{
+	char created[32];
+	json_t *tags = tc_tags_json(&sg->tags);
+
+	tc_format_time(sg->created_wall, false, created);
+	return json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:s, s:o}", "SecurityGroupId", sg->id,
+			 "SecurityGroupName", sg->name, "SecurityGroupDesc", sg->description,
+			 "ProjectId", "0", "IsDefault", 0, "CreatedTime", created, "UpdateTime",
+			 created, "TagSet", tags);
+}
+
+static int create_security_group(struct tc_call *c)
+{
+	const char *name, *desc;
+	json_t *tags = tc_get(c, "Tags"), *t;
+	struct sim_tags st = { 0 };
+	struct sim_secgroup *sg;
+	size_t i;
+
+	if (tc_need_str(c, "GroupName", &name) || tc_need_str(c, "GroupDescription", &desc))
+		return -1;
+	if (strlen(name) > 60)
+		return tc_fail(c, "InvalidParameterValue.TooLong",
+			       "GroupName exceeds 60 characters.");
+	if (strlen(desc) > 100)
+		return tc_fail(c, "InvalidParameterValue.TooLong",
+			       "GroupDescription exceeds 100 characters.");
+	json_array_foreach(tags, i, t)
+	{
+		const char *k = json_string_value(json_object_get(t, "Key"));
+		const char *v = json_string_value(json_object_get(t, "Value"));
+		if (!k || !*k) {
+			sim_tags_release(&st);
+			return tc_fail(c, "InvalidParameterValue.Empty", "Tags.%zu.Key is empty.",
+				       i);
+		}
+		sim_tags_set(&st, k, v ? v : "");
+	}
+	sg = sim_world_create_sg(c->sim->world, SIM_TENCENT, c->region, name, desc, "", &st);
+	sim_tags_release(&st);
+	c->out = json_pack("{s:o}", "SecurityGroup", sg_json(sg));
+	return 0;
+}
+
+/* Adds the rules of one Ingress entry (a Port list "80,443" gives one rule each). */
+static int add_ingress(struct tc_call *c, struct sim_secgroup *sg, json_t *p, size_t index)
+{
+	const char *proto = json_string_value(json_object_get(p, "Protocol"));
+	const char *port = json_string_value(json_object_get(p, "Port"));
+	const char *cidr = json_string_value(json_object_get(p, "CidrBlock"));
+	const char *action = json_string_value(json_object_get(p, "Action"));
+	const char *desc = json_string_value(json_object_get(p, "PolicyDescription"));
+	struct sim_rule r;
+
+	memset(&r, 0, sizeof(r));
+	if (!proto || !action || !cidr)
+		return tc_fail(c, "MissingParameter",
+			       "Ingress.%zu needs Protocol, CidrBlock and Action (templates and "
+			       "security-group sources are not modelled).",
+			       index);
+	if (strcasecmp(action, "ACCEPT"))
+		return tc_fail(c, "InvalidParameterValue",
+			       "Ingress.%zu.Action `%s`: gpucluster-sim models ACCEPT rules only.",
+			       index, action);
+	if (strcasecmp(proto, "TCP") && strcasecmp(proto, "UDP") && strcasecmp(proto, "ICMP") &&
+	    strcasecmp(proto, "ALL"))
+		return tc_fail(c, "InvalidParameterValue",
+			       "Ingress.%zu.Protocol `%s` is not valid.", index, proto);
+	for (size_t i = 0; proto[i] && i + 1 < sizeof(r.protocol); i++)
+		r.protocol[i] = (char)tolower((unsigned char)proto[i]);
+	if (strlen(cidr) >= sizeof(r.cidr) || !strchr(cidr, '/'))
+		return tc_fail(c, "InvalidParameterValue.Malformed",
+			       "Ingress.%zu.CidrBlock `%s` is not valid.", index, cidr);
+	snprintf(r.cidr, sizeof(r.cidr), "%s", cidr);
+	snprintf(r.description, sizeof(r.description), "%s", desc ? desc : "");
+	bool ports = !strcmp(r.protocol, "tcp") || !strcmp(r.protocol, "udp");
+	if (!port || !strcasecmp(port, "ALL") || !ports) {
+		if (port && ports == false && strcasecmp(port, "ALL"))
+			return tc_fail(c, "InvalidParameterValue",
+				       "Ingress.%zu.Port must be ALL for protocol %s.", index,
+				       proto);
+		r.from_port = ports ? 1 : -1;
+		r.to_port = ports ? 65535 : -1;
+		(void)sim_world_add_rule(sg, &r);
+		return 0;
+	}
+	/* "22", "80,443" or "3000-4000" */
+	for (const char *s = port; *s;) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+		char piece[32], *dash;
+		int64_t from, to;
+		if (!len || len >= sizeof(piece))
+			goto bad;
+		memcpy(piece, s, len);
+		piece[len] = '\0';
+		dash = strchr(piece, '-');
+		if (dash)
+			*dash = '\0';
+		if (gc_parse_i64(piece, 1, 65535, &from) ||
+		    gc_parse_i64(dash ? dash + 1 : piece, 1, 65535, &to) || to < from)
+			goto bad;
+		r.from_port = (int)from;
+		r.to_port = (int)to;
+		(void)sim_world_add_rule(sg, &r);
+		s = comma ? comma + 1 : s + len;
+	}
+	return 0;
+bad:
+	return tc_fail(c, "InvalidParameterValue.Range", "Ingress.%zu.Port `%s` is not valid.",
+		       index, port);
+}
+
+static int create_policies(struct tc_call *c)
+{
+	const char *id;
+	struct sim_secgroup *sg;
+	json_t *ingress = tc_get(c, "SecurityGroupPolicySet.Ingress");
+	json_t *egress = tc_get(c, "SecurityGroupPolicySet.Egress"), *p;
+	size_t i;
+
+	if (tc_need_str(c, "SecurityGroupId", &id) || !(sg = find_sg(c, id)))
+		return -1;
+	if (!tc_get(c, "SecurityGroupPolicySet"))
+		return tc_fail(
+			c, "MissingParameter",
+			"The request is missing a required parameter `SecurityGroupPolicySet`.");
+	if (json_array_size(ingress) && json_array_size(egress))
+		return tc_fail(c, "InvalidParameter",
+			       "Ingress and Egress cannot be created in one request.");
+	if (!json_array_size(ingress) && !json_array_size(egress))
+		return tc_fail(c, "MissingParameter",
+			       "SecurityGroupPolicySet needs Ingress or Egress entries.");
+	json_array_foreach(ingress, i, p)
+	{
+		if (add_ingress(c, sg, p, i))
+			return -1;
+	}
+	c->out = json_object();
+	return 0;
+}
+
+static int describe_security_groups(struct tc_call *c)
+{
+	static const char *const names[] = {
+		"security-group-id", "security-group-name", "project-id", "tag-key", "tag:", NULL
+	};
+	json_t *ids = tc_get(c, "SecurityGroupIds"), *list;
+	struct sim_secgroup **all = NULL;
+	int64_t offset, limit;
+	size_t n, total = 0;
+
+	if (ids && tc_get(c, "Filters"))
+		return tc_fail(
+			c, "InvalidParameter.Coexist",
+			"SecurityGroupIds and Filters cannot be specified at the same time.");
+	for (size_t i = 0; i < json_array_size(ids); i++)
+		if (!find_sg(c, json_string_value(json_array_get(ids, i))))
+			return -1;
+	if (tc_check_filters(c, names, 10, 5) || tc_paging(c, 20, 100, &offset, &limit))
+		return -1;
+	list = json_array();
+	n = sim_world_list_sgs(c->sim->world, SIM_TENCENT, c->region, &all);
+	for (size_t i = 0; i < n; i++) {
+		struct sim_secgroup *sg = all[i];
+		if (ids) {
+			bool found = false;
+			for (size_t k = 0; k < json_array_size(ids); k++)
+				found |= !strcmp(json_string_value(json_array_get(ids, k)), sg->id);
+			if (!found)
+				continue;
+		}
+		if (!tc_filter_ok(c, "security-group-id", sg->id) ||
+		    !tc_filter_ok(c, "security-group-name", sg->name) ||
+		    !tc_filter_ok(c, "project-id", "0") || !tc_filter_tags(c, &sg->tags))
+			continue;
+		size_t pos = total++;
+		if (pos >= (size_t)offset && pos < (size_t)(offset + limit))
+			json_array_append_new(list, sg_json(sg));
+	}
+	free(all);
+	c->out = json_pack("{s:i, s:o}", "TotalCount", (int)total, "SecurityGroupSet", list);
+	return 0;
+}
+
+static int describe_policies(struct tc_call *c)
+{
+	const char *id;
+	struct sim_secgroup *sg;
+	json_t *ingress;
+	char modified[32];
+
+	if (tc_need_str(c, "SecurityGroupId", &id) || !(sg = find_sg(c, id)))
+		return -1;
+	tc_format_time(sg->created_wall, false, modified);
+	ingress = json_array();
+	for (size_t i = 0; i < sg->n_rules; i++) {
+		const struct sim_rule *r = &sg->rules[i];
+		char port[32], proto[16];
+		if (r->from_port < 0 || (r->from_port == 1 && r->to_port == 65535))
+			snprintf(port, sizeof(port), "ALL");
+		else if (r->from_port == r->to_port)
+			snprintf(port, sizeof(port), "%d", r->from_port);
+		else
+			snprintf(port, sizeof(port), "%d-%d", r->from_port, r->to_port);
+		for (size_t k = 0; k < sizeof(proto); k++) {
+			proto[k] = (char)toupper((unsigned char)r->protocol[k]);
+			if (!proto[k])
+				break;
+		}
+		proto[sizeof(proto) - 1] = '\0';
+		json_array_append_new(
+			ingress,
+			json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{}, s:{}}",
+				  "PolicyIndex", (int)i, "Protocol",
+				  strcmp(proto, "-1") ? proto : "ALL", "Port", port, "CidrBlock",
+				  r->cidr, "Ipv6CidrBlock", "", "Action", "ACCEPT",
+				  "PolicyDescription", r->description, "ModifyTime", modified,
+				  "ServiceTemplate", "AddressTemplate"));
+	}
+	c->out = json_pack("{s:{s:s, s:o, s:[], s:{s:i, s:i}}}", "SecurityGroupPolicySet",
+			   "Version", "1", "Ingress", ingress, "Egress", "PolicyStatistics",
+			   "IngressPolicyCount", (int)sg->n_rules, "EgressPolicyCount", 0);
+	return 0;
+}
+
+static int delete_security_group(struct tc_call *c)
+{
+	const char *id;
+	struct sim_secgroup *sg;
+
+	if (tc_need_str(c, "SecurityGroupId", &id) || !(sg = find_sg(c, id)))
+		return -1;
+	if (sim_world_sg_in_use(c->sim->world, sg))
+		return tc_fail(c, "ResourceInUse",
+			       "The security group `%s` is still bound to instances.", id);
+	sim_world_delete_sg(c->sim->world, sg);
+	c->out = json_object();
+	return 0;
+}
+
+const struct tc_action tc_vpc_actions[] = {
+	{ "CreateSecurityGroup", create_security_group, s_create, true },
+	{ "CreateSecurityGroupPolicies", create_policies, s_policies, true },
+	{ "DescribeSecurityGroups", describe_security_groups, s_describe, true },
+	{ "DescribeSecurityGroupPolicies", describe_policies, s_describe_policies, true },
+	{ "DeleteSecurityGroup", delete_security_group, s_one, true },
+	{ NULL, NULL, NULL, false },
+};

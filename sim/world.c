@@ -1,0 +1,624 @@
+/*
+ * world.c: the emulator's cloud-neutral state and life cycle (see world.h).
+ *
+ * Storage is plain arrays of pointers in creation order: listings come out stable and
+ * ordered without sorting, and at the scale the emulator serves (a few thousand
+ * instances) a linear scan costs microseconds. Removal keeps the order (memmove).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/alloc.h"
+#include "core/hash.h"
+#include "core/keygen.h"
+#include "sim/catalog.h"
+#include "sim/node.h"
+#include "sim/world.h"
+
+static const char *const cloud_names[SIM_NCLOUDS] = { "aws", "alibaba", "tencent" };
+
+const char *sim_cloud_name(enum sim_cloud c)
+{
+	return (unsigned)c < SIM_NCLOUDS ? cloud_names[c] : "?";
+}
+
+int sim_cloud_parse(const char *name, enum sim_cloud *out)
+{
+	for (unsigned i = 0; i < SIM_NCLOUDS; i++) {
+		if (!strcmp(name, cloud_names[i])) {
+			*out = (enum sim_cloud)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *sim_state_name(enum sim_cloud c, enum sim_state s)
+{
+	static const char *const names[SIM_NCLOUDS][6] = {
+		{ "pending", "running", "stopped", "shutting-down", "terminated", "terminated" },
+		{ "Pending", "Running", "Stopped", "Stopping", "Deleted", "Deleted" },
+		{ "PENDING", "RUNNING", "SHUTDOWN", "TERMINATING", "TERMINATED", "LAUNCH_FAILED" },
+	};
+	if ((unsigned)c >= SIM_NCLOUDS || (unsigned)s > SIM_LAUNCH_FAILED)
+		return "?";
+	return names[c][s];
+}
+
+/* --- tags ----------------------------------------------------------------------------- */
+
+void sim_tags_release(struct sim_tags *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->items[i].key);
+		free(t->items[i].value);
+	}
+	free(t->items);
+	memset(t, 0, sizeof(*t));
+}
+
+void sim_tags_set(struct sim_tags *t, const char *key, const char *value)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		if (!strcmp(t->items[i].key, key)) {
+			free(t->items[i].value);
+			t->items[i].value = gc_xstrdup(value ? value : "");
+			return;
+		}
+	}
+	if (t->n == t->alloc) {
+		t->alloc = t->alloc ? t->alloc * 2 : 4;
+		t->items = gc_xreallocarray(t->items, t->alloc, sizeof(*t->items));
+	}
+	t->items[t->n].key = gc_xstrdup(key);
+	t->items[t->n].value = gc_xstrdup(value ? value : "");
+	t->n++;
+}
+
+bool sim_tags_remove(struct sim_tags *t, const char *key)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		if (!strcmp(t->items[i].key, key)) {
+			free(t->items[i].key);
+			free(t->items[i].value);
+			memmove(&t->items[i], &t->items[i + 1], (t->n - i - 1) * sizeof(*t->items));
+			t->n--;
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *sim_tags_get(const struct sim_tags *t, const char *key)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->items[i].key, key))
+			return t->items[i].value;
+	return NULL;
+}
+
+void sim_tags_copy(struct sim_tags *dst, const struct sim_tags *src)
+{
+	if (!src)
+		return;
+	for (size_t i = 0; i < src->n; i++)
+		sim_tags_set(dst, src->items[i].key, src->items[i].value);
+}
+
+/* --- the world ------------------------------------------------------------------------ */
+
+/* Appends p to a pointer array. */
+static void push(void ***arr, size_t *n, size_t *alloc, void *p)
+{
+	if (*n == *alloc) {
+		*alloc = *alloc ? *alloc * 2 : 16;
+		*arr = gc_xreallocarray(*arr, *alloc, sizeof(**arr));
+	}
+	(*arr)[(*n)++] = p;
+}
+
+/* Removes p from a pointer array, keeping the order. */
+static void pull(void **arr, size_t *n, const void *p)
+{
+	for (size_t i = 0; i < *n; i++) {
+		if (arr[i] == p) {
+			memmove(&arr[i], &arr[i + 1], (*n - i - 1) * sizeof(*arr));
+			(*n)--;
+			return;
+		}
+	}
+}
+
+struct sim_world *sim_world_new(const struct sim_timing *timing, uint64_t seed,
+				const struct gc_clock *clock)
+{
+	struct sim_world *w = gc_xcalloc(1, sizeof(*w));
+
+	pthread_mutex_init(&w->lock, NULL);
+	w->clock = clock;
+	if (timing)
+		w->timing = *timing;
+	w->rng = seed ? seed : 0x9e3779b97f4a7c15ull;
+	w->next_seq = 1;
+	return w;
+}
+
+static void instance_free(struct sim_instance *inst)
+{
+	for (size_t i = 0; i < inst->n_security_groups; i++)
+		free(inst->security_groups[i]);
+	free(inst->security_groups);
+	sim_tags_release(&inst->tags);
+	free(inst->user_data);
+	free(inst);
+}
+
+static void keypair_free(struct sim_keypair *kp)
+{
+	free(kp->public_key);
+	sim_tags_release(&kp->tags);
+	free(kp);
+}
+
+static void secgroup_free(struct sim_secgroup *sg)
+{
+	sim_tags_release(&sg->tags);
+	free(sg->rules);
+	free(sg);
+}
+
+static void token_free(struct sim_token *t)
+{
+	for (size_t i = 0; i < t->n_ids; i++)
+		free(t->ids[i]);
+	free(t->ids);
+	free(t);
+}
+
+/* Stops and forgets an instance's node. */
+static void node_gone(struct sim_world *w, struct sim_instance *inst)
+{
+	if (!w->node_ops)
+		return;
+	if (inst->node_up)
+		w->node_ops->stop(w->node_ctx, inst);
+	inst->node_up = false;
+	w->node_ops->destroy(w->node_ctx, inst->id);
+}
+
+static void clear_all(struct sim_world *w)
+{
+	for (size_t i = 0; i < w->n_instances; i++) {
+		node_gone(w, w->instances[i]);
+		instance_free(w->instances[i]);
+	}
+	for (size_t i = 0; i < w->n_keypairs; i++)
+		keypair_free(w->keypairs[i]);
+	for (size_t i = 0; i < w->n_secgroups; i++)
+		secgroup_free(w->secgroups[i]);
+	for (size_t i = 0; i < w->n_tokens; i++)
+		token_free(w->tokens[i]);
+	w->n_instances = w->n_keypairs = w->n_secgroups = w->n_tokens = 0;
+}
+
+void sim_world_free(struct sim_world *w)
+{
+	if (!w)
+		return;
+	clear_all(w);
+	free(w->instances);
+	free(w->keypairs);
+	free(w->secgroups);
+	free(w->tokens);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}
+
+void sim_world_reset(struct sim_world *w)
+{
+	clear_all(w);
+}
+
+void sim_world_lock(struct sim_world *w)
+{
+	pthread_mutex_lock(&w->lock);
+}
+
+void sim_world_unlock(struct sim_world *w)
+{
+	pthread_mutex_unlock(&w->lock);
+}
+
+uint64_t sim_world_now_ns(const struct sim_world *w)
+{
+	return gc_clock_now_ns(w->clock);
+}
+
+int64_t sim_world_wall(const struct sim_world *w)
+{
+	return (int64_t)time(NULL) + w->wall_offset_s;
+}
+
+uint64_t sim_world_random(struct sim_world *w)
+{
+	/* xorshift64*: plenty for ids and dice, and reproducible from --seed */
+	uint64_t x = w->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	w->rng = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+void sim_world_new_id(struct sim_world *w, enum sim_cloud c, const char *prefix,
+		      char out[SIM_ID_MAX])
+{
+	static const char hex[] = "0123456789abcdef";
+	static const char alnum[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+	size_t len, n, i;
+	const char *set;
+	size_t setlen;
+
+	/* AWS: 17 hex digits; Alibaba: 20 lower-case alphanumerics; Tencent: 8 */
+	switch (c) {
+	case SIM_AWS: n = 17, set = hex, setlen = 16; break;
+	case SIM_ALIBABA: n = 20, set = alnum, setlen = 36; break;
+	default: n = 8, set = alnum, setlen = 36; break;
+	}
+	len = strlen(prefix);
+	if (len + n + 1 > SIM_ID_MAX)
+		len = SIM_ID_MAX - n - 1;
+	memcpy(out, prefix, len);
+	for (i = 0; i < n; i++)
+		out[len + i] = set[sim_world_random(w) % setlen];
+	out[len + n] = '\0';
+}
+
+static void copy_str(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%s", src ? src : "");
+}
+
+/* Starts or stops nodes and moves every instance along its life cycle. */
+void sim_world_tick(struct sim_world *w)
+{
+	uint64_t now = sim_world_now_ns(w);
+	int64_t wall = sim_world_wall(w);
+	size_t i = 0;
+
+	while (i < w->n_instances) {
+		struct sim_instance *inst = w->instances[i];
+
+		if (inst->release_at_wall && wall >= inst->release_at_wall &&
+		    (inst->state == SIM_PENDING || inst->state == SIM_RUNNING ||
+		     inst->state == SIM_RECYCLED)) {
+			copy_str(inst->state_reason, sizeof(inst->state_reason),
+				 "Client.ScheduledRelease: released at its scheduled time");
+			inst->state = SIM_RUNNING; /* the timer destroys, bypassing the bin */
+			inst->terminate_calls = 1;
+			sim_world_terminate(w, inst);
+		}
+		if (inst->state == SIM_PENDING && now >= inst->running_at_ns) {
+			inst->state = SIM_RUNNING;
+			if (w->node_ops && !inst->node_up) {
+				w->node_ops->start(w->node_ctx, inst);
+				inst->node_up = true;
+			}
+		}
+		if (inst->state == SIM_SHUTTING_DOWN && now >= inst->terminated_at_ns) {
+			inst->state = SIM_TERMINATED;
+			/* only EC2 keeps terminated instances listed for a while */
+			inst->forget_at_ns = now +
+				(inst->cloud == SIM_AWS
+					 ? (uint64_t)w->timing.terminated_visible_ms * GC_NS_PER_MS
+					 : 0);
+		}
+		if (inst->state == SIM_TERMINATED && now >= inst->forget_at_ns) {
+			node_gone(w, inst);
+			memmove(&w->instances[i], &w->instances[i + 1],
+				(w->n_instances - i - 1) * sizeof(*w->instances));
+			w->n_instances--;
+			instance_free(inst);
+			continue;
+		}
+		i++;
+	}
+}
+
+void sim_world_launch(struct sim_world *w, const struct sim_launch *l, struct sim_instance ***out,
+		      size_t *n_out, char reservation[SIM_ID_MAX])
+{
+	const struct sim_itype *type = sim_catalog_itype(l->cloud, l->type);
+	const struct sim_image *image = sim_catalog_image(l->cloud, l->image);
+	uint64_t now = sim_world_now_ns(w);
+	int64_t wall = sim_world_wall(w);
+	size_t base = *n_out;
+
+	sim_world_new_id(w, l->cloud, "r-", reservation);
+	*out = gc_xreallocarray(*out, base + l->count, sizeof(**out));
+	for (unsigned k = 0; k < l->count; k++) {
+		struct sim_instance *inst = gc_xcalloc(1, sizeof(*inst));
+		uint64_t seq = w->next_seq++;
+
+		inst->cloud = l->cloud;
+		sim_world_new_id(w, l->cloud, l->cloud == SIM_TENCENT ? "ins-" : "i-", inst->id);
+		copy_str(inst->region, sizeof(inst->region), l->region);
+		copy_str(inst->zone, sizeof(inst->zone), l->zone);
+		copy_str(inst->type, sizeof(inst->type), l->type);
+		copy_str(inst->image, sizeof(inst->image), l->image);
+		copy_str(inst->key_name, sizeof(inst->key_name), l->key_name);
+		copy_str(inst->subnet, sizeof(inst->subnet), l->subnet);
+		copy_str(inst->name, sizeof(inst->name), l->name);
+		if (l->n_security_groups) {
+			inst->security_groups =
+				gc_xcalloc(l->n_security_groups, sizeof(*inst->security_groups));
+			for (size_t g = 0; g < l->n_security_groups; g++)
+				inst->security_groups[g] = gc_xstrdup(l->security_groups[g]);
+			inst->n_security_groups = l->n_security_groups;
+		}
+		sim_tags_copy(&inst->tags, l->tags);
+		inst->spot = l->spot;
+		copy_str(inst->spot_max_price, sizeof(inst->spot_max_price), l->spot_max_price);
+		copy_str(inst->client_token, sizeof(inst->client_token), l->client_token);
+		copy_str(inst->reservation, sizeof(inst->reservation), reservation);
+		inst->user_data = l->user_data ? gc_xstrdup(l->user_data) : NULL;
+		inst->disk_gb = l->disk_gb;
+		inst->seq = seq;
+		inst->launch_wall = wall;
+		inst->state = SIM_PENDING;
+		inst->running_at_ns = now + (uint64_t)w->timing.pending_ms * GC_NS_PER_MS;
+		inst->release_at_wall = l->release_at_wall;
+		/* private addresses in each cloud's usual VPC range, unique by sequence */
+		snprintf(inst->private_ip, sizeof(inst->private_ip), "%s.%u.%u",
+			 l->cloud == SIM_ALIBABA ? "172.16" : "10.0", (unsigned)(seq >> 8) & 255,
+			 (unsigned)(seq & 255));
+		/* API-only: still a loopback address, so nothing ever points off the host */
+		snprintf(inst->public_ip, sizeof(inst->public_ip), "127.77.%u.%u",
+			 (unsigned)(seq >> 8) & 255, (unsigned)(seq & 255));
+		inst->ssh_port = 22;
+		if (w->node_ops) {
+			struct gc_error err;
+
+			gc_error_init(&err);
+			if (w->node_ops->create(w->node_ctx, inst, l->authorized_key, type, image,
+						&err) < 0)
+				snprintf(inst->state_reason, sizeof(inst->state_reason),
+					 "node: %.100s", err.message);
+		}
+		push((void ***)&w->instances, &w->n_instances, &w->alloc_instances, inst);
+		(*out)[base + k] = inst;
+	}
+	*n_out = base + l->count;
+}
+
+struct sim_instance *sim_world_instance(struct sim_world *w, enum sim_cloud c, const char *id)
+{
+	for (size_t i = 0; i < w->n_instances; i++)
+		if (w->instances[i]->cloud == c && !strcmp(w->instances[i]->id, id))
+			return w->instances[i];
+	return NULL;
+}
+
+void sim_world_terminate(struct sim_world *w, struct sim_instance *inst)
+{
+	uint64_t now = sim_world_now_ns(w);
+
+	switch (inst->state) {
+	case SIM_PENDING:
+	case SIM_RUNNING:
+	case SIM_LAUNCH_FAILED:
+		if (w->node_ops && inst->node_up) {
+			w->node_ops->stop(w->node_ctx, inst);
+			inst->node_up = false;
+		}
+		if (inst->cloud == SIM_TENCENT && w->tencent_recycle && !inst->terminate_calls) {
+			inst->terminate_calls = 1;
+			inst->state = SIM_RECYCLED;
+			return;
+		}
+		break;
+	case SIM_RECYCLED: break;
+	case SIM_SHUTTING_DOWN:
+	case SIM_TERMINATED: return;
+	}
+	inst->terminate_calls++;
+	inst->state = SIM_SHUTTING_DOWN;
+	inst->terminated_at_ns = now + (uint64_t)w->timing.terminate_ms * GC_NS_PER_MS;
+	if (!inst->state_reason[0])
+		copy_str(inst->state_reason, sizeof(inst->state_reason),
+			 "Client.UserInitiatedShutdown: User initiated shutdown");
+}
+
+size_t sim_world_list(struct sim_world *w, enum sim_cloud c, const char *region,
+		      struct sim_instance ***out)
+{
+	size_t n = 0;
+
+	*out = gc_xcalloc(w->n_instances ? w->n_instances : 1, sizeof(**out));
+	for (size_t i = 0; i < w->n_instances; i++) {
+		struct sim_instance *inst = w->instances[i];
+
+		if (inst->cloud != c || (region && strcmp(inst->region, region)))
+			continue;
+		(*out)[n++] = inst;
+	}
+	return n;
+}
+
+/* --- client tokens -------------------------------------------------------------------- */
+
+struct sim_token *sim_world_token(struct sim_world *w, enum sim_cloud c, const char *region,
+				  const char *token)
+{
+	for (size_t i = 0; i < w->n_tokens; i++) {
+		struct sim_token *t = w->tokens[i];
+
+		if (t->cloud == c && !strcmp(t->region, region) && !strcmp(t->token, token))
+			return t;
+	}
+	return NULL;
+}
+
+void sim_world_remember_token(struct sim_world *w, enum sim_cloud c, const char *region,
+			      const char *token, const char *fingerprint, const char *reservation,
+			      struct sim_instance *const *insts, size_t n)
+{
+	struct sim_token *t = gc_xcalloc(1, sizeof(*t));
+
+	t->cloud = c;
+	copy_str(t->region, sizeof(t->region), region);
+	copy_str(t->token, sizeof(t->token), token);
+	copy_str(t->fingerprint, sizeof(t->fingerprint), fingerprint);
+	copy_str(t->reservation, sizeof(t->reservation), reservation);
+	t->ids = gc_xcalloc(n ? n : 1, sizeof(*t->ids));
+	for (size_t i = 0; i < n; i++)
+		t->ids[i] = gc_xstrdup(insts[i]->id);
+	t->n_ids = n;
+	push((void ***)&w->tokens, &w->n_tokens, &w->alloc_tokens, t);
+}
+
+/* --- key pairs ------------------------------------------------------------------------ */
+
+struct sim_keypair *sim_world_import_key(struct sim_world *w, enum sim_cloud c, const char *region,
+					 const char *name, const char *public_key,
+					 const struct sim_tags *tags, struct gc_error *err)
+{
+	char fpr[GC_SSH_FINGERPRINT_SIZE];
+	struct sim_keypair *kp;
+
+	if (gc_ssh_fingerprint(fpr, public_key, err) < 0)
+		return NULL;
+	kp = gc_xcalloc(1, sizeof(*kp));
+	kp->cloud = c;
+	copy_str(kp->region, sizeof(kp->region), region);
+	copy_str(kp->name, sizeof(kp->name), name);
+	switch (c) {
+	case SIM_AWS: sim_world_new_id(w, c, "key-", kp->id); break;
+	case SIM_ALIBABA: copy_str(kp->id, sizeof(kp->id), name); break;
+	case SIM_TENCENT: sim_world_new_id(w, c, "skey-", kp->id); break;
+	}
+	kp->public_key = gc_xstrdup(public_key);
+	copy_str(kp->fingerprint, sizeof(kp->fingerprint), fpr);
+	sim_tags_copy(&kp->tags, tags);
+	kp->created_wall = sim_world_wall(w);
+	push((void ***)&w->keypairs, &w->n_keypairs, &w->alloc_keypairs, kp);
+	return kp;
+}
+
+struct sim_keypair *sim_world_keypair(struct sim_world *w, enum sim_cloud c, const char *region,
+				      const char *name_or_id)
+{
+	for (size_t i = 0; i < w->n_keypairs; i++) {
+		struct sim_keypair *kp = w->keypairs[i];
+
+		if (kp->cloud != c || (region && strcmp(kp->region, region)))
+			continue;
+		if (!strcmp(kp->name, name_or_id) || !strcmp(kp->id, name_or_id))
+			return kp;
+	}
+	return NULL;
+}
+
+void sim_world_delete_key(struct sim_world *w, struct sim_keypair *kp)
+{
+	pull((void **)w->keypairs, &w->n_keypairs, kp);
+	keypair_free(kp);
+}
+
+size_t sim_world_list_keys(struct sim_world *w, enum sim_cloud c, const char *region,
+			   struct sim_keypair ***out)
+{
+	size_t n = 0;
+
+	*out = gc_xcalloc(w->n_keypairs ? w->n_keypairs : 1, sizeof(**out));
+	for (size_t i = 0; i < w->n_keypairs; i++)
+		if (w->keypairs[i]->cloud == c &&
+		    (!region || !strcmp(w->keypairs[i]->region, region)))
+			(*out)[n++] = w->keypairs[i];
+	return n;
+}
+
+/* --- security groups ------------------------------------------------------------------ */
+
+struct sim_secgroup *sim_world_create_sg(struct sim_world *w, enum sim_cloud c, const char *region,
+					 const char *name, const char *description, const char *vpc,
+					 const struct sim_tags *tags)
+{
+	struct sim_secgroup *sg = gc_xcalloc(1, sizeof(*sg));
+
+	sg->cloud = c;
+	copy_str(sg->region, sizeof(sg->region), region);
+	sim_world_new_id(w, c, "sg-", sg->id);
+	copy_str(sg->name, sizeof(sg->name), name);
+	copy_str(sg->description, sizeof(sg->description), description);
+	copy_str(sg->vpc, sizeof(sg->vpc), vpc);
+	sim_tags_copy(&sg->tags, tags);
+	sg->created_wall = sim_world_wall(w);
+	push((void ***)&w->secgroups, &w->n_secgroups, &w->alloc_secgroups, sg);
+	return sg;
+}
+
+struct sim_secgroup *sim_world_sg(struct sim_world *w, enum sim_cloud c, const char *region,
+				  const char *id)
+{
+	for (size_t i = 0; i < w->n_secgroups; i++) {
+		struct sim_secgroup *sg = w->secgroups[i];
+
+		if (sg->cloud == c && (!region || !strcmp(sg->region, region)) &&
+		    !strcmp(sg->id, id))
+			return sg;
+	}
+	return NULL;
+}
+
+static bool rule_equal(const struct sim_rule *a, const struct sim_rule *b)
+{
+	return !strcmp(a->protocol, b->protocol) && a->from_port == b->from_port &&
+		a->to_port == b->to_port && !strcmp(a->cidr, b->cidr);
+}
+
+bool sim_world_add_rule(struct sim_secgroup *sg, const struct sim_rule *rule)
+{
+	for (size_t i = 0; i < sg->n_rules; i++)
+		if (rule_equal(&sg->rules[i], rule))
+			return false;
+	sg->rules = gc_xreallocarray(sg->rules, sg->n_rules + 1, sizeof(*sg->rules));
+	sg->rules[sg->n_rules++] = *rule;
+	return true;
+}
+
+bool sim_world_sg_in_use(struct sim_world *w, const struct sim_secgroup *sg)
+{
+	for (size_t i = 0; i < w->n_instances; i++) {
+		const struct sim_instance *inst = w->instances[i];
+
+		if (inst->cloud != sg->cloud || inst->state == SIM_TERMINATED)
+			continue;
+		for (size_t g = 0; g < inst->n_security_groups; g++)
+			if (!strcmp(inst->security_groups[g], sg->id))
+				return true;
+	}
+	return false;
+}
+
+void sim_world_delete_sg(struct sim_world *w, struct sim_secgroup *sg)
+{
+	pull((void **)w->secgroups, &w->n_secgroups, sg);
+	secgroup_free(sg);
+}
+
+size_t sim_world_list_sgs(struct sim_world *w, enum sim_cloud c, const char *region,
+			  struct sim_secgroup ***out)
+{
+	size_t n = 0;
+
+	*out = gc_xcalloc(w->n_secgroups ? w->n_secgroups : 1, sizeof(**out));
+	for (size_t i = 0; i < w->n_secgroups; i++)
+		if (w->secgroups[i]->cloud == c &&
+		    (!region || !strcmp(w->secgroups[i]->region, region)))
+			(*out)[n++] = w->secgroups[i];
+	return n;
+}

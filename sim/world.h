@@ -1,0 +1,324 @@
+/*
+ * world.h: the emulator's state, cloud-neutral: instances with their tags and life
+ * cycle, client tokens, key pairs and security groups, for all three clouds at once.
+ *
+ * The wire frontends (sim/aws, sim/alibaba, sim/tencent) translate a request into these
+ * calls and the result back into the cloud's own response; nothing here knows a wire
+ * format. Names that differ between clouds (state names, id shapes) are produced by
+ * small per-cloud helpers below so that every frontend renders the same facts.
+ *
+ * Locking: one mutex for the whole world. A frontend takes it with sim_world_lock for
+ * the whole of one API action (so a client-token check and the launch it guards are
+ * atomic) and every other function here expects it held. The ticker thread takes it
+ * too. Hooks into the node manager are called with it held and must not block.
+ *
+ * Time: life-cycle deadlines are monotonic nanoseconds from the world's clock; the
+ * timestamps shown to clients (launch time, tags such as expires-at) are wall seconds.
+ *
+ * Life cycle: sim_world_new -> ... -> sim_world_free. Objects returned by lookups
+ * belong to the world and stay valid until the lock is released.
+ */
+#ifndef GC_SIM_WORLD_H
+#define GC_SIM_WORLD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/clock.h"
+#include "core/error.h"
+
+enum sim_cloud {
+	SIM_AWS = 0,
+	SIM_ALIBABA = 1,
+	SIM_TENCENT = 2,
+};
+#define SIM_NCLOUDS 3
+
+/* "aws", "alibaba", "tencent" */
+const char *sim_cloud_name(enum sim_cloud c);
+/* Parses a cloud name; returns 0, or -1 when unknown. */
+int sim_cloud_parse(const char *name, enum sim_cloud *out);
+
+/*
+ * The life cycle every cloud shares, in order. Each frontend names the states its own
+ * way (sim_state_name): AWS pending/running/shutting-down/terminated, Alibaba
+ * Pending/Running/Stopping/(gone), Tencent PENDING/RUNNING/TERMINATING/(gone), and
+ * Tencent's recycle bin SHUTDOWN.
+ */
+enum sim_state {
+	SIM_PENDING = 0,
+	SIM_RUNNING = 1,
+	SIM_RECYCLED = 2,      /* Tencent recycle bin: isolated, still listed, not running */
+	SIM_SHUTTING_DOWN = 3, /* termination under way */
+	SIM_TERMINATED = 4,    /* AWS keeps these visible for a while; others drop them */
+	SIM_LAUNCH_FAILED = 5, /* Tencent LAUNCH_FAILED (a fault) */
+};
+const char *sim_state_name(enum sim_cloud c, enum sim_state s);
+
+struct sim_tag {
+	char *key;
+	char *value;
+};
+
+struct sim_tags {
+	struct sim_tag *items;
+	size_t n;
+	size_t alloc;
+};
+
+void sim_tags_release(struct sim_tags *t);
+/* Sets key to value, replacing an existing value. */
+void sim_tags_set(struct sim_tags *t, const char *key, const char *value);
+/* Removes key; returns whether it was there. */
+bool sim_tags_remove(struct sim_tags *t, const char *key);
+const char *sim_tags_get(const struct sim_tags *t, const char *key);
+void sim_tags_copy(struct sim_tags *dst, const struct sim_tags *src);
+
+#define SIM_ID_MAX    40
+#define SIM_NAME_MAX  128
+#define SIM_TOKEN_MAX 64 /* the clouds' documented ClientToken limit, in ASCII bytes */
+#define SIM_IP_MAX    16
+
+struct sim_instance {
+	char id[SIM_ID_MAX];
+	enum sim_cloud cloud;
+	char region[SIM_NAME_MAX];
+	char zone[SIM_NAME_MAX];
+	char type[SIM_NAME_MAX];
+	char image[SIM_NAME_MAX];
+	char key_name[SIM_NAME_MAX]; /* key pair name (AWS, Alibaba) or key id (Tencent) */
+	char **security_groups;
+	size_t n_security_groups;
+	char subnet[SIM_NAME_MAX];
+	char name[SIM_NAME_MAX]; /* InstanceName / the Name tag, for display */
+	struct sim_tags tags;
+	bool spot;
+	char spot_max_price[32]; /* "" when none was given */
+	char client_token[SIM_TOKEN_MAX + 1];
+	char reservation[SIM_ID_MAX]; /* the launch call this instance came from */
+	char *user_data;	      /* decoded, may be NULL */
+	unsigned disk_gb;
+
+	char private_ip[SIM_IP_MAX];
+	char public_ip[SIM_IP_MAX]; /* the node's loopback address: where its sshd listens */
+	int ssh_port;
+
+	enum sim_state state;
+	uint64_t seq;		   /* creation order, for stable listings */
+	int64_t launch_wall;	   /* wall seconds */
+	uint64_t running_at_ns;	   /* pending -> running */
+	uint64_t terminated_at_ns; /* shutting-down -> terminated; 0 while not terminating */
+	uint64_t forget_at_ns;	   /* terminated -> removed from listings */
+	int64_t release_at_wall;   /* Alibaba AutoReleaseTime / Tencent ActionTimer; 0: none */
+	unsigned terminate_calls;  /* Tencent recycle bin: the second call destroys */
+	char state_reason[SIM_NAME_MAX];
+
+	/* SSH node facts, filled by the node manager when the instance is created */
+	char host_key_line[160]; /* "ssh-ed25519 AAAA..." */
+	char host_key_fpr[64];	 /* "SHA256:..." */
+	char console[2048];	 /* cloud-init style console text, host keys included */
+	bool node_up;		 /* the node manager started its listener */
+	unsigned node_faults;	 /* SIM_NODE_FAULT_* bits (node.h) */
+};
+
+struct sim_keypair {
+	enum sim_cloud cloud;
+	char region[SIM_NAME_MAX];
+	char id[SIM_ID_MAX]; /* key-... (AWS), the name (Alibaba), skey-... (Tencent) */
+	char name[SIM_NAME_MAX];
+	char *public_key; /* the OpenSSH public-key line */
+	char fingerprint[96];
+	struct sim_tags tags;
+	int64_t created_wall;
+};
+
+struct sim_rule {
+	char protocol[16]; /* "tcp", "udp", "icmp", "-1" / "all" */
+	int from_port;
+	int to_port;
+	char cidr[64];
+	char description[SIM_NAME_MAX];
+};
+
+struct sim_secgroup {
+	enum sim_cloud cloud;
+	char region[SIM_NAME_MAX];
+	char id[SIM_ID_MAX];
+	char name[SIM_NAME_MAX];
+	char description[256];
+	char vpc[SIM_NAME_MAX];
+	struct sim_tags tags;
+	struct sim_rule *rules;
+	size_t n_rules;
+	int64_t created_wall;
+};
+
+/* A client token as the world remembers it (per cloud and region). */
+struct sim_token {
+	enum sim_cloud cloud;
+	char region[SIM_NAME_MAX];
+	char token[SIM_TOKEN_MAX + 1];
+	char fingerprint[65]; /* sha256 hex of the request's parameters, token and signing aside */
+	char reservation[SIM_ID_MAX];
+	char **ids; /* the instances that call launched */
+	size_t n_ids;
+};
+
+/* Life-cycle timings, all in milliseconds. */
+struct sim_timing {
+	unsigned pending_ms;		/* launch -> running */
+	unsigned terminate_ms;		/* terminate -> terminated */
+	unsigned terminated_visible_ms; /* AWS: terminated instances stay listed this long */
+};
+
+struct sim_node_ops; /* node.h */
+
+struct sim_world {
+	pthread_mutex_t lock;
+	const struct gc_clock *clock; /* NULL: the real monotonic clock */
+	struct sim_timing timing;
+	bool tencent_recycle;  /* TerminateInstances moves to the recycle bin first */
+	uint64_t rng;	       /* xorshift state: ids, fault dice */
+	int64_t wall_offset_s; /* added to the wall clock: tests move "now" to fire timers */
+	uint64_t next_seq;
+
+	struct sim_instance **instances;
+	size_t n_instances;
+	size_t alloc_instances;
+	struct sim_keypair **keypairs;
+	size_t n_keypairs;
+	size_t alloc_keypairs;
+	struct sim_secgroup **secgroups;
+	size_t n_secgroups;
+	size_t alloc_secgroups;
+	struct sim_token **tokens;
+	size_t n_tokens;
+	size_t alloc_tokens;
+
+	/* The node manager, or NULL for an API-only emulator (--no-ssh). */
+	const struct sim_node_ops *node_ops;
+	void *node_ctx;
+};
+
+struct sim_world *sim_world_new(const struct sim_timing *timing, uint64_t seed,
+				const struct gc_clock *clock);
+/* Stops every node and frees everything. */
+void sim_world_free(struct sim_world *w);
+/* Forgets every resource (stopping their nodes); the configuration stays. */
+void sim_world_reset(struct sim_world *w);
+
+void sim_world_lock(struct sim_world *w);
+void sim_world_unlock(struct sim_world *w);
+
+/* Monotonic now from the world's clock. */
+uint64_t sim_world_now_ns(const struct sim_world *w);
+/* Wall-clock seconds (time(NULL) plus wall_offset_s). */
+int64_t sim_world_wall(const struct sim_world *w);
+/* A pseudo-random 64-bit number from the world's generator (lock held). */
+uint64_t sim_world_random(struct sim_world *w);
+
+/*
+ * Advances every life cycle to now: pending -> running (starting nodes), releases
+ * instances whose AutoReleaseTime / ActionTimer has passed, shutting-down -> terminated
+ * (stopping nodes), and forgets terminated instances once they stop being listed.
+ * Frontends call it at the start of each action; the ticker calls it periodically.
+ */
+void sim_world_tick(struct sim_world *w);
+
+/* A fresh id in the cloud's shape: prefix "i-", "key-", "sg-", "r-", "ins-", "skey-"... */
+void sim_world_new_id(struct sim_world *w, enum sim_cloud c, const char *prefix,
+		      char out[SIM_ID_MAX]);
+
+/* --- instances --------------------------------------------------------------------- */
+
+/* What a launch asks for; every string is copied. */
+struct sim_launch {
+	enum sim_cloud cloud;
+	const char *region;
+	const char *zone;
+	const char *type;
+	const char *image;
+	const char *key_name;
+	const char *authorized_key; /* the key pair's public-key line, for the node; or NULL */
+	const char *const *security_groups;
+	size_t n_security_groups;
+	const char *subnet;
+	const char *name;
+	const struct sim_tags *tags;
+	bool spot;
+	const char *spot_max_price;
+	const char *client_token; /* NULL or "" for none */
+	const char *user_data;
+	unsigned disk_gb;
+	int64_t release_at_wall; /* 0: no cloud-side deadline */
+	unsigned count;
+};
+
+/*
+ * Launches launch->count instances in state pending and appends pointers to them to
+ * *out (which the caller frees, not the instances). reservation receives the launch's
+ * id. Does not check tokens, quotas or faults: the frontend does that first.
+ */
+void sim_world_launch(struct sim_world *w, const struct sim_launch *launch,
+		      struct sim_instance ***out, size_t *n_out, char reservation[SIM_ID_MAX]);
+
+/* The instance with this id in this cloud (any region), or NULL. Forgotten ones are gone. */
+struct sim_instance *sim_world_instance(struct sim_world *w, enum sim_cloud c, const char *id);
+
+/*
+ * Starts terminating inst: running/pending -> shutting-down (its node stops at once).
+ * Already terminating or terminated: nothing changes. With the Tencent recycle bin on,
+ * the first call on a Tencent instance moves it to SIM_RECYCLED and the second destroys.
+ */
+void sim_world_terminate(struct sim_world *w, struct sim_instance *inst);
+
+/*
+ * Every instance of cloud c in region (NULL: any region) in creation order, into a
+ * freshly allocated array the caller frees (not the instances). Includes terminated
+ * instances that are still listed; the frontend filters.
+ */
+size_t sim_world_list(struct sim_world *w, enum sim_cloud c, const char *region,
+		      struct sim_instance ***out);
+
+/* --- client tokens ------------------------------------------------------------------ */
+
+/* The token record for (cloud, region, token), or NULL. */
+struct sim_token *sim_world_token(struct sim_world *w, enum sim_cloud c, const char *region,
+				  const char *token);
+/* Remembers that token with this parameter fingerprint launched these instances. */
+void sim_world_remember_token(struct sim_world *w, enum sim_cloud c, const char *region,
+			      const char *token, const char *fingerprint, const char *reservation,
+			      struct sim_instance *const *insts, size_t n);
+
+/* --- key pairs ---------------------------------------------------------------------- */
+
+/* Imports a key; fails with GC_EINVALID when the line is not an OpenSSH public key. The
+ * caller checks for duplicates first. */
+struct sim_keypair *sim_world_import_key(struct sim_world *w, enum sim_cloud c, const char *region,
+					 const char *name, const char *public_key,
+					 const struct sim_tags *tags, struct gc_error *err);
+/* By name or by id; NULL when absent. */
+struct sim_keypair *sim_world_keypair(struct sim_world *w, enum sim_cloud c, const char *region,
+				      const char *name_or_id);
+void sim_world_delete_key(struct sim_world *w, struct sim_keypair *kp);
+size_t sim_world_list_keys(struct sim_world *w, enum sim_cloud c, const char *region,
+			   struct sim_keypair ***out);
+
+/* --- security groups ---------------------------------------------------------------- */
+
+struct sim_secgroup *sim_world_create_sg(struct sim_world *w, enum sim_cloud c, const char *region,
+					 const char *name, const char *description, const char *vpc,
+					 const struct sim_tags *tags);
+struct sim_secgroup *sim_world_sg(struct sim_world *w, enum sim_cloud c, const char *region,
+				  const char *id);
+/* Adds a rule; returns false (and adds nothing) when an identical rule exists. */
+bool sim_world_add_rule(struct sim_secgroup *sg, const struct sim_rule *rule);
+/* Whether an instance that is not terminated uses sg (deleting it is then refused). */
+bool sim_world_sg_in_use(struct sim_world *w, const struct sim_secgroup *sg);
+void sim_world_delete_sg(struct sim_world *w, struct sim_secgroup *sg);
+size_t sim_world_list_sgs(struct sim_world *w, enum sim_cloud c, const char *region,
+			  struct sim_secgroup ***out);
+
+#endif

@@ -1,0 +1,331 @@
+'use strict';
+/*
+ * cvm.test.js: tencentcloud-sdk-nodejs-cvm (TC3-HMAC-SHA256, JSON POST) against
+ * gpucluster-sim's Tencent endpoint, plus the VPC security-group actions through the
+ * common package's CommonClient (npm has no tencentcloud-sdk-nodejs-vpc), which is the
+ * same AbstractClient the CVM client is built on. Both sign with the endpoint
+ * "127.0.0.1:PORT", so the credential scope's service is "127" and the signed host has
+ * no port. The tests run in order against one emulator.
+ */
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { requireSdk, startSim, checkRequestLog, poll, sshPublicKey, unique, rejects } =
+	require('./lib/sim.js');
+
+const CvmClient = requireSdk('tencentcloud-sdk-nodejs-cvm').cvm.v20170312.Client;
+const { CommonClient } = requireSdk('tencentcloud-sdk-nodejs-common');
+
+const REGION = 'ap-guangzhou';
+const ZONE = 'ap-guangzhou-6';
+const IMAGE = 'img-9qrfy1xt';
+const TYPE = 'GN7.2XLARGE32';
+/* the body is hashed byte for byte: raw UTF-8 and JSON escapes */
+const ROLE = 'gpu worker (a) "quoted" \\ é 节点';
+
+let sim;
+let cvm;
+let vpc;
+
+function config(opts = {}) {
+	return {
+		credential: {
+			secretId: opts.id || sim.creds.tencent.id,
+			secretKey: opts.secret || sim.creds.tencent.secret,
+		},
+		region: REGION,
+		profile: {
+			httpProfile: { endpoint: sim.hostPort.tencent, protocol: 'http://', reqTimeout: 30 },
+		},
+	};
+}
+
+/* Tencent answers errors in HTTP 200 bodies; the SDK puts the code on err.code. */
+async function expectCode(what, codes, fn) {
+	const err = await rejects(what, fn);
+	assert.equal(err.httpCode, undefined, `${what}: an API error, not HTTP ${err.httpCode}`);
+	assert.ok(codes.some((c) => (c instanceof RegExp ? c.test(err.code) : c === err.code)),
+		  `${what}: err.code ${err.code} (${err.message}) is one of ${codes.join(' / ')}`);
+	assert.match(err.requestId, /^[0-9a-f-]{36}$/i, `${what}: RequestId`);
+	return err;
+}
+
+before(async () => {
+	sim = await startSim();
+	cvm = new CvmClient(config());
+	vpc = new CommonClient('vpc.tencentcloudapi.com', '2017-03-12', config());
+});
+
+after(async () => {
+	if (sim)
+		await sim.stop();
+});
+
+const fleet = unique('fleet-');
+const token = unique('tok-');
+let sg;
+let batchA = [];
+let batchB = [];
+let others = [];
+
+function runReq(count, tags, clientToken, type = TYPE) {
+	const r = {
+		InstanceChargeType: 'POSTPAID_BY_HOUR',
+		Placement: { Zone: ZONE, ProjectId: 0 },
+		InstanceType: type,
+		ImageId: IMAGE,
+		SystemDisk: { DiskType: 'CLOUD_BSSD', DiskSize: 100 },
+		InternetAccessible: { InternetChargeType: 'TRAFFIC_POSTPAID_BY_HOUR',
+			InternetMaxBandwidthOut: 10, PublicIpAssigned: true },
+		InstanceCount: count,
+		InstanceName: 'gpu-worker',
+		SecurityGroupIds: sg ? [sg] : undefined,
+		TagSpecification: [{ ResourceType: 'instance',
+			Tags: tags.map(([Key, Value]) => ({ Key, Value })) }],
+	};
+	if (clientToken)
+		r.ClientToken = clientToken;
+	return r;
+}
+
+async function describeIds(ids) {
+	const r = await cvm.DescribeInstances({ InstanceIds: ids, Limit: 100 });
+	return new Map(r.InstanceSet.map((i) => [i.InstanceId, i]));
+}
+
+test('VPC CreateSecurityGroup, CreateSecurityGroupPolicies (SSH), describe', async () => {
+	const c = await vpc.request('CreateSecurityGroup', {
+		GroupName: unique('gc-sg-'), GroupDescription: 'gpucluster sdk test', ProjectId: '0',
+		Tags: [{ Key: 'fleet', Value: fleet }],
+	});
+	assert.match(c.SecurityGroup.SecurityGroupId, /^sg-[0-9a-z]+$/);
+	assert.match(c.RequestId, /^[0-9a-f-]{36}$/i);
+	sg = c.SecurityGroup.SecurityGroupId;
+
+	await vpc.request('CreateSecurityGroupPolicies', {
+		SecurityGroupId: sg,
+		SecurityGroupPolicySet: {
+			Ingress: [{ Protocol: 'TCP', Port: '22', CidrBlock: '203.0.113.0/24',
+				Action: 'ACCEPT', PolicyDescription: 'ssh from the lab' }],
+		},
+	});
+	const d = await vpc.request('DescribeSecurityGroupPolicies', { SecurityGroupId: sg });
+	const ingress = d.SecurityGroupPolicySet.Ingress;
+	const ssh = ingress.find((p) => p.Port === '22');
+	assert.ok(ssh, JSON.stringify(d.SecurityGroupPolicySet));
+	assert.equal(ssh.Protocol.toUpperCase(), 'TCP');
+	assert.equal(ssh.CidrBlock, '203.0.113.0/24');
+	assert.equal(ssh.Action, 'ACCEPT');
+	assert.equal(ssh.PolicyDescription, 'ssh from the lab');
+});
+
+test('RunInstances with tags and an InstanceCount', async () => {
+	const a = await cvm.RunInstances(runReq(5, [['fleet', fleet], ['role', ROLE]], token));
+	batchA = a.InstanceIdSet;
+	assert.equal(batchA.length, 5);
+	for (const id of batchA)
+		assert.match(id, /^ins-[0-9a-z]{8}$/);
+	const b = await cvm.RunInstances(runReq(3, [['fleet', fleet]], unique('tok-')));
+	batchB = b.InstanceIdSet;
+	const c = await cvm.RunInstances(runReq(2, [['fleet', `${fleet}-other`]]));
+	others = c.InstanceIdSet;
+	assert.equal(new Set([...batchA, ...batchB, ...others]).size, 10);
+
+	const m = await describeIds(batchA);
+	for (const id of batchA) {
+		const i = m.get(id);
+		assert.ok(i, `${id} described`);
+		assert.ok(['PENDING', 'RUNNING'].includes(i.InstanceState), i.InstanceState);
+		assert.equal(i.InstanceType, TYPE);
+		assert.equal(i.ImageId, IMAGE);
+		assert.equal(i.Placement.Zone, ZONE);
+		assert.equal(i.CPU, 8);
+		assert.equal(i.Memory, 32);
+		assert.ok(!isNaN(Date.parse(i.CreatedTime)), `CreatedTime ${i.CreatedTime}`);
+		assert.deepEqual(i.SecurityGroupIds, [sg]);
+		const tags = Object.fromEntries(i.Tags.map((t) => [t.Key, t.Value]));
+		assert.deepEqual(tags, { fleet, role: ROLE });
+	}
+});
+
+test('DescribeInstances by tag filter, Offset/Limit 3, each found once', async () => {
+	const want = [...batchA, ...batchB].sort();
+	const filters = [{ Name: 'tag:fleet', Values: [fleet] }];
+	const pages = [];
+	let offset = 0;
+	let total;
+	do {
+		const r = await cvm.DescribeInstances({ Filters: filters, Offset: offset, Limit: 3 });
+		total = r.TotalCount;
+		assert.ok(r.InstanceSet.length <= 3);
+		pages.push(r.InstanceSet.map((i) => i.InstanceId));
+		offset += 3;
+		assert.ok(pages.length <= 10, 'pagination ends');
+	} while (offset < total);
+	assert.equal(total, 8);
+	assert.equal(pages.length, 3);
+	assert.deepEqual(pages.flat().sort(), want);
+
+	const o = await cvm.DescribeInstances({ Filters: [{ Name: 'tag:fleet',
+		Values: [`${fleet}-other`] }] });
+	assert.deepEqual(o.InstanceSet.map((i) => i.InstanceId).sort(), [...others].sort());
+
+	await poll('instances RUNNING', async () => {
+		const m = await describeIds(want);
+		return m.size === want.length && [...m.values()].every((i) => i.InstanceState === 'RUNNING');
+	});
+	const i = (await describeIds([batchA[0]])).get(batchA[0]);
+	assert.match(i.PrivateIpAddresses[0], /^\d+\.\d+\.\d+\.\d+$/);
+	assert.match(i.PublicIpAddresses[0], /^\d+\.\d+\.\d+\.\d+$/);
+	assert.equal(i.LatestOperation, 'RunInstances');
+	assert.equal(i.LatestOperationState, 'SUCCESS');
+});
+
+test('ClientToken replay returns the same ids; other params are refused', async () => {
+	const again = await cvm.RunInstances(runReq(5, [['fleet', fleet], ['role', ROLE]],
+						    token));
+	assert.deepEqual([...again.InstanceIdSet].sort(), [...batchA].sort());
+	/*
+	 * Tencent documents no code for this; the emulator answers InvalidParameter naming
+	 * the token. Accept that or an explicit idempotency code, never a success.
+	 */
+	const err = await expectCode('token reuse with another type',
+				     ['IdempotentParameterMismatch', /^InvalidParameter(Value)?(\..*)?$/],
+				     () => cvm.RunInstances(runReq(5, [['fleet', fleet]], token,
+								   'GN7.20XLARGE320')));
+	assert.match(err.message, /ClientToken/, 'the message names the ClientToken');
+});
+
+test('TerminateInstances and the instances go away', async () => {
+	const ids = [...batchA, ...batchB, ...others];
+	const r = await cvm.TerminateInstances({ InstanceIds: ids });
+	assert.match(r.RequestId, /^[0-9a-f-]{36}$/i);
+	await poll('instances gone', async () => (await describeIds(ids)).size === 0);
+	const left = await cvm.DescribeInstances({ Filters: [{ Name: 'tag:fleet', Values: [fleet] }] });
+	assert.equal(left.TotalCount, 0);
+});
+
+test('VPC DeleteSecurityGroup', async () => {
+	await vpc.request('DeleteSecurityGroup', { SecurityGroupId: sg });
+	let left;
+	try {
+		left = await vpc.request('DescribeSecurityGroups', { SecurityGroupIds: [sg] });
+	} catch (e) {
+		assert.match(e.code, /NotFound/, `describe deleted group: ${e.code} ${e.message}`);
+		return;
+	}
+	assert.equal(left.TotalCount, 0);
+});
+
+test('ImportKeyPair, DescribeKeyPairs, DeleteKeyPairs', async () => {
+	const name = unique('gc_key_').replace(/-/g, '_');
+	const line = sshPublicKey();
+	const imp = await cvm.ImportKeyPair({ KeyName: name, ProjectId: 0, PublicKey: line });
+	assert.match(imp.KeyId, /^skey-[0-9a-z]{8}$/);
+	const d = await cvm.DescribeKeyPairs({ KeyIds: [imp.KeyId] });
+	assert.equal(d.TotalCount, 1);
+	assert.equal(d.KeyPairSet[0].KeyId, imp.KeyId);
+	assert.equal(d.KeyPairSet[0].KeyName, name);
+	assert.equal(d.KeyPairSet[0].PublicKey.split(' ').slice(0, 2).join(' '),
+		     line.split(' ').slice(0, 2).join(' '));
+	await cvm.DeleteKeyPairs({ KeyIds: [imp.KeyId] });
+	let left;
+	try {
+		left = await cvm.DescribeKeyPairs({ KeyIds: [imp.KeyId] });
+	} catch (e) {
+		assert.match(e.code, /NotFound/, `describe deleted key: ${e.code} ${e.message}`);
+		return;
+	}
+	assert.equal(left.TotalCount, 0);
+});
+
+test('a wrong SecretKey and an unknown SecretId are rejected', async () => {
+	const bad = new CvmClient(config({ secret: 'not-the-secret-000000000000000000' }));
+	await expectCode('wrong secret', ['AuthFailure.SignatureFailure'],
+			 () => bad.DescribeInstances({}));
+	const badVpc = new CommonClient('vpc.tencentcloudapi.com', '2017-03-12',
+					config({ secret: 'not-the-secret-000000000000000000' }));
+	await expectCode('wrong secret (vpc)', ['AuthFailure.SignatureFailure'],
+			 () => badVpc.request('DescribeSecurityGroups', {}));
+	const unknown = new CvmClient(config({ id: 'AKIDnosuchkey0000000' }));
+	await expectCode('unknown SecretId', ['AuthFailure.SecretIdNotFound'],
+			 () => unknown.DescribeInstances({}));
+});
+
+test('DescribeInstanceTypeConfigs, DescribeZoneInstanceConfigInfos, DescribeImages, ' +
+     'InquiryPriceRunInstances', async () => {
+	const t = await cvm.DescribeInstanceTypeConfigs({
+		Filters: [{ Name: 'instance-type', Values: [TYPE, 'GT4.41XLARGE948'] },
+			  { Name: 'zone', Values: [ZONE] }],
+	});
+	const by = Object.fromEntries(t.InstanceTypeConfigSet.map((x) => [x.InstanceType, x]));
+	assert.deepEqual(Object.keys(by).sort(), ['GN7.2XLARGE32', 'GT4.41XLARGE948']);
+	assert.equal(by[TYPE].Zone, ZONE);
+	assert.equal(by[TYPE].InstanceFamily, 'GN7');
+	assert.equal(by[TYPE].CPU, 8);
+	assert.equal(by[TYPE].Memory, 32);
+	assert.equal(by[TYPE].GpuCount, 1);
+	assert.ok(by[TYPE].GPU >= 1);
+	assert.equal(by['GT4.41XLARGE948'].GpuCount, 8);
+
+	const z = await cvm.DescribeZoneInstanceConfigInfos({
+		Filters: [{ Name: 'zone', Values: [ZONE] }, { Name: 'instance-type', Values: [TYPE] },
+			  { Name: 'instance-charge-type', Values: ['POSTPAID_BY_HOUR'] }],
+	});
+	assert.ok(z.InstanceTypeQuotaSet.length >= 1);
+	const q = z.InstanceTypeQuotaSet[0];
+	assert.equal(q.InstanceType, TYPE);
+	assert.equal(q.Zone, ZONE);
+	assert.equal(q.Status, 'SELL');
+	assert.ok(q.Gpu >= 1);
+	assert.ok(Math.abs(q.Price.UnitPrice - 8.68) < 0.01, `unit price ${q.Price.UnitPrice}`);
+
+	const im = await cvm.DescribeImages({ ImageIds: [IMAGE] });
+	assert.equal(im.TotalCount, 1);
+	assert.equal(im.ImageSet[0].ImageId, IMAGE);
+	assert.equal(im.ImageSet[0].ImageType, 'PUBLIC_IMAGE');
+	assert.match(im.ImageSet[0].ImageName, /driver 570/);
+
+	const p = await cvm.InquiryPriceRunInstances({
+		Placement: { Zone: ZONE }, ImageId: IMAGE, InstanceType: TYPE,
+		InstanceChargeType: 'POSTPAID_BY_HOUR', InstanceCount: 1,
+	});
+	const ip = p.Price.InstancePrice;
+	assert.equal(ip.ChargeUnit, 'HOUR');
+	assert.ok(Math.abs(ip.UnitPrice - 8.68) < 0.01, `unit price ${ip.UnitPrice}`);
+	const spot = await cvm.InquiryPriceRunInstances({
+		Placement: { Zone: ZONE }, ImageId: IMAGE, InstanceType: TYPE,
+		InstanceChargeType: 'SPOTPAID', InstanceCount: 1,
+	});
+	const sp = spot.Price.InstancePrice;
+	assert.ok(sp.UnitPriceDiscount > 0 && sp.UnitPriceDiscount < ip.UnitPrice,
+		  `spot ${sp.UnitPriceDiscount} below on-demand ${ip.UnitPrice}`);
+});
+
+test('injected throttling and capacity errors carry the cloud codes', async () => {
+	await sim.addFaults('tencent:DescribeInstances:throttle,times=1',
+			    'tencent:RunInstances:capacity,times=1');
+	try {
+		await expectCode('throttled', ['RequestLimitExceeded'], () => cvm.DescribeInstances({}));
+		await expectCode('no capacity', ['ResourceInsufficient.SpecifiedInstanceType'],
+				 () => cvm.RunInstances({ ...runReq(1, [['fleet', fleet]]),
+							  SecurityGroupIds: undefined }));
+	} finally {
+		await sim.clearFaults();
+	}
+});
+
+test('request log is well-formed', () => {
+	checkRequestLog(sim, 'tencent',
+			['CreateSecurityGroup', 'CreateSecurityGroupPolicies', 'RunInstances',
+			 'DescribeInstances', 'TerminateInstances', 'ImportKeyPair', 'DescribeKeyPairs',
+			 'DeleteKeyPairs', 'DescribeInstanceTypeConfigs', 'DescribeImages',
+			 'InquiryPriceRunInstances'],
+			['AuthFailure.SignatureFailure', 'AuthFailure.SecretIdNotFound', 'RequestLimitExceeded',
+			 'ResourceInsufficient.SpecifiedInstanceType']);
+});
+
+test('the emulator exits 0 on SIGTERM', async () => {
+	const { code, signal } = await sim.stop();
+	assert.equal(signal, null, `exit signal ${signal}\n${sim.output()}`);
+	assert.equal(code, 0, `exit status ${code}\n${sim.output()}`);
+});

@@ -1,0 +1,392 @@
+'use strict';
+/*
+ * ec2.test.js: @aws-sdk/client-ec2 against gpucluster-sim's EC2 endpoint (SigV4, Query
+ * API 2016-11-15, XML). The tests run in order and share one emulator; each creates what
+ * it needs under a unique tag so they do not depend on one another's resources.
+ */
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const { requireSdk, startSim, checkRequestLog, poll, sshPublicKey, unique, rejects } =
+	require('./lib/sim.js');
+
+const ec2sdk = requireSdk('@aws-sdk/client-ec2');
+const {
+	EC2Client, RunInstancesCommand, DescribeInstancesCommand, TerminateInstancesCommand,
+	ImportKeyPairCommand, DescribeKeyPairsCommand, DeleteKeyPairCommand,
+	CreateSecurityGroupCommand, AuthorizeSecurityGroupIngressCommand,
+	DescribeSecurityGroupsCommand, DeleteSecurityGroupCommand, DescribeInstanceTypesCommand,
+	DescribeImagesCommand, DescribeSpotPriceHistoryCommand, paginateDescribeInstances,
+} = ec2sdk;
+
+const REGION = 'us-east-1';
+const IMAGE = 'ami-0d1e5f7a9b3c5e570'; /* Deep Learning Base OSS Nvidia Driver GPU AMI */
+const TYPE = 'g5.xlarge';
+/* reserved characters and UTF-8 exercise the form encoding and the payload hash */
+const NAME_A = "gpu worker (a) *~!'/ é 节点";
+
+let sim;
+let ec2;
+
+function client(opts = {}) {
+	return new EC2Client({
+		endpoint: sim.ready.aws,
+		region: REGION,
+		credentials: {
+			accessKeyId: opts.id || sim.creds.aws.id,
+			secretAccessKey: opts.secret || sim.creds.aws.secret,
+		},
+		maxAttempts: opts.maxAttempts || 3,
+	});
+}
+
+function tagMap(tags) {
+	return Object.fromEntries((tags || []).map((t) => [t.Key, t.Value]));
+}
+
+async function describeByIds(ids) {
+	const out = new Map();
+	const r = await ec2.send(new DescribeInstancesCommand({ InstanceIds: ids }));
+	for (const res of r.Reservations || [])
+		for (const i of res.Instances || [])
+			out.set(i.InstanceId, i);
+	return out;
+}
+
+/* Expects an SDK error whose name (the EC2 error code) is one of codes. */
+async function expectCode(what, codes, fn, status) {
+	const err = await rejects(what, fn);
+	assert.ok(codes.includes(err.name),
+		  `${what}: err.name ${err.name} (${err.message}) is one of ${codes.join('/')}`);
+	assert.equal(err.Code || err.name, err.name);
+	if (status)
+		assert.equal(err.$metadata.httpStatusCode, status, `${what}: HTTP status`);
+	else
+		assert.ok(err.$metadata.httpStatusCode >= 400, `${what}: HTTP error status`);
+	return err;
+}
+
+before(async () => {
+	sim = await startSim();
+	ec2 = client();
+});
+
+after(async () => {
+	if (sim)
+		await sim.stop();
+});
+
+const fleet = unique('fleet-');
+const token = unique('tok-');
+let batchA = [];
+let batchB = [];
+let others = [];
+
+test('RunInstances with tags and a count', async () => {
+	const run = (count, tags, clientToken) => ec2.send(new RunInstancesCommand({
+		ImageId: IMAGE,
+		InstanceType: TYPE,
+		MinCount: count,
+		MaxCount: count,
+		ClientToken: clientToken,
+		Placement: { AvailabilityZone: 'us-east-1b' },
+		TagSpecifications: [{
+			ResourceType: 'instance',
+			Tags: tags,
+		}],
+	}));
+	const a = await run(7, [{ Key: 'fleet', Value: fleet }, { Key: 'Name', Value: NAME_A }],
+			    token);
+	assert.match(a.ReservationId, /^r-[0-9a-f]{8,17}$/);
+	assert.equal(a.Instances.length, 7);
+	for (const i of a.Instances) {
+		assert.match(i.InstanceId, /^i-[0-9a-f]{8,17}$/);
+		assert.equal(i.InstanceType, TYPE);
+		assert.equal(i.ImageId, IMAGE);
+		assert.equal(i.ClientToken, token);
+		assert.ok(['pending', 'running'].includes(i.State.Name), `state ${i.State.Name}`);
+		assert.equal(i.State.Code & 0xff, i.State.Name === 'pending' ? 0 : 16);
+		assert.equal(i.Placement.AvailabilityZone, 'us-east-1b');
+		assert.ok(i.LaunchTime instanceof Date && !isNaN(i.LaunchTime), 'LaunchTime parses');
+		assert.deepEqual(tagMap(i.Tags), { fleet, Name: NAME_A });
+	}
+	batchA = a.Instances.map((i) => i.InstanceId);
+	assert.equal(new Set(batchA).size, 7, 'ids are unique');
+
+	/* no ClientToken: the SDK fills one in itself */
+	const b = await run(5, [{ Key: 'fleet', Value: fleet }], undefined);
+	assert.equal(b.Instances.length, 5);
+	assert.match(b.Instances[0].ClientToken, /^[0-9a-f-]{36}$/, 'SDK-generated token echoed');
+	batchB = b.Instances.map((i) => i.InstanceId);
+
+	const c = await run(2, [{ Key: 'fleet', Value: `${fleet}-other` }], unique('tok-'));
+	others = c.Instances.map((i) => i.InstanceId);
+	assert.equal(new Set([...batchA, ...batchB, ...others]).size, 14);
+});
+
+test('DescribeInstances by tag filter pages with MaxResults 5 and finds each once', async () => {
+	const want = [...batchA, ...batchB];
+	const pages = [];
+	const paginator = paginateDescribeInstances({ client: ec2 }, {
+		Filters: [{ Name: 'tag:fleet', Values: [fleet] }],
+		MaxResults: 5,
+	});
+	for await (const page of paginator) {
+		const ids = (page.Reservations || []).flatMap((r) => r.Instances.map((i) => i.InstanceId));
+		pages.push(ids);
+		assert.ok(ids.length <= 5, `page has ${ids.length} > 5 instances`);
+		assert.ok(pages.length <= 10, 'pagination ends');
+	}
+	const all = pages.flat();
+	assert.ok(pages.length >= 3, `12 instances in pages of 5 take >= 3 pages, got ${pages.length}`);
+	assert.equal(all.length, want.length, `each instance once: ${JSON.stringify(pages)}`);
+	assert.deepEqual([...all].sort(), [...want].sort());
+
+	/* the other fleet, by tag-key + tag-value filters */
+	const r = await ec2.send(new DescribeInstancesCommand({
+		Filters: [{ Name: 'tag:fleet', Values: [`${fleet}-other`] }],
+	}));
+	const ids = r.Reservations.flatMap((x) => x.Instances.map((i) => i.InstanceId));
+	assert.deepEqual(ids.sort(), [...others].sort());
+
+	/* and they all come up: pending -> running */
+	await poll('instances running', async () => {
+		const m = await describeByIds(want);
+		return [...m.values()].every((i) => i.State.Name === 'running' && i.State.Code === 16);
+	});
+	const m = await describeByIds(batchA.slice(0, 1));
+	const i = m.get(batchA[0]);
+	assert.match(i.PrivateIpAddress, /^\d+\.\d+\.\d+\.\d+$/);
+	assert.equal(i.Placement.AvailabilityZone, 'us-east-1b');
+});
+
+test('ClientToken replay returns the same instances; other params mismatch', async () => {
+	const same = await ec2.send(new RunInstancesCommand({
+		ImageId: IMAGE, InstanceType: TYPE, MinCount: 7, MaxCount: 7, ClientToken: token,
+		Placement: { AvailabilityZone: 'us-east-1b' },
+		TagSpecifications: [{ ResourceType: 'instance', Tags: [{ Key: 'fleet', Value: fleet },
+			{ Key: 'Name', Value: NAME_A }] }],
+	}));
+	assert.deepEqual(same.Instances.map((i) => i.InstanceId).sort(), [...batchA].sort());
+
+	const ec2once = client({ maxAttempts: 1 });
+	await expectCode('token reuse with another type', ['IdempotentParameterMismatch'],
+			 () => ec2once.send(new RunInstancesCommand({
+				 ImageId: IMAGE, InstanceType: 'g5.2xlarge', MinCount: 7, MaxCount: 7,
+				 ClientToken: token, Placement: { AvailabilityZone: 'us-east-1b' },
+			 })), 400);
+});
+
+test('TerminateInstances and the instances go to terminated', async () => {
+	const ids = [...batchA, ...batchB, ...others];
+	const r = await ec2.send(new TerminateInstancesCommand({ InstanceIds: ids }));
+	assert.equal(r.TerminatingInstances.length, ids.length);
+	for (const t of r.TerminatingInstances) {
+		assert.ok(ids.includes(t.InstanceId));
+		assert.ok(['shutting-down', 'terminated'].includes(t.CurrentState.Name),
+			  `current ${t.CurrentState.Name}`);
+		assert.equal(t.PreviousState.Name, 'running');
+		assert.equal(t.PreviousState.Code, 16);
+	}
+	await poll('instances terminated', async () => {
+		const m = await describeByIds(ids);
+		/* terminated instances stay visible (about an hour on AWS) */
+		return m.size === ids.length &&
+			[...m.values()].every((i) => i.State.Name === 'terminated' && i.State.Code === 48);
+	});
+	/* terminating again is idempotent */
+	const again = await ec2.send(new TerminateInstancesCommand({ InstanceIds: [batchA[0]] }));
+	assert.equal(again.TerminatingInstances[0].CurrentState.Name, 'terminated');
+
+	/* the filter can exclude them */
+	const live = await ec2.send(new DescribeInstancesCommand({
+		Filters: [{ Name: 'tag:fleet', Values: [fleet] },
+			  { Name: 'instance-state-name', Values: ['pending', 'running'] }],
+	}));
+	assert.equal((live.Reservations || []).length, 0);
+});
+
+test('ImportKeyPair, DescribeKeyPairs, DeleteKeyPair', async () => {
+	const name = unique('gc-key-');
+	const line = sshPublicKey();
+	const blob = Buffer.from(line.split(' ')[1], 'base64');
+	const sha = crypto.createHash('sha256').update(blob).digest('base64').replace(/=+$/, '');
+	const imp = await ec2.send(new ImportKeyPairCommand({
+		KeyName: name,
+		PublicKeyMaterial: Buffer.from(line),
+		TagSpecifications: [{ ResourceType: 'key-pair', Tags: [{ Key: 'fleet', Value: fleet }] }],
+	}));
+	assert.equal(imp.KeyName, name);
+	assert.match(imp.KeyPairId, /^key-[0-9a-f]{8,17}$/);
+	assert.ok(imp.KeyFingerprint.replace(/^SHA256:/, '').replace(/=+$/, '') === sha,
+		  `fingerprint ${imp.KeyFingerprint} is the SHA-256 of the key blob (${sha})`);
+
+	const d = await ec2.send(new DescribeKeyPairsCommand({ KeyNames: [name] }));
+	assert.equal(d.KeyPairs.length, 1);
+	assert.equal(d.KeyPairs[0].KeyName, name);
+	assert.equal(d.KeyPairs[0].KeyPairId, imp.KeyPairId);
+	assert.equal(d.KeyPairs[0].KeyFingerprint, imp.KeyFingerprint);
+
+	const once = client({ maxAttempts: 1 });
+	await expectCode('duplicate key name', ['InvalidKeyPair.Duplicate'],
+			 () => once.send(new ImportKeyPairCommand({
+				 KeyName: name, PublicKeyMaterial: Buffer.from(sshPublicKey()),
+			 })));
+
+	await ec2.send(new DeleteKeyPairCommand({ KeyName: name }));
+	await expectCode('describe deleted key', ['InvalidKeyPair.NotFound'],
+			 () => once.send(new DescribeKeyPairsCommand({ KeyNames: [name] })));
+});
+
+test('CreateSecurityGroup, AuthorizeSecurityGroupIngress (SSH), describe, delete', async () => {
+	const name = unique('gc-sg-');
+	const sg = await ec2.send(new CreateSecurityGroupCommand({
+		GroupName: name,
+		Description: 'gpucluster sdk test',
+		TagSpecifications: [{ ResourceType: 'security-group',
+			Tags: [{ Key: 'fleet', Value: fleet }] }],
+	}));
+	assert.match(sg.GroupId, /^sg-[0-9a-f]{8,17}$/);
+
+	const perm = {
+		IpProtocol: 'tcp', FromPort: 22, ToPort: 22,
+		IpRanges: [{ CidrIp: '203.0.113.0/24', Description: 'ssh from the lab' }],
+	};
+	const auth = await ec2.send(new AuthorizeSecurityGroupIngressCommand({
+		GroupId: sg.GroupId, IpPermissions: [perm],
+	}));
+	assert.equal(auth.Return, true);
+
+	const once = client({ maxAttempts: 1 });
+	await expectCode('duplicate rule', ['InvalidPermission.Duplicate'],
+			 () => once.send(new AuthorizeSecurityGroupIngressCommand({
+				 GroupId: sg.GroupId, IpPermissions: [perm],
+			 })));
+
+	const d = await ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [sg.GroupId] }));
+	assert.equal(d.SecurityGroups.length, 1);
+	const g = d.SecurityGroups[0];
+	assert.equal(g.GroupId, sg.GroupId);
+	assert.equal(g.GroupName, name);
+	assert.equal(g.Description, 'gpucluster sdk test');
+	const ssh = (g.IpPermissions || []).find((p) => p.FromPort === 22);
+	assert.ok(ssh, `ingress rules: ${JSON.stringify(g.IpPermissions)}`);
+	assert.equal(ssh.IpProtocol, 'tcp');
+	assert.equal(ssh.ToPort, 22);
+	assert.deepEqual(ssh.IpRanges.map((r) => r.CidrIp), ['203.0.113.0/24']);
+	assert.equal(ssh.IpRanges[0].Description, 'ssh from the lab');
+
+	await ec2.send(new DeleteSecurityGroupCommand({ GroupId: sg.GroupId }));
+	await expectCode('describe deleted group', ['InvalidGroup.NotFound'],
+			 () => once.send(new DescribeSecurityGroupsCommand({ GroupIds: [sg.GroupId] })));
+});
+
+test('a wrong secret and an unknown key id are rejected', async () => {
+	const bad = client({ secret: 'not-the-secret-0000000000000000000000000', maxAttempts: 1 });
+	const e1 = await expectCode('wrong secret', ['AuthFailure', 'SignatureDoesNotMatch'],
+				    () => bad.send(new DescribeInstancesCommand({})));
+	assert.ok([401, 403].includes(e1.$metadata.httpStatusCode), `status ${e1.$metadata.httpStatusCode}`);
+	assert.equal(e1.$fault, 'client');
+
+	const unknown = client({ id: 'AKIANOSUCHKEY0000000', maxAttempts: 1 });
+	await expectCode('unknown key id', ['AuthFailure', 'InvalidClientTokenId'],
+			 () => unknown.send(new DescribeInstancesCommand({})));
+});
+
+test('DescribeInstanceTypes, DescribeImages, DescribeSpotPriceHistory parse with GPU facts',
+     async () => {
+	const t = await ec2.send(new DescribeInstanceTypesCommand({
+		InstanceTypes: ['g5.12xlarge', 'p4d.24xlarge'],
+	}));
+	const by = Object.fromEntries(t.InstanceTypes.map((x) => [x.InstanceType, x]));
+	assert.deepEqual(Object.keys(by).sort(), ['g5.12xlarge', 'p4d.24xlarge']);
+	const g5 = by['g5.12xlarge'];
+	assert.equal(g5.VCpuInfo.DefaultVCpus, 48);
+	assert.equal(g5.MemoryInfo.SizeInMiB, 192 * 1024);
+	assert.equal(g5.GpuInfo.Gpus.length, 1);
+	assert.equal(g5.GpuInfo.Gpus[0].Name, 'A10G');
+	assert.equal(g5.GpuInfo.Gpus[0].Manufacturer, 'NVIDIA');
+	assert.equal(g5.GpuInfo.Gpus[0].Count, 4);
+	assert.equal(g5.GpuInfo.Gpus[0].MemoryInfo.SizeInMiB, 24576);
+	assert.equal(g5.GpuInfo.TotalGpuMemoryInMiB, 4 * 24576);
+	const p4d = by['p4d.24xlarge'];
+	assert.equal(p4d.GpuInfo.Gpus[0].Name, 'A100');
+	assert.equal(p4d.GpuInfo.Gpus[0].Count, 8);
+	assert.equal(p4d.GpuInfo.Gpus[0].MemoryInfo.SizeInMiB, 40960);
+
+	const fam = await ec2.send(new DescribeInstanceTypesCommand({
+		Filters: [{ Name: 'instance-type', Values: ['g5.*'] }],
+	}));
+	assert.ok(fam.InstanceTypes.length >= 4, 'g5.* matches the g5 family');
+	for (const x of fam.InstanceTypes) {
+		assert.match(x.InstanceType, /^g5\./);
+		assert.ok(x.GpuInfo.Gpus[0].Count >= 1);
+	}
+
+	const imgs = await ec2.send(new DescribeImagesCommand({
+		Owners: ['amazon'],
+		Filters: [{ Name: 'name',
+			Values: ['Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 22.04)*'] }],
+	}));
+	assert.ok(imgs.Images.length >= 2, `DLAMIs: ${JSON.stringify(imgs.Images)}`);
+	for (const im of imgs.Images) {
+		assert.match(im.ImageId, /^ami-[0-9a-f]{8,17}$/);
+		assert.match(im.Name, /^Deep Learning Base OSS Nvidia Driver GPU AMI \(Ubuntu 22\.04\)/);
+		assert.ok(!isNaN(Date.parse(im.CreationDate)), `CreationDate ${im.CreationDate}`);
+	}
+	const newest = [...imgs.Images].sort((a, b) => Date.parse(b.CreationDate) -
+					     Date.parse(a.CreationDate))[0];
+	assert.equal(newest.ImageId, IMAGE);
+
+	const sp = await ec2.send(new DescribeSpotPriceHistoryCommand({
+		InstanceTypes: [TYPE],
+		ProductDescriptions: ['Linux/UNIX'],
+		StartTime: new Date(),
+	}));
+	assert.ok(sp.SpotPriceHistory.length >= 1);
+	for (const p of sp.SpotPriceHistory) {
+		assert.equal(p.InstanceType, TYPE);
+		assert.equal(p.ProductDescription, 'Linux/UNIX');
+		assert.match(p.AvailabilityZone, /^us-east-1[a-f]$/);
+		const price = parseFloat(p.SpotPrice);
+		assert.ok(price > 0 && price < 1.006, `spot ${p.SpotPrice} below on-demand`);
+		assert.ok(p.Timestamp instanceof Date && !isNaN(p.Timestamp));
+	}
+});
+
+test('injected throttling and capacity errors are classified by the SDK', async () => {
+	await sim.addFaults('aws:DescribeInstances:throttle,times=1',
+			    'aws:RunInstances:capacity,times=1');
+	try {
+		/* the SDK's standard retry strategy retries RequestLimitExceeded by itself */
+		const r = await ec2.send(new DescribeInstancesCommand({}));
+		assert.equal(r.$metadata.attempts, 2, 'one throttled attempt, then success');
+
+		await sim.addFaults('aws:DescribeInstances:throttle,times=1');
+		const once = client({ maxAttempts: 1 });
+		await expectCode('throttled', ['RequestLimitExceeded'],
+				 () => once.send(new DescribeInstancesCommand({})), 503);
+
+		await expectCode('no capacity', ['InsufficientInstanceCapacity'],
+				 () => once.send(new RunInstancesCommand({
+					 ImageId: IMAGE, InstanceType: TYPE, MinCount: 1, MaxCount: 1,
+				 })));
+	} finally {
+		await sim.clearFaults();
+	}
+});
+
+test('request log is well-formed', () => {
+	checkRequestLog(sim, 'aws',
+			['RunInstances', 'DescribeInstances', 'TerminateInstances', 'ImportKeyPair',
+			 'CreateSecurityGroup', 'AuthorizeSecurityGroupIngress',
+			 'DescribeInstanceTypes', 'DescribeImages', 'DescribeSpotPriceHistory'],
+			['IdempotentParameterMismatch', 'InvalidKeyPair.Duplicate', 'RequestLimitExceeded',
+			 'InsufficientInstanceCapacity', 'SignatureDoesNotMatch', 'AuthFailure']);
+});
+
+test('the emulator exits 0 on SIGTERM', async () => {
+	const { code, signal } = await sim.stop();
+	assert.equal(signal, null, `exit signal ${signal}\n${sim.output()}`);
+	assert.equal(code, 0, `exit status ${code}\n${sim.output()}`);
+});
