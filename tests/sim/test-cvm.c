@@ -19,6 +19,7 @@
 #include "core/alloc.h"
 #include "core/keygen.h"
 #include "fake-clock.h"
+#include "sim-fixture.h"
 #include "providers/tencent/tc3.h"
 #include "sim/sim.h"
 
@@ -27,8 +28,6 @@
 #define REGION "ap-guangzhou"
 #define IMAGE  "img-487zeit5"
 #define TYPE   "GN7.2XLARGE32"
-
-static struct sim sim;
 
 struct call {
 	const char *secret;  /* default SKEY */
@@ -45,30 +44,6 @@ struct reply {
 	char code[128];
 	bool drop;
 };
-
-static int setup(void **state)
-{
-	struct sim_timing t = { 1500, 1000, 3600000 };
-
-	(void)state;
-	memset(&sim, 0, sizeof(sim));
-	fc.now = 1000 * MS;
-	sim_config_defaults(&sim.cfg);
-	sim.world = sim_world_new(&t, 42, &fake);
-	sim.faults = sim_faults_new(7, &fake);
-	sim_faults_set_rate_limits(sim.faults, false);
-	sim.nonces = sim_nonces_new();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sim_world_free(sim.world);
-	sim_faults_free(sim.faults);
-	sim_nonces_free(sim.nonces);
-	return 0;
-}
 
 static void reply_release(struct reply *r)
 {

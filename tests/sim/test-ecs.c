@@ -19,13 +19,13 @@
 #include "core/alloc.h"
 #include "core/keygen.h"
 #include "fake-clock.h"
+#include "sim-fixture.h"
 #include "providers/alibaba/sign.h"
 #include "sim/sim.h"
 
 #define AKID   "LTAIgpuclustersim001"
 #define SECRET "gpucluster-sim-alibaba-secret-000000"
 
-static struct sim sim;
 static unsigned nonce_counter;
 
 struct call {
@@ -45,30 +45,6 @@ struct reply {
 	char code[128];
 	bool drop;
 };
-
-static int setup(void **state)
-{
-	struct sim_timing t = { 1500, 1000, 3600000 };
-
-	(void)state;
-	memset(&sim, 0, sizeof(sim));
-	fc.now = 1000 * MS;
-	sim_config_defaults(&sim.cfg);
-	sim.world = sim_world_new(&t, 42, &fake);
-	sim.faults = sim_faults_new(7, &fake);
-	sim_faults_set_rate_limits(sim.faults, false);
-	sim.nonces = sim_nonces_new();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sim_world_free(sim.world);
-	sim_faults_free(sim.faults);
-	sim_nonces_free(sim.nonces);
-	return 0;
-}
 
 static void reply_release(struct reply *r)
 {
