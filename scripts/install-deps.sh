@@ -12,8 +12,9 @@ packages=(
 	libcmocka-dev libxml2-dev libmicrohttpd-dev
 	# the emulator's SSH nodes and the bootstrap tests
 	openssh-server openssh-client bubblewrap
-	# script lint, vendor-SDK and schema tests
-	shellcheck nodejs
+	# script lint, vendor-SDK and schema tests; curl and python3 drive the emulator in the
+	# shell tests, the demo and the benches
+	shellcheck nodejs curl python3
 	# benchmarks (bench/): GNU time for peak memory, jq for the emulator's JSON
 	time jq
 )

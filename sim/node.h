@@ -91,7 +91,4 @@ void sim_nodes_clear_fault_rules(struct sim_nodes *n);
 /* Sets the faults of a live node (control API); the world lock is held by the caller. */
 void sim_nodes_set_faults(struct sim_nodes *n, struct sim_instance *inst, unsigned faults);
 
-/* Resident memory of every sshd/bwrap process of the nodes, in KiB (for the bench). */
-unsigned long sim_nodes_rss_kib(struct sim_nodes *n);
-
 #endif

@@ -163,6 +163,21 @@ static void iso8601_ms(char out[48])
 	snprintf(out, 48, "%s.%03ldZ", base, ts.tv_nsec / 1000000L);
 }
 
+/*
+ * User-data is the user's boot script and may hold secrets (tokens, keys), so the log
+ * keeps only its size. Every cloud calls the field UserData at the top level.
+ */
+static void redact_user_data(json_t *params)
+{
+	json_t *ud = json_object_get(params, "UserData");
+	char note[64];
+
+	if (!json_is_string(ud))
+		return;
+	snprintf(note, sizeof(note), "<redacted: %zu characters>", json_string_length(ud));
+	json_object_set_new(params, "UserData", json_string(note));
+}
+
 static void write_request_log(struct sim_server *s, enum sim_cloud cloud,
 			      const struct sim_resp *resp)
 {
@@ -172,6 +187,7 @@ static void write_request_log(struct sim_server *s, enum sim_cloud cloud,
 
 	if (!s->request_log)
 		return;
+	redact_user_data(resp->log_params);
 	iso8601_ms(ts);
 	line = json_object();
 	json_object_set_new(line, "ts", json_string(ts));

@@ -54,7 +54,7 @@ case $aws in http://127.0.0.1:*) ;; *) fail "aws endpoint '$aws'" ;; esac
 creds=AKIAGPUCLUSTERSIM001:gpucluster-sim-aws-secret-key-0000000000
 code=$(curl -sS -o "$work/run.xml" -w '%{http_code}' --aws-sigv4 "aws:amz:us-east-1:ec2" \
 	--user "$creds" -H 'Content-Type: application/x-www-form-urlencoded' \
-	--data 'Action=RunInstances&Version=2016-11-15&ImageId=ami-0d1e5f7a9b3c5e570&InstanceType=g5.xlarge&MinCount=2&MaxCount=2&ClientToken=server-sh&TagSpecification.1.ResourceType=instance&TagSpecification.1.Tag.1.Key=suite&TagSpecification.1.Tag.1.Value=server+sh' \
+	--data 'Action=RunInstances&Version=2016-11-15&ImageId=ami-0d1e5f7a9b3c5e570&InstanceType=g5.xlarge&MinCount=2&MaxCount=2&ClientToken=server-sh&UserData=c2VjcmV0LXRva2Vu&TagSpecification.1.ResourceType=instance&TagSpecification.1.Tag.1.Key=suite&TagSpecification.1.Tag.1.Value=server+sh' \
 	"$aws/")
 [ "$code" = 200 ] || fail "RunInstances answered $code: $(cat "$work/run.xml")"
 grep -q '<RunInstancesResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/">' "$work/run.xml" ||
@@ -94,6 +94,9 @@ assert run["error_code"] is None, run
 assert run["params"]["ClientToken"] == "server-sh", run
 assert run["params"]["TagSpecification.1.Tag.1.Value"] == "server sh", run
 assert "Action" not in run["params"], run
+# user-data may carry secrets: the log keeps its size only
+assert run["params"]["UserData"] == "<redacted: 16 characters>", run
+assert "c2VjcmV0" not in open(sys.argv[1]).read()
 assert run["ts"].endswith("Z") and "T" in run["ts"], run
 assert lines[2]["status"] == 401 and lines[2]["error_code"] == "MissingAuthenticationToken"
 assert lines[3]["error_code"] == "SignatureDoesNotMatch"
