@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/cluster.h"
 #include "cmd/cmd.h"
 #include "cmd/output.h"
 #include "core/alloc.h"
@@ -29,9 +30,8 @@
 
 /* Alphabetical. A command is listed here only once it works end to end. */
 const struct gc_cmd_entry *const gc_cmd_table[] = {
-	&gc_cmd_help,
-	&gc_cmd_validate,
-	&gc_cmd_version,
+	&gc_cmd_apply, &gc_cmd_destroy, &gc_cmd_help,	  &gc_cmd_plan,
+	&gc_cmd_scale, &gc_cmd_status,	&gc_cmd_validate, &gc_cmd_version,
 };
 const size_t gc_cmd_table_len = sizeof(gc_cmd_table) / sizeof(gc_cmd_table[0]);
 
@@ -600,7 +600,10 @@ static int load_spec(struct gc_cmd_ctx *ctx)
 	struct gc_error err;
 	int rc;
 
-	ctx->spec_file = ctx->n_args > 0 ? ctx->args[0] : GC_CMD_DEFAULT_SPEC;
+	if (ctx->entry->flags & GC_CMD_SPEC_OPT)
+		ctx->spec_file = gc_cmd_opt_str(ctx, "file");
+	else
+		ctx->spec_file = ctx->n_args > 0 ? ctx->args[0] : GC_CMD_DEFAULT_SPEC;
 	gc_error_init(&err);
 	gc_diags_init(&diags, ctx->spec_file);
 	rc = gc_spec_load_file(&ctx->spec, ctx->spec_file, ctx->env, &diags, &err);
@@ -719,12 +722,16 @@ int gc_cmd_dispatch(const struct gc_cmd_entry *const *table, size_t table_len, i
 	ctx.n_args = p.n_args;
 	ctx.out = &out;
 	ctx.env = io->env;
+	ctx.io = io;
 	gc_log_init(&log, log_level(&ctx.globals), gc_output_log_sink, &out);
 	ctx.log = &log;
-	if ((p.entry->flags & GC_CMD_NEEDS_SPEC) && load_spec(&ctx) < 0)
+	if ((p.entry->flags & (GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS)) && load_spec(&ctx) < 0)
+		rc = GC_EXIT_FAILURE;
+	else if ((p.entry->flags & GC_CMD_NEEDS_CREDS) && gc_cmd_open_provider(&ctx) < 0)
 		rc = GC_EXIT_FAILURE;
 	else
 		rc = run(&ctx);
+	gc_provider_close(ctx.provider);
 	gc_spec_free(ctx.spec);
 	gc_log_release(&log);
 out:

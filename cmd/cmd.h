@@ -22,6 +22,7 @@
 
 #include "cmd/output.h"
 #include "core/log.h"
+#include "core/provider.h"
 #include "core/spec.h"
 
 /*
@@ -61,8 +62,9 @@ struct gc_opt {
 
 /* What a command needs the dispatcher to prepare before exec runs. */
 #define GC_CMD_NEEDS_SPEC  (1u << 0) /* load args[0] (default cluster.yaml) into ctx->spec */
-#define GC_CMD_NEEDS_CREDS (1u << 1) /* cloud credentials (providers; a later issue) */
+#define GC_CMD_NEEDS_CREDS (1u << 1) /* open the spec's cloud into ctx->provider (implies SPEC) */
 #define GC_CMD_MUTATES	   (1u << 2) /* changes cloud resources: SIGINT is caught */
+#define GC_CMD_SPEC_OPT	   (1u << 3) /* the spec comes from --file, not args[0] */
 
 #define GC_CMD_ARGS_UNLIMITED (-1)
 
@@ -104,8 +106,10 @@ struct gc_cmd_globals {
  * terminal, -1 to ask isatty(). env is also what ${VAR} in specs expands from.
  */
 struct gc_cmd_io {
+	FILE *in; /* confirmations; NULL: none can be given (as if not a terminal) */
 	FILE *out;
 	FILE *err;
+	int in_tty;
 	int out_tty;
 	int err_tty;
 	const struct gc_spec_env *env;
@@ -122,15 +126,22 @@ struct gc_cmd_ctx {
 	struct gc_output *out;
 	struct gc_log *log;
 	const struct gc_spec_env *env;
-	struct gc_spec *spec;  /* NEEDS_SPEC: loaded and valid; else NULL */
-	const char *spec_file; /* NEEDS_SPEC: the file it came from */
+	struct gc_spec *spec;	      /* NEEDS_SPEC: loaded and valid; else NULL */
+	const char *spec_file;	      /* NEEDS_SPEC: the file it came from */
+	struct gc_provider *provider; /* NEEDS_CREDS: open on the spec's cloud; else NULL */
+	const struct gc_cmd_io *io;
 };
 
 /* The real commands, in alphabetical order. */
 extern const struct gc_cmd_entry *const gc_cmd_table[];
 extern const size_t gc_cmd_table_len;
 
+extern const struct gc_cmd_entry gc_cmd_apply;
+extern const struct gc_cmd_entry gc_cmd_destroy;
 extern const struct gc_cmd_entry gc_cmd_help;
+extern const struct gc_cmd_entry gc_cmd_plan;
+extern const struct gc_cmd_entry gc_cmd_scale;
+extern const struct gc_cmd_entry gc_cmd_status;
 extern const struct gc_cmd_entry gc_cmd_validate;
 extern const struct gc_cmd_entry gc_cmd_version;
 

@@ -11,8 +11,10 @@
 int main(int argc, char **argv)
 {
 	const struct gc_cmd_io io = {
+		.in = stdin,
 		.out = stdout,
 		.err = stderr,
+		.in_tty = -1,
 		.out_tty = -1,
 		.err_tty = -1,
 		.env = &gc_spec_env_process,

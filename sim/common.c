@@ -35,6 +35,9 @@ void sim_config_defaults(struct sim_config *cfg)
 	/* EC2 caps a Query request at about 1 MB (user data alone may be 16 KiB base64'd);
 	 * anything larger is a client bug or an attack on the emulator */
 	cfg->max_body = (size_t)1 << 20;
+	/* random, so that session tokens from an earlier run do not verify in this one */
+	if (gc_random_bytes(cfg->sts_key, sizeof(cfg->sts_key)) != 0)
+		memset(cfg->sts_key, 0x5a, sizeof(cfg->sts_key));
 }
 
 void sim_resp_init(struct sim_resp *r)

@@ -238,6 +238,11 @@ void sim_control_handle(struct sim *sim, const struct sim_req *req, struct sim_r
 	snprintf(resp->action, sizeof(resp->action), "%s %s", m, p);
 	if (strcmp(p, "/healthz") == 0 && strcmp(m, "GET") == 0) {
 		reply_json(resp, 200, json_pack("{s:b}", "ok", 1));
+	} else if (strcmp(p, "/checkip") == 0 && strcmp(m, "GET") == 0) {
+		/* what checkip.amazonaws.com answers: the caller's address and a newline */
+		resp->status = 200;
+		resp->content_type = "text/plain";
+		gc_buf_addf(&resp->body, "%s\n", req->remote_addr ? req->remote_addr : "");
 	} else if (strcmp(p, "/state") == 0 && strcmp(m, "GET") == 0) {
 		reply_json(resp, 200, sim_control_state(sim));
 	} else if (strcmp(p, "/reset") == 0 && strcmp(m, "POST") == 0) {

@@ -212,6 +212,23 @@ static void write_request_log(struct sim_server *s, enum sim_cloud cloud,
 	free(text);
 }
 
+/* The client's address as text, for /checkip; "" when MHD cannot tell. */
+static const char *remote_addr(struct MHD_Connection *con, char *buf, size_t size)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	buf[0] = '\0';
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, buf,
+			  (socklen_t)size);
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
+			  buf, (socklen_t)size);
+	return buf;
+}
+
 static enum MHD_Result answer(struct daemon_ctx *d, struct MHD_Connection *con, const char *url,
 			      const char *method, struct conn_req *r)
 {
@@ -219,6 +236,7 @@ static enum MHD_Result answer(struct daemon_ctx *d, struct MHD_Connection *con, 
 	struct gc_params headers = GC_PARAMS_INIT, query = GC_PARAMS_INIT;
 	struct sim_resp resp;
 	struct sim_req req;
+	char addr[INET6_ADDRSTRLEN];
 	struct gc_error err;
 	const char *qs = strchr(r->raw_uri, '?');
 	struct MHD_Response *mr = NULL;
@@ -242,6 +260,7 @@ static enum MHD_Result answer(struct daemon_ctx *d, struct MHD_Connection *con, 
 	req.body = r->body.data;
 	req.body_len = r->body.len;
 	req.now = time(NULL);
+	req.remote_addr = remote_addr(con, addr, sizeof(addr));
 
 	sim_resp_init(&resp);
 	switch (d->which) {

@@ -51,6 +51,8 @@ struct sim_config {
 	char aws_account[16];
 	/* cap on a request body, bytes */
 	size_t max_body;
+	/* seals the session tokens STS issues (random per process; see sim/aws/sts.c) */
+	unsigned char sts_key[32];
 };
 
 /* Fills the default credentials (documented in docs/sim.md) and limits. */
@@ -75,7 +77,8 @@ struct sim_req {
 	const struct gc_params *headers; /* as received */
 	const char *body;
 	size_t body_len;
-	time_t now; /* wall clock at arrival, seconds */
+	time_t now;		 /* wall clock at arrival, seconds */
+	const char *remote_addr; /* the client's address, "127.0.0.1" */
 };
 
 /* What a frontend answers. Initialise with sim_resp_init, release with sim_resp_release. */
@@ -101,6 +104,24 @@ void sim_resp_release(struct sim_resp *r);
 void sim_ec2_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp);
 void sim_ecs_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp);
 void sim_cvm_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp);
+
+/*
+ * STS 2011-06-15 on the AWS port (sim/aws/sts.c): sim_ec2_handle hands a request over
+ * when sim_sts_wants it: its SigV4 scope names the service "sts", or it is unsigned and
+ * names an STS action (AssumeRoleWithWebIdentity needs no signature).
+ */
+bool sim_sts_wants(const struct sim_req *req);
+void sim_sts_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp);
+
+/*
+ * The secret of an AWS access key id: a configured key's (token is then not looked at),
+ * or that of temporary credentials STS issued, when token is the session token issued
+ * with them and has not expired at now (unix seconds). NULL otherwise. A temporary
+ * key's secret is written to out.
+ */
+#define SIM_AWS_SECRET_MAX 64
+const char *sim_aws_secret(const struct sim *sim, const char *key_id, const char *token,
+			   int64_t now, char out[SIM_AWS_SECRET_MAX]);
 
 /* --- helpers the frontends share (sim/common.c) -------------------------------------- */
 

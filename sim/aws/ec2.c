@@ -28,6 +28,7 @@
 #include "core/hash.h"
 #include "core/str.h"
 #include "providers/aws/sigv4.h"
+#include "sim/aws/pricing.h"
 #include "sim/catalog.h"
 #include "sim/sim.h"
 
@@ -315,13 +316,23 @@ static int one_of(struct ec2 *c, const char *name, const char *const *allowed)
 	return bad_value(c, name, v);
 }
 
-/* '*' any run, '?' one character: the wildcards every EC2 filter value allows. */
+/* '*' any run, '?' one character: the wildcards every EC2 filter value allows; a
+ * backslash makes the next '*', '?' or '\\' literal. */
 static bool wild(const char *pat, const char *s)
 {
 	const char *star = NULL, *mark = NULL;
 
 	while (*s) {
-		if (*pat == '?' || *pat == *s) {
+		if (*pat == '\\' && (pat[1] == '*' || pat[1] == '?' || pat[1] == '\\') &&
+		    pat[1] == *s) {
+			pat += 2;
+			s++;
+		} else if (*pat == '\\' && (pat[1] == '*' || pat[1] == '?' || pat[1] == '\\')) {
+			if (!star)
+				return false;
+			pat = star + 1;
+			s = ++mark;
+		} else if (*pat == '?' || *pat == *s) {
 			pat++;
 			s++;
 		} else if (*pat == '*') {
@@ -1006,6 +1017,40 @@ static void write_reservation_head(struct ec2 *c, const char *reservation)
 	E(c);
 }
 
+static int parse_iso(const char *s, int64_t *out);
+
+/*
+ * The node's own expiry timer, as systemd on the node would run it. gpucluster's TTL
+ * user-data installs a persistent timer (a line "OnCalendar=YYYY-MM-DD HH:MM:SS UTC")
+ * that powers the machine off, and with InstanceInitiatedShutdownBehavior=terminate EC2
+ * then terminates it. Nodes run no systemd here, so the emulator reads the timer and
+ * schedules the release itself, as it does for Alibaba's AutoReleaseTime. 0: none.
+ */
+static int64_t shutdown_timer(struct ec2 *c, const struct run *r)
+{
+	const char *beh = P(c, "InstanceInitiatedShutdownBehavior");
+
+	if (!beh || strcmp(beh, "terminate") != 0 || !P(c, "UserData"))
+		return 0;
+	for (const char *line = r->user_data.data; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		unsigned Y, M, D, h, m, sec;
+		char zone[8], iso[32];
+		int64_t at;
+
+		if (sscanf(line, "OnCalendar=%4u-%2u-%2u %2u:%2u:%2u %7s", &Y, &M, &D, &h, &m, &sec,
+			   zone) == 7 &&
+		    strcmp(zone, "UTC") == 0) {
+			snprintf(iso, sizeof(iso), "%04u-%02u-%02uT%02u:%02u:%02uZ", Y, M, D, h, m,
+				 sec);
+			if (parse_iso(iso, &at) == 0)
+				return at;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
 static void launch(struct ec2 *c, const struct run *r, struct sim_instance ***insts, size_t *n,
 		   char reservation[SIM_ID_MAX])
 {
@@ -1027,6 +1072,7 @@ static void launch(struct ec2 *c, const struct run *r, struct sim_instance ***in
 		.client_token = r->token,
 		.user_data = P(c, "UserData") ? r->user_data.data : NULL,
 		.disk_gb = r->disk_gb,
+		.release_at_wall = shutdown_timer(c, r),
 		.count = (unsigned)r->max,
 	};
 	sim_world_launch(c->sim->world, &l, insts, n, reservation);
@@ -2896,6 +2942,7 @@ static int authenticate(struct ec2 *c)
 	struct gc_sign_request sr;
 	struct gc_error err;
 	const char *secret;
+	char session_secret[SIM_AWS_SECRET_MAX];
 	int64_t t;
 	int ret = -1, rc;
 
@@ -2914,7 +2961,10 @@ static int authenticate(struct ec2 *c)
 			 "'Date' header.");
 		goto out;
 	}
-	secret = sim_cred_secret(c->sim, SIM_AWS, auth.access_key_id);
+	/* a key STS issued needs its session token, sealed by the emulator (sim/aws/sts.c) */
+	secret = sim_aws_secret(c->sim, auth.access_key_id,
+				gc_params_get_ci(req->headers, "X-Amz-Security-Token"),
+				(int64_t)req->now + c->sim->cfg.clock_offset_s, session_secret);
 	if (!secret) {
 		ec2_fail(c, 401, "AuthFailure",
 			 "AWS was not able to validate the provided access credentials");
@@ -3126,6 +3176,15 @@ void sim_ec2_handle(struct sim *sim, const struct sim_req *req, struct sim_resp 
 {
 	struct ec2 c;
 
+	/* the AWS port serves every AWS service of the emulator, as AWS_ENDPOINT_URL does */
+	if (sim_sts_wants(req)) {
+		sim_sts_handle(sim, req, resp);
+		return;
+	}
+	if (sim_pricing_wants(req)) {
+		sim_pricing_handle(sim, req, resp);
+		return;
+	}
 	memset(&c, 0, sizeof(c));
 	c.sim = sim;
 	c.req = req;

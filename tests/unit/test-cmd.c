@@ -262,6 +262,7 @@ static void runv(struct run *r, const struct gc_cmd_entry *const *table, size_t 
 	va_end(ap);
 	argv[argc] = NULL;
 
+	memset(&io, 0, sizeof(io));
 	io.out = open_memstream(&r->out, &out_len);
 	io.err = open_memstream(&r->err, &err_len);
 	assert_non_null(io.out);

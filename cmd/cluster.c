@@ -1,0 +1,311 @@
+/*
+ * cluster.c: opening the spec's cloud, confirmation, live progress and reports for the
+ * commands that talk to a cloud (see cluster.h).
+ *
+ * Progress goes to stderr so that stdout stays the command's result (a plan, a JSON
+ * document). On a terminal the wait for instances is one line rewritten in place; in
+ * CI logs, where \r makes a mess, each change is its own line and an unchanged count is
+ * repeated at most every 30 seconds.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cmd/cluster.h"
+#include "cmd/cmd.h"
+#include "cmd/output.h"
+#include "core/alloc.h"
+#include "core/provider.h"
+
+/* Seconds between repeated "waiting" lines when stderr is not a terminal. */
+#define PLAIN_REPEAT_MS 30000
+
+struct progress {
+	struct gc_cmd_ctx *ctx;
+	bool tty;
+	bool line_open; /* a \r line is on screen */
+	unsigned last_done;
+	uint64_t last_ms;
+};
+
+static struct progress progress_state;
+
+static const char *market_word(bool spot)
+{
+	return spot ? "spot" : "on-demand";
+}
+
+int gc_cmd_exit_for(const struct gc_error *err)
+{
+	return err->code == GC_ECANCELLED ? GC_EXIT_INTERRUPTED : GC_EXIT_FAILURE;
+}
+
+void gc_cmd_report_error(struct gc_cmd_ctx *ctx, const char *what, const struct gc_error *err)
+{
+	char extra[300] = "";
+
+	if (err->cloud_code[0] && !strstr(err->message, err->cloud_code))
+		snprintf(extra, sizeof(extra), " (%s%s%s)", err->cloud_code,
+			 err->request_id[0] ? ", request " : "", err->request_id);
+	else if (err->request_id[0])
+		snprintf(extra, sizeof(extra), " (request %s)", err->request_id);
+	if (what)
+		gc_out_error(ctx->out, "%s: %s%s", what, err->message, extra);
+	else
+		gc_out_error(ctx->out, "%s%s", err->message, extra);
+
+	switch (err->code) {
+	case GC_EAUTH:
+		gc_out_hint(ctx->out, "check the credentials for %s: see docs/credentials.md",
+			    ctx->spec ? gc_cloud_name(ctx->spec->provider.cloud) : "the cloud");
+		break;
+	case GC_EQUOTA:
+		gc_out_hint(ctx->out, "ask for a higher limit, or lower the counts in the spec");
+		break;
+	case GC_ECANCELLED:
+		gc_out_hint(ctx->out,
+			    "run the same command again: it picks up where this one "
+			    "stopped");
+		break;
+	default: break;
+	}
+}
+
+int gc_cmd_open_provider(struct gc_cmd_ctx *ctx)
+{
+	const struct gc_spec *spec = ctx->spec;
+	const struct gc_provider_ops *ops = gc_provider_find(spec->provider.cloud);
+	struct gc_provider_config cfg = {
+		.region = spec->provider.region,
+		.profile = spec->provider.profile,
+		.endpoint = spec->provider.endpoint,
+		.env = ctx->env,
+		.log = ctx->log,
+	};
+	struct gc_error err;
+
+	gc_error_init(&err);
+	if (!ops) {
+		gc_out_error(ctx->out, "%s: the %s cloud is not supported by this build yet",
+			     ctx->spec_file, gc_cloud_name(spec->provider.cloud));
+		return -1;
+	}
+	if (gc_provider_open(&ctx->provider, ops, &cfg, &err) < 0) {
+		gc_cmd_report_error(ctx, gc_cloud_name(spec->provider.cloud), &err);
+		return -1;
+	}
+	return 0;
+}
+
+bool gc_cmd_confirm(struct gc_cmd_ctx *ctx, const char *question)
+{
+	const struct gc_cmd_io *io = ctx->io;
+	char line[64];
+	bool tty;
+
+	if (gc_cmd_opt_given(ctx, "auto-approve"))
+		return true;
+	tty = io->in && (io->in_tty >= 0 ? io->in_tty != 0 : isatty(fileno(io->in)) != 0);
+	if (!tty) {
+		gc_out_error(ctx->out,
+			     "cannot ask for confirmation: standard input is not a "
+			     "terminal");
+		gc_out_hint(ctx->out, "pass --auto-approve to proceed without asking");
+		return false;
+	}
+	gc_out_printf(ctx->out, ctx->out->err, "\n%s%s%s\n  Only 'yes' will be accepted: ",
+		      gc_out_style(ctx->out, ctx->out->err, GC_STYLE_BOLD), question,
+		      gc_out_style(ctx->out, ctx->out->err, GC_STYLE_RESET));
+	fflush(ctx->out->err);
+	if (!fgets(line, sizeof(line), io->in))
+		return false;
+	line[strcspn(line, "\r\n")] = '\0';
+	if (strcmp(line, "yes") != 0) {
+		gc_out_printf(ctx->out, ctx->out->err, "Cancelled: nothing was changed.\n");
+		return false;
+	}
+	return true;
+}
+
+/* ---- progress -------------------------------------------------------------------- */
+
+static void close_line(struct progress *pr)
+{
+	if (pr->line_open) {
+		gc_out_puts(pr->ctx->out, pr->ctx->out->err, "\n");
+		pr->line_open = false;
+	}
+}
+
+static void on_progress(void *arg, const struct gc_engine_event *ev)
+{
+	struct progress *pr = arg;
+	struct gc_output *o = pr->ctx->out;
+	FILE *s = o->err;
+
+	if (o->quiet)
+		return;
+	switch (ev->kind) {
+	case GC_EV_WAITING:
+		if (pr->tty) {
+			gc_out_printf(o, s, "\r  waiting: %u/%u %s (%llus)\x1b[K", ev->done,
+				      ev->total, ev->message ? ev->message : "running",
+				      (unsigned long long)(ev->elapsed_ms / 1000));
+			pr->line_open = true;
+		} else if (ev->done != pr->last_done ||
+			   ev->elapsed_ms >= pr->last_ms + PLAIN_REPEAT_MS || pr->last_ms == 0) {
+			gc_out_printf(o, s, "  waiting: %u/%u %s (%llus)\n", ev->done, ev->total,
+				      ev->message ? ev->message : "running",
+				      (unsigned long long)(ev->elapsed_ms / 1000));
+			pr->last_done = ev->done;
+			pr->last_ms = ev->elapsed_ms ? ev->elapsed_ms : 1;
+		}
+		return;
+	case GC_EV_CREATE_START:
+		close_line(pr);
+		gc_out_printf(o, s, "  creating %u in group '%s': %s, %s, %s\n", ev->count,
+			      ev->group ? ev->group : "?", ev->type ? ev->type : "?",
+			      ev->zone ? ev->zone : "any zone", market_word(ev->spot));
+		return;
+	case GC_EV_CREATED:
+		close_line(pr);
+		gc_out_printf(o, s, "  %screated%s %u in group '%s'\n",
+			      gc_out_style(o, s, GC_STYLE_GREEN),
+			      gc_out_style(o, s, GC_STYLE_RESET), ev->count,
+			      ev->group ? ev->group : "?");
+		return;
+	case GC_EV_CREATE_FAILED:
+		close_line(pr);
+		gc_out_printf(o, s, "  %sno luck%s with %s/%s/%s: %s\n",
+			      gc_out_style(o, s, GC_STYLE_YELLOW),
+			      gc_out_style(o, s, GC_STYLE_RESET), ev->zone ? ev->zone : "any zone",
+			      ev->type ? ev->type : "?", market_word(ev->spot),
+			      ev->err ? ev->err->message : "failed");
+		return;
+	case GC_EV_TERMINATING:
+		close_line(pr);
+		gc_out_printf(o, s, "  terminating %u instance%s\n", ev->count,
+			      ev->count == 1 ? "" : "s");
+		return;
+	case GC_EV_TERMINATED:
+		close_line(pr);
+		gc_out_printf(o, s, "  terminated %u instance%s\n", ev->count,
+			      ev->count == 1 ? "" : "s");
+		return;
+	case GC_EV_INFO:
+		close_line(pr);
+		if (ev->message)
+			gc_out_printf(o, s, "  %s\n", ev->message);
+		return;
+	}
+}
+
+static bool on_cancelled(void *arg)
+{
+	(void)arg;
+	return gc_cmd_interrupted();
+}
+
+int gc_cmd_engine(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_engine_opts *opts)
+{
+	struct gc_error err;
+	const struct gc_cmd_io *io = ctx->io;
+
+	gc_error_init(&err);
+	memset(&progress_state, 0, sizeof(progress_state));
+	progress_state.ctx = ctx;
+	progress_state.tty = io->err_tty >= 0 ? io->err_tty != 0 : isatty(fileno(io->err)) != 0;
+	memset(opts, 0, sizeof(*opts));
+	opts->cancelled = on_cancelled;
+	opts->progress = on_progress;
+	opts->progress_ctx = &progress_state;
+	if (gc_engine_init(e, ctx->spec, ctx->provider, ctx->env, ctx->log, &err) < 0) {
+		gc_cmd_report_error(ctx, NULL, &err);
+		return -1;
+	}
+	return 0;
+}
+
+int gc_cmd_lock(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_lock *lock)
+{
+	struct gc_error err;
+
+	gc_error_init(&err);
+	if (gc_lock_acquire(lock, e->state_dir, ctx->entry->name, &err) < 0) {
+		gc_cmd_report_error(ctx, NULL, &err);
+		if (err.code == GC_ELOCKED)
+			gc_out_hint(ctx->out,
+				    "in CI, give jobs that touch one cluster the same "
+				    "concurrency group (see docs/ci.md)");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- reports --------------------------------------------------------------------- */
+
+static json_t *report_json(const struct gc_engine_report *r)
+{
+	json_t *doc = json_object(), *groups = json_array(), *created = json_array();
+
+	for (size_t i = 0; i < r->n_groups; i++) {
+		const struct gc_engine_group_report *g = &r->groups[i];
+		json_t *jg = json_pack("{s:s, s:I, s:I, s:I, s:I}", "group", g->group, "wanted",
+				       (json_int_t)g->wanted, "created", (json_int_t)g->created,
+				       "running", (json_int_t)g->running, "terminated",
+				       (json_int_t)g->terminated);
+
+		if (g->err.code != GC_OK)
+			json_object_set_new(jg, "error",
+					    json_pack("{s:s, s:s, s:s}", "code",
+						      gc_strerror(g->err.code), "message",
+						      g->err.message, "cloud_code",
+						      g->err.cloud_code));
+		json_array_append_new(groups, jg);
+	}
+	for (size_t i = 0; i < r->created.n; i++) {
+		const struct gc_instance *in = &r->created.items[i];
+
+		json_array_append_new(created,
+				      json_pack("{s:s, s:s?, s:s?, s:s?, s:s}", "id", in->id,
+						"group", in->group, "type", in->type, "zone",
+						in->zone, "state",
+						gc_instance_state_name(in->state)));
+	}
+	json_object_set_new(doc, "groups", groups);
+	json_object_set_new(doc, "created", created);
+	json_object_set_new(doc, "terminated", json_integer((json_int_t)r->n_terminated));
+	json_object_set_new(doc, "api_calls", json_integer((json_int_t)r->api_calls));
+	json_object_set_new(doc, "throttled", json_integer((json_int_t)r->throttled));
+	json_object_set_new(doc, "wall_ms", json_integer((json_int_t)r->wall_ms));
+	return doc;
+}
+
+void gc_cmd_print_report(struct gc_cmd_ctx *ctx, const char *verb, const struct gc_engine_report *r)
+{
+	struct gc_output *o = ctx->out;
+
+	close_line(&progress_state);
+	if (o->format == GC_OUTPUT_JSON) {
+		json_t *doc = report_json(r);
+
+		gc_out_json(o, doc);
+		json_decref(doc);
+		return;
+	}
+	for (size_t i = 0; i < r->n_groups; i++) {
+		const struct gc_engine_group_report *g = &r->groups[i];
+
+		if (g->err.code == GC_OK)
+			continue;
+		gc_out_printf(o, o->err, "  group '%s': %u of %u created, %u running: %s\n",
+			      g->group, g->created, g->wanted, g->running, g->err.message);
+	}
+	gc_out_printf(o, o->err, "%s: %zu created, %zu terminated, %lu API call%s in %.1fs\n", verb,
+		      r->created.n, r->n_terminated, r->api_calls, r->api_calls == 1 ? "" : "s",
+		      (double)r->wall_ms / 1000.0);
+}

@@ -1,0 +1,54 @@
+/*
+ * cluster.h: what the commands that talk to a cloud share.
+ *
+ * plan, apply, scale, destroy and status all open the spec's cloud, run the engine,
+ * show its progress, ask for confirmation, and report errors with the cloud's own code
+ * and request id. That glue lives here once, so each cmd-*.c file is only its command.
+ */
+#ifndef GC_CMD_CLUSTER_H
+#define GC_CMD_CLUSTER_H
+
+#include <stdbool.h>
+
+#include "cmd/cmd.h"
+#include "core/engine.h"
+#include "core/error.h"
+
+/* NEEDS_CREDS: opens the spec's cloud into ctx->provider, or reports why not. */
+int gc_cmd_open_provider(struct gc_cmd_ctx *ctx);
+
+/* "gpucluster: error: WHAT: MESSAGE (CloudCode, request ID)" plus a hint for the codes a
+ * user can act on (credentials, quota, locks). what may be NULL. */
+void gc_cmd_report_error(struct gc_cmd_ctx *ctx, const char *what, const struct gc_error *err);
+
+/* The exit code for a failed engine call: 130 when cancelled, else 1. */
+int gc_cmd_exit_for(const struct gc_error *err);
+
+/*
+ * Asks "question [yes/no]" on the terminal unless --auto-approve was given. Only "yes"
+ * proceeds. Without a terminal on stdin the answer cannot be given: that is an error
+ * telling the user about --auto-approve, never a silent yes.
+ */
+bool gc_cmd_confirm(struct gc_cmd_ctx *ctx, const char *question);
+
+/* Sets up an engine on ctx's spec and provider, and engine options whose progress goes
+ * to stderr (a live line on a terminal, plain lines otherwise) and whose cancellation
+ * follows SIGINT/SIGTERM. */
+int gc_cmd_engine(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_engine_opts *opts);
+
+/* The outcome of an apply or destroy, per group, on stderr (text) or as JSON on stdout. */
+void gc_cmd_print_report(struct gc_cmd_ctx *ctx, const char *verb,
+			 const struct gc_engine_report *r);
+
+/* Acquires the cluster's local lock, reporting a held lock clearly. */
+int gc_cmd_lock(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_lock *lock);
+
+/* Prints a plan on stdout in the chosen format (cmd-plan.c). */
+int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan);
+
+/* apply and scale: lock, plan with the count overrides, show, confirm, execute, report
+ * (cmd-apply.c). Returns an exit code. */
+int gc_cmd_apply_run(struct gc_cmd_ctx *ctx, const char *const *names, const unsigned *counts,
+		     size_t n);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * cmd-apply.c: `gpucluster apply [FILE]`.
+ *
+ * Makes the cloud match the spec: shows the plan, asks for confirmation (unless
+ * --auto-approve), then creates, waits and terminates through the engine. Holding the
+ * cluster's local lock for the whole run keeps two applies from interleaving. An
+ * interrupted or partly failed apply prints what it did; running it again finishes the
+ * job, because the engine's client tokens make the same launches land on the same
+ * instances. `scale` runs the same code with count overrides.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "cmd/cluster.h"
+#include "cmd/cmd.h"
+#include "cmd/output.h"
+#include "core/engine.h"
+#include "core/plan.h"
+
+static const struct gc_opt apply_opts[] = {
+	{ .name = "auto-approve",
+	  .short_name = 'y',
+	  .type = GC_OPT_FLAG,
+	  .help = "apply without asking for confirmation" },
+	{ .name = "wait-timeout",
+	  .type = GC_OPT_INT,
+	  .arg = "SECONDS",
+	  .help = "how long to wait for instances to run",
+	  .def = "900",
+	  .min = 1,
+	  .max = 86400 },
+	{ .name = "no-wait",
+	  .type = GC_OPT_FLAG,
+	  .help = "return once the cloud accepted the launches" },
+	{ .name = NULL },
+};
+
+int gc_cmd_apply_run(struct gc_cmd_ctx *ctx, const char *const *names, const unsigned *counts,
+		     size_t n)
+{
+	struct gc_engine e;
+	struct gc_engine_opts opts;
+	struct gc_engine_report report;
+	struct gc_instance_list live;
+	struct gc_plan plan;
+	struct gc_lock lock = { .fd = -1 };
+	struct gc_error err;
+	int rc = GC_EXIT_FAILURE;
+	bool json = ctx->out->format == GC_OUTPUT_JSON;
+
+	gc_error_init(&err);
+	gc_instance_list_init(&live);
+	gc_plan_init(&plan);
+	gc_engine_report_init(&report);
+	if (gc_cmd_engine(ctx, &e, &opts) < 0)
+		return GC_EXIT_FAILURE;
+	opts.wait_timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "wait-timeout") * 1000;
+	opts.no_wait = gc_cmd_opt_given(ctx, "no-wait");
+	if (gc_cmd_lock(ctx, &e, &lock) < 0)
+		goto out;
+	if (gc_engine_plan(&e, &plan, &live, names, counts, n, &err) < 0) {
+		if (err.code == GC_EQUOTA && !json)
+			gc_cmd_show_plan(ctx, &plan);
+		gc_cmd_report_error(ctx, err.code == GC_EQUOTA ? NULL : "plan", &err);
+		goto out;
+	}
+	if (!json)
+		gc_cmd_show_plan(ctx, &plan);
+	if (!gc_plan_has_changes(&plan)) {
+		if (json)
+			gc_cmd_print_report(ctx, ctx->entry->name, &report);
+		rc = GC_EXIT_OK;
+		goto out;
+	}
+	if (!gc_cmd_confirm(ctx, "Apply these changes?"))
+		goto out;
+	if (gc_engine_apply(&e, &plan, &opts, &report, &err) < 0) {
+		gc_cmd_print_report(ctx, ctx->entry->name, &report);
+		gc_cmd_report_error(ctx, NULL, &err);
+		if (err.code != GC_ECANCELLED)
+			gc_out_hint(ctx->out,
+				    "run '%s %s' again to finish: it converges on what "
+				    "exists",
+				    GC_PROGRAM, ctx->entry->name);
+		rc = gc_cmd_exit_for(&err);
+		goto out;
+	}
+	gc_cmd_print_report(ctx, ctx->entry->name, &report);
+	rc = GC_EXIT_OK;
+out:
+	gc_lock_release(&lock);
+	gc_engine_report_release(&report);
+	gc_plan_release(&plan);
+	gc_instance_list_release(&live);
+	gc_engine_release(&e);
+	return rc;
+}
+
+static int apply_exec(struct gc_cmd_ctx *ctx)
+{
+	return gc_cmd_apply_run(ctx, NULL, NULL, 0);
+}
+
+const struct gc_cmd_entry gc_cmd_apply = {
+	.name = "apply",
+	.summary = "create and terminate instances until the cloud matches the spec",
+	.usage = "[FILE]",
+	.description = "Shows the plan, asks for confirmation, then creates missing instances\n"
+		       "(in batches, with client tokens that make a re-run safe), waits until\n"
+		       "they run, and terminates surplus and replaced ones. Only instances\n"
+		       "carrying this cluster's tags are ever touched.",
+	.opts = apply_opts,
+	.min_args = 0,
+	.max_args = 1,
+	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS | GC_CMD_MUTATES,
+	.exec = apply_exec,
+};

@@ -1,0 +1,91 @@
+/*
+ * cmd-plan.c: `gpucluster plan [FILE]`.
+ *
+ * Reads the cluster's instances from the cloud (by its tags), diffs them against the spec
+ * and shows what apply would do, with the hourly cost before and after. Nothing is
+ * changed. With --detailed-exitcode the exit code says whether there is anything to do
+ * (0 none, 2 changes, 1 error), as Terraform's does, so CI can branch on drift.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "cmd/cluster.h"
+#include "cmd/cmd.h"
+#include "cmd/output.h"
+#include "core/buf.h"
+#include "core/engine.h"
+#include "core/plan.h"
+
+static const struct gc_opt plan_opts[] = {
+	{ .name = "detailed-exitcode",
+	  .type = GC_OPT_FLAG,
+	  .help = "exit 0 when there are no changes, 2 when there are, 1 on errors" },
+	{ .name = NULL },
+};
+
+/* Prints a built plan in the chosen format. */
+int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
+{
+	struct gc_buf b = GC_BUF_INIT(0);
+	int rc;
+
+	if (ctx->out->format == GC_OUTPUT_JSON)
+		rc = gc_plan_render_json(&b, plan, ctx->spec);
+	else
+		rc = gc_plan_render_text(&b, plan, ctx->spec, ctx->out->color_out);
+	if (rc == 0)
+		gc_out_puts(ctx->out, ctx->out->out, b.data);
+	gc_buf_release(&b);
+	return rc;
+}
+
+static int plan_exec(struct gc_cmd_ctx *ctx)
+{
+	struct gc_engine e;
+	struct gc_engine_opts opts;
+	struct gc_instance_list live;
+	struct gc_plan plan;
+	struct gc_error err;
+	int rc = GC_EXIT_FAILURE, brc;
+
+	gc_error_init(&err);
+	gc_instance_list_init(&live);
+	gc_plan_init(&plan);
+	if (gc_cmd_engine(ctx, &e, &opts) < 0)
+		return GC_EXIT_FAILURE;
+	brc = gc_engine_plan(&e, &plan, &live, NULL, NULL, 0, &err);
+	if (brc < 0 && err.code != GC_EQUOTA) {
+		gc_cmd_report_error(ctx, "plan", &err);
+		goto out;
+	}
+	gc_cmd_show_plan(ctx, &plan);
+	if (brc < 0) {
+		gc_cmd_report_error(ctx, NULL, &err);
+		goto out;
+	}
+	rc = GC_EXIT_OK;
+	if (gc_cmd_opt_given(ctx, "detailed-exitcode") && gc_plan_has_changes(&plan))
+		rc = GC_EXIT_CHANGES;
+out:
+	gc_plan_release(&plan);
+	gc_instance_list_release(&live);
+	gc_engine_release(&e);
+	return rc;
+}
+
+const struct gc_cmd_entry gc_cmd_plan = {
+	.name = "plan",
+	.summary = "show what apply would change, and what it would cost",
+	.usage = "[FILE]",
+	.description = "Compares the spec with the instances the cloud reports for this cluster\n"
+		       "(found by their gpucluster:cluster tag) and shows what apply would\n"
+		       "create, terminate and replace, with the hourly cost now and after.\n"
+		       "Nothing is changed.",
+	.opts = plan_opts,
+	.min_args = 0,
+	.max_args = 1,
+	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,
+	.exec = plan_exec,
+};

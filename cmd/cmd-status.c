@@ -1,0 +1,186 @@
+/*
+ * cmd-status.c: `gpucluster status [FILE]`.
+ *
+ * Lists the cluster's nodes as the cloud reports them: group, id, type, zone, market,
+ * state, addresses, age, hourly price and what each has cost so far. The cost so far is
+ * the hourly price times the time since launch: an estimate (clouds bill per second
+ * after a minimum, spot prices move), labelled as such in docs/cli.md.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "cmd/cluster.h"
+#include "cmd/cmd.h"
+#include "cmd/output.h"
+#include "core/alloc.h"
+#include "core/engine.h"
+
+static const struct gc_opt status_opts[] = {
+	{ .name = NULL },
+};
+
+struct price_cache {
+	char type[64];
+	bool spot;
+	double usd; /* < 0: unknown */
+};
+
+static double lookup_price(struct gc_provider *p, struct price_cache **cache, size_t *n,
+			   const struct gc_instance *in)
+{
+	struct gc_error err;
+	double usd = -1;
+
+	if (!in->type)
+		return -1;
+	for (size_t i = 0; i < *n; i++)
+		if ((*cache)[i].spot == in->spot && strcmp((*cache)[i].type, in->type) == 0)
+			return (*cache)[i].usd;
+	gc_error_init(&err);
+	if (gc_provider_price(p, in->type, in->zone, in->spot, &usd, &err) < 0)
+		usd = -1;
+	*cache = gc_xreallocarray(*cache, *n + 1, sizeof(**cache));
+	snprintf((*cache)[*n].type, sizeof((*cache)[*n].type), "%s", in->type);
+	(*cache)[*n].spot = in->spot;
+	(*cache)[*n].usd = usd;
+	(*n)++;
+	return usd;
+}
+
+static void format_age(char *out, size_t size, int64_t secs)
+{
+	if (secs < 0)
+		secs = 0;
+	if (secs < 3600)
+		snprintf(out, size, "%lldm", (long long)(secs / 60));
+	else if (secs < 86400)
+		snprintf(out, size, "%lldh%02lldm", (long long)(secs / 3600),
+			 (long long)(secs % 3600 / 60));
+	else
+		snprintf(out, size, "%lldd%02lldh", (long long)(secs / 86400),
+			 (long long)(secs % 86400 / 3600));
+}
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static int status_exec(struct gc_cmd_ctx *ctx)
+{
+	struct gc_engine e;
+	struct gc_engine_opts opts;
+	struct gc_instance_list live;
+	struct gc_error err;
+	struct price_cache *cache = NULL;
+	size_t n_cache = 0;
+	int64_t now = (int64_t)time(NULL);
+	double total_hour = 0, total_so_far = 0;
+	bool all_known = true;
+	json_t *nodes = NULL;
+	int rc = GC_EXIT_FAILURE;
+
+	gc_error_init(&err);
+	gc_instance_list_init(&live);
+	if (gc_cmd_engine(ctx, &e, &opts) < 0)
+		return GC_EXIT_FAILURE;
+	if (gc_engine_discover(&e, &live, &err) < 0) {
+		gc_cmd_report_error(ctx, "status", &err);
+		goto out;
+	}
+	nodes = json_array();
+	if (ctx->out->format == GC_OUTPUT_TEXT && live.n > 0)
+		gc_out_printf(ctx->out, ctx->out->out,
+			      "%-12s %-20s %-14s %-12s %-9s %-11s %-15s %-15s %7s %8s %9s\n",
+			      "GROUP", "ID", "TYPE", "ZONE", "MARKET", "STATE", "PUBLIC-IP",
+			      "PRIVATE-IP", "AGE", "USD/H", "COST");
+	for (size_t i = 0; i < live.n; i++) {
+		const struct gc_instance *in = &live.items[i];
+		double price = lookup_price(ctx->provider, &cache, &n_cache, in);
+		int64_t age = in->launch_time ? now - in->launch_time : 0;
+		bool billed = in->state == GC_STATE_RUNNING || in->state == GC_STATE_PENDING;
+		double so_far = price >= 0 ? price * (double)(age > 0 ? age : 0) / 3600.0 : -1;
+		char agebuf[32], pbuf[32], cbuf[32], launched[21];
+
+		if (price < 0)
+			all_known = false;
+		else {
+			total_so_far += so_far;
+			if (billed)
+				total_hour += price;
+		}
+		format_age(agebuf, sizeof(agebuf), age);
+		gc_format_rfc3339(in->launch_time, launched);
+		snprintf(pbuf, sizeof(pbuf), price >= 0 ? "%.3f" : "-", price);
+		snprintf(cbuf, sizeof(cbuf), so_far >= 0 ? "%.2f" : "-", so_far);
+		if (ctx->out->format == GC_OUTPUT_TEXT) {
+			gc_out_printf(
+				ctx->out, ctx->out->out,
+				"%-12s %-20s %-14s %-12s %-9s %-11s %-15s %-15s %7s %8s %9s\n",
+				or_dash(in->group), in->id, or_dash(in->type), or_dash(in->zone),
+				in->spot ? "spot" : "on-demand",
+				or_dash(in->state_name ? in->state_name
+						       : gc_instance_state_name(in->state)),
+				or_dash(in->public_ip), or_dash(in->private_ip), agebuf, pbuf,
+				cbuf);
+		}
+		json_array_append_new(
+			nodes,
+			json_pack("{s:s?, s:s, s:s?, s:s?, s:s, s:s, s:s?, s:s?, s:s?, s:I, s:o, "
+				  "s:o}",
+				  "group", in->group, "id", in->id, "type", in->type, "zone",
+				  in->zone, "market", in->spot ? "spot" : "on-demand", "state",
+				  gc_instance_state_name(in->state), "public_ip", in->public_ip,
+				  "private_ip", in->private_ip, "launch_time",
+				  in->launch_time ? launched : NULL, "age_s", (json_int_t)age,
+				  "usd_per_hour", price >= 0 ? json_real(price) : json_null(),
+				  "usd_so_far", so_far >= 0 ? json_real(so_far) : json_null()));
+	}
+	if (ctx->out->format == GC_OUTPUT_JSON) {
+		json_t *doc = json_pack("{s:s, s:s, s:s, s:o, s:{s:f, s:f, s:b, s:s}}", "cluster",
+					ctx->spec->name, "cloud",
+					gc_cloud_name(ctx->spec->provider.cloud), "region",
+					ctx->spec->provider.region, "nodes", nodes, "cost",
+					"usd_per_hour", total_hour, "usd_so_far", total_so_far,
+					"known", all_known, "currency", "USD");
+
+		nodes = NULL;
+		gc_out_json(ctx->out, doc);
+		json_decref(doc);
+	} else if (live.n == 0) {
+		gc_out_printf(ctx->out, ctx->out->out, "Cluster '%s' has no instances in %s %s.\n",
+			      ctx->spec->name, gc_cloud_name(ctx->spec->provider.cloud),
+			      ctx->spec->provider.region);
+	} else {
+		gc_out_printf(ctx->out, ctx->out->out,
+			      "\n%zu node%s; %.2f USD/h now, about %.2f USD so far%s\n", live.n,
+			      live.n == 1 ? "" : "s", total_hour, total_so_far,
+			      all_known ? "" : " (some prices unknown)");
+	}
+	rc = GC_EXIT_OK;
+out:
+	json_decref(nodes);
+	free(cache);
+	gc_instance_list_release(&live);
+	gc_engine_release(&e);
+	return rc;
+}
+
+const struct gc_cmd_entry gc_cmd_status = {
+	.name = "status",
+	.summary = "list the cluster's nodes with their state and cost",
+	.usage = "[FILE]",
+	.description = "Shows every instance carrying this cluster's tag: group, id, type,\n"
+		       "zone, market, state, addresses, age, hourly price and an estimate of\n"
+		       "what it has cost so far (hourly price times time since launch).",
+	.opts = status_opts,
+	.min_args = 0,
+	.max_args = 1,
+	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,
+	.exec = status_exec,
+};

@@ -1,0 +1,1817 @@
+/*
+ * engine.c: discover, plan, apply and destroy a cluster through a provider (engine.h).
+ *
+ * This is where money is spent, so every step is shaped by three rules: never launch
+ * twice (deterministic client tokens, and after an unknown outcome never a new token for
+ * the same slots), never touch what is not ours (every destructive call is scoped by the
+ * cluster tag, checked again on what the cloud returns), and tell the truth afterwards
+ * (the report counts what exists, not what was asked for). The why of each choice is in
+ * docs/internals/executor.md.
+ *
+ * An apply or a destroy keeps its working state in a struct run: the capacity candidates
+ * blocked so far, the resolved images, the key pair and security group, the state of each
+ * launched instance while waiting, and whether the user cancelled or an auth error
+ * stopped everything.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/cidr.h"
+#include "core/engine.h"
+#include "core/hash.h"
+#include "core/http.h"
+#include "core/keygen.h"
+#include "core/str.h"
+
+#define DEFAULT_WAIT_MS (15ull * 60 * 1000)
+#define DEFAULT_POLL_MS 2000ull
+#define WAIT_SLICE_MS	200ull /* cancellation is noticed this fast while waiting */
+/* Rounds of a batch that the driver gave up on with a retryable error (try_rounds). */
+#define ENGINE_BATCH_ROUNDS   3
+#define ENGINE_ROUND_PAUSE_MS 2000
+#define MAX_GENERATIONS	      8	       /* client token generations tried for one batch */
+#define MAX_POLL_ERRORS	      3	       /* failed Describe polls in a row before a wait gives up */
+#define TOKEN_GRACE_MS	      60000ull /* how long an unseen token may still show in Describe */
+#define TOKEN_MAX	      64
+#define CHECKIP_DEFAULT	      "https://checkip.amazonaws.com"
+#define CHECKIP_MAX_BYTES     256
+#define SUMMARY_MAX	      (GC_ERROR_MSG_MAX * 2)
+
+/* ---- small helpers -------------------------------------------------------------- */
+
+static const char *env_get(const struct gc_spec_env *env, const char *name)
+{
+	const char *v;
+
+	if (!env)
+		env = &gc_spec_env_process;
+	v = env->lookup(env->ctx, name);
+	return v && *v ? v : NULL;
+}
+
+static const char *market_word(bool spot)
+{
+	return spot ? "spot" : "on-demand";
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+static bool gone_state(enum gc_instance_state s)
+{
+	return s == GC_STATE_TERMINATING || s == GC_STATE_TERMINATED || s == GC_STATE_STOPPING ||
+		s == GC_STATE_STOPPED;
+}
+
+static void format_ms(char *out, size_t size, uint64_t ms)
+{
+	if (ms < 60000)
+		snprintf(out, size, "%llu.%llus", (unsigned long long)(ms / 1000),
+			 (unsigned long long)(ms % 1000 / 100));
+	else
+		snprintf(out, size, "%llum%02llus", (unsigned long long)(ms / 60000),
+			 (unsigned long long)(ms / 1000 % 60));
+}
+
+/* A growable list of owned tags, for building create requests. */
+struct tagv {
+	struct gc_tag *v;
+	size_t n, alloc;
+};
+
+static void tagv_add(struct tagv *t, const char *key, const char *value)
+{
+	GC_ALLOC_GROW(t->v, t->n + 1, t->alloc);
+	t->v[t->n].key = gc_xstrdup(key);
+	t->v[t->n].value = gc_xstrdup(value);
+	t->n++;
+}
+
+static void tagv_release(struct tagv *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].key);
+		free(t->v[i].value);
+	}
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The cluster tag plus the user's tags, and Name unless the user set one. */
+static void base_tags(struct tagv *t, const struct gc_spec *spec, const char *name)
+{
+	bool user_name = false;
+
+	tagv_add(t, GC_TAG_CLUSTER, spec->name);
+	for (size_t i = 0; i < spec->n_tags; i++) {
+		tagv_add(t, spec->tags[i].key, spec->tags[i].value);
+		user_name |= strcmp(spec->tags[i].key, "Name") == 0;
+	}
+	if (name && !user_name)
+		tagv_add(t, "Name", name);
+}
+
+static bool resource_is_ours(const struct gc_resource *res, const char *cluster)
+{
+	for (size_t i = 0; i < res->n_tags; i++)
+		if (strcmp(res->tags[i].key, GC_TAG_CLUSTER) == 0)
+			return str_eq(res->tags[i].value, cluster);
+	return false;
+}
+
+/* ---- client tokens -------------------------------------------------------------- */
+
+void gc_engine_client_token(char out[65], size_t max_len, const char *cluster, const char *group,
+			    const char *spec_hash, const char *context, unsigned first_slot,
+			    unsigned count, const char *zone, const char *type, bool spot,
+			    unsigned generation)
+{
+	struct gc_buf in = GC_BUF_INIT(0);
+	char hex[GC_SHA256_HEX_LEN];
+	size_t room;
+
+	/* length-prefixed fields: no two different inputs encode alike, whatever the
+	 * strings contain; "v1" leaves room for a different scheme later */
+	if (!context)
+		context = "";
+	gc_buf_addf(&in, "gc-token-v1|%zu:%s|%zu:%s|%zu:%s|%zu:%s|%u|%u|%s|%zu:%s|%zu:%s|%s|%u",
+		    strlen(cluster), cluster, strlen(group), group, strlen(spec_hash), spec_hash,
+		    strlen(context), context, first_slot, count, zone ? "zone" : "any",
+		    zone ? strlen(zone) : 0, zone ? zone : "", strlen(type), type,
+		    market_word(spot), generation);
+	gc_sha256_hex(in.data, in.len, hex);
+	gc_buf_release(&in);
+	if (max_len == 0 || max_len > TOKEN_MAX)
+		max_len = TOKEN_MAX;
+	/* "gc-" and as much of the digest as fits: 61 hex digits (244 bits) at 64 */
+	room = max_len > 3 ? max_len - 3 : 0;
+	memcpy(out, "gc-", 3);
+	memcpy(out + 3, hex, room);
+	out[3 + room] = '\0';
+}
+
+/* ---- reports -------------------------------------------------------------------- */
+
+void gc_engine_report_init(struct gc_engine_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	gc_instance_list_init(&r->created);
+}
+
+void gc_engine_report_release(struct gc_engine_report *r)
+{
+	if (!r)
+		return;
+	free(r->groups);
+	gc_instance_list_release(&r->created);
+	for (size_t i = 0; i < r->n_terminated; i++)
+		free(r->terminated_ids[i]);
+	free(r->terminated_ids);
+	gc_engine_report_init(r);
+}
+
+static size_t report_group(struct gc_engine_report *r, const char *name)
+{
+	size_t i;
+
+	if (!name)
+		name = "";
+	for (i = 0; i < r->n_groups; i++)
+		if (strcmp(r->groups[i].group, name) == 0)
+			return i;
+	r->groups = gc_xreallocarray(r->groups, r->n_groups + 1, sizeof(*r->groups));
+	memset(&r->groups[i], 0, sizeof(r->groups[i]));
+	snprintf(r->groups[i].group, sizeof(r->groups[i].group), "%s", name);
+	gc_error_init(&r->groups[i].err);
+	r->n_groups++;
+	return i;
+}
+
+/* ---- the run -------------------------------------------------------------------- */
+
+/* A (zone, type, market) that answered with a capacity error. */
+struct cand {
+	char *zone; /* NULL: any zone */
+	char *type;
+	bool spot;
+};
+
+struct image_id {
+	const char *image;
+	bool alias;
+	char *id;
+};
+
+enum wstate {
+	W_PENDING,
+	W_RUNNING,
+	W_FAILED,
+};
+
+struct run {
+	struct gc_engine *e;
+	struct gc_provider *p;
+	struct gc_engine_opts opts;
+	struct gc_engine_report *rep;
+	uint64_t start_ns;
+	unsigned long calls0, throttled0;
+
+	struct cand *blocked;
+	size_t n_blocked, alloc_blocked;
+	char **zones; /* the cloud's zones, loaded when "any zone" runs out */
+	size_t n_zones;
+	bool zones_loaded;
+	struct image_id *images;
+	size_t n_images, alloc_images;
+	char *key_name;
+	char *secgroup_id;
+
+	/* per instance of rep->created */
+	size_t *created_group;
+	enum wstate *wstate;
+	size_t alloc_created;
+
+	bool cancelled;
+	bool fatal; /* auth failed: nothing more is attempted */
+	struct gc_error fatal_err;
+	struct gc_error term_err; /* terminations, waits for them, resource deletions */
+};
+
+static void run_init(struct run *r, struct gc_engine *e, const struct gc_engine_opts *opts,
+		     struct gc_engine_report *rep)
+{
+	memset(r, 0, sizeof(*r));
+	r->e = e;
+	r->p = e->provider;
+	if (opts)
+		r->opts = *opts;
+	if (!r->opts.wait_timeout_ms)
+		r->opts.wait_timeout_ms = DEFAULT_WAIT_MS;
+	if (!r->opts.poll_ms)
+		r->opts.poll_ms = DEFAULT_POLL_MS;
+	r->rep = rep;
+	r->start_ns = gc_clock_now_ns(e->clock);
+	r->calls0 = r->p->stats.calls;
+	r->throttled0 = r->p->stats.throttled;
+	gc_error_init(&r->fatal_err);
+	gc_error_init(&r->term_err);
+}
+
+static void run_release(struct run *r)
+{
+	for (size_t i = 0; i < r->n_blocked; i++) {
+		free(r->blocked[i].zone);
+		free(r->blocked[i].type);
+	}
+	free(r->blocked);
+	gc_strv_free(r->zones, r->n_zones);
+	for (size_t i = 0; i < r->n_images; i++)
+		free(r->images[i].id);
+	free(r->images);
+	free(r->key_name);
+	free(r->secgroup_id);
+	free(r->created_group);
+	free(r->wstate);
+}
+
+static void run_finish(struct run *r)
+{
+	r->rep->api_calls = r->p->stats.calls - r->calls0;
+	r->rep->throttled = r->p->stats.throttled - r->throttled0;
+	r->rep->wall_ms = (gc_clock_now_ns(r->e->clock) - r->start_ns) / GC_NS_PER_MS;
+}
+
+static uint64_t elapsed_ms(const struct run *r, uint64_t since_ns)
+{
+	return (gc_clock_now_ns(r->e->clock) - since_ns) / GC_NS_PER_MS;
+}
+
+static void emit(struct run *r, const struct gc_engine_event *ev)
+{
+	if (r->opts.progress)
+		r->opts.progress(r->opts.progress_ctx, ev);
+}
+
+static void info(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void info(struct run *r, const char *fmt, ...)
+{
+	struct gc_engine_event ev = { .kind = GC_EV_INFO };
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	gc_log_info(r->e->log, "%s", msg);
+	ev.message = msg;
+	emit(r, &ev);
+}
+
+static bool cancelled(struct run *r)
+{
+	if (!r->cancelled && r->opts.cancelled && r->opts.cancelled(r->opts.cancel_ctx)) {
+		r->cancelled = true;
+		gc_log_warn(r->e->log, "cluster '%s': cancelled, stopping", r->e->spec->name);
+	}
+	return r->cancelled;
+}
+
+/* Sleeps ms on the engine's clock in slices, so a cancel is noticed quickly. */
+static void nap(struct run *r, uint64_t ms)
+{
+	while (ms && !cancelled(r)) {
+		uint64_t k = ms < WAIT_SLICE_MS ? ms : WAIT_SLICE_MS;
+
+		gc_clock_sleep_ms(r->e->clock, k);
+		ms -= k;
+	}
+}
+
+/* An error that stops every further call: credentials do not heal within a run. */
+static bool check_fatal(struct run *r, const struct gc_error *err)
+{
+	if (err->code == GC_EAUTH && !r->fatal) {
+		r->fatal = true;
+		r->fatal_err = *err;
+	}
+	return r->fatal;
+}
+
+static void add_created(struct run *r, struct gc_instance *inst, size_t group)
+{
+	struct gc_instance_list *l = &r->rep->created;
+
+	if (l->n + 1 > r->alloc_created) {
+		size_t a = r->alloc_created ? r->alloc_created * 2 : 16;
+
+		r->created_group = gc_xreallocarray(r->created_group, a, sizeof(*r->created_group));
+		r->wstate = gc_xreallocarray(r->wstate, a, sizeof(*r->wstate));
+		r->alloc_created = a;
+	}
+	r->created_group[l->n] = group;
+	r->wstate[l->n] = inst->state == GC_STATE_RUNNING ? W_RUNNING : W_PENDING;
+	*gc_instance_list_push(l) = *inst;
+	memset(inst, 0, sizeof(*inst));
+}
+
+static void add_terminated(struct run *r, const char *id)
+{
+	r->rep->terminated_ids = gc_xreallocarray(r->rep->terminated_ids, r->rep->n_terminated + 1,
+						  sizeof(*r->rep->terminated_ids));
+	r->rep->terminated_ids[r->rep->n_terminated++] = gc_xstrdup(id);
+}
+
+/* ---- discover ------------------------------------------------------------------- */
+
+/* Discover by the cluster tag, and nothing but it; what comes back without the tag (a
+ * driver bug) is dropped rather than trusted. */
+static int discover_cluster(struct gc_engine *e, bool include_terminated,
+			    struct gc_instance_list *out, struct gc_error *err)
+{
+	struct gc_tag_filter f = { GC_TAG_CLUSTER, e->spec->name };
+	struct gc_discover_query q = { &f, 1, include_terminated };
+	struct gc_instance_list got;
+	size_t dropped = 0;
+
+	gc_instance_list_init(&got);
+	if (gc_provider_discover(e->provider, &q, &got, err) < 0) {
+		gc_instance_list_release(&got);
+		return gc_error_prefix(err, "cannot list the instances of cluster '%s'",
+				       e->spec->name);
+	}
+	for (size_t i = 0; i < got.n; i++) {
+		struct gc_instance *inst = &got.items[i];
+
+		if (!str_eq(inst->cluster, e->spec->name)) {
+			dropped++;
+			continue;
+		}
+		if (!include_terminated && inst->state == GC_STATE_TERMINATED)
+			continue;
+		*gc_instance_list_push(out) = *inst;
+		memset(inst, 0, sizeof(*inst));
+	}
+	if (dropped)
+		gc_log_warn(e->log,
+			    "%s: discover returned %zu instances without the tag %s=%s; "
+			    "ignored",
+			    e->provider->ops->name, dropped, GC_TAG_CLUSTER, e->spec->name);
+	gc_instance_list_release(&got);
+	return 0;
+}
+
+int gc_engine_discover(struct gc_engine *e, struct gc_instance_list *out, struct gc_error *err)
+{
+	return discover_cluster(e, false, out, err);
+}
+
+static struct gc_instance *find_instance(struct gc_instance_list *l, const char *id)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].id && strcmp(l->items[i].id, id) == 0)
+			return &l->items[i];
+	return NULL;
+}
+
+/* ---- capabilities --------------------------------------------------------------- */
+
+static int check_group_caps(struct gc_engine *e, const struct gc_spec_group *g,
+			    struct gc_error *err)
+{
+	unsigned caps = 0;
+
+	if (g->market != GC_MARKET_ON_DEMAND)
+		caps |= GC_CAP_SPOT;
+	if (g->market != GC_MARKET_ON_DEMAND && g->max_spot_price > 0)
+		caps |= GC_CAP_SPOT_MAX_PRICE;
+	if (e->spec->lifecycle.ttl_s)
+		caps |= GC_CAP_CLOUD_TTL;
+	if (gc_provider_check_caps(e->provider, caps, err) < 0)
+		return gc_error_prefix(err, "group '%s' (line %u)", g->name, g->pos.line);
+	return 0;
+}
+
+/* ---- plan ----------------------------------------------------------------------- */
+
+int gc_engine_plan(struct gc_engine *e, struct gc_plan *out, struct gc_instance_list *live,
+		   const char *const *override_names, const unsigned *override_counts,
+		   size_t n_overrides, struct gc_error *err)
+{
+	const struct gc_spec *spec = e->spec;
+	struct gc_plan_price *prices = NULL;
+	struct gc_plan_inputs in;
+	size_t n_prices = 0;
+	bool no_prices = false;
+	int ret = -1;
+
+	for (size_t i = 0; i < spec->n_groups; i++)
+		if (check_group_caps(e, &spec->groups[i], err) < 0)
+			return -1;
+	if (gc_engine_discover(e, live, err) < 0)
+		return -1;
+	gc_plan_price_needs(spec, live, &prices, &n_prices);
+	for (size_t i = 0; i < n_prices && !no_prices; i++) {
+		struct gc_error lerr;
+		double usd;
+
+		gc_error_init(&lerr);
+		if (gc_provider_price(e->provider, prices[i].type, NULL, prices[i].spot, &usd,
+				      &lerr) == 0) {
+			prices[i].usd_per_hour = usd;
+			continue;
+		}
+		/* a missing price only makes the cost unknown; bad credentials stop the plan */
+		if (lerr.code == GC_EAUTH) {
+			if (err)
+				*err = lerr;
+			goto out;
+		}
+		no_prices = lerr.code == GC_EUNSUPPORTED;
+		gc_log_debug(e->log, "no price for %s (%s): %s", prices[i].type,
+			     market_word(prices[i].spot), lerr.message);
+	}
+
+	memset(&in, 0, sizeof(in));
+	in.spec = spec;
+	in.live = live;
+	in.prices = prices;
+	in.n_prices = n_prices;
+	in.override_names = override_names;
+	in.override_counts = override_counts;
+	in.n_overrides = n_overrides;
+	in.now = e->wall ? e->wall(e->wall_ctx) : (int64_t)time(NULL);
+	ret = gc_plan_build(out, &in, err);
+out:
+	free(prices);
+	return ret;
+}
+
+/* ---- key pair and security group ------------------------------------------------ */
+
+/* After the cloud refused to create `name`: when a resource of that name exists without
+ * our tag, say so, instead of the cloud's less helpful "duplicate". */
+static void explain_foreign(struct run *r, enum gc_resource_kind kind, const char *name,
+			    struct gc_error *err)
+{
+	const char *what = kind == GC_RESOURCE_KEYPAIR ? "key pair" : "security group";
+	struct gc_resource_list all;
+	struct gc_error lerr;
+	char cloud_said[GC_ERROR_MSG_MAX];
+
+	if (!err)
+		return;
+	gc_resource_list_init(&all);
+	gc_error_init(&lerr);
+	if (gc_provider_list_resources(r->p, kind, NULL, 0, &all, &lerr) == 0) {
+		for (size_t i = 0; i < all.n; i++) {
+			if (!str_eq(all.items[i].name, name) ||
+			    resource_is_ours(&all.items[i], r->e->spec->name))
+				continue;
+			snprintf(cloud_said, sizeof(cloud_said), "%s", err->message);
+			gc_error_set(err, GC_EINVALID,
+				     "a %s named '%s' already exists without the tag %s=%s: "
+				     "gpucluster never uses or deletes what it did not create; "
+				     "delete or rename that %s, or rename the cluster (%.300s)",
+				     what, name, GC_TAG_CLUSTER, r->e->spec->name, what,
+				     cloud_said);
+			break;
+		}
+	}
+	gc_resource_list_release(&all);
+}
+
+static int ensure_keypair(struct run *r, struct gc_error *err)
+{
+	const struct gc_spec *spec = r->e->spec;
+	struct gc_tag_filter f = { GC_TAG_CLUSTER, spec->name };
+	struct gc_resource_list found;
+	struct gc_buf line = GC_BUF_INIT(8192);
+	struct tagv tags = { 0 };
+	struct gc_keypair kp;
+	char name[128], *id = NULL;
+	int ret = -1;
+
+	gc_keypair_init(&kp);
+	gc_resource_list_init(&found);
+	if (gc_engine_keypair(r->e, &kp, err) < 0)
+		goto out;
+	gc_engine_keypair_name(name, sizeof(name), spec->name, &kp);
+	if (gc_provider_list_resources(r->p, GC_RESOURCE_KEYPAIR, &f, 1, &found, err) < 0) {
+		gc_error_prefix(err, "cannot list the key pairs of cluster '%s'", spec->name);
+		goto out;
+	}
+	for (size_t i = 0; i < found.n; i++) {
+		if (str_eq(found.items[i].name, name) &&
+		    resource_is_ours(&found.items[i], spec->name)) {
+			gc_log_debug(r->e->log, "key pair '%s' exists", name);
+			r->key_name = gc_xstrdup(name);
+			ret = 0;
+			goto out;
+		}
+	}
+	if (cancelled(r))
+		goto out;
+	if (gc_keypair_public_line(&line, &kp) < 0) {
+		gc_error_set(err, GC_EGENERIC, "cannot format the public key of cluster '%s'",
+			     spec->name);
+		goto out;
+	}
+	base_tags(&tags, spec, name);
+	{
+		struct gc_keypair_request req = { name, line.data, tags.v, tags.n };
+
+		if (gc_provider_import_keypair(r->p, &req, &id, err) < 0) {
+			explain_foreign(r, GC_RESOURCE_KEYPAIR, name, err);
+			gc_error_prefix(err, "cannot import key pair '%s'", name);
+			goto out;
+		}
+	}
+	info(r, "imported key pair '%s'", name);
+	r->key_name = gc_xstrdup(name);
+	ret = 0;
+out:
+	free(id);
+	tagv_release(&tags);
+	gc_buf_release(&line);
+	gc_resource_list_release(&found);
+	gc_keypair_release(&kp);
+	return ret;
+}
+
+/* Trims and checks what a check-ip service or the cloud said our address is; on success
+ * *out is the single-host block ("203.0.113.7/32"). */
+static int host_block(char **out, const char *text, const char *source, struct gc_error *err)
+{
+	char addr[GC_CIDR_STRLEN], block[GC_CIDR_STRLEN];
+	size_t len;
+	struct gc_cidr c;
+
+	while (*text == ' ' || *text == '\t' || *text == '\r' || *text == '\n')
+		text++;
+	len = strlen(text);
+	while (len &&
+	       (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\r' ||
+		text[len - 1] == '\n'))
+		len--;
+	if (len == 0 || len >= sizeof(addr))
+		return gc_error_set(err, GC_EINVALID,
+				    "%s did not answer with an IP address (set ssh.allow_from)",
+				    source);
+	memcpy(addr, text, len);
+	addr[len] = '\0';
+	if (gc_cidr_parse_host(&c, addr) < 0 || gc_cidr_format(&c, block, sizeof(block)) < 0)
+		return gc_error_set(err, GC_EINVALID,
+				    "%s did not answer with an IP address (set ssh.allow_from)",
+				    source);
+	*out = gc_xstrdup(block);
+	return 0;
+}
+
+static int checkip(struct run *r, char **out, struct gc_error *err)
+{
+	const char *url = env_get(r->e->env, "GPUCLUSTER_CHECKIP_URL");
+	struct gc_http_request req = { 0 };
+	struct gc_http_response res;
+	struct gc_http *http;
+	int ret = -1;
+
+	if (!url)
+		url = CHECKIP_DEFAULT;
+	if (!(http = gc_http_new(r->e->log, err)))
+		return -1;
+	req.method = "GET";
+	req.url = url;
+	req.connect_timeout_ms = 5000;
+	req.timeout_ms = 10000;
+	req.max_response = CHECKIP_MAX_BYTES;
+	if (gc_http_perform(http, &req, &res, err) < 0) {
+		gc_error_prefix(err,
+				"cannot find this machine's public address at '%s' (set "
+				"ssh.allow_from)",
+				url);
+		goto out;
+	}
+	if (res.status != 200) {
+		gc_error_set(err, GC_EGENERIC,
+			     "cannot find this machine's public address: '%s' answered HTTP %d "
+			     "(set ssh.allow_from)",
+			     url, res.status);
+		goto out;
+	}
+	if (strlen(res.body.data) != res.body.len) {
+		gc_error_set(err, GC_EINVALID, "'%s' did not answer with an IP address", url);
+		goto out;
+	}
+	{
+		char *source = gc_xasprintf("'%s'", url);
+
+		ret = host_block(out, res.body.data, source, err);
+		free(source);
+	}
+out:
+	gc_http_response_release(&res);
+	gc_http_free(http);
+	return ret;
+}
+
+static int caller_block(struct run *r, char **out, struct gc_error *err)
+{
+	struct gc_error lerr;
+	char *addr = NULL;
+	int ret;
+
+	gc_error_init(&lerr);
+	if (gc_provider_caller_address(r->p, &addr, &lerr) == 0) {
+		ret = host_block(out, addr, r->p->ops->name, err);
+		free(addr);
+		return ret;
+	}
+	if (lerr.code != GC_EUNSUPPORTED) {
+		if (err)
+			*err = lerr;
+		return gc_error_prefix(err, "cannot find this machine's public address");
+	}
+	return checkip(r, out, err);
+}
+
+static int ensure_secgroup(struct run *r, struct gc_error *err)
+{
+	const struct gc_spec *spec = r->e->spec;
+	struct gc_tag_filter f = { GC_TAG_CLUSTER, spec->name };
+	struct gc_resource_list found;
+	struct tagv tags = { 0 };
+	char *name = gc_xasprintf("gpucluster-%s", spec->name), *desc = NULL, *mine = NULL;
+	char *id = NULL;
+	const struct gc_resource *pick = NULL;
+	const char *const *allow = (const char *const *)spec->ssh.allow_from;
+	size_t n_allow = spec->ssh.n_allow_from;
+	int ret = -1;
+
+	gc_resource_list_init(&found);
+	if (gc_provider_list_resources(r->p, GC_RESOURCE_SECGROUP, &f, 1, &found, err) < 0) {
+		gc_error_prefix(err, "cannot list the security groups of cluster '%s'", spec->name);
+		goto out;
+	}
+	/* ours by tag; the one with our name first, should a user have copied one */
+	for (size_t i = 0; i < found.n; i++) {
+		if (!resource_is_ours(&found.items[i], spec->name) || !found.items[i].id)
+			continue;
+		if (!pick || (str_eq(found.items[i].name, name) && !str_eq(pick->name, name)))
+			pick = &found.items[i];
+	}
+	if (pick) {
+		gc_log_debug(r->e->log, "security group '%s' (%s) exists",
+			     pick->name ? pick->name : "", pick->id);
+		r->secgroup_id = gc_xstrdup(pick->id);
+		ret = 0;
+		goto out;
+	}
+	if (cancelled(r))
+		goto out;
+	if (n_allow == 0) {
+		if (caller_block(r, &mine, err) < 0)
+			goto out;
+		allow = (const char *const *)&mine;
+		n_allow = 1;
+		info(r, "allowing SSH from this machine's address %s", mine);
+	}
+	desc = gc_xasprintf("gpucluster cluster %s: SSH", spec->name);
+	base_tags(&tags, spec, name);
+	{
+		struct gc_secgroup_request req = { name,    desc,   spec->ssh.port, allow,
+						   n_allow, tags.v, tags.n };
+
+		if (gc_provider_create_secgroup(r->p, &req, &id, err) < 0) {
+			explain_foreign(r, GC_RESOURCE_SECGROUP, name, err);
+			gc_error_prefix(err, "cannot create security group '%s'", name);
+			goto out;
+		}
+	}
+	info(r, "created security group '%s' (%s)", name, id);
+	r->secgroup_id = id;
+	id = NULL;
+	ret = 0;
+out:
+	free(id);
+	free(mine);
+	free(desc);
+	free(name);
+	tagv_release(&tags);
+	gc_resource_list_release(&found);
+	return ret;
+}
+
+/* ---- creating ------------------------------------------------------------------- */
+
+static const char *image_of(struct run *r, const struct gc_spec_group *g, struct gc_error *err)
+{
+	char *id = NULL;
+
+	for (size_t i = 0; i < r->n_images; i++)
+		if (r->images[i].alias == g->image_is_alias &&
+		    strcmp(r->images[i].image, g->image) == 0)
+			return r->images[i].id;
+	if (gc_provider_resolve_image(r->p, g->image, g->image_is_alias, &id, err) < 0) {
+		gc_error_prefix(err, "cannot find image '%s' for group '%s'", g->image, g->name);
+		return NULL;
+	}
+	GC_ALLOC_GROW(r->images, r->n_images + 1, r->alloc_images);
+	r->images[r->n_images].image = g->image;
+	r->images[r->n_images].alias = g->image_is_alias;
+	r->images[r->n_images].id = id;
+	return r->images[r->n_images++].id;
+}
+
+static size_t blocked_index(const struct run *r, const char *zone, const char *type, bool spot)
+{
+	for (size_t i = 0; i < r->n_blocked; i++)
+		if (r->blocked[i].spot == spot && str_eq(r->blocked[i].zone, zone) &&
+		    strcmp(r->blocked[i].type, type) == 0)
+			return i;
+	return (size_t)-1;
+}
+
+static size_t block(struct run *r, const char *zone, const char *type, bool spot)
+{
+	size_t i = blocked_index(r, zone, type, spot);
+
+	if (i != (size_t)-1)
+		return i;
+	GC_ALLOC_GROW(r->blocked, r->n_blocked + 1, r->alloc_blocked);
+	r->blocked[r->n_blocked].zone = zone ? gc_xstrdup(zone) : NULL;
+	r->blocked[r->n_blocked].type = gc_xstrdup(type);
+	r->blocked[r->n_blocked].spot = spot;
+	return r->n_blocked++;
+}
+
+/* One group's creation: its plan line, its report line, and what it learnt so far. */
+struct group_run {
+	const struct gc_plan_group *pg;
+	const struct gc_spec_group *g;
+	size_t gi; /* report group */
+	const char *image_id;
+	char *context;		 /* the token's launch context (see engine.h) */
+	const char *pinned_zone; /* same-zone placement: where the group lives */
+	char *pinned_owned;
+	size_t *exhausted; /* indices into r->blocked met by this group */
+	size_t n_exhausted, alloc_exhausted;
+};
+
+static void note_exhausted(struct group_run *gr, size_t bi)
+{
+	for (size_t i = 0; i < gr->n_exhausted; i++)
+		if (gr->exhausted[i] == bi)
+			return;
+	GC_ALLOC_GROW(gr->exhausted, gr->n_exhausted + 1, gr->alloc_exhausted);
+	gr->exhausted[gr->n_exhausted++] = bi;
+}
+
+static void create_tags(struct tagv *t, const struct run *r, const struct group_run *gr)
+{
+	const struct gc_spec *spec = r->e->spec;
+	char name[GC_SPEC_CLUSTER_NAME_MAX + GC_SPEC_GROUP_NAME_MAX + 2];
+
+	/* one Name for the whole group: a create call tags every instance alike, and slot
+	 * numbers shift between runs, so a per-slot name would mislead */
+	snprintf(name, sizeof(name), "%s-%s", spec->name, gr->pg->name);
+	base_tags(t, spec, name);
+	tagv_add(t, GC_TAG_GROUP, gr->pg->name);
+	tagv_add(t, GC_TAG_SPEC_HASH, gr->pg->spec_hash);
+}
+
+enum attempt {
+	ATTEMPT_OK,	  /* the batch was created, possibly over several generations */
+	ATTEMPT_CAPACITY, /* nothing created: try the next candidate */
+	ATTEMPT_STOP,	  /* the group stops here (err set) */
+};
+
+/* Whether the plan counted this instance already (a live instance of the cluster). */
+static bool plan_counts(const struct gc_plan *plan, const char *id)
+{
+	for (size_t g = 0; g < plan->n_groups; g++)
+		for (size_t i = 0; i < plan->groups[g].n_nodes; i++)
+			if (plan->groups[g].nodes[i].inst->id &&
+			    strcmp(plan->groups[g].nodes[i].inst->id, id) == 0)
+				return true;
+	return false;
+}
+
+/*
+ * After the cloud said token was used before with other parameters: whether what it
+ * launched then is gone, so a new generation may launch. Describe may lag a launch of
+ * seconds ago, so an unseen token is looked for during a grace period before it counts as
+ * retired. Returns 1 (retired), 0 (live instances carry it: err says so) or -1 (err).
+ */
+static int token_retired(struct run *r, const char *token, struct gc_error *err)
+{
+	uint64_t since = gc_clock_now_ns(r->e->clock);
+	uint64_t grace =
+		r->opts.wait_timeout_ms < TOKEN_GRACE_MS ? r->opts.wait_timeout_ms : TOKEN_GRACE_MS;
+
+	for (;;) {
+		struct gc_instance_list now;
+		struct gc_buf live = GC_BUF_INIT(512);
+		unsigned found = 0;
+		uint64_t el;
+
+		gc_instance_list_init(&now);
+		if (discover_cluster(r->e, true, &now, err) < 0) {
+			gc_buf_release(&live);
+			return -1;
+		}
+		for (size_t i = 0; i < now.n; i++) {
+			if (!str_eq(now.items[i].client_token, token))
+				continue;
+			found++;
+			if (!gone_state(now.items[i].state))
+				gc_buf_addf(&live, "%s%s", live.len ? ", " : "", now.items[i].id);
+		}
+		gc_instance_list_release(&now);
+		if (live.len) {
+			gc_error_set(err, GC_EIDEMPOTENCY,
+				     "client token %s was used with other parameters by instances "
+				     "that are still there (%s); run apply again to count them",
+				     token, live.data);
+			gc_buf_release(&live);
+			return 0;
+		}
+		gc_buf_release(&live);
+		el = elapsed_ms(r, since);
+		if (found || el >= grace)
+			return 1;
+		nap(r, grace - el < r->opts.poll_ms ? grace - el : r->opts.poll_ms);
+		if (cancelled(r))
+			return gc_error_set(err, GC_ECANCELLED, "cancelled");
+	}
+}
+
+/*
+ * Creates slots [slot, slot+n) with one candidate. The cloud may answer a token with
+ * instances of an earlier run: those still alive and not yet counted fill their slots
+ * (Describe had not caught up); those gone, or alive but already counted by the plan
+ * (slots renumber when a lower one dies), leave their slots to the next generation's
+ * token. *made counts what was created, even when the result is STOP.
+ */
+static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned slot, unsigned n,
+				  const char *zone, const char *type, bool spot,
+				  const struct gc_plan *plan, unsigned *made, struct gc_error *err)
+{
+	const struct gc_spec *spec = r->e->spec;
+	struct tagv tags = { 0 };
+	unsigned gen = 0, need = n;
+	enum attempt res = ATTEMPT_STOP;
+	char expires[21];
+
+	*made = 0;
+	create_tags(&tags, r, gr);
+	if (plan->expires_at) {
+		gc_format_rfc3339(plan->expires_at, expires);
+		tagv_add(&tags, GC_TAG_EXPIRES_AT, expires);
+	}
+	while (need > 0) {
+		char token[TOKEN_MAX + 1];
+		struct gc_instance_list got;
+		struct gc_create_request req = { 0 };
+		struct gc_engine_event ev = { 0 };
+		struct gc_buf ids = GC_BUF_INIT(4096);
+		unsigned fresh = 0, stale = 0;
+
+		if (gen >= MAX_GENERATIONS) {
+			gc_error_set(err, GC_EGENERIC,
+				     "group '%s': the client tokens of %u generations were all "
+				     "used before",
+				     gr->pg->name, MAX_GENERATIONS);
+			break;
+		}
+		if (cancelled(r))
+			break;
+		gc_engine_client_token(token, r->p->ops->client_token_max, spec->name, gr->pg->name,
+				       gr->pg->spec_hash, gr->context, slot + (n - need), need,
+				       zone, type, spot, gen);
+		req.group = gr->pg->name;
+		req.type = type;
+		req.zone = zone;
+		req.image_id = gr->image_id;
+		req.spot = spot;
+		req.spot_max_price = spot ? gr->g->max_spot_price : 0;
+		req.count = need;
+		req.disk_gb = gr->g->disk_gb;
+		/* a cloud without client tokens gets none: the wrapper would refuse one */
+		req.client_token = r->p->ops->caps & GC_CAP_CLIENT_TOKEN ? token : NULL;
+		req.key_name = r->key_name;
+		req.security_group_id = r->secgroup_id;
+		req.expires_at = plan->expires_at;
+		req.tags = tags.v;
+		req.n_tags = tags.n;
+
+		ev.kind = GC_EV_CREATE_START;
+		ev.group = gr->pg->name;
+		ev.zone = zone;
+		ev.type = type;
+		ev.spot = spot;
+		ev.count = need;
+		emit(r, &ev);
+		gc_log_debug(r->e->log, "create %u x %s (%s) in %s for group '%s', token %s", need,
+			     type, market_word(spot), zone ? zone : "any zone", gr->pg->name,
+			     token);
+
+		gc_instance_list_init(&got);
+		if (gc_provider_create(r->p, &req, &got, err) < 0) {
+			int retired;
+
+			gc_instance_list_release(&got);
+			gc_buf_release(&ids);
+			if (err && err->code == GC_EIDEMPOTENCY && req.client_token &&
+			    (retired = token_retired(r, token, err)) != 0) {
+				if (retired < 0)
+					goto out;
+				gc_log_info(
+					r->e->log,
+					"group '%s': client token %s was used before with other "
+					"parameters and nothing alive carries it; next generation",
+					gr->pg->name, token);
+				gen++;
+				continue;
+			}
+			ev.kind = GC_EV_CREATE_FAILED;
+			ev.err = err;
+			if (err && err->code == GC_ECAPACITY && *made == 0) {
+				ev.message = "falling back";
+				emit(r, &ev);
+				res = ATTEMPT_CAPACITY;
+			} else {
+				ev.message = "giving up";
+				emit(r, &ev);
+				check_fatal(r, err);
+				gc_error_prefix(err, "cannot create instances in %s (%s, %s)",
+						zone ? zone : "any zone", type, market_word(spot));
+			}
+			goto out;
+		}
+		for (size_t i = 0; i < got.n; i++) {
+			struct gc_instance *inst = &got.items[i];
+
+			if (gone_state(inst->state) || !inst->id || plan_counts(plan, inst->id)) {
+				stale++;
+				continue;
+			}
+			if (fresh == need)
+				break; /* more than asked: never happens with a sound driver */
+			gc_buf_addf(&ids, "%s%s", fresh ? ", " : "", inst->id);
+			add_created(r, inst, gr->gi);
+			fresh++;
+		}
+		gc_instance_list_release(&got);
+		*made += fresh;
+		r->rep->groups[gr->gi].created += fresh;
+		if (fresh) {
+			ev.kind = GC_EV_CREATED;
+			ev.group = gr->pg->name;
+			ev.count = fresh;
+			ev.message = ids.data;
+			emit(r, &ev);
+			gc_log_info(r->e->log, "group '%s': created %u in %s (%s, %s): %s",
+				    gr->pg->name, fresh, zone ? zone : "any zone", type,
+				    market_word(spot), ids.data);
+		}
+		gc_buf_release(&ids);
+		need -= fresh;
+		if (need == 0)
+			break;
+		if (stale == 0) {
+			gc_error_set(err, GC_EGENERIC,
+				     "group '%s': the cloud created %u of %u instances in one call",
+				     gr->pg->name, fresh, fresh + need);
+			goto out;
+		}
+		gc_log_info(r->e->log,
+			    "group '%s': client token %s answered with %u instances of an earlier "
+			    "run that are gone or counted already; next generation",
+			    gr->pg->name, token, stale);
+		gen++;
+	}
+	if (need == 0)
+		res = ATTEMPT_OK;
+out:
+	tagv_release(&tags);
+	return res;
+}
+
+static int load_zones(struct run *r)
+{
+	struct gc_error lerr;
+
+	if (r->zones_loaded)
+		return r->n_zones ? 0 : -1;
+	r->zones_loaded = true;
+	gc_error_init(&lerr);
+	if (gc_provider_zones(r->p, &r->zones, &r->n_zones, &lerr) < 0) {
+		gc_log_warn(r->e->log, "cannot list the zones of %s: %s", r->p->region,
+			    lerr.message);
+		r->zones = NULL;
+		r->n_zones = 0;
+		check_fatal(r, &lerr);
+		return -1;
+	}
+	return r->n_zones ? 0 : -1;
+}
+
+/*
+ * try_candidate, again after a pause when the driver gave up on throttling or 5xx. The
+ * driver already retried with its own backoff; a storm that outlasts that is still
+ * transient, and the batch keeps its client token, so sending it again can only land on
+ * the same instances. Bounded: ENGINE_BATCH_ROUNDS rounds, pauses doubling from
+ * ENGINE_ROUND_PAUSE_MS, cut short by a cancel.
+ */
+static enum attempt try_rounds(struct run *r, struct group_run *gr, unsigned slot, unsigned n,
+			       const char *zone, const char *type, bool spot,
+			       const struct gc_plan *plan, unsigned *made, struct gc_error *cerr)
+{
+	enum attempt res = ATTEMPT_STOP;
+
+	for (unsigned round = 0; round < ENGINE_BATCH_ROUNDS; round++) {
+		gc_error_init(cerr);
+		*made = 0;
+		res = try_candidate(r, gr, slot, n, zone, type, spot, plan, made, cerr);
+		if (res != ATTEMPT_STOP || *made > 0 || r->fatal || cancelled(r) ||
+		    !gc_error_is_retryable(cerr->code) || round + 1 == ENGINE_BATCH_ROUNDS)
+			break;
+		gc_log_warn(r->e->log,
+			    "group '%s': %s; sending the batch again (same client token)",
+			    gr->pg->name, cerr->message);
+		nap(r, (uint64_t)ENGINE_ROUND_PAUSE_MS << round);
+	}
+	return res;
+}
+
+/*
+ * Creates one batch, walking the candidates: markets, then types, then zones. Returns
+ * what was created; on a shortfall the group's report error says why and *stop is set.
+ */
+static unsigned create_batch(struct run *r, struct group_run *gr, const struct gc_plan *plan,
+			     unsigned slot, unsigned n, bool *stop)
+{
+	struct gc_engine_group_report *rg = &r->rep->groups[gr->gi];
+	const struct gc_spec_group *g = gr->g;
+	bool markets[2];
+	size_t n_markets = 0;
+
+	if (g->market != GC_MARKET_ON_DEMAND)
+		markets[n_markets++] = true;
+	if (g->market != GC_MARKET_SPOT)
+		markets[n_markets++] = false;
+
+	for (size_t m = 0; m < n_markets; m++) {
+		for (size_t t = 0; t < g->n_instance_types; t++) {
+			const char *type = g->instance_types[t];
+			size_t n_zones = gr->pinned_zone ? 1 : g->n_zones ? g->n_zones : 1;
+
+			for (size_t z = 0; z < n_zones; z++) {
+				const char *zone = gr->pinned_zone ? gr->pinned_zone
+					: g->n_zones		   ? g->zones[z]
+								   : NULL;
+				struct gc_error cerr;
+				unsigned made = 0;
+				size_t bi;
+
+				/* "any zone" out of stock: the cloud's zones, one by one */
+				if (!gr->pinned_zone && !g->n_zones && z == 0 &&
+				    blocked_index(r, NULL, type, markets[m]) != (size_t)-1 &&
+				    load_zones(r) == 0)
+					n_zones = 1 + r->n_zones;
+				if (!gr->pinned_zone && !g->n_zones && z > 0)
+					zone = r->zones[z - 1];
+
+				if ((bi = blocked_index(r, zone, type, markets[m])) != (size_t)-1) {
+					note_exhausted(gr, bi);
+					continue;
+				}
+				if (cancelled(r) || r->fatal) {
+					*stop = true;
+					return 0;
+				}
+				switch (try_rounds(r, gr, slot, n, zone, type, markets[m], plan,
+						   &made, &cerr)) {
+				case ATTEMPT_OK:
+					if (g->placement == GC_PLACEMENT_SAME_ZONE &&
+					    !gr->pinned_zone) {
+						const struct gc_instance *last =
+							&r->rep->created
+								 .items[r->rep->created.n - 1];
+
+						if (zone || last->zone) {
+							gr->pinned_owned = gc_xstrdup(
+								zone ? zone : last->zone);
+							gr->pinned_zone = gr->pinned_owned;
+						}
+					}
+					return made;
+				case ATTEMPT_CAPACITY:
+					bi = block(r, zone, type, markets[m]);
+					note_exhausted(gr, bi);
+					gc_log_info(r->e->log,
+						    "group '%s': no capacity in %s (%s, %s): %s",
+						    gr->pg->name, zone ? zone : "any zone", type,
+						    market_word(markets[m]), cerr.message);
+					if (!g->n_zones && !gr->pinned_zone && z == 0 &&
+					    load_zones(r) == 0)
+						n_zones = 1 + r->n_zones;
+					continue;
+				case ATTEMPT_STOP:
+					*stop = true;
+					if (rg->err.code == GC_OK && !r->cancelled)
+						rg->err = cerr;
+					return made;
+				}
+			}
+		}
+	}
+	/* every candidate is out of stock */
+	*stop = true;
+	if (rg->err.code == GC_OK) {
+		struct gc_buf list = GC_BUF_INIT(GC_ERROR_MSG_MAX - 64);
+
+		for (size_t i = 0; i < gr->n_exhausted; i++) {
+			const struct cand *c = &r->blocked[gr->exhausted[i]];
+
+			if (gc_buf_addf(&list, "%s%s/%s/%s", i ? ", " : "",
+					c->zone ? c->zone : "any zone", c->type,
+					market_word(c->spot)) < 0) {
+				gc_buf_addstr(&list, ", ...");
+				break;
+			}
+		}
+		gc_error_set(&rg->err, GC_ECAPACITY, "capacity exhausted in %s", list.data);
+		gc_buf_release(&list);
+	}
+	return 0;
+}
+
+static void create_group(struct run *r, const struct gc_plan *plan, const struct gc_plan_group *pg,
+			 size_t gi)
+{
+	struct gc_engine_group_report *rg = &r->rep->groups[gi];
+	struct group_run gr = { 0 };
+	unsigned batch = r->p->ops->max_create_batch ? r->p->ops->max_create_batch : 1;
+	struct gc_error err;
+
+	gr.pg = pg;
+	gr.g = pg->spec;
+	gr.gi = gi;
+	gc_error_init(&err);
+	if (!gr.g) {
+		gc_error_set(&rg->err, GC_EINVALID, "group '%s' is not in the spec", pg->name);
+		return;
+	}
+	if (check_group_caps(r->e, gr.g, &rg->err) < 0)
+		return;
+	if (!(gr.image_id = image_of(r, gr.g, &err))) {
+		rg->err = err;
+		check_fatal(r, &err);
+		return;
+	}
+	gr.context = gc_xasprintf("sg=%s|key=%s|image=%s|price=%.6f", r->secgroup_id, r->key_name,
+				  gr.image_id, gr.g->max_spot_price);
+	if (gr.g->placement == GC_PLACEMENT_SAME_ZONE) {
+		for (size_t i = 0; i < pg->n_nodes && !gr.pinned_zone; i++)
+			if (pg->nodes[i].action == GC_PLAN_KEEP && pg->nodes[i].inst->zone)
+				gr.pinned_zone = pg->nodes[i].inst->zone;
+	}
+	for (unsigned done = 0; done < pg->create;) {
+		unsigned n = pg->create - done < batch ? pg->create - done : batch;
+		bool stop = false;
+		unsigned made = create_batch(r, &gr, plan, pg->first_slot + done, n, &stop);
+
+		done += made;
+		if (stop || made < n)
+			break;
+	}
+	free(gr.context);
+	free(gr.pinned_owned);
+	free(gr.exhausted);
+}
+
+/* ---- waiting -------------------------------------------------------------------- */
+
+/* Polls until every launched instance runs or is gone, the timeout passes, or the user
+ * cancels. The report's instances are refreshed from each poll. */
+static int wait_running(struct run *r, struct gc_error *err)
+{
+	struct gc_instance_list *c = &r->rep->created;
+	uint64_t since = gc_clock_now_ns(r->e->clock);
+	unsigned poll_errors = 0;
+
+	for (;;) {
+		struct gc_instance_list now;
+		struct gc_engine_event ev = { .kind = GC_EV_WAITING };
+		unsigned running = 0, pending = 0;
+		uint64_t el;
+
+		if (cancelled(r))
+			return 0;
+		gc_instance_list_init(&now);
+		if (discover_cluster(r->e, true, &now, err) < 0) {
+			gc_instance_list_release(&now);
+			if (check_fatal(r, err) || !gc_error_is_retryable(err ? err->code : 0) ||
+			    ++poll_errors >= MAX_POLL_ERRORS)
+				return gc_error_prefix(err, "while waiting for instances to run");
+			nap(r, r->opts.poll_ms);
+			continue;
+		}
+		poll_errors = 0;
+		for (size_t i = 0; i < c->n; i++) {
+			struct gc_instance *fresh;
+
+			if (r->wstate[i] == W_FAILED)
+				continue;
+			if ((fresh = find_instance(&now, c->items[i].id))) {
+				gc_instance_release(&c->items[i]);
+				c->items[i] = *fresh;
+				memset(fresh, 0, sizeof(*fresh));
+			}
+			if (c->items[i].state == GC_STATE_RUNNING) {
+				r->wstate[i] = W_RUNNING;
+			} else if (gone_state(c->items[i].state)) {
+				/* a spot instance reclaimed while starting, or a failed launch */
+				r->wstate[i] = W_FAILED;
+				gc_log_warn(
+					r->e->log, "instance %s of group '%s' is %s before it ran",
+					c->items[i].id, r->rep->groups[r->created_group[i]].group,
+					gc_instance_state_name(c->items[i].state));
+				continue;
+			} else {
+				r->wstate[i] = W_PENDING;
+			}
+			if (r->wstate[i] == W_RUNNING)
+				running++;
+			else
+				pending++;
+		}
+		gc_instance_list_release(&now);
+		el = elapsed_ms(r, since);
+		ev.done = running;
+		ev.total = running + pending;
+		ev.elapsed_ms = el;
+		ev.message = "running";
+		emit(r, &ev);
+		if (pending == 0)
+			return 0;
+		if (el >= r->opts.wait_timeout_ms) {
+			char t[32];
+
+			format_ms(t, sizeof(t), el);
+			return gc_error_set(
+				err, GC_ETIMEOUT,
+				"timed out after %s waiting for instances to run: %u of "
+				"%u running",
+				t, running, running + pending);
+		}
+		nap(r,
+		    r->opts.wait_timeout_ms - el < r->opts.poll_ms ? r->opts.wait_timeout_ms - el
+								   : r->opts.poll_ms);
+	}
+}
+
+/*
+ * Polls until none of ids is left in any state but terminated (an id Describe no longer
+ * returns is gone too). With sweep set (destroy), any other instance of the cluster that
+ * shows up alive, say from a racing apply elsewhere, is terminated as well and waited for.
+ */
+static int wait_gone(struct run *r, char ***ids, size_t *n_ids, bool sweep, struct gc_error *err)
+{
+	uint64_t since = gc_clock_now_ns(r->e->clock);
+	unsigned poll_errors = 0;
+
+	for (;;) {
+		struct gc_instance_list now;
+		struct gc_engine_event ev = { .kind = GC_EV_WAITING };
+		unsigned left = 0;
+		uint64_t el;
+
+		if (cancelled(r))
+			return 0;
+		gc_instance_list_init(&now);
+		if (discover_cluster(r->e, true, &now, err) < 0) {
+			gc_instance_list_release(&now);
+			if (check_fatal(r, err) || !gc_error_is_retryable(err ? err->code : 0) ||
+			    ++poll_errors >= MAX_POLL_ERRORS)
+				return gc_error_prefix(err,
+						       "while waiting for instances to terminate");
+			nap(r, r->opts.poll_ms);
+			continue;
+		}
+		poll_errors = 0;
+		for (size_t i = 0; i < *n_ids; i++) {
+			struct gc_instance *inst = find_instance(&now, (*ids)[i]);
+
+			if (inst && inst->state != GC_STATE_TERMINATED)
+				left++;
+		}
+		if (sweep) {
+			size_t first_new = *n_ids;
+
+			for (size_t i = 0; i < now.n; i++) {
+				const struct gc_instance *inst = &now.items[i];
+				bool known = false;
+
+				if (inst->state == GC_STATE_TERMINATED)
+					continue;
+				for (size_t k = 0; k < *n_ids && !known; k++)
+					known = strcmp((*ids)[k], inst->id) == 0;
+				if (known)
+					continue;
+				*ids = gc_xreallocarray(*ids, *n_ids + 1, sizeof(**ids));
+				(*ids)[(*n_ids)++] = gc_xstrdup(inst->id);
+				left++;
+			}
+			if (*n_ids > first_new) {
+				gc_log_warn(r->e->log,
+					    "cluster '%s': %zu more instances appeared while "
+					    "terminating; terminating them too",
+					    r->e->spec->name, *n_ids - first_new);
+				if (gc_provider_terminate(r->p,
+							  (const char *const *)*ids + first_new,
+							  *n_ids - first_new, err) < 0) {
+					gc_instance_list_release(&now);
+					check_fatal(r, err);
+					return gc_error_prefix(err, "cannot terminate instances");
+				}
+				for (size_t k = first_new; k < *n_ids; k++) {
+					add_terminated(r, (*ids)[k]);
+					r->rep
+						->groups[report_group(
+							r->rep,
+							find_instance(&now, (*ids)[k])->group)]
+						.terminated++;
+				}
+			}
+		}
+		gc_instance_list_release(&now);
+		el = elapsed_ms(r, since);
+		ev.done = (unsigned)*n_ids - left;
+		ev.total = (unsigned)*n_ids;
+		ev.elapsed_ms = el;
+		ev.message = "terminated";
+		emit(r, &ev);
+		if (left == 0) {
+			struct gc_engine_event done = { .kind = GC_EV_TERMINATED };
+
+			done.count = (unsigned)*n_ids;
+			emit(r, &done);
+			return 0;
+		}
+		if (el >= r->opts.wait_timeout_ms) {
+			char t[32];
+
+			format_ms(t, sizeof(t), el);
+			return gc_error_set(
+				err, GC_ETIMEOUT,
+				"timed out after %s waiting for instances to terminate: "
+				"%u of %zu still there",
+				t, left, *n_ids);
+		}
+		nap(r,
+		    r->opts.wait_timeout_ms - el < r->opts.poll_ms ? r->opts.wait_timeout_ms - el
+								   : r->opts.poll_ms);
+	}
+}
+
+/* Terminates ids in the cloud's batch size, checking for cancellation between calls;
+ * group_of gives each id's report group. Returns how many were accepted. */
+static size_t terminate_ids(struct run *r, char **ids, const size_t *group_of, size_t n,
+			    struct gc_error *err)
+{
+	size_t batch = r->p->ops->max_terminate_batch ? r->p->ops->max_terminate_batch : 1;
+	struct gc_engine_event ev = { .kind = GC_EV_TERMINATING };
+	size_t done = 0;
+
+	if (n == 0)
+		return 0;
+	ev.count = (unsigned)n;
+	emit(r, &ev);
+	while (done < n) {
+		size_t k = n - done < batch ? n - done : batch;
+
+		if (cancelled(r) || r->fatal)
+			break;
+		if (gc_provider_terminate(r->p, (const char *const *)ids + done, k, err) < 0) {
+			check_fatal(r, err);
+			gc_error_prefix(err, "cannot terminate %zu instances", n - done);
+			break;
+		}
+		for (size_t i = done; i < done + k; i++) {
+			add_terminated(r, ids[i]);
+			r->rep->groups[group_of[i]].terminated++;
+		}
+		gc_log_info(r->e->log, "terminating %s%s", ids[done], k > 1 ? " and others" : "");
+		done += k;
+	}
+	return done;
+}
+
+/* ---- apply ---------------------------------------------------------------------- */
+
+/* How many of a group's replaced instances may go: as many as the running new instances
+ * cover beyond the plain shortfall, so the group never drops below its count. */
+static unsigned replace_allowance(const struct run *r, const struct gc_plan_group *pg, size_t gi)
+{
+	unsigned running = r->rep->groups[gi].running;
+	unsigned plain = pg->create - pg->replace;
+
+	if (r->opts.no_wait || running <= plain)
+		return 0;
+	return running - plain < pg->replace ? running - plain : pg->replace;
+}
+
+static void count_running(struct run *r)
+{
+	for (size_t i = 0; i < r->rep->n_groups; i++) {
+		r->rep->groups[i].running = 0;
+		r->rep->groups[i].failed = 0;
+	}
+	for (size_t i = 0; i < r->rep->created.n; i++) {
+		struct gc_engine_group_report *rg = &r->rep->groups[r->created_group[i]];
+
+		if (r->wstate[i] == W_RUNNING)
+			rg->running++;
+		else if (r->wstate[i] == W_FAILED)
+			rg->failed++;
+	}
+}
+
+static void set_wait_errors(struct run *r, const struct gc_error *werr)
+{
+	for (size_t gi = 0; gi < r->rep->n_groups; gi++) {
+		struct gc_engine_group_report *rg = &r->rep->groups[gi];
+		struct gc_buf gone = GC_BUF_INIT(600);
+		bool spot = false;
+
+		if (rg->err.code != GC_OK || rg->running == rg->created)
+			continue;
+		if (rg->failed) {
+			for (size_t i = 0; i < r->rep->created.n; i++) {
+				const struct gc_instance *inst = &r->rep->created.items[i];
+
+				if (r->created_group[i] != gi || r->wstate[i] != W_FAILED)
+					continue;
+				spot |= inst->spot;
+				if (gc_buf_addf(&gone, "%s%s (%s)", gone.len ? ", " : "", inst->id,
+						gc_instance_state_name(inst->state)) < 0)
+					break;
+			}
+			gc_error_set(&rg->err, spot ? GC_ECAPACITY : GC_EGENERIC,
+				     "%u instances were gone before they ran%s: %s", rg->failed,
+				     spot ? " (spot capacity reclaimed)" : "", gone.data);
+		} else if (werr && werr->code != GC_OK) {
+			rg->err = *werr;
+		}
+		gc_buf_release(&gone);
+	}
+}
+
+/* The one-line truth for err: what each group fell short of, then the rest. */
+static int summarise(struct run *r, const char *verb, struct gc_error *err)
+{
+	struct gc_buf s = GC_BUF_INIT(SUMMARY_MAX);
+	enum gc_errcode code = GC_OK;
+	const char *last = NULL;
+
+	if (r->cancelled) {
+		code = GC_ECANCELLED;
+		gc_buf_addstr(&s, "cancelled");
+	}
+	for (size_t i = 0; i < r->rep->n_groups; i++) {
+		const struct gc_engine_group_report *g = &r->rep->groups[i];
+
+		if (g->err.code == GC_OK &&
+		    (g->running >= g->wanted || (r->opts.no_wait && g->created >= g->wanted)))
+			continue;
+		if (g->err.code == GC_OK && r->cancelled && g->created >= g->wanted)
+			continue;
+		if (code == GC_OK)
+			code = g->err.code != GC_OK ? g->err.code : GC_EGENERIC;
+		if (s.len)
+			gc_buf_addstr(&s, "; ");
+		if (g->created < g->wanted)
+			gc_buf_addf(&s, "%u of %u instances created in group '%s'", g->created,
+				    g->wanted, g->group);
+		else
+			gc_buf_addf(&s, "%u of %u instances running in group '%s'", g->running,
+				    g->wanted, g->group);
+		/* one cause stopping several groups (a key pair, say) is told once */
+		if (g->err.code != GC_OK && last && strcmp(last, g->err.message) == 0)
+			gc_buf_addstr(&s, ": the same");
+		else if (g->err.code != GC_OK)
+			gc_buf_addf(&s, ": %s", g->err.message);
+		if (g->err.code != GC_OK)
+			last = g->err.message;
+	}
+	if (r->fatal && code != GC_ECANCELLED) {
+		code = GC_EAUTH;
+		if (!strstr(s.data, r->fatal_err.message))
+			gc_buf_addf(&s, "%s%s", s.len ? "; " : "", r->fatal_err.message);
+	}
+	if (r->term_err.code != GC_OK) {
+		if (code == GC_OK)
+			code = r->term_err.code;
+		gc_buf_addf(&s, "%s%s", s.len ? "; " : "", r->term_err.message);
+	}
+	if (code == GC_OK) {
+		gc_buf_release(&s);
+		return 0;
+	}
+	gc_log_error(r->e->log, "%s of cluster '%s' fell short: %s", verb, r->e->spec->name,
+		     s.data);
+	gc_error_set(err, code, "%s", s.data);
+	gc_buf_release(&s);
+	return -1;
+}
+
+int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
+		    const struct gc_engine_opts *opts, struct gc_engine_report *report,
+		    struct gc_error *err)
+{
+	struct run r;
+	struct gc_error lerr;
+	bool creates = false;
+	char **ids = NULL;
+	size_t *group_of = NULL, n_ids = 0;
+	int ret;
+
+	run_init(&r, e, opts, report);
+	gc_error_init(&lerr);
+	for (size_t i = 0; i < plan->n_groups; i++) {
+		const struct gc_plan_group *pg = &plan->groups[i];
+		size_t gi = report_group(report, pg->name);
+
+		report->groups[gi].wanted += pg->create;
+		creates |= pg->create > 0;
+	}
+
+	/* 1. what every launch needs, once */
+	if (creates && !cancelled(&r)) {
+		if (ensure_keypair(&r, &lerr) < 0 ||
+		    (!cancelled(&r) && ensure_secgroup(&r, &lerr) < 0)) {
+			check_fatal(&r, &lerr);
+			if (!r.cancelled)
+				for (size_t i = 0; i < plan->n_groups; i++)
+					if (plan->groups[i].create)
+						report->groups[report_group(report,
+									    plan->groups[i].name)]
+							.err = lerr;
+			creates = false;
+		}
+	}
+
+	/* 2. launch, group by group */
+	for (size_t i = 0; creates && i < plan->n_groups; i++) {
+		if (cancelled(&r) || r.fatal)
+			break;
+		if (plan->groups[i].create)
+			create_group(&r, plan, &plan->groups[i],
+				     report_group(report, plan->groups[i].name));
+	}
+
+	/* 3. wait until they run */
+	if (report->created.n && !r.opts.no_wait && !cancelled(&r) && !r.fatal) {
+		gc_error_init(&lerr);
+		wait_running(&r, &lerr);
+		check_fatal(&r, &lerr);
+		count_running(&r);
+		set_wait_errors(&r, &lerr);
+	} else {
+		count_running(&r);
+	}
+
+	/* 4. surplus now, replaced ones once their replacements run */
+	for (size_t i = 0; i < plan->n_groups && !r.cancelled && !r.fatal; i++) {
+		const struct gc_plan_group *pg = &plan->groups[i];
+		size_t gi = report_group(report, pg->name);
+		unsigned allow = replace_allowance(&r, pg, gi), skipped = 0;
+
+		for (size_t k = 0; k < pg->n_nodes; k++) {
+			const struct gc_plan_node *node = &pg->nodes[k];
+
+			if (node->action == GC_PLAN_REPLACE) {
+				if (!allow) {
+					skipped++;
+					continue;
+				}
+				allow--;
+			} else if (node->action != GC_PLAN_TERMINATE) {
+				continue;
+			}
+			ids = gc_xreallocarray(ids, n_ids + 1, sizeof(*ids));
+			group_of = gc_xreallocarray(group_of, n_ids + 1, sizeof(*group_of));
+			ids[n_ids] = gc_xstrdup(node->inst->id);
+			group_of[n_ids++] = gi;
+		}
+		if (skipped) {
+			info(&r,
+			     "group '%s': keeping %u instances to be replaced until their "
+			     "replacements run",
+			     pg->name, skipped);
+			if (!r.opts.no_wait && r.term_err.code == GC_OK)
+				gc_error_set(&r.term_err, GC_EGENERIC,
+					     "%u instances of group '%s' not replaced yet", skipped,
+					     pg->name);
+		}
+	}
+	if (n_ids && !cancelled(&r) && !r.fatal) {
+		size_t done;
+
+		gc_error_init(&lerr);
+		done = terminate_ids(&r, ids, group_of, n_ids, &lerr);
+		if (done < n_ids && lerr.code != GC_OK && r.term_err.code == GC_OK)
+			r.term_err = lerr;
+		if (done && !r.opts.no_wait && !r.cancelled && !r.fatal) {
+			size_t n_wait = done;
+
+			gc_error_init(&lerr);
+			if (wait_gone(&r, &ids, &n_wait, false, &lerr) < 0 &&
+			    r.term_err.code == GC_OK)
+				r.term_err = lerr;
+		}
+	}
+
+	run_finish(&r);
+	ret = summarise(&r, "apply", err);
+	for (size_t i = 0; i < n_ids; i++)
+		free(ids[i]);
+	free(ids);
+	free(group_of);
+	run_release(&r);
+	return ret;
+}
+
+/* ---- destroy -------------------------------------------------------------------- */
+
+static void delete_resources(struct run *r, enum gc_resource_kind kind)
+{
+	const char *cluster = r->e->spec->name;
+	const char *what = kind == GC_RESOURCE_KEYPAIR ? "key pair" : "security group";
+	struct gc_tag_filter f = { GC_TAG_CLUSTER, cluster };
+	struct gc_resource_list found;
+	struct gc_error lerr;
+
+	gc_resource_list_init(&found);
+	gc_error_init(&lerr);
+	if (gc_provider_list_resources(r->p, kind, &f, 1, &found, &lerr) < 0) {
+		check_fatal(r, &lerr);
+		gc_error_prefix(&lerr, "cannot list the %ss of cluster '%s'", what, cluster);
+		if (r->term_err.code == GC_OK)
+			r->term_err = lerr;
+		goto out;
+	}
+	for (size_t i = 0; i < found.n; i++) {
+		const struct gc_resource *res = &found.items[i];
+		int rc;
+
+		/* the filter is the driver's promise; the tag on what came back is ours to see */
+		if (!resource_is_ours(res, cluster) || !res->id) {
+			gc_log_warn(r->e->log,
+				    "%s '%s' came back without the tag %s=%s; left alone", what,
+				    res->name ? res->name : "?", GC_TAG_CLUSTER, cluster);
+			continue;
+		}
+		if (cancelled(r) || r->fatal)
+			break;
+		gc_error_init(&lerr);
+		rc = kind == GC_RESOURCE_KEYPAIR
+			? gc_provider_delete_keypair(r->p, res->id, &lerr)
+			: gc_provider_delete_secgroup(r->p, res->id, &lerr);
+		if (rc < 0) {
+			check_fatal(r, &lerr);
+			gc_error_prefix(&lerr, "cannot delete %s '%s' (%s); run destroy again",
+					what, res->name ? res->name : "", res->id);
+			if (r->term_err.code == GC_OK)
+				r->term_err = lerr;
+			continue;
+		}
+		info(r, "deleted %s '%s'", what, res->name ? res->name : res->id);
+	}
+out:
+	gc_resource_list_release(&found);
+}
+
+int gc_engine_destroy(struct gc_engine *e, const struct gc_engine_opts *opts,
+		      struct gc_engine_report *report, struct gc_error *err)
+{
+	struct gc_instance_list live;
+	struct gc_error lerr;
+	struct run r;
+	char **ids = NULL;
+	size_t *group_of = NULL, n_ids = 0, done = 0;
+	bool settled = true;
+	int ret;
+
+	run_init(&r, e, opts, report);
+	gc_instance_list_init(&live);
+	gc_error_init(&lerr);
+	for (size_t i = 0; i < e->spec->n_groups; i++)
+		report_group(report, e->spec->groups[i].name);
+
+	if (!cancelled(&r) && discover_cluster(e, false, &live, &lerr) < 0) {
+		check_fatal(&r, &lerr);
+		r.term_err = lerr;
+		settled = false;
+		goto finish;
+	}
+	for (size_t i = 0; i < live.n; i++) {
+		/* terminating ones are on their way: waited for, not asked again */
+		if (live.items[i].state == GC_STATE_TERMINATING)
+			continue;
+		ids = gc_xreallocarray(ids, n_ids + 1, sizeof(*ids));
+		group_of = gc_xreallocarray(group_of, n_ids + 1, sizeof(*group_of));
+		ids[n_ids] = gc_xstrdup(live.items[i].id);
+		group_of[n_ids++] = report_group(report, live.items[i].group);
+	}
+	gc_error_init(&lerr);
+	done = terminate_ids(&r, ids, group_of, n_ids, &lerr);
+	if (done < n_ids) {
+		if (lerr.code != GC_OK)
+			r.term_err = lerr;
+		settled = false;
+		goto finish;
+	}
+	/* wait for everything of the cluster, the already terminating ones included */
+	for (size_t i = 0; i < live.n; i++) {
+		if (live.items[i].state != GC_STATE_TERMINATING)
+			continue;
+		ids = gc_xreallocarray(ids, n_ids + 1, sizeof(*ids));
+		ids[n_ids++] = gc_xstrdup(live.items[i].id);
+	}
+	if (!r.opts.no_wait && !cancelled(&r)) {
+		gc_error_init(&lerr);
+		if (wait_gone(&r, &ids, &n_ids, true, &lerr) < 0) {
+			r.term_err = lerr;
+			settled = false;
+		}
+	}
+
+	/* key pairs and security groups once nothing uses them */
+	if (settled && !cancelled(&r) && !r.fatal) {
+		delete_resources(&r, GC_RESOURCE_KEYPAIR);
+		if (!cancelled(&r) && !r.fatal && !r.opts.no_wait)
+			delete_resources(&r, GC_RESOURCE_SECGROUP);
+	}
+finish:
+	run_finish(&r);
+	ret = summarise(&r, "destroy", err);
+	for (size_t i = 0; i < n_ids; i++)
+		free(ids[i]);
+	free(ids);
+	free(group_of);
+	gc_instance_list_release(&live);
+	run_release(&r);
+	return ret;
+}

@@ -1,0 +1,1065 @@
+/*
+ * plan.c: the diff between a spec and the instances the cloud reports, what it costs, and
+ * its text and JSON renderings.
+ *
+ * Every decision is made from one snapshot, with no local state, so the same spec and the
+ * same cloud always give the same plan: instances are taken in id order whatever order
+ * discover returned them in, and every choice between equals (which surplus node goes)
+ * ends in a tie-break on the id. That determinism is what lets the executor's client
+ * tokens name the same slots on a re-run. The rules and their reasons are in
+ * docs/internals/plan.md.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/hash.h"
+#include "core/plan.h"
+#include "core/str.h"
+#include "core/suggest.h"
+
+/* Rounding slack when comparing a sum of prices with the limit (far below a cent). */
+#define PLAN_COST_EPSILON 1e-9
+
+const char *gc_plan_action_name(enum gc_plan_action a)
+{
+	switch (a) {
+	case GC_PLAN_KEEP: return "keep";
+	case GC_PLAN_TERMINATE: return "terminate";
+	case GC_PLAN_REPLACE: return "replace";
+	case GC_PLAN_IGNORE: return "ignore";
+	}
+	return "unknown";
+}
+
+void gc_plan_init(struct gc_plan *plan)
+{
+	memset(plan, 0, sizeof(*plan));
+}
+
+void gc_plan_release(struct gc_plan *plan)
+{
+	if (!plan)
+		return;
+	for (size_t i = 0; i < plan->n_groups; i++)
+		free(plan->groups[i].nodes);
+	free(plan->groups);
+	gc_plan_init(plan);
+}
+
+bool gc_plan_has_changes(const struct gc_plan *plan)
+{
+	return plan->n_create > 0 || plan->n_terminate > 0 || plan->n_replace > 0;
+}
+
+static const char *str_or(const char *s, const char *dflt)
+{
+	return s ? s : dflt;
+}
+
+/* ---- the spec hash -------------------------------------------------------------- */
+
+/* A netstring, "LEN:BYTES,": self-delimiting, so no two field lists encode alike. */
+static void hash_field(struct gc_buf *b, const char *s)
+{
+	gc_buf_addf(b, "%zu:", strlen(s));
+	gc_buf_addstr(b, s);
+	gc_buf_addch(b, ',');
+}
+
+void gc_spec_group_hash(const struct gc_spec_group *g, char out[GC_SPEC_HASH_LEN + 1])
+{
+	struct gc_buf b = GC_BUF_INIT(GC_BUF_DEFAULT_MAX);
+	char num[32], hex[GC_SHA256_HEX_LEN];
+
+	/*
+	 * Only what an instance cannot show about itself: the image as the spec names it
+	 * (an alias resolves to a different id as new images are published, which must not
+	 * replace nodes) and the disk size. Type and market are read off the instance, so
+	 * adding a fallback type or switching on-demand to spot-then-on-demand does not
+	 * replace nodes that still fit (see instance_fits).
+	 */
+	hash_field(&b, "gpucluster-spec-hash-2");
+	hash_field(&b, str_or(g->image, ""));
+	snprintf(num, sizeof(num), "%u", g->disk_gb);
+	hash_field(&b, num);
+
+	gc_sha256_hex(b.data, b.len, hex);
+	memcpy(out, hex, GC_SPEC_HASH_LEN);
+	out[GC_SPEC_HASH_LEN] = '\0';
+	gc_buf_release(&b);
+}
+
+/* Whether an instance's own type and market still fit its group. */
+static bool instance_fits(const struct gc_instance *inst, const struct gc_spec_group *g)
+{
+	bool listed = false;
+
+	for (size_t i = 0; inst->type && i < g->n_instance_types; i++)
+		if (strcmp(inst->type, g->instance_types[i]) == 0)
+			listed = true;
+	if (!listed)
+		return false;
+	if (g->market == GC_MARKET_ON_DEMAND && inst->spot)
+		return false;
+	if (g->market == GC_MARKET_SPOT && !inst->spot)
+		return false;
+	return true;
+}
+
+/* ---- prices --------------------------------------------------------------------- */
+
+static const struct gc_plan_price *price_find(const struct gc_plan_inputs *in, const char *type,
+					      bool spot)
+{
+	if (!type)
+		return NULL;
+	for (size_t i = 0; i < in->n_prices; i++)
+		if (in->prices[i].spot == spot && in->prices[i].type &&
+		    strcmp(in->prices[i].type, type) == 0)
+			return &in->prices[i];
+	return NULL;
+}
+
+/* Whether a price is known; *out is it, or 0. */
+static bool price_lookup(const struct gc_plan_inputs *in, const char *type, bool spot, double *out)
+{
+	const struct gc_plan_price *p = price_find(in, type, spot);
+
+	if (!p || !(p->usd_per_hour >= 0)) {
+		*out = 0;
+		return false;
+	}
+	*out = p->usd_per_hour;
+	return true;
+}
+
+/* New instances are budgeted at on-demand unless they can only be spot: a spot-then-on-
+ * demand group may land on on-demand, and the limit must hold there too. */
+static bool create_is_spot(const struct gc_spec_group *g)
+{
+	return g->market == GC_MARKET_SPOT;
+}
+
+static void price_need(struct gc_plan_price **v, size_t *n, size_t *alloc, const char *type,
+		       bool spot)
+{
+	if (!type)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i].spot == spot && strcmp((*v)[i].type, type) == 0)
+			return;
+	GC_ALLOC_GROW(*v, *n + 1, *alloc);
+	(*v)[*n].type = type;
+	(*v)[*n].spot = spot;
+	(*v)[*n].usd_per_hour = -1;
+	(*n)++;
+}
+
+void gc_plan_price_needs(const struct gc_spec *spec, const struct gc_instance_list *live,
+			 struct gc_plan_price **out, size_t *n_out)
+{
+	struct gc_plan_price *v = NULL;
+	size_t n = 0, alloc = 0;
+
+	for (size_t i = 0; i < spec->n_groups; i++) {
+		const struct gc_spec_group *g = &spec->groups[i];
+
+		if (g->n_instance_types > 0)
+			price_need(&v, &n, &alloc, g->instance_types[0], create_is_spot(g));
+	}
+	for (size_t i = 0; live && i < live->n; i++)
+		if (live->items[i].state != GC_STATE_TERMINATED)
+			price_need(&v, &n, &alloc, live->items[i].type, live->items[i].spot);
+	*out = v;
+	*n_out = n;
+}
+
+/* ---- building ------------------------------------------------------------------- */
+
+static bool is_counted_state(enum gc_instance_state s)
+{
+	return s == GC_STATE_PENDING || s == GC_STATE_RUNNING;
+}
+
+static bool is_unhealthy(const struct gc_instance *inst)
+{
+	return inst->health && strcmp(inst->health, "failed") == 0;
+}
+
+static int id_cmp(const struct gc_instance *a, const struct gc_instance *b)
+{
+	return strcmp(str_or(a->id, ""), str_or(b->id, ""));
+}
+
+/* Instances by id, then by position in the list, so the first of duplicates comes first. */
+static int inst_order_cmp(const void *pa, const void *pb)
+{
+	const struct gc_instance *a = *(const struct gc_instance *const *)pa;
+	const struct gc_instance *b = *(const struct gc_instance *const *)pb;
+	int c = id_cmp(a, b);
+
+	if (c)
+		return c;
+	return a < b ? -1 : a > b;
+}
+
+/* Which of two counted instances goes first when a group has too many: unhealthy ones
+ * (they serve nobody), then pending ones (nobody uses them yet), then the newest (the
+ * oldest have been bootstrapped longest and may hold work), then the higher id. */
+static int surplus_cmp(const void *pa, const void *pb)
+{
+	const struct gc_plan_node *a = *(const struct gc_plan_node *const *)pa;
+	const struct gc_plan_node *b = *(const struct gc_plan_node *const *)pb;
+	bool ua = is_unhealthy(a->inst), ub = is_unhealthy(b->inst);
+	bool pa_ = a->inst->state == GC_STATE_PENDING, pb_ = b->inst->state == GC_STATE_PENDING;
+
+	if (ua != ub)
+		return ua ? -1 : 1;
+	if (pa_ != pb_)
+		return pa_ ? -1 : 1;
+	if (a->inst->launch_time != b->inst->launch_time)
+		return a->inst->launch_time > b->inst->launch_time ? -1 : 1;
+	return -id_cmp(a->inst, b->inst);
+}
+
+static int action_rank(enum gc_plan_action a)
+{
+	switch (a) {
+	case GC_PLAN_TERMINATE: return 0;
+	case GC_PLAN_REPLACE: return 1;
+	case GC_PLAN_IGNORE: return 2;
+	case GC_PLAN_KEEP: return 3;
+	}
+	return 4;
+}
+
+static int node_display_cmp(const void *pa, const void *pb)
+{
+	const struct gc_plan_node *a = pa, *b = pb;
+	int ra = action_rank(a->action), rb = action_rank(b->action);
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	return id_cmp(a->inst, b->inst);
+}
+
+/* Orphan groups by their tag: no tag first, then by name. */
+static int orphan_cmp(const void *pa, const void *pb)
+{
+	const struct gc_plan_group *a = pa, *b = pb;
+	const char *na = a->n_nodes ? a->nodes[0].inst->group : NULL;
+	const char *nb = b->n_nodes ? b->nodes[0].inst->group : NULL;
+
+	if (!na || !nb)
+		return (na != NULL) - (nb != NULL);
+	return strcmp(na, nb);
+}
+
+static void node_set(struct gc_plan_node *n, enum gc_plan_action action, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void node_set(struct gc_plan_node *n, enum gc_plan_action action, const char *fmt, ...)
+{
+	va_list ap;
+
+	n->action = action;
+	va_start(ap, fmt);
+	vsnprintf(n->reason, sizeof(n->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* What differs between a counted instance and its group, as far as the instance shows
+ * it; the spec hash says the rest. */
+static void change_reason(char *out, size_t size, const struct gc_instance *inst,
+			  const struct gc_spec_group *g, const char *hash)
+{
+	bool type_listed = false;
+
+	if (!inst->spec_hash) {
+		snprintf(out, size, "no spec-hash tag (the group's is %s)", hash);
+		return;
+	}
+	for (size_t i = 0; inst->type && i < g->n_instance_types; i++)
+		if (strcmp(inst->type, g->instance_types[i]) == 0)
+			type_listed = true;
+	if (inst->type && !type_listed)
+		snprintf(out, size, "instance type %.64s is no longer in instance_types",
+			 inst->type);
+	else if (g->market == GC_MARKET_ON_DEMAND && inst->spot)
+		snprintf(out, size, "market changed to on-demand (this is a spot instance)");
+	else if (g->market == GC_MARKET_SPOT && !inst->spot)
+		snprintf(out, size, "market changed to spot (this is an on-demand instance)");
+	else if (!g->image_is_alias && g->image && inst->image && strcmp(g->image, inst->image))
+		snprintf(out, size, "image changed: %.40s -> %.40s", inst->image, g->image);
+	else
+		snprintf(out, size, "image or disk_gb changed (spec-hash %.12s -> %s)",
+			 inst->spec_hash, hash);
+}
+
+struct plan_build {
+	const struct gc_plan_inputs *in;
+	struct gc_plan plan;
+	size_t n_spec; /* groups[0..n_spec) follow the spec; the rest left it */
+	size_t groups_alloc;
+	size_t *node_alloc; /* per group */
+};
+
+static size_t group_index(struct plan_build *b, const struct gc_instance *inst)
+{
+	const struct gc_spec *spec = b->in->spec;
+	struct gc_plan_group *g;
+
+	if (inst->group)
+		for (size_t i = 0; i < spec->n_groups; i++)
+			if (strcmp(spec->groups[i].name, inst->group) == 0)
+				return i;
+	for (size_t i = b->n_spec; i < b->plan.n_groups; i++) {
+		const char *name = b->plan.groups[i].nodes[0].inst->group;
+
+		if (name == inst->group || (name && inst->group && strcmp(name, inst->group) == 0))
+			return i;
+	}
+	GC_ALLOC_GROW(b->plan.groups, b->plan.n_groups + 1, b->groups_alloc);
+	b->node_alloc = gc_xreallocarray(b->node_alloc, b->groups_alloc, sizeof(*b->node_alloc));
+	g = &b->plan.groups[b->plan.n_groups];
+	memset(g, 0, sizeof(*g));
+	b->node_alloc[b->plan.n_groups] = 0;
+	snprintf(g->name, sizeof(g->name), "%s", str_or(inst->group, ""));
+	return b->plan.n_groups++;
+}
+
+static void group_add(struct plan_build *b, size_t gi, const struct gc_instance *inst)
+{
+	struct gc_plan_group *g = &b->plan.groups[gi];
+	struct gc_plan_node *n;
+
+	GC_ALLOC_GROW(g->nodes, g->n_nodes + 1, b->node_alloc[gi]);
+	n = &g->nodes[g->n_nodes++];
+	memset(n, 0, sizeof(*n));
+	n->inst = inst;
+	n->price_known = price_lookup(b->in, inst->type, inst->spot, &n->price);
+}
+
+/* Decides a spec group: ignore, expire, then keep / replace / terminate by count. */
+static void decide_spec_group(struct plan_build *b, struct gc_plan_group *g)
+{
+	const struct gc_spec_group *sg = g->spec;
+	struct gc_plan_node **keep = gc_xcalloc(g->n_nodes + 1, sizeof(*keep));
+	struct gc_plan_node **old = gc_xcalloc(g->n_nodes + 1, sizeof(*old));
+	size_t n_keep = 0, n_old = 0, surplus, excess;
+	unsigned counted, need;
+	char why[160];
+
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		struct gc_plan_node *n = &g->nodes[i];
+		const struct gc_instance *inst = n->inst;
+
+		if (inst->state == GC_STATE_TERMINATING) {
+			node_set(n, GC_PLAN_IGNORE,
+				 "terminating: already being released; not counted");
+		} else if (!is_counted_state(inst->state)) {
+			node_set(n, GC_PLAN_IGNORE,
+				 "%s: not counted as capacity; destroy removes it",
+				 gc_instance_state_name(inst->state));
+		} else if (inst->expires_at != 0 && inst->expires_at <= b->in->now) {
+			char when[21];
+
+			gc_format_rfc3339(inst->expires_at, when);
+			node_set(n, GC_PLAN_TERMINATE, "expired at %s", when);
+		} else if (inst->spec_hash && strcmp(inst->spec_hash, g->spec_hash) == 0 &&
+			   instance_fits(inst, g->spec)) {
+			keep[n_keep++] = n;
+		} else {
+			old[n_old++] = n;
+		}
+	}
+	counted = (unsigned)(n_keep + n_old);
+
+	/* The current ones are worth more than the old ones, so the old ones go first. */
+	qsort(keep, n_keep, sizeof(*keep), surplus_cmp);
+	qsort(old, n_old, sizeof(*old), surplus_cmp);
+	surplus = n_keep > g->want ? n_keep - g->want : 0;
+	for (size_t i = 0; i < surplus; i++) {
+		const struct gc_instance *inst = keep[i]->inst;
+		const char *which = is_unhealthy(inst)	  ? "unhealthy"
+			: inst->state == GC_STATE_PENDING ? "still pending"
+							  : "newest first";
+
+		node_set(keep[i], GC_PLAN_TERMINATE, "surplus: count %u -> %u (%s)", counted,
+			 g->want, which);
+	}
+	for (size_t i = surplus; i < n_keep; i++)
+		node_set(keep[i], GC_PLAN_KEEP, "%s",
+			 is_unhealthy(keep[i]->inst) ? "kept: health check failed" : "");
+	g->keep = (unsigned)(n_keep - surplus);
+	need = g->want - g->keep;
+
+	/* Old instances beyond what the count needs are not replaced, only removed. */
+	excess = n_old > need ? n_old - need : 0;
+	for (size_t i = 0; i < n_old; i++) {
+		change_reason(why, sizeof(why), old[i]->inst, sg, g->spec_hash);
+		if (i < excess)
+			node_set(old[i], GC_PLAN_TERMINATE, "surplus: count %u -> %u; %s", counted,
+				 g->want, why);
+		else
+			node_set(old[i], GC_PLAN_REPLACE, "%s", why);
+	}
+	g->replace = (unsigned)(n_old - excess);
+	g->create = need;
+	g->first_slot = g->keep;
+	free(keep);
+	free(old);
+}
+
+static void decide_orphan_group(struct gc_plan_group *g)
+{
+	const char *name = g->nodes[0].inst->group;
+
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		struct gc_plan_node *n = &g->nodes[i];
+
+		if (n->inst->state == GC_STATE_TERMINATING)
+			node_set(n, GC_PLAN_IGNORE, "terminating: already being released");
+		else if (name)
+			node_set(n, GC_PLAN_TERMINATE, "group '%.64s' is no longer in the spec",
+				 name);
+		else
+			node_set(n, GC_PLAN_TERMINATE, "no " GC_TAG_GROUP " tag");
+	}
+}
+
+static int check_overrides(const struct gc_plan_inputs *in, struct gc_error *err)
+{
+	const struct gc_spec *spec = in->spec;
+
+	for (size_t i = 0; i < in->n_overrides; i++) {
+		const char *name = in->override_names[i];
+		bool found = false;
+
+		for (size_t j = 0; name && j < spec->n_groups; j++)
+			found = found || strcmp(spec->groups[j].name, name) == 0;
+		if (!found) {
+			const char **names = gc_xcalloc(spec->n_groups + 1, sizeof(*names));
+			const char *s;
+
+			for (size_t j = 0; j < spec->n_groups; j++)
+				names[j] = spec->groups[j].name;
+			s = name ? gc_suggest(name, names, spec->n_groups) : NULL;
+			gc_error_set(err, GC_EINVALID,
+				     "no node group '%.64s' in cluster '%s'%s%s%s",
+				     str_or(name, ""), spec->name, s ? "; did you mean '" : "",
+				     s ? s : "", s ? "'?" : "");
+			free(names);
+			return -1;
+		}
+		if (in->override_counts[i] > GC_SPEC_MAX_GROUP_COUNT)
+			return gc_error_set(err, GC_EINVALID,
+					    "node group '%s': count %u is out of range 0..%u", name,
+					    in->override_counts[i], GC_SPEC_MAX_GROUP_COUNT);
+	}
+	return 0;
+}
+
+static unsigned group_want(const struct gc_plan_inputs *in, const struct gc_spec_group *g)
+{
+	unsigned want = g->count;
+
+	/* the last override of a name wins, as with repeated options */
+	for (size_t i = 0; i < in->n_overrides; i++)
+		if (strcmp(in->override_names[i], g->name) == 0)
+			want = in->override_counts[i];
+	return want;
+}
+
+/* Sorts the live instances into groups: by id, without duplicates and terminated ones. */
+static int collect(struct plan_build *b, struct gc_error *err)
+{
+	const struct gc_instance_list *live = b->in->live;
+	const struct gc_instance **order;
+	size_t n = live ? live->n : 0;
+	int r = 0;
+
+	order = gc_xcalloc(n + 1, sizeof(*order));
+	for (size_t i = 0; i < n; i++)
+		order[i] = &live->items[i];
+	qsort(order, n, sizeof(*order), inst_order_cmp);
+	for (size_t i = 0; i < n; i++) {
+		const struct gc_instance *inst = order[i];
+
+		if (i > 0 && id_cmp(order[i - 1], inst) == 0)
+			continue;
+		if (inst->state == GC_STATE_TERMINATED)
+			continue;
+		if (!inst->cluster || strcmp(inst->cluster, b->in->spec->name) != 0) {
+			r = gc_error_set(
+				err, GC_EINVALID,
+				"instance '%.64s' is tagged for cluster '%.64s', not '%s'; "
+				"refusing to plan with it",
+				str_or(inst->id, ""), str_or(inst->cluster, ""), b->in->spec->name);
+			break;
+		}
+		group_add(b, group_index(b, inst), inst);
+	}
+	free(order);
+	return r;
+}
+
+static void missing_price(char *out, size_t size, const char *type, bool spot)
+{
+	if (!out[0])
+		snprintf(out, size, "%.64s (%s)", str_or(type, "unknown type"),
+			 spot ? "spot" : "on-demand");
+}
+
+static void totals(struct plan_build *b)
+{
+	struct gc_plan *p = &b->plan;
+	char miss_now[sizeof(p->unknown_price)] = "", miss_after[sizeof(p->unknown_price)] = "";
+
+	p->cost_now_known = p->cost_after_known = true;
+	for (size_t i = 0; i < p->n_groups; i++) {
+		struct gc_plan_group *g = &p->groups[i];
+
+		for (size_t j = 0; j < g->n_nodes; j++) {
+			const struct gc_plan_node *n = &g->nodes[j];
+
+			if (is_counted_state(n->inst->state)) {
+				p->cost_now += n->price;
+				if (!n->price_known) {
+					p->cost_now_known = false;
+					missing_price(miss_now, sizeof(miss_now), n->inst->type,
+						      n->inst->spot);
+				}
+			}
+			switch (n->action) {
+			case GC_PLAN_KEEP:
+				p->n_keep++;
+				p->cost_after += n->price;
+				if (!n->price_known) {
+					p->cost_after_known = false;
+					missing_price(miss_after, sizeof(miss_after), n->inst->type,
+						      n->inst->spot);
+				}
+				break;
+			case GC_PLAN_TERMINATE: p->n_terminate++; break;
+			case GC_PLAN_REPLACE: break;
+			case GC_PLAN_IGNORE: p->n_ignore++; break;
+			}
+		}
+		p->n_create += g->create;
+		p->n_replace += g->replace;
+		if (g->create > 0) {
+			p->cost_after += g->create * g->create_price;
+			if (!g->create_price_known) {
+				p->cost_after_known = false;
+				missing_price(miss_after, sizeof(miss_after),
+					      g->spec->instance_types[0], create_is_spot(g->spec));
+			}
+		}
+	}
+	p->cost_known = p->cost_now_known && p->cost_after_known;
+	snprintf(p->unknown_price, sizeof(p->unknown_price), "%s",
+		 miss_after[0] ? miss_after : miss_now);
+}
+
+static int check_budget(const struct gc_plan *p, const struct gc_spec *spec, struct gc_error *err)
+{
+	double max = spec->lifecycle.max_hourly_cost;
+	const struct gc_spec_pos *pos = &spec->lifecycle.max_hourly_cost_pos;
+	char where[300] = "";
+
+	if (!(max > 0) || p->n_create == 0)
+		return 0;
+	if (!p->cost_after_known)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot check max_hourly_cost: no price for %s",
+				    p->unknown_price);
+	if (p->cost_after <= max + PLAN_COST_EPSILON)
+		return 0;
+	if (pos->line > 0)
+		snprintf(where, sizeof(where), "%.256s:%u:%u: ", str_or(spec->file, "spec"),
+			 pos->line, pos->col);
+	return gc_error_set(err, GC_EQUOTA,
+			    "%smax_hourly_cost %.2f USD/h exceeded: the plan costs %.2f USD/h",
+			    where, max, p->cost_after);
+}
+
+int gc_plan_build(struct gc_plan *out, const struct gc_plan_inputs *in, struct gc_error *err)
+{
+	const struct gc_spec *spec = in->spec;
+	struct plan_build b;
+	int r = -1;
+
+	gc_plan_release(out);
+	memset(&b, 0, sizeof(b));
+	b.in = in;
+	if (check_overrides(in, err))
+		return -1;
+
+	b.n_spec = spec->n_groups;
+	b.groups_alloc = spec->n_groups;
+	b.plan.n_groups = spec->n_groups;
+	b.plan.groups = gc_xcalloc(spec->n_groups + 1, sizeof(*b.plan.groups));
+	b.node_alloc = gc_xcalloc(spec->n_groups + 1, sizeof(*b.node_alloc));
+	for (size_t i = 0; i < spec->n_groups; i++) {
+		struct gc_plan_group *g = &b.plan.groups[i];
+		const struct gc_spec_group *sg = &spec->groups[i];
+
+		g->spec = sg;
+		snprintf(g->name, sizeof(g->name), "%s", sg->name);
+		gc_spec_group_hash(sg, g->spec_hash);
+		g->want = group_want(in, sg);
+		g->create_price_known = price_lookup(in, sg->instance_types[0], create_is_spot(sg),
+						     &g->create_price);
+	}
+	if (collect(&b, err))
+		goto out;
+	qsort(b.plan.groups + b.n_spec, b.plan.n_groups - b.n_spec, sizeof(*b.plan.groups),
+	      orphan_cmp);
+	for (size_t i = 0; i < b.plan.n_groups; i++) {
+		struct gc_plan_group *g = &b.plan.groups[i];
+
+		if (g->spec)
+			decide_spec_group(&b, g);
+		else
+			decide_orphan_group(g);
+		if (g->n_nodes > 1)
+			qsort(g->nodes, g->n_nodes, sizeof(*g->nodes), node_display_cmp);
+	}
+	totals(&b);
+	if (spec->lifecycle.ttl_s > 0)
+		b.plan.expires_at = in->now + (int64_t)spec->lifecycle.ttl_s;
+
+	/* Over budget or unpriced, the plan is still handed over so it can be shown. */
+	r = check_budget(&b.plan, spec, err);
+	*out = b.plan;
+	gc_plan_init(&b.plan);
+out:
+	gc_plan_release(&b.plan);
+	free(b.node_alloc);
+	return r;
+}
+
+/* ---- text ----------------------------------------------------------------------- */
+
+struct text {
+	struct gc_buf *out;
+	bool color;
+	int r;
+};
+
+#define ANSI_RESET  "\033[0m"
+#define ANSI_BOLD   "\033[1m"
+#define ANSI_DIM    "\033[2m"
+#define ANSI_RED    "\033[31m"
+#define ANSI_GREEN  "\033[32m"
+#define ANSI_YELLOW "\033[33m"
+
+static void tx_addf(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void tx_addf(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (gc_buf_vaddf(t->out, fmt, ap))
+		t->r = -1;
+	va_end(ap);
+}
+
+static void tx_color(struct text *t, const char *code)
+{
+	if (t->color && gc_buf_addstr(t->out, code))
+		t->r = -1;
+}
+
+/* Text from the cloud is shown with control bytes (and every non-ASCII byte, when the
+ * text is not UTF-8) as \xNN: a tag value must not drive the terminal. */
+static bool tx_escaped(unsigned char c, bool utf8)
+{
+	return c < 0x20 || c == 0x7f || (c >= 0x80 && !utf8);
+}
+
+/* Columns s takes once escaped (a UTF-8 sequence counts as one). */
+static size_t tx_width(const char *s)
+{
+	bool utf8 = gc_utf8_valid(s, strlen(s));
+	size_t cols = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		cols += tx_escaped(*p, utf8) ? 4 : (*p & 0xc0) != 0x80;
+	return cols;
+}
+
+/* Cloud text, escaped, padded with spaces to width columns. */
+static void tx_text(struct text *t, const char *s, size_t width)
+{
+	bool utf8;
+
+	s = str_or(s, "-");
+	utf8 = gc_utf8_valid(s, strlen(s));
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (tx_escaped(*p, utf8))
+			tx_addf(t, "\\x%02x", *p);
+		else if (gc_buf_addch(t->out, (char)*p))
+			t->r = -1;
+	}
+	for (size_t cols = tx_width(s); cols < width; cols++)
+		if (gc_buf_addch(t->out, ' '))
+			t->r = -1;
+}
+
+static const char *node_state(const struct gc_instance *inst)
+{
+	return str_or(inst->state_name, gc_instance_state_name(inst->state));
+}
+
+struct widths {
+	size_t id, state, type, zone;
+};
+
+static void widen(size_t *w, const char *s)
+{
+	size_t n = tx_width(str_or(s, "-"));
+
+	if (n > *w)
+		*w = n;
+}
+
+static const char *plural(unsigned n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static void tx_group_header(struct text *t, const struct gc_plan_group *g)
+{
+	const struct gc_spec_group *sg = g->spec;
+
+	tx_addf(t, "  ");
+	tx_color(t, ANSI_BOLD);
+	tx_addf(t, "group ");
+	if (!sg) {
+		if (g->n_nodes && g->nodes[0].inst->group) {
+			tx_text(t, g->nodes[0].inst->group, 0);
+			tx_addf(t, ": no longer in the spec");
+		} else {
+			tx_addf(t, "(instances without a group tag)");
+		}
+		tx_color(t, ANSI_RESET);
+		return;
+	}
+	tx_addf(t, "%s: %u \xc3\x97 %s", sg->name, g->want, sg->instance_types[0]);
+	for (size_t i = 1; i < sg->n_instance_types; i++)
+		tx_addf(t, "%s%s", i == 1 ? " (fallback " : ", ", sg->instance_types[i]);
+	tx_addf(t, "%s, %s", sg->n_instance_types > 1 ? ")" : "", gc_market_name(sg->market));
+	tx_color(t, ANSI_RESET);
+}
+
+static void tx_node(struct text *t, const struct gc_plan_node *n, const struct widths *w)
+{
+	static const char *const sym[] = {
+		[GC_PLAN_KEEP] = "   ",
+		[GC_PLAN_TERMINATE] = "  -",
+		[GC_PLAN_REPLACE] = "-/+",
+		[GC_PLAN_IGNORE] = "  ~",
+	};
+	static const char *const col[] = {
+		[GC_PLAN_KEEP] = "",
+		[GC_PLAN_TERMINATE] = ANSI_RED,
+		[GC_PLAN_REPLACE] = ANSI_YELLOW,
+		[GC_PLAN_IGNORE] = ANSI_DIM,
+	};
+
+	tx_addf(t, "    ");
+	tx_color(t, col[n->action]);
+	tx_addf(t, "%s ", sym[n->action]);
+	tx_text(t, n->inst->id, w->id + 2);
+	tx_text(t, node_state(n->inst), w->state + 2);
+	tx_text(t, n->inst->type, w->type + 2);
+	tx_text(t, n->inst->zone, w->zone + 2);
+	tx_text(t, n->reason, 0);
+	tx_color(t, ANSI_RESET);
+	tx_addf(t, "\n");
+}
+
+static void tx_create(struct text *t, const struct gc_plan_group *g)
+{
+	unsigned fill = g->create - g->replace;
+
+	tx_addf(t, "    ");
+	tx_color(t, ANSI_GREEN);
+	tx_addf(t, "  + %u new %s (", g->create, plural(g->create, "instance", "instances"));
+	if (g->replace && fill)
+		tx_addf(t, "%u replacing; count %u -> %u", g->replace, g->keep + g->replace,
+			g->want);
+	else if (g->replace)
+		tx_addf(t, "replacing %u", g->replace);
+	else
+		tx_addf(t, "count %u -> %u", g->keep, g->want);
+	tx_addf(t, "), %s", g->spec->instance_types[0]);
+	if (g->create_price_known)
+		tx_addf(t, " at %.2f USD/h each", g->create_price);
+	tx_color(t, ANSI_RESET);
+	tx_addf(t, "\n");
+}
+
+/* Whether the group gets its own block: it changes something, or has ignored nodes. */
+static bool group_listed(const struct gc_plan_group *g)
+{
+	if (g->create)
+		return true;
+	for (size_t i = 0; i < g->n_nodes; i++)
+		if (g->nodes[i].action != GC_PLAN_KEEP)
+			return true;
+	return false;
+}
+
+static void tx_cost(struct text *t, const struct gc_plan *plan, const struct gc_spec *spec,
+		    bool changes)
+{
+	double max = spec->lifecycle.max_hourly_cost;
+
+	tx_addf(t, "Hourly cost: ");
+	if (!changes && plan->cost_now_known) {
+		tx_addf(t, "%.2f USD/h", plan->cost_now);
+	} else if (!changes) {
+		tx_addf(t, "unknown (no price for %s)", plan->unknown_price);
+	} else if (plan->cost_known) {
+		double delta = plan->cost_after - plan->cost_now;
+
+		tx_addf(t, "%.2f USD/h now -> %.2f USD/h after", plan->cost_now, plan->cost_after);
+		if (fabs(delta) < 0.005)
+			tx_addf(t, " (no change)");
+		else
+			tx_addf(t, " (%c%.2f)", delta > 0 ? '+' : '-', fabs(delta));
+	} else {
+		if (plan->cost_now_known)
+			tx_addf(t, "%.2f USD/h now", plan->cost_now);
+		else
+			tx_addf(t, "unknown now");
+		if (plan->cost_after_known)
+			tx_addf(t, " -> %.2f USD/h after", plan->cost_after);
+		else
+			tx_addf(t, " -> unknown after");
+		tx_addf(t, " (no price for %s)", plan->unknown_price);
+	}
+	if (max > 0)
+		tx_addf(t, ", limit %.2f USD/h", max);
+	tx_addf(t, ".\n");
+}
+
+int gc_plan_render_text(struct gc_buf *out, const struct gc_plan *plan, const struct gc_spec *spec,
+			bool color)
+{
+	struct text t = { .out = out, .color = color, .r = 0 };
+	struct widths w = { 0, 0, 0, 0 };
+	bool changes = gc_plan_has_changes(plan);
+
+	for (size_t i = 0; i < plan->n_groups; i++)
+		for (size_t j = 0; j < plan->groups[i].n_nodes; j++) {
+			const struct gc_plan_node *n = &plan->groups[i].nodes[j];
+
+			if (n->action == GC_PLAN_KEEP)
+				continue;
+			widen(&w.id, n->inst->id);
+			widen(&w.state, node_state(n->inst));
+			widen(&w.type, n->inst->type);
+			widen(&w.zone, n->inst->zone);
+		}
+
+	if (changes)
+		tx_addf(&t, "gpucluster will perform these actions on cluster '%s' (%s %s):\n",
+			spec->name, gc_cloud_name(spec->provider.cloud), spec->provider.region);
+	else
+		tx_addf(&t, "No changes. Cluster '%s' (%s %s) matches the spec (%u %s).\n",
+			spec->name, gc_cloud_name(spec->provider.cloud), spec->provider.region,
+			plan->n_keep, plural(plan->n_keep, "instance", "instances"));
+
+	for (size_t i = 0; i < plan->n_groups; i++) {
+		const struct gc_plan_group *g = &plan->groups[i];
+
+		if (!group_listed(g)) {
+			if (changes && g->spec) {
+				tx_addf(&t, "\n");
+				tx_group_header(&t, g);
+				tx_addf(&t, ": no changes (%u kept)\n", g->keep);
+			}
+			continue;
+		}
+		tx_addf(&t, "\n");
+		tx_group_header(&t, g);
+		tx_addf(&t, "\n");
+		if (g->create)
+			tx_create(&t, g);
+		for (size_t j = 0; j < g->n_nodes; j++)
+			if (g->nodes[j].action != GC_PLAN_KEEP)
+				tx_node(&t, &g->nodes[j], &w);
+		if (g->spec)
+			tx_addf(&t, "        %u kept\n", g->keep);
+	}
+
+	tx_addf(&t, "\n");
+	if (changes) {
+		tx_color(&t, ANSI_BOLD);
+		tx_addf(&t, "Plan:");
+		tx_color(&t, ANSI_RESET);
+		tx_addf(&t, " %u to create", plan->n_create);
+		if (plan->n_replace)
+			tx_addf(&t, " (%u replacing)", plan->n_replace);
+		tx_addf(&t, ", %u to terminate, %u kept", plan->n_terminate, plan->n_keep);
+		if (plan->n_ignore)
+			tx_addf(&t, ", %u ignored", plan->n_ignore);
+		tx_addf(&t, ".\n");
+	} else if (plan->n_ignore) {
+		tx_addf(&t, "%u %s not counted (~); destroy removes %s.\n", plan->n_ignore,
+			plural(plan->n_ignore, "instance is", "instances are"),
+			plural(plan->n_ignore, "it", "them"));
+	}
+	tx_cost(&t, plan, spec, changes);
+	if (changes && plan->n_create && plan->expires_at) {
+		char when[21], ttl[32];
+
+		gc_format_rfc3339(plan->expires_at, when);
+		gc_format_duration(spec->lifecycle.ttl_s, ttl, sizeof(ttl));
+		tx_addf(&t, "New instances expire at %s (ttl %s).\n", when, ttl);
+	}
+	return t.r;
+}
+
+/* ---- JSON ----------------------------------------------------------------------- */
+
+/* A JSON string of cloud text; text that is not UTF-8 gets its high bytes as \xNN, since
+ * JSON cannot carry it. */
+static json_t *js_str(const char *s)
+{
+	struct gc_buf b = GC_BUF_INIT(GC_BUF_DEFAULT_MAX);
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	if (gc_utf8_valid(s, strlen(s)))
+		return json_string(s);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p >= 0x80)
+			gc_buf_addf(&b, "\\x%02x", *p);
+		else
+			gc_buf_addch(&b, (char)*p);
+	}
+	j = json_string(b.data);
+	gc_buf_release(&b);
+	return j;
+}
+
+static json_t *js_money(bool known, double v)
+{
+	return known ? json_real(v) : json_null();
+}
+
+static json_t *js_time(int64_t t)
+{
+	char s[21];
+
+	if (t == 0)
+		return json_null();
+	gc_format_rfc3339(t, s);
+	return json_string(s);
+}
+
+static json_t *js_node(const struct gc_plan_node *n)
+{
+	const struct gc_instance *inst = n->inst;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", js_str(inst->id));
+	json_object_set_new(o, "action", json_string(gc_plan_action_name(n->action)));
+	json_object_set_new(o, "reason", js_str(n->reason));
+	json_object_set_new(o, "state", json_string(gc_instance_state_name(inst->state)));
+	json_object_set_new(o, "cloud_state", js_str(inst->state_name));
+	json_object_set_new(o, "type", js_str(inst->type));
+	json_object_set_new(o, "zone", js_str(inst->zone));
+	json_object_set_new(o, "spot", json_boolean(inst->spot));
+	json_object_set_new(o, "price", js_money(n->price_known, n->price));
+	json_object_set_new(o, "health", js_str(inst->health));
+	json_object_set_new(o, "spec_hash", js_str(inst->spec_hash));
+	json_object_set_new(o, "launch_time", js_time(inst->launch_time));
+	json_object_set_new(o, "expires_at", js_time(inst->expires_at));
+	return o;
+}
+
+static json_t *js_group(const struct gc_plan_group *g)
+{
+	const struct gc_spec_group *sg = g->spec;
+	json_t *o = json_object(), *nodes = json_array();
+	unsigned n_term = 0, n_ign = 0;
+
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		n_term += g->nodes[i].action == GC_PLAN_TERMINATE;
+		n_ign += g->nodes[i].action == GC_PLAN_IGNORE;
+		json_array_append_new(nodes, js_node(&g->nodes[i]));
+	}
+	json_object_set_new(o, "name",
+			    sg ? json_string(sg->name)
+			       : js_str(g->n_nodes ? g->nodes[0].inst->group : NULL));
+	json_object_set_new(o, "in_spec", json_boolean(sg != NULL));
+	json_object_set_new(o, "want", json_integer(g->want));
+	json_object_set_new(o, "keep", json_integer(g->keep));
+	json_object_set_new(o, "create", json_integer(g->create));
+	json_object_set_new(o, "replace", json_integer(g->replace));
+	json_object_set_new(o, "terminate", json_integer(n_term));
+	json_object_set_new(o, "ignore", json_integer(n_ign));
+	json_object_set_new(o, "first_slot", json_integer(g->first_slot));
+	json_object_set_new(o, "spec_hash", sg ? json_string(g->spec_hash) : json_null());
+	json_object_set_new(o, "market",
+			    sg ? json_string(gc_market_name(sg->market)) : json_null());
+	json_object_set_new(o, "create_type",
+			    sg ? json_string(sg->instance_types[0]) : json_null());
+	json_object_set_new(o, "create_price",
+			    js_money(sg && g->create_price_known, g->create_price));
+	json_object_set_new(o, "nodes", nodes);
+	return o;
+}
+
+int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const struct gc_spec *spec)
+{
+	json_t *doc = json_object(), *summary = json_object(), *groups = json_array();
+	json_t *cost = json_object();
+	double max = spec->lifecycle.max_hourly_cost;
+	char *text;
+	int r = -1;
+
+	json_object_set_new(doc, "cluster", json_string(spec->name));
+	json_object_set_new(doc, "cloud", json_string(gc_cloud_name(spec->provider.cloud)));
+	json_object_set_new(doc, "region", json_string(spec->provider.region));
+	json_object_set_new(doc, "changes", json_boolean(gc_plan_has_changes(plan)));
+	json_object_set_new(summary, "create", json_integer(plan->n_create));
+	json_object_set_new(summary, "terminate", json_integer(plan->n_terminate));
+	json_object_set_new(summary, "replace", json_integer(plan->n_replace));
+	json_object_set_new(summary, "keep", json_integer(plan->n_keep));
+	json_object_set_new(summary, "ignore", json_integer(plan->n_ignore));
+	json_object_set_new(doc, "summary", summary);
+	for (size_t i = 0; i < plan->n_groups; i++)
+		json_array_append_new(groups, js_group(&plan->groups[i]));
+	json_object_set_new(doc, "groups", groups);
+	json_object_set_new(cost, "now", js_money(plan->cost_now_known, plan->cost_now));
+	json_object_set_new(cost, "after", js_money(plan->cost_after_known, plan->cost_after));
+	json_object_set_new(cost, "known", json_boolean(plan->cost_known));
+	json_object_set_new(cost, "currency", json_string("USD"));
+	json_object_set_new(cost, "max_hourly_cost", max > 0 ? json_real(max) : json_null());
+	json_object_set_new(cost, "unknown_price",
+			    plan->cost_known ? json_null() : js_str(plan->unknown_price));
+	json_object_set_new(doc, "cost", cost);
+	json_object_set_new(doc, "expires_at", js_time(plan->expires_at));
+
+	/* 15 digits: sums of prices print as 5.03, not 5.0300000000000002 */
+	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+	if (text && gc_buf_addstr(out, text) == 0 && gc_buf_addch(out, '\n') == 0)
+		r = 0;
+	free(text);
+	json_decref(doc);
+	return r;
+}

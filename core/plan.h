@@ -1,0 +1,156 @@
+/*
+ * plan.h: the diff between a spec and what the cloud reports.
+ *
+ * gc_plan_build is pure: it takes the spec, the live instances of the cluster (from a
+ * tag-filtered discover), and the price and type facts it needs through a lookup table the
+ * caller filled, and decides per node group:
+ *   - keep:      running or pending instances whose spec-hash tag matches the group's;
+ *   - create:    the shortfall, as one line per group (the executor batches it);
+ *   - terminate: the surplus (unhealthy first, then newest), instances of groups no longer
+ *                in the spec, instances whose expires-at has passed;
+ *   - replace:   instances whose spec-hash differs (type list, image, disk or market
+ *                changed): a new instance is created for each, then the old one goes;
+ *   - report:    stopped, stopping and terminating instances are listed, never counted as
+ *                capacity, and left alone (destroy removes them).
+ * It also computes the hourly cost now (live instances) and after (kept plus created at
+ * the group's first-choice type, at the on-demand price when on-demand is possible, so a
+ * spot-to-on-demand fallback cannot break the budget), and enforces max_hourly_cost.
+ *
+ * The result does not depend on the order discover listed the instances in: they are
+ * taken in id order, duplicates (a repeated page) counted once, and terminated ones left
+ * out. An instance tagged for another cluster is refused outright (never ours to touch).
+ * docs/internals/plan.md says how each decision is made and why.
+ *
+ * Rendering (text like Terraform's, or JSON) goes into a buffer; cmd/ prints it.
+ *
+ * Life cycle: gc_plan_init -> gc_plan_build -> render / execute -> gc_plan_release. The
+ * plan points into the spec and the live list it was built from (both must outlive it).
+ */
+#ifndef GC_PLAN_H
+#define GC_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/provider.h"
+#include "core/spec.h"
+
+/* Length of the spec-hash tag value: 12 hex digits of a SHA-256. */
+#define GC_SPEC_HASH_LEN 12
+
+enum gc_plan_action {
+	GC_PLAN_KEEP = 0,
+	GC_PLAN_TERMINATE, /* surplus, expired, or its group left the spec */
+	GC_PLAN_REPLACE,   /* terminated once its replacement is running */
+	GC_PLAN_IGNORE,	   /* stopped / stopping / terminating: reported, not counted */
+};
+
+/* "keep", "terminate", "replace", "ignore" */
+const char *gc_plan_action_name(enum gc_plan_action a);
+
+/* One existing instance and what happens to it. */
+struct gc_plan_node {
+	const struct gc_instance *inst; /* into the live list */
+	enum gc_plan_action action;
+	char reason[160]; /* "surplus: count 4 -> 2 (newest first)", ...; "" when kept as is */
+	double price;	  /* USD per hour, 0 when unknown */
+	bool price_known; /* the lookup table had a price for (type, spot) */
+};
+
+struct gc_plan_group {
+	const struct gc_spec_group *spec; /* NULL for a group that left the spec */
+	/* A group that left the spec is named by its instances' group tag, cut to fit, or ""
+	 * for instances without one. Its spec_hash is "" and want 0. */
+	char name[GC_SPEC_GROUP_NAME_MAX + 1];
+	char spec_hash[GC_SPEC_HASH_LEN + 1];
+	unsigned want;	     /* the spec's count (after scale overrides) */
+	unsigned keep;	     /* instances counted as capacity and kept */
+	unsigned create;     /* new instances, replacements included */
+	unsigned replace;    /* of create, how many replace an existing instance */
+	unsigned first_slot; /* slot index of the first new instance (see engine.h tokens) */
+	double create_price; /* USD per hour for one new instance (first choice) */
+	bool create_price_known;
+	/* Every existing instance of the group: terminate, replace, ignore, then keep, each in
+	 * id order. */
+	struct gc_plan_node *nodes;
+	size_t n_nodes;
+};
+
+/* Facts the caller looked up before building: prices by (type, spot), the region's price
+ * (no zone). gc_plan_price_needs lists the pairs the build will look up. */
+struct gc_plan_price {
+	const char *type;
+	bool spot;
+	double usd_per_hour; /* < 0: unknown */
+};
+
+struct gc_plan_inputs {
+	const struct gc_spec *spec;
+	const struct gc_instance_list *live; /* discover's answer for this cluster */
+	const struct gc_plan_price *prices;
+	size_t n_prices;
+	/* Count overrides from `scale GROUP=N` (name, count); NULL-able. */
+	const char *const *override_names;
+	const unsigned *override_counts;
+	size_t n_overrides;
+	int64_t now; /* unix seconds, for expires-at */
+};
+
+struct gc_plan {
+	struct gc_plan_group *groups; /* spec groups in order, then groups left behind */
+	size_t n_groups;
+	unsigned n_create, n_terminate, n_replace, n_keep, n_ignore;
+	double cost_now;   /* USD/h of live running and pending instances */
+	double cost_after; /* USD/h once the plan is applied */
+	bool cost_known;   /* false when a price was missing: both of the next two */
+	bool cost_now_known, cost_after_known;
+	/* The first missing price, "g5.xlarge (spot)", preferring one cost_after needs; "" when
+	 * cost_known. */
+	char unknown_price[96];
+	int64_t expires_at; /* new instances' expires-at (now + ttl), 0 without a TTL */
+};
+
+void gc_plan_init(struct gc_plan *plan);
+void gc_plan_release(struct gc_plan *plan);
+
+/*
+ * Builds the plan into out (initialised with gc_plan_init; what it held is released).
+ * Fails with GC_EINVALID when an override names no group or a count out of range, or when
+ * live holds an instance of another cluster (out is left empty); and, when the plan
+ * creates instances and the spec sets lifecycle.max_hourly_cost, with GC_EINVALID when a
+ * price cost_after needs is unknown and GC_EQUOTA when cost_after exceeds the limit (in
+ * those two cases the plan is still filled in, so it can be shown with the error). A plan
+ * that creates nothing cannot raise the cost and is never refused for it.
+ */
+int gc_plan_build(struct gc_plan *out, const struct gc_plan_inputs *in, struct gc_error *err);
+
+/*
+ * The (type, spot) prices gc_plan_build will look up for spec and live, once each: every
+ * group's first-choice type (spot only for market spot) and every live instance's own.
+ * *out is allocated (free() it); its type strings point into spec and live, and
+ * usd_per_hour is -1 for the caller to fill in. live may be NULL.
+ */
+void gc_plan_price_needs(const struct gc_spec *spec, const struct gc_instance_list *live,
+			 struct gc_plan_price **out, size_t *n_out);
+
+/* Whether the plan changes anything. */
+bool gc_plan_has_changes(const struct gc_plan *plan);
+
+/* The group's spec hash: over its instance types (in order), image, disk, market and
+ * max_spot_price; not its count, zones or placement, which never replace a node. The
+ * encoding is fixed forever: a change would replace every node of every cluster. */
+void gc_spec_group_hash(const struct gc_spec_group *g, char out[GC_SPEC_HASH_LEN + 1]);
+
+/* Text in Terraform's manner (+ create, - terminate, -/+ replace, ~ ignored, with reasons)
+ * and a cost line; colour escapes when color is set. Both renderers append to out and
+ * return 0, or -1 at out's cap. */
+int gc_plan_render_text(struct gc_buf *out, const struct gc_plan *plan, const struct gc_spec *spec,
+			bool color);
+/* JSON: {"cluster","cloud","region","changes","summary","groups":[...],"cost":{...},
+ * "expires_at"}, indented; documented in docs/cli.md. */
+int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const struct gc_spec *spec);
+
+#endif

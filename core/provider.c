@@ -1,0 +1,428 @@
+/*
+ * provider.c: the wrappers around a cloud's ops table, and the cloud-neutral instance and
+ * resource lists the drivers fill.
+ *
+ * This file is the only place outside a driver that calls through `ops->`: every call
+ * checks that the cloud implements the operation (GC_EUNSUPPORTED otherwise, naming the
+ * cloud and the operation), enforces the batch limits the ops table declares, and stamps
+ * the error with what was being done. Drivers stay free of that bookkeeping.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/alloc.h"
+#include "core/provider.h"
+#include "core/str.h"
+
+const char *gc_instance_state_name(enum gc_instance_state s)
+{
+	switch (s) {
+	case GC_STATE_PENDING: return "pending";
+	case GC_STATE_RUNNING: return "running";
+	case GC_STATE_STOPPING: return "stopping";
+	case GC_STATE_STOPPED: return "stopped";
+	case GC_STATE_TERMINATING: return "terminating";
+	case GC_STATE_TERMINATED: return "terminated";
+	case GC_STATE_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+/* ---- instances ------------------------------------------------------------------ */
+
+static void tags_free(struct gc_tag *tags, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(tags[i].key);
+		free(tags[i].value);
+	}
+	free(tags);
+}
+
+void gc_instance_release(struct gc_instance *inst)
+{
+	if (!inst)
+		return;
+	free(inst->id);
+	free(inst->cluster);
+	free(inst->group);
+	free(inst->spec_hash);
+	free(inst->health);
+	free(inst->type);
+	free(inst->zone);
+	free(inst->image);
+	free(inst->state_name);
+	free(inst->private_ip);
+	free(inst->public_ip);
+	free(inst->client_token);
+	tags_free(inst->tags, inst->n_tags);
+	memset(inst, 0, sizeof(*inst));
+}
+
+void gc_instance_list_init(struct gc_instance_list *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+void gc_instance_list_release(struct gc_instance_list *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		gc_instance_release(&l->items[i]);
+	free(l->items);
+	gc_instance_list_init(l);
+}
+
+struct gc_instance *gc_instance_list_push(struct gc_instance_list *l)
+{
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? l->alloc * 2 : 16;
+		l->items = gc_xreallocarray(l->items, l->alloc, sizeof(*l->items));
+	}
+	memset(&l->items[l->n], 0, sizeof(l->items[0]));
+	return &l->items[l->n++];
+}
+
+void gc_instance_list_take(struct gc_instance_list *dst, struct gc_instance_list *src)
+{
+	for (size_t i = 0; i < src->n; i++)
+		*gc_instance_list_push(dst) = src->items[i];
+	free(src->items);
+	gc_instance_list_init(src);
+}
+
+static void set_field(char **field, const char *value)
+{
+	free(*field);
+	*field = gc_xstrdup(value);
+}
+
+void gc_instance_set_tag(struct gc_instance *inst, const char *key, const char *value)
+{
+	size_t i;
+
+	for (i = 0; i < inst->n_tags; i++)
+		if (strcmp(inst->tags[i].key, key) == 0)
+			break;
+	if (i == inst->n_tags) {
+		inst->tags = gc_xreallocarray(inst->tags, inst->n_tags + 1, sizeof(*inst->tags));
+		inst->tags[i].key = gc_xstrdup(key);
+		inst->tags[i].value = NULL;
+		inst->n_tags++;
+	}
+	set_field(&inst->tags[i].value, value);
+
+	if (strcmp(key, GC_TAG_CLUSTER) == 0)
+		set_field(&inst->cluster, value);
+	else if (strcmp(key, GC_TAG_GROUP) == 0)
+		set_field(&inst->group, value);
+	else if (strcmp(key, GC_TAG_SPEC_HASH) == 0)
+		set_field(&inst->spec_hash, value);
+	else if (strcmp(key, GC_TAG_HEALTH) == 0)
+		set_field(&inst->health, value);
+	else if (strcmp(key, GC_TAG_EXPIRES_AT) == 0 && gc_parse_rfc3339(value, &inst->expires_at))
+		inst->expires_at = 0; /* not ours to fail on: treated as no deadline */
+}
+
+const char *gc_instance_tag(const struct gc_instance *inst, const char *key)
+{
+	for (size_t i = 0; i < inst->n_tags; i++)
+		if (strcmp(inst->tags[i].key, key) == 0)
+			return inst->tags[i].value;
+	return NULL;
+}
+
+/* ---- resources ------------------------------------------------------------------ */
+
+void gc_resource_list_init(struct gc_resource_list *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+void gc_resource_list_release(struct gc_resource_list *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->items[i].id);
+		free(l->items[i].name);
+		free(l->items[i].fingerprint);
+		tags_free(l->items[i].tags, l->items[i].n_tags);
+	}
+	free(l->items);
+	gc_resource_list_init(l);
+}
+
+struct gc_resource *gc_resource_list_push(struct gc_resource_list *l)
+{
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? l->alloc * 2 : 8;
+		l->items = gc_xreallocarray(l->items, l->alloc, sizeof(*l->items));
+	}
+	memset(&l->items[l->n], 0, sizeof(l->items[0]));
+	return &l->items[l->n++];
+}
+
+void gc_strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* ---- time ----------------------------------------------------------------------- */
+
+void gc_format_rfc3339(int64_t t, char out[21])
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(out, 21, "1970-01-01T00:00:00Z");
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian), without timegm's locale games. */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+
+	return era * 146097 + doe - 719468;
+}
+
+static int digits(const char *s, size_t n, unsigned *out)
+{
+	unsigned v = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (unsigned)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int gc_parse_rfc3339(const char *s, int64_t *out)
+{
+	unsigned y, mo, d, h, mi, se;
+	size_t len = strlen(s);
+	static const unsigned mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+
+	/* YYYY-MM-DDTHH:MM:SS, optional .fraction, then Z */
+	if (len < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') ||
+	    s[13] != ':' || s[16] != ':' || (s[len - 1] != 'Z' && s[len - 1] != 'z'))
+		return -1;
+	if (digits(s, 4, &y) || digits(s + 5, 2, &mo) || digits(s + 8, 2, &d) ||
+	    digits(s + 11, 2, &h) || digits(s + 14, 2, &mi) || digits(s + 17, 2, &se))
+		return -1;
+	if (len > 20) {
+		unsigned frac;
+
+		if (s[19] != '.' || len == 21 || digits(s + 20, len - 21, &frac) < 0)
+			return -1;
+	}
+	if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 || se > 60)
+		return -1;
+	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
+	return 0;
+}
+
+/* ---- the wrappers --------------------------------------------------------------- */
+
+static int unsupported(const struct gc_provider *p, const char *what, struct gc_error *err)
+{
+	return gc_error_set(err, GC_EUNSUPPORTED, "%s: %s is not supported on this cloud",
+			    p->ops->name, what);
+}
+
+int gc_provider_open(struct gc_provider **out, const struct gc_provider_ops *ops,
+		     const struct gc_provider_config *cfg, struct gc_error *err)
+{
+	struct gc_provider *p;
+
+	if (!ops)
+		return gc_error_set(err, GC_EUNSUPPORTED, "this cloud has no driver in this build");
+	if (!cfg->region || !*cfg->region)
+		return gc_error_set(err, GC_EINVALID, "%s: no region given", ops->name);
+	p = gc_xcalloc(1, sizeof(*p));
+	p->ops = ops;
+	p->log = cfg->log;
+	p->clock = cfg->clock ? cfg->clock : &gc_clock_monotonic;
+	p->env = cfg->env;
+	p->region = gc_xstrdup(cfg->region);
+	if (ops->open(p, cfg, err) < 0) {
+		free(p->region);
+		free(p);
+		return -1;
+	}
+	*out = p;
+	return 0;
+}
+
+void gc_provider_close(struct gc_provider *p)
+{
+	if (!p)
+		return;
+	if (p->ops->close)
+		p->ops->close(p);
+	free(p->region);
+	free(p);
+}
+
+static const struct {
+	unsigned cap;
+	const char *what;
+} cap_names[] = {
+	{ GC_CAP_SPOT, "the spot market" },
+	{ GC_CAP_SPOT_MAX_PRICE, "a spot price limit" },
+	{ GC_CAP_CLOUD_TTL, "a cloud-side TTL" },
+	{ GC_CAP_CONSOLE_OUTPUT, "console output" },
+	{ GC_CAP_CLIENT_TOKEN, "idempotent creation (client tokens)" },
+	{ GC_CAP_PRICE, "price lookups" },
+};
+
+int gc_provider_check_caps(const struct gc_provider *p, unsigned caps, struct gc_error *err)
+{
+	for (size_t i = 0; i < sizeof(cap_names) / sizeof(cap_names[0]); i++)
+		if ((caps & cap_names[i].cap) && !(p->ops->caps & cap_names[i].cap))
+			return gc_error_set(err, GC_EUNSUPPORTED, "%s does not offer %s",
+					    p->ops->name, cap_names[i].what);
+	return 0;
+}
+
+int gc_provider_discover(struct gc_provider *p, const struct gc_discover_query *q,
+			 struct gc_instance_list *out, struct gc_error *err)
+{
+	if (!p->ops->discover)
+		return unsupported(p, "discover", err);
+	return p->ops->discover(p, q, out, err);
+}
+
+int gc_provider_create(struct gc_provider *p, const struct gc_create_request *req,
+		       struct gc_instance_list *out, struct gc_error *err)
+{
+	if (!p->ops->create)
+		return unsupported(p, "create", err);
+	if (req->count == 0 || req->count > p->ops->max_create_batch)
+		return gc_error_set(err, GC_EINVALID,
+				    "%s: cannot create %u instances in one call (1 to %u)",
+				    p->ops->name, req->count, p->ops->max_create_batch);
+	if (req->client_token && strlen(req->client_token) > p->ops->client_token_max)
+		return gc_error_set(err, GC_EINVALID, "%s: client token longer than %u",
+				    p->ops->name, p->ops->client_token_max);
+	if (req->spot && !(p->ops->caps & GC_CAP_SPOT))
+		return unsupported(p, "the spot market", err);
+	return p->ops->create(p, req, out, err);
+}
+
+int gc_provider_terminate(struct gc_provider *p, const char *const *ids, size_t n,
+			  struct gc_error *err)
+{
+	size_t batch;
+
+	if (!p->ops->terminate)
+		return unsupported(p, "terminate", err);
+	batch = p->ops->max_terminate_batch ? p->ops->max_terminate_batch : 1;
+	for (size_t i = 0; i < n; i += batch) {
+		size_t k = n - i < batch ? n - i : batch;
+
+		if (p->ops->terminate(p, ids + i, k, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int gc_provider_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
+			       const struct gc_tag_filter *tags, size_t n_tags,
+			       struct gc_resource_list *out, struct gc_error *err)
+{
+	if (!p->ops->list_resources)
+		return unsupported(p, "listing key pairs and security groups", err);
+	return p->ops->list_resources(p, kind, tags, n_tags, out, err);
+}
+
+int gc_provider_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req,
+			       char **out_id, struct gc_error *err)
+{
+	if (!p->ops->import_keypair)
+		return unsupported(p, "key pair import", err);
+	return p->ops->import_keypair(p, req, out_id, err);
+}
+
+int gc_provider_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	if (!p->ops->delete_keypair)
+		return unsupported(p, "key pair deletion", err);
+	return p->ops->delete_keypair(p, id, err);
+}
+
+int gc_provider_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req,
+				char **out_id, struct gc_error *err)
+{
+	if (!p->ops->create_secgroup)
+		return unsupported(p, "security groups", err);
+	if (req->n_allow_from == 0)
+		return gc_error_set(err, GC_EINVALID, "security group '%s': no address to allow",
+				    req->name);
+	return p->ops->create_secgroup(p, req, out_id, err);
+}
+
+int gc_provider_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	if (!p->ops->delete_secgroup)
+		return unsupported(p, "security group deletion", err);
+	return p->ops->delete_secgroup(p, id, err);
+}
+
+int gc_provider_resolve_image(struct gc_provider *p, const char *image, bool is_alias,
+			      char **out_id, struct gc_error *err)
+{
+	if (!p->ops->resolve_image)
+		return unsupported(p, "image lookup", err);
+	return p->ops->resolve_image(p, image, is_alias, out_id, err);
+}
+
+int gc_provider_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
+			      struct gc_error *err)
+{
+	if (!p->ops->instance_type)
+		return unsupported(p, "instance type lookup", err);
+	return p->ops->instance_type(p, type, out, err);
+}
+
+int gc_provider_price(struct gc_provider *p, const char *type, const char *zone, bool spot,
+		      double *out, struct gc_error *err)
+{
+	if (!p->ops->price || !(p->ops->caps & GC_CAP_PRICE))
+		return unsupported(p, "price lookup", err);
+	return p->ops->price(p, type, zone, spot, out, err);
+}
+
+int gc_provider_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
+{
+	if (!p->ops->zones)
+		return unsupported(p, "zone listing", err);
+	return p->ops->zones(p, out, n_out, err);
+}
+
+int gc_provider_console_output(struct gc_provider *p, const char *id, char **out,
+			       struct gc_error *err)
+{
+	if (!p->ops->console_output || !(p->ops->caps & GC_CAP_CONSOLE_OUTPUT))
+		return unsupported(p, "console output", err);
+	return p->ops->console_output(p, id, out, err);
+}
+
+int gc_provider_caller_address(struct gc_provider *p, char **out, struct gc_error *err)
+{
+	if (!p->ops->caller_address)
+		return unsupported(p, "caller address lookup", err);
+	return p->ops->caller_address(p, out, err);
+}

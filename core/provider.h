@@ -1,0 +1,329 @@
+/*
+ * provider.h: the interface between the engine and a cloud.
+ *
+ * Each cloud lives in its own folder under providers/ and exports one const struct
+ * gc_provider_ops; providers/registry.c lists them. The engine (plan, executor, commands)
+ * never calls a cloud directly: it opens a struct gc_provider through gc_provider_open and
+ * calls the gc_provider_* wrappers below, which are the only code that goes through
+ * `ops->`. A wrapper answers GC_EUNSUPPORTED for an operation a cloud leaves NULL, and
+ * gc_provider_check_caps lets plan refuse a spec that needs a missing capability before
+ * any money is spent.
+ *
+ * The shapes here are what the executor needs, in cloud-neutral terms:
+ *   - instances are plain structs with owned strings; the ownership tags (GC_TAG_*) are
+ *     parsed into fields by the driver so the engine never looks tags up by name;
+ *   - create launches up to `count` instances of one type in one zone and market, with
+ *     one client token, tagged at creation (never create-then-tag);
+ *   - terminate takes at most ops->max_terminate_batch ids;
+ *   - every call fills a caller-owned struct gc_error whose code is the shared taxonomy
+ *     (throttled, capacity, quota, auth, invalid, not-found, idempotency, transient).
+ *
+ * Drivers retry throttling, 5xx and dropped connections themselves with the retry policy
+ * (core/retry.h) and keep under the cloud's documented rate limits with token buckets
+ * (core/ratelimit.h); an error that reaches the engine has already been retried.
+ *
+ * Threads: a struct gc_provider is used by one thread at a time.
+ *
+ * Life cycle: gc_provider_open -> gc_provider_* calls -> gc_provider_close.
+ */
+#ifndef GC_PROVIDER_H
+#define GC_PROVIDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "core/spec.h"
+
+/* The ownership tags every resource we create carries. */
+#define GC_TAG_PREFIX	  "gpucluster:"
+#define GC_TAG_CLUSTER	  "gpucluster:cluster"
+#define GC_TAG_GROUP	  "gpucluster:group"
+#define GC_TAG_SPEC_HASH  "gpucluster:spec-hash"
+#define GC_TAG_EXPIRES_AT "gpucluster:expires-at" /* RFC 3339 UTC */
+#define GC_TAG_HEALTH	  "gpucluster:health"	  /* set by the bootstrapper: ok | failed */
+#define GC_TAG_RUN_ID	  "gpucluster:run-id"	  /* CI runs */
+
+/* Capabilities; plan refuses a spec that needs one the cloud lacks. */
+#define GC_CAP_SPOT	      (1u << 0) /* spot / preemptible market */
+#define GC_CAP_SPOT_MAX_PRICE (1u << 1) /* a bid price for spot */
+#define GC_CAP_CLOUD_TTL      (1u << 2) /* the cloud itself terminates at expires-at */
+#define GC_CAP_CONSOLE_OUTPUT (1u << 3) /* console output carrying the SSH host keys */
+#define GC_CAP_CLIENT_TOKEN   (1u << 4) /* idempotent create with a client token */
+#define GC_CAP_PRICE	      (1u << 5) /* an hourly price for on-demand and spot */
+
+enum gc_instance_state {
+	GC_STATE_PENDING = 0,
+	GC_STATE_RUNNING,
+	GC_STATE_STOPPING,
+	GC_STATE_STOPPED,
+	GC_STATE_TERMINATING, /* shutting-down, being released */
+	GC_STATE_TERMINATED,
+	GC_STATE_UNKNOWN,
+};
+
+/* "pending", "running", ... */
+const char *gc_instance_state_name(enum gc_instance_state s);
+
+struct gc_tag {
+	char *key;
+	char *value;
+};
+
+struct gc_instance {
+	char *id;
+	char *cluster;	 /* GC_TAG_CLUSTER, NULL when absent */
+	char *group;	 /* GC_TAG_GROUP */
+	char *spec_hash; /* GC_TAG_SPEC_HASH */
+	char *health;	 /* GC_TAG_HEALTH */
+	char *type;
+	char *zone;
+	char *image;
+	bool spot;
+	enum gc_instance_state state;
+	char *state_name; /* the cloud's own word, for display */
+	char *private_ip; /* NULL until assigned */
+	char *public_ip;
+	int64_t launch_time; /* unix seconds, 0 when unknown */
+	int64_t expires_at;  /* from GC_TAG_EXPIRES_AT, 0 when none */
+	char *client_token;  /* NULL when the cloud does not report it */
+	struct gc_tag *tags; /* every tag, ours included */
+	size_t n_tags;
+};
+
+struct gc_instance_list {
+	struct gc_instance *items;
+	size_t n, alloc;
+};
+
+void gc_instance_release(struct gc_instance *inst);
+void gc_instance_list_init(struct gc_instance_list *l);
+void gc_instance_list_release(struct gc_instance_list *l);
+/* Appends a zeroed instance and returns it. */
+struct gc_instance *gc_instance_list_push(struct gc_instance_list *l);
+/* Moves every instance of src to the end of dst; src is left empty. */
+void gc_instance_list_take(struct gc_instance_list *dst, struct gc_instance_list *src);
+/* Sets a tag on inst (replacing one with the same key) and, for ours, the parsed field. */
+void gc_instance_set_tag(struct gc_instance *inst, const char *key, const char *value);
+const char *gc_instance_tag(const struct gc_instance *inst, const char *key);
+
+/* What one open needs; every pointer must outlive the provider. */
+struct gc_provider_config {
+	const char *region;
+	const char *profile;  /* NULL: the cloud's default chain */
+	const char *endpoint; /* NULL: the environment's override, then the public endpoint */
+	/* Environment lookups (credentials, endpoint and region variables), so tests control
+	 * them; NULL means the process environment. */
+	const struct gc_spec_env *env;
+	struct gc_log *log;	      /* may be NULL */
+	const struct gc_clock *clock; /* NULL: gc_clock_monotonic */
+	bool no_rate_limit;	      /* benchmarks of the naive client only */
+	unsigned max_in_flight;	      /* concurrent requests; 0: the driver's default */
+};
+
+struct gc_tag_filter {
+	const char *key;
+	const char *value; /* NULL: any value (the key is present) */
+};
+
+/* Which instances discover returns: all of them carry every filter tag. */
+struct gc_discover_query {
+	const struct gc_tag_filter *tags;
+	size_t n_tags;
+	bool include_terminated; /* otherwise terminated ones are left out */
+};
+
+struct gc_create_request {
+	const char *group;
+	const char *type;
+	const char *zone; /* NULL: the cloud picks */
+	const char *image_id;
+	bool spot;
+	double spot_max_price; /* 0: the cloud's default */
+	unsigned count;	       /* exactly this many, or none (MinCount = MaxCount) */
+	unsigned disk_gb;
+	const char *client_token;
+	const char *key_name; /* the imported key pair */
+	const char *security_group_id;
+	int64_t expires_at; /* unix seconds; 0: no TTL. The cloud timer is set when it has one */
+	const struct gc_tag *tags; /* ours and the user's, applied at creation */
+	size_t n_tags;
+};
+
+struct gc_keypair_request {
+	const char *name;
+	const char *public_key_line; /* "ssh-ed25519 AAAA... comment" */
+	const struct gc_tag *tags;
+	size_t n_tags;
+};
+
+struct gc_secgroup_request {
+	const char *name;
+	const char *description;
+	unsigned ssh_port;
+	const char *const *allow_from; /* CIDRs; at least one */
+	size_t n_allow_from;
+	const struct gc_tag *tags;
+	size_t n_tags;
+};
+
+/* A key pair or security group found by its tags. */
+struct gc_resource {
+	char *id;
+	char *name;
+	char *fingerprint; /* key pairs: as the cloud reports it, may be NULL */
+	struct gc_tag *tags;
+	size_t n_tags;
+};
+
+struct gc_resource_list {
+	struct gc_resource *items;
+	size_t n, alloc;
+};
+
+void gc_resource_list_init(struct gc_resource_list *l);
+void gc_resource_list_release(struct gc_resource_list *l);
+struct gc_resource *gc_resource_list_push(struct gc_resource_list *l);
+
+struct gc_type_facts {
+	char name[64];
+	unsigned vcpus;
+	unsigned memory_mib;
+	unsigned gpus;
+	char gpu_model[64];	 /* "A10G", "H100", "" without GPUs */
+	unsigned gpu_memory_mib; /* per GPU */
+};
+
+enum gc_resource_kind {
+	GC_RESOURCE_KEYPAIR,
+	GC_RESOURCE_SECGROUP,
+};
+
+struct gc_provider;
+
+struct gc_provider_ops {
+	const char *name; /* "aws" */
+	enum gc_cloud cloud;
+	unsigned caps;		      /* GC_CAP_* */
+	unsigned max_create_batch;    /* instances in one create call */
+	unsigned max_terminate_batch; /* ids in one terminate call */
+	unsigned client_token_max;    /* longest client token the cloud takes */
+
+	/* Resolves credentials, region and endpoint, and sets p->impl. */
+	int (*open)(struct gc_provider *p, const struct gc_provider_config *cfg,
+		    struct gc_error *err);
+	void (*close)(struct gc_provider *p);
+
+	/* Every instance matching q, all pages, appended to out. */
+	int (*discover)(struct gc_provider *p, const struct gc_discover_query *q,
+			struct gc_instance_list *out, struct gc_error *err);
+	/* Launches exactly req->count instances (all or none) and appends them to out. A
+	 * replayed client token returns the instances of the first call. */
+	int (*create)(struct gc_provider *p, const struct gc_create_request *req,
+		      struct gc_instance_list *out, struct gc_error *err);
+	/* Asks the cloud to terminate ids (at most max_terminate_batch). Ids that are
+	 * already gone are not an error. */
+	int (*terminate)(struct gc_provider *p, const char *const *ids, size_t n,
+			 struct gc_error *err);
+
+	/* Resources of a kind carrying every filter tag, appended to out. */
+	int (*list_resources)(struct gc_provider *p, enum gc_resource_kind kind,
+			      const struct gc_tag_filter *tags, size_t n_tags,
+			      struct gc_resource_list *out, struct gc_error *err);
+	/* Imports a key pair; *out_id is its id (or name, where the cloud has no ids). */
+	int (*import_keypair)(struct gc_provider *p, const struct gc_keypair_request *req,
+			      char **out_id, struct gc_error *err);
+	int (*delete_keypair)(struct gc_provider *p, const char *id, struct gc_error *err);
+	/* Creates a security group allowing ssh_port from allow_from; *out_id is its id. */
+	int (*create_secgroup)(struct gc_provider *p, const struct gc_secgroup_request *req,
+			       char **out_id, struct gc_error *err);
+	int (*delete_secgroup)(struct gc_provider *p, const char *id, struct gc_error *err);
+
+	/* An alias (ubuntu-22.04, ubuntu-24.04, gpu-ready...) or a literal id, to an id. */
+	int (*resolve_image)(struct gc_provider *p, const char *image, bool is_alias, char **out_id,
+			     struct gc_error *err);
+	int (*instance_type)(struct gc_provider *p, const char *type, struct gc_type_facts *out,
+			     struct gc_error *err);
+	/* USD per hour for one instance; zone may be NULL (the region's price). */
+	int (*price)(struct gc_provider *p, const char *type, const char *zone, bool spot,
+		     double *out, struct gc_error *err);
+	/* The region's zones, in the cloud's order. */
+	int (*zones)(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
+	/* The instance's console output, decoded (host keys); *out is NUL-terminated. */
+	int (*console_output)(struct gc_provider *p, const char *id, char **out,
+			      struct gc_error *err);
+	/* The caller's public address as the cloud sees it ("203.0.113.7"), for the default
+	 * SSH rule. NULL: core asks GPUCLUSTER_CHECKIP_URL. */
+	int (*caller_address)(struct gc_provider *p, char **out, struct gc_error *err);
+};
+
+/* Per-driver counters, for tests, benchmarks and the verbose summary. */
+struct gc_provider_stats {
+	unsigned long calls;	    /* HTTP requests sent, retries included */
+	unsigned long retries;	    /* of those, retries */
+	unsigned long throttled;    /* throttling errors received */
+	uint64_t ratelimit_wait_ms; /* time spent waiting on our own token buckets */
+};
+
+struct gc_provider {
+	const struct gc_provider_ops *ops;
+	struct gc_log *log;
+	const struct gc_clock *clock;
+	const struct gc_spec_env *env;
+	char *region;
+	struct gc_provider_stats stats;
+	void *impl; /* the driver's own state */
+};
+
+/* The registered clouds (providers/registry.c, in the providers library, which depends on
+ * core and not the other way round); NULL when the cloud has no driver in this build. */
+const struct gc_provider_ops *gc_provider_find(enum gc_cloud cloud);
+
+/* Opens a session on a cloud. On failure *out is untouched and err names the problem
+ * (for credentials: every source of the chain that was tried). */
+int gc_provider_open(struct gc_provider **out, const struct gc_provider_ops *ops,
+		     const struct gc_provider_config *cfg, struct gc_error *err);
+void gc_provider_close(struct gc_provider *p);
+
+/* Fails with GC_EUNSUPPORTED, naming the first missing capability, if caps are not all
+ * present. */
+int gc_provider_check_caps(const struct gc_provider *p, unsigned caps, struct gc_error *err);
+
+int gc_provider_discover(struct gc_provider *p, const struct gc_discover_query *q,
+			 struct gc_instance_list *out, struct gc_error *err);
+int gc_provider_create(struct gc_provider *p, const struct gc_create_request *req,
+		       struct gc_instance_list *out, struct gc_error *err);
+/* Terminates any number of ids, in batches of ops->max_terminate_batch. */
+int gc_provider_terminate(struct gc_provider *p, const char *const *ids, size_t n,
+			  struct gc_error *err);
+int gc_provider_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
+			       const struct gc_tag_filter *tags, size_t n_tags,
+			       struct gc_resource_list *out, struct gc_error *err);
+int gc_provider_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req,
+			       char **out_id, struct gc_error *err);
+int gc_provider_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err);
+int gc_provider_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req,
+				char **out_id, struct gc_error *err);
+int gc_provider_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err);
+int gc_provider_resolve_image(struct gc_provider *p, const char *image, bool is_alias,
+			      char **out_id, struct gc_error *err);
+int gc_provider_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
+			      struct gc_error *err);
+int gc_provider_price(struct gc_provider *p, const char *type, const char *zone, bool spot,
+		      double *out, struct gc_error *err);
+int gc_provider_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
+int gc_provider_console_output(struct gc_provider *p, const char *id, char **out,
+			       struct gc_error *err);
+int gc_provider_caller_address(struct gc_provider *p, char **out, struct gc_error *err);
+
+/* Frees a string vector as zones returns it. */
+void gc_strv_free(char **v, size_t n);
+
+/* Formats / parses GC_TAG_EXPIRES_AT values: RFC 3339 UTC, "2026-11-21T18:00:00Z". */
+void gc_format_rfc3339(int64_t t, char out[21]);
+int gc_parse_rfc3339(const char *s, int64_t *out);
+
+#endif

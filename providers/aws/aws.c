@@ -1,0 +1,189 @@
+/*
+ * aws.c: the AWS EC2 driver's ops table, and opening and closing a session.
+ *
+ * Open resolves region, endpoints and credentials through the AWS CLI's chain (creds.h),
+ * sets up one HTTP client, one retry quota and EC2's token buckets, and leaves the caches
+ * empty; nothing is sent to AWS until the first operation. Close frees all of it.
+ *
+ * Figures in the table:
+ *   max_create_batch 100: RunInstances takes MinCount = MaxCount up to the account's
+ *     quota, but a batch is all or nothing, so a stock-out or quota error on a big one
+ *     loses the whole batch; 100 keeps one failure cheap, lets later batches fall back to
+ *     another zone or type on their own, and is a tenth of the RunInstances resource
+ *     bucket (1000 instances, 2/s), so a burst of batches is not throttled by AWS.
+ *   max_terminate_batch 100: EC2 takes 1000 ids but suggests smaller batches; one unknown
+ *     id fails the whole call (InvalidInstanceID.NotFound) and is retried without it, and
+ *     100 ids cost 100 of the TerminateInstances resource bucket's 1000 tokens (20/s).
+ *   client_token_max 64: EC2's ClientToken limit (ASCII).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/alloc.h"
+#include "providers/aws/aws.h"
+#include "providers/aws/ec2.h"
+
+#define AWS_MAX_ATTEMPTS  5   /* bursts of an apply meet throttling; the quota bounds a storm */
+#define AWS_REFRESH_AHEAD 300 /* seconds before expiry that temporary credentials are renewed */
+
+static void driver_free(struct aws_driver *d)
+{
+	if (!d)
+		return;
+	gc_http_free(d->http);
+	aws_config_release(&d->cfg);
+	aws_creds_release(&d->creds);
+	free(d->profile);
+	free(d->endpoint);
+	free(d->ec2_host);
+	free(d->pricing_host);
+	gc_retry_quota_release(&d->quota);
+	for (size_t i = 0; i < d->n_buckets; i++) {
+		gc_ratelimit_release(&d->buckets[i]->rl);
+		free(d->buckets[i]);
+	}
+	free(d->buckets);
+	if (d->rate_limit) {
+		gc_ratelimit_release(&d->run_resource);
+		gc_ratelimit_release(&d->terminate_resource);
+	}
+	for (size_t i = 0; i < d->n_images; i++)
+		aws_image_release(&d->images[i]);
+	free(d->images);
+	for (size_t i = 0; i < d->n_aliases; i++) {
+		free(d->aliases[i].alias);
+		free(d->aliases[i].id);
+	}
+	free(d->aliases);
+	free(d->types);
+	for (size_t i = 0; i < d->n_prices; i++) {
+		free(d->prices[i].type);
+		free(d->prices[i].zone);
+	}
+	free(d->prices);
+	free(d);
+}
+
+static void creds_input(struct gc_provider *p, struct aws_driver *d, struct aws_creds_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->profile = d->profile;
+	in->region = p->region;
+	in->endpoint = d->endpoint;
+	in->env = p->env;
+	in->http = d->http;
+	in->log = p->log;
+	in->now = (int64_t)time(NULL);
+}
+
+int aws_refresh_creds(struct gc_provider *p, struct gc_error *err)
+{
+	struct aws_driver *d = aws_driver(p);
+	struct aws_creds_input in;
+	struct aws_creds fresh;
+	struct gc_error e;
+	int64_t now = (int64_t)time(NULL);
+
+	if (!d->creds.expiration || now + AWS_REFRESH_AHEAD < d->creds.expiration)
+		return 0;
+	creds_input(p, d, &in);
+	aws_creds_init(&fresh);
+	gc_error_init(&e);
+	if (aws_creds_resolve(&fresh, &d->cfg, &in, &e) != 0) {
+		aws_creds_release(&fresh);
+		if (now < d->creds.expiration) {
+			/* still valid for a few minutes: keep going, try again next call */
+			gc_log_warn(p->log, "aws: cannot renew credentials from %s: %s",
+				    d->creds.source ? d->creds.source : "the chain", e.message);
+			return 0;
+		}
+		if (err)
+			*err = e;
+		return gc_error_prefix(err, "the AWS credentials expired");
+	}
+	aws_creds_release(&d->creds);
+	d->creds = fresh;
+	return 0;
+}
+
+static int aws_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		    struct gc_error *err)
+{
+	struct aws_driver *d = gc_xcalloc(1, sizeof(*d));
+	struct aws_creds_input in;
+
+	aws_config_init(&d->cfg);
+	aws_creds_init(&d->creds);
+	gc_retry_quota_init(&d->quota, 0);
+	d->profile = cfg->profile ? gc_xstrdup(cfg->profile) : NULL;
+	d->endpoint = cfg->endpoint ? gc_xstrdup(cfg->endpoint) : NULL;
+	d->http = gc_http_new(p->log, err);
+	if (!d->http)
+		goto fail;
+	creds_input(p, d, &in);
+	if (aws_config_resolve(&d->cfg, &in, err) != 0 ||
+	    aws_creds_resolve(&d->creds, &d->cfg, &in, err) != 0)
+		goto fail;
+	d->ec2_host = aws_url_host(d->cfg.ec2_endpoint);
+	d->pricing_host = d->cfg.pricing_endpoint ? aws_url_host(d->cfg.pricing_endpoint) : NULL;
+	if (!d->ec2_host || !d->pricing_host) {
+		gc_error_set(err, GC_EINVALID, "aws: endpoint '%s' is not a URL",
+			     !d->ec2_host ? d->cfg.ec2_endpoint : d->cfg.pricing_endpoint);
+		goto fail;
+	}
+
+	d->policy.max_attempts = AWS_MAX_ATTEMPTS;
+	d->policy.quota = &d->quota;
+	d->policy.clock = p->clock;
+	/* the devguide's resource buckets, counted in instances */
+	if (!cfg->no_rate_limit) {
+		if (gc_ratelimit_init(&d->run_resource, 1000, 2, 1000, p->clock, err) != 0)
+			goto fail;
+		if (gc_ratelimit_init(&d->terminate_resource, 1000, 20, 1000, p->clock, err) != 0) {
+			gc_ratelimit_release(&d->run_resource);
+			goto fail;
+		}
+		d->rate_limit = true;
+	}
+	gc_log_debug(p->log, "aws: %s via '%s', credentials from %s", d->cfg.region, d->ec2_host,
+		     d->creds.source ? d->creds.source : "?");
+	p->impl = d;
+	return 0;
+fail:
+	driver_free(d);
+	return gc_error_prefix(err, "cannot open AWS in '%s'", p->region);
+}
+
+static void aws_close(struct gc_provider *p)
+{
+	driver_free(aws_driver(p));
+	p->impl = NULL;
+}
+
+const struct gc_provider_ops gc_provider_aws = {
+	.name = "aws",
+	.cloud = GC_CLOUD_AWS,
+	.caps = GC_CAP_SPOT | GC_CAP_SPOT_MAX_PRICE | GC_CAP_CLOUD_TTL | GC_CAP_CONSOLE_OUTPUT |
+		GC_CAP_CLIENT_TOKEN | GC_CAP_PRICE,
+	.max_create_batch = AWS_CREATE_BATCH,
+	.max_terminate_batch = AWS_TERMINATE_BATCH,
+	.client_token_max = AWS_CLIENT_TOKEN_MAX,
+	.open = aws_open,
+	.close = aws_close,
+	.discover = aws_discover,
+	.create = aws_create,
+	.terminate = aws_terminate,
+	.list_resources = aws_list_resources,
+	.import_keypair = aws_import_keypair,
+	.delete_keypair = aws_delete_keypair,
+	.create_secgroup = aws_create_secgroup,
+	.delete_secgroup = aws_delete_secgroup,
+	.resolve_image = aws_resolve_image,
+	.instance_type = aws_instance_type,
+	.price = aws_price,
+	.zones = aws_zones,
+	.console_output = aws_console_output,
+	/* NULL: EC2 has no "what is my address" call; core asks GPUCLUSTER_CHECKIP_URL */
+	.caller_address = NULL,
+};

@@ -1,0 +1,12 @@
+/*
+ * aws.h: the AWS EC2 driver's ops table, for providers/registry.c. Everything else of
+ * the driver is internal (ec2.h).
+ */
+#ifndef GC_AWS_H
+#define GC_AWS_H
+
+#include "core/provider.h"
+
+extern const struct gc_provider_ops gc_provider_aws;
+
+#endif

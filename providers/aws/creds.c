@@ -1,0 +1,1762 @@
+/*
+ * creds.c: where the AWS driver's keys, region and endpoints come from (creds.h has the
+ * order). The rules are the AWS CLI's, so that a user's existing ~/.aws set-up, CI
+ * secrets and instance roles work unchanged; where the CLI would prompt (MFA, SSO
+ * log-in) we fail with a message saying what to run instead, because nothing below
+ * cmd/ may talk to the terminal.
+ *
+ * Every environment variable is read through the input's struct gc_spec_env, never
+ * getenv(), so tests decide what is set (HOME included). Every failure says which
+ * source failed and why; when nothing applies, the error lists each source tried.
+ * Secrets (secret keys, session tokens, web identity and IMDS tokens) are registered
+ * with the log as soon as they are read.
+ *
+ * The network parts: STS (Query API 2011-06-15, a SigV4-signed form POST, or unsigned
+ * for AssumeRoleWithWebIdentity; XML answers read with libxml2) and IMDSv2 (a PUT for a
+ * session token, then two GETs). Both retry through core/retry.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/retry.h"
+#include "core/str.h"
+#include "core/urlenc.h"
+#include "providers/aws/creds.h"
+#include "providers/aws/ini.h"
+#include "providers/aws/sigv4.h"
+
+extern char **environ;
+
+#define STS_VERSION	      "2011-06-15"
+#define STS_MAX_RESPONSE      ((size_t)1 << 20)
+#define DURATION_MIN	      900   /* STS's bounds on DurationSeconds */
+#define DURATION_MAX	      43200 /* 12 h, the longest a role may allow */
+#define MAX_ROLE_HOPS	      16    /* source_profile chains longer than this are a mistake */
+#define TOKEN_FILE_MAX	      ((size_t)64 << 10) /* STS takes JWTs of up to 20000 chars */
+#define PROCESS_MAX_OUTPUT    ((size_t)64 << 10)
+#define PROCESS_TIMEOUT_MS    60000L
+#define IMDS_DEFAULT_ENDPOINT "http://169.254.169.254"
+#define IMDS_IPV6_ENDPOINT    "http://[fd00:ec2::254]"
+#define IMDS_TOKEN_TTL	      "21600" /* seconds; the SDKs ask for 6 h */
+#define IMDS_MAX_RESPONSE     ((size_t)64 << 10)
+#define IMDS_CREDS_PATH	      "/latest/meta-data/iam/security-credentials/"
+
+/* --- small helpers -------------------------------------------------------------------- */
+
+static const char *env_get(const struct aws_creds_input *in, const char *name)
+{
+	const struct gc_spec_env *e = in->env ? in->env : &gc_spec_env_process;
+	const char *v = e->lookup ? e->lookup(e->ctx, name) : NULL;
+
+	return v && *v ? v : NULL;
+}
+
+static bool env_true(const struct aws_creds_input *in, const char *name)
+{
+	const char *v = env_get(in, name);
+
+	return v && strcasecmp(v, "true") == 0;
+}
+
+/* Overwrites a secret before freeing it, so it does not linger in freed heap memory. */
+static void wipe_free(char *s)
+{
+	if (!s)
+		return;
+	for (volatile char *p = s; *p; p++)
+		*p = '\0';
+	free(s);
+}
+
+void aws_creds_init(struct aws_creds *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void aws_creds_release(struct aws_creds *c)
+{
+	if (!c)
+		return;
+	free(c->access_key_id);
+	wipe_free(c->secret_access_key);
+	wipe_free(c->session_token);
+	free(c->source);
+	memset(c, 0, sizeof(*c));
+}
+
+void aws_config_init(struct aws_config *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void aws_config_release(struct aws_config *c)
+{
+	if (!c)
+		return;
+	free(c->region);
+	free(c->ec2_endpoint);
+	free(c->sts_endpoint);
+	free(c->pricing_endpoint);
+	free(c->pricing_region);
+	free(c->profile);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Fills c, taking source; registers the secrets with the log. */
+static void creds_fill(struct aws_creds *c, struct gc_log *log, const char *akid,
+		       const char *secret, const char *token, int64_t expiration, char *source)
+{
+	aws_creds_release(c);
+	gc_log_add_secret(log, secret);
+	gc_log_add_secret(log, token);
+	c->access_key_id = gc_xstrdup(akid);
+	c->secret_access_key = gc_xstrdup(secret);
+	c->session_token = token && *token ? gc_xstrdup(token) : NULL;
+	c->expiration = expiration;
+	c->source = source;
+}
+
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static bool digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+static int num(const char *s, size_t n)
+{
+	int v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (s[i] - '0');
+	return v;
+}
+
+/*
+ * An ISO 8601 / RFC 3339 time as STS, IMDS and credential_process write it:
+ * "2026-03-14T15:09:27Z", with optional fractional seconds and a "+HH:MM" offset.
+ */
+static int parse_time(const char *s, int64_t *out)
+{
+	int64_t t;
+	int mo, d, h, mi, se;
+	size_t len = strlen(s);
+	const char *p;
+
+	if (len < 20 || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) || s[7] != '-' ||
+	    !digits(s + 8, 2) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
+	    !digits(s + 11, 2) || s[13] != ':' || !digits(s + 14, 2) || s[16] != ':' ||
+	    !digits(s + 17, 2))
+		return -1;
+	mo = num(s + 5, 2);
+	d = num(s + 8, 2);
+	h = num(s + 11, 2);
+	mi = num(s + 14, 2);
+	se = num(s + 17, 2);
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+		return -1;
+	t = days_from_civil(num(s, 4), mo, d) * 86400 + h * 3600 + mi * 60 + se;
+	p = s + 19;
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return -1;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if ((*p == 'Z' || *p == 'z') && p[1] == '\0') {
+		*out = t;
+		return 0;
+	}
+	if ((*p == '+' || *p == '-') && strlen(p) == 6 && digits(p + 1, 2) && p[3] == ':' &&
+	    digits(p + 4, 2)) {
+		int off = num(p + 1, 2) * 3600 + num(p + 4, 2) * 60;
+		*out = *p == '+' ? t - off : t + off;
+		return 0;
+	}
+	return -1;
+}
+
+/* "2026-03-14T15:09:27Z" */
+static void format_time(int64_t t, char out[32])
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(out, 32, "%lld", (long long)t);
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Reads a small text file whole (capped), trimmed of surrounding whitespace. */
+static int read_small_file(char **out, const char *path, size_t cap, struct gc_error *err)
+{
+	struct gc_buf b = GC_BUF_INIT(cap);
+	char chunk[4096];
+	struct stat st;
+	size_t start = 0;
+	int fd, ret = -1;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return gc_error_set(err, GC_EIO, "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		gc_error_set(err, GC_EIO, "'%s' is not a regular file", path);
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			gc_error_set(err, GC_EIO, "cannot read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		if (gc_buf_add(&b, chunk, (size_t)n) != 0) {
+			gc_error_set(err, GC_ETOOBIG, "'%s' is larger than %zu KiB", path,
+				     cap >> 10);
+			goto out;
+		}
+	}
+	while (b.len && is_space(b.data[b.len - 1]))
+		b.len--;
+	while (start < b.len && is_space(b.data[start]))
+		start++;
+	if (memchr(b.data + start, '\0', b.len - start)) {
+		gc_error_set(err, GC_EINVALID, "'%s' holds a NUL byte", path);
+		goto out;
+	}
+	*out = gc_xstrndup(b.data + start, b.len - start);
+	ret = 0;
+out:
+	close(fd);
+	for (size_t i = 0; i < b.len; i++) /* a token file's bytes are a secret */
+		b.data[i] = '\0';
+	gc_buf_release(&b);
+	return ret;
+}
+
+/* path with a leading "~/" replaced by HOME (the CLI expands it in its path settings). */
+static char *expand_home(const struct aws_creds_input *in, const char *path)
+{
+	const char *home = env_get(in, "HOME");
+
+	if (home && (strcmp(path, "~") == 0 || gc_starts_with(path, "~/")))
+		return gc_xasprintf("%s%s", home, path + 1);
+	return gc_xstrdup(path);
+}
+
+/* --- the shared files ----------------------------------------------------------------- */
+
+struct shared {
+	struct gc_ini creds, config;
+	char *creds_name, *config_name; /* as messages show them */
+	bool creds_found, config_found;
+};
+
+static void shared_release(struct shared *sh)
+{
+	gc_ini_release(&sh->creds);
+	gc_ini_release(&sh->config);
+	free(sh->creds_name);
+	free(sh->config_name);
+}
+
+static int load_one(const struct aws_creds_input *in, const char *var, const char *dflt,
+		    struct gc_ini *ini, char **name, bool *found, struct gc_error *err)
+{
+	const char *set = env_get(in, var), *home = env_get(in, "HOME");
+	char *path;
+	int rc;
+
+	gc_ini_init(ini);
+	*found = false;
+	if (set) {
+		*name = gc_xstrdup(set);
+		path = expand_home(in, set);
+	} else {
+		*name = gc_xasprintf("~/%s", dflt);
+		if (!home)
+			return 0; /* nowhere to look */
+		path = gc_xasprintf("%s/%s", home, dflt);
+	}
+	rc = gc_ini_load_file(ini, path, *name, found, err);
+	free(path);
+	return rc;
+}
+
+static int shared_load(struct shared *sh, const struct aws_creds_input *in, struct gc_error *err)
+{
+	memset(sh, 0, sizeof(*sh));
+	if (load_one(in, "AWS_SHARED_CREDENTIALS_FILE", ".aws/credentials", &sh->creds,
+		     &sh->creds_name, &sh->creds_found, err) != 0 ||
+	    load_one(in, "AWS_CONFIG_FILE", ".aws/config", &sh->config, &sh->config_name,
+		     &sh->config_found, err) != 0) {
+		shared_release(sh);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A profile as the two files give it: "[NAME]" in the credentials file, "[profile NAME]"
+ * in the config file, where the default profile may also be "[default]". Where both
+ * files set a key, the credentials file wins.
+ */
+struct profile {
+	const char *name;
+	const struct gc_ini_section *sec[3];
+};
+
+static bool profile_find(const struct shared *sh, const char *name, struct profile *p)
+{
+	char *conf = gc_xasprintf("profile %s", name);
+
+	memset(p, 0, sizeof(*p));
+	p->name = name;
+	p->sec[0] = gc_ini_section(&sh->creds, name);
+	p->sec[1] = gc_ini_section(&sh->config, conf);
+	if (strcmp(name, "default") == 0)
+		p->sec[2] = gc_ini_section(&sh->config, "default");
+	free(conf);
+	return p->sec[0] || p->sec[1] || p->sec[2];
+}
+
+/* A key's value, NULL when absent or empty. */
+static const char *pget(const struct profile *p, const char *key)
+{
+	for (size_t i = 0; i < 3; i++) {
+		const char *v = gc_ini_get(p->sec[i], key);
+		if (v && *v)
+			return v;
+	}
+	return NULL;
+}
+
+/* The profile in effect: the spec's, else AWS_PROFILE, else "default". */
+static const char *profile_name(const struct aws_creds_input *in, const char **named_by)
+{
+	const char *env = env_get(in, "AWS_PROFILE");
+
+	if (in->profile && *in->profile) {
+		*named_by = "the spec's provider.profile";
+		return in->profile;
+	}
+	if (env) {
+		*named_by = "AWS_PROFILE";
+		return env;
+	}
+	*named_by = NULL;
+	return "default";
+}
+
+static int missing_profile(const struct shared *sh, const char *name, const char *named_by,
+			   struct gc_error *err)
+{
+	return gc_error_set(err, GC_EINVALID,
+			    "AWS profile '%s' (named by %s) not found in %s%s or %s%s", name,
+			    named_by, sh->creds_name, sh->creds_found ? "" : " (no such file)",
+			    sh->config_name, sh->config_found ? "" : " (no such file)");
+}
+
+/* --- region and endpoints ------------------------------------------------------------- */
+
+static bool valid_region(const char *r)
+{
+	size_t n = strlen(r);
+
+	if (n == 0 || n > 32 || r[0] == '-' || r[n - 1] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((r[i] >= 'a' && r[i] <= 'z') || (r[i] >= '0' && r[i] <= '9') || r[i] == '-'))
+			return false;
+	return true;
+}
+
+/* A configured endpoint: http(s)://, no blanks or control characters, no trailing '/'. */
+static int endpoint_take(char **out, const char *url, const char *from, struct gc_error *err)
+{
+	size_t n = strlen(url);
+
+	if (!gc_starts_with(url, "http://") && !gc_starts_with(url, "https://"))
+		return gc_error_set(err, GC_EINVALID,
+				    "endpoint '%s' (from %s) is not an http:// or https:// URL",
+				    url, from);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)url[i] <= ' ' || url[i] == 0x7f || url[i] == '?' ||
+		    url[i] == '#')
+			return gc_error_set(err, GC_EINVALID,
+					    "endpoint '%s' (from %s) holds a character an endpoint "
+					    "cannot have",
+					    url, from);
+	while (n > 0 && url[n - 1] == '/')
+		n--;
+	if (n <= strlen(gc_starts_with(url, "https://") ? "https://" : "http://"))
+		return gc_error_set(err, GC_EINVALID, "endpoint '%s' (from %s) has no host", url,
+				    from);
+	*out = gc_xstrndup(url, n);
+	return 0;
+}
+
+struct service {
+	const char *id;	 /* as in "[services NAME]" blocks: "ec2" */
+	const char *env; /* AWS_ENDPOINT_URL_EC2 */
+};
+
+/*
+ * The endpoint of one service: the spec's, the service's environment variable, the
+ * global one, the profile's services block, the profile's endpoint_url; NULL when none
+ * (the caller then uses the public endpoint).
+ */
+static int configured_endpoint(char **out, const struct aws_creds_input *in,
+			       const struct shared *sh, const struct profile *p, bool have_profile,
+			       const struct service *svc, struct gc_error *err)
+{
+	const char *v;
+	bool ignore = env_true(in, "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS");
+
+	*out = NULL;
+	if (in->endpoint && *in->endpoint)
+		return endpoint_take(out, in->endpoint, "the spec's provider.endpoint", err);
+	if (have_profile) {
+		v = pget(p, "ignore_configured_endpoint_urls");
+		if (v && strcasecmp(v, "true") == 0)
+			ignore = true;
+	}
+	if (ignore)
+		return 0;
+	if ((v = env_get(in, svc->env)))
+		return endpoint_take(out, v, svc->env, err);
+	if ((v = env_get(in, "AWS_ENDPOINT_URL")))
+		return endpoint_take(out, v, "AWS_ENDPOINT_URL", err);
+	if (!have_profile)
+		return 0;
+	if ((v = pget(p, "services"))) {
+		char *sec_name = gc_xasprintf("services %s", v);
+		char *key = gc_xasprintf("%s.endpoint_url", svc->id);
+		const char *u = gc_ini_get(gc_ini_section(&sh->config, sec_name), key);
+		int rc = 0;
+
+		if (u && *u) {
+			char *from = gc_xasprintf("[services %s] in %s", v, sh->config_name);
+			rc = endpoint_take(out, u, from, err);
+			free(from);
+		}
+		free(sec_name);
+		free(key);
+		if (rc != 0 || *out)
+			return rc;
+	}
+	if ((v = pget(p, "endpoint_url"))) {
+		char *from = gc_xasprintf("endpoint_url of profile '%s'", p->name);
+		int rc = endpoint_take(out, v, from, err);
+		free(from);
+		return rc;
+	}
+	return 0;
+}
+
+int aws_config_resolve(struct aws_config *out, const struct aws_creds_input *in,
+		       struct gc_error *err)
+{
+	static const struct service ec2 = { "ec2", "AWS_ENDPOINT_URL_EC2" };
+	static const struct service sts = { "sts", "AWS_ENDPOINT_URL_STS" };
+	static const struct service pricing = { "pricing", "AWS_ENDPOINT_URL_PRICING" };
+	struct aws_config c;
+	struct shared sh;
+	struct profile p;
+	const char *named_by, *name, *region, *from;
+	const char *suffix;
+	bool have;
+	int ret = -1;
+
+	aws_config_init(&c);
+	if (shared_load(&sh, in, err) != 0)
+		return -1;
+	name = profile_name(in, &named_by);
+	have = profile_find(&sh, name, &p);
+	if (!have && named_by) {
+		missing_profile(&sh, name, named_by, err);
+		goto out;
+	}
+
+	if (in->region && *in->region) {
+		region = in->region;
+		from = "the spec's provider.region";
+	} else if ((region = env_get(in, "AWS_REGION"))) {
+		from = "AWS_REGION";
+	} else if ((region = env_get(in, "AWS_DEFAULT_REGION"))) {
+		from = "AWS_DEFAULT_REGION";
+	} else if (have && (region = pget(&p, "region"))) {
+		from = "the profile's region";
+	} else {
+		gc_error_set(err, GC_EINVALID,
+			     "no AWS region set; looked at the spec's provider.region, AWS_REGION, "
+			     "AWS_DEFAULT_REGION and the 'region' of profile '%s' in %s",
+			     name, sh.config_name);
+		goto out;
+	}
+	if (!valid_region(region)) {
+		gc_error_set(err, GC_EINVALID, "AWS region '%s' (from %s) is not a region name",
+			     region, from);
+		goto out;
+	}
+	c.region = gc_xstrdup(region);
+	suffix = gc_starts_with(region, "cn-") ? ".com.cn" : ".com";
+
+	if (configured_endpoint(&c.ec2_endpoint, in, &sh, &p, have, &ec2, err) != 0 ||
+	    configured_endpoint(&c.sts_endpoint, in, &sh, &p, have, &sts, err) != 0 ||
+	    configured_endpoint(&c.pricing_endpoint, in, &sh, &p, have, &pricing, err) != 0)
+		goto out;
+	if (!c.ec2_endpoint)
+		c.ec2_endpoint = gc_xasprintf("https://ec2.%s.amazonaws%s", region, suffix);
+	if (!c.sts_endpoint)
+		c.sts_endpoint = gc_xasprintf("https://sts.%s.amazonaws%s", region, suffix);
+	/* the Price List API lives in one region per partition */
+	c.pricing_region =
+		gc_xstrdup(gc_starts_with(region, "cn-") ? "cn-northwest-1" : "us-east-1");
+	if (!c.pricing_endpoint)
+		c.pricing_endpoint = gc_xasprintf("https://api.pricing.%s.amazonaws%s",
+						  c.pricing_region, suffix);
+	c.profile = have ? gc_xstrdup(name) : NULL;
+	*out = c;
+	aws_config_init(&c);
+	ret = 0;
+out:
+	aws_config_release(&c);
+	shared_release(&sh);
+	return ret;
+}
+
+/* --- the chain's state ---------------------------------------------------------------- */
+
+struct chain {
+	const struct aws_creds_input *in;
+	const struct aws_config *cfg;
+	struct shared sh;
+	int64_t now;
+	const char *stack[MAX_ROLE_HOPS]; /* profiles being resolved, outermost first */
+	size_t depth;
+};
+
+static struct gc_retry_policy retry_policy(const struct chain *ch, unsigned attempts)
+{
+	struct gc_retry_policy p;
+
+	memset(&p, 0, sizeof(p));
+	p.max_attempts = attempts;
+	p.clock = ch->in->clock;
+	return p;
+}
+
+/* --- STS ------------------------------------------------------------------------------ */
+
+/* The first element child of n with this local name (namespaces ignored). */
+static xmlNodePtr xchild(xmlNodePtr n, const char *name)
+{
+	for (xmlNodePtr c = n ? n->children : NULL; c; c = c->next)
+		if (c->type == XML_ELEMENT_NODE && strcmp((const char *)c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+/* The text of a child element, copied; NULL when absent or empty. */
+static char *xtext(xmlNodePtr n, const char *name)
+{
+	xmlNodePtr c = xchild(n, name);
+	xmlChar *t = c ? xmlNodeGetContent(c) : NULL;
+	char *s = NULL;
+
+	if (t && *t)
+		s = gc_xstrdup((const char *)t);
+	xmlFree(t);
+	return s;
+}
+
+static enum gc_errcode sts_errcode(const char *code, int status)
+{
+	static const struct {
+		const char *code;
+		enum gc_errcode ec;
+	} map[] = {
+		{ "AccessDenied", GC_EAUTH },
+		{ "AccessDeniedException", GC_EAUTH },
+		{ "ExpiredToken", GC_EAUTH },
+		{ "ExpiredTokenException", GC_EAUTH },
+		{ "IDPCommunicationError", GC_ETRANSIENT }, /* the SDKs retry it */
+		{ "IDPRejectedClaim", GC_EAUTH },
+		{ "IncompleteSignature", GC_EAUTH },
+		{ "InvalidClientTokenId", GC_EAUTH },
+		{ "InvalidIdentityToken", GC_EAUTH },
+		{ "MissingAuthenticationToken", GC_EAUTH },
+		{ "RegionDisabledException", GC_EAUTH },
+		{ "SignatureDoesNotMatch", GC_EAUTH },
+		{ "Throttling", GC_ETHROTTLED },
+		{ "ThrottlingException", GC_ETHROTTLED },
+		{ "RequestLimitExceeded", GC_ETHROTTLED },
+		{ "InternalFailure", GC_ETRANSIENT },
+		{ "ServiceUnavailable", GC_ETRANSIENT },
+		{ "MalformedPolicyDocument", GC_EINVALID },
+		{ "PackedPolicyTooLarge", GC_EINVALID },
+		{ "ValidationError", GC_EINVALID },
+	};
+
+	for (size_t i = 0; code && i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(map[i].code, code) == 0)
+			return map[i].ec;
+	if (status >= 500)
+		return GC_ETRANSIENT;
+	if (status >= 200 && status < 300)
+		return GC_EINVALID;
+	return gc_http_status_errcode(status);
+}
+
+/* Host (with a port only when it is not the scheme's default, as curl sends it) and
+ * path of an http(s) URL. */
+static void url_parts(const char *url, char **host, char **path)
+{
+	bool tls = gc_starts_with(url, "https://");
+	const char *h = url + (tls ? 8 : 7);
+	size_t n = strcspn(h, "/");
+	const char *dflt = tls ? ":443" : ":80";
+	size_t dl = strlen(dflt);
+
+	if (n > dl && memcmp(h + n - dl, dflt, dl) == 0)
+		*host = gc_xstrndup(h, n - dl);
+	else
+		*host = gc_xstrndup(h, n);
+	*path = gc_xstrdup(h[n] ? h + n : "/");
+}
+
+struct sts_call {
+	const char *action;		/* "AssumeRole" */
+	const struct gc_params *params; /* without Action and Version */
+	const struct aws_creds *signer; /* NULL: unsigned (AssumeRoleWithWebIdentity) */
+	const char *what;		/* for messages: "assume role 'arn' for profile 'x'" */
+};
+
+static int sts_parse_creds(struct aws_creds *out, struct chain *ch, const struct sts_call *call,
+			   const struct gc_http_response *res, const char *source,
+			   struct gc_error *err)
+{
+	xmlDocPtr doc;
+	xmlNodePtr creds;
+	char result[64];
+	char *akid = NULL, *secret = NULL, *token = NULL, *exp = NULL;
+	int64_t expiration = 0;
+	int ret = -1;
+
+	doc = xmlReadMemory(res->body.data, (int)res->body.len, "sts.xml", NULL,
+			    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	snprintf(result, sizeof(result), "%sResult", call->action);
+	creds = doc ? xchild(xchild(xmlDocGetRootElement(doc), result), "Credentials") : NULL;
+	if (creds) {
+		akid = xtext(creds, "AccessKeyId");
+		secret = xtext(creds, "SecretAccessKey");
+		token = xtext(creds, "SessionToken");
+		exp = xtext(creds, "Expiration");
+	}
+	if (!akid || !secret || !token || !exp || parse_time(exp, &expiration) != 0) {
+		gc_error_set(err, GC_EINVALID,
+			     "cannot %s: the STS answer at '%s' has no complete "
+			     "%s/Credentials (AccessKeyId, SecretAccessKey, SessionToken, "
+			     "Expiration)",
+			     call->what, ch->cfg->sts_endpoint, result);
+		goto out;
+	}
+	creds_fill(out, ch->in->log, akid, secret, token, expiration, gc_xstrdup(source));
+	ret = 0;
+out:
+	free(akid);
+	wipe_free(secret);
+	wipe_free(token);
+	free(exp);
+	if (doc)
+		xmlFreeDoc(doc);
+	return ret;
+}
+
+static int sts_fail(struct chain *ch, const struct sts_call *call,
+		    const struct gc_http_response *res, struct gc_error *err)
+{
+	xmlDocPtr doc;
+	xmlNodePtr root, e;
+	char *code = NULL, *msg = NULL, *rid = NULL;
+	const char *hdr_rid = gc_http_response_header(res, "x-amzn-requestid");
+
+	doc = xmlReadMemory(res->body.data, (int)res->body.len, "sts-error.xml", NULL,
+			    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	root = doc ? xmlDocGetRootElement(doc) : NULL;
+	e = xchild(root, "Error");
+	if (e) {
+		code = xtext(e, "Code");
+		msg = xtext(e, "Message");
+	}
+	rid = xtext(root, "RequestId");
+	if (!rid && hdr_rid)
+		rid = gc_xstrdup(hdr_rid);
+	gc_error_set(err, sts_errcode(code, res->status),
+		     "cannot %s: %s%s%s (HTTP %d from '%s'%s%s)", call->what,
+		     code ? code : "no error code", msg ? ": " : "", msg ? msg : "", res->status,
+		     ch->cfg->sts_endpoint, rid ? ", request " : "", rid ? rid : "");
+	gc_error_set_cloud(err, code, rid, res->status);
+	free(code);
+	free(msg);
+	free(rid);
+	if (doc)
+		xmlFreeDoc(doc);
+	return -1;
+}
+
+static int sts_attempt(struct chain *ch, const struct sts_call *call, const char *url,
+		       const struct gc_buf *body, struct gc_http_response *res,
+		       struct gc_error *err)
+{
+	static const char ctype[] = "application/x-www-form-urlencoded; charset=utf-8";
+	struct gc_params hdrs = GC_PARAMS_INIT;
+	struct gc_sign_result sr;
+	struct gc_http_request req;
+	char **lines = NULL;
+	size_t n_lines = 0;
+	char *host = NULL, *path = NULL;
+	bool signed_ok = false;
+	int ret = -1;
+
+	gc_params_add(&hdrs, "Content-Type", ctype);
+	if (call->signer) {
+		struct aws_sigv4_input in;
+		struct gc_sign_request sreq;
+		char ts[AWS_SIGV4_TIMESTAMP_LEN + 1];
+
+		url_parts(url, &host, &path);
+		aws_sigv4_format_time((time_t)ch->now, ts);
+		memset(&sreq, 0, sizeof(sreq));
+		sreq.method = "POST";
+		sreq.host = host;
+		sreq.path = path;
+		sreq.headers = &hdrs;
+		sreq.body = body->data;
+		sreq.body_len = body->len;
+		memset(&in, 0, sizeof(in));
+		in.access_key_id = call->signer->access_key_id;
+		in.secret_access_key = call->signer->secret_access_key;
+		in.session_token = call->signer->session_token;
+		in.timestamp = ts;
+		in.region = ch->cfg->region;
+		in.service = "sts";
+		if (aws_sigv4_sign(&sr, &sreq, &in, err) != 0) {
+			gc_error_prefix(err, "cannot %s", call->what);
+			goto out;
+		}
+		signed_ok = true;
+		gc_params_add_all(&hdrs, &sr.added_headers);
+	}
+	lines = gc_xcalloc(hdrs.n, sizeof(*lines));
+	for (; n_lines < hdrs.n; n_lines++)
+		lines[n_lines] =
+			gc_xasprintf("%s: %s", hdrs.items[n_lines].name, hdrs.items[n_lines].value);
+	memset(&req, 0, sizeof(req));
+	req.method = "POST";
+	req.url = url;
+	req.headers = (const char *const *)lines;
+	req.n_headers = n_lines;
+	req.body = body->data;
+	req.body_len = body->len;
+	req.max_response = STS_MAX_RESPONSE;
+	if (gc_http_perform(ch->in->http, &req, res, err) != 0) {
+		gc_error_prefix(err, "cannot %s", call->what);
+		goto out;
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; i < n_lines; i++)
+		wipe_free(lines[i]);
+	free(lines);
+	if (signed_ok)
+		gc_sign_result_release(&sr);
+	gc_params_release(&hdrs);
+	free(host);
+	free(path);
+	return ret;
+}
+
+/* One STS call, retried on throttling and transient failures; credentials into out. */
+static int sts_credentials(struct aws_creds *out, struct chain *ch, const struct sts_call *call,
+			   char *source, struct gc_error *err)
+{
+	struct gc_params form = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(GC_BUF_DEFAULT_MAX);
+	struct gc_retry_policy policy = retry_policy(ch, 0);
+	struct gc_retry r;
+	char *url = gc_xasprintf("%s/", ch->cfg->sts_endpoint);
+	int ret = -1;
+
+	if (!ch->in->http) {
+		free(url);
+		return gc_error_set(err, GC_EINVALID, "cannot %s: no HTTP client was given",
+				    call->what);
+	}
+	gc_params_add(&form, "Action", call->action);
+	gc_params_add(&form, "Version", STS_VERSION);
+	gc_params_add_all(&form, call->params);
+	if (gc_params_encode(&body, &form) != 0) {
+		gc_error_set(err, GC_ETOOBIG, "cannot %s: the request is too large", call->what);
+		goto out;
+	}
+	gc_log_debug(ch->in->log, "aws: sts %s at %s", call->action, ch->cfg->sts_endpoint);
+	gc_retry_begin(&r, &policy);
+	for (;;) {
+		struct gc_http_response res;
+		int rc = sts_attempt(ch, call, url, &body, &res, err);
+
+		if (rc == 0 && res.status == 200)
+			rc = sts_parse_creds(out, ch, call, &res, source, err);
+		else if (rc == 0)
+			rc = sts_fail(ch, call, &res, err);
+		gc_http_response_release(&res);
+		if (rc == 0) {
+			gc_retry_succeeded(&r);
+			ret = 0;
+			break;
+		}
+		if (gc_retry_pause(&r, err, -1) != 0)
+			break;
+		gc_log_debug(ch->in->log, "aws: retrying sts %s: %s", call->action, err->message);
+	}
+out:
+	free(source);
+	free(url);
+	/* the form holds a web identity token */
+	for (size_t i = 0; i < body.len; i++)
+		body.data[i] = '\0';
+	gc_buf_release(&body);
+	gc_params_release(&form);
+	return ret;
+}
+
+/* The parameters every assume-role call shares. */
+static void role_params(struct gc_params *p, const struct chain *ch, const char *role_arn,
+			const char *session_name, const char *duration)
+{
+	char dflt[48];
+
+	snprintf(dflt, sizeof(dflt), "gpucluster-%lld", (long long)ch->now);
+	gc_params_add(p, "RoleArn", role_arn);
+	gc_params_add(p, "RoleSessionName", session_name ? session_name : dflt);
+	if (duration)
+		gc_params_add(p, "DurationSeconds", duration);
+}
+
+static int check_duration(const char *v, const char *profile, struct gc_error *err)
+{
+	uint64_t d;
+
+	if (!v)
+		return 0;
+	if (gc_parse_u64(v, DURATION_MAX, &d) != 0 || d < DURATION_MIN)
+		return gc_error_set(
+			err, GC_EINVALID,
+			"profile '%s': duration_seconds '%s' is not a number of seconds "
+			"from %d to %d",
+			profile, v, DURATION_MIN, DURATION_MAX);
+	return 0;
+}
+
+/* AssumeRoleWithWebIdentity with the token in token_file; no credentials needed. */
+static int web_identity(struct aws_creds *out, struct chain *ch, const char *role_arn,
+			const char *token_file, const char *session_name, const char *duration,
+			const char *what, char *source, struct gc_error *err)
+{
+	struct gc_params p = GC_PARAMS_INIT;
+	struct sts_call call;
+	char *path = expand_home(ch->in, token_file), *token = NULL;
+	int ret = -1;
+
+	if (read_small_file(&token, path, TOKEN_FILE_MAX, err) != 0) {
+		gc_error_prefix(err, "cannot %s: web identity token file", what);
+		goto out;
+	}
+	if (!*token) {
+		gc_error_set(err, GC_EAUTH, "cannot %s: web identity token file '%s' is empty",
+			     what, path);
+		goto out;
+	}
+	gc_log_add_secret(ch->in->log, token);
+	role_params(&p, ch, role_arn, session_name, duration);
+	gc_params_add(&p, "WebIdentityToken", token);
+	memset(&call, 0, sizeof(call));
+	call.action = "AssumeRoleWithWebIdentity";
+	call.params = &p;
+	call.what = what;
+	ret = sts_credentials(out, ch, &call, source, err);
+	source = NULL;
+out:
+	free(source);
+	free(path);
+	wipe_free(token);
+	for (size_t i = 0; i < p.n; i++)
+		if (strcmp(p.items[i].name, "WebIdentityToken") == 0)
+			memset(p.items[i].value, 0, strlen(p.items[i].value));
+	gc_params_release(&p);
+	return ret;
+}
+
+/* --- environment keys ----------------------------------------------------------------- */
+
+/* 0 found, 1 not set (*why), -1 partial. */
+static int env_keys(struct aws_creds *out, struct chain *ch, char **why, struct gc_error *err)
+{
+	const char *akid = env_get(ch->in, "AWS_ACCESS_KEY_ID");
+	const char *secret = env_get(ch->in, "AWS_SECRET_ACCESS_KEY");
+	const char *token = env_get(ch->in, "AWS_SESSION_TOKEN");
+	const char *exp = env_get(ch->in, "AWS_CREDENTIAL_EXPIRATION");
+	int64_t expiration = 0;
+
+	if (!token) /* the name older SDKs used */
+		token = env_get(ch->in, "AWS_SECURITY_TOKEN");
+	if (!akid && !secret) {
+		*why = gc_xstrdup("AWS_ACCESS_KEY_ID not set");
+		return 1;
+	}
+	if (!akid || !secret)
+		return gc_error_set(err, GC_EAUTH,
+				    "partial AWS credentials in the environment: %s is set but %s "
+				    "is not",
+				    akid ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY",
+				    akid ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID");
+	if (exp && parse_time(exp, &expiration) != 0)
+		return gc_error_set(err, GC_EINVALID,
+				    "AWS_CREDENTIAL_EXPIRATION '%s' is not an ISO 8601 time", exp);
+	creds_fill(out, ch->in->log, akid, secret, token, expiration, gc_xstrdup("environment"));
+	return 0;
+}
+
+/* --- credential_process --------------------------------------------------------------- */
+
+struct argv {
+	char **v; /* NULL-terminated */
+	size_t n, alloc;
+};
+
+static void argv_release(struct argv *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	memset(a, 0, sizeof(*a));
+}
+
+static void argv_push(struct argv *a, struct gc_buf *word)
+{
+	GC_ALLOC_GROW(a->v, a->n + 2, a->alloc);
+	a->v[a->n++] = gc_buf_detach(word, NULL);
+	a->v[a->n] = NULL;
+}
+
+/*
+ * Splits a command line the way the AWS CLI does on POSIX (Python's shlex.split): blanks
+ * separate words; '...' keeps everything literally; inside "..." a backslash escapes only
+ * '"' and '\'; outside quotes a backslash escapes any character. Nothing is expanded:
+ * no variables, globs or redirections, as no shell runs.
+ */
+static int split_command(struct argv *out, const char *cmd, struct gc_error *err)
+{
+	struct gc_buf w = GC_BUF_INIT(GC_BUF_DEFAULT_MAX);
+	struct argv a = { NULL, 0, 0 };
+	bool in_word = false;
+	const char *p = cmd;
+
+	while (*p) {
+		char c = *p++;
+
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			if (in_word)
+				argv_push(&a, &w);
+			in_word = false;
+			continue;
+		}
+		in_word = true;
+		if (c == '\\') {
+			if (!*p)
+				goto dangling;
+			gc_buf_addch(&w, *p++);
+		} else if (c == '\'') {
+			const char *close = strchr(p, '\'');
+			if (!close)
+				goto unclosed;
+			gc_buf_add(&w, p, (size_t)(close - p));
+			p = close + 1;
+		} else if (c == '"') {
+			for (;;) {
+				if (!*p)
+					goto unclosed;
+				if (*p == '"') {
+					p++;
+					break;
+				}
+				if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+					p++;
+				gc_buf_addch(&w, *p++);
+			}
+		} else {
+			gc_buf_addch(&w, c);
+		}
+	}
+	if (in_word)
+		argv_push(&a, &w);
+	gc_buf_release(&w);
+	if (a.n == 0) {
+		argv_release(&a);
+		return gc_error_set(err, GC_EINVALID, "the command is empty");
+	}
+	*out = a;
+	return 0;
+unclosed:
+	gc_buf_release(&w);
+	argv_release(&a);
+	return gc_error_set(err, GC_EINVALID, "the command has an unclosed quote");
+dangling:
+	gc_buf_release(&w);
+	argv_release(&a);
+	return gc_error_set(err, GC_EINVALID, "the command ends in a lone backslash");
+}
+
+/* The program to execute: argv0 itself when it holds a '/', else the first executable
+ * match along PATH (the input's PATH, as the environment is the input's). */
+static char *find_program(const struct chain *ch, const char *argv0)
+{
+	const char *path = env_get(ch->in, "PATH");
+	const char *p;
+
+	if (strchr(argv0, '/'))
+		return gc_xstrdup(argv0);
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		char *cand = gc_xasprintf("%.*s/%s", (int)n, n ? p : ".", argv0);
+		struct stat st;
+
+		if (access(cand, X_OK) == 0 && stat(cand, &st) == 0 && S_ISREG(st.st_mode))
+			return cand;
+		free(cand);
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	return NULL;
+}
+
+static uint64_t mono_ms(void)
+{
+	return gc_clock_now_ns(NULL) / GC_NS_PER_MS;
+}
+
+/*
+ * Runs argv with standard output into out (capped), standard input and error inherited
+ * as the CLI does (a helper may prompt on the terminal), and a time limit after which
+ * the process is killed. Returns 0 when it exited with status 0.
+ */
+static int run_process(struct gc_buf *out, const struct chain *ch, const struct argv *a,
+		       const char *what, struct gc_error *err)
+{
+	posix_spawn_file_actions_t fa;
+	long limit =
+		ch->in->process_timeout_ms > 0 ? ch->in->process_timeout_ms : PROCESS_TIMEOUT_MS;
+	uint64_t deadline = mono_ms() + (uint64_t)limit;
+	char *prog = find_program(ch, a->v[0]);
+	char chunk[4096];
+	int fds[2] = { -1, -1 }, status = 0, rc;
+	enum { RUNNING, DONE, TIMED_OUT, TOO_BIG, READ_FAILED } state = RUNNING;
+	pid_t pid = -1;
+	int ret = -1;
+
+	if (!prog)
+		return gc_error_set(err, GC_EIO, "cannot run %s: '%s' not found in PATH", what,
+				    a->v[0]);
+	if (pipe(fds) != 0 || fcntl(fds[0], F_SETFD, FD_CLOEXEC) != 0 ||
+	    fcntl(fds[1], F_SETFD, FD_CLOEXEC) != 0) {
+		gc_error_set(err, GC_EIO, "cannot run %s: pipe: %s", what, strerror(errno));
+		goto out;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	rc = posix_spawn(&pid, prog, &fa, NULL, a->v, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	fds[1] = -1;
+	if (rc != 0) {
+		pid = -1;
+		gc_error_set(err, GC_EIO, "cannot run %s ('%s'): %s", what, prog, strerror(rc));
+		goto out;
+	}
+
+	while (state == RUNNING) {
+		struct pollfd pfd = { fds[0], POLLIN, 0 };
+		uint64_t now = mono_ms();
+		ssize_t n;
+
+		if (now >= deadline) {
+			state = TIMED_OUT;
+			break;
+		}
+		rc = poll(&pfd, 1, (int)(deadline - now));
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0) {
+			state = READ_FAILED;
+			break;
+		}
+		if (rc == 0)
+			continue;
+		n = read(fds[0], chunk, sizeof(chunk));
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			state = READ_FAILED;
+		else if (n == 0)
+			state = DONE;
+		else if (gc_buf_add(out, chunk, (size_t)n) != 0)
+			state = TOO_BIG;
+	}
+	/* a process may close its output and go on running: the limit covers its exit too */
+	while (state == DONE) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid || (w < 0 && errno != EINTR)) {
+			pid = -1;
+			break;
+		}
+		if (mono_ms() >= deadline)
+			state = TIMED_OUT;
+		else
+			gc_clock_sleep_ms(NULL, 5);
+	}
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	switch (state) {
+	case TIMED_OUT:
+		gc_error_set(err, GC_ETIMEOUT, "%s did not finish within %ld ms; it was stopped",
+			     what, limit);
+		goto out;
+	case TOO_BIG:
+		gc_error_set(err, GC_ETOOBIG, "%s printed more than %zu KiB; it was stopped", what,
+			     PROCESS_MAX_OUTPUT >> 10);
+		goto out;
+	case READ_FAILED:
+		gc_error_set(err, GC_EIO, "cannot read the output of %s: %s", what,
+			     strerror(errno));
+		goto out;
+	default: break;
+	}
+	if (WIFSIGNALED(status)) {
+		gc_error_set(err, GC_EAUTH, "%s was killed by signal %d", what, WTERMSIG(status));
+		goto out;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		gc_error_set(err, GC_EAUTH, "%s exited with status %d", what,
+			     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	free(prog);
+	return ret;
+}
+
+static const char *jstr(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) && json_string_length(v) ? json_string_value(v) : NULL;
+}
+
+/* Credentials from a JSON object with AccessKeyId, SecretAccessKey, the token under
+ * token_key, Expiration. Shared by credential_process and IMDS. */
+static int creds_from_json(struct aws_creds *out, const struct chain *ch, json_t *o,
+			   const char *token_key, const char *what, char *source,
+			   struct gc_error *err)
+{
+	const char *akid = jstr(o, "AccessKeyId"), *secret = jstr(o, "SecretAccessKey");
+	const char *token = jstr(o, token_key), *exp = jstr(o, "Expiration");
+	int64_t expiration = 0;
+
+	if (!akid || !secret) {
+		free(source);
+		return gc_error_set(err, GC_EINVALID, "%s gave no %s", what,
+				    akid ? "SecretAccessKey" : "AccessKeyId");
+	}
+	gc_log_add_secret(ch->in->log, secret);
+	gc_log_add_secret(ch->in->log, token);
+	if (exp && parse_time(exp, &expiration) != 0) {
+		free(source);
+		return gc_error_set(err, GC_EINVALID,
+				    "%s gave an Expiration that is not an "
+				    "ISO 8601 time",
+				    what);
+	}
+	if (exp && expiration <= ch->now) {
+		char when[32];
+		format_time(expiration, when);
+		free(source);
+		return gc_error_set(err, GC_EAUTH, "%s gave credentials that expired at %s", what,
+				    when);
+	}
+	creds_fill(out, ch->in->log, akid, secret, token, expiration, source);
+	return 0;
+}
+
+static int process_creds(struct aws_creds *out, struct chain *ch, const struct profile *p,
+			 const char *cmd, struct gc_error *err)
+{
+	struct gc_buf text = GC_BUF_INIT(PROCESS_MAX_OUTPUT);
+	struct argv a = { NULL, 0, 0 };
+	json_error_t jerr;
+	json_t *j = NULL, *version;
+	char *what = gc_xasprintf("the credential_process of profile '%s'", p->name);
+	int ret = -1;
+
+	if (split_command(&a, cmd, err) != 0) {
+		gc_error_prefix(err, "cannot run %s", what);
+		goto out;
+	}
+	gc_log_debug(ch->in->log, "aws: running the credential_process of profile '%s' (%s)",
+		     p->name, a.v[0]);
+	if (run_process(&text, ch, &a, what, err) != 0)
+		goto out;
+	/* the jansson message quotes the text near the error: it may be a secret, so only
+	 * the position is shown */
+	j = json_loadb(text.data, text.len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!j || !json_is_object(j)) {
+		if (j)
+			gc_error_set(err, GC_EINVALID, "%s printed JSON that is not an object",
+				     what);
+		else
+			gc_error_set(err, GC_EINVALID,
+				     "%s printed no valid JSON (error at line %d, column %d)", what,
+				     jerr.line, jerr.column);
+		goto out;
+	}
+	version = json_object_get(j, "Version");
+	if (!json_is_integer(version) || json_integer_value(version) != 1) {
+		gc_error_set(err, GC_EINVALID, "%s printed %s; only \"Version\": 1 is supported",
+			     what, version ? "another Version" : "no Version");
+		goto out;
+	}
+	ret = creds_from_json(out, ch, j, "SessionToken", what,
+			      gc_xasprintf("profile '%s' (credential_process)", p->name), err);
+out:
+	for (size_t i = 0; i < text.len; i++)
+		text.data[i] = '\0';
+	gc_buf_release(&text);
+	json_decref(j);
+	argv_release(&a);
+	free(what);
+	return ret;
+}
+
+/* --- IMDSv2 --------------------------------------------------------------------------- */
+
+struct imds {
+	char *base;
+	long timeout_ms;
+	unsigned attempts;
+};
+
+/* One IMDS request with its retries; 0 when a response arrived (any status). */
+static int imds_request(const struct chain *ch, const struct imds *m, const char *method,
+			const char *path, const char *header, struct gc_http_response *res,
+			struct gc_error *err)
+{
+	struct gc_retry_policy policy = retry_policy(ch, m->attempts);
+	struct gc_http_request req;
+	struct gc_retry r;
+	char *url = gc_xasprintf("%s%s", m->base, path);
+	const char *hdrs[1] = { header };
+	int ret = -1;
+
+	memset(&req, 0, sizeof(req));
+	req.method = method;
+	req.url = url;
+	req.headers = hdrs;
+	req.n_headers = header ? 1 : 0;
+	req.connect_timeout_ms = m->timeout_ms;
+	req.timeout_ms = m->timeout_ms;
+	req.max_response = IMDS_MAX_RESPONSE;
+	gc_retry_begin(&r, &policy);
+	for (;;) {
+		if (gc_http_perform(ch->in->http, &req, res, err) == 0 && res->status < 500) {
+			gc_retry_succeeded(&r);
+			ret = 0;
+			break;
+		}
+		if (res->status >= 500)
+			gc_error_set(err, GC_ETRANSIENT, "HTTP %d", res->status);
+		gc_http_response_release(res);
+		if (gc_retry_pause(&r, err, -1) != 0)
+			break;
+	}
+	free(url);
+	return ret;
+}
+
+static char *first_line(const struct gc_buf *b)
+{
+	size_t n = strcspn(b->data, "\r\n");
+
+	while (n && (b->data[n - 1] == ' ' || b->data[n - 1] == '\t'))
+		n--;
+	return gc_xstrndup(b->data, n);
+}
+
+/* 0 found; 1 not available here (*why); -1 a broken answer. */
+static int imds_creds(struct aws_creds *out, struct chain *ch, char **why, struct gc_error *err)
+{
+	struct gc_http_response res;
+	struct gc_error e;
+	struct imds m;
+	const char *v;
+	char *token = NULL, *hdr = NULL, *role = NULL, *path = NULL, *what = NULL;
+	json_t *j = NULL;
+	uint64_t n;
+	int ret = 1;
+
+	*why = NULL;
+	if (env_true(ch->in, "AWS_EC2_METADATA_DISABLED")) {
+		*why = gc_xstrdup("disabled by AWS_EC2_METADATA_DISABLED");
+		return 1;
+	}
+	if (!ch->in->http) {
+		*why = gc_xstrdup("no HTTP client was given");
+		return 1;
+	}
+	memset(&m, 0, sizeof(m));
+	gc_error_init(&e);
+	if ((v = env_get(ch->in, "AWS_EC2_METADATA_SERVICE_ENDPOINT"))) {
+		if (endpoint_take(&m.base, v, "AWS_EC2_METADATA_SERVICE_ENDPOINT", err) != 0)
+			return -1;
+	} else {
+		v = env_get(ch->in, "AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE");
+		m.base = gc_xstrdup(v && strcasecmp(v, "IPv6") == 0 ? IMDS_IPV6_ENDPOINT
+								    : IMDS_DEFAULT_ENDPOINT);
+	}
+	/* short: on a laptop there is no IMDS, and every run would wait for it */
+	m.timeout_ms = 1000;
+	m.attempts = 2;
+	if ((v = env_get(ch->in, "AWS_METADATA_SERVICE_TIMEOUT")) && gc_parse_u64(v, 60, &n) == 0 &&
+	    n > 0)
+		m.timeout_ms = (long)n * 1000;
+	if ((v = env_get(ch->in, "AWS_METADATA_SERVICE_NUM_ATTEMPTS")) &&
+	    gc_parse_u64(v, 10, &n) == 0 && n > 0)
+		m.attempts = (unsigned)n;
+
+	if (imds_request(ch, &m, "PUT", "/latest/api/token",
+			 "X-aws-ec2-metadata-token-ttl-seconds: " IMDS_TOKEN_TTL, &res, &e) != 0) {
+		*why = gc_xasprintf("no usable answer from %s: %s", m.base, e.message);
+		goto out;
+	}
+	if (res.status != 200 || res.body.len == 0) {
+		*why = gc_xasprintf("%s refused a session token (HTTP %d)", m.base, res.status);
+		gc_http_response_release(&res);
+		goto out;
+	}
+	token = first_line(&res.body);
+	gc_http_response_release(&res);
+	gc_log_add_secret(ch->in->log, token);
+	hdr = gc_xasprintf("X-aws-ec2-metadata-token: %s", token);
+
+	if (imds_request(ch, &m, "GET", IMDS_CREDS_PATH, hdr, &res, &e) != 0) {
+		*why = gc_xasprintf("%s failed: %s", m.base, e.message);
+		goto out;
+	}
+	if (res.status == 404) {
+		*why = gc_xasprintf("no IAM role is attached to this instance (%s)", m.base);
+		gc_http_response_release(&res);
+		goto out;
+	}
+	if (res.status != 200) {
+		*why = gc_xasprintf("%s answered HTTP %d for the role name", m.base, res.status);
+		gc_http_response_release(&res);
+		goto out;
+	}
+	role = first_line(&res.body);
+	gc_http_response_release(&res);
+	if (!*role ||
+	    strspn(role,
+		   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		   "0123456789+=,.@_-") != strlen(role)) {
+		*why = gc_xasprintf("%s gave no usable role name", m.base);
+		goto out;
+	}
+	path = gc_xasprintf("%s%s", IMDS_CREDS_PATH, role);
+	if (imds_request(ch, &m, "GET", path, hdr, &res, &e) != 0) {
+		*why = gc_xasprintf("%s failed: %s", m.base, e.message);
+		goto out;
+	}
+	what = gc_xasprintf("the instance metadata service at %s (role '%s')", m.base, role);
+	if (res.status != 200) {
+		*why = gc_xasprintf("%s answered HTTP %d for the credentials of role '%s'", m.base,
+				    res.status, role);
+		gc_http_response_release(&res);
+		goto out;
+	}
+	j = json_loadb(res.body.data, res.body.len, 0, NULL);
+	gc_http_response_release(&res);
+	ret = -1;
+	if (!json_is_object(j)) {
+		gc_error_set(err, GC_EINVALID, "%s answered with no JSON object", what);
+		goto out;
+	}
+	if ((v = jstr(j, "Code")) && strcmp(v, "Success") != 0) {
+		gc_error_set(err, GC_EAUTH, "%s answered Code '%s'", what, v);
+		goto out;
+	}
+	ret = creds_from_json(out, ch, j, "Token", what,
+			      gc_xasprintf("instance metadata (role '%s')", role), err);
+out:
+	json_decref(j);
+	wipe_free(token);
+	wipe_free(hdr);
+	free(role);
+	free(path);
+	free(what);
+	free(m.base);
+	return ret;
+}
+
+/* --- profiles ------------------------------------------------------------------------- */
+
+static int from_profile(struct aws_creds *out, struct chain *ch, const char *name, const char *via,
+			char **why, struct gc_error *err);
+
+static int static_keys(struct aws_creds *out, struct chain *ch, const struct profile *p,
+		       struct gc_error *err)
+{
+	const char *akid = pget(p, "aws_access_key_id");
+	const char *secret = pget(p, "aws_secret_access_key");
+
+	if (!akid || !secret)
+		return gc_error_set(err, GC_EAUTH, "profile '%s' sets %s but not %s", p->name,
+				    akid ? "aws_access_key_id" : "aws_secret_access_key",
+				    akid ? "aws_secret_access_key" : "aws_access_key_id");
+	creds_fill(out, ch->in->log, akid, secret, pget(p, "aws_session_token"), 0,
+		   gc_xasprintf("profile '%s'", p->name));
+	return 0;
+}
+
+/* The credentials that sign a role profile's AssumeRole call. */
+static int role_source(struct aws_creds *src, struct chain *ch, const struct profile *p,
+		       struct gc_error *err)
+{
+	const char *source_profile = pget(p, "source_profile");
+	const char *cs = pget(p, "credential_source");
+	char *why = NULL;
+	int rc;
+
+	if (source_profile) {
+		/* a profile may name itself to mean "my own keys sign for my role" */
+		if (strcmp(source_profile, p->name) == 0 && pget(p, "aws_access_key_id"))
+			return static_keys(src, ch, p, err);
+		rc = from_profile(src, ch, source_profile, p->name, &why, err);
+		free(why);
+		return rc;
+	}
+	if (strcmp(cs, "Environment") == 0) {
+		rc = env_keys(src, ch, &why, err);
+		if (rc == 1)
+			gc_error_set(err, GC_EAUTH,
+				     "profile '%s' has credential_source Environment, but %s",
+				     p->name, why);
+		free(why);
+		return rc == 0 ? 0 : -1;
+	}
+	if (strcmp(cs, "Ec2InstanceMetadata") == 0) {
+		rc = imds_creds(src, ch, &why, err);
+		if (rc == 1)
+			gc_error_set(err, GC_EAUTH,
+				     "profile '%s' has credential_source Ec2InstanceMetadata, but "
+				     "the instance metadata service: %s",
+				     p->name, why);
+		free(why);
+		return rc == 0 ? 0 : -1;
+	}
+	if (strcmp(cs, "EcsContainer") == 0)
+		return gc_error_set(err, GC_EUNSUPPORTED,
+				    "profile '%s' has credential_source EcsContainer: gpucluster "
+				    "does not use the container credentials endpoint",
+				    p->name);
+	return gc_error_set(err, GC_EINVALID,
+			    "profile '%s' has credential_source '%s'; expected Environment or "
+			    "Ec2InstanceMetadata",
+			    p->name, cs);
+}
+
+static int role_profile(struct aws_creds *out, struct chain *ch, const struct profile *p,
+			const char *role_arn, struct gc_error *err)
+{
+	const char *source_profile = pget(p, "source_profile");
+	const char *cs = pget(p, "credential_source");
+	const char *token_file = pget(p, "web_identity_token_file");
+	const char *session = pget(p, "role_session_name");
+	const char *duration = pget(p, "duration_seconds");
+	const char *external_id = pget(p, "external_id");
+	struct gc_params params = GC_PARAMS_INIT;
+	struct aws_creds src;
+	struct sts_call call;
+	char *what;
+	int ret = -1;
+
+	if (check_duration(duration, p->name, err) != 0)
+		return -1;
+	if (pget(p, "mfa_serial"))
+		return gc_error_set(err, GC_EUNSUPPORTED,
+				    "profile '%s' needs an MFA code (mfa_serial), which gpucluster "
+				    "cannot ask for; use credentials from 'aws sts "
+				    "get-session-token' or a credential_process instead",
+				    p->name);
+	if (source_profile && cs)
+		return gc_error_set(err, GC_EINVALID,
+				    "profile '%s' sets both source_profile and credential_source; "
+				    "keep one",
+				    p->name);
+	what = gc_xasprintf("assume role '%s' for profile '%s'", role_arn, p->name);
+	if (token_file && !source_profile && !cs) {
+		ret = web_identity(
+			out, ch, role_arn, token_file, session, duration, what,
+			gc_xasprintf("profile '%s' (web identity, role '%s')", p->name, role_arn),
+			err);
+		free(what);
+		return ret;
+	}
+	if (!source_profile && !cs) {
+		free(what);
+		return gc_error_set(err, GC_EINVALID,
+				    "profile '%s' sets role_arn but none of source_profile, "
+				    "credential_source or web_identity_token_file, so nothing can "
+				    "sign the AssumeRole call",
+				    p->name);
+	}
+
+	aws_creds_init(&src);
+	if (role_source(&src, ch, p, err) != 0)
+		goto out;
+	role_params(&params, ch, role_arn, session, duration);
+	if (external_id)
+		gc_params_add(&params, "ExternalId", external_id);
+	memset(&call, 0, sizeof(call));
+	call.action = "AssumeRole";
+	call.params = &params;
+	call.signer = &src;
+	call.what = what;
+	ret = sts_credentials(out, ch, &call,
+			      gc_xasprintf("profile '%s' (role '%s')", p->name, role_arn), err);
+out:
+	aws_creds_release(&src);
+	gc_params_release(&params);
+	free(what);
+	return ret;
+}
+
+/*
+ * Credentials from profile `name`: 0 found; 1 nothing to offer (*why says so), which
+ * is an error when the profile is another one's source (via names that one).
+ */
+static int profile_creds(struct aws_creds *out, struct chain *ch, const struct profile *p,
+			 const char *via, char **why, struct gc_error *err)
+{
+	const char *v;
+
+	if ((v = pget(p, "role_arn")))
+		return role_profile(out, ch, p, v, err);
+	if (pget(p, "aws_access_key_id") || pget(p, "aws_secret_access_key"))
+		return static_keys(out, ch, p, err);
+	if ((v = pget(p, "credential_process")))
+		return process_creds(out, ch, p, v, err);
+	if (pget(p, "sso_session") || pget(p, "sso_start_url"))
+		*why = gc_xasprintf(
+			"it uses IAM Identity Center (sso_*), which gpucluster does not "
+			"read; add credential_process = aws configure "
+			"export-credentials --profile %s --format process",
+			p->name);
+	else
+		*why = gc_xstrdup(
+			"it has no aws_access_key_id, role_arn, web_identity_token_file or "
+			"credential_process");
+	if (via)
+		return gc_error_set(err, GC_EAUTH,
+				    "source_profile '%s' of profile '%s' gives no credentials: %s",
+				    p->name, via, *why);
+	return 1;
+}
+
+static int from_profile(struct aws_creds *out, struct chain *ch, const char *name, const char *via,
+			char **why, struct gc_error *err)
+{
+	struct profile p;
+	int rc;
+
+	if (!profile_find(&ch->sh, name, &p)) {
+		if (via)
+			return gc_error_set(
+				err, GC_EINVALID,
+				"source_profile '%s' of profile '%s' not found in %s or "
+				"%s",
+				name, via, ch->sh.creds_name, ch->sh.config_name);
+		*why = gc_xasprintf("no such profile in %s or %s", ch->sh.creds_name,
+				    ch->sh.config_name);
+		return 1;
+	}
+	for (size_t i = 0; i < ch->depth; i++) {
+		if (strcmp(ch->stack[i], name) != 0)
+			continue;
+		{
+			struct gc_buf loop = GC_BUF_INIT(GC_ERROR_MSG_MAX);
+			for (size_t k = i; k < ch->depth; k++)
+				gc_buf_addf(&loop, "'%s' -> ", ch->stack[k]);
+			gc_buf_addf(&loop, "'%s'", name);
+			gc_error_set(err, GC_EINVALID, "source_profile loop: %s", loop.data);
+			gc_buf_release(&loop);
+			return -1;
+		}
+	}
+	if (ch->depth == MAX_ROLE_HOPS)
+		return gc_error_set(err, GC_EINVALID,
+				    "profile '%s': more than %d profiles in a source_profile chain",
+				    name, MAX_ROLE_HOPS);
+	ch->stack[ch->depth++] = name;
+	rc = profile_creds(out, ch, &p, via, why, err);
+	ch->depth--;
+	return rc;
+}
+
+/* --- the chain ------------------------------------------------------------------------ */
+
+int aws_creds_resolve(struct aws_creds *out, const struct aws_config *cfg,
+		      const struct aws_creds_input *in, struct gc_error *err)
+{
+	struct gc_buf tried = GC_BUF_INIT(GC_ERROR_MSG_MAX * 4);
+	struct aws_creds got;
+	struct chain ch;
+	const char *named_by, *name, *role_arn, *token_file;
+	char *why = NULL;
+	int rc = -1, ret = -1;
+
+	memset(&ch, 0, sizeof(ch));
+	ch.in = in;
+	ch.cfg = cfg;
+	ch.now = in->now ? in->now : (int64_t)time(NULL);
+	aws_creds_init(&got);
+	if (shared_load(&ch.sh, in, err) != 0)
+		return -1;
+	name = profile_name(in, &named_by);
+
+	/* 1. the environment, unless the spec names a profile */
+	if (in->profile && *in->profile) {
+		gc_buf_addf(&tried, "environment (skipped: the spec names profile '%s')", name);
+	} else {
+		rc = env_keys(&got, &ch, &why, err);
+		if (rc <= 0)
+			goto done;
+		gc_buf_addf(&tried, "environment (%s)", why);
+		free(why), why = NULL;
+	}
+
+	/* 2. the profile */
+	if (named_by) {
+		struct profile p;
+		if (!profile_find(&ch.sh, name, &p)) {
+			rc = missing_profile(&ch.sh, name, named_by, err);
+			goto done;
+		}
+	}
+	rc = from_profile(&got, &ch, name, NULL, &why, err);
+	if (rc <= 0)
+		goto done;
+	gc_buf_addf(&tried, ", profile '%s' (%s)", name, why);
+	free(why), why = NULL;
+
+	/* 3. web identity from the environment (GitHub Actions OIDC, EKS) */
+	role_arn = env_get(in, "AWS_ROLE_ARN");
+	token_file = env_get(in, "AWS_WEB_IDENTITY_TOKEN_FILE");
+	if (role_arn && token_file) {
+		char *what =
+			gc_xasprintf("assume role '%s' (AWS_ROLE_ARN) with web identity", role_arn);
+		rc = web_identity(&got, &ch, role_arn, token_file,
+				  env_get(in, "AWS_ROLE_SESSION_NAME"), NULL, what,
+				  gc_xasprintf("web identity (role '%s')", role_arn), err);
+		free(what);
+		goto done;
+	}
+	gc_buf_addf(&tried, ", web identity (%s not set)",
+		    role_arn ? "AWS_WEB_IDENTITY_TOKEN_FILE" : "AWS_ROLE_ARN");
+
+	/* 4. the container endpoint is not used; say so when it is configured */
+	if (env_get(in, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") ||
+	    env_get(in, "AWS_CONTAINER_CREDENTIALS_FULL_URI"))
+		gc_buf_addstr(&tried,
+			      ", container credentials (set, but gpucluster does not use "
+			      "them)");
+
+	/* 5. the instance's role */
+	rc = imds_creds(&got, &ch, &why, err);
+	if (rc <= 0)
+		goto done;
+	gc_buf_addf(&tried, ", instance metadata (%s)", why);
+	free(why), why = NULL;
+	gc_error_set(err, GC_EAUTH, "no AWS credentials found; tried: %s", tried.data);
+	rc = -1;
+done:
+	if (rc == 0) {
+		gc_log_debug(in->log, "aws: credentials from %s", got.source);
+		*out = got;
+		aws_creds_init(&got);
+		ret = 0;
+	}
+	free(why);
+	aws_creds_release(&got);
+	gc_buf_release(&tried);
+	shared_release(&ch.sh);
+	return ret;
+}

@@ -1,0 +1,248 @@
+/*
+ * ec2.h: the AWS driver's internals, shared by aws.c (the ops table, open and close),
+ * ec2.c (the request helper and the operations), ec2-xml.c (EC2's XML answers into plain
+ * structs) and pricing.c (the Price List API). Nothing outside providers/aws includes it.
+ *
+ * One request goes: parameters (struct gc_params) -> our token buckets (request bucket
+ * per action, resource bucket in instances for RunInstances / TerminateInstances) ->
+ * SigV4 -> core/http.h -> on an error status, the cloud's code classified into the
+ * shared taxonomy -> retried with core/retry.h while retryable, counted in p->stats.
+ * Answers are parsed with libxml2 (EC2) or jansson (pricing) inside this folder and
+ * handed on as plain structs; no xmlNode or json_t leaves it.
+ *
+ * Invariants: every response body is capped (AWS_MAX_RESPONSE); a struct aws_driver is
+ * used by one thread at a time (the provider's rule), so its caches need no lock; the
+ * retry quota is one per driver, shared by EC2 and pricing calls.
+ *
+ * Life cycle: aws.c's open fills a struct aws_driver into p->impl; close releases it.
+ */
+#ifndef GC_AWS_EC2_H
+#define GC_AWS_EC2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/http.h"
+#include "core/provider.h"
+#include "core/ratelimit.h"
+#include "core/retry.h"
+#include "core/urlenc.h"
+#include "providers/aws/creds.h"
+
+#define AWS_EC2_VERSION	     "2016-11-15"
+#define AWS_MAX_RESPONSE     ((size_t)16 << 20) /* a DescribeInstances page of 1000 is ~4 MiB */
+#define AWS_CONSOLE_MAX	     ((size_t)1 << 20)	/* decoded console output; EC2 keeps 64 KiB */
+#define AWS_CREATE_BATCH     100
+#define AWS_TERMINATE_BATCH  100
+#define AWS_CLIENT_TOKEN_MAX 64
+#define AWS_MAX_TAGS	     50 /* EC2's limit per resource */
+#define AWS_PAGE_SIZE	     1000
+#define AWS_MAX_PAGES	     10000 /* a runaway NextToken loop ends here, as an error */
+
+/* A request bucket for one action, made on first use. */
+struct aws_bucket {
+	char action[64];
+	struct gc_ratelimit rl;
+};
+
+/* What the driver knows of an image (DescribeImages). */
+struct aws_image {
+	char *id;
+	char *name;
+	char *root_device; /* "/dev/sda1" */
+	char *created;	   /* creationDate, ISO 8601 */
+	int64_t created_at;
+};
+
+/* One spot price record (DescribeSpotPriceHistory). */
+struct aws_spot_price {
+	char *zone;
+	double price;
+	int64_t at;
+};
+
+/* A cached price: zone NULL means on-demand, or the lowest spot price of the region. */
+struct aws_price {
+	char *type;
+	char *zone;
+	bool spot;
+	double usd;
+};
+
+/* An alias resolved once per driver. */
+struct aws_alias {
+	char *alias;
+	char *id;
+};
+
+struct aws_driver {
+	struct gc_http *http;
+	struct aws_config cfg;
+	struct aws_creds creds;
+	/* what the credential chain was resolved from, to resolve it again before expiry */
+	char *profile;
+	char *endpoint;
+	char *ec2_host;	    /* the Host header: the endpoint's authority */
+	char *pricing_host; /* the same for the Price List endpoint */
+
+	struct gc_retry_quota quota;
+	struct gc_retry_policy policy;
+
+	bool rate_limit;
+	struct aws_bucket **buckets;
+	size_t n_buckets, alloc_buckets;
+	struct gc_ratelimit run_resource;	/* RunInstances: instances launched */
+	struct gc_ratelimit terminate_resource; /* TerminateInstances: instances */
+
+	/* caches, for the life of the driver */
+	struct aws_image *images;
+	size_t n_images, alloc_images;
+	struct aws_alias *aliases;
+	size_t n_aliases, alloc_aliases;
+	struct gc_type_facts *types;
+	size_t n_types, alloc_types;
+	struct aws_price *prices;
+	size_t n_prices, alloc_prices;
+};
+
+static inline struct aws_driver *aws_driver(struct gc_provider *p)
+{
+	return (struct aws_driver *)p->impl;
+}
+
+/* ---- aws.c ------------------------------------------------------------------------- */
+
+/* Resolves the credential chain again when the credentials in use expire within five
+ * minutes (STS, IMDS, credential_process); a no-op for long-term keys. */
+int aws_refresh_creds(struct gc_provider *p, struct gc_error *err);
+
+/* ---- ec2.c: the request helper ------------------------------------------------------ */
+
+/* The wire protocol of a call: how its errors look. */
+enum aws_protocol {
+	AWS_PROTO_QUERY, /* EC2: form body, XML answers, <Response><Errors><Error> */
+	AWS_PROTO_JSON,	 /* JSON 1.1 (pricing): {"__type":..., "message":...} */
+};
+
+struct aws_call {
+	enum aws_protocol proto;
+	const char *service; /* SigV4 service: "ec2", "pricing" */
+	const char *region;  /* SigV4 region */
+	const char *url;
+	const char *host;
+	const char *action; /* for buckets, messages and logs */
+	const char *target; /* X-Amz-Target, JSON protocol only */
+	const char *content_type;
+	const char *body;
+	size_t body_len;
+	unsigned resource_tokens; /* RunInstances / TerminateInstances: instances */
+	/* Not safe to repeat after an ambiguous failure (a launch without a client token):
+	 * only throttling, which means nothing happened, is retried. */
+	bool unsafe;
+};
+
+/*
+ * Sends c, retrying throttling, 5xx and dropped connections with the driver's policy,
+ * and puts the successful answer's body into *out (initialised here, released by the
+ * caller, also on failure). On failure err carries the classified code, the cloud's code,
+ * request id and HTTP status, and a message naming the action.
+ */
+int aws_send(struct gc_provider *p, const struct aws_call *c, struct gc_buf *out,
+	     struct gc_error *err);
+
+/* An EC2 Query call: Action and Version are added in front of params. */
+int aws_ec2_call(struct gc_provider *p, const char *action, const struct gc_params *params,
+		 unsigned resource_tokens, bool unsafe, struct gc_buf *out, struct gc_error *err);
+
+/* The shared taxonomy for an AWS error code (EC2 or JSON protocol) and HTTP status. */
+enum gc_errcode aws_classify(const char *code, int status);
+
+/* The Host header value for an endpoint URL ("http://127.0.0.1:4566" -> "127.0.0.1:4566");
+ * NULL when the URL has no authority. */
+char *aws_url_host(const char *url);
+
+/* ---- ec2-xml.c: EC2's answers into plain structs ------------------------------------ */
+
+/* An EC2 error document; fields are empty when absent. Returns 0, or -1 when the body
+ * is not one. */
+int aws_xml_error(const char *body, size_t len, char code[128], char message[512],
+		  char request_id[128]);
+
+/*
+ * Instances of a DescribeInstances page (reservationSet/item/instancesSet/item) or a
+ * RunInstances answer (instancesSet/item), appended to out; *next_token gets the page's
+ * nextToken or NULL (pass NULL to ignore it).
+ */
+int aws_xml_instances(const char *body, size_t len, struct gc_instance_list *out, char **next_token,
+		      struct gc_error *err);
+
+/* Key pairs (keySet/item) or security groups (securityGroupInfo/item). */
+int aws_xml_keypairs(const char *body, size_t len, struct gc_resource_list *out,
+		     struct gc_error *err);
+/* With IncludePublicKey: the public key line of the key named name, or NULL. */
+int aws_xml_keypair_public(const char *body, size_t len, const char *name, char **out_line,
+			   char **out_id, struct gc_error *err);
+int aws_xml_secgroups(const char *body, size_t len, struct gc_resource_list *out, char **next_token,
+		      struct gc_error *err);
+
+/* The text of a direct child of the root ("keyPairId", "groupId", "output"); NULL into
+ * *out when absent. */
+int aws_xml_root_text(const char *body, size_t len, const char *name, char **out,
+		      struct gc_error *err);
+
+/* Images (imagesSet/item), appended to *out (an array of *n, grown as needed). */
+int aws_xml_images(const char *body, size_t len, struct aws_image **out, size_t *n, size_t *alloc,
+		   char **next_token, struct gc_error *err);
+void aws_image_release(struct aws_image *im);
+
+/* Instance types (instanceTypeSet/item) into facts, appended. */
+int aws_xml_instance_types(const char *body, size_t len, struct gc_type_facts **out, size_t *n,
+			   size_t *alloc, char **next_token, struct gc_error *err);
+
+/* Spot price records (spotPriceHistorySet/item), appended. */
+int aws_xml_spot_prices(const char *body, size_t len, struct aws_spot_price **out, size_t *n,
+			size_t *alloc, char **next_token, struct gc_error *err);
+
+/* Zone names (availabilityZoneInfo/item/zoneName), in order, appended. */
+int aws_xml_zones(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err);
+
+/* "2026-03-14T15:09:27.000Z" -> unix seconds; -1 when malformed. */
+int aws_parse_time(const char *s, int64_t *out);
+
+/* ---- pricing.c: on-demand prices from the Price List API --------------------------- */
+
+/* USD per hour of a Linux, shared-tenancy, on-demand instance of type in region. */
+int aws_pricing_on_demand(struct gc_provider *p, const char *type, double *out,
+			  struct gc_error *err);
+
+/* A JSON-protocol error body: __type (namespace stripped), message, into code/message. */
+int aws_json_error(const char *body, size_t len, char code[128], char message[512]);
+
+/* ---- ec2.c: the operations (the ops table is in aws.c) ------------------------------ */
+
+int aws_discover(struct gc_provider *p, const struct gc_discover_query *q,
+		 struct gc_instance_list *out, struct gc_error *err);
+int aws_create(struct gc_provider *p, const struct gc_create_request *req,
+	       struct gc_instance_list *out, struct gc_error *err);
+int aws_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err);
+int aws_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
+		       const struct gc_tag_filter *tags, size_t n_tags,
+		       struct gc_resource_list *out, struct gc_error *err);
+int aws_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
+		       struct gc_error *err);
+int aws_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err);
+int aws_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req, char **out_id,
+			struct gc_error *err);
+int aws_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err);
+int aws_resolve_image(struct gc_provider *p, const char *image, bool is_alias, char **out_id,
+		      struct gc_error *err);
+int aws_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
+		      struct gc_error *err);
+int aws_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
+	      struct gc_error *err);
+int aws_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
+int aws_console_output(struct gc_provider *p, const char *id, char **out, struct gc_error *err);
+
+#endif

@@ -1,0 +1,218 @@
+/*
+ * pricing.c: on-demand prices from the AWS Price List Query API (GetProducts).
+ *
+ * EC2 itself has no call for an on-demand price; the Price List service does, from its
+ * own endpoint (api.pricing.us-east-1.amazonaws.com, SigV4 service "pricing", signed for
+ * us-east-1 whatever region the cluster is in) and in the JSON 1.1 protocol: a POST with
+ * X-Amz-Target: AWSPriceListService.GetProducts and a JSON body, errors as
+ * {"__type": "...#Code", "message": "..."}.
+ *
+ * The filters pin one product: instanceType, regionCode, operatingSystem Linux, tenancy
+ * Shared, preInstalledSw NA, capacitystatus Used (the others are reservations and
+ * dedicated hosts). Each PriceList entry is a whole JSON document in a string; the price
+ * is terms.OnDemand.<offer>.priceDimensions.<dimension>.pricePerUnit.USD, per "Hrs".
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/str.h"
+#include "providers/aws/ec2.h"
+
+#define PRICING_TARGET "AWSPriceListService.GetProducts"
+#define PRICING_TYPE   "application/x-amz-json-1.1"
+
+int aws_json_error(const char *body, size_t len, char code[128], char message[512])
+{
+	json_t *doc = json_loadb(body, len, 0, NULL);
+	const char *type, *msg, *hash;
+	size_t n;
+	int ret = -1;
+
+	code[0] = message[0] = '\0';
+	if (!json_is_object(doc))
+		goto out;
+	type = json_string_value(json_object_get(doc, "__type"));
+	if (!type)
+		type = json_string_value(json_object_get(doc, "code"));
+	msg = json_string_value(json_object_get(doc, "message"));
+	if (!msg)
+		msg = json_string_value(json_object_get(doc, "Message"));
+	if (!type || !*type)
+		goto out;
+	/* "com.amazon.awspricing#ThrottlingException" or "Code:http://..." */
+	hash = strrchr(type, '#');
+	if (hash)
+		type = hash + 1;
+	n = strcspn(type, ":");
+	if (n >= 128)
+		n = 127;
+	memcpy(code, type, n);
+	code[n] = '\0';
+	snprintf(message, 512, "%s", msg ? msg : "");
+	ret = code[0] ? 0 : -1;
+out:
+	json_decref(doc);
+	return ret;
+}
+
+static void add_filter(json_t *filters, const char *field, const char *value)
+{
+	json_array_append_new(
+		filters,
+		json_pack("{s:s, s:s, s:s}", "Type", "TERM_MATCH", "Field", field, "Value", value));
+}
+
+static char *request_body(const char *type, const char *region, const char *token)
+{
+	json_t *filters = json_array(), *req;
+	char *s;
+
+	add_filter(filters, "instanceType", type);
+	add_filter(filters, "regionCode", region);
+	add_filter(filters, "operatingSystem", "Linux");
+	add_filter(filters, "tenancy", "Shared");
+	add_filter(filters, "preInstalledSw", "NA");
+	add_filter(filters, "capacitystatus", "Used");
+	req = json_pack("{s:s, s:o, s:s, s:i}", "ServiceCode", "AmazonEC2", "Filters", filters,
+			"FormatVersion", "aws_v1", "MaxResults", 100);
+	if (token)
+		json_object_set_new(req, "NextToken", json_string(token));
+	s = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	return s;
+}
+
+/* The hourly USD price in one product document, or -1 when it has none for type. */
+static double product_price(json_t *product, const char *type)
+{
+	json_t *od, *offer, *dims, *dim;
+	const char *k1, *k2, *t;
+
+	t = json_string_value(
+		json_object_get(json_object_get(json_object_get(product, "product"), "attributes"),
+				"instanceType"));
+	if (!t || strcmp(t, type) != 0)
+		return -1;
+	od = json_object_get(json_object_get(product, "terms"), "OnDemand");
+	json_object_foreach(od, k1, offer)
+	{
+		dims = json_object_get(offer, "priceDimensions");
+		json_object_foreach(dims, k2, dim)
+		{
+			const char *unit = json_string_value(json_object_get(dim, "unit"));
+			const char *usd = json_string_value(
+				json_object_get(json_object_get(dim, "pricePerUnit"), "USD"));
+			double v;
+
+			if (usd && (!unit || strcmp(unit, "Hrs") == 0) &&
+			    gc_parse_double(usd, &v) == 0 && v > 0)
+				return v;
+		}
+	}
+	return -1;
+}
+
+/* Reads one answer: *out set when a price was found, *next the NextToken (or NULL). */
+static int read_answer(const char *body, size_t len, const char *type, double *out, bool *found,
+		       char **next, struct gc_error *err)
+{
+	json_t *doc = json_loadb(body, len, 0, NULL), *list, *entry;
+	const char *tok;
+	size_t i;
+	int ret = -1;
+
+	*found = false;
+	*next = NULL;
+	if (!json_is_object(doc)) {
+		gc_error_set(err, GC_EINVALID, "GetProducts: the answer is not a JSON object");
+		goto out;
+	}
+	list = json_object_get(doc, "PriceList");
+	if (!json_is_array(list)) {
+		gc_error_set(err, GC_EINVALID, "GetProducts: the answer has no PriceList");
+		goto out;
+	}
+	json_array_foreach(list, i, entry)
+	{
+		json_t *product = NULL;
+		double v;
+
+		/* each entry is a JSON document in a string (some SDKs hand out objects) */
+		if (json_is_string(entry))
+			product = json_loadb(json_string_value(entry), json_string_length(entry), 0,
+					     NULL);
+		else if (json_is_object(entry))
+			product = json_incref(entry);
+		if (!product) {
+			gc_error_set(err, GC_EINVALID,
+				     "GetProducts: PriceList entry %zu is not JSON", i);
+			goto out;
+		}
+		v = product_price(product, type);
+		json_decref(product);
+		if (v > 0) {
+			*out = v;
+			*found = true;
+			break;
+		}
+	}
+	tok = json_string_value(json_object_get(doc, "NextToken"));
+	if (tok && *tok)
+		*next = gc_xstrdup(tok);
+	ret = 0;
+out:
+	json_decref(doc);
+	return ret;
+}
+
+int aws_pricing_on_demand(struct gc_provider *p, const char *type, double *out,
+			  struct gc_error *err)
+{
+	struct aws_driver *d = aws_driver(p);
+	char *token = NULL;
+	bool found = false;
+	int ret = -1;
+
+	for (unsigned pages = 0;; pages++) {
+		char *body, *next = NULL;
+		struct gc_buf answer;
+		struct aws_call c;
+
+		if (pages >= AWS_MAX_PAGES) {
+			ret = gc_error_set(err, GC_EINVALID, "GetProducts: more than %u pages",
+					   AWS_MAX_PAGES);
+			break;
+		}
+		body = request_body(type, d->cfg.region, token);
+		memset(&c, 0, sizeof(c));
+		c.proto = AWS_PROTO_JSON;
+		c.service = "pricing";
+		c.region = d->cfg.pricing_region ? d->cfg.pricing_region : "us-east-1";
+		c.url = d->cfg.pricing_endpoint;
+		c.host = d->pricing_host;
+		c.action = "GetProducts";
+		c.target = PRICING_TARGET;
+		c.content_type = PRICING_TYPE;
+		c.body = body;
+		c.body_len = body ? strlen(body) : 0;
+		ret = aws_send(p, &c, &answer, err);
+		free(body);
+		if (ret == 0 &&
+		    (ret = read_answer(answer.data, answer.len, type, out, &found, &next, err)) !=
+			    0)
+			gc_error_prefix(err, "cannot read the price list from '%s'", c.host);
+		gc_buf_release(&answer);
+		free(token);
+		token = next;
+		if (ret != 0 || found || !token)
+			break;
+	}
+	free(token);
+	if (ret == 0 && !found)
+		return gc_error_set(err, GC_ENOTFOUND,
+				    "the price list has no Linux on-demand price for '%s' in %s",
+				    type, d->cfg.region);
+	return ret;
+}

@@ -1,0 +1,506 @@
+/*
+ * pricing.c: the AWS Price List Query API, GetProducts, as gpucluster-sim serves it.
+ *
+ * The real service lives on its own endpoint (api.pricing.us-east-1.amazonaws.com); here
+ * it shares the AWS port, told apart by its X-Amz-Target header. It speaks the JSON 1.1
+ * protocol: POST with Content-Type application/x-amz-json-1.1, SigV4 with the service
+ * "pricing" scoped to a Price List region (us-east-1, eu-central-1, ap-south-1), errors
+ * as {"__type": "...#Code", "message": ...} with HTTP 400 (500 for internal errors).
+ *
+ * The products are generated from the catalogue: for each AWS instance type and region,
+ * Linux with no pre-installed software, in Shared and Dedicated tenancy, each with the
+ * three capacity statuses real price lists carry (Used, UnusedCapacityReservation,
+ * AllocatedCapacityReservation). A client that filters only on the instance type gets
+ * six products, as from AWS; the filters gpucluster sends pin the one shared, "Used"
+ * product. Its price is the catalogue's (Dedicated: 10% more), in every region. Each
+ * PriceList entry is a JSON document serialised into a string, in the shape AWS sends:
+ * product.attributes and terms.OnDemand.<sku.offer>.priceDimensions.<sku.offer.rate>
+ * .pricePerUnit.USD.
+ */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/alloc.h"
+#include "core/hash.h"
+#include "core/provider.h"
+#include "core/str.h"
+#include "providers/aws/sigv4.h"
+#include "sim/aws/pricing.h"
+#include "sim/catalog.h"
+
+#define PRICING_NS	    "com.amazon.awspricing#"
+#define PRICING_VERSION	    "2017-10-15"
+#define PRICING_MAX_RESULTS 100
+#define PRICING_SKEW_S	    (15 * 60)
+#define PRICING_PUBLISHED   "2026-11-01T00:00:00Z"
+#define PRICING_OFFER	    "JRTCKXETXF" /* the on-demand offer term code AWS uses */
+#define PRICING_RATE	    "6YS6EN2CT7" /* the on-demand price dimension code */
+
+struct pricing {
+	struct sim *sim;
+	const struct sim_req *req;
+	struct sim_resp *resp;
+	char rid[37];
+	json_t *body;
+};
+
+static const char *const tenancies[] = { "Shared", "Dedicated" };
+static const char *const capacities[] = { "Used", "UnusedCapacityReservation",
+					  "AllocatedCapacityReservation" };
+
+bool sim_pricing_wants(const struct sim_req *req)
+{
+	const char *t = gc_params_get_ci(req->headers, "X-Amz-Target");
+
+	return t && gc_starts_with(t, "AWSPriceListService.");
+}
+
+__attribute__((format(printf, 4, 5))) static int fail(struct pricing *c, int status,
+						      const char *code, const char *fmt, ...)
+{
+	char msg[1024];
+	json_t *doc;
+	char *text;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* service exceptions carry the namespace; the protocol-level ones do not */
+	doc = json_pack("{s:s+, s:s}", "__type",
+			gc_ends_with(code, "ClientException") ||
+					gc_starts_with(code, "InvalidSignature") ||
+					gc_starts_with(code, "MissingAuthentication") ||
+					gc_starts_with(code, "IncompleteSignature") ||
+					gc_starts_with(code, "UnknownOperation") ||
+					gc_starts_with(code, "Serialization")
+				? ""
+				: PRICING_NS,
+			code, "message", msg);
+	text = json_dumps(doc, JSON_COMPACT);
+	gc_buf_reset(&c->resp->body);
+	gc_buf_addstr(&c->resp->body, text ? text : "{}");
+	free(text);
+	json_decref(doc);
+	c->resp->status = status;
+	snprintf(c->resp->error_code, sizeof(c->resp->error_code), "%s", code);
+	return -1;
+}
+
+/* --- authentication (SigV4, service "pricing") -------------------------------------- */
+
+static int parse_amz_date(const char *s, int64_t *out)
+{
+	char iso[32];
+
+	if (!s || strlen(s) != AWS_SIGV4_TIMESTAMP_LEN || s[8] != 'T' || s[15] != 'Z')
+		return -1;
+	snprintf(iso, sizeof(iso), "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", s, s + 4, s + 6, s + 9, s + 11,
+		 s + 13);
+	return gc_parse_rfc3339(iso, out);
+}
+
+static bool pricing_region(const char *r)
+{
+	return !strcmp(r, "us-east-1") || !strcmp(r, "eu-central-1") || !strcmp(r, "ap-south-1");
+}
+
+static int authenticate(struct pricing *c)
+{
+	const struct sim_req *req = c->req;
+	const char *authz = gc_params_get_ci(req->headers, "Authorization");
+	const char *date = gc_params_get_ci(req->headers, "X-Amz-Date");
+	const char *host = gc_params_get_ci(req->headers, "Host");
+	struct aws_sigv4_auth auth;
+	struct gc_sign_request sr;
+	struct gc_error err;
+	const char *secret;
+	char session_secret[SIM_AWS_SECRET_MAX];
+	int64_t t, now = (int64_t)req->now + c->sim->cfg.clock_offset_s;
+	int ret = -1, rc;
+
+	gc_error_init(&err);
+	if (!authz)
+		return fail(c, 400, "MissingAuthenticationTokenException",
+			    "Missing Authentication Token");
+	if (!gc_starts_with(authz, AWS_SIGV4_ALGORITHM " ") ||
+	    aws_sigv4_parse_authorization(&auth, authz, &err) != 0)
+		return fail(c, 400, "IncompleteSignatureException",
+			    "Authorization header is malformed: %s", err.message);
+	/* long-term keys, or temporary ones STS issued with their session token */
+	secret = sim_aws_secret(c->sim, auth.access_key_id,
+				gc_params_get_ci(req->headers, "X-Amz-Security-Token"), now,
+				session_secret);
+	if (!secret) {
+		fail(c, 400, "UnrecognizedClientException",
+		     "The security token included in the request is invalid.");
+		goto out;
+	}
+	if (!date || parse_amz_date(date, &t) != 0) {
+		fail(c, 400, "IncompleteSignatureException",
+		     "Authorization header requires existence of a valid 'X-Amz-Date' header.");
+		goto out;
+	}
+	if (t < now - PRICING_SKEW_S || t > now + PRICING_SKEW_S) {
+		fail(c, 400, "InvalidSignatureException",
+		     "Signature expired: %s is now earlier or later than the allowed 15 minutes.",
+		     date);
+		goto out;
+	}
+	if (strcmp(auth.service, "pricing") != 0 || !pricing_region(auth.region)) {
+		fail(c, 400, "InvalidSignatureException",
+		     "Credential should be scoped to a valid region and to the service "
+		     "'pricing', not '%s/%s'.",
+		     auth.region, auth.service);
+		goto out;
+	}
+	memset(&sr, 0, sizeof(sr));
+	sr.method = req->method;
+	sr.host = host;
+	sr.path = req->path;
+	sr.query = req->query;
+	sr.query_string = req->query_string;
+	sr.headers = req->headers;
+	sr.body = req->body;
+	sr.body_len = req->body_len;
+	rc = aws_sigv4_verify(&sr, &auth, secret, NULL, &err);
+	if (rc != 0 && host && strchr(host, ':')) {
+		/* the client may have signed the host without the port */
+		struct gc_params hdrs = GC_PARAMS_INIT;
+		char *bare = gc_xstrndup(host, (size_t)(strchr(host, ':') - host));
+
+		for (size_t i = 0; i < req->headers->n; i++)
+			gc_params_add(&hdrs, req->headers->items[i].name,
+				      strcasecmp(req->headers->items[i].name, "host") == 0
+					      ? bare
+					      : req->headers->items[i].value);
+		sr.headers = &hdrs;
+		sr.host = bare;
+		gc_error_init(&err);
+		rc = aws_sigv4_verify(&sr, &auth, secret, NULL, &err);
+		gc_params_release(&hdrs);
+		free(bare);
+	}
+	if (rc != 0) {
+		fail(c, 400, "InvalidSignatureException",
+		     "The request signature we calculated does not match the signature you "
+		     "provided. Check your AWS Secret Access Key and signing method. Consult the "
+		     "service documentation for details.");
+		goto out;
+	}
+	ret = 0;
+out:
+	aws_sigv4_auth_release(&auth);
+	return ret;
+}
+
+/* --- the products -------------------------------------------------------------------- */
+
+static const char *location_of(const char *region)
+{
+	if (!strcmp(region, "us-east-1"))
+		return "US East (N. Virginia)";
+	if (!strcmp(region, "us-west-2"))
+		return "US West (Oregon)";
+	if (!strcmp(region, "eu-west-1"))
+		return "EU (Ireland)";
+	return region;
+}
+
+static const char *usage_prefix(const char *region)
+{
+	if (!strcmp(region, "us-east-1"))
+		return "";
+	if (!strcmp(region, "us-west-2"))
+		return "USW2-";
+	if (!strcmp(region, "eu-west-1"))
+		return "EU-";
+	return "";
+}
+
+/* A stable 16-character SKU, in AWS's alphabet, for one product. */
+static void make_sku(const char *region, const char *type, const char *tenancy,
+		     const char *capacity, char out[17])
+{
+	static const char alphabet[] = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+	unsigned char h[GC_SHA256_LEN];
+	char *key = gc_xasprintf("%s|%s|%s|%s", region, type, tenancy, capacity);
+
+	gc_sha256(key, strlen(key), h);
+	free(key);
+	for (size_t i = 0; i < 16; i++)
+		out[i] = alphabet[h[i] % (sizeof(alphabet) - 1)];
+	out[16] = '\0';
+}
+
+static json_t *product_attributes(const struct sim_itype *t, const char *region,
+				  const char *tenancy, const char *capacity)
+{
+	json_t *a = json_object();
+	char buf[96];
+
+	json_object_set_new(a, "servicecode", json_string("AmazonEC2"));
+	json_object_set_new(a, "servicename", json_string("Amazon Elastic Compute Cloud"));
+	json_object_set_new(a, "location", json_string(location_of(region)));
+	json_object_set_new(a, "locationType", json_string("AWS Region"));
+	json_object_set_new(a, "regionCode", json_string(region));
+	json_object_set_new(a, "instanceType", json_string(t->name));
+	json_object_set_new(a, "instanceFamily",
+			    json_string(t->gpus ? "GPU instance" : "General purpose"));
+	json_object_set_new(a, "currentGeneration", json_string("Yes"));
+	snprintf(buf, sizeof(buf), "%u", t->vcpu);
+	json_object_set_new(a, "vcpu", json_string(buf));
+	snprintf(buf, sizeof(buf), "%g GiB", (double)t->memory_mib / 1024.0);
+	json_object_set_new(a, "memory", json_string(buf));
+	if (t->gpus) {
+		snprintf(buf, sizeof(buf), "%u", t->gpus);
+		json_object_set_new(a, "gpu", json_string(buf));
+		snprintf(buf, sizeof(buf), "%u GiB", t->gpus * t->gpu_memory_mib / 1024);
+		json_object_set_new(a, "gpuMemory", json_string(buf));
+	}
+	json_object_set_new(a, "operatingSystem", json_string("Linux"));
+	json_object_set_new(a, "preInstalledSw", json_string("NA"));
+	json_object_set_new(a, "licenseModel", json_string("No License required"));
+	json_object_set_new(a, "tenancy", json_string(tenancy));
+	json_object_set_new(a, "capacitystatus", json_string(capacity));
+	json_object_set_new(a, "operation", json_string("RunInstances"));
+	snprintf(buf, sizeof(buf), "%s%s:%s", usage_prefix(region),
+		 strcmp(tenancy, "Shared") == 0 ? "BoxUsage" : "DedicatedUsage", t->name);
+	json_object_set_new(a, "usagetype", json_string(buf));
+	return a;
+}
+
+static json_t *product_doc(const struct sim_itype *t, const char *region, const char *tenancy,
+			   const char *capacity)
+{
+	double price = sim_catalog_price(t, false) * (strcmp(tenancy, "Dedicated") == 0 ? 1.1 : 1);
+	char sku[17], term[40], rate[56], usd[32], desc[160];
+
+	make_sku(region, t->name, tenancy, capacity, sku);
+	snprintf(term, sizeof(term), "%s.%s", sku, PRICING_OFFER);
+	snprintf(rate, sizeof(rate), "%s.%s", term, PRICING_RATE);
+	snprintf(usd, sizeof(usd), "%.10f", price);
+	snprintf(desc, sizeof(desc), "$%.4f per On Demand Linux %s Instance Hour", price, t->name);
+	return json_pack(
+		"{s:{s:s, s:o, s:s}, s:s, s:{s:{s:{s:{s:{s:s, s:s, s:s, s:[], s:s, s:s, s:{s:s}}},"
+		" s:s, s:s, s:s, s:{}}}}, s:s, s:s}",
+		"product", "productFamily", "Compute Instance", "attributes",
+		product_attributes(t, region, tenancy, capacity), "sku", sku, "serviceCode",
+		"AmazonEC2", "terms", "OnDemand", term, "priceDimensions", rate, "unit", "Hrs",
+		"endRange", "Inf", "description", desc, "appliesTo", "rateCode", rate, "beginRange",
+		"0", "pricePerUnit", "USD", usd, "sku", sku, "effectiveDate", PRICING_PUBLISHED,
+		"offerTermCode", PRICING_OFFER, "termAttributes", "version", "20261101000000",
+		"publicationDate", PRICING_PUBLISHED);
+}
+
+/* Whether every TERM_MATCH filter holds for the product (ServiceCode included). */
+static bool matches(json_t *doc, json_t *filters)
+{
+	json_t *attrs = json_object_get(json_object_get(doc, "product"), "attributes"), *f;
+	size_t i;
+
+	json_array_foreach(filters, i, f)
+	{
+		const char *field = json_string_value(json_object_get(f, "Field"));
+		const char *value = json_string_value(json_object_get(f, "Value"));
+		const char *have = strcmp(field, "ServiceCode") == 0
+			? "AmazonEC2"
+			: json_string_value(json_object_get(attrs, field));
+
+		/* TERM_MATCH compares without regard to case, as AWS does */
+		if (!have || strcasecmp(have, value) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* --- GetProducts ---------------------------------------------------------------------- */
+
+static void make_token(size_t pos, char out[64])
+{
+	char key[32], hex[GC_SHA256_HEX_LEN];
+
+	snprintf(key, sizeof(key), "pricing:%zu", pos);
+	gc_sha256_hex(key, strlen(key), hex);
+	snprintf(out, 64, "%zu.%.12s", pos, hex);
+}
+
+static int parse_token(const char *tok, size_t *pos)
+{
+	char want[64];
+	uint64_t v;
+	const char *dot = strchr(tok, '.');
+	char num[24];
+
+	if (!dot || (size_t)(dot - tok) >= sizeof(num))
+		return -1;
+	memcpy(num, tok, (size_t)(dot - tok));
+	num[dot - tok] = '\0';
+	if (gc_parse_u64(num, SIZE_MAX, &v) != 0)
+		return -1;
+	make_token((size_t)v, want);
+	if (strcmp(want, tok) != 0)
+		return -1;
+	*pos = (size_t)v;
+	return 0;
+}
+
+static int check_request(struct pricing *c, json_t **filters, size_t *start, size_t *max)
+{
+	json_t *b = c->body, *f, *v;
+	const char *service, *fv, *tok;
+	size_t i;
+
+	service = json_string_value(json_object_get(b, "ServiceCode"));
+	if (!service)
+		return fail(c, 400, "InvalidParameterException",
+			    "Input validation error: ServiceCode is required");
+	if (strcmp(service, "AmazonEC2") != 0)
+		return fail(c, 400, "NotFoundException", "Service code %s is not served here",
+			    service);
+	fv = json_string_value(json_object_get(b, "FormatVersion"));
+	if (json_object_get(b, "FormatVersion") && (!fv || strcmp(fv, "aws_v1") != 0))
+		return fail(c, 400, "InvalidParameterException",
+			    "Input validation error: FormatVersion must be aws_v1");
+	*filters = json_object_get(b, "Filters");
+	if (*filters && !json_is_array(*filters))
+		return fail(c, 400, "InvalidParameterException",
+			    "Input validation error: Filters must be a list");
+	json_array_foreach(*filters, i, f)
+	{
+		const char *type = json_string_value(json_object_get(f, "Type"));
+
+		if (!json_is_object(f) || !json_is_string(json_object_get(f, "Field")) ||
+		    !json_is_string(json_object_get(f, "Value")))
+			return fail(c, 400, "InvalidParameterException",
+				    "Input validation error: filter %zu needs Type, Field and "
+				    "Value",
+				    i + 1);
+		if (!type || strcmp(type, "TERM_MATCH") != 0)
+			return fail(c, 400, "InvalidParameterException",
+				    "Input validation error: filter type '%s' is not supported",
+				    type ? type : "");
+	}
+	*max = PRICING_MAX_RESULTS;
+	if ((v = json_object_get(b, "MaxResults"))) {
+		json_int_t m = json_integer_value(v);
+		if (!json_is_integer(v) || m < 1 || m > PRICING_MAX_RESULTS)
+			return fail(c, 400, "InvalidParameterException",
+				    "Input validation error: MaxResults must be between 1 and %d",
+				    PRICING_MAX_RESULTS);
+		*max = (size_t)m;
+	}
+	*start = 0;
+	tok = json_string_value(json_object_get(b, "NextToken"));
+	if (json_object_get(b, "NextToken") && (!tok || parse_token(tok, start) != 0))
+		return fail(c, 400, "InvalidNextTokenException", "The NextToken is invalid");
+	return 0;
+}
+
+static int get_products(struct pricing *c)
+{
+	const struct sim_itype *types;
+	const struct sim_region *regions;
+	size_t nt = sim_catalog_itypes(SIM_AWS, &types),
+	       nr = sim_catalog_regions(SIM_AWS, &regions);
+	json_t *filters = NULL, *list, *out;
+	size_t start, max, pos = 0, shown = 0;
+	bool more = false;
+	char *text;
+
+	if (check_request(c, &filters, &start, &max) != 0)
+		return -1;
+	list = json_array();
+	for (size_t r = 0; r < nr && !more; r++)
+		for (size_t t = 0; t < nt && !more; t++)
+			for (size_t te = 0; te < 2 && !more; te++)
+				for (size_t ca = 0; ca < 3 && !more; ca++) {
+					json_t *doc = product_doc(&types[t], regions[r].name,
+								  tenancies[te], capacities[ca]);
+					if (!matches(doc, filters)) {
+						json_decref(doc);
+						continue;
+					}
+					if (pos++ < start) {
+						json_decref(doc);
+						continue;
+					}
+					if (shown == max) {
+						more = true; /* one more exists: there is a next page */
+						json_decref(doc);
+						continue;
+					}
+					text = json_dumps(doc, JSON_COMPACT);
+					json_array_append_new(list, json_string(text));
+					free(text);
+					json_decref(doc);
+					shown++;
+				}
+	out = json_pack("{s:s, s:o}", "FormatVersion", "aws_v1", "PriceList", list);
+	if (more) {
+		char tok[64];
+		make_token(start + shown, tok);
+		json_object_set_new(out, "NextToken", json_string(tok));
+	}
+	text = json_dumps(out, JSON_COMPACT);
+	gc_buf_reset(&c->resp->body);
+	gc_buf_addstr(&c->resp->body, text);
+	free(text);
+	json_decref(out);
+	c->resp->status = 200;
+	return 0;
+}
+
+static void handle(struct pricing *c)
+{
+	const char *target = gc_params_get_ci(c->req->headers, "X-Amz-Target");
+	const char *op = target + strlen("AWSPriceListService.");
+	struct sim_fault_hit hit;
+	json_error_t jerr;
+
+	snprintf(c->resp->action, sizeof(c->resp->action), "%s", op);
+	snprintf(c->resp->version, sizeof(c->resp->version), "%s", PRICING_VERSION);
+	if (c->req->body_len)
+		c->body = json_loadb(c->req->body, c->req->body_len, JSON_REJECT_DUPLICATES, &jerr);
+	c->resp->log_params = c->body ? json_deep_copy(c->body) : json_object();
+	if (authenticate(c) != 0)
+		return;
+	if (strcmp(op, "GetProducts") != 0) {
+		fail(c, 400, "UnknownOperationException", "Operation %s is not served here", op);
+		return;
+	}
+	if (!json_is_object(c->body)) {
+		fail(c, 400, "SerializationException", "The request body is not a JSON object");
+		return;
+	}
+	sim_faults_check(c->sim->faults, SIM_AWS, "GetProducts", 0, &hit);
+	switch (hit.kind) {
+	case SIM_FAULT_THROTTLE: fail(c, 400, "ThrottlingException", "Rate exceeded"); return;
+	case SIM_FAULT_5XX:
+		fail(c, 500, "InternalErrorException", "An internal error occurred");
+		return;
+	case SIM_FAULT_DROP: c->resp->drop = true; return;
+	case SIM_FAULT_SLOW: c->resp->delay_ms += hit.delay_ms; break;
+	default: break;
+	}
+	get_products(c);
+}
+
+void sim_pricing_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp)
+{
+	struct pricing c;
+
+	memset(&c, 0, sizeof(c));
+	c.sim = sim;
+	c.req = req;
+	c.resp = resp;
+	sim_request_id(sim, false, c.rid);
+	resp->content_type = "application/x-amz-json-1.1";
+	gc_params_add(&resp->headers, "x-amzn-RequestId", c.rid);
+	handle(&c);
+	json_decref(c.body);
+}

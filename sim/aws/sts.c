@@ -1,0 +1,874 @@
+/*
+ * sts.c: AWS STS, Query API 2011-06-15, on the emulator's AWS port: AssumeRole,
+ * AssumeRoleWithWebIdentity and GetCallerIdentity, so the credential chain's role
+ * profiles, CI's web identity and the EC2 calls made with the temporary keys run end to
+ * end without an account. XML shapes and error codes are STS's (docs/sim.md, "AWS STS").
+ *
+ * Temporary credentials need no table. The session token carries the key id, the expiry
+ * and the assumed-role ARN, sealed with an HMAC under the emulator's random sts_key; the
+ * secret is an HMAC of the key id under the same key. Any frontend can then check a
+ * request made with them (sim_aws_secret) without a lock, a reset forgets nothing it
+ * should keep, and a restarted emulator no longer accepts the old tokens, as real keys
+ * expire.
+ *
+ * The emulator's IAM is one account (cfg.aws_account): any well-formed role ARN in it
+ * may be assumed by any caller, a role in another account is AccessDenied. Web identity
+ * tokens must be JWT-shaped with "sub" and "aud" claims; their signature and issuer are
+ * not checked yet.
+ *
+ * A pure function of (sim, request); safe from any connection thread.
+ */
+#include <libxml/xmlwriter.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "core/alloc.h"
+#include "core/hash.h"
+#include "core/str.h"
+#include "providers/aws/sigv4.h"
+#include "sim/catalog.h"
+#include "sim/sim.h"
+
+#define STS_VERSION	  "2011-06-15"
+#define STS_XMLNS	  "https://sts.amazonaws.com/doc/2011-06-15/"
+#define STS_SKEW_S	  (15 * 60)
+#define STS_TOKEN_MAGIC	  "gcsim1"
+#define STS_TOKEN_MAX	  4096	/* a session token we could have issued is far shorter */
+#define STS_JWT_MAX	  20000 /* STS's own limit on WebIdentityToken */
+#define STS_ARN_MAX	  2048
+#define STS_CHAINED_MAX_S 3600 /* role chaining caps a session at one hour */
+#define STS_USER_NAME	  "gpucluster-sim"
+
+static const char base32[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+/* --- sealed session tokens ------------------------------------------------------------- */
+
+struct session {
+	char key_id[32];
+	int64_t expiry;
+	char arn[STS_ARN_MAX + 128]; /* arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION */
+};
+
+enum session_check {
+	SESSION_OK = 0,
+	SESSION_UNKNOWN, /* not a temporary key id, or no token */
+	SESSION_INVALID, /* a token we did not issue, or not for this key id */
+	SESSION_EXPIRED,
+};
+
+static void derive_secret(const struct sim *sim, const char *key_id, char out[SIM_AWS_SECRET_MAX])
+{
+	struct gc_buf text = GC_BUF_INIT(256);
+	struct gc_buf b64 = GC_BUF_INIT(128);
+	unsigned char mac[GC_SHA256_LEN];
+
+	gc_buf_addf(&text, "secret\n%s", key_id);
+	gc_hmac_sha256(sim->cfg.sts_key, sizeof(sim->cfg.sts_key), text.data, text.len, mac);
+	gc_base64_encode(&b64, mac, sizeof(mac));
+	/* 40 characters, the length of a real secret access key */
+	snprintf(out, SIM_AWS_SECRET_MAX, "%.40s", b64.data);
+	gc_buf_release(&text);
+	gc_buf_release(&b64);
+}
+
+/* The token for s: base64 of "gcsim1\nKEYID\nEXPIRY\nARN" followed by its HMAC. */
+static char *seal(const struct sim *sim, const struct session *s)
+{
+	struct gc_buf payload = GC_BUF_INIT(STS_TOKEN_MAX);
+	struct gc_buf out = GC_BUF_INIT(STS_TOKEN_MAX * 2);
+	unsigned char mac[GC_SHA256_LEN];
+
+	gc_buf_addf(&payload, "%s\n%s\n%lld\n%s", STS_TOKEN_MAGIC, s->key_id, (long long)s->expiry,
+		    s->arn);
+	gc_hmac_sha256(sim->cfg.sts_key, sizeof(sim->cfg.sts_key), payload.data, payload.len, mac);
+	gc_buf_add(&payload, mac, sizeof(mac));
+	gc_base64_encode(&out, payload.data, payload.len);
+	gc_buf_release(&payload);
+	return gc_buf_detach(&out, NULL);
+}
+
+static enum session_check unseal(const struct sim *sim, const char *key_id, const char *token,
+				 int64_t now, struct session *out)
+{
+	struct gc_buf raw = GC_BUF_INIT(STS_TOKEN_MAX);
+	unsigned char mac[GC_SHA256_LEN];
+	char want[GC_SHA256_HEX_LEN], got[GC_SHA256_HEX_LEN];
+	enum session_check ret = SESSION_INVALID;
+	const char *p, *nl;
+	size_t plen;
+	int64_t expiry;
+	char num[24];
+
+	if (!key_id || !gc_starts_with(key_id, "ASIA") || !token || !*token)
+		return SESSION_UNKNOWN;
+	if (strlen(token) > STS_TOKEN_MAX || gc_base64_decode(&raw, token, strlen(token)) != 0 ||
+	    raw.len <= sizeof(mac))
+		goto out;
+	plen = raw.len - sizeof(mac);
+	gc_hmac_sha256(sim->cfg.sts_key, sizeof(sim->cfg.sts_key), raw.data, plen, mac);
+	gc_hex(mac, sizeof(mac), want);
+	gc_hex((const unsigned char *)raw.data + plen, sizeof(mac), got);
+	if (!gc_sign_equal(want, got))
+		goto out;
+	raw.data[plen] = '\0';
+	/* sealed by us, so well-formed: magic, key id, expiry, arn */
+	p = raw.data;
+	if (!gc_starts_with(p, STS_TOKEN_MAGIC "\n"))
+		goto out;
+	p += strlen(STS_TOKEN_MAGIC "\n");
+	nl = strchr(p, '\n');
+	if (!nl || (size_t)(nl - p) >= sizeof(out->key_id) ||
+	    strncmp(p, key_id, (size_t)(nl - p)) != 0 || key_id[nl - p] != '\0')
+		goto out;
+	snprintf(out->key_id, sizeof(out->key_id), "%s", key_id);
+	p = nl + 1;
+	nl = strchr(p, '\n');
+	if (!nl || (size_t)(nl - p) >= sizeof(num))
+		goto out;
+	snprintf(num, sizeof(num), "%.*s", (int)(nl - p), p);
+	if (gc_parse_i64(num, 0, INT64_MAX, &expiry) != 0)
+		goto out;
+	out->expiry = expiry;
+	snprintf(out->arn, sizeof(out->arn), "%s", nl + 1);
+	ret = now >= expiry ? SESSION_EXPIRED : SESSION_OK;
+out:
+	gc_buf_release(&raw);
+	return ret;
+}
+
+const char *sim_aws_secret(const struct sim *sim, const char *key_id, const char *token,
+			   int64_t now, char out[SIM_AWS_SECRET_MAX])
+{
+	const char *s = sim_cred_secret(sim, SIM_AWS, key_id);
+	struct session sess;
+
+	if (s)
+		return s;
+	if (unseal(sim, key_id, token, now, &sess) != SESSION_OK)
+		return NULL;
+	derive_secret(sim, key_id, out);
+	return out;
+}
+
+/* --- routing -------------------------------------------------------------------------- */
+
+/* The service of the credential scope in an Authorization value, without allocating:
+ * "AWS4-HMAC-SHA256 Credential=AKID/DATE/REGION/SERVICE/aws4_request, ..." */
+static bool scope_is(const char *authz, const char *service)
+{
+	const char *cred = strstr(authz, "Credential=");
+	size_t n = strlen(service);
+
+	if (!cred)
+		return false;
+	cred += strlen("Credential=");
+	for (int slash = 0; slash < 3; slash++) {
+		cred += strcspn(cred, "/, ");
+		if (*cred != '/')
+			return false;
+		cred++;
+	}
+	return strncmp(cred, service, n) == 0 && cred[n] == '/';
+}
+
+/* STS's actions; none of them is also an EC2 action. */
+static bool sts_action(const char *action)
+{
+	static const char *const names[] = {
+		"AssumeRole",	     "AssumeRoleWithSAML",	   "AssumeRoleWithWebIdentity",
+		"AssumeRoot",	     "DecodeAuthorizationMessage", "GetAccessKeyInfo",
+		"GetCallerIdentity", "GetFederationToken",	   "GetSessionToken",
+	};
+
+	for (size_t i = 0; action && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(action, names[i]) == 0)
+			return true;
+	return false;
+}
+
+bool sim_sts_wants(const struct sim_req *req)
+{
+	const char *authz = gc_params_get_ci(req->headers, "Authorization");
+	struct gc_params form = GC_PARAMS_INIT;
+	const char *action;
+	bool yes;
+
+	if (authz)
+		return scope_is(authz, "sts");
+	/* unsigned: STS answers its own actions (AssumeRoleWithWebIdentity needs no
+	 * signature; the others get STS's MissingAuthenticationToken) */
+	action = req->query ? gc_params_get(req->query, "Action") : NULL;
+	if (action)
+		return sts_action(action);
+	if (!req->body_len || memchr(req->body, '\0', req->body_len) ||
+	    gc_params_parse(&form, req->body, req->body_len, GC_URLDEC_FORM, NULL) != 0)
+		return false;
+	yes = sts_action(gc_params_get(&form, "Action"));
+	gc_params_release(&form);
+	return yes;
+}
+
+/* --- responses ------------------------------------------------------------------------ */
+
+struct sts {
+	struct sim *sim;
+	const struct sim_req *req;
+	struct sim_resp *resp;
+	struct gc_params p;
+	const char *action;
+	char rid[37];
+	int64_t now;
+	xmlBufferPtr xbuf;
+	xmlTextWriterPtr w;
+	/* the caller, once authenticated */
+	char caller_arn[STS_ARN_MAX + 128];
+	bool caller_is_role;
+};
+
+static void discard_doc(struct sts *c)
+{
+	if (c->w)
+		xmlFreeTextWriter(c->w);
+	if (c->xbuf)
+		xmlBufferFree(c->xbuf);
+	c->w = NULL;
+	c->xbuf = NULL;
+}
+
+/* Replaces whatever was being written with STS's error document; returns -1. */
+__attribute__((format(printf, 4, 5))) static int sts_fail(struct sts *c, int status,
+							  const char *code, const char *fmt, ...)
+{
+	xmlBufferPtr buf = xmlBufferCreate();
+	xmlTextWriterPtr w = xmlNewTextWriterMemory(buf, 0);
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	discard_doc(c);
+
+	xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL);
+	xmlTextWriterStartElement(w, BAD_CAST "ErrorResponse");
+	xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns", BAD_CAST STS_XMLNS);
+	xmlTextWriterStartElement(w, BAD_CAST "Error");
+	xmlTextWriterWriteElement(w, BAD_CAST "Type",
+				  BAD_CAST(status >= 500 ? "Receiver" : "Sender"));
+	xmlTextWriterWriteElement(w, BAD_CAST "Code", BAD_CAST code);
+	xmlTextWriterWriteElement(w, BAD_CAST "Message", BAD_CAST msg);
+	xmlTextWriterEndElement(w);
+	xmlTextWriterWriteElement(w, BAD_CAST "RequestId", BAD_CAST c->rid);
+	xmlTextWriterEndDocument(w);
+	xmlFreeTextWriter(w);
+
+	gc_buf_reset(&c->resp->body);
+	gc_buf_add(&c->resp->body, xmlBufferContent(buf), (size_t)xmlBufferLength(buf));
+	xmlBufferFree(buf);
+	c->resp->status = status;
+	snprintf(c->resp->error_code, sizeof(c->resp->error_code), "%s", code);
+	return -1;
+}
+
+static int invalid(struct sts *c, const char *what, const char *value, const char *constraint)
+{
+	if (!value)
+		return sts_fail(c, 400, "ValidationError",
+				"1 validation error detected: Value null at '%s' failed to "
+				"satisfy constraint: Member must not be null",
+				what);
+	return sts_fail(c, 400, "ValidationError",
+			"1 validation error detected: Value '%s' at '%s' failed to satisfy "
+			"constraint: %s",
+			value, what, constraint);
+}
+
+static void begin(struct sts *c)
+{
+	char name[96];
+
+	c->xbuf = xmlBufferCreate();
+	c->w = xmlNewTextWriterMemory(c->xbuf, 0);
+	snprintf(name, sizeof(name), "%sResponse", c->action);
+	xmlTextWriterStartDocument(c->w, NULL, "UTF-8", NULL);
+	xmlTextWriterStartElement(c->w, BAD_CAST name);
+	xmlTextWriterWriteAttribute(c->w, BAD_CAST "xmlns", BAD_CAST STS_XMLNS);
+	snprintf(name, sizeof(name), "%sResult", c->action);
+	xmlTextWriterStartElement(c->w, BAD_CAST name);
+}
+
+static void finish(struct sts *c)
+{
+	xmlTextWriterEndElement(c->w); /* ...Result */
+	xmlTextWriterStartElement(c->w, BAD_CAST "ResponseMetadata");
+	xmlTextWriterWriteElement(c->w, BAD_CAST "RequestId", BAD_CAST c->rid);
+	xmlTextWriterEndElement(c->w);
+	xmlTextWriterEndDocument(c->w);
+	xmlFreeTextWriter(c->w);
+	c->w = NULL;
+	gc_buf_reset(&c->resp->body);
+	gc_buf_add(&c->resp->body, xmlBufferContent(c->xbuf), (size_t)xmlBufferLength(c->xbuf));
+	xmlBufferFree(c->xbuf);
+	c->xbuf = NULL;
+	c->resp->status = 200;
+}
+
+static void el(struct sts *c, const char *name, const char *text)
+{
+	xmlTextWriterWriteElement(c->w, BAD_CAST name, BAD_CAST text);
+}
+
+static void iso8601(int64_t t, char out[32])
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(out, 32, "1970-01-01T00:00:00Z");
+}
+
+/* "PREFIX" + 17 base32 characters derived from text: stable ids (AROA..., AIDA...). */
+static void derived_id(const char *prefix, const char *text, char out[32])
+{
+	unsigned char h[GC_SHA256_LEN];
+	size_t n = strlen(prefix);
+
+	gc_sha256(text, strlen(text), h);
+	snprintf(out, 32, "%s", prefix);
+	for (size_t i = 0; i < 17; i++)
+		out[n + i] = base32[h[i] % 32];
+	out[n + 17] = '\0';
+}
+
+/* The AROA... id of the role behind an assumed-role ARN (the ARN without its session). */
+static void role_id_of(const char *assumed_arn, char out[32])
+{
+	const char *slash = strrchr(assumed_arn, '/');
+	char *role = gc_xstrndup(assumed_arn, slash ? (size_t)(slash - assumed_arn) : 0);
+
+	derived_id("AROA", role, out);
+	free(role);
+}
+
+/* --- authentication ------------------------------------------------------------------- */
+
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static int parse_amz_date(const char *s, int64_t *out)
+{
+	unsigned Y, M, D, h, m, sec;
+	char z = 0;
+
+	if (!s || strlen(s) != AWS_SIGV4_TIMESTAMP_LEN ||
+	    sscanf(s, "%4u%2u%2uT%2u%2u%2u%c", &Y, &M, &D, &h, &m, &sec, &z) != 7 || z != 'Z' ||
+	    M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
+		return -1;
+	*out = days_from_civil(Y, (int)M, (int)D) * 86400 + h * 3600 + m * 60 + sec;
+	return 0;
+}
+
+/* Verifies req against secret, with the Host as received and then without its port
+ * (a client pointed at 127.0.0.1:PORT may sign either). */
+static int verify(const struct sim_req *req, const struct aws_sigv4_auth *auth, const char *secret,
+		  struct gc_error *err)
+{
+	const char *host = gc_params_get_ci(req->headers, "Host");
+	struct gc_sign_request sr;
+	int rc;
+
+	memset(&sr, 0, sizeof(sr));
+	sr.method = req->method;
+	sr.host = host;
+	sr.path = req->path;
+	sr.query = req->query;
+	sr.query_string = req->query_string;
+	sr.headers = req->headers;
+	sr.body = req->body;
+	sr.body_len = req->body_len;
+	rc = aws_sigv4_verify(&sr, auth, secret, NULL, err);
+	if (rc != 0 && host && strchr(host, ':')) {
+		struct gc_params hdrs = GC_PARAMS_INIT;
+		char *bare = gc_xstrndup(host, (size_t)(strchr(host, ':') - host));
+
+		for (size_t i = 0; i < req->headers->n; i++)
+			gc_params_add(&hdrs, req->headers->items[i].name,
+				      strcasecmp(req->headers->items[i].name, "host") == 0
+					      ? bare
+					      : req->headers->items[i].value);
+		sr.headers = &hdrs;
+		sr.host = bare;
+		gc_error_init(err);
+		rc = aws_sigv4_verify(&sr, auth, secret, NULL, err);
+		gc_params_release(&hdrs);
+		free(bare);
+	}
+	return rc;
+}
+
+static int authenticate(struct sts *c)
+{
+	const struct sim_req *req = c->req;
+	const char *authz = gc_params_get_ci(req->headers, "Authorization");
+	const char *date = gc_params_get_ci(req->headers, "X-Amz-Date");
+	const char *token = gc_params_get_ci(req->headers, "X-Amz-Security-Token");
+	char secret[SIM_AWS_SECRET_MAX];
+	struct aws_sigv4_auth auth;
+	struct session sess;
+	struct gc_error err;
+	const char *known;
+	int64_t t;
+	int ret = -1;
+
+	gc_error_init(&err);
+	if (!authz)
+		return sts_fail(c, 403, "MissingAuthenticationToken",
+				"Request is missing Authentication Token");
+	if (!gc_starts_with(authz, AWS_SIGV4_ALGORITHM " ") ||
+	    aws_sigv4_parse_authorization(&auth, authz, &err) != 0)
+		return sts_fail(c, 400, "IncompleteSignature",
+				"Authorization header is malformed: %s", err.message);
+	if (!date || parse_amz_date(date, &t) != 0) {
+		sts_fail(c, 400, "IncompleteSignature",
+			 "Authorization header requires a valid 'X-Amz-Date' header");
+		goto out;
+	}
+	if (t < c->now - STS_SKEW_S || t > c->now + STS_SKEW_S) {
+		char nowtxt[AWS_SIGV4_TIMESTAMP_LEN + 1];
+		aws_sigv4_format_time((time_t)c->now, nowtxt);
+		sts_fail(c, 403, "SignatureDoesNotMatch",
+			 "Signature expired: %s is now earlier or later than %s +/- 15 min.", date,
+			 nowtxt);
+		goto out;
+	}
+	if (strcmp(auth.service, "sts") != 0 || !sim_catalog_region(SIM_AWS, auth.region)) {
+		sts_fail(c, 403, "SignatureDoesNotMatch",
+			 "Credential should be scoped to a valid region and the service 'sts'.");
+		goto out;
+	}
+	known = sim_cred_secret(c->sim, SIM_AWS, auth.access_key_id);
+	if (known) {
+		snprintf(secret, sizeof(secret), "%s", known);
+		snprintf(c->caller_arn, sizeof(c->caller_arn), "arn:aws:iam::%s:user/%s",
+			 c->sim->cfg.aws_account, STS_USER_NAME);
+	} else {
+		switch (unseal(c->sim, auth.access_key_id, token, c->now, &sess)) {
+		case SESSION_OK: break;
+		case SESSION_EXPIRED:
+			sts_fail(c, 400, "ExpiredToken",
+				 "The security token included in the request is expired");
+			goto out;
+		default:
+			sts_fail(c, 403, "InvalidClientTokenId",
+				 "The security token included in the request is invalid.");
+			goto out;
+		}
+		derive_secret(c->sim, auth.access_key_id, secret);
+		snprintf(c->caller_arn, sizeof(c->caller_arn), "%s", sess.arn);
+		c->caller_is_role = true;
+	}
+	if (verify(req, &auth, secret, &err) != 0) {
+		if (err.code == GC_EAUTH)
+			sts_fail(c, 403, "SignatureDoesNotMatch",
+				 "The request signature we calculated does not match the signature "
+				 "you provided. Check your AWS Secret Access Key and signing "
+				 "method. Consult the service documentation for details.");
+		else
+			sts_fail(c, 400, "IncompleteSignature", "%s", err.message);
+		goto out;
+	}
+	ret = 0;
+out:
+	aws_sigv4_auth_release(&auth);
+	return ret;
+}
+
+/* --- the actions ---------------------------------------------------------------------- */
+
+static bool chars_in(const char *s, const char *extra)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || strchr(extra, *s)))
+			return false;
+	return true;
+}
+
+/* A role ARN: arn:PARTITION:iam::ACCOUNT:role/[PATH/]NAME. Fills its parts. */
+static bool parse_role_arn(const char *arn, char partition[16], char account[16], const char **name)
+{
+	const char *p = arn, *colon;
+	size_t n = strlen(arn);
+
+	if (n < 20 || n > STS_ARN_MAX || !gc_starts_with(p, "arn:"))
+		return false;
+	p += 4;
+	colon = strchr(p, ':');
+	if (!colon || colon - p < 3 || colon - p > 15)
+		return false;
+	snprintf(partition, 16, "%.*s", (int)(colon - p), p);
+	if (strcmp(partition, "aws") && strcmp(partition, "aws-cn") &&
+	    strcmp(partition, "aws-us-gov"))
+		return false;
+	p = colon + 1;
+	if (!gc_starts_with(p, "iam::"))
+		return false;
+	p += 5;
+	if (strspn(p, "0123456789") != 12 || p[12] != ':')
+		return false;
+	snprintf(account, 16, "%.12s", p);
+	p += 13;
+	if (!gc_starts_with(p, "role/") || !p[5] || !chars_in(p + 5, "+=,.@/-") ||
+	    p[strlen(p) - 1] == '/')
+		return false;
+	*name = strrchr(p, '/') + 1;
+	return true;
+}
+
+/* DurationSeconds: absent is 3600; out of 900..43200 is a validation error. */
+static int duration(struct sts *c, int64_t *out)
+{
+	const char *v = gc_params_get(&c->p, "DurationSeconds");
+	int64_t d;
+
+	*out = 3600;
+	if (!v)
+		return 0;
+	if (gc_parse_i64(v, INT64_MIN, INT64_MAX, &d) != 0)
+		return invalid(c, "durationSeconds", v, "Member must be a number");
+	if (d < 900)
+		return invalid(c, "durationSeconds", v,
+			       "Member must have value greater than or equal to 900");
+	if (d > 43200)
+		return invalid(c, "durationSeconds", v,
+			       "Member must have value less than or equal to 43200");
+	*out = d;
+	return 0;
+}
+
+/* Checks RoleArn and RoleSessionName; the assumed-role ARN into arn. */
+static int role_and_session(struct sts *c, char *arn, size_t arn_size, char role_id[32])
+{
+	const char *role = gc_params_get(&c->p, "RoleArn");
+	const char *session = gc_params_get(&c->p, "RoleSessionName");
+	char partition[16], account[16];
+	const char *name;
+
+	if (!role)
+		return invalid(c, "roleArn", NULL, NULL);
+	if (!session)
+		return invalid(c, "roleSessionName", NULL, NULL);
+	if (strlen(session) < 2 || strlen(session) > 64)
+		return invalid(c, "roleSessionName", session,
+			       "Member must have length between 2 and 64");
+	if (!chars_in(session, "+=,.@-"))
+		return invalid(c, "roleSessionName", session,
+			       "Member must satisfy regular expression pattern: [\\w+=,.@-]*");
+	if (!parse_role_arn(role, partition, account, &name))
+		return sts_fail(c, 400, "ValidationError", "%s is invalid", role);
+	if (strcmp(account, c->sim->cfg.aws_account) != 0)
+		return sts_fail(c, 403, "AccessDenied",
+				"User: %s is not authorized to perform: sts:%s on resource: %s",
+				c->caller_arn[0] ? c->caller_arn : "anonymous", c->action, role);
+	snprintf(arn, arn_size, "arn:%s:sts::%s:assumed-role/%s/%s", partition, account, name,
+		 session);
+	role_id_of(arn, role_id);
+	return 0;
+}
+
+/* Issues credentials for the assumed-role ARN until expiry and writes them with the
+ * AssumedRoleUser block. */
+static void write_session(struct sts *c, const char *arn, const char *role_id, int64_t expiry)
+{
+	struct session s;
+	char secret[SIM_AWS_SECRET_MAX], when[32], id[80];
+	unsigned char rnd[16];
+	char *token;
+
+	memset(&s, 0, sizeof(s));
+	if (gc_random_bytes(rnd, sizeof(rnd)) != 0)
+		memset(rnd, 0x5a, sizeof(rnd));
+	memcpy(s.key_id, "ASIA", 4);
+	for (size_t i = 0; i < 16; i++)
+		s.key_id[4 + i] = base32[rnd[i] % 32];
+	s.expiry = expiry;
+	snprintf(s.arn, sizeof(s.arn), "%s", arn);
+	token = seal(c->sim, &s);
+	derive_secret(c->sim, s.key_id, secret);
+	iso8601(expiry, when);
+	snprintf(id, sizeof(id), "%s:%s", role_id, strrchr(arn, '/') + 1);
+
+	xmlTextWriterStartElement(c->w, BAD_CAST "AssumedRoleUser");
+	el(c, "AssumedRoleId", id);
+	el(c, "Arn", arn);
+	xmlTextWriterEndElement(c->w);
+	xmlTextWriterStartElement(c->w, BAD_CAST "Credentials");
+	el(c, "AccessKeyId", s.key_id);
+	el(c, "SecretAccessKey", secret);
+	el(c, "SessionToken", token);
+	el(c, "Expiration", when);
+	xmlTextWriterEndElement(c->w);
+	free(token);
+}
+
+static int assume_role(struct sts *c)
+{
+	const char *external = gc_params_get(&c->p, "ExternalId");
+	char arn[STS_ARN_MAX + 128], role_id[32];
+	int64_t d;
+
+	if (role_and_session(c, arn, sizeof(arn), role_id) != 0 || duration(c, &d) != 0)
+		return -1;
+	if (external &&
+	    (strlen(external) < 2 || strlen(external) > 1224 || !chars_in(external, "+=,.@:/-")))
+		return invalid(c, "externalId", external,
+			       "Member must have length between 2 and 1224 and satisfy regular "
+			       "expression pattern: [\\w+=,.@:\\/-]*");
+	if (c->caller_is_role && d > STS_CHAINED_MAX_S)
+		return sts_fail(c, 400, "ValidationError",
+				"The requested DurationSeconds exceeds the 1 hour session limit "
+				"for roles assumed by role chaining.");
+	begin(c);
+	write_session(c, arn, role_id, c->now + d);
+	finish(c);
+	return 0;
+}
+
+/* Decodes one base64url JWT part into a JSON object, or NULL. */
+static json_t *jwt_part(const char *s, size_t n)
+{
+	struct gc_buf b64 = GC_BUF_INIT(STS_JWT_MAX + 4);
+	struct gc_buf raw = GC_BUF_INIT(STS_JWT_MAX);
+	json_t *j = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		if (ch == '-')
+			ch = '+';
+		else if (ch == '_')
+			ch = '/';
+		else if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			   (ch >= '0' && ch <= '9')))
+			goto out;
+		gc_buf_addch(&b64, ch);
+	}
+	if (gc_base64_decode(&raw, b64.data, b64.len) != 0)
+		goto out;
+	j = json_loadb(raw.data, raw.len, 0, NULL);
+	if (j && !json_is_object(j)) {
+		json_decref(j);
+		j = NULL;
+	}
+out:
+	gc_buf_release(&b64);
+	gc_buf_release(&raw);
+	return j;
+}
+
+static int assume_role_with_web_identity(struct sts *c)
+{
+	const char *jwt = gc_params_get(&c->p, "WebIdentityToken");
+	const char *provider_id = gc_params_get(&c->p, "ProviderId");
+	const char *dot1, *dot2, *sub, *aud, *iss;
+	char arn[STS_ARN_MAX + 128], role_id[32];
+	json_t *header = NULL, *claims = NULL, *a, *exp;
+	int64_t d;
+	int ret = -1;
+
+	if (!jwt)
+		return invalid(c, "webIdentityToken", NULL, NULL);
+	if (strlen(jwt) < 4 || strlen(jwt) > STS_JWT_MAX)
+		return sts_fail(c, 400, "ValidationError",
+				"1 validation error detected: Value at 'webIdentityToken' failed "
+				"to satisfy constraint: Member must have length between 4 and %d",
+				STS_JWT_MAX);
+	dot1 = strchr(jwt, '.');
+	dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
+	if (!dot2 || strchr(dot2 + 1, '.') || dot1 == jwt || dot2 == dot1 + 1 || !dot2[1] ||
+	    !(header = jwt_part(jwt, (size_t)(dot1 - jwt))) ||
+	    !(claims = jwt_part(dot1 + 1, (size_t)(dot2 - dot1 - 1))) || !chars_in(dot2 + 1, "-")) {
+		sts_fail(c, 400, "InvalidIdentityToken", "Couldn't parse the token");
+		goto out;
+	}
+	sub = json_string_value(json_object_get(claims, "sub"));
+	a = json_object_get(claims, "aud");
+	aud = json_is_array(a) ? json_string_value(json_array_get(a, 0)) : json_string_value(a);
+	iss = json_string_value(json_object_get(claims, "iss"));
+	if (!sub || !*sub || !aud || !*aud) {
+		sts_fail(c, 400, "InvalidIdentityToken", "Missing a required claim: %s",
+			 !sub || !*sub ? "sub" : "aud");
+		goto out;
+	}
+	exp = json_object_get(claims, "exp");
+	if (json_is_integer(exp) && json_integer_value(exp) <= c->now) {
+		sts_fail(c, 400, "ExpiredTokenException",
+			 "Token expired: current date/time %lld "
+			 "must be before the expiration date/time %lld",
+			 (long long)c->now, (long long)json_integer_value(exp));
+		goto out;
+	}
+	if (role_and_session(c, arn, sizeof(arn), role_id) != 0 || duration(c, &d) != 0)
+		goto out;
+	begin(c);
+	el(c, "SubjectFromWebIdentityToken", sub);
+	el(c, "Audience", aud);
+	write_session(c, arn, role_id, c->now + d);
+	el(c, "Provider", provider_id ? provider_id : iss ? iss : "");
+	finish(c);
+	ret = 0;
+out:
+	json_decref(header);
+	json_decref(claims);
+	return ret;
+}
+
+static int get_caller_identity(struct sts *c)
+{
+	char user_id[96], id[32];
+	const char *slash = strrchr(c->caller_arn, '/');
+
+	if (c->caller_is_role) {
+		/* the role's id, then the session name, as STS shows an assumed role */
+		role_id_of(c->caller_arn, id);
+		snprintf(user_id, sizeof(user_id), "%s:%s", id, slash ? slash + 1 : "");
+	} else {
+		derived_id("AIDA", c->caller_arn, id);
+		snprintf(user_id, sizeof(user_id), "%s", id);
+	}
+	begin(c);
+	el(c, "Arn", c->caller_arn);
+	el(c, "UserId", user_id);
+	el(c, "Account", c->sim->cfg.aws_account);
+	finish(c);
+	return 0;
+}
+
+/* --- the entry point ------------------------------------------------------------------ */
+
+static void log_params(struct sts *c)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < c->p.n; i++) {
+		const char *n = c->p.items[i].name, *v = c->p.items[i].value;
+		char note[64];
+
+		if (!strcmp(n, "Action") || !strcmp(n, "Version") || gc_starts_with(n, "X-Amz-"))
+			continue;
+		if (!strcmp(n, "WebIdentityToken")) {
+			/* a bearer token: whoever reads the log could use it */
+			snprintf(note, sizeof(note), "<redacted: %zu characters>", strlen(v));
+			v = note;
+		}
+		json_object_set_new(o, n, json_string(v));
+	}
+	c->resp->log_params = o;
+}
+
+static void handle(struct sts *c)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(struct sts *c);
+		bool is_signed;
+	} actions[] = {
+		{ "AssumeRole", assume_role, true },
+		{ "AssumeRoleWithWebIdentity", assume_role_with_web_identity, false },
+		{ "GetCallerIdentity", get_caller_identity, true },
+	};
+	const struct sim_req *req = c->req;
+	const char *version;
+	struct sim_fault_hit hit;
+	struct gc_error err;
+	int a = -1;
+
+	gc_error_init(&err);
+	if (req->body_len &&
+	    (memchr(req->body, '\0', req->body_len) ||
+	     gc_params_parse(&c->p, req->body, req->body_len, GC_URLDEC_FORM, &err) != 0)) {
+		sts_fail(c, 400, "MalformedQueryString", "The request body is malformed");
+		return;
+	}
+	if (req->query)
+		gc_params_add_all(&c->p, req->query);
+	log_params(c);
+	c->action = gc_params_get(&c->p, "Action");
+	version = gc_params_get(&c->p, "Version");
+	snprintf(c->resp->action, sizeof(c->resp->action), "%s", c->action ? c->action : "");
+	snprintf(c->resp->version, sizeof(c->resp->version), "%s", version ? version : "");
+
+	for (size_t i = 0; c->action && i < sizeof(actions) / sizeof(actions[0]); i++)
+		if (strcmp(actions[i].name, c->action) == 0)
+			a = (int)i;
+	if ((a < 0 || actions[a].is_signed) && authenticate(c) != 0)
+		return;
+	if (!c->action || !*c->action) {
+		sts_fail(c, 400, "MissingAction", "The request must contain the parameter Action");
+		return;
+	}
+	if (a < 0 || !version || strcmp(version, STS_VERSION) != 0) {
+		sts_fail(c, 400, "InvalidAction", "Could not find operation %s for version %s",
+			 c->action, version ? version : "NO_VERSION_SPECIFIED");
+		return;
+	}
+
+	sim_faults_check(c->sim->faults, SIM_AWS, c->action, 0, &hit);
+	switch (hit.kind) {
+	case SIM_FAULT_THROTTLE: sts_fail(c, 400, "Throttling", "Rate exceeded"); return;
+	case SIM_FAULT_5XX:
+		if (!hit.after) {
+			sts_fail(c, 500, "InternalFailure",
+				 "The request processing has failed because of an unknown error, "
+				 "exception or failure.");
+			return;
+		}
+		break;
+	case SIM_FAULT_DROP:
+		if (!hit.after) {
+			c->resp->drop = true;
+			return;
+		}
+		break;
+	case SIM_FAULT_SLOW: c->resp->delay_ms += hit.delay_ms; break;
+	default: break; /* capacity and quota mean nothing to STS */
+	}
+
+	actions[a].fn(c);
+
+	if (hit.after && hit.kind == SIM_FAULT_5XX)
+		sts_fail(c, 500, "InternalFailure",
+			 "The request processing has failed because of an unknown error, "
+			 "exception or failure.");
+	else if (hit.after && hit.kind == SIM_FAULT_DROP)
+		c->resp->drop = true;
+}
+
+void sim_sts_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp)
+{
+	struct sts c;
+
+	memset(&c, 0, sizeof(c));
+	c.sim = sim;
+	c.req = req;
+	c.resp = resp;
+	c.now = (int64_t)req->now + sim->cfg.clock_offset_s;
+	gc_params_init(&c.p);
+	sim_request_id(sim, false, c.rid);
+	resp->content_type = "text/xml";
+	handle(&c);
+	discard_doc(&c);
+	gc_params_release(&c.p);
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# kill.sh: apply killed with SIGKILL at several points (after the k-th API call), then run
+# again: the client tokens must make the re-run land on the instances the killed run
+# launched, so there is never a duplicate, and the cluster converges.
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# 250 nodes are three launch batches (100, 100, 50): kills land between batches too
+want=250
+# 100 ms per call gives the killer time to strike between calls
+sim_start --no-rate-limits --latency-ms 100
+spec "$work/c.yaml" e2e-kill workers "$want" "$TYPE1"
+
+# a clean run first, to learn where its launches fall in its sequence of calls
+: >"$work/requests.log"
+gc_ok apply -y "$work/c.yaml"
+mapfile -t launches < <(jq -s -r 'to_entries[] | select(.value.action == "RunInstances")
+	| .key + 1' "$work/requests.log")
+[ "${#launches[@]}" = 3 ] || fail "the clean run made ${#launches[@]} launch calls, not 3"
+n=$(wc -l <"$work/requests.log")
+gc_ok destroy -y "$work/c.yaml"
+
+# killed: before any launch, right after each launch was answered (the instances exist,
+# the client may not have read the answer), and while waiting for them to run
+for k in 1 "${launches[@]}" $((launches[2] + 1)) $((n - 1)); do
+	control POST /reset >/dev/null
+	: >"$work/requests.log"
+	# the binary itself must be the background job, so the kill reaches it
+	(
+		cloud_export
+		exec "$GC_BIN" --no-color apply -y "$work/c.yaml" >"$work/out" 2>"$work/err" </dev/null
+	) &
+	apid=$!
+	while kill -0 "$apid" 2>/dev/null; do
+		if [ "$(wc -l <"$work/requests.log")" -ge "$k" ]; then
+			kill -KILL "$apid" 2>/dev/null || true
+			break
+		fi
+		sleep 0.01
+	done
+	wait "$apid" 2>/dev/null || true
+	got=$(alive e2e-kill)
+	[ "$got" -le "$want" ] || fail "killed after call $k: $got instances"
+	gc_ok apply -y "$work/c.yaml"
+	expect_alive e2e-kill "$want" "killed after call $k, then re-run"
+	state
+	# no two live instances from different launches for the same slot: tokens agree
+	dups=$(jq '[.instances[] | select(.tags["gpucluster:cluster"] == "e2e-kill")
+		| select((.state | ascii_downcase) != "terminated") | .client_token]
+		| group_by(.) | map(length) | add // 0' "$work/state.json")
+	[ "$dups" = "$want" ] || fail "client tokens: $dups"
+	note "killed after call $k: $got instances then, $want after the re-run"
+done
+gc_ok destroy -y "$work/c.yaml"
+expect_alive e2e-kill 0 "after destroy"
+note ok

@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# lib.sh: the cloud-parameterised end-to-end harness, sourced by every case in this folder.
+#
+# A case runs the real gpucluster binary against a real gpucluster-sim process for the
+# cloud named by $GC_E2E_CLOUD (aws today; alibaba and tencent join through the same
+# functions), and checks the outcome through the emulator's control API (/state), never
+# through gpucluster's own view. Everything lives in one temporary folder: HOME, the
+# state dir, the spec, the emulator's request log. Nothing outside it is touched.
+set -euo pipefail
+
+GC_BIN=${GC_BIN:?GC_BIN must point at gpucluster}
+GC_SIM_BIN=${GC_SIM_BIN:?GC_SIM_BIN must point at gpucluster-sim}
+CLOUD=${GC_E2E_CLOUD:-aws}
+
+work=$(mktemp -d)
+sim_pid=
+export HOME=$work/home GPUCLUSTER_STATE_DIR=$work/state XDG_STATE_HOME=$work/xdg
+mkdir -p "$HOME"
+
+e2e_cleanup() {
+	if [ -n "$sim_pid" ] && kill -0 "$sim_pid" 2>/dev/null; then
+		kill -TERM "$sim_pid" 2>/dev/null || true
+		wait "$sim_pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap e2e_cleanup EXIT
+
+fail() {
+	printf '%s: FAIL: %s\n' "${0##*/}" "$*" >&2
+	if [ -s "$work/out" ]; then
+		printf -- '--- last stdout\n' >&2
+		tail -n 40 "$work/out" >&2
+	fi
+	if [ -s "$work/err" ]; then
+		printf -- '--- last stderr\n' >&2
+		tail -n 40 "$work/err" >&2
+	fi
+	exit 1
+}
+
+note() {
+	printf '%s: %s\n' "${0##*/}" "$*"
+}
+
+# The cloud's defaults for this harness: region, two GPU types, the credentials'
+# variable names. The emulator's default credentials are in docs/sim.md.
+# shellcheck disable=SC2034 # used by the cases that source this file
+case $CLOUD in
+aws)
+	REGION=us-east-1
+	ZONES=(us-east-1a us-east-1b)
+	TYPE1=g5.xlarge
+	TYPE2=g6.xlarge
+	# exports the credentials into this shell (for a process that must be this shell's
+	# own child, e.g. one the test kills)
+	cloud_export() {
+		export AWS_ACCESS_KEY_ID=AKIAGPUCLUSTERSIM001
+		export AWS_SECRET_ACCESS_KEY=gpucluster-sim-aws-secret-key-0000000000
+		export AWS_EC2_METADATA_DISABLED=true
+	}
+	;;
+*)
+	fail "unknown cloud '$CLOUD'"
+	;;
+esac
+
+# cloud_env CMD...: runs CMD with the cloud's credentials.
+cloud_env() {
+	(
+		cloud_export
+		exec "$@"
+	)
+}
+
+# sim_start [FLAGS...]: starts the emulator (API only, fast life cycle) and waits for it.
+sim_start() {
+	rm -f "$work/ready.json"
+	"$GC_SIM_BIN" --no-ssh --ready-file "$work/ready.json" --request-log "$work/requests.log" \
+		--pending-ms 150 --terminate-ms 150 --seed 7 "$@" 2>"$work/sim.err" &
+	sim_pid=$!
+	for _ in $(seq 1 200); do
+		[ -s "$work/ready.json" ] && break
+		kill -0 "$sim_pid" 2>/dev/null || fail "the emulator exited: $(cat "$work/sim.err")"
+		sleep 0.05
+	done
+	[ -s "$work/ready.json" ] || fail "the emulator wrote no ready file"
+	ENDPOINT=$(jq -r ".$CLOUD" "$work/ready.json")
+	CONTROL=$(jq -r .control "$work/ready.json")
+	export GPUCLUSTER_CHECKIP_URL=$CONTROL/checkip
+}
+
+sim_stop() {
+	kill -TERM "$sim_pid" 2>/dev/null || true
+	wait "$sim_pid" 2>/dev/null || true
+	sim_pid=
+}
+
+# control METHOD PATH [BODY]
+control() {
+	if [ $# -ge 3 ]; then
+		curl -sS -X "$1" --data-binary "$3" "$CONTROL$2"
+	else
+		curl -sS -X "$1" "$CONTROL$2"
+	fi
+}
+
+fault() { control POST /faults "$1" >/dev/null; }
+faults_clear() { control DELETE /faults >/dev/null; }
+
+# spec FILE NAME [GROUP COUNT TYPES_CSV [MARKET [EXTRA_YAML]]]
+# Writes a spec for this cloud. TYPES_CSV is "g5.xlarge,g6.xlarge".
+spec() {
+	local file=$1 name=$2 group=${3:-workers} count=${4:-2} types=${5:-$TYPE1}
+	local market=${6:-on-demand} extra=${7:-}
+	{
+		printf 'name: %s\n' "$name"
+		printf 'provider:\n  name: %s\n  region: %s\n  endpoint: %s\n' "$CLOUD" "$REGION" \
+			"$ENDPOINT"
+		printf 'ssh:\n  user: ubuntu\n'
+		printf 'node_groups:\n  - name: %s\n    count: %s\n' "$group" "$count"
+		printf '    instance_types: [%s]\n' "$types"
+		printf '    zones: [%s]\n' "$(
+			IFS=,
+			echo "${ZONES[*]}"
+		)"
+		printf '    market: %s\n    image: ubuntu-22.04\n    disk_gb: 100\n' "$market"
+		printf 'bootstrap:\n  driver: "570"\n  cuda: "12.8"\n'
+		if [ -n "$extra" ]; then
+			printf '%s\n' "$extra"
+		fi
+	} >"$file"
+}
+
+# gc ARGS...: runs gpucluster with the cloud's credentials; stdout in $work/out, stderr
+# in $work/err; sets $rc.
+gc() {
+	set +e
+	cloud_env "$GC_BIN" --no-color "$@" >"$work/out" 2>"$work/err" </dev/null
+	rc=$?
+	set -e
+}
+
+# gc_ok ARGS...: gc, and the run must succeed.
+gc_ok() {
+	gc "$@"
+	[ "$rc" = 0 ] || fail "gpucluster $* exited $rc"
+}
+
+state() { control GET /state >"$work/state.json"; }
+
+# alive CLUSTER: instances of CLUSTER (by tag) the cloud has not terminated.
+alive() {
+	state
+	jq --arg c "$1" --arg cloud "$CLOUD" '[.instances[] | select(.cloud == $cloud)
+		| select(.tags["gpucluster:cluster"] == $c)
+		| select((.state | ascii_downcase) != "terminated")] | length' "$work/state.json"
+}
+
+# alive_type CLUSTER TYPE
+alive_type() {
+	state
+	jq --arg c "$1" --arg t "$2" --arg cloud "$CLOUD" '[.instances[]
+		| select(.cloud == $cloud) | select(.tags["gpucluster:cluster"] == $c)
+		| select((.state | ascii_downcase) != "terminated") | select(.type == $t)]
+		| length' "$work/state.json"
+}
+
+# owned_resources CLUSTER: key pairs and security groups tagged with CLUSTER.
+owned_resources() {
+	state
+	jq --arg c "$1" --arg cloud "$CLOUD" '[(.key_pairs[], .security_groups[])
+		| select(.cloud == $cloud) | select(.tags["gpucluster:cluster"] == $c)] | length' \
+		"$work/state.json"
+}
+
+# calls ACTION: how many calls of ACTION the request log holds.
+calls() {
+	if [ ! -s "$work/requests.log" ]; then
+		echo 0
+		return
+	fi
+	jq -s --arg a "$1" '[.[] | select(.action == $a)] | length' "$work/requests.log"
+}
+
+# expect_alive CLUSTER N [WHAT]
+expect_alive() {
+	local n
+	n=$(alive "$1")
+	[ "$n" = "$2" ] || fail "${3:-}: expected $2 live instances of '$1', found $n"
+}
+
+# foreign_instance NAME: launches an instance WITHOUT our tags through the cloud's own
+# API, named like one of ours, and prints its id.
+foreign_instance() {
+	case $CLOUD in
+	aws)
+		curl -sS --aws-sigv4 "aws:amz:$REGION:ec2" \
+			--user AKIAGPUCLUSTERSIM001:gpucluster-sim-aws-secret-key-0000000000 \
+			-H 'Content-Type: application/x-www-form-urlencoded' \
+			--data "Action=RunInstances&Version=2016-11-15&ImageId=ami-0e8d2a5e1c4f22040&InstanceType=$TYPE1&MinCount=1&MaxCount=1&ClientToken=foreign-$1&TagSpecification.1.ResourceType=instance&TagSpecification.1.Tag.1.Key=Name&TagSpecification.1.Tag.1.Value=$1&TagSpecification.1.Tag.2.Key=gpucluster:group&TagSpecification.1.Tag.2.Value=workers" \
+			"$ENDPOINT/" | sed -n 's:.*<instanceId>\(i-[0-9a-f]*\)</instanceId>.*:\1:p' | head -n 1
+		;;
+	esac
+}
+
+# foreign_keypair NAME: imports a key pair without our tags, under a name like ours.
+foreign_keypair() {
+	local pub
+	pub=$(printf 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBN0cmFuZ2VyLWtleS1mb3ItZTJlLXRlc3RzLTAx foreign' | base64 -w0)
+	case $CLOUD in
+	aws)
+		curl -sS --aws-sigv4 "aws:amz:$REGION:ec2" \
+			--user AKIAGPUCLUSTERSIM001:gpucluster-sim-aws-secret-key-0000000000 \
+			-H 'Content-Type: application/x-www-form-urlencoded' \
+			--data-urlencode "Action=ImportKeyPair" --data-urlencode "Version=2016-11-15" \
+			--data-urlencode "KeyName=$1" --data-urlencode "PublicKeyMaterial=$pub" \
+			"$ENDPOINT/" >/dev/null
+		;;
+	esac
+}
+
+# instance_state ID: the cloud's state word for one instance, lowercased.
+instance_state() {
+	state
+	jq -r --arg id "$1" '.instances[] | select(.id == $id) | .state | ascii_downcase' \
+		"$work/state.json"
+}

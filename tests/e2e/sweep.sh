@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# sweep.sh: the fault sweep. Run the e2e apply once and record its API calls; then, for
+# every call k of that run, start from an empty cloud, fail exactly call k (as its action's
+# n-th call) and apply again. Two kinds of failure:
+#   5xx,after=1  the call took effect but the answer was an error (retried: must succeed)
+#   quota        a refusal that retrying does not fix (may fail, must fail cleanly)
+# After each faulty run: never more instances than wanted; a clean re-run converges to
+# exactly the wanted count with nothing left to plan; destroy leaves nothing of ours.
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+want=3
+sim_start --no-rate-limits
+spec "$work/c.yaml" e2e-sweep workers "$want" "$TYPE1,$TYPE2" spot-then-on-demand \
+	"lifecycle:
+  ttl: 6h"
+
+reset_cloud() {
+	control POST /reset >/dev/null
+	faults_clear
+}
+
+# the baseline: every call of a clean apply, in order
+reset_cloud
+: >"$work/requests.log"
+gc_ok apply -y "$work/c.yaml"
+expect_alive e2e-sweep "$want" "baseline"
+mapfile -t baseline < <(jq -r .action "$work/requests.log")
+n=${#baseline[@]}
+[ "$n" -ge 6 ] || fail "the baseline apply made only $n calls"
+note "baseline apply: $n API calls (${baseline[*]})"
+
+for kind in '5xx,after=1' 'quota'; do
+	for ((k = 0; k < n; k++)); do
+		action=${baseline[$k]}
+		nth=0
+		for ((j = 0; j <= k; j++)); do
+			[ "${baseline[$j]}" = "$action" ] && nth=$((nth + 1))
+		done
+		what="$kind on call $((k + 1)) ($action #$nth)"
+		reset_cloud
+		fault "$CLOUD:$action:$kind,call=$nth,times=1"
+		gc apply -y "$work/c.yaml"
+		first=$rc
+		case $kind in
+		5xx*) [ "$first" = 0 ] || fail "$what: apply exited $first (a retryable error)" ;;
+		*) [ "$first" = 0 ] || [ "$first" = 1 ] || fail "$what: apply exited $first" ;;
+		esac
+		if [ "$first" = 1 ] && ! grep -q 'error' "$work/err"; then
+			fail "$what: failed without an error message"
+		fi
+		got=$(alive e2e-sweep)
+		[ "$got" -le "$want" ] || fail "$what: $got instances after the faulty run (duplicates)"
+		faults_clear
+		gc_ok apply -y "$work/c.yaml"
+		expect_alive e2e-sweep "$want" "$what, after the re-run"
+		gc plan --detailed-exitcode "$work/c.yaml"
+		[ "$rc" = 0 ] || fail "$what: plan after the re-run exited $rc"
+		gc_ok destroy -y "$work/c.yaml"
+		expect_alive e2e-sweep 0 "$what, after destroy"
+		[ "$(owned_resources e2e-sweep)" = 0 ] || fail "$what: destroy left resources"
+	done
+	note "$kind: all $n calls swept"
+done
+note ok
