@@ -63,6 +63,7 @@ static int destroy_exec(struct gc_cmd_ctx *ctx)
 				      live.items[i].group ? live.items[i].group : "-",
 				      live.items[i].type ? live.items[i].type : "-");
 	}
+	fflush(ctx->out->out);
 	snprintf(question, sizeof(question),
 		 "Destroy cluster '%s' (%s %s): terminate %zu instance%s and delete its key pair "
 		 "and security group?",

@@ -7,6 +7,7 @@
  * (0 none, 2 changes, 1 error), as Terraform's does, so CI can branch on drift.
  */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <jansson.h>
@@ -37,6 +38,8 @@ int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 		rc = gc_plan_render_text(&b, plan, ctx->spec, ctx->out->color_out);
 	if (rc == 0)
 		gc_out_puts(ctx->out, ctx->out->out, b.data);
+	/* progress and questions follow on stderr: the plan must be on screen first */
+	fflush(ctx->out->out);
 	gc_buf_release(&b);
 	return rc;
 }

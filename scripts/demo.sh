@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The README's demo: installs what is missing, builds gpucluster, and walks through what
-# it does today: validating cluster specs, then the local cloud (gpucluster-sim) that the
-# drivers will provision against: an EC2 launch, SSH into the node it became, and a
-# terminate. As the cloud drivers land, this grows into apply -> bootstrap -> smoke ->
-# destroy against the emulator, which needs no cloud account and spends no money.
+# it does today: validating cluster specs, then a whole cluster life cycle on the local
+# cloud (gpucluster-sim): plan, apply (with a zone out of capacity, so the fallback shows),
+# status, SSH into a node, scale, a no-change plan, destroy. It needs no cloud account and
+# spends no money. With the bootstrapper, apply grows into apply -> bootstrap -> smoke.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,50 +56,68 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+# us-east-1a has no g5.xlarge today: watch apply fall back to the next zone
 "$sim" --ready-file "$tmp/ready.json" --request-log "$tmp/requests.jsonl" \
-	--pending-ms 500 >"$tmp/sim.log" 2>&1 &
+	--pending-ms 800 --fault 'aws:RunInstances:capacity,zone=us-east-1a' \
+	>"$tmp/sim.log" 2>&1 &
 sim_pid=$!
 for _ in $(seq 100); do
 	[ -s "$tmp/ready.json" ] && break
 	sleep 0.1
 done
 cat "$tmp/ready.json"
-echo
 aws=$(jq -r .aws "$tmp/ready.json")
-ec2() {
-	# any SigV4 client works; curl signs with the emulator's documented fake key
-	curl -sS --aws-sigv4 "aws:amz:us-east-1:ec2" \
-		--user "AKIAGPUCLUSTERSIM001:gpucluster-sim-aws-secret-key-0000000000" \
-		-H "Content-Type: application/x-www-form-urlencoded" \
-		--data "Action=$1&Version=2016-11-15${2:+&$2}" "$aws/"
-}
-# the first <TAG>value</TAG> of an XML answer
-xml() { grep -o "<$1>[^<]*</$1>" | sed -n "1s|<[^>]*>||gp"; }
+control=$(jq -r .control "$tmp/ready.json")
 
-ssh-keygen -q -t ed25519 -N '' -C demo -f "$tmp/key"
-echo "\$ EC2 ImportKeyPair, then RunInstances: 1 x g5.xlarge (1 NVIDIA A10G), Ubuntu 22.04"
-ec2 ImportKeyPair "KeyName=demo&PublicKeyMaterial=$(base64 -w0 "$tmp/key.pub" | jq -sRr @uri)" |
-	xml keyFingerprint
-id=$(ec2 RunInstances "ImageId=ami-0e8d2a5e1c4f22040&InstanceType=g5.xlarge&MinCount=1&MaxCount=1&KeyName=demo&TagSpecification.1.ResourceType=instance&TagSpecification.1.Tag.1.Key=gpucluster%3Acluster&TagSpecification.1.Tag.1.Value=demo" |
-	xml instanceId)
-echo "launched $id"
-state=pending
-for _ in $(seq 50); do
-	state=$(ec2 DescribeInstances "InstanceId.1=$id" | xml name)
-	[ "$state" = running ] && break
-	sleep 0.2
-done
-ip=$(ec2 DescribeInstances "InstanceId.1=$id" | xml ipAddress)
-echo "$id is $state at $ip"
+# the emulator's documented fake credentials, found the way the AWS CLI finds them
+export AWS_ACCESS_KEY_ID=AKIAGPUCLUSTERSIM001
+export AWS_SECRET_ACCESS_KEY=gpucluster-sim-aws-secret-key-0000000000
+export AWS_EC2_METADATA_DISABLED=true
+# local state (the cluster's SSH key, its lock) and "what is my address" stay in $tmp
+export GPUCLUSTER_STATE_DIR=$tmp/state GPUCLUSTER_CHECKIP_URL=$control/checkip
+
+cat >"$tmp/cluster.yaml" <<YAML
+name: demo
+provider:
+  name: aws
+  region: us-east-1
+  endpoint: $aws        # the emulator; drop this line for the real EC2
+node_groups:
+  - name: workers
+    count: 2
+    instance_types: [g5.xlarge, g6.xlarge]
+    zones: [us-east-1a, us-east-1b]
+    market: spot-then-on-demand
+    image: ubuntu-22.04
+lifecycle:
+  ttl: 4h                  # the cloud itself terminates the nodes after 4 hours
+  max_hourly_cost: 10
+YAML
 echo
-echo "\$ EC2 GetConsoleOutput: the host key cloud-init printed, to pin before connecting"
-ec2 GetConsoleOutput "InstanceId=$id" | xml output | base64 -d |
-	sed -n '/BEGIN SSH HOST KEY KEYS/,/END SSH HOST KEY KEYS/p' | sed "s/^/  /"
-ec2 GetConsoleOutput "InstanceId=$id" | xml output | base64 -d |
+cat -n "$tmp/cluster.yaml"
+run() {
+	echo
+	echo "\$ gpucluster $*"
+	(cd "$tmp" && "$OLDPWD/$gc" "$@") || echo "(exit code $?)"
+}
+run plan
+run apply --auto-approve
+run status
+
+# until the bootstrapper lands, log in by hand: the cluster's key, and the host key pinned
+# from the console output cloud-init printed (never trust on first use when you can pin)
+key=$tmp/state/clusters/aws/us-east-1/demo/id_ed25519
+ip=$(cd "$tmp" && "$OLDPWD/$gc" status -o json | jq -r '.nodes[0].public_ip')
+id=$(cd "$tmp" && "$OLDPWD/$gc" status -o json | jq -r '.nodes[0].id')
+curl -sS --aws-sigv4 "aws:amz:us-east-1:ec2" \
+	--user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
+	-H "Content-Type: application/x-www-form-urlencoded" \
+	--data "Action=GetConsoleOutput&Version=2016-11-15&InstanceId=$id" "$aws/" |
+	grep -o '<output>[^<]*</output>' | sed 's|<[^>]*>||g' | base64 -d |
 	sed -n '/BEGIN SSH HOST KEY KEYS/,/END SSH HOST KEY KEYS/{/^ssh-/p}' |
 	sed "s/^/[$ip]:2222 /" >"$tmp/known_hosts"
 ssh_node() {
-	ssh -q -i "$tmp/key" -p 2222 -o BatchMode=yes -o StrictHostKeyChecking=yes \
+	ssh -q -i "$key" -p 2222 -o BatchMode=yes -o StrictHostKeyChecking=yes \
 		-o UserKnownHostsFile="$tmp/known_hosts" "ubuntu@$ip" "$@"
 }
 # like a real instance, the node boots for a moment after it reports running
@@ -110,9 +128,15 @@ done
 echo
 echo "\$ ssh ubuntu@$ip (a sandboxed node: its own root, no network, simulated GPU tools)"
 ssh_node 'grep PRETTY /etc/os-release; lspci | grep -i nvidia; nvidia-smi 2>&1 || echo "(no NVIDIA driver yet: installing it is the bootstrapper'"'"'s job)"'
+
+run scale workers=3 --auto-approve
 echo
-echo "\$ EC2 TerminateInstances"
-ec2 TerminateInstances "InstanceId.1=$id" | xml name
+echo "# scale does not edit the file, which still says 2: plan shows that drift (exit 2)"
+run plan --detailed-exitcode
+run destroy --auto-approve
+run status
+
 echo
-echo "== the emulator's request log: one JSON line per API call"
-jq -c '{action, status, error_code}' "$tmp/requests.jsonl"
+echo "== the emulator's request log: API calls per action"
+jq -r '[.action, (.error_code // "ok")] | join(" ")' "$tmp/requests.jsonl" | sort | uniq -c |
+	sort -k2
