@@ -236,13 +236,13 @@ note "fresh image bootstrapped; smoke ok"
 
 state() { node "$ready" 'dpkg-query -W; apt-mark showhold; cat /var/lib/gpucluster-sim/apt/repos; ls /etc/apt/sources.list.d'; }
 before=$(state)
-expect 0 "$ready" verify DRIVER=preinstalled CUDA=12.8 CUDNN=none CONTAINER=docker
+expect 0 "$ready" verify DRIVER=preinstalled CUDA=12.8 CUDNN=9 CONTAINER=docker
 [ "$before" = "$(state)" ] || fail "verify changed the GPU-ready image"
 expect 0 "$ready" driver DRIVER=preinstalled
 grep -q 'preinstalled driver 570\.' "$work/last.out" || fail "driver (preinstalled): $(cat "$work/last.out")"
-expect 1 "$ready" verify DRIVER=preinstalled CUDA=12.4 CUDNN=9 CONTAINER=docker
+expect 1 "$ready" verify DRIVER=preinstalled CUDA=12.4 CUDNN=8 CONTAINER=docker
 grep -q 'no CUDA 12.4 toolkit' "$work/last.err" || fail "verify names no missing CUDA 12.4"
-grep -q 'no cuDNN 9' "$work/last.err" || fail "verify names no missing cuDNN"
+grep -q 'no cuDNN 8' "$work/last.err" || fail "verify names no missing cuDNN"
 [ "$before" = "$(state)" ] || fail "a failing verify changed the GPU-ready image"
 
 smoke_ready() { # expected exit, then a python assertion on d

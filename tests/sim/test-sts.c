@@ -732,7 +732,7 @@ static int http_call(const struct aws_creds *c, const char *service, const char 
 	struct gc_http_request req;
 	struct gc_http_response res;
 	struct gc_error err;
-	char ts[AWS_SIGV4_TIMESTAMP_LEN + 1], host[64], url[80];
+	char ts[AWS_SIGV4_TIMESTAMP_LEN + 1], host[600], url[600];
 	const char *lines[8];
 	char *owned[8];
 	size_t n = 0;
