@@ -43,7 +43,7 @@ int gc_buf_vaddf(struct gc_buf *b, const char *fmt, va_list ap)
 /* Hands the bytes (NUL-terminated, always heap memory) to the caller and resets b. */
 char *gc_buf_detach(struct gc_buf *b, size_t *len);
 
-/* Drops the last n bytes (or all, if fewer). */
+/* Cuts the contents to their first len bytes (nothing happens when len >= b->len). */
 void gc_buf_truncate(struct gc_buf *b, size_t len);
 
 #endif

@@ -1386,11 +1386,11 @@ static int wait_gone(struct run *r, char ***ids, size_t *n_ids, bool sweep, stru
 					return gc_error_prefix(err, "cannot terminate instances");
 				}
 				for (size_t k = first_new; k < *n_ids; k++) {
+					const struct gc_instance *fi =
+						find_instance(&now, (*ids)[k]);
+
 					add_terminated(r, (*ids)[k]);
-					r->rep
-						->groups[report_group(
-							r->rep,
-							find_instance(&now, (*ids)[k])->group)]
+					r->rep->groups[report_group(r->rep, fi ? fi->group : NULL)]
 						.terminated++;
 				}
 			}

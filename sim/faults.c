@@ -208,7 +208,7 @@ int sim_faults_add(struct sim_faults *f, const char *text, struct gc_error *err)
 	if (!*fields[1] || strlen(fields[1]) >= sizeof(r.action))
 		return gc_error_set(err, GC_EINVALID, "fault rule '%s': bad action '%s'", text,
 				    fields[1]);
-	snprintf(r.cloud, sizeof(r.cloud), "%s", fields[0]);
+	snprintf(r.cloud, sizeof(r.cloud), "%.*s", (int)sizeof(r.cloud) - 1, fields[0]);
 	snprintf(r.action, sizeof(r.action), "%s", fields[1]);
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(fields[2], kinds[i].name))

@@ -459,6 +459,17 @@ static void set_listening(struct node *node, int port)
 	}
 	if (node->sock < 0)
 		node->sock = bind_socket(node->host, port, true);
+	/*
+	 * Accepted sessions inherit SO_REUSEADDR from the listener, and so do their TIME_WAIT
+	 * entries (left when a killed session's client closes gracefully, as libssh2 does).
+	 * From a first listener bound without it, those entries would block the rebind after
+	 * a reboot for a minute; setting it after the bind keeps the clash check above.
+	 */
+	if (node->sock >= 0) {
+		int one = 1;
+
+		setsockopt(node->sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	}
 	if (node->sock >= 0 && listen(node->sock, 64) == 0)
 		node->listening = true;
 }

@@ -408,7 +408,7 @@ static int get_products(struct pricing *c)
 	size_t nt = sim_catalog_itypes(SIM_AWS, &types),
 	       nr = sim_catalog_regions(SIM_AWS, &regions);
 	json_t *filters = NULL, *list, *out;
-	size_t start, max, pos = 0, shown = 0;
+	size_t start = 0, max = 0, pos = 0, shown = 0;
 	bool more = false;
 	char *text;
 

@@ -46,8 +46,10 @@ static void assert_embedded_as_on_disk(const char *name, const char *path)
 	const struct gc_bootstrap_file *f = gc_bootstrap_file_find(name);
 	struct gc_buf disk;
 
-	if (!f)
+	if (!f) {
 		fail_msg("'%s' is not embedded", name);
+		return;
+	}
 	gc_buf_init(&disk, 1u << 20);
 	read_file(&disk, path);
 	assert_int_equal(f->len, disk.len);
@@ -129,11 +131,16 @@ static void test_scripts_are_strict_bash(void **state)
 
 static void test_find_unknown(void **state)
 {
+	const struct gc_bootstrap_file *f;
+
 	(void)state;
 	assert_null(gc_bootstrap_file_find("nope.sh"));
 	assert_null(gc_bootstrap_file_find(""));
 	assert_null(gc_bootstrap_file_find("bootstrap/driver.sh"));
-	assert_string_equal(gc_bootstrap_file_find("driver.sh")->name, "driver.sh");
+	f = gc_bootstrap_file_find("driver.sh");
+	assert_non_null(f);
+	if (f)
+		assert_string_equal(f->name, "driver.sh");
 }
 
 int main(void)

@@ -53,16 +53,28 @@ static void reply_release(struct reply *r)
 }
 
 /* First element named `name` anywhere below n, depth first. */
-static xmlNodePtr find(xmlNodePtr n, const char *name)
+static xmlNodePtr find_any(xmlNodePtr n, const char *name)
 {
 	for (; n; n = n->next) {
 		xmlNodePtr f;
 		if (n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0)
 			return n;
-		if ((f = find(n->children, name)))
+		if ((f = find_any(n->children, name)))
 			return f;
 	}
 	return NULL;
+}
+
+/* The first element called name under n; the test fails when there is none. */
+static xmlNodePtr find(xmlNodePtr n, const char *name)
+{
+	xmlNodePtr f = find_any(n, name);
+
+	if (!f) {
+		fail_msg("no <%s> in the response", name);
+		abort(); /* not reached: fail_msg does not return */
+	}
+	return f;
 }
 
 static size_t count(xmlNodePtr n, const char *name)
@@ -81,7 +93,7 @@ static size_t count(xmlNodePtr n, const char *name)
 static const char *text(const struct reply *r, const char *name)
 {
 	static char buf[4096];
-	xmlNodePtr n = r->doc ? find(xmlDocGetRootElement(r->doc), name) : NULL;
+	xmlNodePtr n = r->doc ? find_any(xmlDocGetRootElement(r->doc), name) : NULL;
 	xmlChar *t;
 
 	buf[0] = '\0';

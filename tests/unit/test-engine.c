@@ -197,6 +197,18 @@ static struct finst *fake_find(const char *id)
 	return NULL;
 }
 
+/* fake_find for assertions: the instance must exist. */
+static struct finst *must_find(const char *id)
+{
+	struct finst *f = fake_find(id);
+
+	if (!f) {
+		fail_msg("no fake instance '%s'", id);
+		abort(); /* not reached: fail_msg does not return */
+	}
+	return f;
+}
+
 /* An instance put into the world directly, as if an earlier run made it. */
 static struct finst *fake_add(const char *cluster, const char *group, const char *hash,
 			      const char *type, enum gc_instance_state state)
@@ -322,7 +334,7 @@ static int fake_create(struct gc_provider *p, const struct gc_create_request *re
 		}
 		free(fp);
 		for (size_t i = 0; i < tok->n; i++)
-			copy_inst(gc_instance_list_push(out), &fake_find(tok->ids[i])->in);
+			copy_inst(gc_instance_list_push(out), &must_find(tok->ids[i])->in);
 		return hit ? fault_err(err) : 0;
 	}
 	if (req->client_token) {
@@ -820,7 +832,7 @@ static const struct gc_engine_group_report *group_of(const struct gc_engine_repo
 		if (!strcmp(r->groups[i].group, name))
 			return &r->groups[i];
 	fail_msg("no report for group '%s'", name);
-	return NULL;
+	abort(); /* not reached: fail_msg does not return */
 }
 
 static void reset_calls(void)
@@ -1426,8 +1438,8 @@ static void test_replace_after_replacements_run(void **state)
 	/* the old ones went only when both new ones ran */
 	assert_int_equal(F.running_at_terminate, 2);
 	assert_int_equal(rep.n_terminated, 2);
-	assert_int_equal(fake_find(old_ids[0])->in.state, GC_STATE_TERMINATED);
-	assert_int_equal(fake_find(old_ids[1])->in.state, GC_STATE_TERMINATED);
+	assert_int_equal(must_find(old_ids[0])->in.state, GC_STATE_TERMINATED);
+	assert_int_equal(must_find(old_ids[1])->in.state, GC_STATE_TERMINATED);
 	assert_int_equal(group_of(&rep, "workers")->terminated, 2);
 	assert_int_equal(alive(CLUSTER), 2);
 	gc_engine_report_release(&rep);
@@ -1522,8 +1534,8 @@ static void test_destroy_scoped_by_tags(void **state)
 	}
 	assert_int_equal(group_of(&rep, "workers")->terminated, 5);
 	assert_int_equal(in_state(CLUSTER, GC_STATE_TERMINATED), 5);
-	assert_int_equal(fake_find(other_id)->in.state, GC_STATE_RUNNING);
-	assert_int_equal(fake_find(untagged_id)->in.state, GC_STATE_RUNNING);
+	assert_int_equal(must_find(other_id)->in.state, GC_STATE_RUNNING);
+	assert_int_equal(must_find(untagged_id)->in.state, GC_STATE_RUNNING);
 	/* waited until terminated before deleting the security group */
 	assert_true(F.calls[OP_DISCOVER] >= 5);
 	assert_int_equal(F.calls[OP_DELKEY], 1);

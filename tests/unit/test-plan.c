@@ -175,7 +175,7 @@ static const struct gc_plan_group *group(const struct gc_plan *p, const char *na
 		if (strcmp(p->groups[i].name, name) == 0)
 			return &p->groups[i];
 	fail_msg("no plan group '%s'", name);
-	return NULL;
+	abort(); /* not reached: fail_msg does not return */
 }
 
 static const struct gc_plan_node *node(const struct gc_plan *p, const char *id)
@@ -185,7 +185,7 @@ static const struct gc_plan_node *node(const struct gc_plan *p, const char *id)
 			if (strcmp(p->groups[i].nodes[j].inst->id, id) == 0)
 				return &p->groups[i].nodes[j];
 	fail_msg("no plan node '%s'", id);
-	return NULL;
+	abort(); /* not reached: fail_msg does not return */
 }
 
 static void assert_action(const struct gc_plan *p, const char *id, enum gc_plan_action a,
