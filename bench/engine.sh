@@ -149,7 +149,7 @@ echo "engine.sh: $nodes nodes, latency ${latency_ms} ms, pending ${pending_ms} m
 
 # 1. apply
 sim_start batched
-timed apply "$gc" --no-color apply -y "$dir/c.yaml"
+timed apply "$gc" --no-color apply -y --no-bootstrap "$dir/c.yaml"
 apply_wall=$wall apply_rss=$rss
 apply_calls=$(calls "$dir/apply.log")
 apply_thr=$(throttles "$dir/apply.log")

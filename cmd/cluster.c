@@ -141,6 +141,12 @@ static void close_line(struct progress *pr)
 	}
 }
 
+void gc_cmd_engine_progress_done(void)
+{
+	if (progress_state.ctx)
+		close_line(&progress_state);
+}
+
 static void on_progress(void *arg, const struct gc_engine_event *ev)
 {
 	struct progress *pr = arg;
@@ -248,7 +254,7 @@ int gc_cmd_lock(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_lock *loc
 
 /* ---- reports --------------------------------------------------------------------- */
 
-static json_t *report_json(const struct gc_engine_report *r)
+json_t *gc_cmd_report_json(const struct gc_engine_report *r)
 {
 	json_t *doc = json_object(), *groups = json_array(), *created = json_array();
 
@@ -291,7 +297,7 @@ void gc_cmd_print_report(struct gc_cmd_ctx *ctx, const char *verb, const struct 
 
 	close_line(&progress_state);
 	if (o->format == GC_OUTPUT_JSON) {
-		json_t *doc = report_json(r);
+		json_t *doc = gc_cmd_report_json(r);
 
 		gc_out_json(o, doc);
 		json_decref(doc);

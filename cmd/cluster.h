@@ -10,6 +10,8 @@
 
 #include <stdbool.h>
 
+#include <jansson.h>
+
 #include "cmd/cmd.h"
 #include "core/engine.h"
 #include "core/error.h"
@@ -39,6 +41,12 @@ int gc_cmd_engine(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_engine_
 /* The outcome of an apply or destroy, per group, on stderr (text) or as JSON on stdout. */
 void gc_cmd_print_report(struct gc_cmd_ctx *ctx, const char *verb,
 			 const struct gc_engine_report *r);
+
+/* That outcome as the JSON document gc_cmd_print_report writes (apply adds to it). */
+json_t *gc_cmd_report_json(const struct gc_engine_report *r);
+
+/* Ends the engine's live progress line, if one is open on the terminal. */
+void gc_cmd_engine_progress_done(void);
 
 /* Acquires the cluster's local lock, reporting a held lock clearly. */
 int gc_cmd_lock(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_lock *lock);

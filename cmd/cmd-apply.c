@@ -2,17 +2,20 @@
  * cmd-apply.c: `gpucluster apply [FILE]`.
  *
  * Makes the cloud match the spec: shows the plan, asks for confirmation (unless
- * --auto-approve), then creates, waits and terminates through the engine. Holding the
- * cluster's local lock for the whole run keeps two applies from interleaving. An
- * interrupted or partly failed apply prints what it did; running it again finishes the
- * job, because the engine's client tokens make the same launches land on the same
- * instances. `scale` runs the same code with count overrides.
+ * --auto-approve), then creates, waits and terminates through the engine, and then
+ * bootstraps every running node (boot.c; markers make nodes that are done skip in a
+ * round trip per step), replacing the ones that fail the smoke test once with
+ * --replace-unhealthy. Holding the cluster's local lock for the whole run keeps two
+ * applies from interleaving. An interrupted or partly failed apply prints what it did;
+ * running it again finishes the job, because the engine's client tokens make the same
+ * launches land on the same instances. `scale` runs the same code with count overrides.
  */
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include <jansson.h>
 
+#include "cmd/boot.h"
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
 #include "cmd/output.h"
@@ -33,7 +36,8 @@ static const struct gc_opt apply_opts[] = {
 	  .max = 86400 },
 	{ .name = "no-wait",
 	  .type = GC_OPT_FLAG,
-	  .help = "return once the cloud accepted the launches" },
+	  .help = "return once the cloud accepted the launches (no bootstrap)" },
+	GC_CMD_APPLY_BOOT_OPTS,
 	{ .name = NULL },
 };
 
@@ -47,8 +51,9 @@ int gc_cmd_apply_run(struct gc_cmd_ctx *ctx, const char *const *names, const uns
 	struct gc_plan plan;
 	struct gc_lock lock = { .fd = -1 };
 	struct gc_error err;
-	int rc = GC_EXIT_FAILURE;
-	bool json = ctx->out->format == GC_OUTPUT_JSON;
+	int rc = GC_EXIT_FAILURE, brc;
+	bool json = ctx->out->format == GC_OUTPUT_JSON, changes, failed = false;
+	json_t *doc = NULL;
 
 	gc_error_init(&err);
 	gc_instance_list_init(&live);
@@ -68,16 +73,13 @@ int gc_cmd_apply_run(struct gc_cmd_ctx *ctx, const char *const *names, const uns
 	}
 	if (!json)
 		gc_cmd_show_plan(ctx, &plan);
-	if (!gc_plan_has_changes(&plan)) {
-		if (json)
+	changes = gc_plan_has_changes(&plan);
+	if (changes && !gc_cmd_confirm(ctx, "Apply these changes?"))
+		goto out;
+	if (changes && gc_engine_apply(&e, &plan, &opts, &report, &err) < 0) {
+		failed = true;
+		if (!json)
 			gc_cmd_print_report(ctx, ctx->entry->name, &report);
-		rc = GC_EXIT_OK;
-		goto out;
-	}
-	if (!gc_cmd_confirm(ctx, "Apply these changes?"))
-		goto out;
-	if (gc_engine_apply(&e, &plan, &opts, &report, &err) < 0) {
-		gc_cmd_print_report(ctx, ctx->entry->name, &report);
 		gc_cmd_report_error(ctx, NULL, &err);
 		if (err.code != GC_ECANCELLED)
 			gc_out_hint(ctx->out,
@@ -85,11 +87,26 @@ int gc_cmd_apply_run(struct gc_cmd_ctx *ctx, const char *const *names, const uns
 				    "exists",
 				    GC_PROGRAM, ctx->entry->name);
 		rc = gc_cmd_exit_for(&err);
-		goto out;
+		/* what did come up is still bootstrapped, unless nothing more can work */
+		if (err.code == GC_ECANCELLED || err.code == GC_EAUTH) {
+			if (json)
+				gc_cmd_print_report(ctx, ctx->entry->name, &report);
+			goto out;
+		}
 	}
-	gc_cmd_print_report(ctx, ctx->entry->name, &report);
-	rc = GC_EXIT_OK;
+	if (json) {
+		gc_cmd_engine_progress_done();
+		doc = gc_cmd_report_json(&report);
+	} else if (changes && !failed) {
+		gc_cmd_print_report(ctx, ctx->entry->name, &report);
+	}
+	brc = gc_cmd_apply_bootstrap(ctx, &e, &opts, doc, names, counts, n);
+	if (doc)
+		gc_out_json(ctx->out, doc);
+	if (!failed)
+		rc = brc;
 out:
+	json_decref(doc);
 	gc_lock_release(&lock);
 	gc_engine_report_release(&report);
 	gc_plan_release(&plan);
@@ -110,7 +127,9 @@ const struct gc_cmd_entry gc_cmd_apply = {
 	.description = "Shows the plan, asks for confirmation, then creates missing instances\n"
 		       "(in batches, with client tokens that make a re-run safe), waits until\n"
 		       "they run, and terminates surplus and replaced ones. Only instances\n"
-		       "carrying this cluster's tags are ever touched.",
+		       "carrying this cluster's tags are ever touched. Then every running node\n"
+		       "is bootstrapped (driver, CUDA, cuDNN, containers, the spec's steps) and\n"
+		       "smoke-tested; steps a node already finished are skipped.",
 	.opts = apply_opts,
 	.min_args = 0,
 	.max_args = 1,

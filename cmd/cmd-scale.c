@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/boot.h"
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
 #include "cmd/output.h"
@@ -35,7 +36,8 @@ static const struct gc_opt scale_opts[] = {
 	  .max = 86400 },
 	{ .name = "no-wait",
 	  .type = GC_OPT_FLAG,
-	  .help = "return once the cloud accepted the launches" },
+	  .help = "return once the cloud accepted the launches (no bootstrap)" },
+	GC_CMD_APPLY_BOOT_OPTS,
 	{ .name = NULL },
 };
 

@@ -30,8 +30,9 @@
 
 /* Alphabetical. A command is listed here only once it works end to end. */
 const struct gc_cmd_entry *const gc_cmd_table[] = {
-	&gc_cmd_apply, &gc_cmd_destroy, &gc_cmd_help,	  &gc_cmd_plan,
-	&gc_cmd_scale, &gc_cmd_status,	&gc_cmd_validate, &gc_cmd_version,
+	&gc_cmd_apply, &gc_cmd_bootstrap, &gc_cmd_destroy,  &gc_cmd_exec,
+	&gc_cmd_help,  &gc_cmd_plan,	  &gc_cmd_scale,    &gc_cmd_smoke,
+	&gc_cmd_ssh,   &gc_cmd_status,	  &gc_cmd_validate, &gc_cmd_version,
 };
 const size_t gc_cmd_table_len = sizeof(gc_cmd_table) / sizeof(gc_cmd_table[0]);
 
@@ -188,6 +189,8 @@ static void print_opt(struct gc_output *out, FILE *s, const struct gc_opt *o)
 		gc_buf_addf(&b, "%lld to %lld", (long long)o->min, (long long)o->max);
 	if (o->def)
 		gc_buf_addf(&b, "%sdefault: %s", b.len ? "; " : "", o->def);
+	if (o->repeat)
+		gc_buf_addf(&b, "%srepeatable", b.len ? "; " : "");
 	if (b.len)
 		gc_out_printf(out, s, " (%s)", b.data);
 	gc_out_puts(out, s, "\n");
@@ -277,6 +280,14 @@ int64_t gc_cmd_opt_int(const struct gc_cmd_ctx *ctx, const char *name)
 	return opt_value(ctx, name)->num;
 }
 
+const char *const *gc_cmd_opt_list(const struct gc_cmd_ctx *ctx, const char *name, size_t *n)
+{
+	const struct gc_opt_value *v = opt_value(ctx, name);
+
+	*n = v->n_list;
+	return v->list;
+}
+
 /* Fills values with the table's defaults. A default that does not parse is a bug. */
 static void opts_defaults(struct gc_output *out, const struct gc_opt *opts,
 			  struct gc_opt_value *vals)
@@ -304,6 +315,9 @@ struct parser {
 	struct gc_opt_value gvals[G_COUNT];
 	char **args;
 	size_t n_args, alloc_args;
+	bool dashdash; /* "--" was seen */
+	char **cmd;    /* the entry is REMOTE_CMD: the words after "--" */
+	size_t n_cmd, alloc_cmd;
 };
 
 static void usage_hint(struct parser *p)
@@ -418,6 +432,10 @@ static int set_value(struct parser *p, const struct gc_opt *o, struct gc_opt_val
 	}
 	v->str = value;
 	v->count++;
+	if (o->repeat) {
+		v->list = gc_xreallocarray(v->list, v->n_list + 1, sizeof(*v->list));
+		v->list[v->n_list++] = value;
+	}
 	return 0;
 }
 
@@ -491,6 +509,11 @@ static int take_word(struct parser *p, char *word)
 {
 	bool ambiguous;
 
+	if (p->entry && p->dashdash && (p->entry->flags & GC_CMD_REMOTE_CMD)) {
+		GC_ALLOC_GROW(p->cmd, p->n_cmd + 1, p->alloc_cmd);
+		p->cmd[p->n_cmd++] = word;
+		return 0;
+	}
 	if (p->entry) {
 		GC_ALLOC_GROW(p->args, p->n_args + 1, p->alloc_args);
 		p->args[p->n_args++] = word;
@@ -517,6 +540,7 @@ static int parse(struct parser *p, int argc, char **argv)
 
 		if (!only_words && strcmp(a, "--") == 0) {
 			only_words = true;
+			p->dashdash = p->entry != NULL;
 			continue;
 		}
 		if (only_words || a[0] != '-' || a[1] == '\0')
@@ -603,7 +627,8 @@ static int load_spec(struct gc_cmd_ctx *ctx)
 	if (ctx->entry->flags & GC_CMD_SPEC_OPT)
 		ctx->spec_file = gc_cmd_opt_str(ctx, "file");
 	else
-		ctx->spec_file = ctx->n_args > 0 ? ctx->args[0] : GC_CMD_DEFAULT_SPEC;
+		ctx->spec_file = ctx->n_args > (size_t)ctx->entry->min_args ? ctx->args[0]
+									    : GC_CMD_DEFAULT_SPEC;
 	gc_error_init(&err);
 	gc_diags_init(&diags, ctx->spec_file);
 	rc = gc_spec_load_file(&ctx->spec, ctx->spec_file, ctx->env, &diags, &err);
@@ -653,6 +678,8 @@ static int check_arg_count(struct parser *p, struct gc_output *out)
 		else
 			gc_out_error(out, "'%s' takes at most %d argument%s, got %zu", e->name,
 				     e->max_args, e->max_args == 1 ? "" : "s", n);
+	} else if ((e->flags & GC_CMD_NEEDS_CMD) && p->n_cmd == 0) {
+		gc_out_error(out, "'%s' needs a command after '--'", e->name);
 	} else {
 		return 0;
 	}
@@ -720,6 +747,8 @@ int gc_cmd_dispatch(const struct gc_cmd_entry *const *table, size_t table_len, i
 	ctx.opts = p.vals;
 	ctx.args = p.args;
 	ctx.n_args = p.n_args;
+	ctx.cmd = p.cmd;
+	ctx.n_cmd = p.n_cmd;
 	ctx.out = &out;
 	ctx.env = io->env;
 	ctx.io = io;
@@ -737,7 +766,10 @@ int gc_cmd_dispatch(const struct gc_cmd_entry *const *table, size_t table_len, i
 out:
 	fflush(io->out);
 	fflush(io->err);
+	for (size_t i = 0; p.entry && i < opts_len(p.entry->opts); i++)
+		free(p.vals[i].list);
 	free(p.vals);
 	free(p.args);
+	free(p.cmd);
 	return rc;
 }

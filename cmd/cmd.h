@@ -58,13 +58,19 @@ struct gc_opt {
 	const char *help;	    /* one line, lowercase, no full stop */
 	const char *def;	    /* the default, as text; NULL for none */
 	int64_t min, max;	    /* GC_OPT_INT bounds */
+	bool repeat;		    /* STRING: every value given is kept (gc_cmd_opt_list) */
 };
 
 /* What a command needs the dispatcher to prepare before exec runs. */
-#define GC_CMD_NEEDS_SPEC  (1u << 0) /* load args[0] (default cluster.yaml) into ctx->spec */
+/* NEEDS_SPEC loads args[0] into ctx->spec when there are more arguments than min_args
+ * (`ssh [FILE] NODE`), else cluster.yaml. */
+#define GC_CMD_NEEDS_SPEC  (1u << 0)
 #define GC_CMD_NEEDS_CREDS (1u << 1) /* open the spec's cloud into ctx->provider (implies SPEC) */
 #define GC_CMD_MUTATES	   (1u << 2) /* changes cloud resources: SIGINT is caught */
 #define GC_CMD_SPEC_OPT	   (1u << 3) /* the spec comes from --file, not args[0] */
+/* The words after "--" are a command line for the nodes (ctx->cmd), not arguments. */
+#define GC_CMD_REMOTE_CMD (1u << 4)
+#define GC_CMD_NEEDS_CMD  (1u << 5) /* REMOTE_CMD, and the command must not be empty */
 
 #define GC_CMD_ARGS_UNLIMITED (-1)
 
@@ -87,9 +93,11 @@ struct gc_cmd_entry {
 
 /* The parsed value of one option, parallel to the entry's option table. */
 struct gc_opt_value {
-	unsigned count;	 /* how many times it was given; 0 = default */
-	const char *str; /* STRING/CHOICE: the value or the default (may be NULL) */
-	int64_t num;	 /* INT: the value or the default (0 without one) */
+	unsigned count;	   /* how many times it was given; 0 = default */
+	const char *str;   /* STRING/CHOICE: the value or the default (may be NULL) */
+	int64_t num;	   /* INT: the value or the default (0 without one) */
+	const char **list; /* repeat: every value given, in order */
+	size_t n_list;
 };
 
 /* Settings the global flags set; they apply to every command. */
@@ -122,6 +130,8 @@ struct gc_cmd_ctx {
 	struct gc_opt_value *opts; /* one per entry->opts row */
 	char **args;		   /* positional arguments, not including the command */
 	size_t n_args;
+	char **cmd; /* REMOTE_CMD: the words after "--" */
+	size_t n_cmd;
 	struct gc_cmd_globals globals;
 	struct gc_output *out;
 	struct gc_log *log;
@@ -137,10 +147,14 @@ extern const struct gc_cmd_entry *const gc_cmd_table[];
 extern const size_t gc_cmd_table_len;
 
 extern const struct gc_cmd_entry gc_cmd_apply;
+extern const struct gc_cmd_entry gc_cmd_bootstrap;
 extern const struct gc_cmd_entry gc_cmd_destroy;
+extern const struct gc_cmd_entry gc_cmd_exec;
 extern const struct gc_cmd_entry gc_cmd_help;
 extern const struct gc_cmd_entry gc_cmd_plan;
 extern const struct gc_cmd_entry gc_cmd_scale;
+extern const struct gc_cmd_entry gc_cmd_smoke;
+extern const struct gc_cmd_entry gc_cmd_ssh;
 extern const struct gc_cmd_entry gc_cmd_status;
 extern const struct gc_cmd_entry gc_cmd_validate;
 extern const struct gc_cmd_entry gc_cmd_version;
@@ -184,6 +198,8 @@ bool gc_cmd_opt_given(const struct gc_cmd_ctx *ctx, const char *name);
 unsigned gc_cmd_opt_count(const struct gc_cmd_ctx *ctx, const char *name);
 const char *gc_cmd_opt_str(const struct gc_cmd_ctx *ctx, const char *name);
 int64_t gc_cmd_opt_int(const struct gc_cmd_ctx *ctx, const char *name);
+/* A repeat option's values, in the order given (*n is 0 when none was given). */
+const char *const *gc_cmd_opt_list(const struct gc_cmd_ctx *ctx, const char *name, size_t *n);
 
 /* Whether SIGINT/SIGTERM arrived while a GC_CMD_MUTATES command ran. */
 bool gc_cmd_interrupted(void);

@@ -1815,3 +1815,64 @@ finish:
 	run_release(&r);
 	return ret;
 }
+
+/* ---- terminate by id ------------------------------------------------------------ */
+
+int gc_engine_terminate(struct gc_engine *e, const char *const *ids, size_t n,
+			const struct gc_engine_opts *opts, struct gc_engine_report *report,
+			struct gc_error *err)
+{
+	struct gc_instance_list live;
+	struct gc_error lerr;
+	struct run r;
+	char **mine = NULL;
+	size_t *group_of = NULL, n_mine = 0, done;
+	int ret;
+
+	run_init(&r, e, opts, report);
+	gc_instance_list_init(&live);
+	gc_error_init(&lerr);
+	if (!cancelled(&r) && discover_cluster(e, false, &live, &lerr) < 0) {
+		check_fatal(&r, &lerr);
+		r.term_err = lerr;
+		goto finish;
+	}
+	/* only what Describe shows with our cluster tag is ever terminated */
+	for (size_t i = 0; i < n; i++) {
+		const struct gc_instance *inst = find_instance(&live, ids[i]);
+
+		if (!inst) {
+			if (r.term_err.code == GC_OK)
+				gc_error_set(
+					&r.term_err, GC_ENOTFOUND,
+					"instance '%s' is not a live instance of cluster '%s': "
+					"left alone",
+					ids[i], e->spec->name);
+			continue;
+		}
+		mine = gc_xreallocarray(mine, n_mine + 1, sizeof(*mine));
+		group_of = gc_xreallocarray(group_of, n_mine + 1, sizeof(*group_of));
+		mine[n_mine] = gc_xstrdup(inst->id);
+		group_of[n_mine++] = report_group(report, inst->group);
+	}
+	done = terminate_ids(&r, mine, group_of, n_mine, &lerr);
+	if (done < n_mine && lerr.code != GC_OK && r.term_err.code == GC_OK)
+		r.term_err = lerr;
+	if (done && !r.opts.no_wait && !cancelled(&r) && !r.fatal) {
+		size_t n_wait = done;
+
+		gc_error_init(&lerr);
+		if (wait_gone(&r, &mine, &n_wait, false, &lerr) < 0 && r.term_err.code == GC_OK)
+			r.term_err = lerr;
+	}
+finish:
+	run_finish(&r);
+	ret = summarise(&r, "terminate", err);
+	for (size_t i = 0; i < n_mine; i++)
+		free(mine[i]);
+	free(mine);
+	free(group_of);
+	gc_instance_list_release(&live);
+	run_release(&r);
+	return ret;
+}

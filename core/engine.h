@@ -168,6 +168,13 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 int gc_engine_destroy(struct gc_engine *e, const struct gc_engine_opts *opts,
 		      struct gc_engine_report *report, struct gc_error *err);
 
+/* Terminates the instances of ids that carry this cluster's tag (any other id is left
+ * alone and counted as an error), then waits until the cloud says terminated. For
+ * `apply --replace-unhealthy`: only nodes the bootstrapper found unhealthy are named. */
+int gc_engine_terminate(struct gc_engine *e, const char *const *ids, size_t n,
+			const struct gc_engine_opts *opts, struct gc_engine_report *report,
+			struct gc_error *err);
+
 /* The cluster's SSH key pair: <state_dir>/id_ed25519, generated (mode 0600, comment
  * "gpucluster:<cluster>") when the file does not exist. out is filled on success. */
 int gc_engine_keypair(struct gc_engine *e, struct gc_keypair *out, struct gc_error *err);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The README's demo: installs what is missing, builds gpucluster, and walks through what
 # it does today: validating cluster specs, then a whole cluster life cycle on the local
-# cloud (gpucluster-sim): plan, apply (with a zone out of capacity, so the fallback shows),
-# status, SSH into a node, scale, a no-change plan, destroy. It needs no cloud account and
-# spends no money. With the bootstrapper, apply grows into apply -> bootstrap -> smoke.
+# cloud (gpucluster-sim): plan, apply (with a zone out of capacity, so the fallback shows,
+# then the bootstrap of every node, the driver's reboot included, and the smoke test),
+# status, ssh into a node, exec on every node, scale, a no-change plan, destroy. It needs
+# no cloud account and spends no money.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,7 +59,7 @@ cleanup() {
 trap cleanup EXIT
 # us-east-1a has no g5.xlarge today: watch apply fall back to the next zone
 "$sim" --ready-file "$tmp/ready.json" --request-log "$tmp/requests.jsonl" \
-	--pending-ms 800 --fault 'aws:RunInstances:capacity,zone=us-east-1a' \
+	--pending-ms 800 --reboot-ms 1000 --fault 'aws:RunInstances:capacity,zone=us-east-1a' \
 	>"$tmp/sim.log" 2>&1 &
 sim_pid=$!
 for _ in $(seq 100); do
@@ -82,6 +83,8 @@ provider:
   name: aws
   region: us-east-1
   endpoint: $aws        # the emulator; drop this line for the real EC2
+ssh:
+  port: 2222               # the emulator's nodes; 22 (the default) on a real cloud
 node_groups:
   - name: workers
     count: 2
@@ -89,6 +92,10 @@ node_groups:
     zones: [us-east-1a, us-east-1b]
     market: spot-then-on-demand
     image: ubuntu-22.04
+bootstrap:                 # apply installs this on every node, then smoke-tests it
+  driver: "570"
+  cuda: "12.8"
+  container: docker
 lifecycle:
   ttl: 4h                  # the cloud itself terminates the nodes after 4 hours
   max_hourly_cost: 10
@@ -104,30 +111,9 @@ run plan
 run apply --auto-approve
 run status
 
-# until the bootstrapper lands, log in by hand: the cluster's key, and the host key pinned
-# from the console output cloud-init printed (never trust on first use when you can pin)
-key=$tmp/state/clusters/aws/us-east-1/demo/id_ed25519
-ip=$(cd "$tmp" && "$OLDPWD/$gc" status -o json | jq -r '.nodes[0].public_ip')
-id=$(cd "$tmp" && "$OLDPWD/$gc" status -o json | jq -r '.nodes[0].id')
-curl -sS --aws-sigv4 "aws:amz:us-east-1:ec2" \
-	--user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
-	-H "Content-Type: application/x-www-form-urlencoded" \
-	--data "Action=GetConsoleOutput&Version=2016-11-15&InstanceId=$id" "$aws/" |
-	grep -o '<output>[^<]*</output>' | sed 's|<[^>]*>||g' | base64 -d |
-	sed -n '/BEGIN SSH HOST KEY KEYS/,/END SSH HOST KEY KEYS/{/^ssh-/p}' |
-	sed "s/^/[$ip]:2222 /" >"$tmp/known_hosts"
-ssh_node() {
-	ssh -q -i "$key" -p 2222 -o BatchMode=yes -o StrictHostKeyChecking=yes \
-		-o UserKnownHostsFile="$tmp/known_hosts" "ubuntu@$ip" "$@"
-}
-# like a real instance, the node boots for a moment after it reports running
-for _ in $(seq 100); do
-	ssh_node true 2>/dev/null && break
-	sleep 0.2
-done
-echo
-echo "\$ ssh ubuntu@$ip (a sandboxed node: its own root, no network, simulated GPU tools)"
-ssh_node 'grep PRETTY /etc/os-release; lspci | grep -i nvidia; nvidia-smi 2>&1 || echo "(no NVIDIA driver yet: installing it is the bootstrapper'"'"'s job)"'
+# the cluster's key, and the node's host key as pinned from its console output
+run ssh workers/0 -- 'grep PRETTY /etc/os-release; nvidia-smi --query-gpu=name,driver_version --format=csv'
+run exec -- nvidia-smi -L
 
 run scale workers=3 --auto-approve
 echo

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian package that building, the demo and the test suite need.
 # Idempotent: packages already present are left alone, so a second run is quick and
-# needs no network. Uses sudo when not run as root.
+# needs no network. Uses sudo when not run as root. --bench also installs what only
+# the benchmarks compare against: Ansible and parallel-ssh (bench/bootstrap.sh).
 set -euo pipefail
 
 packages=(
@@ -18,6 +19,10 @@ packages=(
 	# benchmarks (bench/): GNU time for peak memory, jq for the emulator's JSON
 	time jq
 )
+
+if [ "${1:-}" = --bench ]; then
+	packages+=(ansible pssh)
+fi
 
 # nodejs from NodeSource ships its own npm; Debian's npm package conflicts with it.
 if ! command -v npm >/dev/null 2>&1; then

@@ -28,7 +28,8 @@ for k in 1 "${launches[@]}" $((launches[2] + 1)) $((n - 1)); do
 	# the binary itself must be the background job, so the kill reaches it
 	(
 		cloud_export
-		exec "$GC_BIN" --no-color apply -y "$work/c.yaml" >"$work/out" 2>"$work/err" </dev/null
+		exec "$GC_BIN" --no-color apply -y --no-bootstrap "$work/c.yaml" >"$work/out" \
+			2>"$work/err" </dev/null
 	) &
 	apid=$!
 	while kill -0 "$apid" 2>/dev/null; do

@@ -14,6 +14,7 @@ CLOUD=${GC_E2E_CLOUD:-aws}
 
 work=$(mktemp -d)
 sim_pid=
+SSH_PORT= # set by sim_start_nodes: the emulator's nodes answer SSH on this port
 export HOME=$work/home GPUCLUSTER_STATE_DIR=$work/state XDG_STATE_HOME=$work/xdg
 mkdir -p "$HOME"
 
@@ -73,11 +74,12 @@ cloud_env() {
 	)
 }
 
-# sim_start [FLAGS...]: starts the emulator (API only, fast life cycle) and waits for it.
-sim_start() {
+# sim_launch [FLAGS...]: starts the emulator (fast life cycle) and waits for it.
+sim_launch() {
 	rm -f "$work/ready.json"
-	"$GC_SIM_BIN" --no-ssh --ready-file "$work/ready.json" --request-log "$work/requests.log" \
-		--pending-ms 150 --terminate-ms 150 --seed 7 "$@" 2>"$work/sim.err" &
+	TMPDIR=$work "$GC_SIM_BIN" --ready-file "$work/ready.json" \
+		--request-log "$work/requests.log" --pending-ms 150 --terminate-ms 150 --seed 7 \
+		"$@" 2>"$work/sim.err" &
 	sim_pid=$!
 	for _ in $(seq 1 200); do
 		[ -s "$work/ready.json" ] && break
@@ -88,6 +90,33 @@ sim_start() {
 	ENDPOINT=$(jq -r ".$CLOUD" "$work/ready.json")
 	CONTROL=$(jq -r .control "$work/ready.json")
 	export GPUCLUSTER_CHECKIP_URL=$CONTROL/checkip
+}
+
+# sim_start [FLAGS...]: the emulator with the cloud APIs only: instances have addresses
+# but nothing answers SSH there, so apply and scale get --no-bootstrap from gc().
+sim_start() {
+	SSH_PORT=
+	sim_launch --no-ssh "$@"
+}
+
+# sim_start_nodes [FLAGS...]: the emulator with SSH nodes (a real sshd per instance, in
+# bubblewrap) and 0.5 s reboots, for cases that bootstrap. Exits 77 (skipped) where the
+# machine cannot run the nodes.
+sim_start_nodes() {
+	local t
+	for t in bwrap ssh ssh-keygen; do
+		command -v "$t" >/dev/null || skip "'$t' is not installed"
+	done
+	[ -x /usr/sbin/sshd ] || skip "/usr/sbin/sshd (openssh-server) is not installed"
+	bwrap --unshare-user --ro-bind / / true 2>/dev/null ||
+		skip "bwrap cannot create a user namespace here"
+	sim_launch --reboot-ms 500 "$@"
+	SSH_PORT=$(jq -r .ssh_port "$work/ready.json")
+}
+
+skip() {
+	printf '%s: SKIP: %s\n' "${0##*/}" "$*" >&2
+	exit 77
 }
 
 sim_stop() {
@@ -118,6 +147,9 @@ spec() {
 		printf 'provider:\n  name: %s\n  region: %s\n  endpoint: %s\n' "$CLOUD" "$REGION" \
 			"$ENDPOINT"
 		printf 'ssh:\n  user: ubuntu\n'
+		if [ -n "$SSH_PORT" ]; then
+			printf '  port: %s\n' "$SSH_PORT"
+		fi
 		printf 'node_groups:\n  - name: %s\n    count: %s\n' "$group" "$count"
 		printf '    instance_types: [%s]\n' "$types"
 		printf '    zones: [%s]\n' "$(
@@ -133,10 +165,15 @@ spec() {
 }
 
 # gc ARGS...: runs gpucluster with the cloud's credentials; stdout in $work/out, stderr
-# in $work/err; sets $rc.
+# in $work/err; sets $rc. Without SSH nodes (sim_start), apply and scale run with
+# --no-bootstrap.
 gc() {
+	local extra=()
+	if [ -z "$SSH_PORT" ] && { [ "$1" = apply ] || [ "$1" = scale ]; }; then
+		extra=(--no-bootstrap)
+	fi
 	set +e
-	cloud_env "$GC_BIN" --no-color "$@" >"$work/out" 2>"$work/err" </dev/null
+	cloud_env "$GC_BIN" --no-color "$@" "${extra[@]}" >"$work/out" 2>"$work/err" </dev/null
 	rc=$?
 	set -e
 }

@@ -1,0 +1,725 @@
+/*
+ * boot.c: the bootstrapper run from the commands (see boot.h): nodes, host keys, the
+ * runner with live progress, the per-node report and the smoke table, and apply's
+ * bootstrap with its one round of replacing unhealthy nodes.
+ *
+ * Everything a node prints is untrusted: it reaches the terminal only through
+ * gc_out_puts_clean (control characters escaped), and the smoke document only through
+ * gc_smoke_report_parse.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "bootstrap/cluster.h"
+#include "bootstrap/known_hosts.h"
+#include "bootstrap/runner.h"
+#include "cmd/boot.h"
+#include "cmd/cluster.h"
+#include "cmd/cmd.h"
+#include "cmd/output.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/engine.h"
+#include "core/keygen.h"
+#include "core/plan.h"
+#include "core/suggest.h"
+
+#define TAIL_LINES 8 /* of a failed step's output, shown under its error */
+
+void gc_cmd_boot_init(struct gc_cmd_boot *b)
+{
+	memset(b, 0, sizeof(*b));
+	gc_boot_init(&b->boot);
+	gc_runner_report_init(&b->report);
+}
+
+void gc_cmd_boot_release(struct gc_cmd_boot *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; b->smoke && i < b->boot.n_nodes; i++)
+		gc_smoke_report_release(&b->smoke[i]);
+	free(b->smoke);
+	for (size_t i = 0; b->console && i < b->boot.n_nodes; i++)
+		free(b->console[i]);
+	free(b->console);
+	gc_runner_report_release(&b->report);
+	gc_boot_release(&b->boot);
+	free(b->verb);
+	gc_cmd_boot_init(b);
+}
+
+static const char *mode_verb(enum gc_boot_mode m)
+{
+	switch (m) {
+	case GC_BOOT_SMOKE: return "smoke";
+	case GC_BOOT_EXEC: return "exec";
+	default: return "bootstrap";
+	}
+}
+
+static bool pin_cancelled(void *arg)
+{
+	(void)arg;
+	return gc_cmd_interrupted();
+}
+
+/* A bad --from: the error, with a suggestion and the list of steps. */
+static void bad_from(struct gc_cmd_ctx *ctx, const struct gc_boot *b, const char *from)
+{
+	const char **names = gc_xcalloc(b->n_steps + 1, sizeof(*names));
+	struct gc_buf list = GC_BUF_INIT(0);
+	const char *best;
+
+	for (size_t i = 0; i < b->n_steps; i++) {
+		names[i] = b->steps[i].name;
+		gc_buf_addf(&list, "%s%s", i ? ", " : "", names[i]);
+	}
+	best = gc_suggest(from, names, b->n_steps);
+	if (best)
+		gc_out_error(ctx->out, "no step '%s' (did you mean '%s'?)", from, best);
+	else
+		gc_out_error(ctx->out, "no step '%s'", from);
+	gc_out_hint(ctx->out, "the steps, in order: %s", list.data);
+	gc_buf_release(&list);
+	free(names);
+}
+
+/*
+ * A node that never answered SSH (or did not come back from a reboot): its console
+ * output usually says why (a kernel panic, cloud-init stuck, sshd not starting), so the
+ * report shows its end. Only where the cloud has console output; failures to get it are
+ * not worth more than a log line.
+ */
+static void fetch_consoles(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_cmd_boot *out)
+{
+	if (gc_provider_check_caps(e->provider, GC_CAP_CONSOLE_OUTPUT, NULL) < 0)
+		return;
+	for (size_t i = 0; i < out->boot.n_nodes; i++) {
+		const struct gc_error *ne = &out->report.nodes[i].err;
+		struct gc_error err;
+		char *text = NULL;
+
+		if (ne->code != GC_ETIMEOUT ||
+		    (!strstr(ne->message, "no SSH on") &&
+		     !strstr(ne->message, "did not come back")))
+			continue;
+		gc_error_init(&err);
+		if (gc_provider_console_output(e->provider, out->boot.info[i].id, &text, &err) <
+		    0) {
+			gc_log_info(ctx->log, "no console output of %s: %s", out->boot.info[i].id,
+				    err.message);
+			continue;
+		}
+		if (!out->console)
+			out->console = gc_xcalloc(out->boot.n_nodes + 1, sizeof(*out->console));
+		out->console[i] = text;
+	}
+}
+
+static void parse_smoke(struct gc_cmd_boot *out)
+{
+	size_t k = out->boot.smoke_step;
+
+	out->smoke = gc_xcalloc(out->boot.n_nodes + 1, sizeof(*out->smoke));
+	for (size_t i = 0; i < out->boot.n_nodes; i++) {
+		const struct gc_runner_node_result *nr = &out->report.nodes[i];
+		const struct gc_runner_step_result *sr = &nr->steps[k];
+		char why[GC_ERROR_MSG_MAX + 32];
+
+		gc_smoke_report_init(&out->smoke[i]);
+		if (sr->state == GC_STEP_OK || sr->state == GC_STEP_FAILED) {
+			gc_smoke_report_parse(&out->smoke[i], sr->out.data, sr->out.len,
+					      sr->exit_status);
+			if (!out->smoke[i].ok)
+				out->n_unhealthy++;
+			continue;
+		}
+		snprintf(why, sizeof(why), "the smoke test did not run%s%s",
+			 nr->err.code != GC_OK ? ": " : "",
+			 nr->err.code != GC_OK ? nr->err.message : "");
+		gc_smoke_report_not_run(&out->smoke[i], why);
+	}
+}
+
+int gc_cmd_boot_run(struct gc_cmd_ctx *ctx, struct gc_engine *e,
+		    const struct gc_instance_list *live, const struct gc_cmd_boot_opts *o,
+		    struct gc_cmd_boot *out)
+{
+	struct gc_instance_list found;
+	struct gc_known_hosts kh;
+	struct gc_keypair key;
+	struct gc_runner_opts ro;
+	struct gc_boot_pin_opts po;
+	struct gc_cmd_progress prog;
+	struct gc_error err;
+	bool tofu = false, kh_open = false;
+	char *kh_path = NULL;
+	uint64_t ssh_wait_ms = (uint64_t)gc_cmd_opt_int(ctx, "ssh-wait") * 1000;
+	int rc = GC_EXIT_FAILURE;
+
+	gc_error_init(&err);
+	gc_instance_list_init(&found);
+	gc_keypair_init(&key);
+	memset(&kh, 0, sizeof(kh));
+	out->verb = gc_xstrdup(mode_verb(o->mode));
+	if (!live) {
+		if (gc_engine_discover(e, &found, &err) < 0) {
+			gc_cmd_report_error(ctx, NULL, &err);
+			rc = gc_cmd_exit_for(&err);
+			goto out;
+		}
+		live = &found;
+	}
+	if (gc_boot_add_nodes(&out->boot, ctx->spec, live, e->provider, ctx->log, &err) < 0) {
+		gc_cmd_report_error(ctx, NULL, &err);
+		goto out;
+	}
+	if (o->ids)
+		gc_boot_keep_ids(&out->boot, o->ids, o->n_ids);
+	if (o->n_names && gc_boot_select(&out->boot, o->names, o->n_names, &err) < 0) {
+		gc_cmd_report_error(ctx, NULL, &err);
+		gc_out_hint(ctx->out, "'%s status' lists the cluster's nodes", GC_PROGRAM);
+		goto out;
+	}
+	if (out->boot.n_nodes == 0) {
+		rc = GC_EXIT_OK;
+		goto out;
+	}
+	if (gc_boot_set_steps(&out->boot, ctx->spec, o->mode, o->command, o->timeout_ms,
+			      ctx->globals.verbose >= 2, &err) < 0) {
+		gc_cmd_report_error(ctx, NULL, &err);
+		goto out;
+	}
+	if (o->from && gc_boot_step_index(&out->boot, o->from) == SIZE_MAX) {
+		bad_from(ctx, &out->boot, o->from);
+		rc = GC_EXIT_USAGE;
+		goto out;
+	}
+	if (gc_engine_keypair(e, &key, &err) < 0) {
+		gc_cmd_report_error(ctx, NULL, &err);
+		goto out;
+	}
+	kh_path = gc_xasprintf("%s/known_hosts", e->state_dir);
+	if (gc_known_hosts_open(&kh, kh_path, &err) < 0) {
+		gc_cmd_report_error(ctx, NULL, &err);
+		goto out;
+	}
+	kh_open = true;
+
+	memset(&po, 0, sizeof(po));
+	po.console_wait_ms =
+		ssh_wait_ms < GC_BOOT_CONSOLE_WAIT_MS ? ssh_wait_ms : GC_BOOT_CONSOLE_WAIT_MS;
+	po.strict = gc_cmd_opt_given(ctx, "strict-host-keys");
+	po.cancelled = pin_cancelled;
+	po.log = ctx->log;
+	if (gc_boot_pin(&out->boot, e->provider, &kh, &po, &tofu, &err) < 0) {
+		gc_cmd_report_error(ctx, "host keys", &err);
+		if (err.code == GC_EAUTH && !po.strict)
+			gc_out_hint(ctx->out,
+				    "a changed key on a known instance is never accepted: if "
+				    "the instance really was rebuilt, delete its lines from %s",
+				    kh_path);
+		rc = gc_cmd_exit_for(&err);
+		goto out;
+	}
+
+	memset(&ro, 0, sizeof(ro));
+	gc_boot_runner_opts(&out->boot, &ro);
+	ro.key = &key;
+	ro.known_hosts = &kh;
+	ro.trust_on_first_use = tofu;
+	ro.force_from = o->from;
+	ro.ssh_wait_ms = ssh_wait_ms;
+	ro.log = ctx->log;
+	gc_cmd_progress_begin(&prog, ctx, &out->boot, out->verb);
+	ro.progress = gc_cmd_progress_event;
+	ro.progress_ctx = &prog;
+	ro.cancelled = gc_cmd_progress_tick;
+	ro.cancel_ctx = &prog;
+	gc_runner_run(&ro, out->boot.nodes, out->boot.n_nodes, &out->report, &err);
+	gc_cmd_progress_end(&prog);
+	if (out->report.n_nodes != out->boot.n_nodes) {
+		/* the runner refused its options before running anything */
+		gc_cmd_report_error(ctx, out->verb, &err);
+		goto out;
+	}
+	out->ran = true;
+	if (out->boot.smoke_step != SIZE_MAX)
+		parse_smoke(out);
+	if (err.code != GC_ECANCELLED)
+		fetch_consoles(ctx, e, out);
+	for (size_t i = 0; i < out->boot.n_nodes; i++)
+		if (out->report.nodes[i].err.code != GC_OK || (out->smoke && !out->smoke[i].ok))
+			out->n_failed++;
+	if (err.code == GC_ECANCELLED)
+		rc = GC_EXIT_INTERRUPTED;
+	else
+		rc = out->n_failed ? GC_EXIT_FAILURE : GC_EXIT_OK;
+out:
+	if (kh_open)
+		gc_known_hosts_release(&kh);
+	free(kh_path);
+	gc_keypair_release(&key);
+	gc_instance_list_release(&found);
+	return rc;
+}
+
+/* ---- text reports ---------------------------------------------------------------- */
+
+/* The last n lines of text, each as "    | LINE" on err, control characters escaped. */
+static void print_tail(struct gc_cmd_ctx *ctx, const struct gc_buf *text, unsigned n)
+{
+	struct gc_output *o = ctx->out;
+	const char *start = text->data, *end = text->data + text->len;
+	const char *p = end;
+	unsigned lines = 0;
+
+	while (p > start && (p[-1] == '\n' || p[-1] == '\r'))
+		p--;
+	end = p;
+	while (p > start && lines < n) {
+		p--;
+		if (*p == '\n' && ++lines == n) {
+			p++;
+			break;
+		}
+	}
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char *line = gc_xstrndup(p, len);
+
+		gc_out_puts(o, o->err, "    | ");
+		gc_out_puts_clean(o, o->err, line);
+		gc_out_puts(o, o->err, "\n");
+		free(line);
+		p += len + (nl ? 1 : 0);
+	}
+}
+
+/* The runner's message without a leading "ID: ", which the report line already shows. */
+static const char *without_id(const char *msg, const char *id)
+{
+	size_t n = strlen(id);
+
+	if (strncmp(msg, id, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ')
+		return msg + n + 2;
+	return msg;
+}
+
+static void print_node_failure(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b, size_t i)
+{
+	const struct gc_boot_node *bn = &b->boot.info[i];
+	const struct gc_runner_node_result *nr = &b->report.nodes[i];
+	const struct gc_smoke_report *sm = b->smoke ? &b->smoke[i] : NULL;
+	const struct gc_runner_step_result *failed = NULL;
+	size_t fs = SIZE_MAX;
+
+	for (size_t k = 0; k < nr->n_steps; k++) {
+		if (nr->steps[k].state == GC_STEP_FAILED) {
+			failed = &nr->steps[k];
+			fs = k;
+		}
+	}
+	if (sm && fs == b->boot.smoke_step && fs != SIZE_MAX) {
+		gc_out_error(ctx->out, "%s (%s): smoke test failed: %s", bn->id, bn->label,
+			     sm->reason);
+		return;
+	}
+	if (nr->err.code == GC_OK && sm && !sm->ok) {
+		gc_out_error(ctx->out, "%s (%s): smoke test failed: %s", bn->id, bn->label,
+			     sm->reason);
+		return;
+	}
+	gc_out_error(ctx->out, "%s (%s): %s", bn->id, bn->label,
+		     without_id(nr->err.message, bn->id));
+	if (failed && (failed->err.len || failed->out.len))
+		print_tail(ctx, failed->err.len ? &failed->err : &failed->out, TAIL_LINES);
+	if (b->console && b->console[i] && b->console[i][0]) {
+		struct gc_buf text = GC_BUF_INIT(0);
+
+		gc_buf_addstr(&text, b->console[i]);
+		gc_out_printf(ctx->out, ctx->out->err, "  the end of its console output:\n");
+		print_tail(ctx, &text, TAIL_LINES);
+		gc_buf_release(&text);
+	}
+	if (nr->err.code == GC_EAUTH && strstr(nr->err.message, "refused"))
+		gc_out_hint(ctx->out,
+			    "the nodes accept the key they were launched with; a cluster "
+			    "created from another machine has that machine's key");
+}
+
+void gc_cmd_boot_print(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b)
+{
+	struct gc_output *o = ctx->out;
+	unsigned ran = 0, skipped = 0;
+
+	if (!b->ran)
+		return;
+	for (size_t i = 0; i < b->boot.n_nodes; i++) {
+		const struct gc_runner_node_result *nr = &b->report.nodes[i];
+
+		for (size_t k = 0; k < nr->n_steps; k++) {
+			ran += nr->steps[k].state == GC_STEP_OK;
+			skipped += nr->steps[k].state == GC_STEP_SKIPPED;
+		}
+		if (nr->err.code != GC_OK || (b->smoke && !b->smoke[i].ok))
+			print_node_failure(ctx, b, i);
+	}
+	if (!o->quiet)
+		gc_out_printf(o, o->err,
+			      "%s: %zu of %zu node%s ok; %u step%s ran, %u skipped (done before), "
+			      "in %.1fs\n",
+			      b->verb, b->boot.n_nodes - b->n_failed, b->boot.n_nodes,
+			      b->boot.n_nodes == 1 ? "" : "s", ran, ran == 1 ? "" : "s", skipped,
+			      (double)b->report.wall_ms / 1000.0);
+	if (b->smoke)
+		gc_cmd_boot_print_smoke(ctx, b);
+}
+
+/* The slowest GPU's figure (the health view: one bad GPU is the node's), or -1. */
+static double slowest(const struct gc_smoke_report *r, size_t field)
+{
+	double best = -1;
+
+	for (size_t i = 0; i < r->n_gpus; i++) {
+		const struct gc_smoke_gpu *g = &r->gpus[i];
+		double v = field == 0 ? g->h2d_gbps
+			: field == 1  ? g->d2h_gbps
+			: field == 2  ? g->d2d_gbps
+				      : g->gemm_tflops;
+
+		if (v >= 0 && (best < 0 || v < best))
+			best = v;
+	}
+	return best;
+}
+
+static void figure_text(char *out, size_t size, double v, const char *unit)
+{
+	if (v < 0)
+		snprintf(out, size, "-");
+	else
+		snprintf(out, size, "%.1f %s", v, unit);
+}
+
+static void result_text(char *out, size_t size, const struct gc_smoke_report *r)
+{
+	struct gc_buf b = GC_BUF_INIT(size - 1);
+
+	if (r->ok) {
+		snprintf(out, size, "ok%s", r->simulated ? " (simulated)" : "");
+		gc_buf_release(&b);
+		return;
+	}
+	for (size_t i = 0; i < r->n_checks; i++)
+		if (!r->checks[i].ok)
+			gc_buf_addf(&b, "%s%s", b.len ? ", " : "", r->checks[i].name);
+	if (!r->ran)
+		snprintf(out, size, "FAILED: did not run");
+	else if (!r->parsed)
+		snprintf(out, size, "FAILED: no valid report");
+	else
+		snprintf(out, size, "FAILED: %s%s", b.len ? b.data : "see above",
+			 r->simulated ? " (simulated)" : "");
+	gc_buf_release(&b);
+}
+
+void gc_cmd_boot_print_smoke(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b)
+{
+	static const char *const units[] = { "GB/s", "GB/s", "GB/s", "TFLOPS" };
+	struct gc_output *o = ctx->out;
+	FILE *s = o->out;
+	int wl = 4, wi = 2, wm = 5;
+	bool simulated = false;
+
+	if (!b->smoke || !b->boot.n_nodes)
+		return;
+	for (size_t i = 0; i < b->boot.n_nodes; i++) {
+		const struct gc_smoke_report *r = &b->smoke[i];
+		int l = (int)strlen(b->boot.info[i].label), d = (int)strlen(b->boot.info[i].id);
+		int m = r->n_gpus ? (int)strlen(r->gpus[0].name) : 1;
+
+		wl = l > wl ? l : wl;
+		wi = d > wi ? d : wi;
+		wm = m > wm ? m : wm;
+		simulated |= r->simulated;
+	}
+	gc_out_printf(o, s, "\n%s%-*s  %-*s  %4s  %-*s  %11s  %11s  %11s  %13s  %s%s\n",
+		      gc_out_style(o, s, GC_STYLE_BOLD), wl, "NODE", wi, "ID", "GPUS", wm, "MODEL",
+		      "H2D", "D2H", "D2D", "GEMM", "RESULT", gc_out_style(o, s, GC_STYLE_RESET));
+	for (size_t i = 0; i < b->boot.n_nodes; i++) {
+		const struct gc_smoke_report *r = &b->smoke[i];
+		char fig[4][32], res[GC_SMOKE_DETAIL_MAX], gpus[16];
+		bool mixed = false;
+
+		for (size_t k = 0; k < 4; k++)
+			figure_text(fig[k], sizeof(fig[k]), slowest(r, k), units[k]);
+		for (size_t k = 1; k < r->n_gpus; k++)
+			mixed |= strcmp(r->gpus[k].name, r->gpus[0].name) != 0;
+		if (r->parsed)
+			snprintf(gpus, sizeof(gpus), "%zu", r->n_gpus);
+		else
+			snprintf(gpus, sizeof(gpus), "-");
+		result_text(res, sizeof(res), r);
+		gc_out_printf(o, s, "%-*s  %-*s  %4s  %-*s  %11s  %11s  %11s  %13s  %s%s%s\n", wl,
+			      b->boot.info[i].label, wi, b->boot.info[i].id, gpus, wm,
+			      mixed		  ? "(mixed)"
+				      : r->n_gpus ? r->gpus[0].name
+						  : "-",
+			      fig[0], fig[1], fig[2], fig[3],
+			      gc_out_style(o, s, r->ok ? GC_STYLE_GREEN : GC_STYLE_RED), res,
+			      gc_out_style(o, s, GC_STYLE_RESET));
+	}
+	if (simulated)
+		gc_out_printf(o, s,
+			      "(simulated): figures from gpucluster-sim's simulated GPUs, not "
+			      "measurements\n");
+}
+
+/* ---- JSON -------------------------------------------------------------------------- */
+
+static const char *step_state_word(enum gc_step_state s)
+{
+	switch (s) {
+	case GC_STEP_PENDING: return "pending";
+	case GC_STEP_RUNNING: return "running";
+	case GC_STEP_OK: return "ok";
+	case GC_STEP_SKIPPED: return "skipped";
+	case GC_STEP_FAILED: return "failed";
+	case GC_STEP_CANCELLED: return "cancelled";
+	}
+	return "unknown";
+}
+
+static const char *pin_word(enum gc_boot_pin_source s)
+{
+	switch (s) {
+	case GC_BOOT_PIN_KNOWN: return "pinned";
+	case GC_BOOT_PIN_CONSOLE: return "console";
+	case GC_BOOT_PIN_TOFU: return "first-use";
+	default: return "none";
+	}
+}
+
+static json_t *figure_json(double v)
+{
+	return v < 0 ? json_null() : json_real(v);
+}
+
+static json_t *smoke_json(const struct gc_smoke_report *r)
+{
+	json_t *checks = json_array(), *gpus = json_array();
+
+	for (size_t i = 0; i < r->n_checks; i++)
+		json_array_append_new(checks,
+				      json_pack("{s:s, s:b, s:s}", "name", r->checks[i].name, "ok",
+						r->checks[i].ok, "detail", r->checks[i].detail));
+	for (size_t i = 0; i < r->n_gpus; i++) {
+		const struct gc_smoke_gpu *g = &r->gpus[i];
+
+		json_array_append_new(
+			gpus,
+			json_pack("{s:i, s:s, s:o, s:o, s:o, s:o, s:o}", "index", g->index, "name",
+				  g->name, "memory_mib",
+				  g->memory_mib < 0 ? json_null() : json_integer(g->memory_mib),
+				  "h2d_gbps", figure_json(g->h2d_gbps), "d2h_gbps",
+				  figure_json(g->d2h_gbps), "d2d_gbps", figure_json(g->d2d_gbps),
+				  "gemm_tflops", figure_json(g->gemm_tflops)));
+	}
+	return json_pack("{s:b, s:b, s:b, s:b, s:s, s:o, s:o, s:s, s:s}", "ok", r->ok, "ran",
+			 r->ran, "valid", r->parsed, "simulated", r->simulated, "reason", r->reason,
+			 "checks", checks, "gpus", gpus, "driver", r->driver, "cuda_runtime",
+			 r->cuda_runtime);
+}
+
+json_t *gc_cmd_boot_json(const struct gc_cmd_boot *b)
+{
+	json_t *nodes = json_array();
+
+	for (size_t i = 0; b->ran && i < b->boot.n_nodes; i++) {
+		const struct gc_boot_node *bn = &b->boot.info[i];
+		const struct gc_runner_node_result *nr = &b->report.nodes[i];
+		json_t *steps = json_array(), *node;
+		bool ok = nr->err.code == GC_OK && (!b->smoke || b->smoke[i].ok);
+
+		for (size_t k = 0; k < nr->n_steps; k++) {
+			const struct gc_runner_step_result *sr = &nr->steps[k];
+
+			json_array_append_new(
+				steps,
+				json_pack("{s:s, s:s, s:o, s:I, s:i, s:i}", "name",
+					  b->boot.steps[k].name, "state",
+					  step_state_word(sr->state), "exit_status",
+					  sr->exit_status < 0 ? json_null()
+							      : json_integer(sr->exit_status),
+					  "elapsed_ms", (json_int_t)sr->elapsed_ms, "attempts",
+					  (int)sr->attempts, "reboots", (int)sr->reboots));
+		}
+		node = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:I, s:o}", "id", bn->id,
+				 "group", bn->group, "node", bn->label, "host", bn->host, "type",
+				 bn->type, "ok", ok, "host_key", pin_word(bn->pin), "elapsed_ms",
+				 (json_int_t)nr->elapsed_ms, "steps", steps);
+		json_object_set_new(node, "error",
+				    nr->err.code == GC_OK ? json_null()
+							  : json_pack("{s:s, s:s}", "code",
+								      gc_strerror(nr->err.code),
+								      "message", nr->err.message));
+		json_object_set_new(node, "smoke",
+				    b->smoke ? smoke_json(&b->smoke[i]) : json_null());
+		json_array_append_new(nodes, node);
+	}
+	return json_pack("{s:o, s:I, s:I, s:I, s:I}", "nodes", nodes, "ok",
+			 (json_int_t)(b->ran ? b->boot.n_nodes - b->n_failed : 0), "failed",
+			 (json_int_t)b->n_failed, "unhealthy", (json_int_t)b->n_unhealthy,
+			 "wall_ms", (json_int_t)b->report.wall_ms);
+}
+
+/* ---- apply ------------------------------------------------------------------------- */
+
+/* The ids of the nodes whose smoke test ran and failed. */
+static size_t unhealthy_ids(const struct gc_cmd_boot *b, const char ***out)
+{
+	size_t n = 0;
+
+	*out = gc_xcalloc(b->boot.n_nodes + 1, sizeof(**out));
+	for (size_t i = 0; b->smoke && i < b->boot.n_nodes; i++) {
+		const struct gc_runner_step_result *sr =
+			&b->report.nodes[i].steps[b->boot.smoke_step];
+
+		if ((sr->state == GC_STEP_OK || sr->state == GC_STEP_FAILED) && !b->smoke[i].ok)
+			(*out)[n++] = b->boot.info[i].id;
+	}
+	return n;
+}
+
+/*
+ * The one round of --replace-unhealthy: terminate ids, plan and apply again (the same
+ * overrides as the first time), bootstrap what was created. Returns an exit code.
+ */
+static int replace_round(struct gc_cmd_ctx *ctx, struct gc_engine *e,
+			 const struct gc_engine_opts *eopts, const char *const *ids, size_t n,
+			 const char *const *names, const unsigned *counts, size_t n_over,
+			 json_t *doc)
+{
+	struct gc_engine_report term, rep;
+	struct gc_instance_list live;
+	struct gc_plan plan;
+	struct gc_cmd_boot b;
+	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_FULL };
+	struct gc_error err;
+	const char **created = NULL;
+	bool json = doc != NULL;
+	json_t *jr = json ? json_object() : NULL;
+	int rc = GC_EXIT_FAILURE;
+
+	gc_error_init(&err);
+	gc_engine_report_init(&term);
+	gc_engine_report_init(&rep);
+	gc_instance_list_init(&live);
+	gc_plan_init(&plan);
+	gc_cmd_boot_init(&b);
+	if (!json) {
+		gc_out_printf(ctx->out, ctx->out->err, "\nreplacing %zu unhealthy node%s:", n,
+			      n == 1 ? "" : "s");
+		for (size_t i = 0; i < n; i++)
+			gc_out_printf(ctx->out, ctx->out->err, " %s", ids[i]);
+		gc_out_puts(ctx->out, ctx->out->err, "\n");
+	}
+	if (jr) {
+		json_t *a = json_array();
+
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(a, json_string(ids[i]));
+		json_object_set_new(jr, "terminated", a);
+		json_object_set_new(doc, "replaced", jr);
+	}
+	if (gc_engine_terminate(e, ids, n, eopts, &term, &err) < 0) {
+		gc_cmd_report_error(ctx, "cannot replace the unhealthy nodes", &err);
+		rc = gc_cmd_exit_for(&err);
+		goto out;
+	}
+	if (gc_engine_plan(e, &plan, &live, names, counts, n_over, &err) < 0) {
+		gc_cmd_report_error(ctx, "plan", &err);
+		rc = gc_cmd_exit_for(&err);
+		goto out;
+	}
+	if (!json)
+		gc_cmd_show_plan(ctx, &plan);
+	if (gc_engine_apply(e, &plan, eopts, &rep, &err) < 0) {
+		if (!json)
+			gc_cmd_print_report(ctx, "apply", &rep);
+		gc_cmd_report_error(ctx, NULL, &err);
+		rc = gc_cmd_exit_for(&err);
+		if (err.code == GC_ECANCELLED)
+			goto out;
+	} else if (!json) {
+		gc_cmd_print_report(ctx, "apply", &rep);
+	}
+	if (jr)
+		json_object_set_new(jr, "apply", gc_cmd_report_json(&rep));
+	created = gc_xcalloc(rep.created.n + 1, sizeof(*created));
+	for (size_t i = 0; i < rep.created.n; i++)
+		created[i] = rep.created.items[i].id;
+	o.ids = created;
+	o.n_ids = rep.created.n;
+	if (rep.created.n) {
+		int brc = gc_cmd_boot_run(ctx, e, NULL, &o, &b);
+
+		if (jr)
+			json_object_set_new(jr, "bootstrap", gc_cmd_boot_json(&b));
+		else
+			gc_cmd_boot_print(ctx, &b);
+		if (err.code == GC_OK)
+			rc = brc;
+	}
+out:
+	free(created);
+	gc_cmd_boot_release(&b);
+	gc_plan_release(&plan);
+	gc_instance_list_release(&live);
+	gc_engine_report_release(&rep);
+	gc_engine_report_release(&term);
+	return rc;
+}
+
+int gc_cmd_apply_bootstrap(struct gc_cmd_ctx *ctx, struct gc_engine *e,
+			   const struct gc_engine_opts *eopts, json_t *doc,
+			   const char *const *names, const unsigned *counts, size_t n_over)
+{
+	struct gc_cmd_boot b;
+	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_FULL };
+	const char **bad = NULL;
+	size_t n_bad;
+	int rc;
+
+	if (gc_cmd_opt_given(ctx, "no-bootstrap") || gc_cmd_opt_given(ctx, "no-wait") ||
+	    gc_cmd_interrupted())
+		return GC_EXIT_OK;
+	gc_cmd_boot_init(&b);
+	rc = gc_cmd_boot_run(ctx, e, NULL, &o, &b);
+	if (doc)
+		json_object_set_new(doc, "bootstrap", gc_cmd_boot_json(&b));
+	else
+		gc_cmd_boot_print(ctx, &b);
+	n_bad = unhealthy_ids(&b, &bad);
+	if (rc == GC_EXIT_FAILURE && n_bad && gc_cmd_opt_given(ctx, "replace-unhealthy") &&
+	    !gc_cmd_interrupted()) {
+		int rrc = replace_round(ctx, e, eopts, bad, n_bad, names, counts, n_over, doc);
+
+		/* other failures than the replaced nodes' still fail the apply */
+		rc = b.n_failed > n_bad ? GC_EXIT_FAILURE : rrc;
+	} else if (rc == GC_EXIT_FAILURE && n_bad && !gc_cmd_opt_given(ctx, "replace-unhealthy")) {
+		gc_out_hint(ctx->out,
+			    "'%s %s --replace-unhealthy' terminates the nodes that failed the "
+			    "smoke test and creates new ones",
+			    GC_PROGRAM, ctx->entry->name);
+	}
+	free(bad);
+	gc_cmd_boot_release(&b);
+	return rc;
+}

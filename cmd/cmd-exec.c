@@ -1,0 +1,183 @@
+/*
+ * cmd-exec.c: `gpucluster exec [FILE] -- CMD...`.
+ *
+ * Runs one command on every running node at once (through the runner: pinned host keys,
+ * the cluster's key, bounded waits) and prints each node's output as one block headed
+ * by the node, in the cluster's order, never interleaved. The words of CMD are joined
+ * with spaces and run by bash on the node, as ssh does with its command. Exit 1 when
+ * the command failed (or could not run) on any node.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cmd/boot.h"
+#include "cmd/cluster.h"
+#include "cmd/cmd.h"
+#include "cmd/output.h"
+#include "core/buf.h"
+
+static const struct gc_opt exec_opts[] = {
+	{ .name = "node",
+	  .type = GC_OPT_STRING,
+	  .arg = "NODE",
+	  .help = "only this node (an id, a prefix of one, or GROUP/N)",
+	  .repeat = true },
+	{ .name = "timeout",
+	  .type = GC_OPT_INT,
+	  .arg = "SECONDS",
+	  .help = "how long the command may run on a node",
+	  .def = "1800",
+	  .min = 1,
+	  .max = 86400 },
+	GC_CMD_SSH_OPTS,
+	{ .name = NULL },
+};
+
+/*
+ * The script run on each node. The command runs in a subshell so that its `exit` ends
+ * only the subshell; exit status 100 is what steps use to ask for a reboot, so a command
+ * that happens to exit 100 (apt-get does) is reported as 1 instead of rebooting nodes.
+ */
+static char *exec_script(const struct gc_cmd_ctx *ctx)
+{
+	struct gc_buf s = GC_BUF_INIT(0);
+
+	gc_buf_addstr(&s, "(\n");
+	for (size_t i = 0; i < ctx->n_cmd; i++)
+		gc_buf_addf(&s, "%s%s", i ? " " : "", ctx->cmd[i]);
+	gc_buf_addstr(&s,
+		      "\n)\ngc_rc=$?\n"
+		      "if [ \"$gc_rc\" = 100 ]; then\n"
+		      "\techo 'gpucluster: the command exited 100, reported as 1' >&2\n"
+		      "\texit 1\n"
+		      "fi\n"
+		      "exit \"$gc_rc\"\n");
+	return gc_buf_detach(&s, NULL);
+}
+
+static void print_block(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b, size_t i)
+{
+	struct gc_output *o = ctx->out;
+	const struct gc_boot_node *bn = &b->boot.info[i];
+	const struct gc_runner_step_result *sr = &b->report.nodes[i].steps[0];
+	bool ran = sr->state == GC_STEP_OK || sr->state == GC_STEP_FAILED;
+
+	gc_out_printf(o, o->out, "%s== %s (%s) ", gc_out_style(o, o->out, GC_STYLE_BOLD), bn->id,
+		      bn->label);
+	if (ran && sr->exit_signal[0])
+		gc_out_printf(o, o->out, "killed by signal %s", sr->exit_signal);
+	else if (ran && sr->exit_status >= 0)
+		gc_out_printf(o, o->out, "exit %d", sr->exit_status);
+	else
+		gc_out_puts(o, o->out, "did not run");
+	gc_out_printf(o, o->out, " ==%s\n", gc_out_style(o, o->out, GC_STYLE_RESET));
+	/* the command's own output, as it printed it, like ssh would show it */
+	fwrite(sr->out.data, 1, sr->out.len, o->out);
+	if (sr->out.len && sr->out.data[sr->out.len - 1] != '\n')
+		fputc('\n', o->out);
+	fwrite(sr->err.data, 1, sr->err.len, o->out);
+	if (sr->err.len && sr->err.data[sr->err.len - 1] != '\n')
+		fputc('\n', o->out);
+	if (sr->out_truncated || sr->err_truncated)
+		gc_out_puts(o, o->out, "(output cut at 4 MiB)\n");
+}
+
+/* Output is not necessarily UTF-8, which JSON strings must be: null then, not altered. */
+static json_t *text_json(const struct gc_buf *b)
+{
+	json_t *s = json_stringn(b->data, b->len);
+
+	return s ? s : json_null();
+}
+
+static json_t *exec_json(const struct gc_cmd_boot *b)
+{
+	json_t *nodes = json_array();
+
+	for (size_t i = 0; i < b->boot.n_nodes; i++) {
+		const struct gc_boot_node *bn = &b->boot.info[i];
+		const struct gc_runner_node_result *nr = &b->report.nodes[i];
+		const struct gc_runner_step_result *sr = &nr->steps[0];
+		bool ran = sr->state == GC_STEP_OK || sr->state == GC_STEP_FAILED;
+		json_t *n = json_pack("{s:s, s:s, s:s, s:b}", "id", bn->id, "group", bn->group,
+				      "node", bn->label, "ok", nr->err.code == GC_OK);
+
+		json_object_set_new(n, "exit_status",
+				    ran && sr->exit_status >= 0 ? json_integer(sr->exit_status)
+								: json_null());
+		json_object_set_new(n, "signal",
+				    sr->exit_signal[0] ? json_string(sr->exit_signal)
+						       : json_null());
+		json_object_set_new(n, "stdout", text_json(&sr->out));
+		json_object_set_new(n, "stderr", text_json(&sr->err));
+		json_object_set_new(n, "error",
+				    nr->err.code == GC_OK ? json_null()
+							  : json_string(nr->err.message));
+		json_array_append_new(nodes, n);
+	}
+	return json_pack("{s:o, s:I}", "nodes", nodes, "failed", (json_int_t)b->n_failed);
+}
+
+static int exec_exec(struct gc_cmd_ctx *ctx)
+{
+	struct gc_engine e;
+	struct gc_engine_opts eopts;
+	struct gc_cmd_boot b;
+	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_EXEC };
+	char *script;
+	int rc;
+
+	if (gc_cmd_engine(ctx, &e, &eopts) < 0)
+		return GC_EXIT_FAILURE;
+	gc_cmd_boot_init(&b);
+	script = exec_script(ctx);
+	o.command = script;
+	o.timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "timeout") * 1000;
+	o.names = gc_cmd_opt_list(ctx, "node", &o.n_names);
+	rc = gc_cmd_boot_run(ctx, &e, NULL, &o, &b);
+	if (rc == GC_EXIT_OK && !b.ran) {
+		gc_out_error(ctx->out, "cluster '%s' has no running nodes", ctx->spec->name);
+		rc = GC_EXIT_FAILURE;
+	} else if (b.ran && ctx->out->format == GC_OUTPUT_JSON) {
+		json_t *doc = exec_json(&b);
+
+		gc_out_json(ctx->out, doc);
+		json_decref(doc);
+	} else if (b.ran) {
+		for (size_t i = 0; i < b.boot.n_nodes; i++)
+			print_block(ctx, &b, i);
+		for (size_t i = 0; i < b.boot.n_nodes; i++) {
+			const struct gc_runner_node_result *nr = &b.report.nodes[i];
+
+			if (nr->err.code != GC_OK && nr->steps[0].state != GC_STEP_FAILED)
+				gc_out_error(ctx->out, "%s (%s): %s", b.boot.info[i].id,
+					     b.boot.info[i].label, nr->err.message);
+		}
+		if (b.n_failed)
+			gc_out_printf(ctx->out, ctx->out->err,
+				      "exec: failed on %zu of %zu node%s\n", b.n_failed,
+				      b.boot.n_nodes, b.boot.n_nodes == 1 ? "" : "s");
+	}
+	free(script);
+	gc_cmd_boot_release(&b);
+	gc_engine_release(&e);
+	return rc;
+}
+
+const struct gc_cmd_entry gc_cmd_exec = {
+	.name = "exec",
+	.summary = "run a command on every running node, output per node",
+	.usage = "[FILE] -- CMD...",
+	.description = "Runs CMD (its words joined with spaces, run by bash as the SSH user) on\n"
+		       "every running node at once, then prints each node's output as one block:\n"
+		       "a header with the node and the exit status, its standard output, then its\n"
+		       "standard error. Exit 1 when it failed on any node.",
+	.opts = exec_opts,
+	.min_args = 0,
+	.max_args = 1,
+	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS | GC_CMD_REMOTE_CMD | GC_CMD_NEEDS_CMD,
+	.exec = exec_exec,
+};

@@ -1,0 +1,71 @@
+/*
+ * cmd-smoke.c: `gpucluster smoke [FILE]`.
+ *
+ * Runs the smoke test alone on the running nodes (nvidia-smi, GPU count and model
+ * against the instance type, ECC and Xid, the CUDA program's bandwidths and GEMM,
+ * containers) and prints one row per node, or the whole reports with -o json. Figures
+ * from the emulator's simulated GPUs are labelled "(simulated)". Exit 1 when any node
+ * fails a check.
+ */
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "cmd/boot.h"
+#include "cmd/cluster.h"
+#include "cmd/cmd.h"
+#include "cmd/output.h"
+
+static const struct gc_opt smoke_opts[] = {
+	{ .name = "node",
+	  .type = GC_OPT_STRING,
+	  .arg = "NODE",
+	  .help = "only this node (an id, a prefix of one, or GROUP/N)",
+	  .repeat = true },
+	GC_CMD_SSH_OPTS,
+	{ .name = NULL },
+};
+
+static int smoke_exec(struct gc_cmd_ctx *ctx)
+{
+	struct gc_engine e;
+	struct gc_engine_opts eopts;
+	struct gc_cmd_boot b;
+	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_SMOKE };
+	int rc;
+
+	if (gc_cmd_engine(ctx, &e, &eopts) < 0)
+		return GC_EXIT_FAILURE;
+	gc_cmd_boot_init(&b);
+	o.names = gc_cmd_opt_list(ctx, "node", &o.n_names);
+	rc = gc_cmd_boot_run(ctx, &e, NULL, &o, &b);
+	if (rc == GC_EXIT_OK && !b.ran) {
+		gc_out_error(ctx->out, "cluster '%s' has no running nodes", ctx->spec->name);
+		rc = GC_EXIT_FAILURE;
+	} else if (b.ran && ctx->out->format == GC_OUTPUT_JSON) {
+		json_t *doc = gc_cmd_boot_json(&b);
+
+		gc_out_json(ctx->out, doc);
+		json_decref(doc);
+	} else if (b.ran) {
+		gc_cmd_boot_print(ctx, &b);
+	}
+	gc_cmd_boot_release(&b);
+	gc_engine_release(&e);
+	return rc;
+}
+
+const struct gc_cmd_entry gc_cmd_smoke = {
+	.name = "smoke",
+	.summary = "run the GPU smoke test on the running nodes",
+	.usage = "[FILE]",
+	.description = "Checks every running node: nvidia-smi answers, the GPU count and model\n"
+		       "match the instance type, no uncorrectable ECC errors or critical Xids,\n"
+		       "the CUDA program's copy bandwidths and GEMM throughput, and containers\n"
+		       "that see every GPU. One row per node; exit 1 when any check fails.",
+	.opts = smoke_opts,
+	.min_args = 0,
+	.max_args = 1,
+	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,
+	.exec = smoke_exec,
+};

@@ -1,0 +1,302 @@
+/*
+ * progress.c: the bootstrapper's live progress on stderr (see boot.h).
+ *
+ * On a terminal, every node has one line, rewritten in place: which step it is on, out of
+ * how many, and for how long; a last line counts the nodes done. Past MAX_LIVE_NODES only
+ * that last line is shown, so a large cluster does not scroll the screen away. The
+ * runner calls back only on transitions, so the elapsed times are brought up to date
+ * from its cancel poll, which it makes at least every 100 ms.
+ *
+ * In a log (not a terminal, or with -v, whose log lines would tear a live display) each
+ * event is its own line, and a node still waiting for SSH is mentioned again at most every
+ * 30 seconds, so a CI log shows what happened without a line per poll.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/boot.h"
+#include "cmd/output.h"
+#include "core/alloc.h"
+#include "core/clock.h"
+
+#define MAX_LIVE_NODES 20
+#define REDRAW_MS      250
+#define WAIT_REPEAT_MS 30000
+#define STATE_TEXT_MAX 96
+
+enum pstate {
+	P_QUEUED,
+	P_WAITING, /* for SSH */
+	P_CONNECTED,
+	P_UPLOADING,
+	P_STEP,
+	P_REBOOTING,
+	P_RECONNECTING,
+	P_DONE,
+	P_FAILED,
+};
+
+struct gc_cmd_progress_node {
+	enum pstate st;
+	size_t step;
+	uint64_t since_ns; /* the current state's start */
+	uint64_t last_wait_note_ns;
+	unsigned ran, skipped;
+	bool stepped;	     /* a step started */
+	uint64_t elapsed_ms; /* the node's, once done */
+};
+
+static uint64_t now_ns(void)
+{
+	return gc_clock_now_ns(NULL);
+}
+
+static bool err_is_tty(const struct gc_cmd_ctx *ctx)
+{
+	const struct gc_cmd_io *io = ctx->io;
+
+	return io->err_tty >= 0 ? io->err_tty != 0 : isatty(fileno(io->err)) != 0;
+}
+
+void gc_cmd_progress_begin(struct gc_cmd_progress *p, struct gc_cmd_ctx *ctx,
+			   const struct gc_boot *boot, const char *verb)
+{
+	memset(p, 0, sizeof(*p));
+	p->ctx = ctx;
+	p->boot = boot;
+	p->verb = verb;
+	p->show = !ctx->out->quiet;
+	p->live = p->show && err_is_tty(ctx) && ctx->globals.verbose == 0;
+	/* exec's result is the output itself: a log gets only what went wrong */
+	p->terse = strcmp(verb, "exec") == 0;
+	p->start_ns = now_ns();
+	p->nodes = gc_xcalloc(boot->n_nodes + 1, sizeof(*p->nodes));
+	for (size_t i = 0; i < boot->n_nodes; i++)
+		p->nodes[i].since_ns = p->start_ns;
+	if (p->show && !p->live && !p->terse)
+		gc_out_printf(ctx->out, ctx->out->err, "%s: %zu node%s, %zu step%s\n", verb,
+			      boot->n_nodes, boot->n_nodes == 1 ? "" : "s", boot->n_steps,
+			      boot->n_steps == 1 ? "" : "s");
+}
+
+static double secs(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+static const char *step_name(const struct gc_cmd_progress *p, size_t step)
+{
+	return step < p->boot->n_steps ? p->boot->steps[step].name : "?";
+}
+
+/* The text after a node's label on a live line. */
+static void node_text(const struct gc_cmd_progress *p, size_t i, char *out, size_t size,
+		      uint64_t now)
+{
+	const struct gc_cmd_progress_node *n = &p->nodes[i];
+	double el = secs(now - n->since_ns);
+	size_t total = p->boot->n_steps;
+
+	switch (n->st) {
+	case P_QUEUED: snprintf(out, size, "queued"); break;
+	case P_WAITING: snprintf(out, size, "waiting for SSH (%.0fs)", el); break;
+	case P_CONNECTED: snprintf(out, size, "connected"); break;
+	case P_UPLOADING: snprintf(out, size, "uploading the scripts"); break;
+	case P_STEP:
+		snprintf(out, size, "[%zu/%zu] %s (%.0fs)", n->step + 1, total,
+			 step_name(p, n->step), el);
+		break;
+	case P_REBOOTING:
+		snprintf(out, size, "[%zu/%zu] %s: rebooting (%.0fs)", n->step + 1, total,
+			 step_name(p, n->step), el);
+		break;
+	case P_RECONNECTING:
+		snprintf(out, size, "[%zu/%zu] %s: reconnecting (%.0fs)", n->step + 1, total,
+			 step_name(p, n->step), el);
+		break;
+	case P_DONE:
+		snprintf(out, size, "done: %u ran, %u skipped (%.1fs)", n->ran, n->skipped,
+			 (double)n->elapsed_ms / 1000.0);
+		break;
+	case P_FAILED:
+		if (n->stepped)
+			snprintf(out, size, "FAILED at %s (%.1fs)", step_name(p, n->step),
+				 (double)n->elapsed_ms / 1000.0);
+		else
+			snprintf(out, size, "FAILED before any step (%.1fs)",
+				 (double)n->elapsed_ms / 1000.0);
+		break;
+	}
+}
+
+static void redraw(struct gc_cmd_progress *p, bool final)
+{
+	struct gc_output *o = p->ctx->out;
+	FILE *s = o->err;
+	uint64_t now = now_ns();
+	size_t n = p->boot->n_nodes;
+	bool per_node = n <= MAX_LIVE_NODES;
+	char text[STATE_TEXT_MAX];
+
+	if (!final && p->lines && now - p->last_draw_ns < (uint64_t)REDRAW_MS * GC_NS_PER_MS)
+		return;
+	p->last_draw_ns = now;
+	if (p->lines)
+		gc_out_printf(o, s, "\x1b[%zuA", p->lines);
+	p->lines = 0;
+	for (size_t i = 0; per_node && i < n; i++) {
+		const struct gc_boot_node *bn = &p->boot->info[i];
+		bool done = p->nodes[i].st == P_DONE, failed = p->nodes[i].st == P_FAILED;
+		const char *on = done ? gc_out_style(o, s, GC_STYLE_GREEN)
+			: failed      ? gc_out_style(o, s, GC_STYLE_RED)
+				      : "";
+
+		node_text(p, i, text, sizeof(text), now);
+		gc_out_printf(o, s, "\r  %-14s %-20s %s%s%s\x1b[K\n", bn->label, bn->id, on, text,
+			      *on ? gc_out_style(o, s, GC_STYLE_RESET) : "");
+		p->lines++;
+	}
+	gc_out_printf(o, s, "\r  %s: %zu of %zu node%s done, %zu failed (%.0fs)\x1b[K\n", p->verb,
+		      p->done, n, n == 1 ? "" : "s", p->failed, secs(now - p->start_ns));
+	p->lines++;
+	fflush(s);
+}
+
+/* One plain line about node i. */
+static void plain(struct gc_cmd_progress *p, size_t i, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void plain(struct gc_cmd_progress *p, size_t i, const char *fmt, ...)
+{
+	struct gc_output *o = p->ctx->out;
+	const struct gc_boot_node *bn = &p->boot->info[i];
+	char msg[GC_ERROR_MSG_MAX + 128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	gc_out_printf(o, o->err, "  %s %s: ", bn->label, bn->id);
+	gc_out_puts_clean(o, o->err, msg);
+	gc_out_puts(o, o->err, "\n");
+}
+
+static void plain_step_done(struct gc_cmd_progress *p, const struct gc_runner_event *ev)
+{
+	const struct gc_runner_step_result *r = ev->result;
+	double el = (double)ev->step_elapsed_ms / 1000.0;
+
+	switch (r->state) {
+	case GC_STEP_OK:
+		if (r->reboots)
+			plain(p, ev->node, "%s ok (%.1fs, %u reboot%s)", ev->step_name, el,
+			      r->reboots, r->reboots == 1 ? "" : "s");
+		else
+			plain(p, ev->node, "%s ok (%.1fs)", ev->step_name, el);
+		break;
+	case GC_STEP_SKIPPED: plain(p, ev->node, "%s skipped: done before", ev->step_name); break;
+	case GC_STEP_FAILED:
+		if (r->exit_signal[0])
+			plain(p, ev->node, "%s FAILED (signal %s, %.1fs)", ev->step_name,
+			      r->exit_signal, el);
+		else
+			plain(p, ev->node, "%s FAILED (exit %d, %.1fs)", ev->step_name,
+			      r->exit_status, el);
+		break;
+	default: plain(p, ev->node, "%s %s", ev->step_name, gc_step_state_name(r->state)); break;
+	}
+}
+
+void gc_cmd_progress_event(void *arg, const struct gc_runner_event *ev)
+{
+	struct gc_cmd_progress *p = arg;
+	struct gc_cmd_progress_node *n;
+	uint64_t now = now_ns();
+
+	if (!p->show || ev->node >= p->boot->n_nodes)
+		return;
+	n = &p->nodes[ev->node];
+	if (ev->step != SIZE_MAX)
+		n->step = ev->step;
+	switch (ev->phase) {
+	case GC_RUN_WAITING_SSH:
+		if (n->st != P_WAITING) {
+			n->st = P_WAITING;
+			n->since_ns = now;
+		}
+		if (!p->live &&
+		    (!n->last_wait_note_ns ||
+		     now - n->last_wait_note_ns >= (uint64_t)WAIT_REPEAT_MS * GC_NS_PER_MS)) {
+			n->last_wait_note_ns = now;
+			plain(p, ev->node, "waiting for SSH (%s)",
+			      ev->err ? ev->err->message : "no answer yet");
+		}
+		break;
+	case GC_RUN_CONNECTED: n->st = P_CONNECTED; break;
+	case GC_RUN_UPLOADING: n->st = P_UPLOADING; break;
+	case GC_RUN_STEP_START:
+		n->st = P_STEP;
+		n->stepped = true;
+		n->since_ns = now;
+		break;
+	case GC_RUN_STEP_DONE:
+		if (ev->result && ev->result->state == GC_STEP_SKIPPED)
+			n->skipped++;
+		else if (ev->result && ev->result->state == GC_STEP_OK)
+			n->ran++;
+		if (!p->live && !p->terse && ev->result)
+			plain_step_done(p, ev);
+		break;
+	case GC_RUN_REBOOTING:
+		n->st = P_REBOOTING;
+		n->since_ns = now;
+		if (!p->live)
+			plain(p, ev->node, "%s asked for a reboot: rebooting", ev->step_name);
+		break;
+	case GC_RUN_RECONNECTING:
+		n->st = P_RECONNECTING;
+		n->since_ns = now;
+		if (!p->live)
+			plain(p, ev->node, "connection lost during %s; reconnecting (%s)",
+			      ev->step_name ? ev->step_name : "a step",
+			      ev->err ? ev->err->message : "");
+		break;
+	case GC_RUN_NODE_DONE:
+		n->elapsed_ms = ev->node_elapsed_ms;
+		if (ev->err && ev->err->code != GC_OK) {
+			n->st = P_FAILED;
+			p->failed++;
+			if (!p->live && !p->terse)
+				plain(p, ev->node, "FAILED after %.1fs",
+				      (double)n->elapsed_ms / 1000.0);
+		} else {
+			n->st = P_DONE;
+			if (!p->live && !p->terse)
+				plain(p, ev->node, "done in %.1fs (%u ran, %u skipped)",
+				      (double)n->elapsed_ms / 1000.0, n->ran, n->skipped);
+		}
+		p->done++;
+		break;
+	}
+	if (p->live)
+		redraw(p, false);
+}
+
+bool gc_cmd_progress_tick(void *arg)
+{
+	struct gc_cmd_progress *p = arg;
+
+	if (p->live)
+		redraw(p, false);
+	return gc_cmd_interrupted();
+}
+
+void gc_cmd_progress_end(struct gc_cmd_progress *p)
+{
+	if (p->live)
+		redraw(p, true);
+	free(p->nodes);
+	p->nodes = NULL;
+}
