@@ -17,21 +17,24 @@
  * listening nodes.
  *
  * run: the bootstrap as gpucluster runs it: gc_runner_run with the embedded files and the
- * steps detect, driver, cuda, cudnn, container and smoke (smoke runs every time; the
- * others are skipped by their markers on a re-run), the inputs below, the runner's default
+ * steps detect, driver, cuda, cudnn, container and smoke (smoke per boot, as in
+ * gpucluster's full bootstrap: on a re-run of a ready node every step is skipped by its
+ * marker), the inputs below, the runner's default
  * options (64 connections, 2 s between SSH attempts). bench/bootstrap.yml and
  * bench/bootstrap-pssh.sh give the other tools the same inputs. Prints one summary line
- * (wall time of the run, user+sys CPU of this process during it, its peak RSS) and one
- * line per step (states, mean and longest time per node, reboots). Exits 1 when a node
- * failed, after naming it.
+ * (wall time of the run, user+sys CPU of this process during it, its peak RSS), the mean
+ * time per node to connect, to upload and from a reboot request to connected again, and
+ * one line per step (states, mean and longest time per node, reboots). Exits 1 when a
+ * node failed, after naming it.
  *
  * tree: runs COMMAND as a child subreaper and waits for it. Ansible's ssh ControlPersist
  * masters detach from the tool and would escape /usr/bin/time's accounting; as orphans
  * they come to us instead, are sent SIGTERM once COMMAND has exited, and are reaped, so
  * the time and CPU of the whole process tree reach whoever waits for us. Every 250 ms it
- * sums the RSS and PSS of every process in the tree (GNU time's max RSS is the largest
- * single process, not the sum) and writes the peaks to OUT with its own CPU time. Exits
- * with COMMAND's status.
+ * sums the RSS of every process in the tree, every second their PSS (GNU time's max RSS
+ * is the largest single process, not the sum), and writes the peaks to OUT with its own
+ * CPU time, which GNU time counts too and the caller subtracts. Exits with COMMAND's
+ * status.
  */
 #define _GNU_SOURCE /* PR_SET_CHILD_SUBREAPER */
 
@@ -65,15 +68,16 @@
 #include "core/str.h"
 #include "providers/aws/aws.h"
 
-#define SIM_AKID	"AKIAGPUCLUSTERSIM001"
-#define SIM_SECRET	"gpucluster-sim-aws-secret-key-0000000000"
-#define UBUNTU_2204	"ami-0e8d2a5e1c4f22040"
-#define LAUNCH_WAIT_S	120
-#define TREE_SAMPLE_MS	250
-#define TREE_TERM_WAIT	5 /* seconds a leftover gets between SIGTERM and SIGKILL */
-#define NODES_LINE_MAX	256
-#define MAX_NODES	4096
-#define TREE_MAX_PROCS	65536
+#define SIM_AKID       "AKIAGPUCLUSTERSIM001"
+#define SIM_SECRET     "gpucluster-sim-aws-secret-key-0000000000"
+#define UBUNTU_2204    "ami-0e8d2a5e1c4f22040"
+#define LAUNCH_WAIT_S  120
+#define TREE_SAMPLE_MS 250
+#define TREE_PSS_EVERY 4 /* PSS on every 4th sample: reading it costs a page-table walk */
+#define TREE_TERM_WAIT 5 /* seconds a leftover gets between SIGTERM and SIGKILL */
+#define NODES_LINE_MAX 256
+#define MAX_NODES      4096
+#define TREE_MAX_PROCS 65536
 
 static double now_s(void)
 {
@@ -103,7 +107,8 @@ static const char *sim_env_lookup(void *ctx, const char *name)
 		return SIM_SECRET;
 	if (strcmp(name, "AWS_EC2_METADATA_DISABLED") == 0)
 		return "true";
-	if (strcmp(name, "AWS_CONFIG_FILE") == 0 || strcmp(name, "AWS_SHARED_CREDENTIALS_FILE") == 0)
+	if (strcmp(name, "AWS_CONFIG_FILE") == 0 ||
+	    strcmp(name, "AWS_SHARED_CREDENTIALS_FILE") == 0)
 		return "/nonexistent/gpucluster-bench"; /* no profiles */
 	return NULL; /* nothing else of the caller's environment (HOME, profiles) */
 }
@@ -176,8 +181,8 @@ static int wait_running(struct gc_provider *p, const char *cluster, char **ids, 
 			return 0;
 		if (now_s() > deadline)
 			return gc_error_set(err, GC_ETIMEOUT,
-					    "only %zu of %zu instances running after %d s", ready, n,
-					    LAUNCH_WAIT_S);
+					    "only %zu of %zu instances running after %d s", ready,
+					    n, LAUNCH_WAIT_S);
 		gc_clock_sleep_ms(NULL, 100);
 	}
 }
@@ -228,8 +233,9 @@ static int cmd_launch(int argc, char **argv)
 	int rc = 1;
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: bootstrap-runner launch AWS_ENDPOINT COUNT DIR "
-				"[--image AMI] [--type TYPE] [--port N]\n");
+		fprintf(stderr,
+			"usage: bootstrap-runner launch AWS_ENDPOINT COUNT DIR "
+			"[--image AMI] [--type TYPE] [--port N]\n");
 		return 64;
 	}
 	endpoint = argv[2];
@@ -285,7 +291,7 @@ static int cmd_launch(int argc, char **argv)
 		goto fail;
 
 	for (uint64_t done = 0; done < count;) {
-		unsigned batch = p->ops->max_create_batch;
+		unsigned batch = gc_provider_aws.max_create_batch;
 		char *token = gc_xasprintf("%s-%" PRIu64, cluster, done);
 		struct gc_create_request req = {
 			.group = "bench",
@@ -343,7 +349,8 @@ static int cmd_launch(int argc, char **argv)
 		goto fail;
 	}
 	f = NULL;
-	fprintf(stderr, "bootstrap-runner: %zu instances launched, pinned and listening in %.1f s\n",
+	fprintf(stderr,
+		"bootstrap-runner: %zu instances launched, pinned and listening in %.1f s\n",
 		made.n, now_s() - t0);
 	rc = 0;
 	goto out;
@@ -384,8 +391,9 @@ static const struct gc_runner_var bench_vars[] = {
 	{ .step = "smoke", .name = "EXPECT_GPU_MODEL", .value = "A10G" },
 };
 
-static const char *const bench_steps[] = { "detect", "driver",	  "cuda",
-					   "cudnn",  "container", "smoke" };
+static const char *const bench_steps[] = {
+	"detect", "driver", "cuda", "cudnn", "container", "smoke"
+};
 
 struct node_list {
 	struct gc_runner_node *v;
@@ -439,22 +447,78 @@ static int read_nodes(struct node_list *out, const char *path, struct gc_error *
 	return rc;
 }
 
+/* When a node reached each phase (its elapsed ms; 0: not yet), for the phase means. */
+struct node_times {
+	uint64_t connected;  /* the first connection */
+	uint64_t uploading;  /* the upload began */
+	uint64_t first_step; /* the first step began: the upload is over */
+	uint64_t rebooting;  /* the last reboot was asked for */
+	uint64_t back;	     /* connected again after it */
+};
+
 struct run_counts {
 	size_t reboots_asked; /* GC_RUN_REBOOTING events */
 	size_t reconnects;
-	size_t waits; /* GC_RUN_WAITING_SSH: an attempt refused or timed out */
+	size_t waits;		 /* GC_RUN_WAITING_SSH: an attempt refused or timed out */
+	struct node_times *node; /* one per node */
 };
 
 static void on_event(void *ctx, const struct gc_runner_event *ev)
 {
 	struct run_counts *c = ctx;
+	struct node_times *t = &c->node[ev->node];
 
-	if (ev->phase == GC_RUN_REBOOTING)
+	switch (ev->phase) {
+	case GC_RUN_REBOOTING:
 		c->reboots_asked++;
-	else if (ev->phase == GC_RUN_RECONNECTING)
-		c->reconnects++;
-	else if (ev->phase == GC_RUN_WAITING_SSH)
-		c->waits++;
+		t->rebooting = ev->node_elapsed_ms;
+		t->back = 0;
+		break;
+	case GC_RUN_RECONNECTING: c->reconnects++; break;
+	case GC_RUN_WAITING_SSH: c->waits++; break;
+	case GC_RUN_CONNECTED:
+		if (!t->connected)
+			t->connected = ev->node_elapsed_ms;
+		else if (t->rebooting && !t->back)
+			t->back = ev->node_elapsed_ms;
+		break;
+	case GC_RUN_UPLOADING: t->uploading = ev->node_elapsed_ms; break;
+	case GC_RUN_STEP_START:
+		if (!t->first_step)
+			t->first_step = ev->node_elapsed_ms;
+		break;
+	case GC_RUN_STEP_DONE:
+	case GC_RUN_NODE_DONE: break;
+	}
+}
+
+/* Where a node's time went outside its steps: means over the nodes that had the phase. */
+static void print_phases(const struct run_counts *c, size_t n)
+{
+	uint64_t sum[3] = { 0 };
+	size_t cnt[3] = { 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		const struct node_times *t = &c->node[i];
+
+		if (t->connected) {
+			sum[0] += t->connected;
+			cnt[0]++;
+		}
+		if (t->uploading && t->first_step >= t->uploading) {
+			sum[1] += t->first_step - t->uploading;
+			cnt[1]++;
+		}
+		if (t->rebooting && t->back) {
+			sum[2] += t->back - t->rebooting;
+			cnt[2]++;
+		}
+	}
+	printf("  phases per node (mean): connect %.2f s, upload %.2f s (%zu nodes), "
+	       "reboot asked to connected again %.2f s (%zu nodes)\n",
+	       cnt[0] ? (double)sum[0] / 1000.0 / (double)cnt[0] : 0.0,
+	       cnt[1] ? (double)sum[1] / 1000.0 / (double)cnt[1] : 0.0, cnt[1],
+	       cnt[2] ? (double)sum[2] / 1000.0 / (double)cnt[2] : 0.0, cnt[2]);
 }
 
 static void print_report(const struct gc_runner_report *rep, const struct gc_runner_node *nodes,
@@ -525,7 +589,8 @@ static int cmd_run(int argc, char **argv)
 	for (int i = 3; i < argc; i++) {
 		if (i + 1 < argc && strcmp(argv[i], "--concurrency") == 0) {
 			if (gc_parse_u64(argv[++i], 100000, &concurrency) != 0) {
-				fprintf(stderr, "bootstrap-runner: bad concurrency '%s'\n", argv[i]);
+				fprintf(stderr, "bootstrap-runner: bad concurrency '%s'\n",
+					argv[i]);
 				return 64;
 			}
 		} else if (strcmp(argv[i], "--no-smoke") == 0) {
@@ -552,11 +617,11 @@ static int cmd_run(int argc, char **argv)
 			fprintf(stderr, "bootstrap-runner: '%s' is not embedded\n", name);
 			goto out;
 		}
-		steps[n_steps++] = (struct gc_runner_step){ .name = bench_steps[k],
-							    .script = (const char *)bf->data,
-							    .script_len = bf->len,
-							    .always = strcmp(bench_steps[k], "smoke") ==
-								      0 };
+		steps[n_steps++] =
+			(struct gc_runner_step){ .name = bench_steps[k],
+						 .script = (const char *)bf->data,
+						 .script_len = bf->len,
+						 .per_boot = strcmp(bench_steps[k], "smoke") == 0 };
 	}
 	for (size_t i = 0; i < sizeof(bench_vars) / sizeof(bench_vars[0]); i++)
 		if (smoke || strcmp(bench_vars[i].step, "smoke") != 0)
@@ -590,6 +655,7 @@ static int cmd_run(int argc, char **argv)
 	o.vars = vars;
 	o.n_vars = n_vars;
 	o.concurrency = (unsigned)concurrency;
+	counts.node = gc_xcalloc(nodes.n, sizeof(*counts.node));
 	o.progress = on_event;
 	o.progress_ctx = &counts;
 	o.log = &log;
@@ -612,6 +678,7 @@ static int cmd_run(int argc, char **argv)
 	       tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime), tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime),
 	       ru1.ru_maxrss, rep.peak_sessions, connects, uploads, counts.reboots_asked,
 	       counts.waits, counts.reconnects);
+	print_phases(&counts, nodes.n);
 	print_report(&rep, nodes.v, n_steps, steps);
 	if (run_rc < 0)
 		goto fail;
@@ -627,6 +694,7 @@ out:
 		gc_known_hosts_release(&kh);
 	gc_keypair_release(&key);
 	gc_log_release(&log);
+	free(counts.node);
 	free(files);
 	free(path);
 	return rc;
@@ -707,14 +775,33 @@ static uint64_t proc_field_kib(pid_t pid, const char *file, const char *field)
 	return v;
 }
 
-static void tree_sample(pid_t *v, struct tree_sample *peak)
+/* Resident KiB from statm: far cheaper than status or smaps_rollup. */
+static uint64_t proc_rss_kib(pid_t pid)
+{
+	char path[64];
+	unsigned long size, resident;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/statm", (long)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fscanf(f, "%lu %lu", &size, &resident);
+	fclose(f);
+	return n == 2 ? (uint64_t)resident * ((uint64_t)sysconf(_SC_PAGESIZE) / 1024) : 0;
+}
+
+/* One sample of the tree; PSS (a page-table walk per process) only when with_pss. */
+static void tree_sample(pid_t *v, bool with_pss, struct tree_sample *peak)
 {
 	struct tree_sample s = { 0 };
 
 	s.procs = descendants(v);
 	for (size_t i = 0; i < s.procs; i++) {
-		s.rss_kib += proc_field_kib(v[i], "status", "VmRSS");
-		s.pss_kib += proc_field_kib(v[i], "smaps_rollup", "Pss");
+		s.rss_kib += proc_rss_kib(v[i]);
+		if (with_pss)
+			s.pss_kib += proc_field_kib(v[i], "smaps_rollup", "Pss");
 	}
 	if (s.rss_kib > peak->rss_kib)
 		peak->rss_kib = s.rss_kib;
@@ -735,7 +822,7 @@ static int cmd_tree(int argc, char **argv)
 	int main_status = 0, status;
 	bool main_done = false;
 	double t0 = now_s(), main_wall = 0, term_at = 0;
-	size_t leftovers = 0;
+	size_t leftovers = 0, samples = 0;
 	FILE *f;
 
 	if (argc < 5 || strcmp(argv[3], "--") != 0) {
@@ -767,6 +854,8 @@ static int cmd_tree(int argc, char **argv)
 	for (;;) {
 		pid_t w;
 
+		/* waiting first: a sample now would see COMMAND before its exec */
+		sigtimedwait(&chld, NULL, &tick);
 		while ((w = waitpid(-1, &status, WNOHANG)) > 0)
 			if (w == main_pid) {
 				main_status = status;
@@ -789,17 +878,16 @@ static int cmd_tree(int argc, char **argv)
 			for (size_t i = 0; i < n; i++)
 				kill(pids[i], sig);
 		} else {
-			tree_sample(pids, &peak);
+			tree_sample(pids, samples++ % TREE_PSS_EVERY == 0, &peak);
 		}
-		sigtimedwait(&chld, NULL, &tick);
 	}
 	getrusage(RUSAGE_SELF, &self);
 	f = fopen(out_path, "w");
 	if (f) {
 		fprintf(f,
 			"main_wall_s=%.2f peak_rss_sum_kib=%" PRIu64 " peak_pss_sum_kib=%" PRIu64
-			" peak_procs=%zu leftovers=%zu sampler_cpu_s=%.2f\n",
-			main_wall, peak.rss_kib, peak.pss_kib, peak.procs, leftovers,
+			" peak_procs=%zu leftovers=%zu samples=%zu sampler_cpu_s=%.2f\n",
+			main_wall, peak.rss_kib, peak.pss_kib, peak.procs, leftovers, samples,
 			tv_s(self.ru_utime) + tv_s(self.ru_stime));
 		fclose(f);
 	} else {
@@ -820,9 +908,10 @@ int main(int argc, char **argv)
 		return cmd_run(argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "tree") == 0)
 		return cmd_tree(argc, argv);
-	fprintf(stderr, "usage: bootstrap-runner launch AWS_ENDPOINT COUNT DIR [--image AMI] "
-			"[--type TYPE] [--port N]\n"
-			"       bootstrap-runner run DIR [--concurrency N] [--no-smoke]\n"
-			"       bootstrap-runner tree OUT -- COMMAND [ARG...]\n");
+	fprintf(stderr,
+		"usage: bootstrap-runner launch AWS_ENDPOINT COUNT DIR [--image AMI] "
+		"[--type TYPE] [--port N]\n"
+		"       bootstrap-runner run DIR [--concurrency N] [--no-smoke]\n"
+		"       bootstrap-runner tree OUT -- COMMAND [ARG...]\n");
 	return 64;
 }

@@ -177,6 +177,7 @@ struct gc_smoke_gpu {
 
 struct gc_smoke_report {
 	bool ran;	/* the smoke step ran (gc_smoke_report_parse was called) */
+	bool earlier;	/* not run: it passed on this node since its last boot, nothing changed */
 	bool parsed;	/* the document was well formed (checks and gpus hold its contents) */
 	bool ok;	/* the node is healthy: every check passed and the step exited 0 */
 	bool simulated; /* the figures come from the emulator's simulated GPUs */
@@ -190,6 +191,9 @@ struct gc_smoke_report {
 };
 
 void gc_smoke_report_init(struct gc_smoke_report *r);
+/* The node passed smoke earlier in this boot and nothing before it changed, so the step was
+ * skipped: ok, without figures. */
+void gc_smoke_report_earlier(struct gc_smoke_report *r);
 void gc_smoke_report_release(struct gc_smoke_report *r);
 
 /*

@@ -677,19 +677,31 @@ static void start_upload(struct run *r, struct node *nd)
  * success. The lock's descriptor is not inherited by the script (9>&-), so a daemon
  * the step starts cannot hold it.
  */
+/* What the step's marker holds: its hash, and for a per-boot step the boot id too. */
+static void marker_value(const struct run *r, const struct node *nd, char *out, size_t size)
+{
+	if (r->o->steps[nd->step].per_boot)
+		snprintf(out, size, "%s@%s", nd->hash[nd->step], nd->res->boot_id);
+	else
+		snprintf(out, size, "%s", nd->hash[nd->step]);
+}
+
 static void step_command(struct run *r, struct node *nd, struct gc_buf *c)
 {
 	const struct gc_runner_step *s = &r->o->steps[nd->step];
 	uint64_t t = s->timeout_ms ? s->timeout_ms : r->step_timeout_ms;
 	bool marker = !s->always, force = nd->step >= r->force_from;
+	char value[GC_SHA256_HEX_LEN + GC_RUNNER_BOOT_ID_MAX + 2];
 
 	gc_buf_reset(c);
 	gc_buf_addstr(c, "gc_d=");
 	gc_sh_quote(c, r->rdir);
 	gc_buf_addstr(c, "; gc_m=");
 	gc_sh_quote(c, r->mdir);
-	gc_buf_addf(c, "; gc_n=%s; gc_h=%s; gc_k=%d; gc_f=%d; gc_t=%llu\n", s->name,
-		    nd->hash[nd->step], marker, force,
+	marker_value(r, nd, value, sizeof(value));
+	gc_buf_addstr(c, "; gc_h=");
+	gc_sh_quote(c, value);
+	gc_buf_addf(c, "; gc_n=%s; gc_k=%d; gc_f=%d; gc_t=%llu\n", s->name, marker, force,
 		    (unsigned long long)((t + 999) / 1000 + REMOTE_GRACE_S));
 	gc_buf_addstr(
 		c,
@@ -828,15 +840,17 @@ static void on_upload(struct run *r, struct node *nd)
 	start_step(r, nd);
 }
 
-static bool skipped(const struct node *nd)
+static bool skipped(const struct run *r, const struct node *nd)
 {
 	const struct gc_ssh_result *c = &nd->cur;
-	size_t sl = strlen(SKIP_SENTINEL), hl = strlen(nd->hash[nd->step]);
+	char value[GC_SHA256_HEX_LEN + GC_RUNNER_BOOT_ID_MAX + 2];
+	size_t sl = strlen(SKIP_SENTINEL), hl;
 
+	marker_value(r, nd, value, sizeof(value));
+	hl = strlen(value);
 	return c->exit_status == 0 && c->out.len == 0 && c->err.len == sl + hl + 1 &&
 		memcmp(c->err.data, SKIP_SENTINEL, sl) == 0 &&
-		memcmp(c->err.data + sl, nd->hash[nd->step], hl) == 0 &&
-		c->err.data[sl + hl] == '\n';
+		memcmp(c->err.data + sl, value, hl) == 0 && c->err.data[sl + hl] == '\n';
 }
 
 static void on_step(struct run *r, struct node *nd)
@@ -844,7 +858,7 @@ static void on_step(struct run *r, struct node *nd)
 	struct gc_runner_step_result *sr = &nd->res->steps[nd->step];
 	const char *name = r->o->steps[nd->step].name;
 	int rc = nd->cur.exit_status;
-	bool skip = skipped(nd);
+	bool skip = skipped(r, nd);
 	char line[320];
 
 	if (rc == GC_BOOTSTRAP_EXIT_REBOOT) {

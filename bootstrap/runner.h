@@ -90,7 +90,11 @@ struct gc_runner_step {
 	const char *script;  /* bash script text */
 	size_t script_len;   /* 0: strlen(script) */
 	uint64_t timeout_ms; /* 0: opts->step_timeout_ms */
-	bool always;	     /* no marker: runs every time (smoke) */
+	bool always;	     /* no marker: runs every time (exec, the smoke command) */
+	/* The marker also names the node's boot id: the step runs again after a reboot or
+	 * when an earlier step ran, and is skipped otherwise (smoke on a re-apply: a node
+	 * that passed since it last booted, with nothing changed, is not tested again). */
+	bool per_boot;
 };
 
 struct gc_runner_node {

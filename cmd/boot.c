@@ -131,6 +131,10 @@ static void parse_smoke(struct gc_cmd_boot *out)
 		char why[GC_ERROR_MSG_MAX + 32];
 
 		gc_smoke_report_init(&out->smoke[i]);
+		if (sr->state == GC_STEP_SKIPPED) {
+			gc_smoke_report_earlier(&out->smoke[i]);
+			continue;
+		}
 		if (sr->state == GC_STEP_OK || sr->state == GC_STEP_FAILED) {
 			gc_smoke_report_parse(&out->smoke[i], sr->out.data, sr->out.len,
 					      sr->exit_status);
@@ -411,6 +415,12 @@ static void result_text(char *out, size_t size, const struct gc_smoke_report *r)
 {
 	struct gc_buf b = GC_BUF_INIT(size - 1);
 
+	if (r->ok && r->earlier) {
+		snprintf(out, size,
+			 "ok (passed earlier this boot; run 'gpucluster smoke' to re-test)");
+		gc_buf_release(&b);
+		return;
+	}
 	if (r->ok) {
 		snprintf(out, size, "ok%s", r->simulated ? " (simulated)" : "");
 		gc_buf_release(&b);
@@ -531,10 +541,10 @@ static json_t *smoke_json(const struct gc_smoke_report *r)
 				  figure_json(g->d2h_gbps), "d2d_gbps", figure_json(g->d2d_gbps),
 				  "gemm_tflops", figure_json(g->gemm_tflops)));
 	}
-	return json_pack("{s:b, s:b, s:b, s:b, s:s, s:o, s:o, s:s, s:s}", "ok", r->ok, "ran",
-			 r->ran, "valid", r->parsed, "simulated", r->simulated, "reason", r->reason,
-			 "checks", checks, "gpus", gpus, "driver", r->driver, "cuda_runtime",
-			 r->cuda_runtime);
+	return json_pack("{s:b, s:b, s:b, s:b, s:b, s:s, s:o, s:o, s:s, s:s}", "ok", r->ok, "ran",
+			 r->ran, "earlier", r->earlier, "valid", r->parsed, "simulated",
+			 r->simulated, "reason", r->reason, "checks", checks, "gpus", gpus,
+			 "driver", r->driver, "cuda_runtime", r->cuda_runtime);
 }
 
 json_t *gc_cmd_boot_json(const struct gc_cmd_boot *b)
@@ -700,6 +710,10 @@ int gc_cmd_apply_bootstrap(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 	if (gc_cmd_opt_given(ctx, "no-bootstrap") || gc_cmd_opt_given(ctx, "no-wait") ||
 	    gc_cmd_interrupted())
 		return GC_EXIT_OK;
+	/* asked to replace unhealthy nodes: health is tested now, not taken from this boot's
+	 * earlier pass */
+	if (gc_cmd_opt_given(ctx, "replace-unhealthy"))
+		o.from = GC_BOOT_SMOKE_STEP;
 	gc_cmd_boot_init(&b);
 	rc = gc_cmd_boot_run(ctx, e, NULL, &o, &b);
 	if (doc)

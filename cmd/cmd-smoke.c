@@ -31,7 +31,9 @@ static int smoke_exec(struct gc_cmd_ctx *ctx)
 	struct gc_engine e;
 	struct gc_engine_opts eopts;
 	struct gc_cmd_boot b;
-	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_SMOKE };
+	/* forced: it tests again whatever passed before, and its outcome replaces the node's
+	 * per-boot smoke marker (a failure removes it, so the next apply tests again) */
+	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_SMOKE, .from = GC_BOOT_SMOKE_STEP };
 	int rc;
 
 	if (gc_cmd_engine(ctx, &e, &eopts) < 0)

@@ -362,6 +362,73 @@ static void test_reboot(void **state)
 	nfx_free(f);
 }
 
+/* A per-boot step (smoke in a full bootstrap): skipped while the boot and everything
+ * before it are unchanged, run again after a reboot, and forced by force_from. */
+static void test_per_boot(void **state)
+{
+	struct nfx *f = nfx_new(500, 0);
+	struct events ev = { .nodes = 1 };
+	struct gc_runner_opts o;
+	struct gc_runner_report rep;
+	struct gc_ssh_result res;
+	struct gc_runner_step steps[] = {
+		{ .name = "setup", .script = "echo setup" },
+		{ .name = "check", .script = "echo checked", .per_boot = true },
+	};
+
+	(void)state;
+	NFX_SKIP_IF_NONE(f);
+	struct sim_instance *inst = pinned_node(f, NULL);
+	struct gc_runner_node *nodes = nodes_for(f, 0, 1);
+
+	opts_init(&o, f, &ev);
+	o.steps = steps;
+	o.n_steps = 2;
+	gc_runner_report_init(&rep);
+	RUN_OK(&o, nodes, 1, &rep);
+	expect_states(&rep.nodes[0], "oo");
+	RUN_OK(&o, nodes, 1, &rep);
+	expect_states(&rep.nodes[0], "ss");
+
+	/* forced: runs although it passed this boot */
+	o.force_from = "check";
+	RUN_OK(&o, nodes, 1, &rep);
+	expect_states(&rep.nodes[0], "so");
+	o.force_from = NULL;
+
+	/* a reboot behind the runner's back (the session drops with it, so its outcome is
+	 * not checked): the boot id changed, so the step runs again */
+	{
+		struct gc_ssh_opts so = { .host = inst->public_ip,
+					  .port = (unsigned)inst->ssh_port,
+					  .user = "ubuntu",
+					  .key = &f->key,
+					  .known_hosts = &f->kh };
+		struct gc_ssh_cmd c = { .command = "sudo -n reboot", .timeout_ms = 5000 };
+		struct gc_error err;
+		struct gc_ssh *s;
+
+		gc_error_init(&err);
+		gc_ssh_result_init(&res);
+		s = gc_ssh_new(&so, &err);
+		assert_non_null(s);
+		assert_int_equal(gc_ssh_connect(s, &err), 0);
+		(void)gc_ssh_exec(s, &c, &res, &err);
+		gc_ssh_free(s);
+		gc_ssh_result_release(&res);
+	}
+	nfx_sleep_ms(200);
+	RUN_OK(&o, nodes, 1, &rep);
+	expect_states(&rep.nodes[0], "so");
+	assert_string_equal(rep.nodes[0].steps[1].out.data, "checked\n");
+	RUN_OK(&o, nodes, 1, &rep);
+	expect_states(&rep.nodes[0], "ss");
+
+	gc_runner_report_release(&rep);
+	free(nodes);
+	nfx_free(f);
+}
+
 static void test_drop(void **state)
 {
 	struct nfx *f = nfx_new(1000, 1500);
@@ -753,6 +820,7 @@ int main(void)
 		cmocka_unit_test(test_validation),
 		cmocka_unit_test_teardown(test_markers, nfx_teardown),
 		cmocka_unit_test_teardown(test_reboot, nfx_teardown),
+		cmocka_unit_test_teardown(test_per_boot, nfx_teardown),
 		cmocka_unit_test_teardown(test_drop, nfx_teardown),
 		cmocka_unit_test_teardown(test_wait_for_ssh, nfx_teardown),
 		cmocka_unit_test_teardown(test_timeout_and_cancel, nfx_teardown),
