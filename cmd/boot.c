@@ -589,6 +589,35 @@ json_t *gc_cmd_boot_json(const struct gc_cmd_boot *b)
 			 "wall_ms", (json_int_t)b->report.wall_ms);
 }
 
+int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot_opts *o, const char *hint)
+{
+	struct gc_engine e;
+	struct gc_engine_opts eopts;
+	struct gc_cmd_boot b;
+	int rc;
+
+	if (gc_cmd_engine(ctx, &e, &eopts) < 0)
+		return GC_EXIT_FAILURE;
+	gc_cmd_boot_init(&b);
+	rc = gc_cmd_boot_run(ctx, &e, NULL, o, &b);
+	if (rc == GC_EXIT_OK && !b.ran) {
+		gc_out_error(ctx->out, "cluster '%s' has no running nodes", ctx->spec->name);
+		if (hint)
+			gc_out_hint(ctx->out, "%s", hint);
+		rc = GC_EXIT_FAILURE;
+	} else if (b.ran && ctx->out->format == GC_OUTPUT_JSON) {
+		json_t *doc = gc_cmd_boot_json(&b);
+
+		gc_out_json(ctx->out, doc);
+		json_decref(doc);
+	} else if (b.ran) {
+		gc_cmd_boot_print(ctx, &b);
+	}
+	gc_cmd_boot_release(&b);
+	gc_engine_release(&e);
+	return rc;
+}
+
 /* ---- apply ------------------------------------------------------------------------- */
 
 /* The ids of the nodes whose smoke test ran and failed. */

@@ -85,6 +85,11 @@ int gc_cmd_boot_run(struct gc_cmd_ctx *ctx, struct gc_engine *e,
  * summary line (stderr), then the smoke table (stdout). */
 void gc_cmd_boot_print(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b);
 
+/* The whole of `bootstrap` and `smoke`: run with o on the cluster's running nodes (an
+ * error when there are none, with hint as a hint when not NULL), then print or write the
+ * JSON report. Returns an exit code. */
+int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot_opts *o, const char *hint);
+
 /* The smoke table alone, on stdout: node, GPUs, model, bandwidths, GEMM, result. */
 void gc_cmd_boot_print_smoke(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b);
 

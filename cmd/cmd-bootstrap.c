@@ -33,33 +33,11 @@ static const struct gc_opt bootstrap_opts[] = {
 
 static int bootstrap_exec(struct gc_cmd_ctx *ctx)
 {
-	struct gc_engine e;
-	struct gc_engine_opts eopts;
-	struct gc_cmd_boot b;
 	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_FULL };
-	int rc;
 
-	if (gc_cmd_engine(ctx, &e, &eopts) < 0)
-		return GC_EXIT_FAILURE;
-	gc_cmd_boot_init(&b);
 	o.from = gc_cmd_opt_str(ctx, "from");
 	o.names = gc_cmd_opt_list(ctx, "node", &o.n_names);
-	rc = gc_cmd_boot_run(ctx, &e, NULL, &o, &b);
-	if (rc == GC_EXIT_OK && !b.ran) {
-		gc_out_error(ctx->out, "cluster '%s' has no running nodes", ctx->spec->name);
-		gc_out_hint(ctx->out, "'%s apply' creates them", GC_PROGRAM);
-		rc = GC_EXIT_FAILURE;
-	} else if (b.ran && ctx->out->format == GC_OUTPUT_JSON) {
-		json_t *doc = gc_cmd_boot_json(&b);
-
-		gc_out_json(ctx->out, doc);
-		json_decref(doc);
-	} else if (b.ran) {
-		gc_cmd_boot_print(ctx, &b);
-	}
-	gc_cmd_boot_release(&b);
-	gc_engine_release(&e);
-	return rc;
+	return gc_cmd_boot_command(ctx, &o, "'" GC_PROGRAM " apply' creates them");
 }
 
 const struct gc_cmd_entry gc_cmd_bootstrap = {

@@ -28,33 +28,12 @@ static const struct gc_opt smoke_opts[] = {
 
 static int smoke_exec(struct gc_cmd_ctx *ctx)
 {
-	struct gc_engine e;
-	struct gc_engine_opts eopts;
-	struct gc_cmd_boot b;
 	/* forced: it tests again whatever passed before, and its outcome replaces the node's
 	 * per-boot smoke marker (a failure removes it, so the next apply tests again) */
 	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_SMOKE, .from = GC_BOOT_SMOKE_STEP };
-	int rc;
 
-	if (gc_cmd_engine(ctx, &e, &eopts) < 0)
-		return GC_EXIT_FAILURE;
-	gc_cmd_boot_init(&b);
 	o.names = gc_cmd_opt_list(ctx, "node", &o.n_names);
-	rc = gc_cmd_boot_run(ctx, &e, NULL, &o, &b);
-	if (rc == GC_EXIT_OK && !b.ran) {
-		gc_out_error(ctx->out, "cluster '%s' has no running nodes", ctx->spec->name);
-		rc = GC_EXIT_FAILURE;
-	} else if (b.ran && ctx->out->format == GC_OUTPUT_JSON) {
-		json_t *doc = gc_cmd_boot_json(&b);
-
-		gc_out_json(ctx->out, doc);
-		json_decref(doc);
-	} else if (b.ran) {
-		gc_cmd_boot_print(ctx, &b);
-	}
-	gc_cmd_boot_release(&b);
-	gc_engine_release(&e);
-	return rc;
+	return gc_cmd_boot_command(ctx, &o, NULL);
 }
 
 const struct gc_cmd_entry gc_cmd_smoke = {

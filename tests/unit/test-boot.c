@@ -355,8 +355,12 @@ static void test_full_steps(void **state)
 	for (size_t i = 0; i < 7; i++)
 		assert_string_equal(b.steps[i].name, names[i]);
 	assert_int_equal(b.smoke_step, 6);
-	assert_true(b.steps[6].always);
+	/* smoke per boot (skipped on a re-apply of a node that passed since it booted), the
+	 * others by their markers alone */
+	assert_true(b.steps[6].per_boot);
+	assert_false(b.steps[6].always);
 	assert_false(b.steps[1].always);
+	assert_false(b.steps[1].per_boot);
 	assert_int_equal(gc_boot_step_index(&b, "cudnn"), 3);
 	assert_int_equal(gc_boot_step_index(&b, "nope"), SIZE_MAX);
 	/* the user step runs under set -euo pipefail, with its own timeout */
@@ -404,6 +408,8 @@ static void test_smoke_and_exec_steps(void **state)
 	assert_int_equal(gc_boot_set_steps(&f, spec, GC_BOOT_FULL, NULL, 0, false, &err), 0);
 	assert_int_equal(b.n_steps, 1);
 	assert_string_equal(b.steps[0].name, "smoke");
+	/* the smoke command forces it (force_from); per boot, so its outcome sets the marker */
+	assert_true(b.steps[0].per_boot);
 	assert_int_equal(b.smoke_step, 0);
 	assert_string_equal(var_of(&b, NULL, "GC_VERBOSE"), "1");
 	/* smoke alone uploads what the full bootstrap uploads: one stamp, no re-upload */
