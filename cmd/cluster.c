@@ -75,6 +75,8 @@ void gc_cmd_report_error(struct gc_cmd_ctx *ctx, const char *what, const struct 
 	}
 }
 
+static bool on_cancelled(void *arg);
+
 int gc_cmd_open_provider(struct gc_cmd_ctx *ctx)
 {
 	const struct gc_spec *spec = ctx->spec;
@@ -85,6 +87,7 @@ int gc_cmd_open_provider(struct gc_cmd_ctx *ctx)
 		.endpoint = spec->provider.endpoint,
 		.env = ctx->env,
 		.log = ctx->log,
+		.cancelled = on_cancelled,
 	};
 	struct gc_error err;
 

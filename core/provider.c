@@ -256,6 +256,8 @@ int gc_provider_open(struct gc_provider **out, const struct gc_provider_ops *ops
 	p->log = cfg->log;
 	p->clock = cfg->clock ? cfg->clock : &gc_clock_monotonic;
 	p->env = cfg->env;
+	p->cancelled = cfg->cancelled;
+	p->cancel_ctx = cfg->cancel_ctx;
 	p->region = gc_xstrdup(cfg->region);
 	if (ops->open(p, cfg, err) < 0) {
 		free(p->region);
@@ -264,6 +266,11 @@ int gc_provider_open(struct gc_provider **out, const struct gc_provider_ops *ops
 	}
 	*out = p;
 	return 0;
+}
+
+bool gc_provider_cancelled(const struct gc_provider *p)
+{
+	return p->cancelled && p->cancelled(p->cancel_ctx);
 }
 
 void gc_provider_close(struct gc_provider *p)

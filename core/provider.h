@@ -122,6 +122,11 @@ struct gc_provider_config {
 	const struct gc_clock *clock; /* NULL: gc_clock_monotonic */
 	bool no_rate_limit;	      /* benchmarks of the naive client only */
 	unsigned max_in_flight;	      /* concurrent requests; 0: the driver's default */
+	/* Polled by drivers while they wait on their own rate limits, so Ctrl-C does not
+	 * sit out a refill; NULL: never cancelled. A cancelled call fails with
+	 * GC_ECANCELLED before it is sent. */
+	bool (*cancelled)(void *ctx);
+	void *cancel_ctx;
 };
 
 struct gc_tag_filter {
@@ -275,8 +280,13 @@ struct gc_provider {
 	const struct gc_spec_env *env;
 	char *region;
 	struct gc_provider_stats stats;
+	bool (*cancelled)(void *ctx);
+	void *cancel_ctx;
 	void *impl; /* the driver's own state */
 };
+
+/* Whether the caller asked to stop (gc_provider_config.cancelled). */
+bool gc_provider_cancelled(const struct gc_provider *p);
 
 /* The registered clouds (providers/registry.c, in the providers library, which depends on
  * core and not the other way round); NULL when the cloud has no driver in this build. */

@@ -271,7 +271,11 @@ static struct gc_ratelimit *bucket_for(struct gc_provider *p, const char *action
 	return &b->rl;
 }
 
-/* Takes n tokens, sleeping on the provider's clock as long as the bucket needs. */
+/* Longest single sleep on a bucket: a cancel is noticed this fast. */
+#define AWS_RATE_WAIT_SLICE_MS 200
+
+/* Takes n tokens, sleeping on the provider's clock as long as the bucket needs, in slices
+ * so that a cancel (an empty resource bucket can mean a minute) stops the wait. */
 static int take(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n, const char *action,
 		struct gc_error *err)
 {
@@ -287,6 +291,14 @@ static int take(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n, cons
 					    "%s: our own rate limit would hold the call for more "
 					    "than %u s",
 					    action, AWS_MAX_RATE_WAIT_MS / 1000);
+		if (gc_provider_cancelled(p)) {
+			p->stats.ratelimit_wait_ms += waited;
+			return gc_error_set(err, GC_ECANCELLED,
+					    "%s: cancelled while waiting on our own rate limit",
+					    action);
+		}
+		if (wait > AWS_RATE_WAIT_SLICE_MS)
+			wait = AWS_RATE_WAIT_SLICE_MS;
 		gc_clock_sleep_ms(p->clock, wait);
 		waited += wait;
 	}

@@ -1232,6 +1232,62 @@ static enum MHD_Result fake_handler(void *cls, struct MHD_Connection *c, const c
 	return ret;
 }
 
+/* The caller's cancel reaches a wait on our own buckets: the call fails at once with
+ * GC_ECANCELLED and is never sent. */
+static bool cancel_flag;
+
+static bool test_cancelled(void *ctx)
+{
+	(void)ctx;
+	return cancel_flag;
+}
+
+static void test_cancel_in_rate_wait(void **state)
+{
+	struct gc_provider_config cfg;
+	struct gc_provider *p = NULL;
+	struct gc_instance_list got;
+	struct gc_error err;
+	unsigned long sent;
+
+	(void)state;
+	gc_error_init(&err);
+	gc_instance_list_init(&got);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.region = "us-east-1";
+	cfg.endpoint = endpoint;
+	cfg.env = &test_env;
+	cfg.clock = &fake;
+	cfg.cancelled = test_cancelled;
+	cancel_flag = false;
+	assert_int_equal(gc_provider_open(&p, gc_provider_find(GC_CLOUD_AWS), &cfg, &err), 0);
+	/* the RunInstances request bucket holds five: they go at once */
+	for (int i = 0; i < 5; i++) {
+		struct gc_create_request r = launch_req(1, NULL);
+		char tok[32];
+
+		snprintf(tok, sizeof(tok), "gc-cancel-%d", i);
+		r.client_token = tok;
+		assert_int_equal(gc_provider_create(p, &r, &got, &err), 0);
+	}
+	assert_int_equal(p->stats.ratelimit_wait_ms, 0);
+	/* the sixth would wait for a refill; cancelled meanwhile, it is not sent */
+	cancel_flag = true;
+	sent = p->stats.calls;
+	{
+		struct gc_create_request r = launch_req(1, "gc-cancel-5");
+
+		assert_int_equal(gc_provider_create(p, &r, &got, &err), -1);
+	}
+	assert_int_equal(err.code, GC_ECANCELLED);
+	assert_non_null(strstr(err.message, "cancelled while waiting on our own rate limit"));
+	assert_int_equal(p->stats.calls, sent);
+	assert_int_equal(got.n, 5);
+	cancel_flag = false;
+	gc_instance_list_release(&got);
+	gc_provider_close(p);
+}
+
 static void test_bad_answers(void **state)
 {
 	struct MHD_Daemon *d;
@@ -1517,6 +1573,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_faults, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_auth, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_no_rate_limit, test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_cancel_in_rate_wait, test_setup,
+						test_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_answers, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_pricing_frontend, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_filter_escapes, test_setup, test_teardown),
