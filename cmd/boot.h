@@ -35,7 +35,18 @@
 	{ .name = "strict-host-keys", .type = GC_OPT_FLAG, \
 	  .help = "never trust a host key on first use" }
 
-/* apply's and scale's options for the bootstrap that follows the instances. */
+/* apply's and scale's options: confirmation, the wait for instances, the bootstrap that
+ * follows them. */
+#define GC_CMD_APPLY_OPTS \
+	{ .name = "auto-approve", .short_name = 'y', .type = GC_OPT_FLAG, \
+	  .help = "apply without asking for confirmation" }, \
+	{ .name = "wait-timeout", .type = GC_OPT_INT, .arg = "SECONDS", \
+	  .help = "how long to wait for instances to run", \
+	  .def = "900", .min = 1, .max = 86400 }, \
+	{ .name = "no-wait", .type = GC_OPT_FLAG, \
+	  .help = "return once the cloud accepted the launches (no bootstrap)" }, \
+	GC_CMD_APPLY_BOOT_OPTS
+
 #define GC_CMD_APPLY_BOOT_OPTS \
 	{ .name = "no-bootstrap", .type = GC_OPT_FLAG, \
 	  .help = "create and terminate instances only: no bootstrap" }, \

@@ -23,21 +23,7 @@
 #include "core/plan.h"
 
 static const struct gc_opt apply_opts[] = {
-	{ .name = "auto-approve",
-	  .short_name = 'y',
-	  .type = GC_OPT_FLAG,
-	  .help = "apply without asking for confirmation" },
-	{ .name = "wait-timeout",
-	  .type = GC_OPT_INT,
-	  .arg = "SECONDS",
-	  .help = "how long to wait for instances to run",
-	  .def = "900",
-	  .min = 1,
-	  .max = 86400 },
-	{ .name = "no-wait",
-	  .type = GC_OPT_FLAG,
-	  .help = "return once the cloud accepted the launches (no bootstrap)" },
-	GC_CMD_APPLY_BOOT_OPTS,
+	GC_CMD_APPLY_OPTS,
 	{ .name = NULL },
 };
 

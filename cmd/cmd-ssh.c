@@ -18,17 +18,15 @@
 
 #include "bootstrap/cluster.h"
 #include "bootstrap/known_hosts.h"
+#include "bootstrap/runner.h"
 #include "bootstrap/ssh.h"
 #include "cmd/boot.h"
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
 #include "cmd/output.h"
 #include "core/alloc.h"
-#include "core/clock.h"
 #include "core/engine.h"
 #include "core/keygen.h"
-
-#define WAIT_RETRY_MS 1000
 
 static const struct gc_opt ssh_opts[] = {
 	GC_CMD_SSH_OPTS,
@@ -41,53 +39,54 @@ static bool ssh_cancelled(void *arg)
 	return gc_cmd_interrupted();
 }
 
+static void on_wait(void *arg, const struct gc_runner_event *ev)
+{
+	struct gc_cmd_ctx *ctx = arg;
+
+	if (ev->phase == GC_RUN_WAITING_SSH && ev->err && !ctx->out->quiet)
+		gc_out_printf(ctx->out, ctx->out->err, "waiting for SSH on %s: %s\n", ev->node_name,
+			      ev->err->message);
+}
+
 /*
  * A node pinned just now may still be booting: waits (up to wait_ms) until our own client
  * logs in, so ssh is not started against a closed port. With trust on first use, that
- * login is what pins the key, with the instance id.
+ * login is what pins the key, with the instance id. The waiting is the runner's (one
+ * no-op step), so its bounds and messages are the bootstrap's.
  */
 static int wait_login(struct gc_cmd_ctx *ctx, const struct gc_boot *b, const struct gc_keypair *key,
 		      struct gc_known_hosts *kh, bool tofu, uint64_t wait_ms)
 {
-	struct gc_ssh_opts so = {
-		.host = b->info[0].host,
-		.port = b->port,
-		.user = b->user,
-		.key = key,
-		.known_hosts = kh,
-		.trust_on_first_use = tofu,
-		.instance_id = b->info[0].id,
-		.log = ctx->log,
-	};
-	uint64_t start = gc_clock_now_ns(NULL);
+	const struct gc_runner_step step = { .name = "login", .script = "true", .always = true };
+	const struct gc_runner_node node = { .name = b->info[0].label,
+					     .host = b->info[0].host,
+					     .port = b->port,
+					     .instance_id = b->info[0].id };
+	struct gc_runner_opts ro;
+	struct gc_runner_report rep;
 	struct gc_error err;
-	struct gc_ssh *s;
-	bool said = false;
-	int rc = -1;
+	int rc;
 
+	memset(&ro, 0, sizeof(ro));
+	ro.user = b->user;
+	ro.key = key;
+	ro.known_hosts = kh;
+	ro.trust_on_first_use = tofu;
+	ro.steps = &step;
+	ro.n_steps = 1;
+	ro.ssh_wait_ms = wait_ms;
+	ro.progress = on_wait;
+	ro.progress_ctx = ctx;
+	ro.cancelled = ssh_cancelled;
+	ro.log = ctx->log;
 	gc_error_init(&err);
-	s = gc_ssh_new(&so, &err);
-	while (s) {
-		uint64_t el;
-
-		gc_error_init(&err);
-		if (gc_ssh_connect(s, &err) == 0) {
-			rc = 0;
-			break;
-		}
-		el = (gc_clock_now_ns(NULL) - start) / GC_NS_PER_MS;
-		if ((err.code != GC_ETRANSIENT && err.code != GC_ETIMEOUT) ||
-		    el + WAIT_RETRY_MS > wait_ms || gc_cmd_interrupted())
-			break;
-		if (!said && !ctx->out->quiet)
-			gc_out_printf(ctx->out, ctx->out->err, "waiting for SSH on %s (%s)\n",
-				      b->info[0].id, b->info[0].label);
-		said = true;
-		gc_clock_sleep_ms(NULL, WAIT_RETRY_MS);
-	}
+	gc_runner_report_init(&rep);
+	rc = gc_runner_run(&ro, &node, 1, &rep, &err);
 	if (rc < 0)
-		gc_cmd_report_error(ctx, b->info[0].id, &err);
-	gc_ssh_free(s);
+		gc_cmd_report_error(
+			ctx, b->info[0].id,
+			rep.n_nodes && rep.nodes[0].err.code != GC_OK ? &rep.nodes[0].err : &err);
+	gc_runner_report_release(&rep);
 	return rc;
 }
 

@@ -26,6 +26,7 @@
 #include "core/hash.h"
 #include "core/http.h"
 #include "core/keygen.h"
+#include "core/retry.h"
 #include "core/str.h"
 
 #define DEFAULT_WAIT_MS (15ull * 60 * 1000)
@@ -1069,26 +1070,36 @@ static int load_zones(struct run *r)
  * try_candidate, again after a pause when the driver gave up on throttling or 5xx. The
  * driver already retried with its own backoff; a storm that outlasts that is still
  * transient, and the batch keeps its client token, so sending it again can only land on
- * the same instances. Bounded: ENGINE_BATCH_ROUNDS rounds, pauses doubling from
- * ENGINE_ROUND_PAUSE_MS, cut short by a cancel.
+ * the same instances. The retry module decides (ENGINE_BATCH_ROUNDS attempts, full
+ * jitter from ENGINE_ROUND_PAUSE_MS); the pause itself is a nap, so a cancel cuts it.
  */
 static enum attempt try_rounds(struct run *r, struct group_run *gr, unsigned slot, unsigned n,
 			       const char *zone, const char *type, bool spot,
 			       const struct gc_plan *plan, unsigned *made, struct gc_error *cerr)
 {
-	enum attempt res = ATTEMPT_STOP;
+	const struct gc_retry_policy policy = { .max_attempts = ENGINE_BATCH_ROUNDS,
+						.base_transient_ms = ENGINE_ROUND_PAUSE_MS,
+						.base_throttle_ms = ENGINE_ROUND_PAUSE_MS,
+						.clock = r->e->clock };
+	struct gc_retry rt;
+	enum attempt res;
 
-	for (unsigned round = 0; round < ENGINE_BATCH_ROUNDS; round++) {
+	gc_retry_begin(&rt, &policy);
+	for (;;) {
+		struct gc_retry_decision d;
+
 		gc_error_init(cerr);
 		*made = 0;
 		res = try_candidate(r, gr, slot, n, zone, type, spot, plan, made, cerr);
-		if (res != ATTEMPT_STOP || *made > 0 || r->fatal || cancelled(r) ||
-		    !gc_error_is_retryable(cerr->code) || round + 1 == ENGINE_BATCH_ROUNDS)
+		if (res != ATTEMPT_STOP || *made > 0 || r->fatal || cancelled(r))
+			break;
+		d = gc_retry_decide(&rt, cerr->code, -1);
+		if (!d.retry)
 			break;
 		gc_log_warn(r->e->log,
 			    "group '%s': %s; sending the batch again (same client token)",
 			    gr->pg->name, cerr->message);
-		nap(r, (uint64_t)ENGINE_ROUND_PAUSE_MS << round);
+		nap(r, d.delay_ms);
 	}
 	return res;
 }

@@ -40,16 +40,27 @@ for k in 1 "${launches[@]}" $((launches[2] + 1)) $((n - 1)); do
 		sleep 0.01
 	done
 	wait "$apid" 2>/dev/null || true
+	cp "$work/requests.log" "$work/killed.log" # the calls of the killed run alone
 	got=$(alive e2e-kill)
 	[ "$got" -le "$want" ] || fail "killed after call $k: $got instances"
 	gc_ok apply -y "$work/c.yaml"
 	expect_alive e2e-kill "$want" "killed after call $k, then re-run"
 	state
-	# no two live instances from different launches for the same slot: tokens agree
-	dups=$(jq '[.instances[] | select(.tags["gpucluster:cluster"] == "e2e-kill")
+	# three batches, 100 + 100 + 50, each under one client token, whatever the killed run
+	# had sent before it died
+	batches=$(jq -c '[.instances[] | select(.tags["gpucluster:cluster"] == "e2e-kill")
 		| select((.state | ascii_downcase) != "terminated") | .client_token]
-		| group_by(.) | map(length) | add // 0' "$work/state.json")
-	[ "$dups" = "$want" ] || fail "client tokens: $dups"
+		| group_by(.) | map(length) | sort' "$work/state.json")
+	[ "$batches" = "[50,100,100]" ] || fail "killed after call $k: instances per client token: $batches"
+	tokens=$(jq -c '[.instances[] | select(.tags["gpucluster:cluster"] == "e2e-kill")
+		| select((.state | ascii_downcase) != "terminated") | .client_token] | unique' \
+		"$work/state.json")
+	# every token the killed run sent is one the live instances hold: the re-run landed
+	# on what the killed run launched instead of launching again under a new token
+	jq -e -s --argjson live "$tokens" '[.[] | select(.action == "RunInstances")
+		| .params.ClientToken] | unique | all(. as $t | $live | index($t))' \
+		"$work/killed.log" >/dev/null ||
+		fail "killed after call $k: the killed run's tokens are not the live ones ($tokens)"
 	note "killed after call $k: $got instances then, $want after the re-run"
 done
 gc_ok destroy -y "$work/c.yaml"
