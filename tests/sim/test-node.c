@@ -140,7 +140,7 @@ static int setup(void **state)
 	cfg.state_dir = f->state;
 	cfg.net = "127.77.0.0/16";
 	cfg.ssh_port = 2222;
-	cfg.reboot_ms = 1000;
+	cfg.reboot_ms = 2000;
 	cfg.drop_after_ms = 700;
 	gc_error_init(&err);
 	f->nodes = sim_nodes_new(&cfg, &err);
@@ -434,6 +434,7 @@ static void test_reboot(void **state)
 	struct gc_buf out = GC_BUF_INIT(1 << 20);
 	char before[64], after[64];
 	double t0, back;
+	bool down;
 
 	assert_true(wait_up(f, inst, 15) >= 0);
 	RUN_OK(f, inst, "cat /proc/sys/kernel/random/boot_id", &out);
@@ -447,11 +448,17 @@ static void test_reboot(void **state)
 	t0 = now_s();
 	assert_int_not_equal(ssh_run(f, inst, f->key, "sudo reboot", &out), 0);
 	assert_true(now_s() - t0 < 5);
-	assert_true(refused(inst));
+	/*
+	 * reboot_ms is 2000 and the window opened before ssh returned: a probe that
+	 * ends well inside it must be refused. On a machine loaded enough to eat the
+	 * window, the boot id below still proves the reboot.
+	 */
+	down = refused(inst);
+	if (now_s() - t0 < 1.5)
+		assert_true(down);
 	back = wait_up(f, inst, 15);
 	assert_true(back >= 0);
-	/* reboot_ms is 1000: down for about that long */
-	assert_true(now_s() - t0 >= 0.9);
+	assert_true(now_s() - t0 >= 1.9);
 	RUN_OK(f, inst, "cat /proc/sys/kernel/random/boot_id", &out);
 	snprintf(after, sizeof(after), "%s", out.data);
 	assert_int_equal(strlen(after), 37);
