@@ -234,6 +234,10 @@ struct run {
 	struct image_id *images;
 	size_t n_images, alloc_images;
 	char *key_name;
+	char *key_id;
+	/* the cluster key's seed, for the host keys of clouds without console output */
+	unsigned char cluster_seed[32];
+	bool have_seed;
 	char *secgroup_id;
 
 	/* per instance of rep->created */
@@ -269,6 +273,7 @@ static void run_init(struct run *r, struct gc_engine *e, const struct gc_engine_
 
 static void run_release(struct run *r)
 {
+	gc_wipe(r->cluster_seed, sizeof(r->cluster_seed));
 	for (size_t i = 0; i < r->n_blocked; i++) {
 		free(r->blocked[i].zone);
 		free(r->blocked[i].type);
@@ -279,6 +284,7 @@ static void run_release(struct run *r)
 		free(r->images[i].id);
 	free(r->images);
 	free(r->key_name);
+	free(r->key_id);
 	free(r->secgroup_id);
 	free(r->created_group);
 	free(r->wstate);
@@ -545,7 +551,9 @@ static int ensure_keypair(struct run *r, struct gc_error *err)
 	gc_resource_list_init(&found);
 	if (gc_engine_keypair(r->e, &kp, err) < 0)
 		goto out;
-	gc_engine_keypair_name(name, sizeof(name), spec->name, &kp);
+	memcpy(r->cluster_seed, kp.priv, sizeof(r->cluster_seed));
+	r->have_seed = true;
+	gc_engine_keypair_name(name, sizeof(name), spec->provider.cloud, spec->name, &kp);
 	if (gc_provider_list_resources(r->p, GC_RESOURCE_KEYPAIR, &f, 1, &found, err) < 0) {
 		gc_error_prefix(err, "cannot list the key pairs of cluster '%s'", spec->name);
 		goto out;
@@ -555,6 +563,7 @@ static int ensure_keypair(struct run *r, struct gc_error *err)
 		    resource_is_ours(&found.items[i], spec->name)) {
 			gc_log_debug(r->e->log, "key pair '%s' exists", name);
 			r->key_name = gc_xstrdup(name);
+			r->key_id = gc_xstrdup(found.items[i].id ? found.items[i].id : name);
 			ret = 0;
 			goto out;
 		}
@@ -578,6 +587,8 @@ static int ensure_keypair(struct run *r, struct gc_error *err)
 	}
 	info(r, "imported key pair '%s'", name);
 	r->key_name = gc_xstrdup(name);
+	r->key_id = id ? id : gc_xstrdup(name);
+	id = NULL;
 	ret = 0;
 out:
 	free(id);
@@ -896,6 +907,40 @@ static int token_retired(struct run *r, const char *token, struct gc_error *err)
 }
 
 /*
+ * The host key of one batch on a cloud without console output: its seed is an HMAC of
+ * the client token under the cluster key's seed, so a re-run sends the very same request
+ * (the client token demands it) and nobody without the cluster key can predict the key.
+ * pem gets the openssh-key-v1 private key for cloud-init, pub its public line.
+ */
+static int batch_host_key(struct run *r, const char *token, struct gc_buf *pem,
+			  struct gc_buf *pub, struct gc_error *err)
+{
+	static const char label[] = "gpucluster host key\n";
+	unsigned char seed[32];
+	struct gc_buf msg = GC_BUF_INIT(256);
+	struct gc_keypair hk;
+	int ret;
+
+	if (!r->have_seed)
+		return gc_error_set(err, GC_EGENERIC, "no cluster key to derive host keys from");
+	gc_buf_addstr(&msg, label);
+	gc_buf_addstr(&msg, token);
+	gc_hmac_sha256(r->cluster_seed, sizeof(r->cluster_seed), msg.data, msg.len, seed);
+	gc_buf_release(&msg);
+	gc_keypair_init(&hk);
+	ret = gc_keypair_from_seed(&hk, seed, "", err);
+	gc_wipe(seed, sizeof(seed));
+	if (ret == 0) {
+		gc_keypair_wipe_buf(pem);
+		gc_buf_reset(pub);
+		if (gc_keypair_private_pem(pem, &hk, err) < 0 || gc_keypair_public_line(pub, &hk) < 0)
+			ret = gc_error_set(err, GC_EGENERIC, "cannot format a host key");
+	}
+	gc_keypair_release(&hk);
+	return ret;
+}
+
+/*
  * Creates slots [slot, slot+n) with one candidate. The cloud may answer a token with
  * instances of an earlier run: those still alive and not yet counted fill their slots
  * (Describe had not caught up); those gone, or alive but already counted by the plan
@@ -911,6 +956,8 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 	unsigned gen = 0, need = n;
 	enum attempt res = ATTEMPT_STOP;
 	char expires[21];
+	bool inject_host_key = !(r->p->ops->caps & GC_CAP_CONSOLE_OUTPUT);
+	struct gc_buf hk_pem = GC_BUF_INIT(8192), hk_pub = GC_BUF_INIT(512);
 
 	*made = 0;
 	create_tags(&tags, r, gr);
@@ -918,6 +965,8 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 		gc_format_rfc3339(plan->expires_at, expires);
 		tagv_add(&tags, GC_TAG_EXPIRES_AT, expires);
 	}
+	if (inject_host_key) /* last, so each batch's own key can take its place */
+		tagv_add(&tags, GC_TAG_HOST_KEY, "");
 	while (need > 0) {
 		char token[TOKEN_MAX + 1];
 		struct gc_instance_list got;
@@ -949,6 +998,15 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 		/* a cloud without client tokens gets none: the wrapper would refuse one */
 		req.client_token = r->p->ops->caps & GC_CAP_CLIENT_TOKEN ? token : NULL;
 		req.key_name = r->key_name;
+		req.key_id = r->key_id;
+		if (inject_host_key) {
+			if (batch_host_key(r, token, &hk_pem, &hk_pub, err) < 0)
+				break;
+			req.host_key_private = hk_pem.data;
+			req.host_key_public = hk_pub.data;
+			free(tags.v[tags.n - 1].value);
+			tags.v[tags.n - 1].value = gc_xstrdup(hk_pub.data);
+		}
 		req.security_group_id = r->secgroup_id;
 		req.expires_at = plan->expires_at;
 		req.tags = tags.v;
@@ -1043,6 +1101,9 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 	if (need == 0)
 		res = ATTEMPT_OK;
 out:
+	gc_keypair_wipe_buf(&hk_pem);
+	gc_buf_release(&hk_pem);
+	gc_buf_release(&hk_pub);
 	tagv_release(&tags);
 	return res;
 }

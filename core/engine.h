@@ -181,8 +181,9 @@ int gc_engine_keypair(struct gc_engine *e, struct gc_keypair *out, struct gc_err
 
 /* The cloud name of the key pair: "gpucluster-<cluster>-<8 characters of the
  * fingerprint>", lowercase letters and digits only in the fingerprint part, so a new local
- * key never reuses the name of an old one. */
-void gc_engine_keypair_name(char *out, size_t size, const char *cluster,
+ * key never reuses the name of an old one. Tencent allows only letters, digits and '_'
+ * and 25 characters: "gc_<cluster, other characters as '_', at most 13>_<8>". */
+void gc_engine_keypair_name(char *out, size_t size, enum gc_cloud cloud, const char *cluster,
 			    const struct gc_keypair *kp);
 
 /* The deterministic client token of one batch (see above); out has room for 64 + 1.

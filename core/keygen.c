@@ -5,7 +5,8 @@
  * The private key file is PROTOCOL.key's "openssh-key-v1" container, unencrypted:
  *   "openssh-key-v1\0", string cipher "none", string kdf "none", string kdfoptions "",
  *   uint32 1 (keys), string public blob, string private section;
- * the private section is uint32 check, uint32 check (equal, random), string
+ * the private section is uint32 check, uint32 check (equal; derived from the public key,
+ * see gc_keypair_private_pem), string
  * "ssh-ed25519", string pub, string seed||pub, string comment, then padding bytes
  * 1, 2, 3... to a multiple of 8. The whole is base64, 70 columns, in PEM armour, as
  * ssh-keygen writes it. Strings are a uint32 big-endian length and the bytes.
@@ -65,6 +66,11 @@ static int reserve(struct gc_buf *b, size_t n)
 	}
 	gc_buf_truncate(b, len);
 	return 0;
+}
+
+void gc_wipe(void *p, size_t n)
+{
+	OPENSSL_cleanse(p, n);
 }
 
 void gc_keypair_wipe_buf(struct gc_buf *b)
@@ -314,6 +320,35 @@ static int derive_public(unsigned char pub[GC_ED25519_LEN],
 	return ret;
 }
 
+int gc_keypair_from_seed(struct gc_keypair *out, const unsigned char seed[GC_ED25519_LEN],
+			 const char *comment, struct gc_error *err)
+{
+	EVP_PKEY *pkey;
+	struct gc_keypair kp;
+	size_t len = GC_ED25519_LEN;
+
+	if (!comment)
+		comment = "";
+	if (!comment_ok(comment))
+		return gc_error_set(err, GC_EINVALID,
+				    "key comment must be at most %d bytes of text without control "
+				    "characters",
+				    GC_KEY_COMMENT_MAX);
+	pkey = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, seed, GC_ED25519_LEN);
+	gc_keypair_init(&kp);
+	if (!pkey || EVP_PKEY_get_raw_public_key(pkey, kp.pub, &len) != 1 ||
+	    len != GC_ED25519_LEN) {
+		EVP_PKEY_free(pkey);
+		ERR_clear_error();
+		return gc_error_set(err, GC_EGENERIC, "cannot derive an ed25519 key (openssl)");
+	}
+	EVP_PKEY_free(pkey);
+	memcpy(kp.priv, seed, GC_ED25519_LEN);
+	kp.comment = gc_xstrdup(comment);
+	*out = kp;
+	return 0;
+}
+
 int gc_keypair_generate(struct gc_keypair *out, const char *comment, struct gc_error *err)
 {
 	EVP_PKEY_CTX *ctx = NULL;
@@ -376,9 +411,14 @@ int gc_keypair_private_pem(struct gc_buf *out, const struct gc_keypair *kp, stru
 		gc_error_set(err, GC_EINVALID, "key comment is too long");
 		goto out;
 	}
-	if (gc_random_bytes(&check, sizeof(check)) < 0) {
-		gc_error_set(err, GC_EGENERIC, "cannot get random bytes (openssl)");
-		goto out;
+	/* OpenSSH draws the check word at random, but without a cipher it checks nothing: a
+	 * word derived from the key makes the file a function of the key, which host keys
+	 * sent in a replayable launch request need (the request must not change) */
+	{
+		unsigned char h[32];
+
+		gc_sha256(kp->pub, GC_ED25519_LEN, h);
+		check = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
 	}
 	memcpy(both, kp->priv, GC_ED25519_LEN);
 	memcpy(both + GC_ED25519_LEN, kp->pub, GC_ED25519_LEN);

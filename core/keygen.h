@@ -43,6 +43,11 @@ void gc_keypair_release(struct gc_keypair *kp);
  * ASCII or UTF-8 without control characters: it ends up on a line of the .pub file. */
 int gc_keypair_generate(struct gc_keypair *out, const char *comment, struct gc_error *err);
 
+/* The pair of a given 32-byte seed (RFC 8032): the same seed always gives the same pair.
+ * Used for host keys derived from the cluster key, never for the cluster key itself. */
+int gc_keypair_from_seed(struct gc_keypair *out, const unsigned char seed[GC_ED25519_LEN],
+			 const char *comment, struct gc_error *err);
+
 /*
  * Writes the private key to `path` (mode 0600) and the public key line to `path`.pub.
  * Each file is written under a temporary name in the same directory (created with
@@ -73,6 +78,8 @@ int gc_keypair_public_line(struct gc_buf *out, const struct gc_keypair *kp);
  * failure; GC_ETOOBIG: out's cap).
  */
 int gc_keypair_private_pem(struct gc_buf *out, const struct gc_keypair *kp, struct gc_error *err);
+/* Overwrites n bytes at p with zeros in a way the compiler keeps. */
+void gc_wipe(void *p, size_t n);
 /* Overwrites a buffer's memory with zeros, then releases it. */
 void gc_keypair_wipe_buf(struct gc_buf *b);
 

@@ -46,6 +46,9 @@
 #define GC_TAG_EXPIRES_AT "gpucluster:expires-at" /* RFC 3339 UTC */
 #define GC_TAG_HEALTH	  "gpucluster:health"	  /* set by the bootstrapper: ok | failed */
 #define GC_TAG_RUN_ID	  "gpucluster:run-id"	  /* CI runs */
+/* The SSH host key ("ssh-ed25519 AAAA...") the instance was told to use, on clouds without
+ * console output (see gc_create_request.host_key_private). */
+#define GC_TAG_HOST_KEY "gpucluster:host-key"
 
 /* Capabilities; plan refuses a spec that needs one the cloud lacks. */
 #define GC_CAP_SPOT	      (1u << 0) /* spot / preemptible market */
@@ -151,9 +154,19 @@ struct gc_create_request {
 	unsigned count;	       /* exactly this many, or none (MinCount = MaxCount) */
 	unsigned disk_gb;
 	const char *client_token;
-	const char *key_name; /* the imported key pair */
+	const char *key_name; /* the imported key pair's name */
+	const char *key_id;   /* and its id, as import_keypair / list_resources gave it */
 	const char *security_group_id;
 	int64_t expires_at; /* unix seconds; 0: no TTL. The cloud timer is set when it has one */
+	/*
+	 * Clouds without GC_CAP_CONSOLE_OUTPUT: the SSH host key every instance of the batch
+	 * must use, for cloud-init's ssh_keys in the user-data (openssh-key-v1 PEM and its
+	 * public line), so the client can pin it before the first connection. The engine
+	 * derives it from the cluster key and the client token (the same request on a re-run)
+	 * and also tags it (GC_TAG_HOST_KEY). NULL on other clouds.
+	 */
+	const char *host_key_private;
+	const char *host_key_public;
 	const struct gc_tag *tags; /* ours and the user's, applied at creation */
 	size_t n_tags;
 };

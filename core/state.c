@@ -156,7 +156,7 @@ out:
 	return ret;
 }
 
-void gc_engine_keypair_name(char *out, size_t size, const char *cluster,
+void gc_engine_keypair_name(char *out, size_t size, enum gc_cloud cloud, const char *cluster,
 			    const struct gc_keypair *kp)
 {
 	char fp[GC_SSH_FINGERPRINT_SIZE], tag[9];
@@ -174,5 +174,21 @@ void gc_engine_keypair_name(char *out, size_t size, const char *cluster,
 			tag[n++] = c;
 	}
 	tag[n] = '\0';
+	if (cloud == GC_CLOUD_TENCENT) {
+		char base[14];
+		size_t k = 0;
+
+		for (const char *s = cluster; *s && k < sizeof(base) - 1; s++) {
+			char c = *s;
+
+			base[k++] = (char)(((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+					    (c >= '0' && c <= '9'))
+						   ? c
+						   : '_');
+		}
+		base[k] = '\0';
+		snprintf(out, size, "gc_%s_%s", base, tag);
+		return;
+	}
 	snprintf(out, size, "gpucluster-%s-%s", cluster, tag);
 }

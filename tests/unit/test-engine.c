@@ -1606,7 +1606,7 @@ static void test_foreign_names_refused(void **state)
 	/* and a key pair with our very name */
 	fake_reset();
 	assert_int_equal(gc_engine_keypair(&t->e, &kp, &err), 0);
-	gc_engine_keypair_name(name, sizeof(name), CLUSTER, &kp);
+	gc_engine_keypair_name(name, sizeof(name), GC_CLOUD_AWS, CLUSTER, &kp);
 	gc_keypair_release(&kp);
 	assert_true(gc_starts_with(name, "gpucluster-" CLUSTER "-"));
 	assert_int_equal(strlen(name), strlen("gpucluster-" CLUSTER "-") + 8);
