@@ -1,8 +1,8 @@
 /*
  * cluster.c: turns a cluster (its spec, its running instances, its instance types) into
- * the runner's nodes, steps and inputs; pins host keys from the cloud's console output
- * before anything connects; and reads the smoke step's JSON back into plain structs (see
- * cluster.h).
+ * the runner's nodes, steps and inputs; pins host keys (the key given at launch, else the
+ * cloud's console output) before anything connects; and reads the smoke step's JSON back
+ * into plain structs (see cluster.h).
  *
  * The smoke document comes from a machine we are checking because we do not trust it
  * yet, so its parser assumes nothing: every field's type is checked, sizes and counts are
@@ -50,6 +50,7 @@ static void node_info_release(struct gc_boot_node *n)
 	free(n->label);
 	free(n->host);
 	free(n->type);
+	free(n->host_key);
 }
 
 void gc_boot_release(struct gc_boot *b)
@@ -195,6 +196,11 @@ int gc_boot_add_nodes(struct gc_boot *b, const struct gc_spec *spec,
 		bn->host = gc_xstrdup(in->public_ip && *in->public_ip ? in->public_ip
 								      : in->private_ip);
 		bn->type = gc_xstrdup(in->type ? in->type : "");
+		{
+			const char *hk = gc_instance_tag(in, GC_TAG_HOST_KEY);
+
+			bn->host_key = hk && *hk ? gc_xstrdup(hk) : NULL;
+		}
 		if (in->type && *in->type) {
 			fc = facts_for(cache, &n_cache, p, in->type, log);
 			bn->have_facts = fc->ok;
@@ -596,6 +602,39 @@ static int pin_one(struct gc_boot *b, size_t i, struct gc_provider *p, struct gc
 	return -2;
 }
 
+/*
+ * Pins the key the instance was given at launch (clouds without console output: the
+ * engine derived it, cloud-init installed it, our own tag on the instance says which).
+ * The tag is only as trustworthy as the cloud's API, like the console output. Returns 1
+ * when pinned, 0 when the tag holds no usable key (left to the other ways), -1 on a hard
+ * error: a changed key, or the file.
+ */
+static int pin_tag(struct gc_boot *b, size_t i, struct gc_known_hosts *kh,
+		   const struct gc_boot_pin_opts *o, struct gc_error *err)
+{
+	struct gc_boot_node *n = &b->info[i];
+	char *block = gc_xasprintf("-----BEGIN SSH HOST KEY KEYS-----\n%s\n"
+				   "-----END SSH HOST KEY KEYS-----\n",
+				   n->host_key);
+	struct gc_error e;
+	int rc;
+
+	gc_error_init(&e);
+	rc = gc_known_hosts_pin_console(kh, n->host, b->port, n->id, block, NULL, &e);
+	free(block);
+	if (rc == 0) {
+		n->pin = GC_BOOT_PIN_TAG;
+		return 1;
+	}
+	if (e.code == GC_EAUTH || e.code == GC_EIO) {
+		*err = e;
+		return gc_error_prefix(err, "%s (%s)", n->id, n->label);
+	}
+	gc_log_warn(o->log, "%s (%s): the %s tag holds no usable key: %s", n->id, n->label,
+		    GC_TAG_HOST_KEY, e.message);
+	return 0;
+}
+
 int gc_boot_pin(struct gc_boot *b, struct gc_provider *p, struct gc_known_hosts *kh,
 		const struct gc_boot_pin_opts *o, bool *out_tofu, struct gc_error *err)
 {
@@ -610,10 +649,19 @@ int gc_boot_pin(struct gc_boot *b, struct gc_provider *p, struct gc_known_hosts 
 
 	for (size_t i = 0; i < b->n_nodes; i++) {
 		b->info[i].pin = GC_BOOT_PIN_NONE;
-		if (pinned_for(kh, b->info[i].host, b->port, b->info[i].id))
+		if (pinned_for(kh, b->info[i].host, b->port, b->info[i].id)) {
 			b->info[i].pin = GC_BOOT_PIN_KNOWN;
-		else
-			pending++;
+			continue;
+		}
+		if (b->info[i].host_key) {
+			int rc = pin_tag(b, i, kh, o, err);
+
+			if (rc < 0)
+				goto out;
+			if (rc == 1)
+				continue;
+		}
+		pending++;
 	}
 	while (console && pending) {
 		uint64_t el;

@@ -13,7 +13,9 @@
  *   gc_boot_set_steps   the steps of a mode: everything (detect, driver, cuda, cudnn,
  *                       container, the spec's own steps, smoke), smoke alone, or one command
  *                       (exec); with every embedded file and the spec's inputs as variables
- *   gc_boot_pin         pins every node's host key before the first connection: from the
+ *   gc_boot_pin         pins every node's host key before the first connection: the key
+ *                       it was given at launch (its GC_TAG_HOST_KEY tag, on clouds
+ *                       without console output), else from the
  *                       cloud's console output where the cloud has one (retried for a
  *                       bounded time, since consoles lag behind boot), else, or when the
  *                       console never shows a key, trust on first use with a logged warning,
@@ -63,6 +65,7 @@ enum gc_boot_pin_source {
 	GC_BOOT_PIN_NONE = 0, /* not looked at yet */
 	GC_BOOT_PIN_KNOWN,    /* pinned before, for this instance */
 	GC_BOOT_PIN_CONSOLE,  /* pinned now from the console output */
+	GC_BOOT_PIN_TAG,      /* pinned now from the key we gave it (GC_TAG_HOST_KEY) */
 	GC_BOOT_PIN_TOFU,     /* left to trust on first use */
 };
 
@@ -73,6 +76,7 @@ struct gc_boot_node {
 	char *label;	/* "workers/0" */
 	char *host;	/* the address connected to: public, else private */
 	char *type;
+	char *host_key;	 /* GC_TAG_HOST_KEY: the key we gave it at launch, or NULL */
 	bool have_facts; /* facts is the instance type's */
 	struct gc_type_facts facts;
 	enum gc_boot_pin_source pin;

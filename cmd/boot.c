@@ -511,6 +511,7 @@ static const char *pin_word(enum gc_boot_pin_source s)
 	switch (s) {
 	case GC_BOOT_PIN_KNOWN: return "pinned";
 	case GC_BOOT_PIN_CONSOLE: return "console";
+	case GC_BOOT_PIN_TAG: return "launch-key";
 	case GC_BOOT_PIN_TOFU: return "first-use";
 	default: return "none";
 	}

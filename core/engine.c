@@ -912,8 +912,8 @@ static int token_retired(struct run *r, const char *token, struct gc_error *err)
  * (the client token demands it) and nobody without the cluster key can predict the key.
  * pem gets the openssh-key-v1 private key for cloud-init, pub its public line.
  */
-static int batch_host_key(struct run *r, const char *token, struct gc_buf *pem,
-			  struct gc_buf *pub, struct gc_error *err)
+static int batch_host_key(struct run *r, const char *token, struct gc_buf *pem, struct gc_buf *pub,
+			  struct gc_error *err)
 {
 	static const char label[] = "gpucluster host key\n";
 	unsigned char seed[32];
@@ -933,7 +933,8 @@ static int batch_host_key(struct run *r, const char *token, struct gc_buf *pem,
 	if (ret == 0) {
 		gc_keypair_wipe_buf(pem);
 		gc_buf_reset(pub);
-		if (gc_keypair_private_pem(pem, &hk, err) < 0 || gc_keypair_public_line(pub, &hk) < 0)
+		if (gc_keypair_private_pem(pem, &hk, err) < 0 ||
+		    gc_keypair_public_line(pub, &hk) < 0)
 			ret = gc_error_set(err, GC_EGENERIC, "cannot format a host key");
 	}
 	gc_keypair_release(&hk);

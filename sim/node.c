@@ -947,6 +947,44 @@ static int alloc_address(struct sim_nodes *n, struct node *node, struct gc_error
 	return gc_error_set(err, GC_ECAPACITY, "no free node address left in the node network");
 }
 
+/*
+ * The host key a launch asked for, as cloud-init's cc_ssh module takes it: user-data that
+ * starts "#cloud-config" with ssh_keys: { ed25519_private: | <PEM block> }. Only the block
+ * literal form is read (the form our drivers write); *pem gets the key file's text with
+ * the block's indentation removed. Returns true when there was one.
+ */
+static bool user_data_host_key(const char *ud, struct gc_buf *pem)
+{
+	const char *p;
+	size_t indent = 0;
+
+	if (!ud || strncmp(ud, "#cloud-config", 13) != 0)
+		return false;
+	p = strstr(ud, "\n  ed25519_private: |\n");
+	if (!p)
+		return false;
+	p = strchr(p + 1, '\n') + 1;
+	while (p[indent] == ' ')
+		indent++;
+	if (indent <= 2)
+		return false;
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p), sp = 0;
+
+		while (sp < len && p[sp] == ' ')
+			sp++;
+		if (sp < indent)
+			break;
+		gc_buf_add(pem, p + indent, len - indent);
+		gc_buf_addch(pem, '\n');
+		if (!eol)
+			break;
+		p = eol + 1;
+	}
+	return pem->len > 0;
+}
+
 static int node_create(void *ctx, struct sim_instance *inst, const char *authorized_key,
 		       const struct sim_itype *type, const struct sim_image *image,
 		       struct gc_error *err)
@@ -954,7 +992,7 @@ static int node_create(void *ctx, struct sim_instance *inst, const char *authori
 	struct sim_nodes *n = ctx;
 	struct node *node = gc_xcalloc(1, sizeof(*node));
 	struct gc_keypair kp;
-	struct gc_buf line = GC_BUF_INIT(1024);
+	struct gc_buf line = GC_BUF_INIT(1024), pem = GC_BUF_INIT(16384);
 	char fpr[GC_SSH_FINGERPRINT_SIZE];
 	char *keypath = NULL;
 	int rc = -1;
@@ -1014,10 +1052,21 @@ static int node_create(void *ctx, struct sim_instance *inst, const char *authori
 		}
 	}
 
-	if (gc_keypair_generate(&kp, "", err) < 0)
-		goto fail;
 	keypath = gc_xasprintf("%s/ssh/ssh_host_ed25519_key", node->dir);
-	if (gc_keypair_write(&kp, keypath, err) < 0 || gc_keypair_public_line(&line, &kp) < 0) {
+	gc_keypair_init(&kp);
+	if (user_data_host_key(inst->user_data, &pem)) {
+		/* cloud-init writes the key it was given; a bad one fails the launch loudly */
+		if (write_file(keypath, pem.data, pem.len, 0600, err) < 0 ||
+		    gc_keypair_load(&kp, keypath, err) < 0) {
+			gc_error_prefix(err, "the host key in the user-data of %s", inst->id);
+			goto fail;
+		}
+	} else if (gc_keypair_generate(&kp, "", err) < 0 ||
+		   gc_keypair_write(&kp, keypath, err) < 0) {
+		gc_keypair_release(&kp);
+		goto fail;
+	}
+	if (gc_keypair_public_line(&line, &kp) < 0) {
 		gc_keypair_release(&kp);
 		goto fail;
 	}
@@ -1052,6 +1101,7 @@ out:
 	pthread_mutex_unlock(&n->lock);
 	free(keypath);
 	gc_buf_release(&line);
+	gc_keypair_wipe_buf(&pem);
 	return rc;
 }
 

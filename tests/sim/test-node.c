@@ -426,6 +426,63 @@ static void test_auth_and_host_key(void **state)
 	free_node(f, inst);
 }
 
+/* cloud-init's ssh_keys in the user-data: the node serves exactly that host key (what
+ * the Tencent driver sends, CVM having no console output); a broken key fails the launch. */
+static void test_host_key_from_user_data(void **state)
+{
+	SKIP_IF_NO_SANDBOX();
+	struct fx *f = *state;
+	struct sim_instance *inst = gc_xcalloc(1, sizeof(*inst));
+	struct gc_keypair kp;
+	struct gc_buf pem = GC_BUF_INIT(0), pub = GC_BUF_INIT(0), ud = GC_BUF_INIT(0);
+	struct gc_error err;
+	char fpr[GC_SSH_FINGERPRINT_SIZE];
+
+	assert_int_equal(gc_keypair_generate(&kp, "", NULL), 0);
+	assert_int_equal(gc_keypair_private_pem(&pem, &kp, NULL), 0);
+	assert_int_equal(gc_keypair_public_line(&pub, &kp), 0);
+	gc_keypair_fingerprint(fpr, &kp);
+	gc_buf_addstr(&ud,
+		      "#cloud-config\nssh_deletekeys: true\nssh_genkeytypes: []\n"
+		      "ssh_keys:\n  ed25519_private: |\n");
+	for (const char *p = pem.data; *p;) {
+		const char *eol = strchr(p, '\n');
+
+		gc_buf_addstr(&ud, "    ");
+		gc_buf_add(&ud, p, (size_t)(eol - p) + 1);
+		p = eol + 1;
+	}
+	gc_buf_addf(&ud, "  ed25519_public: %s\n", pub.data);
+
+	snprintf(inst->id, sizeof(inst->id), "i-given");
+	inst->cloud = SIM_TENCENT;
+	snprintf(inst->type, sizeof(inst->type), "%s", type_g5.name);
+	inst->user_data = gc_xstrdup(ud.data);
+	gc_error_init(&err);
+	assert_int_equal(f->hooks->create(f->nodes, inst, g_pub.data, &type_g5, &img_plain, &err),
+			 0);
+	assert_string_equal(inst->host_key_line, pub.data);
+	assert_string_equal(inst->host_key_fpr, fpr);
+	f->hooks->destroy(f->nodes, inst->id);
+
+	/* a key cloud-init could not use: the launch fails, naming the user-data */
+	free(inst->user_data);
+	inst->user_data = gc_xstrdup("#cloud-config\nssh_keys:\n  ed25519_private: |\n"
+				     "    -----BEGIN OPENSSH PRIVATE KEY-----\n    bm9wZQ==\n"
+				     "    -----END OPENSSH PRIVATE KEY-----\n");
+	snprintf(inst->id, sizeof(inst->id), "i-broken");
+	gc_error_init(&err);
+	assert_int_equal(f->hooks->create(f->nodes, inst, g_pub.data, &type_g5, &img_plain, &err),
+			 -1);
+	assert_non_null(strstr(err.message, "user-data of i-broken"));
+	free(inst->user_data);
+	free(inst);
+	gc_keypair_release(&kp);
+	gc_keypair_wipe_buf(&pem);
+	gc_buf_release(&pub);
+	gc_buf_release(&ud);
+}
+
 static void test_reboot(void **state)
 {
 	SKIP_IF_NO_SANDBOX();
@@ -671,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_fault_names),
 		cmocka_unit_test_setup_teardown(test_sandbox, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auth_and_host_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_key_from_user_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reboot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_install_flow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults, setup, teardown),

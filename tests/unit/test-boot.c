@@ -541,6 +541,67 @@ static void test_pin_from_console(void **state)
 	gc_boot_release(&b);
 }
 
+/* A cloud without console output: the key given at launch (the host-key tag) is pinned
+ * before anything connects; a tag without a usable key falls back to first use. */
+static void test_pin_from_tag(void **state)
+{
+	struct gc_boot b;
+	struct gc_known_hosts kh;
+	struct gc_boot_pin_opts o = pin_opts(false);
+	struct gc_error err;
+	char *given = host_key_line(), *other = host_key_line();
+	bool tofu = false;
+
+	(void)state;
+	prov.ops = &blind_ops;
+	cluster_nodes(&b);
+	b.info[0].host_key = gc_xstrdup(given);
+	b.info[1].host_key = gc_xstrdup("ssh-ed25519 bm90LWEta2V5");
+	open_kh(&kh);
+	gc_error_init(&err);
+	fc.now = 0;
+	assert_int_equal(gc_boot_pin(&b, &prov, &kh, &o, &tofu, &err), 0);
+	assert_int_equal(b.info[0].pin, GC_BOOT_PIN_TAG);
+	assert_int_equal(b.info[1].pin, GC_BOOT_PIN_TOFU);
+	assert_int_equal(b.info[2].pin, GC_BOOT_PIN_TOFU);
+	assert_true(tofu);
+	assert_int_equal(fc.now, 0);
+	/* the file pins exactly the given key, for that instance */
+	assert_int_equal(kh.n, 1);
+	assert_non_null(strstr(given, kh.v[0].base64));
+	assert_string_equal(kh.v[0].instance, b.info[0].id);
+
+	/* strict: the tagged node is fine, the others are errors */
+	o.strict = true;
+	b.info[0].pin = GC_BOOT_PIN_NONE;
+	assert_int_equal(gc_boot_pin(&b, &prov, &kh, &o, &tofu, &err), -1);
+	assert_int_equal(b.info[0].pin, GC_BOOT_PIN_KNOWN);
+	assert_non_null(strstr(err.message, b.info[1].id));
+
+	/* another key in the tag for an address pinned without its instance id: refused */
+	gc_known_hosts_release(&kh);
+	{
+		char *path = gc_xasprintf("%s/known_hosts", F.state_dir);
+		char *cmd = gc_xasprintf("sed -i 's/ gpucluster:instance=[^ ]*//' '%s'", path);
+
+		assert_int_equal(system(cmd), 0);
+		free(cmd);
+		free(path);
+	}
+	open_kh(&kh);
+	free(b.info[0].host_key);
+	b.info[0].host_key = gc_xstrdup(other);
+	assert_int_equal(gc_boot_pin(&b, &prov, &kh, &o, &tofu, &err), -1);
+	assert_int_equal(err.code, GC_EAUTH);
+	assert_non_null(strstr(err.message, "changed"));
+	assert_non_null(strstr(err.message, b.info[0].id));
+	gc_known_hosts_release(&kh);
+	gc_boot_release(&b);
+	free(given);
+	free(other);
+	prov.ops = &fake_ops;
+}
+
 static void test_pin_without_console(void **state)
 {
 	struct gc_boot b;
@@ -766,6 +827,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_smoke_and_exec_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pin_from_console, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pin_from_tag, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pin_without_console, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_smoke_good, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_smoke_failed_checks, setup, teardown),
