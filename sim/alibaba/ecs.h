@@ -7,6 +7,10 @@
  * actions. An action runs with the world lock held and either fills call->out (the
  * success body, RequestId is added afterwards) or answers an error with ecs_fail.
  *
+ * The same port also serves two more Alibaba products, told apart by the API version the
+ * request names: VPC 2016-04-28 (vpc.c: the default VPC and its vSwitches, read only)
+ * and STS 2015-04-01 (sts.c: AssumeRole, whose temporary keys every product accepts).
+ *
  * A struct ecs_call lives on sim_ecs_handle's stack for one request.
  */
 #ifndef GC_SIM_ECS_H
@@ -23,6 +27,9 @@ struct ecs_call {
 	const struct sim_req *req;
 	struct sim_resp *resp;
 	const char *action;
+	const char *product;	 /* "ecs", "vpc" or "sts": what the version names */
+	char caller[128];	 /* the access key id that signed, once verified */
+	bool caller_temporary;	 /* an STS key (sts.c) */
 	struct gc_params params; /* the action's parameters, common ones left out */
 	const char *region;	 /* RegionId, checked against the catalogue; NULL if none */
 	char request_id[37];
@@ -47,6 +54,36 @@ struct ecs_action {
 extern const struct ecs_action ecs_instance_actions[];
 extern const struct ecs_action ecs_resource_actions[];
 extern const struct ecs_action ecs_catalog_actions[];
+extern const struct ecs_action ecs_vpc_actions[]; /* version 2016-04-28 */
+extern const struct ecs_action ecs_sts_actions[]; /* version 2015-04-01 */
+
+#define ECS_VERSION "2014-05-26"
+#define VPC_VERSION "2016-04-28"
+#define STS_VERSION "2015-04-01"
+
+/* --- vpc.c: every region's default VPC, one default vSwitch per zone ------------------ */
+
+#define ECS_DEFAULT_VPC "vpc-gpuclustersim"
+
+/* Whether id is a VPC of region. */
+bool ecs_vpc_exists(const char *region, const char *id);
+/* The zone of vSwitch id in region, or NULL when region has no such vSwitch. */
+const char *ecs_vswitch_zone(const char *region, const char *id);
+/* The VPC a vSwitch of ecs_vswitch_zone belongs to. */
+const char *ecs_vswitch_vpc(const char *id);
+
+/* --- sts.c: temporary credentials ----------------------------------------------------- */
+
+#define ECS_STS_SECRET_MAX 64
+
+/*
+ * The secret of an STS key id ("STS.…") when token is the security token issued with it
+ * and has not expired at now (unix seconds); NULL otherwise, with *code set to the
+ * error ECS answers (MissingSecurityToken, InvalidSecurityToken.Malformed,
+ * InvalidSecurityToken.MismatchWithAccessKey, InvalidSecurityToken.Expired).
+ */
+const char *ecs_sts_secret(const struct sim *sim, const char *key_id, const char *token,
+			   int64_t now, char out[ECS_STS_SECRET_MAX], const char **code);
 
 /* Answers the ECS error: HTTP status and {"RequestId","HostId","Code","Message",
  * "Recommend"}. Returns -1 so actions can `return ecs_fail(...)`. */

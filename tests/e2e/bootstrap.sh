@@ -17,7 +17,6 @@
 sim_start_nodes --node-fault 'no-ssh,call=5'
 t0=$SECONDS
 lap() { note "$1 ($((SECONDS - t0)) s)"; }
-TYPE_READY=g4dn.xlarge
 
 # boot_spec FILE NAME IMAGE DRIVER CUDA: a cluster of 2 nodes
 boot_spec() {
@@ -38,7 +37,7 @@ boot_spec "$work/c.yaml" e2e-boot ubuntu-22.04 570 12.8
 gc_ok apply -y "$work/c.yaml"
 for n in 0 1; do
 	for s in detect driver cuda cudnn container smoke; do
-		grep -q "workers/$n i-[0-9a-f]*: $s ok" "$work/err" ||
+		grep -q "workers/$n $ID_RE: $s ok" "$work/err" ||
 			fail "apply: step '$s' did not run on workers/$n"
 	done
 	grep -q "workers/$n .*: driver ok (.*1 reboot)" "$work/err" ||
@@ -100,12 +99,12 @@ lap "GPU-ready node verified, nothing installed"
 
 # exec: one block per node, in the cluster's order, never mixed
 gc_ok exec "$work/c.yaml" -- uname -r
-awk 'NR % 2 == 1 && $0 !~ "^== i-[0-9a-f]+ \\(workers/" (NR - 1) / 2 "\\) exit 0 ==$" { exit 1 }
+awk -v id="$ID_RE" 'NR % 2 == 1 && $0 !~ "^== " id " \\(workers/" (NR - 1) / 2 "\\) exit 0 ==$" { exit 1 }
 	NR % 2 == 0 && !/^[0-9]+\.[0-9]+\.[0-9]+-/ { exit 1 }
 	END { exit NR != 4 }' "$work/out" || fail "exec: not one header + output block per node"
 gc exec "$work/c.yaml" -- exit 3
 [ "$rc" = 1 ] || fail "exec of a failing command exited $rc"
-[ "$(grep -c '^== i-[0-9a-f]* (workers/[01]) exit 3 ==$' "$work/out")" = 2 ] ||
+[ "$(grep -c "^== $ID_RE (workers/[01]) exit 3 ==\$" "$work/out")" = 2 ] ||
 	fail "exec: exit 3 not shown per node"
 
 # ssh with the pinned key and the cluster's known_hosts only
@@ -128,7 +127,7 @@ gc_ok apply -y --replace-unhealthy "$work/c.yaml"
 grep -q "replacing 1 unhealthy node: $bad" "$work/err" || fail "apply did not replace $bad"
 [ "$(instance_state "$bad")" = terminated ] || fail "the unhealthy node is $(instance_state "$bad")"
 expect_alive e2e-boot 2 "after the replacement"
-grep -q "workers/1 i-[0-9a-f]*: driver ok (.*1 reboot)" "$work/err" ||
+grep -q "workers/1 $ID_RE: driver ok (.*1 reboot)" "$work/err" ||
 	fail "the new node was not bootstrapped"
 lap "ECC fault reported by smoke; the node replaced"
 
@@ -165,4 +164,5 @@ lap "node without SSH: failed after the bound"
 
 gc_ok destroy -y "$work/c.yaml"
 expect_alive e2e-boot 0 "after destroy"
+requests_valid
 note "ok ($((SECONDS - t0)) s)"

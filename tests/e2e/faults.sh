@@ -44,4 +44,5 @@ grep -qi 'capacity' "$work/err" || fail "the error does not say capacity"
 expect_alive e2e-faults 0 "with no capacity"
 faults_clear
 gc_ok destroy -y "$work/c.yaml"
+requests_valid
 note ok

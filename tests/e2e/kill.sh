@@ -65,4 +65,5 @@ for k in 1 "${launches[@]}" $((launches[2] + 1)) $((n - 1)); do
 done
 gc_ok destroy -y "$work/c.yaml"
 expect_alive e2e-kill 0 "after destroy"
+requests_valid
 note ok

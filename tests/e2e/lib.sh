@@ -2,8 +2,8 @@
 # lib.sh: the cloud-parameterised end-to-end harness, sourced by every case in this folder.
 #
 # A case runs the real gpucluster binary against a real gpucluster-sim process for the
-# cloud named by $GC_E2E_CLOUD (aws today; alibaba and tencent join through the same
-# functions), and checks the outcome through the emulator's control API (/state), never
+# cloud named by $GC_E2E_CLOUD (aws, alibaba or tencent: the cases are the same, the
+# per-cloud facts are in the one `case` below), and checks the outcome through the emulator's control API (/state), never
 # through gpucluster's own view. Everything lives in one temporary folder: HOME, the
 # state dir, the spec, the emulator's request log. Nothing outside it is touched.
 set -euo pipefail
@@ -44,8 +44,9 @@ note() {
 	printf '%s: %s\n' "${0##*/}" "$*"
 }
 
-# The cloud's defaults for this harness: region, two GPU types, the credentials'
-# variable names. The emulator's default credentials are in docs/sim.md.
+# The cloud's defaults for this harness: region, zones, two GPU types and one for the
+# GPU-ready image, the credentials' variable names, the auth error codes. The emulator's
+# default credentials are in docs/sim.md.
 # shellcheck disable=SC2034 # used by the cases that source this file
 case $CLOUD in
 aws)
@@ -60,11 +61,76 @@ aws)
 		export AWS_SECRET_ACCESS_KEY=gpucluster-sim-aws-secret-key-0000000000
 		export AWS_EC2_METADATA_DISABLED=true
 	}
+	# the environment without any credentials (the chain's other sources are empty)
+	CRED_VARS=(AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_PROFILE)
+	NO_METADATA=(AWS_EC2_METADATA_DISABLED=true)
+	ID_VAR=AWS_ACCESS_KEY_ID SECRET_VAR=AWS_SECRET_ACCESS_KEY
+	AUTH_CODES='AuthFailure|SignatureDoesNotMatch'
+	TYPE_READY=g4dn.xlarge
+	ID_RE='i-[0-9a-f]*' # an instance id, in basic regex
+	;;
+alibaba)
+	REGION=cn-hangzhou
+	ZONES=(cn-hangzhou-i cn-hangzhou-j)
+	TYPE1=ecs.gn7i-c8g1.2xlarge
+	TYPE2=ecs.gn6i-c4g1.xlarge
+	IMAGE=ubuntu_22_04_x64_20G_alibase_20261015.vhd
+	cloud_export() {
+		export ALIBABA_CLOUD_ACCESS_KEY_ID=LTAIgpuclustersim001
+		export ALIBABA_CLOUD_ACCESS_KEY_SECRET=gpucluster-sim-alibaba-secret-000000
+		export ALIBABA_CLOUD_ECS_METADATA_DISABLED=true
+	}
+	CRED_VARS=(ALIBABA_CLOUD_ACCESS_KEY_ID ALIBABA_CLOUD_ACCESS_KEY_SECRET
+		ALIBABA_CLOUD_SECURITY_TOKEN ALIBABA_CLOUD_PROFILE ALICLOUD_ACCESS_KEY
+		ALICLOUD_SECRET_KEY)
+	NO_METADATA=(ALIBABA_CLOUD_ECS_METADATA_DISABLED=true)
+	ID_VAR=ALIBABA_CLOUD_ACCESS_KEY_ID SECRET_VAR=ALIBABA_CLOUD_ACCESS_KEY_SECRET
+	AUTH_CODES='SignatureDoesNotMatch|InvalidAccessKeyId'
+	TYPE_READY=ecs.gn7i-c8g1.2xlarge
+	ID_RE='i-[0-9a-z]*'
+	;;
+tencent)
+	REGION=ap-guangzhou
+	ZONES=(ap-guangzhou-6 ap-guangzhou-7)
+	TYPE1=GN7.2XLARGE32
+	TYPE2=GN10Xp.2XLARGE40
+	IMAGE=img-487zeit5
+	cloud_export() {
+		export TENCENTCLOUD_SECRET_ID=AKIDgpuclustersim001
+		export TENCENTCLOUD_SECRET_KEY=gpucluster-sim-tencent-secret-000000
+		export TENCENTCLOUD_CVM_ROLE_DISABLED=true
+	}
+	CRED_VARS=(TENCENTCLOUD_SECRET_ID TENCENTCLOUD_SECRET_KEY TENCENTCLOUD_SESSION_TOKEN
+		TENCENTCLOUD_PROFILE)
+	NO_METADATA=(TENCENTCLOUD_CVM_ROLE_DISABLED=true)
+	ID_VAR=TENCENTCLOUD_SECRET_ID SECRET_VAR=TENCENTCLOUD_SECRET_KEY
+	AUTH_CODES='AuthFailure'
+	TYPE_READY=GN7.2XLARGE32
+	ID_RE='ins-[0-9a-z]*'
 	;;
 *)
 	fail "unknown cloud '$CLOUD'"
 	;;
 esac
+
+# no_creds_env CMD...: runs CMD with none of the cloud's credential variables and the
+# instance metadata source off (it would leave the loopback).
+no_creds_env() {
+	local unset=()
+	for v in "${CRED_VARS[@]}"; do
+		unset+=(-u "$v")
+	done
+	env "${unset[@]}" "${NO_METADATA[@]}" "$@"
+}
+
+# bad_secret_env CMD...: runs CMD with the right key id and a wrong secret.
+bad_secret_env() {
+	(
+		cloud_export
+		export "$SECRET_VAR=not-the-secret"
+		exec "$@"
+	)
+}
 
 # cloud_env CMD...: runs CMD with the cloud's credentials.
 cloud_env() {
@@ -220,6 +286,28 @@ calls() {
 	jq -s --arg a "$1" '[.[] | select(.action == $a)] | length' "$work/requests.log"
 }
 
+# requests_valid: every request gpucluster sent in this case was well-formed for the real
+# API: the emulator checks parameter names, types, ranges and combinations as the cloud
+# documents them, and answers these codes when one is off. (Faults inject throttling,
+# capacity, quota and 5xx codes, never these.)
+requests_valid() {
+	local bad
+	[ -s "$work/requests.log" ] || fail "the request log is empty"
+	bad=$(jq -r -s '[.[] | select(.error_code != null) | select(.error_code
+		| test("^(InvalidParameter|MissingParameter|UnknownParameter|InvalidAction|InvalidFilter|MalformedQueryString|InvalidParameterCombination|InvalidParameterValue|UnsupportedParameter|InvalidQueryParameter|MissingAction|InvalidUserData|InvalidClientToken)"))
+		| "\(.action) -> \(.error_code)"] | unique | join(", ")' "$work/requests.log")
+	[ -z "$bad" ] || fail "requests the real API would refuse: $bad"
+}
+
+# keypair_like NAME: a key pair name like the ones gpucluster makes for cluster NAME (its
+# own also carry a fingerprint part), in the cloud's alphabet.
+keypair_like() {
+	case $CLOUD in
+	tencent) printf 'gc_%s\n' "${1//-/_}" ;;
+	*) printf 'gpucluster-%s\n' "$1" ;;
+	esac
+}
+
 # expect_alive CLUSTER N [WHAT]
 expect_alive() {
 	local n
@@ -238,6 +326,10 @@ foreign_instance() {
 			--data "Action=RunInstances&Version=2016-11-15&ImageId=ami-0e8d2a5e1c4f22040&InstanceType=$TYPE1&MinCount=1&MaxCount=1&ClientToken=foreign-$1&TagSpecification.1.ResourceType=instance&TagSpecification.1.Tag.1.Key=Name&TagSpecification.1.Tag.1.Value=$1&TagSpecification.1.Tag.2.Key=gpucluster:group&TagSpecification.1.Tag.2.Value=workers" \
 			"$ENDPOINT/" | sed -n 's:.*<instanceId>\(i-[0-9a-f]*\)</instanceId>.*:\1:p' | head -n 1
 		;;
+	*)
+		node "$(dirname "${BASH_SOURCE[0]}")/foreign.js" "$CLOUD" "${ENDPOINT#http://}" \
+			"$REGION" instance "$1" "$TYPE1" "${ZONES[0]}" "$IMAGE"
+		;;
 	esac
 }
 
@@ -253,6 +345,10 @@ foreign_keypair() {
 			--data-urlencode "Action=ImportKeyPair" --data-urlencode "Version=2016-11-15" \
 			--data-urlencode "KeyName=$1" --data-urlencode "PublicKeyMaterial=$pub" \
 			"$ENDPOINT/" >/dev/null
+		;;
+	*)
+		node "$(dirname "${BASH_SOURCE[0]}")/foreign.js" "$CLOUD" "${ENDPOINT#http://}" \
+			"$REGION" keypair "$1"
 		;;
 	esac
 }

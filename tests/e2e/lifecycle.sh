@@ -10,7 +10,8 @@ spec "$work/c.yaml" e2e-life workers 2
 
 foreign=$(foreign_instance e2e-life-workers-0)
 [ -n "$foreign" ] || fail "could not launch the foreign instance"
-foreign_keypair gpucluster-e2e-life
+fkey=$(keypair_like e2e-life)
+foreign_keypair "$fkey"
 
 # plan on an empty cluster: changes, exit 2 with --detailed-exitcode
 gc plan --detailed-exitcode "$work/c.yaml"
@@ -77,9 +78,10 @@ expect_alive e2e-life 0 "after destroy"
 [ "$(owned_resources e2e-life)" = 0 ] || fail "destroy left our key pair or security group"
 [ "$(instance_state "$foreign")" = running ] || fail "destroy touched the foreign instance"
 state
-jq -e '[.key_pairs[] | select(.name == "gpucluster-e2e-life")] | length == 1' \
+jq -e --arg k "$fkey" '[.key_pairs[] | select(.name == $k)] | length == 1' \
 	"$work/state.json" >/dev/null || fail "destroy deleted the foreign key pair"
 
 # destroy again: nothing to do, still fine
 gc_ok destroy -y "$work/c.yaml"
+requests_valid
 note ok

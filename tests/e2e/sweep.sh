@@ -62,4 +62,5 @@ for kind in '5xx,after=1' 'quota'; do
 	done
 	note "$kind: all $n calls swept"
 done
+requests_valid
 note ok

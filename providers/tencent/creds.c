@@ -1,0 +1,606 @@
+/*
+ * creds.c: where the Tencent driver's keys come from (creds.h has the order). The rules
+ * are those of the Tencent Cloud SDKs' default chain (environment, profile file, CVM
+ * role) and of tccli (its per-profile credential files), so that a user's existing set-up,
+ * CI secrets and instance roles work unchanged; where those tools would need a log-in
+ * (tccli's OAuth and SSO profiles) we fail with a message saying what to do instead,
+ * because nothing below cmd/ may talk to the terminal.
+ *
+ * Every environment variable is read through the input's struct gc_spec_env, never
+ * getenv(), so tests decide what is set (HOME included). Every failure says which source
+ * failed and why; when nothing applies, the error lists each source tried. Secrets are
+ * registered with the log as soon as they are read.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/retry.h"
+#include "core/str.h"
+#include "providers/aws/ini.h"
+#include "providers/tencent/creds.h"
+
+#define METADATA_BASE	     "http://metadata.tencentyun.com"
+#define METADATA_CREDS_PATH  "/latest/meta-data/cam/security-credentials/"
+#define METADATA_MAX	     ((size_t)64 << 10)
+#define METADATA_TIMEOUT_MS  1000L
+#define METADATA_ATTEMPTS    2
+#define ETC_CREDENTIALS	     "/etc/tencentcloud/credentials"
+#define TCCLI_CREDENTIAL_MAX ((size_t)64 << 10)
+
+/* --- small helpers -------------------------------------------------------------------- */
+
+static const char *env_get(const struct tc_creds_input *in, const char *name)
+{
+	const struct gc_spec_env *e = in->env ? in->env : &gc_spec_env_process;
+	const char *v = e->lookup ? e->lookup(e->ctx, name) : NULL;
+
+	return v && *v ? v : NULL;
+}
+
+/* Whether name is set at all, empty included (TENCENTCLOUD_CREDENTIALS_FILE=""). */
+static bool env_isset(const struct tc_creds_input *in, const char *name)
+{
+	const struct gc_spec_env *e = in->env ? in->env : &gc_spec_env_process;
+
+	return e->lookup && e->lookup(e->ctx, name) != NULL;
+}
+
+static void wipe_free(char *s)
+{
+	if (!s)
+		return;
+	for (volatile char *p = s; *p; p++)
+		*p = '\0';
+	free(s);
+}
+
+void tc_creds_init(struct tc_creds *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void tc_creds_release(struct tc_creds *c)
+{
+	if (!c)
+		return;
+	free(c->secret_id);
+	wipe_free(c->secret_key);
+	wipe_free(c->token);
+	free(c->source);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Fills c, taking source; registers the secrets with the log. */
+static void creds_fill(struct tc_creds *c, struct gc_log *log, const char *id, const char *key,
+		       const char *token, int64_t expiration, char *source)
+{
+	tc_creds_release(c);
+	gc_log_add_secret(log, key);
+	gc_log_add_secret(log, token);
+	c->secret_id = gc_xstrdup(id);
+	c->secret_key = gc_xstrdup(key);
+	c->token = token && *token ? gc_xstrdup(token) : NULL;
+	c->expiration = expiration;
+	c->source = source;
+}
+
+/* A value from the SDKs' INI file without one surrounding pair of double quotes (the
+ * Python SDK's documented example writes secret_id="..."). */
+static char *unquote(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n >= 2 && v[0] == '"' && v[n - 1] == '"')
+		return gc_xstrndup(v + 1, n - 2);
+	return gc_xstrdup(v);
+}
+
+/* Reads a small file whole; 1 with *found false when it does not exist. */
+static int read_file(char **out, bool *found, const char *path, size_t cap, struct gc_error *err)
+{
+	struct gc_buf b = GC_BUF_INIT(cap);
+	char chunk[4096];
+	struct stat st;
+	int fd, ret = -1;
+
+	*found = false;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0)
+		return gc_error_set(err, GC_EIO, "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		gc_error_set(err, GC_EIO, "'%s' is not a regular file", path);
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			gc_error_set(err, GC_EIO, "cannot read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		if (gc_buf_add(&b, chunk, (size_t)n) != 0) {
+			gc_error_set(err, GC_ETOOBIG, "'%s' is larger than %zu KiB", path,
+				     cap >> 10);
+			goto out;
+		}
+	}
+	*found = true;
+	*out = gc_buf_detach(&b, NULL);
+	ret = 0;
+out:
+	close(fd);
+	for (size_t i = 0; i < b.len; i++) /* it holds a secret key */
+		b.data[i] = '\0';
+	gc_buf_release(&b);
+	return ret;
+}
+
+/* --- the chain's state ------------------------------------------------------------------ */
+
+struct chain {
+	const struct tc_creds_input *in;
+	const char *profile;  /* the profile in effect */
+	const char *named_by; /* what named it ("the spec", "TENCENTCLOUD_PROFILE"), or NULL */
+	bool want_role;	      /* a tccli profile of type cvm-role */
+};
+
+/* --- 1. the environment ------------------------------------------------------------------ */
+
+/* 0 found, 1 not set (*why), -1 a half-set pair. */
+static int env_keys(struct tc_creds *out, struct chain *ch, char **why, struct gc_error *err)
+{
+	const char *id = env_get(ch->in, "TENCENTCLOUD_SECRET_ID");
+	const char *key = env_get(ch->in, "TENCENTCLOUD_SECRET_KEY");
+	const char *token = env_get(ch->in, "TENCENTCLOUD_SESSION_TOKEN");
+
+	if (!id && !key) {
+		*why = gc_xstrdup("TENCENTCLOUD_SECRET_ID not set");
+		return 1;
+	}
+	if (!id || !key)
+		return gc_error_set(err, GC_EINVALID,
+				    "TENCENTCLOUD_SECRET_%s is set but TENCENTCLOUD_SECRET_%s is "
+				    "not; set both or neither",
+				    id ? "ID" : "KEY", id ? "KEY" : "ID");
+	if (!token)
+		token = env_get(ch->in, "TENCENTCLOUD_TOKEN"); /* tccli's name */
+	creds_fill(out, ch->in->log, id, key, token, 0, gc_xstrdup("environment"));
+	return 0;
+}
+
+/* --- 2a. the SDKs' credentials file ---------------------------------------------------- */
+
+/*
+ * The file in effect: TENCENTCLOUD_CREDENTIALS_FILE, else ~/.tencentcloud/credentials if
+ * it exists, else /etc/tencentcloud/credentials. *path is NULL when none exists (*shown
+ * then names the ones looked at).
+ */
+static int sdk_file(struct chain *ch, char **path, char **shown, struct gc_error *err)
+{
+	const struct tc_creds_input *in = ch->in;
+	const char *home = env_get(in, "HOME");
+	const char *etc = in->etc_credentials ? in->etc_credentials : ETC_CREDENTIALS;
+	struct stat st;
+
+	*path = NULL;
+	if (env_isset(in, "TENCENTCLOUD_CREDENTIALS_FILE")) {
+		const char *set = env_get(in, "TENCENTCLOUD_CREDENTIALS_FILE");
+
+		if (!set)
+			return gc_error_set(err, GC_EINVALID,
+					    "TENCENTCLOUD_CREDENTIALS_FILE is set but empty");
+		*shown = gc_xstrdup(set);
+		if (stat(set, &st) == 0)
+			*path = gc_xstrdup(set);
+		return 0;
+	}
+	if (home) {
+		char *p = gc_xasprintf("%s/.tencentcloud/credentials", home);
+
+		if (stat(p, &st) == 0) {
+			*path = p;
+			*shown = gc_xstrdup("~/.tencentcloud/credentials");
+			return 0;
+		}
+		free(p);
+	}
+	if (stat(etc, &st) == 0) {
+		*path = gc_xstrdup(etc);
+		*shown = gc_xstrdup(etc);
+		return 0;
+	}
+	*shown = gc_xasprintf("~/.tencentcloud/credentials or %s", etc);
+	return 0;
+}
+
+/* 0 found, 1 not there (*why), -1 broken. */
+static int sdk_profile(struct tc_creds *out, struct chain *ch, char **why, struct gc_error *err)
+{
+	struct gc_ini ini;
+	const struct gc_ini_section *s;
+	char *path = NULL, *shown = NULL, *id = NULL, *key = NULL;
+	const char *v;
+	bool found = false;
+	int ret = -1;
+
+	gc_ini_init(&ini);
+	if (sdk_file(ch, &path, &shown, err) != 0)
+		goto out;
+	if (!path) {
+		*why = gc_xasprintf("no %s", shown);
+		ret = 1;
+		goto out;
+	}
+	if (gc_ini_load_file(&ini, path, shown, &found, err) != 0)
+		goto out;
+	s = found ? gc_ini_section(&ini, ch->profile) : NULL;
+	if (!s) {
+		*why = gc_xasprintf("no [%s] in %s", ch->profile, shown);
+		ret = 1;
+		goto out;
+	}
+	if ((v = gc_ini_get(s, "secret_id")) && *v)
+		id = unquote(v);
+	if ((v = gc_ini_get(s, "secret_key")) && *v)
+		key = unquote(v);
+	if ((!id || !*id) && (!key || !*key)) {
+		*why = gc_xasprintf("[%s] in %s has no secret_id", ch->profile, shown);
+		ret = 1;
+		goto out;
+	}
+	if (!id || !*id || !key || !*key) {
+		gc_error_set(err, GC_EINVALID, "[%s] in %s has %s but no %s", ch->profile, shown,
+			     id && *id ? "secret_id" : "secret_key",
+			     id && *id ? "secret_key" : "secret_id");
+		goto out;
+	}
+	creds_fill(out, ch->in->log, id, key, NULL, 0,
+		   gc_xasprintf("profile '%s' (%s)", ch->profile, shown));
+	ret = 0;
+out:
+	free(path);
+	free(shown);
+	free(id);
+	wipe_free(key);
+	gc_ini_release(&ini);
+	return ret;
+}
+
+/* --- 2b. tccli's credential file ---------------------------------------------------------- */
+
+static const char *jstr(json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v && *v ? v : NULL;
+}
+
+/* 0 found, 1 not there (*why), 2 a cvm-role profile, -1 broken. */
+static int tccli_profile(struct tc_creds *out, struct chain *ch, char **why, struct gc_error *err)
+{
+	const char *home = env_get(ch->in, "HOME");
+	char *path, *shown, *text = NULL;
+	const char *id, *key, *type;
+	json_error_t jerr;
+	json_t *j = NULL;
+	bool found = false;
+	int ret = -1;
+
+	shown = gc_xasprintf("~/.tccli/%s.credential", ch->profile);
+	if (!home || strchr(ch->profile, '/')) {
+		*why = gc_xasprintf("no %s", shown);
+		free(shown);
+		return 1;
+	}
+	path = gc_xasprintf("%s/.tccli/%s.credential", home, ch->profile);
+	if (read_file(&text, &found, path, TCCLI_CREDENTIAL_MAX, err) != 0)
+		goto out;
+	if (!found) {
+		*why = gc_xasprintf("no %s", shown);
+		ret = 1;
+		goto out;
+	}
+	j = json_loads(text, 0, &jerr);
+	if (!json_is_object(j)) {
+		gc_error_set(err, GC_EINVALID, "%s: not a JSON object (line %d: %s)", shown,
+			     jerr.line, jerr.text);
+		goto out;
+	}
+	type = jstr(j, "type");
+	if (type && strcmp(type, "cvm-role") == 0) {
+		ret = 2;
+		goto out;
+	}
+	if (type && (strcmp(type, "oauth") == 0 || strcmp(type, "sso") == 0)) {
+		gc_error_set(err, GC_EUNSUPPORTED,
+			     "%s is a tccli %s log-in, which gpucluster cannot renew; export "
+			     "TENCENTCLOUD_SECRET_ID and TENCENTCLOUD_SECRET_KEY (and "
+			     "TENCENTCLOUD_SESSION_TOKEN) instead",
+			     shown, type);
+		goto out;
+	}
+	if (jstr(j, "role-arn")) {
+		gc_error_set(err, GC_EUNSUPPORTED,
+			     "%s assumes role '%s' through STS, which gpucluster does not do yet; "
+			     "export the role's temporary keys instead",
+			     shown, jstr(j, "role-arn"));
+		goto out;
+	}
+	id = jstr(j, "secretId");
+	key = jstr(j, "secretKey");
+	if (!id && !key) {
+		*why = gc_xasprintf("%s has no secretId", shown);
+		ret = 1;
+		goto out;
+	}
+	if (!id || !key) {
+		gc_error_set(err, GC_EINVALID, "%s has %s but no %s", shown,
+			     id ? "secretId" : "secretKey", id ? "secretKey" : "secretId");
+		goto out;
+	}
+	creds_fill(out, ch->in->log, id, key, jstr(j, "token"), 0,
+		   gc_xasprintf("tccli profile '%s'", ch->profile));
+	ret = 0;
+out:
+	if (text) {
+		for (char *p = text; *p; p++)
+			*p = '\0';
+		free(text);
+	}
+	json_decref(j);
+	free(path);
+	free(shown);
+	return ret;
+}
+
+/* --- 4. the CVM instance role -------------------------------------------------------------- */
+
+/* One metadata GET with its retries; 0 when an answer arrived (any status below 500). */
+static int metadata_get(const struct chain *ch, const char *base, const char *path,
+			struct gc_http_response *res, struct gc_error *err)
+{
+	struct gc_retry_policy policy;
+	struct gc_http_request req;
+	struct gc_retry r;
+	long timeout = ch->in->metadata_timeout_ms ? ch->in->metadata_timeout_ms
+						   : METADATA_TIMEOUT_MS;
+	char *url = gc_xasprintf("%s%s", base, path);
+	int ret = -1;
+
+	memset(&policy, 0, sizeof(policy));
+	policy.max_attempts = METADATA_ATTEMPTS;
+	policy.clock = ch->in->clock;
+	memset(&req, 0, sizeof(req));
+	req.method = "GET";
+	req.url = url;
+	req.connect_timeout_ms = timeout;
+	req.timeout_ms = timeout;
+	req.max_response = METADATA_MAX;
+	gc_retry_begin(&r, &policy);
+	for (;;) {
+		if (gc_http_perform(ch->in->http, &req, res, err) == 0 && res->status < 500) {
+			gc_retry_succeeded(&r);
+			ret = 0;
+			break;
+		}
+		if (res->status >= 500)
+			gc_error_set(err, GC_ETRANSIENT, "HTTP %d", res->status);
+		gc_http_response_release(res);
+		if (gc_retry_pause(&r, err, -1) != 0)
+			break;
+	}
+	free(url);
+	return ret;
+}
+
+static bool role_name_ok(const char *s)
+{
+	return *s && strspn(s,
+			    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789+=,.@_-") == strlen(s);
+}
+
+/* 0 found; 1 not available here (*why); -1 a broken answer. */
+static int cvm_role(struct tc_creds *out, struct chain *ch, char **why, struct gc_error *err)
+{
+	const char *base = ch->in->metadata_base ? ch->in->metadata_base : METADATA_BASE;
+	const char *v, *id, *key, *token;
+	struct gc_http_response res;
+	struct gc_error e;
+	char *role = NULL, *path = NULL;
+	json_t *j = NULL, *exp;
+	int ret = 1;
+
+	*why = NULL;
+	if (!ch->want_role && (v = env_get(ch->in, "TENCENTCLOUD_CVM_ROLE_DISABLED")) &&
+	    strcasecmp(v, "true") == 0) {
+		*why = gc_xstrdup("disabled by TENCENTCLOUD_CVM_ROLE_DISABLED");
+		return 1;
+	}
+	if (!ch->in->http) {
+		*why = gc_xstrdup("no HTTP client was given");
+		return 1;
+	}
+	gc_error_init(&e);
+	if (metadata_get(ch, base, METADATA_CREDS_PATH, &res, &e) != 0) {
+		*why = gc_xasprintf("no answer from %s: %s", base, e.message);
+		goto out;
+	}
+	if (res.status == 404) {
+		*why = gc_xasprintf("no CAM role is bound to this instance (%s)", base);
+		gc_http_response_release(&res);
+		goto out;
+	}
+	if (res.status != 200) {
+		*why = gc_xasprintf("%s answered HTTP %d for the role name", base, res.status);
+		gc_http_response_release(&res);
+		goto out;
+	}
+	role = gc_xstrndup(res.body.data, strcspn(res.body.data, "\r\n"));
+	gc_http_response_release(&res);
+	if (!role_name_ok(role)) {
+		*why = gc_xasprintf("%s gave no usable role name", base);
+		goto out;
+	}
+	path = gc_xasprintf("%s%s", METADATA_CREDS_PATH, role);
+	if (metadata_get(ch, base, path, &res, &e) != 0) {
+		*why = gc_xasprintf("%s failed: %s", base, e.message);
+		goto out;
+	}
+	ret = -1;
+	if (res.status != 200) {
+		gc_error_set(err, GC_EAUTH, "%s answered HTTP %d for the keys of role '%s'", base,
+			     res.status, role);
+		gc_http_response_release(&res);
+		goto out;
+	}
+	j = json_loadb(res.body.data, res.body.len, 0, NULL);
+	gc_http_response_release(&res);
+	if (!json_is_object(j)) {
+		gc_error_set(err, GC_EINVALID, "%s: the keys of role '%s' are not a JSON object",
+			     base, role);
+		goto out;
+	}
+	if ((v = jstr(j, "Code")) && strcmp(v, "Success") != 0) {
+		gc_error_set(err, GC_EAUTH, "%s: role '%s' answered Code '%s'", base, role, v);
+		goto out;
+	}
+	id = jstr(j, "TmpSecretId");
+	key = jstr(j, "TmpSecretKey");
+	token = jstr(j, "Token");
+	exp = json_object_get(j, "ExpiredTime");
+	if (!id || !key || !token || !json_is_integer(exp) || json_integer_value(exp) <= 0) {
+		gc_error_set(err, GC_EINVALID,
+			     "%s: the keys of role '%s' lack TmpSecretId, TmpSecretKey, Token or "
+			     "ExpiredTime",
+			     base, role);
+		goto out;
+	}
+	creds_fill(out, ch->in->log, id, key, token, (int64_t)json_integer_value(exp),
+		   gc_xasprintf("instance role '%s'", role));
+	ret = 0;
+out:
+	json_decref(j);
+	free(role);
+	free(path);
+	return ret;
+}
+
+/* --- the chain ----------------------------------------------------------------------------- */
+
+/* The profile in effect and what named it (NULL for the default). */
+static void pick_profile(struct chain *ch)
+{
+	const char *v;
+
+	if (ch->in->profile && *ch->in->profile) {
+		ch->profile = ch->in->profile;
+		ch->named_by = "the spec (provider.profile)";
+	} else if ((v = env_get(ch->in, "TENCENTCLOUD_PROFILE"))) {
+		ch->profile = v;
+		ch->named_by = "TENCENTCLOUD_PROFILE";
+	} else if ((v = env_get(ch->in, "TCCLI_PROFILE"))) {
+		ch->profile = v;
+		ch->named_by = "TCCLI_PROFILE";
+	} else {
+		ch->profile = "default";
+		ch->named_by = NULL;
+	}
+}
+
+int tc_creds_resolve(struct tc_creds *out, const struct tc_creds_input *in, struct gc_error *err)
+{
+	struct gc_buf tried = GC_BUF_INIT(GC_ERROR_MSG_MAX * 4);
+	struct tc_creds got;
+	struct chain ch;
+	char *why = NULL, *why2 = NULL;
+	int rc, ret = -1;
+
+	memset(&ch, 0, sizeof(ch));
+	ch.in = in;
+	pick_profile(&ch);
+	tc_creds_init(&got);
+
+	/* 1. the environment, unless the spec names a profile */
+	if (in->profile && *in->profile) {
+		gc_buf_addf(&tried, "environment (skipped: the spec names profile '%s')",
+			    ch.profile);
+	} else {
+		rc = env_keys(&got, &ch, &why, err);
+		if (rc <= 0)
+			goto done;
+		gc_buf_addf(&tried, "environment (%s)", why);
+		free(why), why = NULL;
+	}
+
+	/* 2. the profile: the SDKs' file, then tccli's */
+	rc = sdk_profile(&got, &ch, &why, err);
+	if (rc <= 0)
+		goto done;
+	rc = tccli_profile(&got, &ch, &why2, err);
+	if (rc < 0 || rc == 0)
+		goto done;
+	if (rc == 2) {
+		ch.want_role = true; /* tccli's use-cvm-role: straight to the instance role */
+		free(why), why = NULL;
+		rc = cvm_role(&got, &ch, &why, err);
+		if (rc > 0)
+			rc = gc_error_set(err, GC_EAUTH,
+					  "tccli profile '%s' uses the instance role, but %s",
+					  ch.profile, why);
+		goto done;
+	}
+	if (ch.named_by) {
+		rc = gc_error_set(err, GC_EINVALID,
+				  "profile '%s' (named by %s) is not in either file: %s; %s",
+				  ch.profile, ch.named_by, why, why2);
+		goto done;
+	}
+	gc_buf_addf(&tried, ", profile '%s' (%s; %s)", ch.profile, why, why2);
+	free(why), why = NULL;
+	free(why2), why2 = NULL;
+
+	/*
+	 * 3. Issue 7 adds web identity here: STS AssumeRoleWithWebIdentity (unsigned, service
+	 * sts, version 2018-08-13) with a GitHub Actions OIDC token or TKE's
+	 * TKE_ROLE_ARN / TKE_PROVIDER_ID / TKE_WEB_IDENTITY_TOKEN_FILE, before the instance
+	 * role, as AWS's chain has it before IMDS. It yields temporary keys with an
+	 * expiration, which the driver already renews.
+	 */
+
+	/* 4. the instance's CAM role */
+	rc = cvm_role(&got, &ch, &why, err);
+	if (rc <= 0)
+		goto done;
+	gc_buf_addf(&tried, ", instance role (%s)", why);
+	rc = gc_error_set(err, GC_EAUTH, "no Tencent Cloud credentials found; tried: %s",
+			  tried.data);
+done:
+	if (rc == 0) {
+		gc_log_debug(in->log, "tencent: credentials from %s", got.source);
+		*out = got;
+		tc_creds_init(&got);
+		ret = 0;
+	}
+	free(why);
+	free(why2);
+	tc_creds_release(&got);
+	gc_buf_release(&tried);
+	return ret;
+}

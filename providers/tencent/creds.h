@@ -1,0 +1,74 @@
+/*
+ * creds.h: Tencent Cloud credentials, resolved as the SDKs and tccli resolve them.
+ *
+ * The chain, first match wins:
+ *   1. environment: TENCENTCLOUD_SECRET_ID + TENCENTCLOUD_SECRET_KEY (the SDKs'
+ *      EnvProvider), with TENCENTCLOUD_SESSION_TOKEN (or tccli's TENCENTCLOUD_TOKEN) for
+ *      temporary keys; skipped when the spec names a profile (tccli also ignores the
+ *      environment under --profile). One of the pair without the other is an error, not
+ *      a fall-through;
+ *   2. the profile (the spec's provider.profile, else TENCENTCLOUD_PROFILE, else tccli's
+ *      TCCLI_PROFILE, else "default"), in two files:
+ *        a. the SDKs' INI file: TENCENTCLOUD_CREDENTIALS_FILE (set but empty is an
+ *           error, as in the Go SDK), else ~/.tencentcloud/credentials, else
+ *           /etc/tencentcloud/credentials (the Python SDK); section [PROFILE], keys
+ *           secret_id and secret_key (a surrounding pair of double quotes is dropped);
+ *        b. tccli's ~/.tccli/PROFILE.credential (JSON: secretId, secretKey, token; type
+ *           "cvm-role" means the instance role, below; "oauth" / "sso" and role-arn
+ *           profiles are refused with a message, since they need a log-in or STS);
+ *      a profile named by the spec or a variable that is in neither file is an error
+ *      naming both;
+ *   3. (issue 7: STS AssumeRoleWithWebIdentity, GitHub Actions OIDC, goes here);
+ *   4. the CVM instance role: GET http://metadata.tencentyun.com/latest/meta-data/
+ *      cam/security-credentials/ for the role name, then that path plus the name for
+ *      {TmpSecretId, TmpSecretKey, Token, ExpiredTime, Code}. Short, because off CVM it
+ *      is absent: 1 s per request, two attempts. TENCENTCLOUD_CVM_ROLE_DISABLED=true
+ *      skips it (gpucluster's own switch; the SDKs have none).
+ * When nothing applies the error (GC_EAUTH) names every source tried and why each did
+ * not. A source that applies but fails stops the chain with its own error.
+ *
+ * Every variable is read through in->env, never getenv (HOME included). Secrets are
+ * registered with the log (gc_log_add_secret) as soon as they are read and wiped on
+ * release.
+ *
+ * Life cycle: tc_creds_init -> tc_creds_resolve -> use -> tc_creds_release. Temporary
+ * credentials (expiration != 0) are resolved again before they expire (tencent.c).
+ */
+#ifndef GC_TC_CREDS_H
+#define GC_TC_CREDS_H
+
+#include <stdint.h>
+
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/http.h"
+#include "core/log.h"
+#include "core/spec.h"
+
+struct tc_creds {
+	char *secret_id;
+	char *secret_key;
+	char *token;	    /* NULL for long-term keys */
+	int64_t expiration; /* unix seconds; 0: does not expire */
+	char *source;	    /* where they came from: "environment", "profile 'ci'", ... */
+};
+
+struct tc_creds_input {
+	const char *profile;	       /* the spec's provider.profile, or NULL */
+	const struct gc_spec_env *env; /* NULL: the process environment */
+	struct gc_http *http;	       /* for the metadata service; must outlive the call */
+	struct gc_log *log;	       /* may be NULL */
+	const struct gc_clock *clock;  /* retry waits; NULL: the real one */
+	/* for tests only; NULL or 0: the real ones */
+	const char *metadata_base;   /* "http://metadata.tencentyun.com" */
+	const char *etc_credentials; /* "/etc/tencentcloud/credentials" */
+	long metadata_timeout_ms;    /* 1000 */
+};
+
+void tc_creds_init(struct tc_creds *c);
+void tc_creds_release(struct tc_creds *c);
+
+/* Resolves credentials through the chain above; out is written only on success. */
+int tc_creds_resolve(struct tc_creds *out, const struct tc_creds_input *in, struct gc_error *err);
+
+#endif

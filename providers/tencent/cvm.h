@@ -1,0 +1,178 @@
+/*
+ * cvm.h: the Tencent Cloud driver's internals, shared by tencent.c (the ops table, open
+ * and close), cvm.c (the request helper) and cvm-ops.c (the operations). Nothing
+ * outside providers/tencent includes it.
+ *
+ * One request goes: a JSON object of parameters -> our token bucket for the action (the
+ * CVM API overview's per-API limits) -> the body text, signed with TC3-HMAC-SHA256
+ * (tc3.h; service "cvm" or "vpc", the X-TC-* headers of WIRE.md 3.1) -> core/http.h ->
+ * the {"Response":{...}} document, whose Error object (Tencent answers errors with HTTP
+ * 200) is classified into the shared taxonomy -> retried with core/retry.h while
+ * retryable, counted in p->stats. Answers are parsed with jansson inside this folder
+ * and handed on as plain structs; no json_t leaves it.
+ *
+ * Invariants: every response body is capped (TC_MAX_RESPONSE); a struct tc_driver is
+ * used by one thread at a time (the provider's rule), so its caches need no lock; the
+ * retry quota is one per driver, shared by the CVM and VPC endpoints.
+ *
+ * Life cycle: tencent.c's open fills a struct tc_driver into p->impl; close releases it.
+ */
+#ifndef GC_TC_CVM_H
+#define GC_TC_CVM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "core/http.h"
+#include "core/provider.h"
+#include "core/ratelimit.h"
+#include "core/retry.h"
+#include "providers/tencent/creds.h"
+
+#define TC_API_VERSION	    "2017-03-12" /* CVM and VPC alike */
+#define TC_MAX_RESPONSE	    ((size_t)16 << 20) /* a DescribeInstances page of 100 is ~300 KiB */
+#define TC_MAX_REQUEST	    ((size_t)1 << 20)  /* TC3 POSTs may be 10 MB; ours are small */
+#define TC_CREATE_BATCH	    100
+#define TC_TERMINATE_BATCH  100
+#define TC_CLIENT_TOKEN_MAX 64
+#define TC_PAGE_SIZE	    100 /* Limit's maximum on every Describe we use */
+#define TC_MAX_PAGES	    10000
+#define TC_MAX_FILTERS	    10 /* "at most 10 Filters of 5 Values" */
+#define TC_MAX_TAGS	    50 /* tags per resource */
+
+/* A request bucket for one action, made on first use. */
+struct tc_bucket {
+	char action[64];
+	struct gc_ratelimit rl;
+};
+
+/* What the driver knows of an image (DescribeImages). */
+struct tc_image {
+	char *id;
+	char *name;
+	char *arch;
+	int64_t created_at;
+};
+
+struct tc_alias {
+	char *alias;
+	char *id;
+};
+
+struct tc_price {
+	char *type;
+	char *zone;
+	bool spot;
+	double usd;
+};
+
+struct tc_subnet {
+	char *zone;
+	char *id;
+};
+
+struct tc_driver {
+	struct gc_http *http;
+	struct tc_creds creds;
+	/* what the credential chain was resolved from, to resolve it again before expiry */
+	char *profile;
+	char *cvm_url, *cvm_host; /* the endpoint and its authority (the Host header) */
+	char *vpc_url, *vpc_host;
+
+	struct gc_retry_quota quota;
+	struct gc_retry_policy policy;
+
+	bool rate_limit;
+	struct tc_bucket **buckets;
+	size_t n_buckets, alloc_buckets;
+
+	/* caches, for the life of the driver */
+	struct tc_image *images;
+	size_t n_images, alloc_images;
+	struct tc_alias *aliases;
+	size_t n_aliases, alloc_aliases;
+	struct gc_type_facts *types;
+	size_t n_types, alloc_types;
+	struct tc_price *prices;
+	size_t n_prices, alloc_prices;
+	char **zones;
+	size_t n_zones;
+	char *vpc_id; /* the region's default VPC */
+	struct tc_subnet *subnets;
+	size_t n_subnets, alloc_subnets;
+};
+
+static inline struct tc_driver *tc_driver(struct gc_provider *p)
+{
+	return (struct tc_driver *)p->impl;
+}
+
+/* ---- tencent.c ---------------------------------------------------------------------- */
+
+/* Resolves the credential chain again when the keys in use expire within five minutes
+ * (the instance role); a no-op for long-term keys. */
+int tc_refresh_creds(struct gc_provider *p, struct gc_error *err);
+
+/* ---- cvm.c: the request helper ---------------------------------------------------------- */
+
+/* The products we call, each its own endpoint and TC3 service name. */
+enum tc_service {
+	TC_CVM,
+	TC_VPC,
+};
+
+/*
+ * Calls action with params (a JSON object, or NULL for {}) and puts the Response object
+ * of a successful answer into *out (a new reference; the caller decrefs it; NULL on
+ * failure). Throttling, transient errors and dropped connections are retried, unless
+ * the call is unsafe (a launch or a create that a lost answer may hide: then only
+ * throttling, which means nothing happened, is retried). On failure err carries the
+ * classified code, the cloud's code and request id, and a message naming the action.
+ */
+int tc_call(struct gc_provider *p, enum tc_service svc, const char *action, json_t *params,
+	    bool unsafe, json_t **out, struct gc_error *err);
+
+/* The shared taxonomy for a Tencent error code (CVM or VPC) and HTTP status. */
+enum gc_errcode tc_classify(const char *code, int status);
+
+/* The Host header value for an endpoint URL ("http://127.0.0.1:4566" -> "127.0.0.1:4566");
+ * NULL when the URL has no authority. */
+char *tc_url_host(const char *url);
+
+/* ---- cvm-ops.c: the operations (the ops table is in tencent.c) -------------------------- */
+
+int tc_discover(struct gc_provider *p, const struct gc_discover_query *q,
+		struct gc_instance_list *out, struct gc_error *err);
+int tc_create(struct gc_provider *p, const struct gc_create_request *req,
+	      struct gc_instance_list *out, struct gc_error *err);
+int tc_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err);
+int tc_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
+		      const struct gc_tag_filter *tags, size_t n_tags, struct gc_resource_list *out,
+		      struct gc_error *err);
+int tc_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
+		      struct gc_error *err);
+int tc_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err);
+int tc_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req, char **out_id,
+		       struct gc_error *err);
+int tc_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err);
+int tc_resolve_image(struct gc_provider *p, const char *image, bool is_alias, char **out_id,
+		     struct gc_error *err);
+int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
+		     struct gc_error *err);
+int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
+	     struct gc_error *err);
+int tc_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
+
+/* The user-data of a launch: cloud-init's cloud-config giving every instance the batch's
+ * SSH host key (cc_ssh's ssh_keys), NUL-terminated; NULL when req has no host key. The
+ * same request always gives the same bytes. Exposed for the tests. */
+char *tc_user_data(const struct gc_create_request *req);
+
+/* The CVM state word as a gc_instance_state: PENDING -> pending, SHUTDOWN (the recycle
+ * bin) and LAUNCH_FAILED -> stopped, TERMINATING -> terminating, and so on. */
+enum gc_instance_state tc_state(const char *word);
+
+#endif

@@ -1,0 +1,80 @@
+'use strict';
+/*
+ * foreign.js: makes resources that are NOT ours on the emulator, through the vendors'
+ * own SDKs (tests/sdk/node_modules), for the e2e cases that check gpucluster never
+ * touches them: an instance named like one of ours but without the cluster tag, and a key
+ * pair under a name like ours. EC2 is done with curl --aws-sigv4 in lib.sh; this covers
+ * the two clouds curl cannot sign for.
+ *
+ *   node foreign.js CLOUD HOST:PORT REGION instance NAME TYPE ZONE IMAGE  -> prints the id
+ *   node foreign.js CLOUD HOST:PORT REGION keypair NAME
+ */
+const path = require('node:path');
+const { CREDS, requireSdk } = require(path.join(__dirname, '..', 'sdk', 'lib', 'sim.js'));
+
+const [cloud, hostPort, region, what, name, type, zone, image] = process.argv.slice(2);
+const PUB = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBN0cmFuZ2VyLWtleS1mb3ItZTJlLXRlc3RzLTAx foreign';
+
+async function alibaba() {
+	const RPCClient = requireSdk('@alicloud/pop-core').RPCClient;
+	const client = (version) => new RPCClient({
+		accessKeyId: CREDS.alibaba.id, accessKeySecret: CREDS.alibaba.secret,
+		endpoint: `http://${hostPort}`, apiVersion: version,
+	});
+	const ecs = client('2014-05-26');
+	const opts = { method: 'POST' };
+
+	if (what === 'keypair') {
+		await ecs.request('ImportKeyPair',
+				  { RegionId: region, KeyPairName: name, PublicKeyBody: PUB }, opts);
+		return '';
+	}
+	/* an instance in the region's default VPC, as the console would make it */
+	const vpc = client('2016-04-28');
+	const vpcs = await vpc.request('DescribeVpcs', { RegionId: region, IsDefault: true }, opts);
+	const vpcId = vpcs.Vpcs.Vpc[0].VpcId;
+	const vsw = await vpc.request('DescribeVSwitches',
+				      { RegionId: region, VpcId: vpcId, ZoneId: zone }, opts);
+	const r = await ecs.request('RunInstances', {
+		RegionId: region, ZoneId: zone, ImageId: image, InstanceType: type,
+		VSwitchId: vsw.VSwitches.VSwitch[0].VSwitchId, Amount: 1, InstanceName: name,
+		'Tag.1.Key': 'Name', 'Tag.1.Value': name,
+		'Tag.2.Key': 'gpucluster:group', 'Tag.2.Value': 'workers',
+	}, opts);
+	return r.InstanceIdSets.InstanceIdSet[0];
+}
+
+async function tencent() {
+	const { CommonClient } = requireSdk('tencentcloud-sdk-nodejs-common');
+	const cfg = {
+		credential: { secretId: CREDS.tencent.id, secretKey: CREDS.tencent.secret },
+		region,
+		profile: { httpProfile: { endpoint: hostPort, protocol: 'http://', reqTimeout: 30 } },
+	};
+	const cvm = new CommonClient('cvm.tencentcloudapi.com', '2017-03-12', cfg);
+
+	if (what === 'keypair') {
+		await cvm.request('ImportKeyPair', { KeyName: name, ProjectId: 0, PublicKey: PUB });
+		return '';
+	}
+	const r = await cvm.request('RunInstances', {
+		Placement: { Zone: zone }, ImageId: image, InstanceType: type, InstanceCount: 1,
+		InstanceName: name,
+		TagSpecification: [{ ResourceType: 'instance', Tags: [
+			{ Key: 'Name', Value: name }, { Key: 'gpucluster:group', Value: 'workers' }] }],
+	});
+	return r.InstanceIdSet[0];
+}
+
+const run = { alibaba, tencent }[cloud];
+if (!run) {
+	console.error(`foreign.js: unknown cloud '${cloud}'`);
+	process.exit(2);
+}
+run().then((id) => {
+	if (id)
+		console.log(id);
+}, (e) => {
+	console.error(`foreign.js: ${cloud} ${what} '${name}': ${e.code || ''} ${e.message}`);
+	process.exit(1);
+});
