@@ -419,6 +419,13 @@ int gc_provider_zones(struct gc_provider *p, char ***out, size_t *n_out, struct 
 	return p->ops->zones(p, out, n_out, err);
 }
 
+int gc_provider_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
+{
+	if (!p->ops->regions)
+		return unsupported(p, "region listing", err);
+	return p->ops->regions(p, out, n_out, err);
+}
+
 int gc_provider_console_output(struct gc_provider *p, const char *id, char **out,
 			       struct gc_error *err)
 {

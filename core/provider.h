@@ -270,6 +270,8 @@ struct gc_provider_ops {
 		     double *out, struct gc_error *err);
 	/* The region's zones, in the cloud's order. */
 	int (*zones)(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
+	/* Every region the account can use (gc sweeps them all), in the cloud's order. */
+	int (*regions)(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 	/* The instance's console output, decoded (host keys); *out is NUL-terminated. */
 	int (*console_output)(struct gc_provider *p, const char *id, char **out,
 			      struct gc_error *err);
@@ -338,6 +340,7 @@ int gc_provider_instance_type(struct gc_provider *p, const char *type, struct gc
 int gc_provider_price(struct gc_provider *p, const char *type, const char *zone, bool spot,
 		      double *out, struct gc_error *err);
 int gc_provider_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
+int gc_provider_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int gc_provider_console_output(struct gc_provider *p, const char *id, char **out,
 			       struct gc_error *err);
 int gc_provider_caller_address(struct gc_provider *p, char **out, struct gc_error *err);

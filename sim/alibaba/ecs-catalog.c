@@ -57,7 +57,9 @@ static int describe_images(struct ecs_call *c)
 			continue;
 		if (owner && strcmp(owner, img->owner))
 			continue;
-		if (name && !ecs_wildcard(name, img->name))
+		/* "fuzzy search is supported": '*' wildcards, else a part of the name */
+		if (name && (strchr(name, '*') ? !ecs_wildcard(name, img->name)
+					       : !strstr(img->name, name)))
 			continue;
 		if (os && strcmp(os, "linux"))
 			continue;

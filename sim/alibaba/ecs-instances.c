@@ -92,9 +92,20 @@ static int run_security_groups(struct ecs_call *c, struct run_args *r)
 	json_array_foreach(ids, i, v)
 	{
 		const char *id = json_string_value(v);
-		if (!sim_world_sg(c->sim->world, SIM_ALIBABA, c->region, id)) {
+		const struct sim_secgroup *sg =
+			sim_world_sg(c->sim->world, SIM_ALIBABA, c->region, id);
+		if (!sg) {
 			rc = ecs_fail(c, 404, "InvalidSecurityGroupId.NotFound",
 				      "The specified SecurityGroupId does not exist: '%s'.", id);
+			break;
+		}
+		/* a VPC group goes with a vSwitch of its own VPC (a classic one, made without
+		 * VpcId, is not checked: the emulator does not model the classic network) */
+		if (sg->vpc[0] && strcmp(sg->vpc, ecs_vswitch_vpc(r->vswitch))) {
+			rc = ecs_fail(c, 400, "InvalidParameter.Mismatch",
+				      "Specified security group and virtual switch are not in the "
+				      "same VPC: '%s' is in '%s'.",
+				      id, sg->vpc);
 			break;
 		}
 		r->sgs[r->n_sgs++] = gc_xstrdup(id);
@@ -170,19 +181,41 @@ static int run_release_time(struct ecs_call *c, struct run_args *r)
 	return 0;
 }
 
-static int run_parse(struct ecs_call *c, struct run_args *r)
+/*
+ * The vSwitch and the zone. An instance lives in a VPC, so ECS needs a vSwitch (the
+ * classic network is gone for new accounts); the instance is made in the vSwitch's zone,
+ * and a ZoneId given as well must be that zone.
+ */
+static int run_network(struct ecs_call *c, struct run_args *r)
 {
 	const struct sim_region *reg = sim_catalog_region(SIM_ALIBABA, c->region);
+	const char *vsw_zone;
 
-	if (ecs_need(c, "ImageId", &r->image) || ecs_need(c, "InstanceType", &r->type))
-		return -1;
 	r->zone = ecs_get(c, "ZoneId");
-	if (!r->zone)
-		r->zone = reg->zones[0]; /* ECS picks the vSwitch's zone; there are no vSwitches */
-	if (!sim_catalog_zone_ok(reg, r->zone))
+	if (r->zone && !sim_catalog_zone_ok(reg, r->zone))
 		return ecs_fail(c, 404, "InvalidZoneId.NotFound",
 				"The specified ZoneId does not exist in %s: '%s'.", c->region,
 				r->zone);
+	if (ecs_need(c, "VSwitchId", &r->vswitch))
+		return -1;
+	vsw_zone = ecs_vswitch_zone(c->region, r->vswitch);
+	if (!vsw_zone)
+		return ecs_fail(c, 404, "InvalidVSwitchId.NotFound",
+				"Specified virtual switch does not exist: '%s'.", r->vswitch);
+	if (r->zone && strcmp(r->zone, vsw_zone))
+		return ecs_fail(c, 400, "InvalidParameter.Mismatch",
+				"Specified virtual switch is not in the specified zone: '%s' is in "
+				"'%s', not '%s'.",
+				r->vswitch, vsw_zone, r->zone);
+	r->zone = vsw_zone;
+	return 0;
+}
+
+static int run_parse(struct ecs_call *c, struct run_args *r)
+{
+	if (ecs_need(c, "ImageId", &r->image) || ecs_need(c, "InstanceType", &r->type) ||
+	    run_network(c, r))
+		return -1;
 	if (!sim_catalog_image(SIM_ALIBABA, r->image))
 		return ecs_fail(c, 404, "InvalidImageId.NotFound",
 				"The specified ImageId does not exist: '%s'.", r->image);
@@ -226,7 +259,6 @@ static int run_parse(struct ecs_call *c, struct run_args *r)
 					"The specified KeyPairName does not exist: '%s'.",
 					r->key_name);
 	}
-	r->vswitch = ecs_get(c, "VSwitchId");
 	r->name = ecs_get(c, "InstanceName");
 	if (r->name && (strlen(r->name) < 2 || strlen(r->name) > 128))
 		return ecs_fail(c, 400, "InvalidInstanceName.Malformed",

@@ -205,6 +205,11 @@ static int create_security_group(struct ecs_call *c)
 			 "The specified Description is not valid: at most 256 characters.");
 		goto out;
 	}
+	if (vpc && !ecs_vpc_exists(c->region, vpc)) {
+		ecs_fail(c, 404, "InvalidVpcId.NotFound", "Specified VPC does not exist: '%s'.",
+			 vpc);
+		goto out;
+	}
 	if (type && strcmp(type, "normal") && strcmp(type, "enterprise")) {
 		ecs_fail(c, 400, "InvalidSecurityGroupType.NotSupported",
 			 "The specified SecurityGroupType is not valid: '%s'.", type);

@@ -9,6 +9,11 @@
  * the action's table, then the injected faults; the action itself runs with the world
  * locked. Errors are the ECS JSON error document with the HTTP status ECS uses.
  *
+ * The version a request names picks the product: ECS 2014-05-26, VPC 2016-04-28 (vpc.c)
+ * or STS 2015-04-01 (sts.c), all on this one port with the same signature checks, as a
+ * client that sends every product to one endpoint override expects. Temporary keys that
+ * STS issued ("STS.…" with a security token) are accepted by all three.
+ *
  * Pure function of (sim, request) apart from the world, the faults and the nonce set,
  * all of which are thread-safe; called from the server's connection threads.
  */
@@ -24,7 +29,6 @@
 #include "sim/alibaba/ecs.h"
 #include "sim/catalog.h"
 
-#define ECS_VERSION	 "2014-05-26"
 #define ECS_WINDOW_S	 (15 * 60)
 #define ECS_CONTENT_TYPE "application/json;charset=utf-8"
 
@@ -68,13 +72,17 @@ int ecs_fail(struct ecs_call *c, int status, const char *code, const char *fmt, 
 	va_end(ap);
 
 	char host[160];
+	const char *product = c->product ? c->product : "ecs";
 	if (c->region)
-		snprintf(host, sizeof(host), "ecs.%s.aliyuncs.com", c->region);
+		snprintf(host, sizeof(host), "%s.%s.aliyuncs.com", product, c->region);
 	else
-		snprintf(host, sizeof(host), "ecs.aliyuncs.com");
+		snprintf(host, sizeof(host), "%s.aliyuncs.com", product);
 	char recommend[256];
-	snprintf(recommend, sizeof(recommend),
-		 "https://api.aliyun.com/troubleshoot?q=%s&product=Ecs", code);
+	snprintf(recommend, sizeof(recommend), "https://api.aliyun.com/troubleshoot?q=%s&product=%s",
+		 code,
+		 !strcmp(product, "vpc")   ? "Vpc"
+		 : !strcmp(product, "sts") ? "Sts"
+					   : "Ecs");
 
 	body = json_pack("{s:s, s:s, s:s, s:s, s:s}", "RequestId", c->request_id, "HostId", host,
 			 "Code", code, "Message", msg, "Recommend", recommend);
@@ -415,14 +423,34 @@ static int check_nonce(struct ecs_call *c, const char *nonce)
 	return 0;
 }
 
-static const char *secret_for(struct ecs_call *c, const char *id)
+/*
+ * The secret of the key id that signed: a configured key's (a token is then not looked
+ * at), or an STS key's when its security token is the one issued with it and has not
+ * expired. Records the caller for the action (STS limits what a temporary key may ask).
+ */
+static const char *secret_for(struct ecs_call *c, const char *id, const char *token,
+			      char tmp[ECS_STS_SECRET_MAX])
 {
-	const char *secret = sim_cred_secret(c->sim, SIM_ALIBABA, id);
+	const char *secret = sim_cred_secret(c->sim, SIM_ALIBABA, id), *code = NULL;
+	int64_t now = (int64_t)c->req->now + c->sim->cfg.clock_offset_s;
 
-	if (!secret)
-		ecs_fail(c, 404, "InvalidAccessKeyId.NotFound",
-			 "Specified access key is not found.");
-	return secret;
+	if (!secret && (secret = ecs_sts_secret(c->sim, id, token, now, tmp, &code)))
+		c->caller_temporary = true;
+	if (secret) {
+		snprintf(c->caller, sizeof(c->caller), "%s", id);
+		return secret;
+	}
+	if (!strcmp(code, "InvalidAccessKeyId.NotFound"))
+		ecs_fail(c, 404, code, "Specified access key is not found.");
+	else if (!strcmp(code, "MissingSecurityToken"))
+		ecs_fail(c, 400, code, "SecurityToken is mandatory for this action.");
+	else if (!strcmp(code, "InvalidSecurityToken.Expired"))
+		ecs_fail(c, 400, code, "Specified SecurityToken is expired.");
+	else if (!strcmp(code, "InvalidSecurityToken.MismatchWithAccessKey"))
+		ecs_fail(c, 400, code, "Specified SecurityToken mismatch with the AccessKey.");
+	else
+		ecs_fail(c, 400, code, "Specified SecurityToken is malformed.");
+	return NULL;
 }
 
 static int auth_acs3(struct ecs_call *c, const struct gc_sign_request *sreq, const char *authz,
@@ -433,6 +461,7 @@ static int auth_acs3(struct ecs_call *c, const struct gc_sign_request *sreq, con
 	struct gc_sign_result dbg;
 	struct gc_error err;
 	const char *secret, *date, *nonce, *hash, *missing;
+	char tmp[ECS_STS_SECRET_MAX];
 	int rc = -1;
 
 	gc_error_init(&err);
@@ -471,7 +500,7 @@ static int auth_acs3(struct ecs_call *c, const struct gc_sign_request *sreq, con
 	}
 	if (check_time(c, "x-acs-date", date))
 		goto out;
-	secret = secret_for(c, auth.credential);
+	secret = secret_for(c, auth.credential, gc_params_get_ci(h, "x-acs-security-token"), tmp);
 	if (!secret)
 		goto out;
 	rc = ali_acs3_verify(sreq, &auth, secret, &dbg, &err);
@@ -543,7 +572,9 @@ static int auth_rpc(struct ecs_call *c, const struct gc_sign_request *sreq,
 				"answers JSON only (send Format=JSON).");
 	if (check_time(c, "Timestamp", gc_params_get(all, "Timestamp")))
 		return -1;
-	const char *secret = secret_for(c, gc_params_get(all, "AccessKeyId"));
+	char tmp[ECS_STS_SECRET_MAX];
+	const char *secret = secret_for(c, gc_params_get(all, "AccessKeyId"),
+					gc_params_get(all, "SecurityToken"), tmp);
 	if (!secret)
 		return -1;
 	struct ali_rpc_result dbg;
@@ -565,12 +596,29 @@ static int auth_rpc(struct ecs_call *c, const struct gc_sign_request *sreq,
 
 /* --- dispatch ---------------------------------------------------------------------------- */
 
-static const struct ecs_action *find_action(const char *name)
+/* The product a version names ("ecs", "vpc", "sts"), or NULL. */
+static const char *product_of(const char *version)
 {
-	const struct ecs_action *tables[] = { ecs_instance_actions, ecs_resource_actions,
-					      ecs_catalog_actions };
+	if (!strcmp(version, ECS_VERSION))
+		return "ecs";
+	if (!strcmp(version, VPC_VERSION))
+		return "vpc";
+	if (!strcmp(version, STS_VERSION))
+		return "sts";
+	return NULL;
+}
 
-	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+static const struct ecs_action *find_action(const char *product, const char *name)
+{
+	const struct ecs_action *ecs[] = { ecs_instance_actions, ecs_resource_actions,
+					   ecs_catalog_actions };
+	const struct ecs_action *vpc[] = { ecs_vpc_actions }, *sts[] = { ecs_sts_actions };
+	const struct ecs_action *const *tables = !strcmp(product, "vpc") ? vpc
+		: !strcmp(product, "sts")				     ? sts
+									     : ecs;
+	size_t n = !strcmp(product, "ecs") ? sizeof(ecs) / sizeof(ecs[0]) : 1;
+
+	for (size_t t = 0; t < n; t++)
 		for (const struct ecs_action *a = tables[t]; a->name; a++)
 			if (!strcmp(a->name, name))
 				return a;
@@ -708,11 +756,12 @@ static int process(struct ecs_call *c, struct gc_params *all)
 	snprintf(resp->version, sizeof(resp->version), "%s", version ? version : "");
 	if (rc)
 		return -1;
-	if (strcmp(version, ECS_VERSION))
+	c->product = product_of(version);
+	if (!c->product)
 		return ecs_fail(c, 400, "InvalidVersion",
-				"Specified parameter Version is not valid: ECS speaks " ECS_VERSION
-				".");
-	a = find_action(action);
+				"Specified parameter Version is not valid: this endpoint speaks "
+				"ECS " ECS_VERSION ", VPC " VPC_VERSION " and STS " STS_VERSION ".");
+	a = find_action(c->product, action);
 	if (!a)
 		return ecs_fail(c, 404, "InvalidAction.NotFound",
 				"Specified api is not found, please check your url and method: %s.",
