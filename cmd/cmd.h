@@ -185,6 +185,8 @@ void gc_cmd_report_unknown(struct gc_output *out, const struct gc_cmd_entry *con
 void gc_cmd_print_overview(struct gc_output *out, FILE *stream,
 			   const struct gc_cmd_entry *const *table, size_t len);
 void gc_cmd_print_help(struct gc_output *out, FILE *stream, const struct gc_cmd_entry *e);
+/* The gpucluster(1) page in roff, from the table (cmd/man.c). */
+void gc_cmd_print_man(FILE *stream, const struct gc_cmd_entry *const *table, size_t len);
 
 /*
  * Reports a spec that failed to load: every diagnostic sorted by position (or err's

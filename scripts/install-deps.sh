@@ -18,6 +18,8 @@ packages=(
 	shellcheck nodejs curl python3
 	# benchmarks (bench/): GNU time for peak memory, jq for the emulator's JSON
 	time jq
+	# the manual page test renders docs/gpucluster.1
+	groff-base
 )
 
 if [ "${1:-}" = --bench ]; then

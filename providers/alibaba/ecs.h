@@ -1,0 +1,230 @@
+/*
+ * ecs.h: the Alibaba Cloud driver's internals, shared by alibaba.c (the ops table, open
+ * and close), ecs.c (the request helper), ecs-ops.c (the operations) and creds.c (which
+ * signs its STS calls the same way). Nothing outside providers/alibaba includes it.
+ *
+ * One request goes: parameters (struct gc_params, RegionId added) -> our token buckets
+ * (a one-minute window per API, and for RunInstances the 5000-instances-a-minute launch
+ * cap) -> ACS3-HMAC-SHA256 with x-acs-action / x-acs-version, every parameter in the
+ * query string of a POST with no body, as the official SDK sends them (WIRE.md 2.2,
+ * 2.3) -> core/http.h -> on an error status, the JSON error's Code classified into the
+ * shared taxonomy (WIRE.md 2.7) -> retried with core/retry.h while retryable (honouring
+ * x-acs-retry-after), re-signed once on a clock or nonce complaint -> counted in
+ * p->stats. Answers are JSON, parsed with jansson inside this folder; no json_t leaves it.
+ *
+ * Products: ECS 2014-05-26 at https://ecs.REGION.aliyuncs.com, VPC 2016-04-28 at
+ * https://vpc.REGION.aliyuncs.com (the default VPC and its vSwitches, which every
+ * instance and security group needs), and STS 2015-04-01 (creds.h). The spec's
+ * provider.endpoint replaces all three: the emulator serves them on one port.
+ *
+ * Invariants: every response body is capped (ALI_MAX_RESPONSE); a struct ali_driver is
+ * used by one thread at a time (the provider's rule), so its caches need no lock; one
+ * retry quota per driver.
+ *
+ * Life cycle: alibaba.c's open fills a struct ali_driver into p->impl; close releases it.
+ */
+#ifndef GC_ALI_ECS_H
+#define GC_ALI_ECS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "core/buf.h"
+#include "core/http.h"
+#include "core/provider.h"
+#include "core/ratelimit.h"
+#include "core/retry.h"
+#include "core/urlenc.h"
+#include "providers/alibaba/creds.h"
+
+#define ALI_ECS_VERSION	     "2014-05-26"
+#define ALI_VPC_VERSION	     "2016-04-28"
+#define ALI_STS_VERSION	     "2015-04-01"
+#define ALI_MAX_RESPONSE     ((size_t)16 << 20) /* a DescribeInstances page of 100 is ~300 KiB */
+#define ALI_CONSOLE_MAX	     ((size_t)1 << 20)
+#define ALI_CREATE_BATCH     100 /* RunInstances Amount 1-100 */
+#define ALI_TERMINATE_BATCH  100 /* DeleteInstances InstanceId.N 1-100 */
+#define ALI_CLIENT_TOKEN_MAX 64
+#define ALI_MAX_TAGS	     20	 /* Tag.N, per resource and per filter */
+#define ALI_PAGE_SIZE	     100 /* DescribeInstances / DescribeSecurityGroups MaxResults */
+#define ALI_MAX_PAGES	     10000
+#define ALI_MAX_DISK_GB	     2048 /* an ESSD system disk's limit */
+/* AutoReleaseTime: at least 30 minutes and at most three years ahead (ECS API reference,
+ * RunInstances / ModifyInstanceAutoReleaseTime) */
+#define ALI_RELEASE_MIN_S (30 * 60)
+#define ALI_RELEASE_MAX_S (3 * 365 * 86400LL)
+/* The driver's own tag holding the launch's client token: DescribeInstances does not
+ * report ClientToken, and the engine looks instances up by it */
+#define ALI_TAG_CLIENT_TOKEN GC_TAG_PREFIX "client-token"
+
+/* A request bucket for one API ("ecs:RunInstances"), made on first use. */
+struct ali_bucket {
+	char api[80];
+	struct gc_ratelimit rl;
+};
+
+/* A cached price: zone NULL means the region's. */
+struct ali_price {
+	char *type;
+	char *zone;
+	bool spot;
+	double amount;
+};
+
+struct ali_alias {
+	char *alias;
+	char *id;
+};
+
+/* The default VPC's vSwitch chosen for a zone (zone NULL: any zone). */
+struct ali_vswitch {
+	char *zone;
+	char *id;
+};
+
+struct ali_driver {
+	struct gc_http *http;
+	struct ali_creds creds;
+	/* what the credential chain was resolved from, to resolve it again before expiry */
+	char *profile;
+	char *endpoint;
+	char *metadata_url; /* tests only; NULL in the product */
+
+	char *ecs_url, *ecs_host;
+	char *vpc_url, *vpc_host;
+
+	struct gc_retry_quota quota;
+	struct gc_retry_policy policy;
+
+	bool rate_limit;
+	struct ali_bucket **buckets;
+	size_t n_buckets, alloc_buckets;
+	struct gc_ratelimit launch_bucket; /* RunInstances: instances a minute */
+
+	/* caches, for the life of the driver */
+	char *vpc_id; /* the region's default VPC */
+	struct ali_vswitch *vswitches;
+	size_t n_vswitches, alloc_vswitches;
+	struct ali_alias *aliases;
+	size_t n_aliases, alloc_aliases;
+	struct gc_type_facts *types;
+	size_t n_types, alloc_types;
+	struct ali_price *prices;
+	size_t n_prices, alloc_prices;
+	bool currency_warned;
+};
+
+static inline struct ali_driver *ali_driver(struct gc_provider *p)
+{
+	return (struct ali_driver *)p->impl;
+}
+
+/* ---- alibaba.c ------------------------------------------------------------------------ */
+
+/* Resolves the credential chain again when the credentials in use expire within five
+ * minutes (STS, the instance's RAM role); a no-op for long-term keys. */
+int ali_refresh_creds(struct gc_provider *p, struct gc_error *err);
+
+/* ---- ecs.c: one signed request --------------------------------------------------------- */
+
+/*
+ * An ACS3-signed POST with every parameter in the query string and no body: the URL and
+ * the header lines to send. creds.c builds its STS calls with it too.
+ */
+struct ali_wire {
+	char *url;
+	char **headers; /* "Name: value" */
+	size_t n_headers;
+};
+
+struct ali_wire_input {
+	const char *base_url; /* "https://ecs.cn-hangzhou.aliyuncs.com", no trailing '/' */
+	const char *action;
+	const char *version;
+	const struct gc_params *params;
+	const char *access_key_id;
+	const char *access_key_secret;
+	const char *security_token; /* NULL without STS */
+	time_t now;
+};
+
+int ali_wire_build(struct ali_wire *out, const struct ali_wire_input *in, struct gc_error *err);
+void ali_wire_release(struct ali_wire *w);
+
+/* An Alibaba error body ({"Code","Message","RequestId"}); fields are empty when absent.
+ * Returns 0, or -1 when the body is not one. */
+int ali_json_error(const char *body, size_t len, char code[128], char message[512],
+		   char request_id[128]);
+
+/* The shared taxonomy for an Alibaba error code and HTTP status (WIRE.md 2.7). */
+enum gc_errcode ali_classify(const char *code, int status);
+
+/* The authority of an http(s) URL as curl sends it in Host (the port only when it is not
+ * the scheme's default); NULL when there is none. */
+char *ali_url_host(const char *url);
+
+/* "2026-03-14T15:09:27Z" (seconds or minute precision, optional fraction) -> unix
+ * seconds; -1 when malformed. */
+int ali_parse_time(const char *s, int64_t *out);
+
+/* ---- ecs.c: the request helper ---------------------------------------------------------- */
+
+enum ali_product {
+	ALI_ECS,
+	ALI_VPC,
+};
+
+struct ali_call {
+	enum ali_product product;
+	const char *action;
+	const struct gc_params *params; /* RegionId is added in front */
+	unsigned launch_tokens;		/* RunInstances: instances */
+	/* Not safe to repeat after an ambiguous failure (a launch without a client token):
+	 * only throttling, which means nothing happened, is retried. */
+	bool unsafe;
+};
+
+/*
+ * Sends c, retrying as the header says, and puts the successful answer's body into *out
+ * (initialised here, released by the caller, also on failure). On failure err carries
+ * the classified code, the cloud's code, request id and HTTP status, and a message
+ * naming the action.
+ */
+int ali_send(struct gc_provider *p, const struct ali_call *c, struct gc_buf *out,
+	     struct gc_error *err);
+
+/* Shorthands: an ECS or VPC call with the driver's region. */
+int ali_ecs_call(struct gc_provider *p, const char *action, const struct gc_params *params,
+		 unsigned launch_tokens, bool unsafe, struct gc_buf *out, struct gc_error *err);
+int ali_vpc_call(struct gc_provider *p, const char *action, const struct gc_params *params,
+		 struct gc_buf *out, struct gc_error *err);
+
+/* ---- ecs-ops.c: the operations (the ops table is in alibaba.c) ----------------------- */
+
+int ali_discover(struct gc_provider *p, const struct gc_discover_query *q,
+		 struct gc_instance_list *out, struct gc_error *err);
+int ali_create(struct gc_provider *p, const struct gc_create_request *req,
+	       struct gc_instance_list *out, struct gc_error *err);
+int ali_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err);
+int ali_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
+		       const struct gc_tag_filter *tags, size_t n_tags,
+		       struct gc_resource_list *out, struct gc_error *err);
+int ali_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
+		       struct gc_error *err);
+int ali_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err);
+int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req, char **out_id,
+			struct gc_error *err);
+int ali_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err);
+int ali_resolve_image(struct gc_provider *p, const char *image, bool is_alias, char **out_id,
+		      struct gc_error *err);
+int ali_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
+		      struct gc_error *err);
+int ali_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
+	      struct gc_error *err);
+int ali_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
+int ali_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
+int ali_console_output(struct gc_provider *p, const char *id, char **out, struct gc_error *err);
+
+#endif
