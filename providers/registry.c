@@ -6,9 +6,11 @@
 
 #include "core/provider.h"
 #include "providers/aws/aws.h"
+#include "providers/tencent/tencent.h"
 
 static const struct gc_provider_ops *const registry[] = {
 	&gc_provider_aws,
+	&gc_provider_tencent,
 };
 
 const struct gc_provider_ops *gc_provider_find(enum gc_cloud cloud)

@@ -51,6 +51,10 @@
 #define ALI_PAGE_SIZE	     100 /* DescribeInstances / DescribeSecurityGroups MaxResults */
 #define ALI_MAX_PAGES	     10000
 #define ALI_MAX_DISK_GB	     2048 /* an ESSD system disk's limit */
+#define ALI_MAX_ATTEMPTS     5	  /* bursts of an apply meet throttling; the quota bounds a storm */
+/* RunInstances counted in instances: a bucket of this many refilling as many a minute
+ * keeps under Alibaba's 5000 a minute in any 60 s (ecs.c) */
+#define ALI_LAUNCH_PER_MINUTE 2500
 /* AutoReleaseTime: at least 30 minutes and at most three years ahead (ECS API reference,
  * RunInstances / ModifyInstanceAutoReleaseTime) */
 #define ALI_RELEASE_MIN_S (30 * 60)

@@ -1,0 +1,1833 @@
+/*
+ * cvm-ops.c: the Tencent driver's operations, mapping the cloud-neutral provider
+ * interface onto CVM and VPC API 3.0 (docs/internals/tencent.md has the table).
+ *
+ * discover is DescribeInstances with tag filters over every Offset/Limit page; create is
+ * one RunInstances with InstanceCount = MinCount, a client token, every tag, the cloud's
+ * own termination timer and the batch's SSH host key in cloud-init user-data; terminate
+ * is TerminateInstances, called a second time for instances the first call put in the
+ * recycle bin; key pairs are CVM's, security groups the VPC product's. Each operation
+ * checks what the cloud answered against what it asked for where a mistake would cost
+ * money or touch what is not ours: discover and list_resources keep only what carries
+ * every filter tag exactly, whatever the server's filtering did.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/hash.h"
+#include "core/keygen.h"
+#include "core/str.h"
+#include "providers/tencent/cvm.h"
+
+#define TC_INTERNET_BANDWIDTH 100  /* Mbps cap, billed by traffic: the cap costs nothing */
+#define TC_SYSTEM_DISK_MAX    1024 /* GB, a cloud system disk's largest size */
+#define TC_TIMER_LEAD_S	      300  /* ActionTime must be 5 minutes ahead */
+#define TC_NAME_MAX	      60   /* InstanceName */
+#define TC_SG_NAME_MAX	      60
+#define TC_SG_DESC_MAX	      100
+#define TC_SETTLE_POLLS	      30 /* terminate: waits of 2 s for the first call to show */
+#define TC_SETTLE_WAIT_MS     2000
+
+/* ---- JSON helpers ------------------------------------------------------------------- */
+
+static const char *jstr(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static json_t *tags_json(const struct gc_tag *tags, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "Key", tags[i].key, "Value",
+						   tags[i].value ? tags[i].value : ""));
+	return a;
+}
+
+static json_t *filter(const char *name, const char *value)
+{
+	return json_pack("{s:s, s:[s]}", "Name", name, "Values", value);
+}
+
+/*
+ * Filters for tag filters: tag:KEY = VALUE, or tag-key = KEY when the value is NULL. The
+ * APIs take at most 10 filters; the rest are checked on our side only (every answer is
+ * checked against all of them anyway).
+ */
+static void add_tag_filters(json_t *filters, const struct gc_tag_filter *tags, size_t n)
+{
+	for (size_t i = 0; i < n && json_array_size(filters) < TC_MAX_FILTERS; i++) {
+		if (tags[i].value) {
+			char *name = gc_xasprintf("tag:%s", tags[i].key);
+			json_array_append_new(filters, filter(name, tags[i].value));
+			free(name);
+		} else {
+			json_array_append_new(filters, filter("tag-key", tags[i].key));
+		}
+	}
+}
+
+/* [{Key, Value}] into a tag array (owned strings); returns the count. */
+static size_t parse_tags(json_t *arr, struct gc_tag **out)
+{
+	size_t i, n = 0;
+	json_t *t;
+
+	*out = NULL;
+	if (!json_is_array(arr) || json_array_size(arr) == 0)
+		return 0;
+	*out = gc_xcalloc(json_array_size(arr), sizeof(**out));
+	json_array_foreach(arr, i, t)
+	{
+		const char *k = jstr(t, "Key"), *v = jstr(t, "Value");
+
+		if (!k)
+			continue;
+		(*out)[n].key = gc_xstrdup(k);
+		(*out)[n].value = gc_xstrdup(v ? v : "");
+		n++;
+	}
+	return n;
+}
+
+static bool tags_match(const struct gc_tag *have, size_t n_have, const struct gc_tag_filter *want,
+		       size_t n_want)
+{
+	for (size_t i = 0; i < n_want; i++) {
+		bool found = false;
+
+		for (size_t k = 0; k < n_have && !found; k++)
+			found = strcmp(have[k].key, want[i].key) == 0 &&
+				(!want[i].value || strcmp(have[k].value, want[i].value) == 0);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* A well-formed answer we could not read: name the action. */
+static int bad_answer(struct gc_provider *p, enum tc_service svc, const char *action,
+		      const char *what, struct gc_error *err)
+{
+	struct tc_driver *d = tc_driver(p);
+
+	return gc_error_set(err, GC_EINVALID, "cannot read the %s answer from '%s': %s", action,
+			    svc == TC_VPC ? d->vpc_host : d->cvm_host, what);
+}
+
+static void format_price(double v, char out[32])
+{
+	size_t n;
+
+	snprintf(out, 32, "%.5f", v);
+	n = strlen(out);
+	while (n > 1 && out[n - 1] == '0')
+		out[--n] = '\0';
+	if (n > 1 && out[n - 1] == '.')
+		out[--n] = '\0';
+}
+
+/* ---- states and instances ------------------------------------------------------------- */
+
+enum gc_instance_state tc_state(const char *w)
+{
+	static const struct {
+		const char *word;
+		enum gc_instance_state state;
+	} map[] = {
+		{ "PENDING", GC_STATE_PENDING },
+		{ "STARTING", GC_STATE_PENDING },
+		{ "RUNNING", GC_STATE_RUNNING },
+		{ "REBOOTING", GC_STATE_RUNNING },
+		{ "ENTER_SERVICE_LIVE_MIGRATE", GC_STATE_RUNNING },
+		{ "SERVICE_LIVE_MIGRATE", GC_STATE_RUNNING },
+		{ "EXIT_SERVICE_LIVE_MIGRATE", GC_STATE_RUNNING },
+		{ "STOPPING", GC_STATE_STOPPING },
+		{ "STOPPED", GC_STATE_STOPPED },
+		/*
+		 * The recycle bin ("stopped, to be destroyed") and a failed launch: both are
+		 * still listed, cost nothing to run, and go only when terminated (again).
+		 * Stopped, not terminating: destroy sends TerminateInstances to stopped
+		 * instances but waits on terminating ones without asking again, and only a
+		 * second call empties the bin.
+		 */
+		{ "SHUTDOWN", GC_STATE_STOPPED },
+		{ "LAUNCH_FAILED", GC_STATE_STOPPED },
+		{ "TERMINATING", GC_STATE_TERMINATING },
+		{ "TERMINATED", GC_STATE_TERMINATED },
+	};
+
+	for (size_t i = 0; w && i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(w, map[i].word) == 0)
+			return map[i].state;
+	return GC_STATE_UNKNOWN; /* the rescue-mode states */
+}
+
+static const char *first_string(json_t *arr)
+{
+	const char *v = json_is_array(arr) ? json_string_value(json_array_get(arr, 0)) : NULL;
+
+	return v && *v ? v : NULL;
+}
+
+/* One InstanceSet item into inst (zeroed); -1 when it has no InstanceId. */
+static int parse_instance(json_t *o, struct gc_instance *inst)
+{
+	const char *id = jstr(o, "InstanceId"), *v;
+	struct gc_tag *tags;
+	size_t n;
+	int64_t t;
+
+	if (!id || !*id)
+		return -1;
+	inst->id = gc_xstrdup(id);
+	v = jstr(o, "InstanceState");
+	inst->state = tc_state(v);
+	inst->state_name = gc_xstrdup(v ? v : "");
+	if ((v = jstr(o, "InstanceType")))
+		inst->type = gc_xstrdup(v);
+	if ((v = jstr(json_object_get(o, "Placement"), "Zone")))
+		inst->zone = gc_xstrdup(v);
+	if ((v = jstr(o, "ImageId")))
+		inst->image = gc_xstrdup(v);
+	v = jstr(o, "InstanceChargeType");
+	inst->spot = v && strcmp(v, "SPOTPAID") == 0;
+	if ((v = first_string(json_object_get(o, "PrivateIpAddresses"))))
+		inst->private_ip = gc_xstrdup(v);
+	if ((v = first_string(json_object_get(o, "PublicIpAddresses"))))
+		inst->public_ip = gc_xstrdup(v);
+	if ((v = jstr(o, "CreatedTime")) && gc_parse_rfc3339(v, &t) == 0)
+		inst->launch_time = t;
+	n = parse_tags(json_object_get(o, "Tags"), &tags);
+	for (size_t i = 0; i < n; i++) {
+		gc_instance_set_tag(inst, tags[i].key, tags[i].value);
+		free(tags[i].key);
+		free(tags[i].value);
+	}
+	free(tags);
+	return 0;
+}
+
+/* ---- discover -------------------------------------------------------------------------- */
+
+/*
+ * DescribeInstances over every page of params (InstanceIds or Filters), each instance
+ * for which keep() is true appended to out. Pages until Offset reaches TotalCount; a
+ * page that brings nothing new ends it too, so a count that shrinks under us cannot
+ * loop.
+ */
+static int describe_instances(struct gc_provider *p, json_t *base,
+			      bool (*keep)(const struct gc_instance *, const void *),
+			      const void *ctx, struct gc_instance_list *out, struct gc_error *err)
+{
+	struct gc_instance_list found;
+	json_int_t offset = 0;
+	int ret = -1;
+
+	gc_instance_list_init(&found);
+	for (unsigned pages = 0;; pages++) {
+		json_t *params = json_deep_copy(base), *resp = NULL, *set, *o;
+		json_int_t total;
+		size_t i;
+
+		if (pages >= TC_MAX_PAGES) {
+			json_decref(params);
+			gc_error_set(err, GC_EINVALID, "DescribeInstances: more than %u pages",
+				     TC_MAX_PAGES);
+			goto out;
+		}
+		json_object_set_new(params, "Offset", json_integer(offset));
+		json_object_set_new(params, "Limit", json_integer(TC_PAGE_SIZE));
+		if (tc_call(p, TC_CVM, "DescribeInstances", params, false, &resp, err) != 0) {
+			json_decref(params);
+			goto out;
+		}
+		json_decref(params);
+		set = json_object_get(resp, "InstanceSet");
+		total = json_integer_value(json_object_get(resp, "TotalCount"));
+		if (!json_is_array(set) || !json_is_integer(json_object_get(resp, "TotalCount"))) {
+			json_decref(resp);
+			bad_answer(p, TC_CVM, "DescribeInstances", "no InstanceSet or TotalCount",
+				   err);
+			goto out;
+		}
+		json_array_foreach(set, i, o)
+		{
+			struct gc_instance inst;
+
+			memset(&inst, 0, sizeof(inst));
+			if (parse_instance(o, &inst) != 0) {
+				gc_instance_release(&inst);
+				continue;
+			}
+			if (keep(&inst, ctx))
+				*gc_instance_list_push(&found) = inst;
+			else
+				gc_instance_release(&inst);
+		}
+		offset += (json_int_t)json_array_size(set);
+		json_decref(resp);
+		if (json_array_size(set) == 0 || offset >= total)
+			break;
+	}
+	gc_instance_list_take(out, &found);
+	ret = 0;
+out:
+	gc_instance_list_release(&found);
+	return ret;
+}
+
+static bool keep_discovered(const struct gc_instance *in, const void *ctx)
+{
+	const struct gc_discover_query *q = ctx;
+
+	return tags_match(in->tags, in->n_tags, q->tags, q->n_tags) &&
+		(q->include_terminated || in->state != GC_STATE_TERMINATED);
+}
+
+int tc_discover(struct gc_provider *p, const struct gc_discover_query *q,
+		struct gc_instance_list *out, struct gc_error *err)
+{
+	json_t *base = json_object(), *filters = json_array();
+	int ret;
+
+	/* no state filter: CVM drops terminated instances from its listings by itself */
+	add_tag_filters(filters, q->tags, q->n_tags);
+	if (json_array_size(filters))
+		json_object_set(base, "Filters", filters);
+	json_decref(filters);
+	ret = describe_instances(p, base, keep_discovered, q, out, err);
+	json_decref(base);
+	if (ret != 0)
+		return gc_error_prefix(err, "cannot list instances in '%s'", p->region);
+	return 0;
+}
+
+/* ---- zones, the default VPC and its subnets --------------------------------------------- */
+
+static int load_zones(struct gc_provider *p, struct gc_error *err)
+{
+	struct tc_driver *d = tc_driver(p);
+	json_t *resp = NULL, *set, *z;
+	char **zones = NULL;
+	size_t i, n = 0;
+
+	if (d->zones)
+		return 0;
+	if (tc_call(p, TC_CVM, "DescribeZones", NULL, false, &resp, err) != 0)
+		return -1;
+	set = json_object_get(resp, "ZoneSet");
+	if (!json_is_array(set)) {
+		json_decref(resp);
+		return bad_answer(p, TC_CVM, "DescribeZones", "no ZoneSet", err);
+	}
+	zones = gc_xcalloc(json_array_size(set) + 1, sizeof(*zones));
+	json_array_foreach(set, i, z)
+	{
+		const char *name = jstr(z, "Zone"), *state = jstr(z, "ZoneState");
+
+		if (name && *name && (!state || strcmp(state, "AVAILABLE") == 0))
+			zones[n++] = gc_xstrdup(name);
+	}
+	json_decref(resp);
+	d->zones = zones;
+	d->n_zones = n;
+	return 0;
+}
+
+int tc_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
+{
+	struct tc_driver *d = tc_driver(p);
+	char **zones;
+
+	if (load_zones(p, err) != 0)
+		return gc_error_prefix(err, "cannot list the zones of %s", p->region);
+	zones = gc_xcalloc(d->n_zones + 1, sizeof(*zones));
+	for (size_t i = 0; i < d->n_zones; i++)
+		zones[i] = gc_xstrdup(d->zones[i]);
+	*out = zones;
+	*n_out = d->n_zones;
+	return 0;
+}
+
+/* The zone a launch goes to: the request's, else the region's first. */
+static int launch_zone(struct gc_provider *p, const char *zone, const char **out,
+		       struct gc_error *err)
+{
+	struct tc_driver *d = tc_driver(p);
+
+	if (zone) {
+		*out = zone;
+		return 0;
+	}
+	if (load_zones(p, err) != 0)
+		return gc_error_prefix(err, "cannot pick a zone in %s", p->region);
+	if (!d->n_zones)
+		return gc_error_set(err, GC_ECAPACITY, "%s has no zone that is available",
+				    p->region);
+	*out = d->zones[0];
+	return 0;
+}
+
+/* A VPC API listing (Offset and Limit are strings there) with filters, first page. */
+static int vpc_list(struct gc_provider *p, const char *action, json_t *filters, json_t **out,
+		    struct gc_error *err)
+{
+	json_t *params = json_pack("{s:o, s:s, s:s}", "Filters", filters, "Offset", "0", "Limit",
+				   "100");
+	int ret = tc_call(p, TC_VPC, action, params, false, out, err);
+
+	json_decref(params);
+	return ret;
+}
+
+/*
+ * The subnet a launch in zone uses. RunInstances without VirtualPrivateCloud puts the
+ * instance on the classic network ("If this parameter is not specified, the classic
+ * network is used by default"), which accounts made since 2022 do not have; so the
+ * launch names the region's default VPC (DescribeVpcs is-default) and its subnet in the
+ * zone (DescribeSubnets vpc-id, zone; the zone's default subnet first).
+ */
+static int launch_subnet(struct gc_provider *p, const char *zone, const char **vpc,
+			 const char **subnet, struct gc_error *err)
+{
+	struct tc_driver *d = tc_driver(p);
+	json_t *resp = NULL, *set, *s, *pick = NULL;
+	size_t i;
+
+	for (i = 0; d->vpc_id && i < d->n_subnets; i++)
+		if (strcmp(d->subnets[i].zone, zone) == 0) {
+			*vpc = d->vpc_id;
+			*subnet = d->subnets[i].id;
+			return 0;
+		}
+	if (!d->vpc_id) {
+		if (vpc_list(p, "DescribeVpcs", json_pack("[o]", filter("is-default", "true")),
+			     &resp, err) != 0)
+			return gc_error_prefix(err, "cannot find the default VPC of %s", p->region);
+		set = json_object_get(resp, "VpcSet");
+		json_array_foreach(set, i, s)
+		{
+			if (json_is_true(json_object_get(s, "IsDefault")) && jstr(s, "VpcId") &&
+			    !d->vpc_id)
+				d->vpc_id = gc_xstrdup(jstr(s, "VpcId"));
+		}
+		json_decref(resp);
+		resp = NULL;
+		if (!d->vpc_id)
+			return gc_error_set(err, GC_EINVALID,
+					    "%s has no default VPC to launch into: create it in the "
+					    "console or with the VPC API's CreateDefaultVpc",
+					    p->region);
+	}
+	if (vpc_list(p, "DescribeSubnets",
+		     json_pack("[o, o]", filter("vpc-id", d->vpc_id), filter("zone", zone)), &resp,
+		     err) != 0)
+		return gc_error_prefix(err, "cannot list the subnets of VPC '%s'", d->vpc_id);
+	set = json_object_get(resp, "SubnetSet");
+	json_array_foreach(set, i, s)
+	{
+		const char *z = jstr(s, "Zone"), *v = jstr(s, "VpcId");
+
+		if (!jstr(s, "SubnetId") || !z || strcmp(z, zone) != 0 || !v ||
+		    strcmp(v, d->vpc_id) != 0)
+			continue;
+		if (!pick || (json_is_true(json_object_get(s, "IsDefault")) &&
+			      !json_is_true(json_object_get(pick, "IsDefault"))))
+			pick = s;
+	}
+	if (!pick) {
+		json_decref(resp);
+		return gc_error_set(err, GC_EINVALID,
+				    "the default VPC '%s' has no subnet in zone '%s': add one (the "
+				    "console, or the VPC API's CreateSubnet)",
+				    d->vpc_id, zone);
+	}
+	GC_ALLOC_GROW(d->subnets, d->n_subnets + 1, d->alloc_subnets);
+	d->subnets[d->n_subnets].zone = gc_xstrdup(zone);
+	d->subnets[d->n_subnets].id = gc_xstrdup(jstr(pick, "SubnetId"));
+	*vpc = d->vpc_id;
+	*subnet = d->subnets[d->n_subnets++].id;
+	json_decref(resp);
+	return 0;
+}
+
+/* ---- images ------------------------------------------------------------------------------- */
+
+static const struct tc_image *image_cached(struct tc_driver *d, const char *id)
+{
+	for (size_t i = 0; i < d->n_images; i++)
+		if (strcmp(d->images[i].id, id) == 0)
+			return &d->images[i];
+	return NULL;
+}
+
+/* DescribeImages over every page of base; each image not yet known is cached. With
+ * fresh, the images of these answers (cached or not) are listed into it too. */
+static int describe_images(struct gc_provider *p, json_t *base, struct tc_image **fresh,
+			   size_t *n_fresh, struct gc_error *err)
+{
+	struct tc_driver *d = tc_driver(p);
+	json_int_t offset = 0;
+	size_t alloc = 0;
+
+	*fresh = NULL;
+	*n_fresh = 0;
+	for (unsigned pages = 0; pages < TC_MAX_PAGES; pages++) {
+		json_t *params = json_deep_copy(base), *resp = NULL, *set, *o;
+		json_int_t total;
+		size_t i;
+
+		json_object_set_new(params, "Offset", json_integer(offset));
+		json_object_set_new(params, "Limit", json_integer(TC_PAGE_SIZE));
+		if (tc_call(p, TC_CVM, "DescribeImages", params, false, &resp, err) != 0) {
+			json_decref(params);
+			return -1;
+		}
+		json_decref(params);
+		set = json_object_get(resp, "ImageSet");
+		total = json_integer_value(json_object_get(resp, "TotalCount"));
+		if (!json_is_array(set)) {
+			json_decref(resp);
+			return bad_answer(p, TC_CVM, "DescribeImages", "no ImageSet", err);
+		}
+		json_array_foreach(set, i, o)
+		{
+			const char *id = jstr(o, "ImageId"), *created = jstr(o, "CreatedTime");
+			struct tc_image im;
+
+			if (!id || !*id)
+				continue;
+			memset(&im, 0, sizeof(im));
+			im.id = gc_xstrdup(id);
+			im.name = gc_xstrdup(jstr(o, "ImageName") ? jstr(o, "ImageName") : "");
+			im.arch = gc_xstrdup(jstr(o, "Architecture") ? jstr(o, "Architecture")
+								     : "");
+			if (created && gc_parse_rfc3339(created, &im.created_at) != 0)
+				im.created_at = 0;
+			if (!image_cached(d, id)) {
+				GC_ALLOC_GROW(d->images, d->n_images + 1, d->alloc_images);
+				d->images[d->n_images] = im;
+				d->images[d->n_images].id = gc_xstrdup(im.id);
+				d->images[d->n_images].name = gc_xstrdup(im.name);
+				d->images[d->n_images].arch = gc_xstrdup(im.arch);
+				d->n_images++;
+			}
+			GC_ALLOC_GROW(*fresh, *n_fresh + 1, alloc);
+			(*fresh)[(*n_fresh)++] = im;
+		}
+		offset += (json_int_t)json_array_size(set);
+		json_decref(resp);
+		if (json_array_size(set) == 0 || offset >= total)
+			return 0;
+	}
+	return gc_error_set(err, GC_EINVALID, "DescribeImages: more than %u pages", TC_MAX_PAGES);
+}
+
+static void images_free(struct tc_image *ims, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(ims[i].id);
+		free(ims[i].name);
+		free(ims[i].arch);
+	}
+	free(ims);
+}
+
+struct tc_alias_def {
+	const char *alias;
+	const char *name; /* image-name filter (a substring match) */
+	const char *also; /* a second word the name must hold, or NULL */
+};
+
+/* The aliases of docs/spec.md (image:), as Tencent names its public images. */
+static const struct tc_alias_def alias_defs[] = {
+	{ "ubuntu-22.04", "Ubuntu Server 22.04 LTS 64bit", NULL },
+	{ "ubuntu-24.04", "Ubuntu Server 24.04 LTS 64bit", NULL },
+	{ "gpu-ready", "GPU", "22.04" },
+};
+
+static int resolve_alias(struct gc_provider *p, const char *alias, char **out_id,
+			 struct gc_error *err)
+{
+	struct tc_driver *d = tc_driver(p);
+	const struct tc_alias_def *def = NULL;
+	struct tc_image *ims = NULL;
+	const struct tc_image *best = NULL;
+	size_t n = 0;
+	json_t *base;
+	int rc;
+
+	for (size_t i = 0; i < d->n_aliases; i++)
+		if (strcmp(d->aliases[i].alias, alias) == 0) {
+			*out_id = gc_xstrdup(d->aliases[i].id);
+			return 0;
+		}
+	for (size_t i = 0; i < sizeof(alias_defs) / sizeof(alias_defs[0]); i++)
+		if (strcmp(alias_defs[i].alias, alias) == 0)
+			def = &alias_defs[i];
+	if (!def)
+		return gc_error_set(err, GC_EINVALID,
+				    "unknown image alias '%s' (tencent has ubuntu-22.04, "
+				    "ubuntu-24.04, gpu-ready, or an img-... id)",
+				    alias);
+	base = json_pack("{s:[o, o, o]}", "Filters", filter("image-type", "PUBLIC_IMAGE"),
+			 filter("platform", "Ubuntu"), filter("image-name", def->name));
+	rc = describe_images(p, base, &ims, &n, err);
+	json_decref(base);
+	if (rc != 0) {
+		images_free(ims, n);
+		return gc_error_prefix(err, "cannot resolve image alias '%s'", alias);
+	}
+	/* x86_64 only; an exact name beats a longer one; then the newest, ids breaking ties */
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_image *im = &ims[i];
+		bool exact, best_exact;
+
+		if (strcmp(im->arch, "x86_64") != 0 || !strstr(im->name, def->name) ||
+		    (def->also && !strstr(im->name, def->also)))
+			continue;
+		if (!best) {
+			best = im;
+			continue;
+		}
+		exact = strcmp(im->name, def->name) == 0;
+		best_exact = strcmp(best->name, def->name) == 0;
+		if (exact != best_exact) {
+			if (exact)
+				best = im;
+			continue;
+		}
+		if (im->created_at > best->created_at ||
+		    (im->created_at == best->created_at && strcmp(im->id, best->id) > 0))
+			best = im;
+	}
+	if (!best) {
+		images_free(ims, n);
+		return gc_error_set(err, GC_ENOTFOUND,
+				    "image alias '%s': no public x86_64 Ubuntu image named like "
+				    "'%s' in %s",
+				    alias, def->name, p->region);
+	}
+	*out_id = gc_xstrdup(best->id);
+	GC_ALLOC_GROW(d->aliases, d->n_aliases + 1, d->alloc_aliases);
+	d->aliases[d->n_aliases].alias = gc_xstrdup(alias);
+	d->aliases[d->n_aliases].id = gc_xstrdup(best->id);
+	d->n_aliases++;
+	images_free(ims, n);
+	return 0;
+}
+
+static int image_by_id(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	struct tc_driver *d = tc_driver(p);
+	struct tc_image *ims = NULL;
+	size_t n = 0;
+	json_t *base;
+	int rc;
+
+	if (image_cached(d, id))
+		return 0;
+	if (!gc_starts_with(id, "img-") || strlen(id) < 5)
+		return gc_error_set(err, GC_EINVALID, "'%s' is not a CVM image id (img-...)", id);
+	base = json_pack("{s:[s]}", "ImageIds", id);
+	rc = describe_images(p, base, &ims, &n, err);
+	json_decref(base);
+	images_free(ims, n);
+	if (rc != 0 && err && err->code != GC_ENOTFOUND &&
+	    strcmp(err->cloud_code, "InvalidImageId.Malformed") != 0)
+		return -1;
+	if (rc != 0 || !image_cached(d, id)) {
+		struct gc_error was;
+
+		gc_error_init(&was);
+		if (err)
+			was = *err;
+		gc_error_set(err, GC_ENOTFOUND, "image '%s' not found in %s", id, p->region);
+		if (rc != 0 && err)
+			gc_error_set_cloud(err, was.cloud_code, was.request_id, was.http_status);
+		return -1;
+	}
+	return 0;
+}
+
+int tc_resolve_image(struct gc_provider *p, const char *image, bool is_alias, char **out_id,
+		     struct gc_error *err)
+{
+	if (!image || !*image)
+		return gc_error_set(err, GC_EINVALID, "no image given");
+	if (is_alias)
+		return resolve_alias(p, image, out_id, err);
+	if (image_by_id(p, image, err) != 0)
+		return -1;
+	*out_id = gc_xstrdup(image);
+	return 0;
+}
+
+/* ---- create -------------------------------------------------------------------------------- */
+
+/* Whether a public key line can be a plain YAML scalar as it is. */
+static bool yaml_plain(const char *s)
+{
+	if (!*s || strstr(s, ": ") || strstr(s, " #"))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("+/=@._- ", *s)))
+			return false;
+	return true;
+}
+
+char *tc_user_data(const struct gc_create_request *req)
+{
+	struct gc_buf b = GC_BUF_INIT(16 << 10);
+	const char *line, *end;
+
+	if (!req->host_key_private || !req->host_key_public)
+		return NULL;
+	/*
+	 * cloud-init's cc_ssh: ssh_deletekeys drops the image's host keys, ssh_keys writes
+	 * ours to /etc/ssh/ssh_host_ed25519_key(.pub) before sshd starts, and an empty
+	 * ssh_genkeytypes generates no others, so the instance presents exactly the key the
+	 * client pinned from the request.
+	 */
+	gc_buf_addstr(&b, "#cloud-config\n"
+			  "ssh_deletekeys: true\n"
+			  "ssh_genkeytypes: []\n"
+			  "ssh_keys:\n"
+			  "  ed25519_private: |\n");
+	for (line = req->host_key_private; *line; line = *end ? end + 1 : end) {
+		end = line + strcspn(line, "\n");
+		if (end == line && !*end)
+			break;
+		gc_buf_addstr(&b, "    ");
+		gc_buf_add(&b, line, (size_t)(end - line));
+		gc_buf_addch(&b, '\n');
+	}
+	gc_buf_addstr(&b, "  ed25519_public: ");
+	if (yaml_plain(req->host_key_public)) {
+		gc_buf_addstr(&b, req->host_key_public);
+	} else {
+		gc_buf_addch(&b, '"');
+		for (const char *s = req->host_key_public; *s; s++) {
+			if (*s == '"' || *s == '\\')
+				gc_buf_addch(&b, '\\');
+			if (*s != '\n' && *s != '\r')
+				gc_buf_addch(&b, *s);
+		}
+		gc_buf_addch(&b, '"');
+	}
+	if (gc_buf_addch(&b, '\n') != 0) {
+		gc_keypair_wipe_buf(&b);
+		return NULL;
+	}
+	return gc_buf_detach(&b, NULL);
+}
+
+/* "gpucluster-CLUSTER-GROUP", at most 60 characters: a name for the console. */
+static char *instance_name(const struct gc_create_request *req)
+{
+	const char *cluster = NULL;
+	char *name;
+
+	for (size_t i = 0; i < req->n_tags; i++)
+		if (strcmp(req->tags[i].key, GC_TAG_CLUSTER) == 0)
+			cluster = req->tags[i].value;
+	name = gc_xasprintf("gpucluster-%s-%s", cluster ? cluster : "node",
+			    req->group ? req->group : "nodes");
+	if (strlen(name) > TC_NAME_MAX)
+		name[TC_NAME_MAX] = '\0';
+	return name;
+}
+
+static int create_params(struct gc_provider *p, const struct gc_create_request *req,
+			 const char *zone, bool min_count, json_t **out, struct gc_error *err)
+{
+	const char *vpc, *subnet;
+	json_t *o;
+	char *name, *ud;
+
+	if (launch_subnet(p, zone, &vpc, &subnet, err) != 0)
+		return -1;
+	o = json_object();
+	json_object_set_new(o, "InstanceChargeType",
+			    json_string(req->spot ? "SPOTPAID" : "POSTPAID_BY_HOUR"));
+	if (req->spot && req->spot_max_price > 0) {
+		char price[32];
+
+		format_price(req->spot_max_price, price);
+		json_object_set_new(o, "InstanceMarketOptions",
+				    json_pack("{s:s, s:{s:s, s:s}}", "MarketType", "spot",
+					      "SpotOptions", "MaxPrice", price, "SpotInstanceType",
+					      "one-time"));
+	}
+	json_object_set_new(o, "Placement", json_pack("{s:s, s:i}", "Zone", zone, "ProjectId", 0));
+	json_object_set_new(o, "ImageId", json_string(req->image_id));
+	json_object_set_new(o, "InstanceType", json_string(req->type));
+	/* the premium cloud disk: a system disk every GPU family takes */
+	json_object_set_new(o, "SystemDisk",
+			    json_pack("{s:s, s:i}", "DiskType", "CLOUD_PREMIUM", "DiskSize",
+				      (int)(req->disk_gb ? req->disk_gb : 50)));
+	json_object_set_new(o, "VirtualPrivateCloud",
+			    json_pack("{s:s, s:s}", "VpcId", vpc, "SubnetId", subnet));
+	json_object_set_new(o, "InternetAccessible",
+			    json_pack("{s:s, s:i, s:b}", "InternetChargeType",
+				      "TRAFFIC_POSTPAID_BY_HOUR", "InternetMaxBandwidthOut",
+				      TC_INTERNET_BANDWIDTH, "PublicIpAssigned", 1));
+	json_object_set_new(o, "InstanceCount", json_integer(req->count));
+	if (min_count)
+		json_object_set_new(o, "MinCount", json_integer(req->count));
+	name = instance_name(req);
+	json_object_set_new(o, "InstanceName", json_string(name));
+	free(name);
+	if (req->key_id)
+		json_object_set_new(o, "LoginSettings", json_pack("{s:[s]}", "KeyIds", req->key_id));
+	if (req->security_group_id)
+		json_object_set_new(o, "SecurityGroupIds", json_pack("[s]", req->security_group_id));
+	if (req->client_token)
+		json_object_set_new(o, "ClientToken", json_string(req->client_token));
+	if (req->n_tags)
+		json_object_set_new(o, "TagSpecification",
+				    json_pack("[{s:s, s:o}]", "ResourceType", "instance", "Tags",
+					      tags_json(req->tags, req->n_tags)));
+	if (req->expires_at > 0) {
+		char when[21];
+
+		gc_format_rfc3339(req->expires_at, when); /* ISO 8601, UTC, as documented */
+		json_object_set_new(o, "ActionTimer",
+				    json_pack("{s:s, s:s}", "TimerAction", "TerminateInstances",
+					      "ActionTime", when));
+	}
+	if ((ud = tc_user_data(req))) {
+		struct gc_buf b64 = GC_BUF_INIT(32 << 10);
+
+		if (gc_base64_encode(&b64, ud, strlen(ud)) != 0 || b64.len > 16384) {
+			gc_keypair_wipe_buf(&b64);
+			memset(ud, 0, strlen(ud));
+			free(ud);
+			json_decref(o);
+			return gc_error_set(err, GC_ETOOBIG,
+					    "the user-data is over CVM's 16 KB of base64");
+		}
+		json_object_set_new(o, "UserData", json_string(b64.data));
+		gc_keypair_wipe_buf(&b64);
+		memset(ud, 0, strlen(ud));
+		free(ud);
+	}
+	*out = o;
+	return 0;
+}
+
+static int run_instances(struct gc_provider *p, const struct gc_create_request *req,
+			 const char *zone, json_t **resp, struct gc_error *err)
+{
+	bool min_count = true;
+
+	for (;;) {
+		json_t *params = NULL;
+		int rc;
+
+		if (create_params(p, req, zone, min_count, &params, err) != 0)
+			return -1;
+		/* with a client token a repeat is answered with the first launch; without one
+		 * a repeat after a lost answer could launch twice */
+		rc = tc_call(p, TC_CVM, "RunInstances", params, req->client_token == NULL, resp,
+			     err);
+		json_decref(params);
+		if (rc == 0)
+			return 0;
+		/*
+		 * MinCount is honoured only "for accounts, regions and billing modes that
+		 * support partial delivery"; the others refuse it, and for them a launch is
+		 * all or nothing anyway, so it is sent again without.
+		 */
+		if (min_count && err &&
+		    gc_starts_with(err->cloud_code, "UnsupportedOperation.MinCountUnsupported")) {
+			min_count = false;
+			gc_error_init(err);
+			continue;
+		}
+		return -1;
+	}
+}
+
+int tc_create(struct gc_provider *p, const struct gc_create_request *req,
+	      struct gc_instance_list *out, struct gc_error *err)
+{
+	struct gc_instance_list got;
+	json_t *resp = NULL, *ids, *v;
+	const char *zone = req->zone;
+	int64_t now = (int64_t)time(NULL);
+	size_t i;
+	int ret = -1;
+
+	gc_instance_list_init(&got);
+	if (!req->type || !req->image_id || req->count == 0 || req->count > TC_CREATE_BATCH)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot launch: a type, an image and 1 to %u instances are "
+				    "needed",
+				    TC_CREATE_BATCH);
+	if (req->n_tags > TC_MAX_TAGS)
+		return gc_error_set(err, GC_EINVALID, "cannot launch: %zu tags, CVM takes %d",
+				    req->n_tags, TC_MAX_TAGS);
+	if (req->disk_gb > TC_SYSTEM_DISK_MAX)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot launch: a %u GB system disk, CVM's hold at most %d GB",
+				    req->disk_gb, TC_SYSTEM_DISK_MAX);
+	if (req->expires_at > 0 && req->expires_at < now + TC_TIMER_LEAD_S)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot launch: the expiry time is less than 5 minutes away, "
+				    "and CVM's termination timer needs at least that");
+	if (image_by_id(p, req->image_id, err) != 0 || launch_zone(p, zone, &zone, err) != 0)
+		goto fail;
+	if (run_instances(p, req, zone, &resp, err) != 0) {
+		/* CVM documents no code for a reused token with other parameters; the emulator
+		 * (and the API, as far as it says anything) answers InvalidParameter naming it */
+		if (err && gc_starts_with(err->cloud_code, "InvalidParameter") &&
+		    strstr(err->message, "ClientToken"))
+			err->code = GC_EIDEMPOTENCY;
+		goto fail;
+	}
+	ids = json_object_get(resp, "InstanceIdSet");
+	if (!json_is_array(ids) || json_array_size(ids) == 0) {
+		bad_answer(p, TC_CVM, "RunInstances", "no InstanceIdSet", err);
+		goto fail;
+	}
+	if (json_array_size(ids) != req->count)
+		gc_log_warn(p->log, "tencent: RunInstances answered %zu ids for %u instances",
+			    json_array_size(ids), req->count);
+	json_array_foreach(ids, i, v)
+	{
+		struct gc_instance *in;
+
+		if (!json_string_value(v))
+			continue;
+		in = gc_instance_list_push(&got);
+		in->id = gc_xstrdup(json_string_value(v));
+		in->state = GC_STATE_PENDING;
+		in->state_name = gc_xstrdup("PENDING");
+		in->type = gc_xstrdup(req->type);
+		in->zone = gc_xstrdup(zone);
+		in->image = gc_xstrdup(req->image_id);
+		in->spot = req->spot;
+		in->launch_time = now;
+		in->client_token = req->client_token ? gc_xstrdup(req->client_token) : NULL;
+		for (size_t k = 0; k < req->n_tags; k++)
+			gc_instance_set_tag(in, req->tags[k].key,
+					    req->tags[k].value ? req->tags[k].value : "");
+	}
+	gc_log_debug(p->log, "tencent: launched %zu '%s' in '%s'%s", got.n, req->type, zone,
+		     req->spot ? " (spot)" : "");
+	gc_instance_list_take(out, &got);
+	ret = 0;
+	goto out;
+fail:
+	gc_error_prefix(err, "cannot launch %u '%s' instance%s in '%s'", req->count, req->type,
+			req->count == 1 ? "" : "s", zone ? zone : p->region);
+out:
+	json_decref(resp);
+	gc_instance_list_release(&got);
+	return ret;
+}
+
+/* ---- terminate ----------------------------------------------------------------------------- */
+
+/* Whether id is named in text as a whole word ("ins-0ab" is not in "ins-0abc"). */
+static bool names_id(const char *text, const char *id)
+{
+	size_t len = strlen(id);
+
+	for (const char *s = strstr(text, id); s; s = strstr(s + 1, id)) {
+		char after = s[len];
+		char before = s == text ? ' ' : s[-1];
+		bool word_after = (after >= '0' && after <= '9') ||
+			(after >= 'a' && after <= 'z') || after == '-';
+		bool word_before = (before >= '0' && before <= '9') ||
+			(before >= 'a' && before <= 'z') || before == '-';
+
+		if (!word_after && !word_before)
+			return true;
+	}
+	return false;
+}
+
+static int terminate_call(struct gc_provider *p, const char *const *ids, size_t n,
+			  struct gc_error *err)
+{
+	json_t *params = json_object(), *arr = json_array(), *resp = NULL;
+	int ret;
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, json_string(ids[i]));
+	json_object_set_new(params, "InstanceIds", arr);
+	ret = tc_call(p, TC_CVM, "TerminateInstances", params, false, &resp, err);
+	json_decref(params);
+	json_decref(resp);
+	return ret;
+}
+
+/* Errors that mean "this one needs nothing more from us": gone, or already going. */
+static bool already_done(const char *code)
+{
+	return strcmp(code, "InvalidInstanceId.NotFound") == 0 ||
+		strcmp(code, "UnsupportedOperation.InstanceStateTerminating") == 0 ||
+		strcmp(code, "UnsupportedOperation.InstanceStateTerminated") == 0;
+}
+
+/*
+ * TerminateInstances for left[0..*n): one id that is gone (or already terminating) fails
+ * the whole call and is named in the message; such ids are dropped and the call repeated
+ * for the rest (each round drops one at least; a message naming none of ours falls back
+ * to one id per call). On return left[0..*n) holds the ids the cloud accepted.
+ */
+static int terminate_some(struct gc_provider *p, const char **left, size_t *n,
+			  struct gc_error *err)
+{
+	while (*n) {
+		struct gc_error e;
+		size_t kept = 0;
+
+		gc_error_init(&e);
+		if (terminate_call(p, left, *n, &e) == 0)
+			return 0;
+		if (!already_done(e.cloud_code)) {
+			if (err)
+				*err = e;
+			return -1;
+		}
+		for (size_t i = 0; i < *n; i++) {
+			if (names_id(e.message, left[i]))
+				gc_log_debug(p->log, "tencent: '%s' is gone or going", left[i]);
+			else
+				left[kept++] = left[i];
+		}
+		if (kept == *n) {
+			/* the message named none of ours: one at a time */
+			kept = 0;
+			for (size_t i = 0; i < *n; i++) {
+				gc_error_init(&e);
+				if (terminate_call(p, &left[i], 1, &e) == 0) {
+					left[kept++] = left[i];
+					continue;
+				}
+				if (!already_done(e.cloud_code)) {
+					if (err)
+						*err = e;
+					return -1;
+				}
+			}
+			*n = kept;
+			return 0;
+		}
+		*n = kept;
+	}
+	return 0;
+}
+
+struct id_set {
+	const char *const *ids;
+	size_t n;
+};
+
+static bool keep_listed(const struct gc_instance *in, const void *ctx)
+{
+	const struct id_set *s = ctx;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->ids[i], in->id) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * After the first TerminateInstances: "When this API is called for the first time, the
+ * instance will be moved to the recycle bin. When this API is called for the second
+ * time, the instance will be terminated." Instances that show up in the bin (SHUTDOWN)
+ * get the second call, so destroy leaves nothing there; ones still changing state are
+ * polled a little while (on the provider's clock); terminating or vanished ones are done.
+ */
+static int empty_recycle_bin(struct gc_provider *p, const char **ids, size_t n,
+			     struct gc_error *err)
+{
+	for (unsigned poll = 0; n > 0; poll++) {
+		struct gc_instance_list now;
+		json_t *base = json_object(), *arr = json_array();
+		struct id_set set = { ids, n };
+		const char **bin = gc_xcalloc(n, sizeof(*bin));
+		size_t n_bin = 0, n_busy = 0;
+		int rc;
+
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(arr, json_string(ids[i]));
+		json_object_set_new(base, "InstanceIds", arr);
+		gc_instance_list_init(&now);
+		rc = describe_instances(p, base, keep_listed, &set, &now, err);
+		json_decref(base);
+		if (rc != 0) {
+			free(bin);
+			gc_instance_list_release(&now);
+			return -1;
+		}
+		for (size_t i = 0; i < now.n; i++) {
+			const char *w = now.items[i].state_name;
+
+			if (strcmp(w, "SHUTDOWN") == 0)
+				bin[n_bin++] = now.items[i].id;
+			else if (now.items[i].state != GC_STATE_TERMINATING &&
+				 now.items[i].state != GC_STATE_TERMINATED &&
+				 strcmp(w, "LAUNCH_FAILED") != 0)
+				n_busy++;
+		}
+		rc = n_bin ? terminate_some(p, bin, &n_bin, err) : 0;
+		if (rc == 0 && n_bin)
+			gc_log_debug(p->log, "tencent: %zu instance%s out of the recycle bin",
+				     n_bin, n_bin == 1 ? "" : "s");
+		free(bin);
+		gc_instance_list_release(&now);
+		if (rc != 0)
+			return -1;
+		if (n_busy == 0)
+			return 0;
+		if (poll + 1 >= TC_SETTLE_POLLS) {
+			gc_log_warn(p->log,
+				    "tencent: %zu instance%s did not leave their state after "
+				    "TerminateInstances; destroy will ask again",
+				    n_busy, n_busy == 1 ? "" : "s");
+			return 0;
+		}
+		if (gc_provider_cancelled(p))
+			return 0;
+		gc_clock_sleep_ms(p->clock, TC_SETTLE_WAIT_MS);
+	}
+	return 0;
+}
+
+int tc_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err)
+{
+	const char **left;
+	size_t n_left = n;
+	int ret = -1;
+
+	if (n == 0)
+		return 0;
+	if (n > TC_TERMINATE_BATCH)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot terminate %zu instances in one call (at most %u)", n,
+				    TC_TERMINATE_BATCH);
+	left = gc_xcalloc(n, sizeof(*left));
+	memcpy(left, ids, n * sizeof(*left));
+	if (terminate_some(p, left, &n_left, err) != 0 ||
+	    empty_recycle_bin(p, left, n_left, err) != 0) {
+		gc_error_prefix(err, "cannot terminate %zu instance%s", n, n == 1 ? "" : "s");
+		goto out;
+	}
+	ret = 0;
+out:
+	free(left);
+	return ret;
+}
+
+/* ---- key pairs ----------------------------------------------------------------------------- */
+
+/* The "TYPE BASE64" part of an OpenSSH public key line, for comparing two keys. */
+static char *key_body(const char *line)
+{
+	const char *s = line, *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strcspn(s, " \t");
+	if (*e)
+		e += 1 + strcspn(e + 1, " \t\r\n");
+	return gc_xstrndup(s, (size_t)(e - s));
+}
+
+/* DescribeKeyPairs over every page of base, each key pair appended to out. */
+static int describe_keypairs(struct gc_provider *p, json_t *base, struct gc_resource_list *out,
+			     char ***pubs, size_t *n_pubs, struct gc_error *err)
+{
+	json_int_t offset = 0;
+
+	for (unsigned pages = 0; pages < TC_MAX_PAGES; pages++) {
+		json_t *params = json_deep_copy(base), *resp = NULL, *set, *o;
+		json_int_t total;
+		size_t i;
+
+		json_object_set_new(params, "Offset", json_integer(offset));
+		json_object_set_new(params, "Limit", json_integer(TC_PAGE_SIZE));
+		if (tc_call(p, TC_CVM, "DescribeKeyPairs", params, false, &resp, err) != 0) {
+			json_decref(params);
+			return -1;
+		}
+		json_decref(params);
+		set = json_object_get(resp, "KeyPairSet");
+		total = json_integer_value(json_object_get(resp, "TotalCount"));
+		if (!json_is_array(set)) {
+			json_decref(resp);
+			return bad_answer(p, TC_CVM, "DescribeKeyPairs", "no KeyPairSet", err);
+		}
+		json_array_foreach(set, i, o)
+		{
+			const char *id = jstr(o, "KeyId"), *pub = jstr(o, "PublicKey");
+			char fpr[GC_SSH_FINGERPRINT_SIZE];
+			struct gc_resource *r;
+
+			if (!id || !*id)
+				continue;
+			r = gc_resource_list_push(out);
+			r->id = gc_xstrdup(id);
+			r->name = gc_xstrdup(jstr(o, "KeyName") ? jstr(o, "KeyName") : "");
+			/* CVM reports no fingerprint: ssh-keygen's, from the public key */
+			if (pub && gc_ssh_fingerprint(fpr, pub, NULL) == 0)
+				r->fingerprint = gc_xstrdup(fpr);
+			r->n_tags = parse_tags(json_object_get(o, "Tags"), &r->tags);
+			if (pubs) {
+				*pubs = gc_xreallocarray(*pubs, *n_pubs + 1, sizeof(**pubs));
+				(*pubs)[(*n_pubs)++] = gc_xstrdup(pub ? pub : "");
+			}
+		}
+		offset += (json_int_t)json_array_size(set);
+		json_decref(resp);
+		if (json_array_size(set) == 0 || offset >= total)
+			return 0;
+	}
+	return gc_error_set(err, GC_EINVALID, "DescribeKeyPairs: more than %u pages",
+			    TC_MAX_PAGES);
+}
+
+static void keep_tagged(struct gc_resource_list *got, const struct gc_tag_filter *tags,
+			size_t n_tags, struct gc_resource_list *out)
+{
+	for (size_t i = 0; i < got->n; i++) {
+		struct gc_resource *r = &got->items[i];
+
+		if (tags_match(r->tags, r->n_tags, tags, n_tags)) {
+			*gc_resource_list_push(out) = *r;
+			memset(r, 0, sizeof(*r));
+		}
+	}
+	gc_resource_list_release(got);
+}
+
+/*
+ * ImportKeyPair refused a duplicate (a re-run, or a retry after a lost answer). That is
+ * our own earlier import when the key of that name holds the same public key: then its
+ * id is the answer. Anything else is someone else's key, never reused.
+ */
+static int adopt_keypair(struct gc_provider *p, const struct gc_keypair_request *req,
+			 const char *code, char **out_id, struct gc_error *err)
+{
+	struct gc_resource_list got;
+	json_t *base = json_pack("{s:[o]}", "Filters", filter("key-name", req->name));
+	char **pubs = NULL, *want = key_body(req->public_key_line);
+	size_t n_pubs = 0;
+	int ret;
+
+	gc_resource_list_init(&got);
+	ret = describe_keypairs(p, base, &got, &pubs, &n_pubs, err);
+	json_decref(base);
+	if (ret == 0) {
+		if (strcmp(code, "InvalidPublicKey.Duplicate") == 0)
+			ret = gc_error_set(err, GC_EINVALID,
+					   "this public key is already imported, not as '%s'",
+					   req->name);
+		else
+			ret = gc_error_set(err, GC_EINVALID,
+					   "a key pair named '%s' already exists with another "
+					   "public key",
+					   req->name);
+		gc_error_set_cloud(err, code, NULL, 200);
+		for (size_t i = 0; i < got.n; i++) {
+			char *have = key_body(pubs[i]);
+			bool same = strcmp(got.items[i].name, req->name) == 0 &&
+				strcmp(have, want) == 0;
+
+			free(have);
+			if (same) {
+				*out_id = gc_xstrdup(got.items[i].id);
+				gc_error_init(err);
+				ret = 0;
+				break;
+			}
+		}
+	}
+	for (size_t i = 0; i < n_pubs; i++)
+		free(pubs[i]);
+	free(pubs);
+	free(want);
+	gc_resource_list_release(&got);
+	return ret;
+}
+
+int tc_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
+		      struct gc_error *err)
+{
+	json_t *params, *resp = NULL;
+	const char *id;
+	int ret = -1;
+
+	if (!req->name || !req->public_key_line || !*req->public_key_line)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot import a key pair without a name and a public key");
+	params = json_pack("{s:s, s:i, s:s}", "KeyName", req->name, "ProjectId", 0, "PublicKey",
+			   req->public_key_line);
+	if (req->n_tags)
+		json_object_set_new(params, "TagSpecification",
+				    json_pack("[{s:s, s:o}]", "ResourceType", "keypair", "Tags",
+					      tags_json(req->tags, req->n_tags)));
+	if (tc_call(p, TC_CVM, "ImportKeyPair", params, false, &resp, err) != 0) {
+		char code[128];
+
+		snprintf(code, sizeof(code), "%s", err ? err->cloud_code : "");
+		if ((strcmp(code, "InvalidKeyPairName.Duplicate") == 0 ||
+		     strcmp(code, "InvalidPublicKey.Duplicate") == 0) &&
+		    adopt_keypair(p, req, code, out_id, err) == 0) {
+			ret = 0;
+			goto out;
+		}
+		goto fail;
+	}
+	id = jstr(resp, "KeyId");
+	if (!id || !*id) {
+		bad_answer(p, TC_CVM, "ImportKeyPair", "no KeyId", err);
+		goto fail;
+	}
+	*out_id = gc_xstrdup(id);
+	ret = 0;
+	goto out;
+fail:
+	gc_error_prefix(err, "cannot import key pair '%s'", req->name);
+out:
+	json_decref(params);
+	json_decref(resp);
+	return ret;
+}
+
+int tc_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	json_t *params = json_pack("{s:[s]}", "KeyIds", id), *resp = NULL;
+	int ret = tc_call(p, TC_CVM, "DeleteKeyPairs", params, false, &resp, err);
+
+	json_decref(params);
+	json_decref(resp);
+	if (ret != 0 && err && err->code == GC_ENOTFOUND)
+		return 0; /* already gone: what we wanted */
+	if (ret != 0)
+		return gc_error_prefix(err, "cannot delete key pair '%s'", id);
+	return 0;
+}
+
+/* ---- security groups (the VPC product) ------------------------------------------------------ */
+
+static int describe_secgroups(struct gc_provider *p, json_t *filters,
+			      struct gc_resource_list *out, struct gc_error *err)
+{
+	json_int_t offset = 0;
+
+	for (unsigned pages = 0; pages < TC_MAX_PAGES; pages++) {
+		json_t *params = json_object(), *resp = NULL, *set, *o;
+		json_int_t total;
+		char num[24];
+		size_t i;
+
+		if (json_array_size(filters))
+			json_object_set(params, "Filters", filters);
+		snprintf(num, sizeof(num), "%lld", (long long)offset);
+		json_object_set_new(params, "Offset", json_string(num));
+		json_object_set_new(params, "Limit", json_string("100"));
+		if (tc_call(p, TC_VPC, "DescribeSecurityGroups", params, false, &resp, err) != 0) {
+			json_decref(params);
+			return -1;
+		}
+		json_decref(params);
+		set = json_object_get(resp, "SecurityGroupSet");
+		total = json_integer_value(json_object_get(resp, "TotalCount"));
+		if (!json_is_array(set)) {
+			json_decref(resp);
+			return bad_answer(p, TC_VPC, "DescribeSecurityGroups",
+					  "no SecurityGroupSet", err);
+		}
+		json_array_foreach(set, i, o)
+		{
+			const char *id = jstr(o, "SecurityGroupId");
+			struct gc_resource *r;
+
+			if (!id || !*id)
+				continue;
+			r = gc_resource_list_push(out);
+			r->id = gc_xstrdup(id);
+			r->name = gc_xstrdup(jstr(o, "SecurityGroupName")
+						     ? jstr(o, "SecurityGroupName")
+						     : "");
+			r->n_tags = parse_tags(json_object_get(o, "TagSet"), &r->tags);
+		}
+		offset += (json_int_t)json_array_size(set);
+		json_decref(resp);
+		if (json_array_size(set) == 0 || offset >= total)
+			return 0;
+	}
+	return gc_error_set(err, GC_EINVALID, "DescribeSecurityGroups: more than %u pages",
+			    TC_MAX_PAGES);
+}
+
+int tc_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
+		      const struct gc_tag_filter *tags, size_t n_tags, struct gc_resource_list *out,
+		      struct gc_error *err)
+{
+	struct gc_resource_list got;
+	json_t *filters = json_array();
+	int ret = -1;
+
+	gc_resource_list_init(&got);
+	add_tag_filters(filters, tags, n_tags);
+	switch (kind) {
+	case GC_RESOURCE_KEYPAIR: {
+		json_t *base = json_object();
+
+		if (json_array_size(filters))
+			json_object_set(base, "Filters", filters);
+		ret = describe_keypairs(p, base, &got, NULL, NULL, err);
+		json_decref(base);
+		if (ret != 0)
+			gc_error_prefix(err, "cannot list key pairs in '%s'", p->region);
+		break;
+	}
+	case GC_RESOURCE_SECGROUP:
+		ret = describe_secgroups(p, filters, &got, err);
+		if (ret != 0)
+			gc_error_prefix(err, "cannot list security groups in '%s'", p->region);
+		break;
+	default: ret = gc_error_set(err, GC_EINVALID, "unknown resource kind %d", (int)kind);
+	}
+	json_decref(filters);
+	if (ret == 0)
+		keep_tagged(&got, tags, n_tags, out);
+	gc_resource_list_release(&got);
+	return ret;
+}
+
+/* Our group of this name, found by name and every tag of the request; NULL into *out_id
+ * when there is none. */
+static int find_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req,
+			 char **out_id, struct gc_error *err)
+{
+	struct gc_tag_filter *want = gc_xcalloc(req->n_tags + 1, sizeof(*want));
+	struct gc_resource_list got, mine;
+	json_t *filters = json_pack("[o]", filter("security-group-name", req->name));
+	int ret;
+
+	*out_id = NULL;
+	for (size_t i = 0; i < req->n_tags; i++) {
+		want[i].key = req->tags[i].key;
+		want[i].value = req->tags[i].value;
+	}
+	gc_resource_list_init(&got);
+	gc_resource_list_init(&mine);
+	ret = describe_secgroups(p, filters, &got, err);
+	if (ret == 0) {
+		keep_tagged(&got, want, req->n_tags, &mine);
+		for (size_t i = 0; i < mine.n && !*out_id; i++)
+			if (strcmp(mine.items[i].name, req->name) == 0)
+				*out_id = gc_xstrdup(mine.items[i].id);
+	}
+	json_decref(filters);
+	gc_resource_list_release(&got);
+	gc_resource_list_release(&mine);
+	free(want);
+	return ret;
+}
+
+/* The TCP port rules from each CIDR that the group lacks, as Ingress entries. */
+static int missing_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
+			 const char *id, json_t **out, struct gc_error *err)
+{
+	json_t *params = json_pack("{s:s}", "SecurityGroupId", id), *resp = NULL, *have, *r;
+	char port[16];
+	size_t k;
+
+	snprintf(port, sizeof(port), "%u", req->ssh_port);
+	if (tc_call(p, TC_VPC, "DescribeSecurityGroupPolicies", params, false, &resp, err) != 0) {
+		json_decref(params);
+		return -1;
+	}
+	json_decref(params);
+	have = json_object_get(json_object_get(resp, "SecurityGroupPolicySet"), "Ingress");
+	*out = json_array();
+	for (size_t i = 0; i < req->n_allow_from; i++) {
+		bool found = false;
+
+		json_array_foreach(have, k, r)
+		{
+			const char *proto = jstr(r, "Protocol"), *pt = jstr(r, "Port");
+			const char *cidr = jstr(r, "CidrBlock"), *act = jstr(r, "Action");
+
+			found |= proto && strcasecmp(proto, "TCP") == 0 && pt &&
+				strcmp(pt, port) == 0 && cidr &&
+				strcmp(cidr, req->allow_from[i]) == 0 && act &&
+				strcasecmp(act, "ACCEPT") == 0;
+		}
+		if (!found)
+			json_array_append_new(*out,
+					      json_pack("{s:s, s:s, s:s, s:s, s:s}", "Protocol",
+							"TCP", "Port", port, "CidrBlock",
+							req->allow_from[i], "Action", "ACCEPT",
+							"PolicyDescription", "gpucluster ssh"));
+	}
+	json_decref(resp);
+	return 0;
+}
+
+/* Adds the SSH rules the group lacks; after a retry that added them twice over, the
+ * group's own list is the judge. */
+static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
+			const char *id, struct gc_error *err)
+{
+	json_t *ingress = NULL, *params, *resp = NULL;
+	int ret;
+
+	if (missing_rules(p, req, id, &ingress, err) != 0)
+		return -1;
+	if (json_array_size(ingress) == 0) {
+		json_decref(ingress);
+		return 0;
+	}
+	params = json_pack("{s:s, s:{s:o}}", "SecurityGroupId", id, "SecurityGroupPolicySet",
+			   "Ingress", ingress);
+	ret = tc_call(p, TC_VPC, "CreateSecurityGroupPolicies", params, false, &resp, err);
+	json_decref(params);
+	json_decref(resp);
+	if (ret != 0 && err && strstr(err->cloud_code, "Duplicate")) {
+		gc_error_init(err);
+		if (missing_rules(p, req, id, &ingress, err) != 0)
+			return -1;
+		ret = json_array_size(ingress) == 0
+			? 0
+			: gc_error_set(err, GC_EINVALID,
+				       "the SSH rules of security group '%s' could not be added",
+				       id);
+		json_decref(ingress);
+	}
+	return ret;
+}
+
+/*
+ * CreateSecurityGroup is not idempotent (names need not be unique), so a lost answer is
+ * not simply retried: after a transient failure the group is looked for by its name and
+ * our tags first, and created again only when it is not there.
+ */
+static int create_group(struct gc_provider *p, const struct gc_secgroup_request *req,
+			char **out_id, bool *created, struct gc_error *err)
+{
+	struct tc_driver *d = tc_driver(p);
+	json_t *params, *resp = NULL;
+	struct gc_retry r;
+	char desc[TC_SG_DESC_MAX + 1];
+	const char *id;
+	int ret = -1;
+
+	snprintf(desc, sizeof(desc), "%s",
+		 req->description && *req->description ? req->description : "gpucluster");
+	params = json_pack("{s:s, s:s, s:s}", "GroupName", req->name, "GroupDescription", desc,
+			   "ProjectId", "0");
+	if (req->n_tags)
+		json_object_set_new(params, "Tags", tags_json(req->tags, req->n_tags));
+	gc_retry_begin(&r, &d->policy);
+	for (;;) {
+		struct gc_error e;
+
+		gc_error_init(&e);
+		if (tc_call(p, TC_VPC, "CreateSecurityGroup", params, true, &resp, &e) == 0) {
+			gc_retry_succeeded(&r);
+			break;
+		}
+		if (e.code != GC_ETRANSIENT && e.code != GC_ETIMEOUT) {
+			if (err)
+				*err = e;
+			goto out;
+		}
+		if (gc_retry_pause(&r, &e, -1) != 0) {
+			if (err)
+				*err = e;
+			goto out;
+		}
+		if (find_secgroup(p, req, out_id, err) != 0)
+			goto out;
+		if (*out_id) {
+			gc_log_debug(p->log, "tencent: security group '%s' was made after all",
+				     req->name);
+			*created = true;
+			ret = 0;
+			goto out;
+		}
+	}
+	id = jstr(json_object_get(resp, "SecurityGroup"), "SecurityGroupId");
+	if (!id || !*id) {
+		bad_answer(p, TC_VPC, "CreateSecurityGroup", "no SecurityGroup.SecurityGroupId",
+			   err);
+		goto out;
+	}
+	*out_id = gc_xstrdup(id);
+	*created = true;
+	ret = 0;
+out:
+	json_decref(params);
+	json_decref(resp);
+	return ret;
+}
+
+int tc_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req, char **out_id,
+		       struct gc_error *err)
+{
+	char *id = NULL;
+	bool created = false;
+	int ret = -1;
+
+	if (!req->name || !req->n_allow_from || req->ssh_port == 0 || req->ssh_port > 65535)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot create a security group without a name, a port and "
+				    "an address to allow");
+	if (strlen(req->name) > TC_SG_NAME_MAX)
+		return gc_error_set(err, GC_EINVALID,
+				    "security group name '%s' is longer than %d characters",
+				    req->name, TC_SG_NAME_MAX);
+	if (create_group(p, req, &id, &created, err) != 0)
+		goto fail;
+	if (ensure_rules(p, req, id, err) != 0) {
+		if (created) {
+			/* not left half-made: a group without its rule is of no use */
+			struct gc_error ignored;
+
+			gc_error_init(&ignored);
+			if (tc_delete_secgroup(p, id, &ignored) != 0)
+				gc_log_warn(p->log, "tencent: cannot delete security group '%s': %s",
+					    id, ignored.message);
+		}
+		goto fail;
+	}
+	*out_id = id;
+	id = NULL;
+	ret = 0;
+	goto out;
+fail:
+	gc_error_prefix(err, "cannot create security group '%s'", req->name);
+out:
+	free(id);
+	return ret;
+}
+
+int tc_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	/*
+	 * ResourceInUse while instances that used the group are still terminating is a wait,
+	 * not a failure: retried as transient on a policy of its own (longer base, no share of
+	 * the retry quota: the endpoint is fine), for about two minutes.
+	 */
+	struct gc_retry_policy dep = {
+		.max_attempts = 10,
+		.base_transient_ms = 2000,
+		.max_backoff_ms = 20000,
+		.clock = p->clock,
+	};
+	struct gc_retry r;
+	struct gc_error e;
+
+	gc_retry_begin(&r, &dep);
+	for (;;) {
+		json_t *params = json_pack("{s:s}", "SecurityGroupId", id), *resp = NULL;
+		int ret;
+
+		gc_error_init(&e);
+		ret = tc_call(p, TC_VPC, "DeleteSecurityGroup", params, false, &resp, &e);
+		json_decref(params);
+		json_decref(resp);
+		if (ret == 0 || e.code == GC_ENOTFOUND)
+			return 0;
+		if (!gc_starts_with(e.cloud_code, "ResourceInUse"))
+			break;
+		e.code = GC_ETRANSIENT;
+		if (gc_retry_pause(&r, &e, -1) != 0)
+			break;
+		gc_log_debug(p->log, "tencent: security group '%s' still in use; waiting", id);
+	}
+	if (err)
+		*err = e;
+	return gc_error_prefix(err, "cannot delete security group '%s'", id);
+}
+
+/* ---- catalogue: types and prices ----------------------------------------------------------- */
+
+/* GPU models by family, for answers without GpuType (DescribeInstanceTypeConfigs' older
+ * shape): Tencent's published specifications. Memory per GPU in GiB. */
+static const struct {
+	const char *family;
+	const char *model;
+	unsigned gib;
+} family_gpus[] = {
+	{ "GN6", "P4", 8 },	 { "GN6S", "P4", 8 },	  { "GN7", "T4", 16 },
+	{ "GN8", "P40", 24 },	 { "GN10X", "V100", 32 }, { "GN10Xp", "V100", 32 },
+	{ "GT4", "A100", 40 },	 { "GNV4", "A10", 24 },	  { "PNV4", "A10", 24 },
+};
+
+/* "NVIDIA A100 80G" -> "A100": the model word without the vendor. */
+static void short_model(const char *s, char out[64])
+{
+	size_t n;
+
+	for (;;) {
+		while (*s == ' ')
+			s++;
+		if (gc_starts_with(s, "NVIDIA ") || gc_starts_with(s, "Nvidia "))
+			s += 7;
+		else if (gc_starts_with(s, "Tesla "))
+			s += 6;
+		else
+			break;
+	}
+	n = strcspn(s, " ");
+	if (n > 63)
+		n = 63;
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
+int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
+		     struct gc_error *err)
+{
+	struct tc_driver *d = tc_driver(p);
+	json_t *params, *resp = NULL, *set, *o, *row = NULL;
+	struct gc_type_facts f;
+	const char *family, *model;
+	json_int_t gpus;
+	size_t i;
+
+	for (i = 0; i < d->n_types; i++)
+		if (strcmp(d->types[i].name, type) == 0) {
+			*out = d->types[i];
+			return 0;
+		}
+	params = json_pack("{s:[o]}", "Filters", filter("instance-type", type));
+	if (tc_call(p, TC_CVM, "DescribeInstanceTypeConfigs", params, false, &resp, err) != 0) {
+		json_decref(params);
+		return gc_error_prefix(err, "cannot look up instance type '%s'", type);
+	}
+	json_decref(params);
+	set = json_object_get(resp, "InstanceTypeConfigSet");
+	json_array_foreach(set, i, o)
+	{
+		if (!row && jstr(o, "InstanceType") && strcmp(jstr(o, "InstanceType"), type) == 0)
+			row = o;
+	}
+	if (!row) {
+		json_decref(resp);
+		return gc_error_set(err, GC_ENOTFOUND, "instance type '%s' is not offered in %s",
+				    type, p->region);
+	}
+	memset(&f, 0, sizeof(f));
+	snprintf(f.name, sizeof(f.name), "%s", type);
+	f.vcpus = (unsigned)json_integer_value(json_object_get(row, "CPU"));
+	f.memory_mib = (unsigned)json_integer_value(json_object_get(row, "Memory")) * 1024;
+	gpus = json_integer_value(json_object_get(row, "GPU"));
+	if (!gpus && json_is_number(json_object_get(row, "GpuCount")))
+		gpus = (json_int_t)json_number_value(json_object_get(row, "GpuCount"));
+	f.gpus = gpus > 0 ? (unsigned)gpus : 0;
+	family = jstr(row, "InstanceFamily");
+	model = jstr(row, "GpuType");
+	if (f.gpus && model && *model)
+		short_model(model, f.gpu_model);
+	if (f.gpus)
+		f.gpu_memory_mib =
+			(unsigned)json_integer_value(json_object_get(row, "GpuMemory")) * 1024;
+	for (i = 0; f.gpus && family && i < sizeof(family_gpus) / sizeof(family_gpus[0]); i++) {
+		if (strcmp(family, family_gpus[i].family) != 0)
+			continue;
+		if (!f.gpu_model[0])
+			snprintf(f.gpu_model, sizeof(f.gpu_model), "%s", family_gpus[i].model);
+		if (!f.gpu_memory_mib)
+			f.gpu_memory_mib = family_gpus[i].gib * 1024;
+	}
+	json_decref(resp);
+	GC_ALLOC_GROW(d->types, d->n_types + 1, d->alloc_types);
+	d->types[d->n_types++] = f;
+	*out = f;
+	return 0;
+}
+
+static const struct tc_price *price_cached(struct tc_driver *d, const char *type,
+					   const char *zone, bool spot)
+{
+	for (size_t i = 0; i < d->n_prices; i++) {
+		const struct tc_price *c = &d->prices[i];
+
+		if (c->spot == spot && strcmp(c->type, type) == 0 &&
+		    ((!zone && !c->zone) || (zone && c->zone && strcmp(zone, c->zone) == 0)))
+			return c;
+	}
+	return NULL;
+}
+
+/*
+ * InquiryPriceRunInstances for one instance of type in zone (the region's first when
+ * NULL), on an Ubuntu image: Price.InstancePrice.UnitPriceDiscount, per hour for
+ * pay-as-you-go and spot alike. The answer carries no currency: the international site
+ * (tencentcloud.com accounts) bills in USD, which is what the figure is taken as; a China
+ * site account's figures are CNY (docs/internals/tencent.md).
+ */
+int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
+	     struct gc_error *err)
+{
+	struct tc_driver *d = tc_driver(p);
+	const struct tc_price *c;
+	const char *where = zone;
+	json_t *params, *resp = NULL, *ip, *v;
+	char *image = NULL;
+	double usd;
+
+	if ((c = price_cached(d, type, zone, spot))) {
+		*out = c->usd;
+		return 0;
+	}
+	if (launch_zone(p, zone, &where, err) != 0 ||
+	    resolve_alias(p, "ubuntu-22.04", &image, err) != 0)
+		return gc_error_prefix(err, "cannot price '%s' in %s", type, p->region);
+	params = json_pack("{s:{s:s, s:i}, s:s, s:s, s:s, s:i}", "Placement", "Zone", where,
+			   "ProjectId", 0, "ImageId", image, "InstanceType", type,
+			   "InstanceChargeType", spot ? "SPOTPAID" : "POSTPAID_BY_HOUR",
+			   "InstanceCount", 1);
+	free(image);
+	if (tc_call(p, TC_CVM, "InquiryPriceRunInstances", params, false, &resp, err) != 0) {
+		json_decref(params);
+		if (err && (strcmp(err->cloud_code, "InvalidParameterValue.InstanceTypeNotFound") ==
+				    0 ||
+			    err->code == GC_ENOTFOUND))
+			err->code = GC_ENOTFOUND;
+		return gc_error_prefix(err, "cannot get the %s price of '%s' in %s",
+				       spot ? "spot" : "pay-as-you-go", type, where);
+	}
+	json_decref(params);
+	ip = json_object_get(json_object_get(resp, "Price"), "InstancePrice");
+	v = json_object_get(ip, "UnitPriceDiscount");
+	if (!json_is_number(v))
+		v = json_object_get(ip, "UnitPrice");
+	if (!json_is_number(v) || json_number_value(v) < 0) {
+		json_decref(resp);
+		return bad_answer(p, TC_CVM, "InquiryPriceRunInstances",
+				  "no Price.InstancePrice.UnitPriceDiscount", err);
+	}
+	usd = json_number_value(v);
+	json_decref(resp);
+	GC_ALLOC_GROW(d->prices, d->n_prices + 1, d->alloc_prices);
+	d->prices[d->n_prices].type = gc_xstrdup(type);
+	d->prices[d->n_prices].zone = zone ? gc_xstrdup(zone) : NULL;
+	d->prices[d->n_prices].spot = spot;
+	d->prices[d->n_prices].usd = usd;
+	d->n_prices++;
+	*out = usd;
+	return 0;
+}
