@@ -2,32 +2,42 @@
 # Installs every Debian package that building, the demo and the test suite need.
 # Idempotent: packages already present are left alone, so a second run is quick and
 # needs no network. Uses sudo when not run as root. --bench also installs what only
-# the benchmarks compare against: Ansible and parallel-ssh (bench/bootstrap.sh).
+# the benchmarks compare against: Ansible and parallel-ssh (bench/bootstrap.sh). --build
+# installs only what building the binary needs (the GitHub Action, action.yml).
 set -euo pipefail
 
-packages=(
-	# toolchain
-	gcc make cmake pkg-config git clang clang-format libclang-rt-14-dev
-	# libraries the build links
+# what building the gpucluster binary needs (--build: only these, for the GitHub Action)
+build_packages=(
+	gcc make cmake pkg-config
+	# libraries the build links (configure checks every one)
 	libcurl4-openssl-dev libssl-dev libyaml-dev libssh2-1-dev libjansson-dev
 	libcmocka-dev libxml2-dev libmicrohttpd-dev
+	# the action reads its outputs with jq
+	jq
+)
+packages=(
+	"${build_packages[@]}"
+	# the rest of the toolchain: sanitizers, the fuzzers and the style check
+	git clang clang-format libclang-rt-14-dev
 	# the emulator's SSH nodes and the bootstrap tests
 	openssh-server openssh-client bubblewrap
 	# script lint, vendor-SDK and schema tests; curl and python3 drive the emulator in the
 	# shell tests, the demo and the benches
 	shellcheck nodejs curl python3
-	# benchmarks (bench/): GNU time for peak memory, jq for the emulator's JSON
-	time jq
+	# benchmarks (bench/): GNU time for peak memory
+	time
 	# the manual page test renders docs/gpucluster.1
 	groff-base
 )
 
-if [ "${1:-}" = --bench ]; then
-	packages+=(ansible pssh)
-fi
+build_only=0
+case ${1:-} in
+--bench) packages+=(ansible pssh) ;;
+--build) packages=("${build_packages[@]}") build_only=1 ;;
+esac
 
 # nodejs from NodeSource ships its own npm; Debian's npm package conflicts with it.
-if ! command -v npm >/dev/null 2>&1; then
+if [ "$build_only" = 0 ] && ! command -v npm >/dev/null 2>&1; then
 	packages+=(npm)
 fi
 
@@ -55,7 +65,11 @@ fi
 # never by a test, so the test suite itself needs no network. A folder is reinstalled only
 # when its lock file changed since the last install.
 cd "$(dirname "$0")/.."
-for dir in tests/schema tests/sdk; do
+if [ "$build_only" = 1 ]; then
+	echo "install-deps: done (build only)"
+	exit 0
+fi
+for dir in tests/schema tests/sdk tests/actions; do
 	[ -f "$dir/package-lock.json" ] || continue
 	stamp="$dir/node_modules/.gc-lock-stamp"
 	if [ -f "$stamp" ] && cmp -s "$stamp" "$dir/package-lock.json"; then

@@ -357,6 +357,33 @@ int tc_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error 
 	return 0;
 }
 
+int tc_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
+{
+	json_t *resp = NULL, *set, *r;
+	char **regions;
+	size_t i, n = 0;
+
+	if (tc_call(p, TC_CVM, "DescribeRegions", NULL, false, &resp, err) != 0)
+		return gc_error_prefix(err, "cannot list the regions of Tencent Cloud");
+	set = json_object_get(resp, "RegionSet");
+	if (!json_is_array(set)) {
+		json_decref(resp);
+		return bad_answer(p, TC_CVM, "DescribeRegions", "no RegionSet", err);
+	}
+	regions = gc_xcalloc(json_array_size(set) + 1, sizeof(*regions));
+	json_array_foreach(set, i, r)
+	{
+		const char *name = jstr(r, "Region"), *state = jstr(r, "RegionState");
+
+		if (name && *name && (!state || strcmp(state, "AVAILABLE") == 0))
+			regions[n++] = gc_xstrdup(name);
+	}
+	json_decref(resp);
+	*out = regions;
+	*n_out = n;
+	return 0;
+}
+
 /* The zone a launch goes to: the request's, else the region's first. */
 static int launch_zone(struct gc_provider *p, const char *zone, const char **out,
 		       struct gc_error *err)

@@ -165,6 +165,7 @@ int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_fac
 int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
 	     struct gc_error *err);
 int tc_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
+int tc_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 
 /* The user-data of a launch: cloud-init's cloud-config giving every instance the batch's
  * SSH host key (cc_ssh's ssh_keys), NUL-terminated; NULL when req has no host key. The

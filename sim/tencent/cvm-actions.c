@@ -248,6 +248,7 @@ struct launch {
 	bool spot;
 	struct sim_tags tags;
 	struct gc_buf user_data;
+	char subnet_id[SIM_ID_MAX];
 };
 
 static void launch_release(struct launch *l)
@@ -339,6 +340,52 @@ static int parse_sgs_and_key(struct tc_call *c, struct launch *l)
 	return 0;
 }
 
+/*
+ * VirtualPrivateCloud: both ids, the subnet one of the VPC's in the launch's zone (the
+ * API's VpcIdNotExist, SubnetNotExist, SubnetIdZoneIdNotMatch); VpcId and SubnetId both
+ * "DEFAULT" mean the default VPC's subnet in that zone, as the model documents. Without it
+ * the launch is on the classic network, which the emulated account has: the instance has
+ * no subnet.
+ */
+static int parse_vpc(struct tc_call *c, struct launch *l)
+{
+	const struct sim_region *reg = sim_catalog_region(SIM_TENCENT, c->region);
+	const char *vpc = tc_str(c, "VirtualPrivateCloud.VpcId");
+	const char *subnet = tc_str(c, "VirtualPrivateCloud.SubnetId");
+	const char *zone;
+
+	if (!tc_get(c, "VirtualPrivateCloud"))
+		return 0;
+	if (tc_need_str(c, "VirtualPrivateCloud.VpcId", &vpc) ||
+	    tc_need_str(c, "VirtualPrivateCloud.SubnetId", &subnet))
+		return -1;
+	if (!strcmp(vpc, "DEFAULT") && !strcmp(subnet, "DEFAULT")) {
+		tc_default_subnet(l->zone, l->subnet_id);
+		l->subnet = l->subnet_id;
+		return 0;
+	}
+	if (!gc_starts_with(vpc, "vpc-"))
+		return tc_fail(c, "InvalidParameterValue.VpcIdMalformed",
+			       "The VPC id `%s` is malformed.", vpc);
+	if (!gc_starts_with(subnet, "subnet-"))
+		return tc_fail(c, "InvalidParameterValue.SubnetIdMalformed",
+			       "The subnet id `%s` is malformed.", subnet);
+	if (strcmp(vpc, TC_DEFAULT_VPC))
+		return tc_fail(c, "InvalidParameterValue.VpcIdNotExist",
+			       "The VPC `%s` does not exist.", vpc);
+	zone = tc_subnet_zone(reg, subnet);
+	if (!zone)
+		return tc_fail(c, "InvalidParameterValue.SubnetNotExist",
+			       "The subnet `%s` does not exist in VPC `%s`.", subnet, vpc);
+	if (strcmp(zone, l->zone))
+		return tc_fail(c, "InvalidParameterValue.SubnetIdZoneIdNotMatch",
+			       "The subnet `%s` is in zone `%s`, not `%s`.", subnet, zone,
+			       l->zone);
+	snprintf(l->subnet_id, sizeof(l->subnet_id), "%s", subnet);
+	l->subnet = l->subnet_id;
+	return 0;
+}
+
 static int parse_timer(struct tc_call *c, struct launch *l)
 {
 	const char *action = tc_str(c, "ActionTimer.TimerAction");
@@ -399,8 +446,7 @@ static int parse_launch(struct tc_call *c, struct launch *l, bool run)
 	if (l->name && strlen(l->name) > 60)
 		return tc_fail(c, "InvalidInstanceName.TooLong",
 			       "The InstanceName exceeds 60 characters.");
-	l->subnet = tc_str(c, "VirtualPrivateCloud.SubnetId");
-	if (parse_market(c, l) || parse_sgs_and_key(c, l))
+	if (parse_vpc(c, l) || parse_market(c, l) || parse_sgs_and_key(c, l))
 		return -1;
 	tc_tag_spec(c, "instance", &l->tags);
 	if (!run)

@@ -5,7 +5,7 @@
  * verifies TC3-HMAC-SHA256, checks the body against the action's schema (unknown keys
  * are UnknownParameter, wrong JSON types InvalidParameter), consults the faults and runs
  * the action with the world locked. cvm-actions.c holds the CVM actions, vpc.c the VPC
- * security-group actions served on the same port.
+ * actions (security groups, the default VPC and its subnets) served on the same port.
  *
  * Every answer, errors included, is HTTP 200 with {"Response":{...,"RequestId"}}. A
  * struct tc_call lives on sim_cvm_handle's stack for one request.
@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim/catalog.h"
 #include "sim/sim.h"
 
 enum tc_type {
@@ -88,6 +89,14 @@ int tc_paging(struct tc_call *c, int64_t def, int64_t max, int64_t *offset, int6
 json_t *tc_tags_json(const struct sim_tags *t);
 /* Tags of TagSpecification entries for resource type rtype ("instance", "keypair"). */
 void tc_tag_spec(const struct tc_call *c, const char *rtype, struct sim_tags *out);
+/* The region's default VPC (one per region, the same id everywhere: it is not a
+ * resource anyone makes) and its default subnet in each zone (vpc.c). */
+#define TC_DEFAULT_VPC "vpc-gpucsim0"
+/* The default subnet of zone: "subnet-" and 8 characters derived from the zone name. */
+void tc_default_subnet(const char *zone, char out[SIM_ID_MAX]);
+/* The zone of a subnet of region reg's default VPC, or NULL when there is no such subnet. */
+const char *tc_subnet_zone(const struct sim_region *reg, const char *subnet);
+
 /* Unix seconds as 2006-01-02T15:04:05Z, or with space and no Z when iso is false. */
 void tc_format_time(int64_t t, bool iso, char out[32]);
 /* Parses YYYY-MM-DD hh:mm:ss (offset_s added: Beijing time is UTC+8) or

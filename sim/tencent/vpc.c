@@ -1,10 +1,14 @@
 /*
- * vpc.c: the Tencent VPC security-group actions (API 2017-03-12) that the emulator serves
- * on the CVM port: CreateSecurityGroup, CreateSecurityGroupPolicies,
- * DescribeSecurityGroups, DescribeSecurityGroupPolicies and DeleteSecurityGroup.
+ * vpc.c: the Tencent VPC actions (API 2017-03-12) that the emulator serves on the CVM
+ * port: CreateSecurityGroup, CreateSecurityGroupPolicies, DescribeSecurityGroups,
+ * DescribeSecurityGroupPolicies and DeleteSecurityGroup, and DescribeVpcs and
+ * DescribeSubnets for the network every region has.
  *
  * Only ACCEPT ingress rules with a CIDR block are modelled (the world's struct sim_rule);
- * egress entries are accepted and not kept. Runs with the world lock held (see cvm.c).
+ * egress entries are accepted and not kept. The network is fixed, not world state: each
+ * region has one default VPC (TC_DEFAULT_VPC, 10.0.0.0/16) with one default subnet per
+ * zone (a /20 each, ids derived from the zone name), as an account that has used the
+ * console's quick set-up has. Runs with the world lock held (see cvm.c).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -12,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/hash.h"
 #include "core/str.h"
 #include "sim/tencent/cvm.h"
 
@@ -80,6 +85,17 @@ static const struct tc_field s_one[] = {
 static const struct tc_field s_describe_policies[] = {
 	{ "SecurityGroupId", TC_STR, NULL },
 	{ "Filters", TC_ARR_OBJ, f_filter },
+	{ NULL, 0, NULL },
+};
+
+static const struct tc_field s_describe_vpcs[] = {
+	{ "VpcIds", TC_ARR_STR, NULL }, { "Filters", TC_ARR_OBJ, f_filter },
+	{ "Offset", TC_INTSTR, NULL },	{ "Limit", TC_INTSTR, NULL },
+	{ NULL, 0, NULL },
+};
+static const struct tc_field s_describe_subnets[] = {
+	{ "SubnetIds", TC_ARR_STR, NULL }, { "Filters", TC_ARR_OBJ, f_filter },
+	{ "Offset", TC_INTSTR, NULL },	   { "Limit", TC_INTSTR, NULL },
 	{ NULL, 0, NULL },
 };
 
@@ -340,11 +356,142 @@ static int delete_security_group(struct tc_call *c)
 	return 0;
 }
 
+/* --- the default VPC and its subnets ------------------------------------------------------ */
+
+void tc_default_subnet(const char *zone, char out[SIM_ID_MAX])
+{
+	char h[GC_SHORTHASH_LEN + 1];
+
+	gc_shorthash(zone, strlen(zone), h);
+	snprintf(out, SIM_ID_MAX, "subnet-%.8s", h);
+}
+
+const char *tc_subnet_zone(const struct sim_region *reg, const char *subnet)
+{
+	char id[SIM_ID_MAX];
+
+	for (const char *const *z = reg->zones; subnet && *z; z++) {
+		tc_default_subnet(*z, id);
+		if (!strcmp(id, subnet))
+			return *z;
+	}
+	return NULL;
+}
+
+static bool id_listed(json_t *ids, const char *id)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(ids, i, v)
+	{
+		if (!strcmp(json_string_value(v), id))
+			return true;
+	}
+	return false;
+}
+
+static int describe_vpcs(struct tc_call *c)
+{
+	static const char *const names[] = { "vpc-name", "is-default", "vpc-id", "cidr-block",
+					     "tag-key",	 "tag:",       NULL };
+	json_t *ids = tc_get(c, "VpcIds"), *list = json_array();
+	struct sim_tags none = { 0 };
+	int64_t offset, limit;
+	size_t total = 0;
+
+	if (ids && tc_get(c, "Filters")) {
+		json_decref(list);
+		return tc_fail(c, "InvalidParameter.Coexist",
+			       "VpcIds and Filters cannot be specified at the same time.");
+	}
+	for (size_t i = 0; i < json_array_size(ids); i++)
+		if (!gc_starts_with(json_string_value(json_array_get(ids, i)), "vpc-")) {
+			json_decref(list);
+			return tc_fail(c, "InvalidParameterValue.Malformed",
+				       "The VPC id `%s` is malformed.",
+				       json_string_value(json_array_get(ids, i)));
+		}
+	if (tc_check_filters(c, names, 10, 5) || tc_paging(c, 20, 100, &offset, &limit)) {
+		json_decref(list);
+		return -1;
+	}
+	if ((!ids || id_listed(ids, TC_DEFAULT_VPC)) && tc_filter_ok(c, "vpc-id", TC_DEFAULT_VPC) &&
+	    tc_filter_ok(c, "vpc-name", "Default-VPC") && tc_filter_ok(c, "is-default", "true") &&
+	    tc_filter_ok(c, "cidr-block", "10.0.0.0/16") && tc_filter_tags(c, &none)) {
+		if (offset == 0)
+			json_array_append_new(
+				list,
+				json_pack("{s:s, s:s, s:s, s:b, s:b, s:s, s:b, s:[], s:s, s:s, "
+					  "s:[], s:[]}",
+					  "VpcName", "Default-VPC", "VpcId", TC_DEFAULT_VPC,
+					  "CidrBlock", "10.0.0.0/16", "IsDefault", 1,
+					  "EnableMulticast", 0, "CreatedTime", "2026-01-01 00:00:00",
+					  "EnableDhcp", 1, "DnsServerSet", "DomainName", "",
+					  "DhcpOptionsId", "", "TagSet", "AssistantCidrSet"));
+		total = 1;
+	}
+	c->out = json_pack("{s:i, s:o}", "TotalCount", (int)total, "VpcSet", list);
+	return 0;
+}
+
+static int describe_subnets(struct tc_call *c)
+{
+	static const char *const names[] = { "subnet-id", "vpc-id",	"cidr-block", "is-default",
+					     "subnet-name", "zone",	"tag-key",    "tag:",
+					     NULL };
+	const struct sim_region *reg = sim_catalog_region(SIM_TENCENT, c->region);
+	json_t *ids = tc_get(c, "SubnetIds"), *list;
+	struct sim_tags none = { 0 };
+	int64_t offset, limit;
+	size_t total = 0, i = 0;
+
+	if (ids && tc_get(c, "Filters"))
+		return tc_fail(c, "InvalidParameter.Coexist",
+			       "SubnetIds and Filters cannot be specified at the same time.");
+	for (size_t k = 0; k < json_array_size(ids); k++)
+		if (!gc_starts_with(json_string_value(json_array_get(ids, k)), "subnet-"))
+			return tc_fail(c, "InvalidParameterValue.Malformed",
+				       "The subnet id `%s` is malformed.",
+				       json_string_value(json_array_get(ids, k)));
+	if (tc_check_filters(c, names, 10, 5) || tc_paging(c, 20, 100, &offset, &limit))
+		return -1;
+	list = json_array();
+	for (const char *const *z = reg->zones; *z; z++, i++) {
+		char id[SIM_ID_MAX], cidr[32];
+
+		tc_default_subnet(*z, id);
+		snprintf(cidr, sizeof(cidr), "10.0.%zu.0/20", (i * 16) % 256);
+		if ((ids && !id_listed(ids, id)) || !tc_filter_ok(c, "subnet-id", id) ||
+		    !tc_filter_ok(c, "vpc-id", TC_DEFAULT_VPC) || !tc_filter_ok(c, "zone", *z) ||
+		    !tc_filter_ok(c, "cidr-block", cidr) || !tc_filter_ok(c, "is-default", "true") ||
+		    !tc_filter_ok(c, "subnet-name", "Default-Subnet") || !tc_filter_tags(c, &none))
+			continue;
+		size_t pos = total++;
+		if (pos < (size_t)offset || pos >= (size_t)(offset + limit))
+			continue;
+		json_array_append_new(
+			list, json_pack("{s:s, s:s, s:s, s:s, s:b, s:b, s:s, s:s, s:s, s:i, s:s, "
+					"s:s, s:b, s:i, s:[]}",
+					"VpcId", TC_DEFAULT_VPC, "SubnetId", id, "SubnetName",
+					"Default-Subnet", "CidrBlock", cidr, "IsDefault", 1,
+					"EnableBroadcast", 0, "Zone", *z, "RouteTableId",
+					"rtb-gpucsim0", "CreatedTime", "2026-01-01 00:00:00",
+					"AvailableIpAddressCount", 4093, "Ipv6CidrBlock", "",
+					"NetworkAclId", "", "IsRemoteVpcSnat", 0,
+					"TotalIpAddressCount", 4096, "TagSet"));
+	}
+	c->out = json_pack("{s:i, s:o}", "TotalCount", (int)total, "SubnetSet", list);
+	return 0;
+}
+
 const struct tc_action tc_vpc_actions[] = {
 	{ "CreateSecurityGroup", create_security_group, s_create, true },
 	{ "CreateSecurityGroupPolicies", create_policies, s_policies, true },
 	{ "DescribeSecurityGroups", describe_security_groups, s_describe, true },
 	{ "DescribeSecurityGroupPolicies", describe_policies, s_describe_policies, true },
 	{ "DeleteSecurityGroup", delete_security_group, s_one, true },
+	{ "DescribeVpcs", describe_vpcs, s_describe_vpcs, true },
+	{ "DescribeSubnets", describe_subnets, s_describe_subnets, true },
 	{ NULL, NULL, NULL, false },
 };

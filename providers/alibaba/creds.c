@@ -1,0 +1,1018 @@
+/*
+ * creds.c: where the Alibaba driver's keys come from (creds.h has the order). The rules
+ * are the aliyun CLI's and the Credentials SDK's default chain, so a user's existing
+ * ~/.aliyun/config.json, CI secrets and instance roles work unchanged; where the CLI
+ * would open a browser or run a helper (OAuth, CloudSSO, External) we fail with a message
+ * saying what to use instead, because nothing below cmd/ may talk to the terminal.
+ *
+ * Every variable is read through the input's struct gc_spec_env, never getenv(), so
+ * tests decide what is set (HOME included). Every failure says which source failed and
+ * why; when nothing applies, the error lists each source tried. Secrets are registered
+ * with the log as soon as they are read.
+ *
+ * The network parts: STS AssumeRole (an ACS3-signed POST built by ali_wire_build, JSON
+ * answers) and the ECS metadata service (a PUT for a session token, then GETs). Both
+ * retry through core/retry.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/retry.h"
+#include "core/str.h"
+#include "providers/alibaba/creds.h"
+#include "providers/alibaba/ecs.h"
+
+#define CONFIG_MAX	     ((size_t)1 << 20)
+#define TOKEN_FILE_MAX	     ((size_t)64 << 10)
+#define STS_MAX_RESPONSE     ((size_t)1 << 20)
+#define DURATION_MIN	     900
+#define DURATION_MAX	     43200 /* the longest session a RAM role may allow */
+#define DURATION_DEFAULT     3600
+#define MAX_PROFILE_HOPS     16
+#define METADATA_TOKEN_TTL   "21600" /* seconds; what the SDKs ask for */
+#define METADATA_TIMEOUT_MS  1000    /* the SDKs' 1 s: on a laptop there is no service */
+#define METADATA_ATTEMPTS    2
+#define METADATA_MAX	     ((size_t)64 << 10)
+#define METADATA_CREDS_PATH  "/latest/meta-data/ram/security-credentials/"
+#define DEFAULT_STS_ENDPOINT "https://sts.aliyuncs.com"
+
+/* --- small helpers ------------------------------------------------------------------- */
+
+static const char *env_get(const struct ali_creds_input *in, const char *name)
+{
+	const struct gc_spec_env *e = in->env ? in->env : &gc_spec_env_process;
+	const char *v = e->lookup ? e->lookup(e->ctx, name) : NULL;
+
+	return v && *v ? v : NULL;
+}
+
+static bool env_true(const struct ali_creds_input *in, const char *name)
+{
+	const char *v = env_get(in, name);
+
+	return v && strcasecmp(v, "true") == 0;
+}
+
+/* Overwrites a secret before freeing it, so it does not linger in freed heap memory. */
+static void wipe_free(char *s)
+{
+	if (!s)
+		return;
+	for (volatile char *p = s; *p; p++)
+		*p = '\0';
+	free(s);
+}
+
+static void wipe_buf(struct gc_buf *b)
+{
+	for (size_t i = 0; i < b->len; i++)
+		b->data[i] = '\0';
+	gc_buf_release(b);
+}
+
+void ali_creds_init(struct ali_creds *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void ali_creds_release(struct ali_creds *c)
+{
+	if (!c)
+		return;
+	free(c->access_key_id);
+	wipe_free(c->access_key_secret);
+	wipe_free(c->security_token);
+	free(c->source);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Fills c, taking source; registers the secrets with the log. */
+static void creds_fill(struct ali_creds *c, struct gc_log *log, const char *akid,
+		       const char *secret, const char *token, int64_t expiration, char *source)
+{
+	ali_creds_release(c);
+	gc_log_add_secret(log, secret);
+	gc_log_add_secret(log, token);
+	c->access_key_id = gc_xstrdup(akid);
+	c->access_key_secret = gc_xstrdup(secret);
+	c->security_token = token && *token ? gc_xstrdup(token) : NULL;
+	c->expiration = expiration;
+	c->source = source;
+}
+
+/* path with a leading "~/" replaced by HOME. */
+static char *expand_home(const struct ali_creds_input *in, const char *path)
+{
+	const char *home = env_get(in, "HOME");
+
+	if (home && (strcmp(path, "~") == 0 || gc_starts_with(path, "~/")))
+		return gc_xasprintf("%s%s", home, path + 1);
+	return gc_xstrdup(path);
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Reads a small file whole into out (capped); *found is false when it does not exist. */
+static int read_file(struct gc_buf *out, const char *path, const char *name, bool *found,
+		     struct gc_error *err)
+{
+	char chunk[4096];
+	struct stat st;
+	int fd, ret = -1;
+
+	*found = false;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0)
+		return gc_error_set(err, GC_EIO, "cannot open '%s': %s", name, strerror(errno));
+	*found = true;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		gc_error_set(err, GC_EIO, "'%s' is not a regular file", name);
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			gc_error_set(err, GC_EIO, "cannot read '%s': %s", name, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		if (gc_buf_add(out, chunk, (size_t)n) != 0) {
+			gc_error_set(err, GC_ETOOBIG, "'%s' is larger than %zu KiB", name,
+				     out->max >> 10);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
+static const char *jstr(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) && json_string_length(v) ? json_string_value(v) : NULL;
+}
+
+/* An http(s) URL without a trailing '/', taken from where it was configured. */
+static int endpoint_take(char **out, const char *url, const char *from, struct gc_error *err)
+{
+	size_t n = strlen(url);
+	char *host;
+
+	while (n > 0 && url[n - 1] == '/')
+		n--;
+	*out = gc_xstrndup(url, n);
+	host = ali_url_host(*out);
+	if (!host || strpbrk(*out, " \t\r\n?#")) {
+		free(host);
+		free(*out);
+		*out = NULL;
+		return gc_error_set(err, GC_EINVALID,
+				    "endpoint '%s' (from %s) is not an http:// or https:// URL",
+				    url, from);
+	}
+	free(host);
+	return 0;
+}
+
+/* --- the chain's state ---------------------------------------------------------------- */
+
+struct chain {
+	const struct ali_creds_input *in;
+	int64_t now;
+	json_t *config;	   /* the aliyun CLI's config.json, NULL when absent */
+	char *config_name; /* as messages show it */
+	const char *stack[MAX_PROFILE_HOPS];
+	size_t depth;
+};
+
+static struct gc_retry_policy retry_policy(const struct chain *ch, unsigned attempts)
+{
+	struct gc_retry_policy p;
+
+	memset(&p, 0, sizeof(p));
+	p.max_attempts = attempts;
+	p.clock = ch->in->clock;
+	return p;
+}
+
+/* --- STS ------------------------------------------------------------------------------- */
+
+/* Where STS is: the spec's endpoint, else the profile's or the environment's region. */
+static int sts_base(char **out, const struct chain *ch, json_t *profile, struct gc_error *err)
+{
+	const char *region = profile ? jstr(profile, "sts_region") : NULL;
+	bool vpc = (profile && json_is_true(json_object_get(profile, "enable_vpc"))) ||
+		env_true(ch->in, "ALIBABA_CLOUD_VPC_ENDPOINT_ENABLED");
+
+	if (ch->in->endpoint && *ch->in->endpoint)
+		return endpoint_take(out, ch->in->endpoint, "the spec's provider.endpoint", err);
+	if (!region)
+		region = env_get(ch->in, "ALIBABA_CLOUD_STS_REGION");
+	if (region && strspn(region, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(region))
+		return gc_error_set(err, GC_EINVALID, "STS region '%s' is not a region name",
+				    region);
+	if (region)
+		*out = gc_xasprintf("https://%s.%s.aliyuncs.com", vpc ? "sts-vpc" : "sts", region);
+	else
+		*out = gc_xstrdup(DEFAULT_STS_ENDPOINT);
+	return 0;
+}
+
+struct assume {
+	const char *role_arn;
+	const char *session_name; /* NULL: the default */
+	const char *external_id;
+	const char *policy;
+	int64_t duration; /* 0: the default */
+	json_t *profile;  /* for sts_region / enable_vpc, or NULL */
+	const char *what; /* for messages: "assume role 'arn' for profile 'x'" */
+};
+
+static enum gc_errcode sts_errcode(const char *code, int status)
+{
+	/* a role that is not there, or not ours to assume: not allowed, as AWS says */
+	if (code && (gc_starts_with(code, "EntityNotExist") || strcmp(code, "NoPermission") == 0))
+		return GC_EAUTH;
+	return ali_classify(code, status);
+}
+
+static int sts_parse(struct ali_creds *out, struct chain *ch, const struct assume *a,
+		     const char *base, const struct gc_http_response *res, char *source,
+		     struct gc_error *err)
+{
+	json_t *j = json_loadb(res->body.data, res->body.len, 0, NULL);
+	json_t *c = json_object_get(j, "Credentials");
+	const char *akid = jstr(c, "AccessKeyId"), *secret = jstr(c, "AccessKeySecret");
+	const char *token = jstr(c, "SecurityToken"), *exp = jstr(c, "Expiration");
+	int64_t expiration;
+	int ret = -1;
+
+	if (!akid || !secret || !token || !exp || ali_parse_time(exp, &expiration) != 0) {
+		gc_error_set(err, GC_EINVALID,
+			     "cannot %s: the STS answer from '%s' has no complete Credentials "
+			     "(AccessKeyId, AccessKeySecret, SecurityToken, Expiration)",
+			     a->what, base);
+		free(source);
+		goto out;
+	}
+	creds_fill(out, ch->in->log, akid, secret, token, expiration, source);
+	ret = 0;
+out:
+	json_decref(j);
+	return ret;
+}
+
+/* STS AssumeRole signed with signer's credentials; retried on throttling and 5xx. */
+static int assume_role(struct ali_creds *out, struct chain *ch, const struct ali_creds *signer,
+		       const struct assume *a, char *source, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_retry_policy policy = retry_policy(ch, 0);
+	struct gc_retry r;
+	char *base = NULL, dflt[48], num[24];
+	int ret = -1;
+
+	if (!ch->in->http) {
+		free(source);
+		return gc_error_set(err, GC_EINVALID, "cannot %s: no HTTP client was given",
+				    a->what);
+	}
+	if (sts_base(&base, ch, a->profile, err) != 0) {
+		gc_error_prefix(err, "cannot %s", a->what);
+		free(source);
+		return -1;
+	}
+	snprintf(dflt, sizeof(dflt), "gpucluster-%lld", (long long)ch->now);
+	snprintf(num, sizeof(num), "%lld", (long long)(a->duration ? a->duration : DURATION_DEFAULT));
+	gc_params_add(&params, "RoleArn", a->role_arn);
+	gc_params_add(&params, "RoleSessionName", a->session_name ? a->session_name : dflt);
+	gc_params_add(&params, "DurationSeconds", num);
+	if (a->external_id)
+		gc_params_add(&params, "ExternalId", a->external_id);
+	if (a->policy)
+		gc_params_add(&params, "Policy", a->policy);
+	gc_log_debug(ch->in->log, "alibaba: sts AssumeRole '%s' at '%s'", a->role_arn, base);
+	gc_retry_begin(&r, &policy);
+	for (;;) {
+		struct ali_wire_input wi;
+		struct ali_wire w = { NULL, NULL, 0 };
+		struct gc_http_request req;
+		struct gc_http_response res;
+		int rc;
+
+		memset(&wi, 0, sizeof(wi));
+		wi.base_url = base;
+		wi.action = "AssumeRole";
+		wi.version = ALI_STS_VERSION;
+		wi.params = &params;
+		wi.access_key_id = signer->access_key_id;
+		wi.access_key_secret = signer->access_key_secret;
+		wi.security_token = signer->security_token;
+		wi.now = (time_t)time(NULL);
+		if (ali_wire_build(&w, &wi, err) != 0) {
+			gc_error_prefix(err, "cannot %s", a->what);
+			break;
+		}
+		memset(&req, 0, sizeof(req));
+		req.method = "POST";
+		req.url = w.url;
+		req.headers = (const char *const *)w.headers;
+		req.n_headers = w.n_headers;
+		req.max_response = STS_MAX_RESPONSE;
+		rc = gc_http_perform(ch->in->http, &req, &res, err);
+		ali_wire_release(&w);
+		if (rc != 0) {
+			gc_error_prefix(err, "cannot %s at '%s'", a->what, base);
+		} else if (res.status == 200) {
+			rc = sts_parse(out, ch, a, base, &res, source, err);
+			source = NULL;
+			gc_http_response_release(&res);
+			if (rc == 0)
+				gc_retry_succeeded(&r);
+			ret = rc;
+			break;
+		} else {
+			char code[128], msg[512], rid[128];
+
+			rc = ali_json_error(res.body.data, res.body.len, code, msg, rid);
+			gc_error_set(err, sts_errcode(rc == 0 ? code : NULL, res.status),
+				     "cannot %s: %s%s%s (HTTP %d from '%s'%s%s)", a->what,
+				     rc == 0 ? code : "no error code", rc == 0 ? ": " : "",
+				     rc == 0 ? msg : "", res.status, base,
+				     rc == 0 && rid[0] ? ", request " : "", rc == 0 ? rid : "");
+			gc_error_set_cloud(err, rc == 0 ? code : NULL, rc == 0 && rid[0] ? rid : NULL,
+					   res.status);
+		}
+		gc_http_response_release(&res);
+		if (gc_retry_pause(&r, err, -1) != 0)
+			break;
+		gc_log_debug(ch->in->log, "alibaba: retrying sts AssumeRole: %s", err->message);
+	}
+	free(source);
+	free(base);
+	gc_params_release(&params);
+	return ret;
+}
+
+/* --- OIDC (issue 7) ------------------------------------------------------------------- */
+
+int ali_assume_role_with_oidc(struct ali_creds *out, const struct ali_creds_input *in,
+			      const char *role_arn, const char *oidc_provider_arn,
+			      const char *oidc_token, const char *session_name,
+			      struct gc_error *err)
+{
+	(void)out;
+	(void)in;
+	(void)oidc_provider_arn;
+	(void)oidc_token;
+	(void)session_name;
+	return gc_error_set(err, GC_EUNSUPPORTED,
+			    "cannot assume role '%s' with an OIDC token: STS "
+			    "AssumeRoleWithOIDC is not supported yet; use an AccessKey or a "
+			    "RamRoleArn profile",
+			    role_arn);
+}
+
+/* Reads the token file and hands over to the OIDC hook. */
+static int oidc(struct ali_creds *out, struct chain *ch, const char *role_arn,
+		const char *provider_arn, const char *token_file, const char *session_name,
+		struct gc_error *err)
+{
+	struct gc_buf token = GC_BUF_INIT(TOKEN_FILE_MAX);
+	char *path = expand_home(ch->in, token_file);
+	bool found;
+	int ret = -1;
+
+	if (read_file(&token, path, path, &found, err) != 0) {
+		gc_error_prefix(err, "OIDC token file");
+		goto out;
+	}
+	while (token.len && is_space(token.data[token.len - 1]))
+		token.len--;
+	token.data[token.len] = '\0';
+	if (!found || !token.len) {
+		gc_error_set(err, GC_EAUTH, "OIDC token file '%s' is %s", path,
+			     found ? "empty" : "missing");
+		goto out;
+	}
+	gc_log_add_secret(ch->in->log, token.data);
+	ret = ali_assume_role_with_oidc(out, ch->in, role_arn, provider_arn, token.data,
+					session_name, err);
+out:
+	wipe_buf(&token);
+	free(path);
+	return ret;
+}
+
+/* --- environment keys ------------------------------------------------------------------ */
+
+struct env_set {
+	const char *id, *secret, *token;
+};
+
+/* 0 found, 1 not set (*why), -1 partial. */
+static int env_keys(struct ali_creds *out, struct chain *ch, char **why, struct gc_error *err)
+{
+	static const struct env_set sets[] = {
+		{ "ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET",
+		  "ALIBABA_CLOUD_SECURITY_TOKEN" },
+		{ "ALIBABACLOUD_ACCESS_KEY_ID", "ALIBABACLOUD_ACCESS_KEY_SECRET",
+		  "ALIBABACLOUD_SECURITY_TOKEN" },
+		{ "ALICLOUD_ACCESS_KEY_ID", "ALICLOUD_ACCESS_KEY_SECRET", "ALICLOUD_SECURITY_TOKEN" },
+		{ "ALICLOUD_ACCESS_KEY", "ALICLOUD_SECRET_KEY", "ALICLOUD_SECURITY_TOKEN" },
+	};
+
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		const char *akid = env_get(ch->in, sets[i].id);
+		const char *secret = env_get(ch->in, sets[i].secret);
+
+		if (!akid && !secret)
+			continue;
+		if (!akid || !secret)
+			return gc_error_set(err, GC_EAUTH,
+					    "partial Alibaba Cloud credentials in the environment: "
+					    "%s is set but %s is not",
+					    akid ? sets[i].id : sets[i].secret,
+					    akid ? sets[i].secret : sets[i].id);
+		creds_fill(out, ch->in->log, akid, secret, env_get(ch->in, sets[i].token), 0,
+			   gc_xasprintf("environment (%s)", sets[i].id));
+		return 0;
+	}
+	*why = gc_xstrdup("ALIBABA_CLOUD_ACCESS_KEY_ID not set");
+	return 1;
+}
+
+/* --- the ECS metadata service ------------------------------------------------------------ */
+
+struct metadata {
+	char *base;
+	char *token_header; /* "X-aliyun-ecs-metadata-token: ..." or NULL (IMDSv1) */
+};
+
+/* One metadata request with its retries; 0 when a response arrived (any status). */
+static int metadata_request(const struct chain *ch, const struct metadata *m, const char *method,
+			    const char *path, const char *header, struct gc_http_response *res,
+			    struct gc_error *err)
+{
+	struct gc_retry_policy policy = retry_policy(ch, METADATA_ATTEMPTS);
+	struct gc_http_request req;
+	struct gc_retry r;
+	char *url = gc_xasprintf("%s%s", m->base, path);
+	const char *hdrs[1] = { header };
+	int ret = -1;
+
+	memset(&req, 0, sizeof(req));
+	req.method = method;
+	req.url = url;
+	req.headers = hdrs;
+	req.n_headers = header ? 1 : 0;
+	req.connect_timeout_ms = METADATA_TIMEOUT_MS;
+	req.timeout_ms = METADATA_TIMEOUT_MS;
+	req.max_response = METADATA_MAX;
+	gc_retry_begin(&r, &policy);
+	for (;;) {
+		if (gc_http_perform(ch->in->http, &req, res, err) == 0 && res->status < 500) {
+			gc_retry_succeeded(&r);
+			ret = 0;
+			break;
+		}
+		if (res->status >= 500)
+			gc_error_set(err, GC_ETRANSIENT, "HTTP %d", res->status);
+		gc_http_response_release(res);
+		if (gc_retry_pause(&r, err, -1) != 0)
+			break;
+	}
+	free(url);
+	return ret;
+}
+
+static char *first_line(const struct gc_buf *b)
+{
+	size_t n = strcspn(b->data, "\r\n");
+
+	while (n && (b->data[n - 1] == ' ' || b->data[n - 1] == '\t'))
+		n--;
+	return gc_xstrndup(b->data, n);
+}
+
+static bool role_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && n <= 64 &&
+		strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") == n;
+}
+
+/* The instance's RAM role credentials: 0 found; 1 not available here (*why); -1 a broken
+ * answer. role may be NULL: the one the directory lists. */
+static int metadata_creds(struct ali_creds *out, struct chain *ch, const char *role, char **why,
+			  struct gc_error *err)
+{
+	struct gc_http_response res;
+	struct gc_error e;
+	struct metadata m;
+	char *token = NULL, *listed = NULL, *path = NULL, *what = NULL;
+	json_t *j = NULL;
+	const char *v;
+	int ret = 1;
+
+	*why = NULL;
+	if (!ch->in->http) {
+		*why = gc_xstrdup("no HTTP client was given");
+		return 1;
+	}
+	memset(&m, 0, sizeof(m));
+	gc_error_init(&e);
+	m.base = gc_xstrdup(ch->in->metadata_url ? ch->in->metadata_url : ALI_METADATA_URL);
+	if (metadata_request(ch, &m, "PUT", "/latest/api/token",
+			     "X-aliyun-ecs-metadata-token-ttl-seconds: " METADATA_TOKEN_TTL, &res,
+			     &e) != 0) {
+		*why = gc_xasprintf("no answer from %s: %s", m.base, e.message);
+		goto out;
+	}
+	if (res.status == 200 && res.body.len) {
+		token = first_line(&res.body);
+		gc_log_add_secret(ch->in->log, token);
+		m.token_header = gc_xasprintf("X-aliyun-ecs-metadata-token: %s", token);
+	} else if (env_true(ch->in, "ALIBABA_CLOUD_IMDSV1_DISABLED")) {
+		*why = gc_xasprintf("%s refused a session token (HTTP %d) and "
+				    "ALIBABA_CLOUD_IMDSV1_DISABLED is true",
+				    m.base, res.status);
+		gc_http_response_release(&res);
+		goto out;
+	}
+	gc_http_response_release(&res);
+
+	if (!role) {
+		if (metadata_request(ch, &m, "GET", METADATA_CREDS_PATH, m.token_header, &res,
+				     &e) != 0) {
+			*why = gc_xasprintf("%s failed: %s", m.base, e.message);
+			goto out;
+		}
+		if (res.status == 404) {
+			*why = gc_xasprintf("no RAM role is attached to this instance (%s)", m.base);
+			gc_http_response_release(&res);
+			goto out;
+		}
+		if (res.status != 200) {
+			*why = gc_xasprintf("%s answered HTTP %d for the role name", m.base,
+					    res.status);
+			gc_http_response_release(&res);
+			goto out;
+		}
+		listed = first_line(&res.body);
+		gc_http_response_release(&res);
+		role = listed;
+	}
+	if (!role_name_ok(role)) {
+		*why = gc_xasprintf("%s gave no usable role name", m.base);
+		goto out;
+	}
+	path = gc_xasprintf("%s%s", METADATA_CREDS_PATH, role);
+	if (metadata_request(ch, &m, "GET", path, m.token_header, &res, &e) != 0) {
+		*why = gc_xasprintf("%s failed: %s", m.base, e.message);
+		goto out;
+	}
+	if (res.status != 200) {
+		*why = gc_xasprintf("%s answered HTTP %d for the credentials of role '%s'", m.base,
+				    res.status, role);
+		gc_http_response_release(&res);
+		goto out;
+	}
+	what = gc_xasprintf("the ECS metadata service at %s (role '%s')", m.base, role);
+	j = json_loadb(res.body.data, res.body.len, 0, NULL);
+	gc_http_response_release(&res);
+	ret = -1;
+	if (!json_is_object(j)) {
+		gc_error_set(err, GC_EINVALID, "%s answered with no JSON object", what);
+		goto out;
+	}
+	if ((v = jstr(j, "Code")) && strcmp(v, "Success") != 0) {
+		gc_error_set(err, GC_EAUTH, "%s answered Code '%s'", what, v);
+		goto out;
+	}
+	{
+		const char *akid = jstr(j, "AccessKeyId"), *secret = jstr(j, "AccessKeySecret");
+		const char *tok = jstr(j, "SecurityToken"), *exp = jstr(j, "Expiration");
+		int64_t expiration = 0;
+
+		if (!akid || !secret || !tok) {
+			gc_error_set(err, GC_EINVALID,
+				     "%s gave no AccessKeyId, AccessKeySecret and SecurityToken",
+				     what);
+			goto out;
+		}
+		gc_log_add_secret(ch->in->log, secret);
+		gc_log_add_secret(ch->in->log, tok);
+		if (!exp || ali_parse_time(exp, &expiration) != 0) {
+			gc_error_set(err, GC_EINVALID, "%s gave no Expiration in ISO 8601", what);
+			goto out;
+		}
+		if (expiration <= ch->now) {
+			gc_error_set(err, GC_EAUTH, "%s gave credentials that expired at %s", what,
+				     exp);
+			goto out;
+		}
+		creds_fill(out, ch->in->log, akid, secret, tok, expiration,
+			   gc_xasprintf("ECS RAM role '%s'", role));
+	}
+	ret = 0;
+out:
+	json_decref(j);
+	wipe_free(token);
+	wipe_free(m.token_header);
+	free(m.base);
+	free(listed);
+	free(path);
+	free(what);
+	return ret;
+}
+
+/* --- the aliyun CLI's config.json ----------------------------------------------------------- */
+
+static int config_load(struct chain *ch, struct gc_error *err)
+{
+	const char *set = env_get(ch->in, "ALIBABA_CLOUD_CONFIG_FILE");
+	const char *home = env_get(ch->in, "HOME");
+	struct gc_buf text = GC_BUF_INIT(CONFIG_MAX);
+	json_error_t jerr;
+	char *path;
+	bool found;
+	int ret = -1;
+
+	if (set) {
+		ch->config_name = gc_xstrdup(set);
+		path = expand_home(ch->in, set);
+	} else {
+		ch->config_name = gc_xstrdup("~/.aliyun/config.json");
+		if (!home)
+			return 0; /* nowhere to look */
+		path = gc_xasprintf("%s/.aliyun/config.json", home);
+	}
+	if (read_file(&text, path, ch->config_name, &found, err) != 0)
+		goto out;
+	if (!found) {
+		ret = 0;
+		goto out;
+	}
+	/* the parser's message quotes the text near the error, which may be a secret: only
+	 * the position is shown */
+	ch->config = json_loadb(text.data, text.len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!ch->config) {
+		gc_error_set(err, GC_EINVALID, "'%s' is not valid JSON (line %d, column %d)",
+			     ch->config_name, jerr.line, jerr.column);
+		goto out;
+	}
+	if (!json_is_object(ch->config) ||
+	    (json_object_get(ch->config, "profiles") &&
+	     !json_is_array(json_object_get(ch->config, "profiles")))) {
+		gc_error_set(err, GC_EINVALID,
+			     "'%s' is not an aliyun CLI configuration (an object with a "
+			     "\"profiles\" array)",
+			     ch->config_name);
+		json_decref(ch->config);
+		ch->config = NULL;
+		goto out;
+	}
+	ret = 0;
+out:
+	wipe_buf(&text);
+	free(path);
+	return ret;
+}
+
+static json_t *config_profile(const struct chain *ch, const char *name)
+{
+	json_t *list = json_object_get(ch->config, "profiles"), *p;
+	size_t i;
+
+	json_array_foreach(list, i, p)
+	{
+		const char *n = jstr(p, "name");
+
+		if (json_is_object(p) && n && strcmp(n, name) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+/* The profile in effect: the spec's, else ALIBABA_CLOUD_PROFILE, else the file's current,
+ * else "default". *named_by is NULL for the last two. */
+static const char *profile_name(const struct chain *ch, const char **named_by)
+{
+	const char *v;
+
+	if (ch->in->profile && *ch->in->profile) {
+		*named_by = "the spec's provider.profile";
+		return ch->in->profile;
+	}
+	if ((v = env_get(ch->in, "ALIBABA_CLOUD_PROFILE"))) {
+		*named_by = "ALIBABA_CLOUD_PROFILE";
+		return v;
+	}
+	*named_by = NULL;
+	v = ch->config ? jstr(ch->config, "current") : NULL;
+	return v ? v : "default";
+}
+
+static int from_profile(struct ali_creds *out, struct chain *ch, const char *name, const char *via,
+			struct gc_error *err);
+
+/* The keys a profile holds itself (AK and StsToken modes, and what signs a RamRoleArn). */
+static int profile_keys(struct ali_creds *out, struct chain *ch, json_t *p, const char *name,
+			const char *mode, bool with_token, struct gc_error *err)
+{
+	const char *akid = jstr(p, "access_key_id"), *secret = jstr(p, "access_key_secret");
+	const char *token = jstr(p, "sts_token");
+
+	if (!akid || !secret)
+		return gc_error_set(err, GC_EAUTH, "profile '%s' (mode %s) in %s has no %s", name,
+				    mode, ch->config_name,
+				    akid ? "access_key_secret" : "access_key_id");
+	if (with_token && !token)
+		return gc_error_set(err, GC_EAUTH,
+				    "profile '%s' (mode StsToken) in %s has no sts_token", name,
+				    ch->config_name);
+	creds_fill(out, ch->in->log, akid, secret, token, 0, gc_xasprintf("profile '%s'", name));
+	return 0;
+}
+
+static int profile_role(struct ali_creds *out, struct chain *ch, json_t *p, const char *name,
+			const char *mode, const struct ali_creds *signer, struct gc_error *err)
+{
+	const char *arn = jstr(p, "ram_role_arn");
+	json_t *secs = json_object_get(p, "expired_seconds");
+	struct assume a;
+	char *what;
+	int ret;
+
+	if (!arn)
+		return gc_error_set(err, GC_EINVALID, "profile '%s' (mode %s) in %s has no "
+				    "ram_role_arn", name, mode, ch->config_name);
+	memset(&a, 0, sizeof(a));
+	if (json_is_integer(secs) && json_integer_value(secs) != 0) {
+		a.duration = json_integer_value(secs);
+		if (a.duration < DURATION_MIN || a.duration > DURATION_MAX)
+			return gc_error_set(err, GC_EINVALID,
+					    "profile '%s' in %s: expired_seconds %lld is not "
+					    "from %d to %d",
+					    name, ch->config_name, (long long)a.duration,
+					    DURATION_MIN, DURATION_MAX);
+	} else if (secs && !json_is_integer(secs)) {
+		return gc_error_set(err, GC_EINVALID,
+				    "profile '%s' in %s: expired_seconds is not a number", name,
+				    ch->config_name);
+	}
+	a.role_arn = arn;
+	a.session_name = jstr(p, "ram_session_name");
+	if (!a.session_name)
+		a.session_name = env_get(ch->in, "ALIBABA_CLOUD_ROLE_SESSION_NAME");
+	a.external_id = jstr(p, "external_id");
+	a.policy = jstr(p, "policy");
+	a.profile = p;
+	what = gc_xasprintf("assume role '%s' for profile '%s'", arn, name);
+	a.what = what;
+	ret = assume_role(out, ch, signer, &a,
+			  gc_xasprintf("profile '%s' (role '%s')", name, arn), err);
+	free(what);
+	return ret;
+}
+
+/* Credentials from a profile found in the file. */
+static int profile_creds(struct ali_creds *out, struct chain *ch, json_t *p, const char *name,
+			 struct gc_error *err)
+{
+	const char *mode = jstr(p, "mode");
+	struct ali_creds src;
+	char *why = NULL;
+	int rc;
+
+	if (!mode)
+		return gc_error_set(err, GC_EINVALID,
+				    "profile '%s' in %s has no mode; run 'aliyun configure "
+				    "--profile %s'",
+				    name, ch->config_name, name);
+	if (strcasecmp(mode, "AK") == 0)
+		return profile_keys(out, ch, p, name, "AK", false, err);
+	if (strcasecmp(mode, "StsToken") == 0)
+		return profile_keys(out, ch, p, name, "StsToken", true, err);
+	if (strcasecmp(mode, "RamRoleArn") == 0 || strcasecmp(mode, "ChainableRamRoleArn") == 0) {
+		bool chained = strcasecmp(mode, "ChainableRamRoleArn") == 0;
+		const char *source = jstr(p, "source_profile");
+
+		ali_creds_init(&src);
+		if (chained && !source)
+			rc = gc_error_set(err, GC_EINVALID,
+					  "profile '%s' (mode ChainableRamRoleArn) in %s has no "
+					  "source_profile",
+					  name, ch->config_name);
+		else if (chained)
+			rc = from_profile(&src, ch, source, name, err);
+		else
+			rc = profile_keys(&src, ch, p, name, "RamRoleArn", false, err);
+		if (rc == 0)
+			rc = profile_role(out, ch, p, name, mode, &src, err);
+		ali_creds_release(&src);
+		return rc;
+	}
+	if (strcasecmp(mode, "EcsRamRole") == 0) {
+		const char *role = jstr(p, "ram_role_name");
+
+		if (env_true(ch->in, "ALIBABA_CLOUD_ECS_METADATA_DISABLED"))
+			return gc_error_set(err, GC_EAUTH,
+					    "profile '%s' has mode EcsRamRole, but "
+					    "ALIBABA_CLOUD_ECS_METADATA_DISABLED is true",
+					    name);
+		rc = metadata_creds(out, ch, role ? role : env_get(ch->in, "ALIBABA_CLOUD_ECS_METADATA"),
+				    &why, err);
+		if (rc == 1)
+			rc = gc_error_set(err, GC_EAUTH,
+					  "profile '%s' has mode EcsRamRole, but the ECS "
+					  "metadata service: %s",
+					  name, why);
+		free(why);
+		return rc;
+	}
+	if (strcasecmp(mode, "OIDC") == 0) {
+		const char *arn = jstr(p, "ram_role_arn"), *prov = jstr(p, "oidc_provider_arn");
+		const char *file = jstr(p, "oidc_token_file");
+
+		if (!arn || !prov || !file)
+			return gc_error_set(err, GC_EINVALID,
+					    "profile '%s' (mode OIDC) in %s needs ram_role_arn, "
+					    "oidc_provider_arn and oidc_token_file",
+					    name, ch->config_name);
+		return oidc(out, ch, arn, prov, file, jstr(p, "ram_session_name"), err);
+	}
+	return gc_error_set(err, GC_EUNSUPPORTED,
+			    "profile '%s' in %s has mode '%s', which gpucluster does not use "
+			    "(it cannot open a browser or run a helper); use a profile of mode "
+			    "AK, StsToken, RamRoleArn, ChainableRamRoleArn or EcsRamRole, or the "
+			    "ALIBABA_CLOUD_ACCESS_KEY_ID variables",
+			    name, ch->config_name, mode);
+}
+
+static int from_profile(struct ali_creds *out, struct chain *ch, const char *name, const char *via,
+			struct gc_error *err)
+{
+	json_t *p = ch->config ? config_profile(ch, name) : NULL;
+	int rc;
+
+	if (!p)
+		return gc_error_set(err, GC_EINVALID,
+				    "source_profile '%s' of profile '%s' not found in %s", name,
+				    via, ch->config_name);
+	for (size_t i = 0; i < ch->depth; i++) {
+		if (strcmp(ch->stack[i], name) != 0)
+			continue;
+		{
+			struct gc_buf loop = GC_BUF_INIT(GC_ERROR_MSG_MAX);
+
+			for (size_t k = i; k < ch->depth; k++)
+				gc_buf_addf(&loop, "'%s' -> ", ch->stack[k]);
+			gc_buf_addf(&loop, "'%s'", name);
+			gc_error_set(err, GC_EINVALID, "source_profile loop in %s: %s",
+				     ch->config_name, loop.data);
+			gc_buf_release(&loop);
+			return -1;
+		}
+	}
+	if (ch->depth == MAX_PROFILE_HOPS)
+		return gc_error_set(err, GC_EINVALID,
+				    "profile '%s': more than %d profiles in a source_profile chain",
+				    name, MAX_PROFILE_HOPS);
+	ch->stack[ch->depth++] = name;
+	rc = profile_creds(out, ch, p, name, err);
+	ch->depth--;
+	return rc;
+}
+
+/* --- the chain -------------------------------------------------------------------------- */
+
+int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in,
+		      struct gc_error *err)
+{
+	struct gc_buf tried = GC_BUF_INIT(GC_ERROR_MSG_MAX * 4);
+	struct ali_creds got;
+	struct chain ch;
+	const char *named_by, *name, *role_arn, *prov, *file;
+	bool spec_profile = in->profile && *in->profile;
+	char *why = NULL;
+	int rc = -1, ret = -1;
+
+	memset(&ch, 0, sizeof(ch));
+	ch.in = in;
+	ch.now = in->now ? in->now : (int64_t)time(NULL);
+	ali_creds_init(&got);
+
+	/* 1. the environment, unless the spec names a profile */
+	if (spec_profile) {
+		gc_buf_addf(&tried, "environment (skipped: the spec names profile '%s')",
+			    in->profile);
+	} else {
+		rc = env_keys(&got, &ch, &why, err);
+		if (rc <= 0)
+			goto done;
+		gc_buf_addf(&tried, "environment (%s)", why);
+		free(why), why = NULL;
+	}
+
+	/* 2. OIDC from the environment (GitHub Actions, ACK RRSA) */
+	role_arn = env_get(in, "ALIBABA_CLOUD_ROLE_ARN");
+	prov = env_get(in, "ALIBABA_CLOUD_OIDC_PROVIDER_ARN");
+	file = env_get(in, "ALIBABA_CLOUD_OIDC_TOKEN_FILE");
+	if (!spec_profile && role_arn && prov && file) {
+		rc = oidc(&got, &ch, role_arn, prov, file,
+			  env_get(in, "ALIBABA_CLOUD_ROLE_SESSION_NAME"), err);
+		goto done;
+	}
+	gc_buf_addf(&tried, ", OIDC (%s)",
+		    spec_profile ? "skipped: the spec names a profile"
+		    : !role_arn	 ? "ALIBABA_CLOUD_ROLE_ARN not set"
+		    : !prov	 ? "ALIBABA_CLOUD_OIDC_PROVIDER_ARN not set"
+				 : "ALIBABA_CLOUD_OIDC_TOKEN_FILE not set");
+
+	/* 3. the aliyun CLI's profile */
+	if (env_true(in, "ALIBABA_CLOUD_CLI_PROFILE_DISABLED") && !spec_profile) {
+		gc_buf_addstr(&tried, ", aliyun CLI profile (disabled by "
+				      "ALIBABA_CLOUD_CLI_PROFILE_DISABLED)");
+	} else {
+		json_t *p;
+
+		if (config_load(&ch, err) != 0) {
+			rc = -1;
+			goto done;
+		}
+		name = profile_name(&ch, &named_by);
+		p = ch.config ? config_profile(&ch, name) : NULL;
+		if (!p && named_by) {
+			rc = gc_error_set(err, GC_EINVALID,
+					  "Alibaba Cloud profile '%s' (named by %s) not found in "
+					  "%s%s",
+					  name, named_by, ch.config_name,
+					  ch.config ? "" : " (no such file)");
+			goto done;
+		}
+		if (p) {
+			ch.stack[ch.depth++] = name;
+			rc = profile_creds(&got, &ch, p, name, err);
+			goto done;
+		}
+		gc_buf_addf(&tried, ", aliyun CLI profile '%s' (%s %s)", name,
+			    ch.config ? "not in" : "no", ch.config_name);
+	}
+
+	/* 4. the instance's RAM role */
+	if (env_true(in, "ALIBABA_CLOUD_ECS_METADATA_DISABLED")) {
+		gc_buf_addstr(&tried, ", ECS RAM role (disabled by "
+				      "ALIBABA_CLOUD_ECS_METADATA_DISABLED)");
+	} else {
+		rc = metadata_creds(&got, &ch, env_get(in, "ALIBABA_CLOUD_ECS_METADATA"), &why,
+				    err);
+		if (rc <= 0)
+			goto done;
+		gc_buf_addf(&tried, ", ECS RAM role (%s)", why);
+		free(why), why = NULL;
+	}
+	if (env_get(in, "ALIBABA_CLOUD_CREDENTIALS_URI"))
+		gc_buf_addstr(&tried, ", ALIBABA_CLOUD_CREDENTIALS_URI (set, but gpucluster "
+				      "does not use it)");
+	rc = gc_error_set(err, GC_EAUTH, "no Alibaba Cloud credentials found; tried: %s",
+			  tried.data);
+done:
+	if (rc == 0) {
+		gc_log_debug(in->log, "alibaba: credentials from %s", got.source);
+		*out = got;
+		ali_creds_init(&got);
+		ret = 0;
+	}
+	free(why);
+	ali_creds_release(&got);
+	gc_buf_release(&tried);
+	json_decref(ch.config);
+	free(ch.config_name);
+	return ret;
+}

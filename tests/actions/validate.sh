@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# validate.sh ROOT GPUCLUSTER: action.yml and the example workflows against the GitHub
+# Actions schemas (@action-validator/cli, pinned in package-lock.json and installed by
+# scripts/install-deps.sh), then what a schema cannot see: every output of action.yml
+# reads a step that exists, every input it reads is declared, every command an example
+# passes to the action is one the action knows, and every spec an example names
+# validates. Broken copies must be refused, so the checker itself is checked.
+set -euo pipefail
+root=$1 gc=$2
+validator=$root/tests/actions/node_modules/.bin/action-validator
+[ -x "$validator" ] || {
+	echo "validate.sh: $validator is missing: run scripts/install-deps.sh" >&2
+	exit 1
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() {
+	echo "validate.sh: $*" >&2
+	exit 1
+}
+
+# the schemas
+"$validator" "$root/action.yml" >"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; fail "action.yml"; }
+n=0
+for wf in "$root"/examples/workflows/*.yml; do
+	"$validator" "$wf" >"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; fail "$wf"; }
+	n=$((n + 1))
+done
+[ "$n" -ge 2 ] || fail "only $n example workflows"
+
+# the checker refuses a broken action and a broken workflow
+mkdir "$tmp/bad"
+sed 's/^    - name: Install build dependencies$/    - nam: Install build dependencies/' \
+	"$root/action.yml" >"$tmp/bad/action.yml"
+cmp -s "$root/action.yml" "$tmp/bad/action.yml" && fail "could not break action.yml"
+"$validator" "$tmp/bad/action.yml" >/dev/null 2>&1 && fail "a broken action.yml passed"
+sed 's/^    runs-on: ubuntu-24.04$/    runs-onn: ubuntu-24.04/' \
+	"$root/examples/workflows/train.yml" >"$tmp/bad/train.yml"
+"$validator" "$tmp/bad/train.yml" >/dev/null 2>&1 && fail "a broken workflow passed"
+
+# outputs read steps that exist; inputs read are declared
+steps=$(sed -n 's/^      id: \([a-z-]*\)$/\1/p' "$root/action.yml" | sort -u)
+while read -r s; do
+	grep -qx "$s" <<<"$steps" || fail "action.yml: an output reads step '$s', which has no id"
+done < <(grep -o 'steps\.[a-z-]*\.outputs' "$root/action.yml" | cut -d. -f2 | sort -u)
+inputs=$(awk '/^inputs:/ { on = 1; next } /^[a-z]/ { on = 0 } on && /^  [a-z-]*:$/ {
+	sub(/^  /, ""); sub(/:$/, ""); print }' "$root/action.yml")
+while read -r i; do
+	grep -qx "$i" <<<"$inputs" || fail "action.yml reads input '$i', which is not declared"
+done < <(grep -o 'inputs\.[a-z-]*' "$root/action.yml" | cut -d. -f2 | sort -u)
+
+# the examples' commands and specs
+# the case patterns of the run step: "        apply | destroy) ..."
+known=$(grep -E '^        [a-z |]+\)' "$root/action.yml" | cut -d')' -f1 | tr -d ' ' | tr '|' '\n')
+[ "$(wc -l <<<"$known")" -ge 8 ] || fail "found only these commands in action.yml: $known"
+for wf in "$root"/examples/workflows/*.yml; do
+	while read -r c; do
+		grep -qx "$c" <<<"$known" || fail "$wf: the action has no command '$c'"
+	done < <(sed -n 's/^ *command: *\([a-z-]*\)$/\1/p' "$wf")
+	while read -r spec; do
+		[ -f "$root/$spec" ] || fail "$wf: no spec '$spec'"
+		"$gc" validate "$root/$spec" >/dev/null || fail "$wf: '$spec' does not validate"
+	done < <(sed -n 's/^ *spec: *\(.*\)$/\1/p' "$wf" | sort -u)
+done
+echo "validate.sh: ok (action.yml and $n workflows)"
