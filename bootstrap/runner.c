@@ -75,6 +75,7 @@ struct node {
 	char (*hash)[GC_SHA256_HEX_LEN];
 	struct gc_ssh_env *env; /* the current step's merged inputs */
 	size_t n_env;
+	bool cut[2]; /* a streamed step's output / error stream passed the cap this attempt */
 };
 
 struct run {
@@ -222,6 +223,11 @@ static int validate(const struct gc_runner_opts *o, const struct gc_runner_node 
 			return gc_error_set(err, GC_EINVALID, "step '%s' has no script", s->name);
 		if (step_index(o, s->name) != k)
 			return gc_error_set(err, GC_EINVALID, "step '%s' is listed twice", s->name);
+		if (s->stream && (!s->always || !o->output))
+			return gc_error_set(err, GC_EINVALID,
+					    "step '%s' streams its output: it must be `always` "
+					    "and the runner needs an output callback",
+					    s->name);
 	}
 	for (size_t i = 0; i < o->n_files; i++) {
 		const struct gc_runner_file *f = &o->files[i];
@@ -436,6 +442,69 @@ static void note(struct gc_runner_step_result *sr, const char *fmt, ...)
 	gc_buf_vaddf(&sr->history, fmt, ap);
 	gc_buf_addstr(&sr->history, " ---\n");
 	va_end(ap);
+}
+
+/*
+ * A streamed step: hands the complete lines of one stream to opts->output and drops them
+ * from the capture, so the cap only ever holds one unfinished line. At the end of an
+ * attempt (end) what is left goes too, as a partial line; so does a line that filled the
+ * cap, after which capture resumes (ssh.c keeps nothing more once a stream is marked
+ * truncated).
+ */
+static void stream_buf(struct run *r, struct node *nd, int which, bool end)
+{
+	struct gc_buf *b = which ? &nd->cur.err : &nd->cur.out;
+	bool *truncated = which ? &nd->cur.err_truncated : &nd->cur.out_truncated;
+	struct gc_runner_line l = {
+		.node = nd->idx,
+		.node_name = nd->spec->name,
+		.step = nd->step,
+		.step_name = r->o->steps[nd->step].name,
+		.is_stderr = which != 0,
+	};
+	size_t start = 0;
+
+	for (;;) {
+		char *nl = memchr(b->data + start, '\n', b->len - start);
+
+		if (!nl)
+			break;
+		*nl = '\0';
+		l.text = b->data + start;
+		l.len = (size_t)(nl - l.text);
+		l.partial = false;
+		r->o->output(r->o->output_ctx, &l);
+		*nl = '\n';
+		start = (size_t)(nl - b->data) + 1;
+	}
+	if (start < b->len && (end || *truncated)) {
+		l.text = b->data + start;
+		l.len = b->len - start;
+		l.partial = true;
+		r->o->output(r->o->output_ctx, &l);
+		start = b->len;
+	}
+	if (*truncated) {
+		nd->cut[which] = true;
+		*truncated = false;
+	}
+	if (start) {
+		memmove(b->data, b->data + start, b->len - start);
+		gc_buf_truncate(b, b->len - start);
+	}
+	if (end) {
+		/* the result says the output was cut, as it does for a captured step */
+		*truncated = nd->cut[which];
+		nd->cut[which] = false;
+	}
+}
+
+static void stream_out(struct run *r, struct node *nd, bool end)
+{
+	if (nd->st != N_STEP || nd->step >= r->o->n_steps || !r->o->steps[nd->step].stream)
+		return;
+	stream_buf(r, nd, 0, end);
+	stream_buf(r, nd, 1, end);
 }
 
 /* Moves an attempt's output into the history, labelled. */
@@ -940,6 +1009,15 @@ static void on_error(struct run *r, struct node *nd, const struct gc_error *e)
 	case N_STEP:
 		if (e->code != GC_ETRANSIENT)
 			break;
+		/* a streamed step is a job: running it again would start it twice (the first
+		 * run goes on on the node, and the step's lock would only queue the second) */
+		if (nd->st == N_STEP && r->o->steps[nd->step].stream) {
+			fail(r, nd, e->code,
+			     "%s: %s (not run again: the command may still be "
+			     "running on the node)",
+			     nd->spec->name, e->message);
+			return;
+		}
 		if (nd->reconnects >= r->max_reconnects) {
 			fail(r, nd, e->code, "%s: %s (gave up after %u reconnects)", nd->spec->name,
 			     e->message, nd->reconnects);
@@ -973,6 +1051,7 @@ static void drive(struct run *r, struct node *nd, short revents)
 		gc_error_init(&e);
 		rc = gc_ssh_advance(nd->ssh, revents, &e);
 		revents = 0;
+		stream_out(r, nd, rc != 1);
 		if (rc == 1)
 			return;
 		if (rc == 0)
@@ -998,6 +1077,7 @@ static void cancel_all(struct run *r)
 
 			sr->state = GC_STEP_CANCELLED;
 			sr->elapsed_ms = ms_since(nd->step_start_ns);
+			stream_out(r, nd, true);
 			take_output(r, sr, &nd->cur);
 		}
 		gc_error_set(&nd->res->err, GC_ECANCELLED, "%s: cancelled", nd->spec->name);

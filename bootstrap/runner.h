@@ -34,7 +34,10 @@
  * Output is captured per node and step (stdout and stderr apart, capped), never mixed
  * with another node's. Earlier attempts of a step (before a reboot or a reconnect) and
  * the runner's notes about them go to the step's `history`, so `out` is exactly what the
- * final attempt printed (detect and smoke print documents there).
+ * final attempt printed (detect and smoke print documents there). A step marked `stream`
+ * (`gpucluster run`'s command) hands its output to opts->output instead, one whole line
+ * at a time as it arrives, and keeps none of it, so a job that prints for days never
+ * fills the cap.
  *
  * Progress: opts->progress is called from the loop thread on every transition. Cancel:
  * opts->cancelled is polled at least every 100 ms; on cancel every connection is closed
@@ -95,6 +98,11 @@ struct gc_runner_step {
 	 * when an earlier step ran, and is skipped otherwise (smoke on a re-apply: a node
 	 * that passed since it last booted, with nothing changed, is not tested again). */
 	bool per_boot;
+	/* Its output goes to opts->output line by line as it arrives and is not kept: the
+	 * result's out and err stay empty. A dropped connection fails it instead of running
+	 * it again (it is a job, which must not start twice). Only for `always` steps (a
+	 * marked step's skip is recognised from its whole output) and with opts->output. */
+	bool stream;
 };
 
 struct gc_runner_node {
@@ -175,6 +183,24 @@ struct gc_runner_event {
 	const struct gc_error *err; /* GC_RUN_WAITING_SSH, GC_RUN_RECONNECTING, NODE_DONE */
 };
 
+/*
+ * One line of a streamed step's output. text is NUL-terminated at len (the line may hold
+ * other NUL bytes); it is valid during the call only. partial: no newline ended it: the
+ * attempt ended first, or the line was longer than max_output and was cut there (the
+ * rest comes as further lines; bytes beyond the cap that arrived at once are dropped and
+ * the result's out_truncated / err_truncated say so).
+ */
+struct gc_runner_line {
+	size_t node; /* index into the nodes */
+	const char *node_name;
+	size_t step;
+	const char *step_name;
+	bool is_stderr;
+	const char *text;
+	size_t len;
+	bool partial;
+};
+
 struct gc_runner_opts {
 	const char *user;
 	const struct gc_keypair *key;
@@ -205,6 +231,11 @@ struct gc_runner_opts {
 	void *progress_ctx;
 	bool (*cancelled)(void *ctx);
 	void *cancel_ctx;
+	/* The lines of `stream` steps, from the loop thread, in the order they arrived on each
+	 * stream (a node's stdout and stderr are read in turn, so their relative order is
+	 * only as good as the arrival). NULL: no step may stream. */
+	void (*output)(void *ctx, const struct gc_runner_line *line);
+	void *output_ctx;
 	struct gc_log *log;
 };
 

@@ -19,6 +19,7 @@
 #include "cmd/boot.h"
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
+#include "cmd/gha.h"
 #include "cmd/output.h"
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -198,6 +199,13 @@ int gc_cmd_boot_run(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 		gc_cmd_report_error(ctx, NULL, &err);
 		goto out;
 	}
+	if (o->output && o->mode == GC_BOOT_EXEC)
+		for (size_t k = 0; k < out->boot.n_steps; k++)
+			out->boot.steps[k].stream = true;
+	if (o->prepare && o->prepare(o->prepare_ctx, &out->boot, &err) < 0) {
+		gc_cmd_report_error(ctx, NULL, &err);
+		goto out;
+	}
 	if (o->from && gc_boot_step_index(&out->boot, o->from) == SIZE_MAX) {
 		bad_from(ctx, &out->boot, o->from);
 		rc = GC_EXIT_USAGE;
@@ -240,6 +248,12 @@ int gc_cmd_boot_run(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 	ro.ssh_wait_ms = ssh_wait_ms;
 	ro.log = ctx->log;
 	gc_cmd_progress_begin(&prog, ctx, &out->boot, out->verb);
+	if (o->output && o->mode == GC_BOOT_EXEC) {
+		/* lines rewritten in place would tear the streamed ones */
+		prog.live = false;
+		ro.output = o->output;
+		ro.output_ctx = o->output_ctx;
+	}
 	ro.progress = gc_cmd_progress_event;
 	ro.progress_ctx = &prog;
 	ro.cancelled = gc_cmd_progress_tick;
@@ -259,6 +273,8 @@ int gc_cmd_boot_run(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 	for (size_t i = 0; i < out->boot.n_nodes; i++)
 		if (out->report.nodes[i].err.code != GC_OK || (out->smoke && !out->smoke[i].ok))
 			out->n_failed++;
+	if (ctx->gha) /* the smoke results, for the step summary (cmd/gha.h) */
+		gc_gha_note_boot(ctx->gha, gc_cmd_boot_json(out));
 	if (err.code == GC_ECANCELLED)
 		rc = GC_EXIT_INTERRUPTED;
 	else

@@ -64,6 +64,16 @@ struct gc_cmd_boot_opts {
 	size_t n_ids;
 	const char *command; /* GC_BOOT_EXEC */
 	uint64_t timeout_ms; /* GC_BOOT_EXEC; 0: the runner's default */
+	/* Called once the nodes and steps are set, before any host key is pinned: a chance
+	 * to give the nodes their own inputs (run's ranks). Returns 0, or -1 with err set.
+	 * NULL: none. */
+	int (*prepare)(void *ctx, struct gc_boot *b, struct gc_error *err);
+	void *prepare_ctx;
+	/* GC_BOOT_EXEC: the command's output, line by line as it comes (the step streams,
+	 * the report keeps none of it, and progress is never drawn in place). NULL: the
+	 * output is in the report. */
+	void (*output)(void *ctx, const struct gc_runner_line *line);
+	void *output_ctx;
 };
 
 struct gc_cmd_boot {

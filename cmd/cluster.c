@@ -17,6 +17,7 @@
 
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
+#include "cmd/gha.h"
 #include "cmd/output.h"
 #include "core/alloc.h"
 #include "core/provider.h"
@@ -85,11 +86,13 @@ int gc_cmd_open_provider(struct gc_cmd_ctx *ctx)
 		.region = spec->provider.region,
 		.profile = spec->provider.profile,
 		.endpoint = spec->provider.endpoint,
+		.oidc = &spec->provider.oidc,
 		.env = ctx->env,
 		.log = ctx->log,
 		.cancelled = on_cancelled,
 	};
 	struct gc_error err;
+	int rc;
 
 	gc_error_init(&err);
 	if (!ops) {
@@ -97,7 +100,9 @@ int gc_cmd_open_provider(struct gc_cmd_ctx *ctx)
 			     ctx->spec_file, gc_cloud_name(spec->provider.cloud));
 		return -1;
 	}
-	if (gc_provider_open(&ctx->provider, ops, &cfg, &err) < 0) {
+	rc = gc_provider_open(&ctx->provider, ops, &cfg, &err);
+	gc_gha_flush_masks(ctx->gha); /* the credentials it found, before anything else */
+	if (rc < 0) {
 		gc_cmd_report_error(ctx, gc_cloud_name(spec->provider.cloud), &err);
 		return -1;
 	}

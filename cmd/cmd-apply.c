@@ -18,6 +18,7 @@
 #include "cmd/boot.h"
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
+#include "cmd/gha.h"
 #include "cmd/output.h"
 #include "core/engine.h"
 #include "core/plan.h"
@@ -39,6 +40,7 @@ int gc_cmd_apply_run(struct gc_cmd_ctx *ctx, const char *const *names, const uns
 	struct gc_error err;
 	int rc = GC_EXIT_FAILURE, brc;
 	bool json = ctx->out->format == GC_OUTPUT_JSON, changes, failed = false;
+	bool planned = false, reached = false; /* for the GitHub Actions report */
 	json_t *doc = NULL;
 
 	gc_error_init(&err);
@@ -51,17 +53,22 @@ int gc_cmd_apply_run(struct gc_cmd_ctx *ctx, const char *const *names, const uns
 	opts.no_wait = gc_cmd_opt_given(ctx, "no-wait");
 	if (gc_cmd_lock(ctx, &e, &lock) < 0)
 		goto out;
+	reached = true;
 	if (gc_engine_plan(&e, &plan, &live, names, counts, n, &err) < 0) {
+		planned = err.code == GC_EQUOTA;
 		if (err.code == GC_EQUOTA && !json)
 			gc_cmd_show_plan(ctx, &plan);
 		gc_cmd_report_error(ctx, err.code == GC_EQUOTA ? NULL : "plan", &err);
 		goto out;
 	}
+	planned = true;
 	if (!json)
 		gc_cmd_show_plan(ctx, &plan);
 	changes = gc_plan_has_changes(&plan);
-	if (changes && !gc_cmd_confirm(ctx, "Apply these changes?"))
+	if (changes && !gc_cmd_confirm(ctx, "Apply these changes?")) {
+		gc_error_set(&err, GC_EGENERIC, "the changes were not confirmed");
 		goto out;
+	}
 	if (changes && gc_engine_apply(&e, &plan, &opts, &report, &err) < 0) {
 		failed = true;
 		if (!json)
@@ -92,6 +99,16 @@ int gc_cmd_apply_run(struct gc_cmd_ctx *ctx, const char *const *names, const uns
 	if (!failed)
 		rc = brc;
 out:
+	if (ctx->gha && reached) {
+		struct gc_error why = err;
+
+		if (why.code == GC_OK && rc == GC_EXIT_INTERRUPTED)
+			gc_error_set(&why, GC_ECANCELLED, "interrupted");
+		else if (why.code == GC_OK && rc != GC_EXIT_OK)
+			gc_error_set(&why, GC_EGENERIC,
+				     "nodes failed the bootstrap or the smoke test (see the log)");
+		gc_gha_report_apply(ctx, &e, planned ? &plan : NULL, &why);
+	}
 	json_decref(doc);
 	gc_lock_release(&lock);
 	gc_engine_report_release(&report);

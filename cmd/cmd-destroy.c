@@ -6,14 +6,23 @@
  * security groups the cluster created. Nothing without our tags is touched, whatever its
  * name. The spec is only needed for the cluster's name, cloud and region: groups and
  * counts in it do not matter.
+ *
+ * With --selector KEY=VALUE (gpucluster:KEY=VALUE, repeatable) only the instances
+ * carrying every selector go, and the key pair and security group only when nothing of
+ * the cluster is left: the teardown job of a workflow (`--selector run-id=N`) then
+ * removes what its run made, even when the start job was cancelled half-way and nothing
+ * was recorded, and leaves another run's nodes alone.
  */
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
+#include "cmd/gha.h"
 #include "cmd/output.h"
+#include "core/buf.h"
 #include "core/engine.h"
+#include "core/sweep.h"
 
 static const struct gc_opt destroy_opts[] = {
 	{ .name = "auto-approve",
@@ -27,6 +36,11 @@ static const struct gc_opt destroy_opts[] = {
 	  .def = "900",
 	  .min = 1,
 	  .max = 86400 },
+	{ .name = "selector",
+	  .type = GC_OPT_STRING,
+	  .arg = "KEY=VALUE",
+	  .help = "only instances tagged gpucluster:KEY=VALUE (say run-id=123)",
+	  .repeat = true },
 	{ .name = NULL },
 };
 
@@ -37,24 +51,47 @@ static int destroy_exec(struct gc_cmd_ctx *ctx)
 	struct gc_engine_report report;
 	struct gc_instance_list live;
 	struct gc_lock lock = { .fd = -1 };
+	struct gc_selectors sel;
+	struct gc_buf sel_text = GC_BUF_INIT(0);
 	struct gc_error err;
-	char question[256];
+	const char *const *sel_args;
+	char question[512];
+	size_t n_sel_args, n_selected = 0;
+	bool reached = false;
 	int rc = GC_EXIT_FAILURE;
 
 	gc_error_init(&err);
+	gc_selectors_init(&sel);
+	sel_args = gc_cmd_opt_list(ctx, "selector", &n_sel_args);
+	for (size_t i = 0; i < n_sel_args; i++) {
+		if (gc_selectors_add(&sel, sel_args[i], &err) < 0) {
+			gc_out_error(ctx->out, "%s", err.message);
+			gc_out_hint(ctx->out, "run '%s destroy --help' for usage", GC_PROGRAM);
+			gc_selectors_release(&sel);
+			return GC_EXIT_USAGE;
+		}
+	}
+	gc_selectors_format(&sel, &sel_text);
 	gc_instance_list_init(&live);
 	gc_engine_report_init(&report);
-	if (gc_cmd_engine(ctx, &e, &opts) < 0)
+	if (gc_cmd_engine(ctx, &e, &opts) < 0) {
+		gc_selectors_release(&sel);
+		gc_buf_release(&sel_text);
 		return GC_EXIT_FAILURE;
+	}
 	opts.wait_timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "wait-timeout") * 1000;
 	if (gc_cmd_lock(ctx, &e, &lock) < 0)
 		goto out;
+	reached = true;
 	if (gc_engine_discover(&e, &live, &err) < 0) {
 		gc_cmd_report_error(ctx, "destroy", &err);
 		goto out;
 	}
-	if (ctx->out->format != GC_OUTPUT_JSON) {
-		for (size_t i = 0; i < live.n; i++)
+	for (size_t i = 0; i < live.n; i++) {
+		if (!gc_selectors_match(&sel, live.items[i].tags, live.items[i].n_tags))
+			continue;
+		n_selected++;
+		if (ctx->out->format != GC_OUTPUT_JSON)
 			gc_out_printf(ctx->out, ctx->out->out, "  - %s  %-10s %-12s %s\n",
 				      live.items[i].id,
 				      live.items[i].state_name
@@ -64,14 +101,25 @@ static int destroy_exec(struct gc_cmd_ctx *ctx)
 				      live.items[i].type ? live.items[i].type : "-");
 	}
 	fflush(ctx->out->out);
-	snprintf(question, sizeof(question),
-		 "Destroy cluster '%s' (%s %s): terminate %zu instance%s and delete its key pair "
-		 "and security group?",
-		 ctx->spec->name, gc_cloud_name(ctx->spec->provider.cloud),
-		 ctx->spec->provider.region, live.n, live.n == 1 ? "" : "s");
-	if (!gc_cmd_confirm(ctx, question))
+	if (sel.n)
+		snprintf(question, sizeof(question),
+			 "Destroy the instances of cluster '%s' (%s %s) tagged %s: terminate %zu "
+			 "instance%s, and delete its key pair and security group if nothing else "
+			 "is left?",
+			 ctx->spec->name, gc_cloud_name(ctx->spec->provider.cloud),
+			 ctx->spec->provider.region, sel_text.data, n_selected,
+			 n_selected == 1 ? "" : "s");
+	else
+		snprintf(question, sizeof(question),
+			 "Destroy cluster '%s' (%s %s): terminate %zu instance%s and delete its "
+			 "key pair and security group?",
+			 ctx->spec->name, gc_cloud_name(ctx->spec->provider.cloud),
+			 ctx->spec->provider.region, n_selected, n_selected == 1 ? "" : "s");
+	if (!gc_cmd_confirm(ctx, question)) {
+		gc_error_set(&err, GC_EGENERIC, "not confirmed");
 		goto out;
-	if (gc_engine_destroy(&e, &opts, &report, &err) < 0) {
+	}
+	if (gc_engine_destroy_selected(&e, sel.filters, sel.n, &opts, &report, &err) < 0) {
 		gc_cmd_print_report(ctx, "destroy", &report);
 		gc_cmd_report_error(ctx, NULL, &err);
 		if (err.code != GC_ECANCELLED)
@@ -82,6 +130,10 @@ static int destroy_exec(struct gc_cmd_ctx *ctx)
 	gc_cmd_print_report(ctx, "destroy", &report);
 	rc = GC_EXIT_OK;
 out:
+	if (ctx->gha && reached)
+		gc_gha_report_destroy(ctx, sel_text.data, report.n_terminated, &err);
+	gc_selectors_release(&sel);
+	gc_buf_release(&sel_text);
 	gc_lock_release(&lock);
 	gc_engine_report_release(&report);
 	gc_instance_list_release(&live);
@@ -96,7 +148,10 @@ const struct gc_cmd_entry gc_cmd_destroy = {
 	.description = "Finds the cluster's instances by their gpucluster:cluster tag,\n"
 		       "terminates them, waits until the cloud reports them terminated, then\n"
 		       "deletes the cluster's key pairs and security groups. Untagged and\n"
-		       "foreign resources are never touched.",
+		       "foreign resources are never touched. With --selector, only the\n"
+		       "instances carrying every selector tag are terminated (also ones that\n"
+		       "appear while waiting), and the key pair and security group go only\n"
+		       "when no instance of the cluster is left.",
 	.opts = destroy_opts,
 	.min_args = 0,
 	.max_args = 1,

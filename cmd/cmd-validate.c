@@ -98,6 +98,12 @@ static void explain(struct gc_buf *b, const struct gc_spec *s)
 		LABEL(b, "profile");
 		gc_buf_addf(b, "%s\n", s->provider.profile);
 	}
+	if (s->provider.oidc.role) {
+		LABEL(b, "oidc");
+		gc_buf_addf(b, "in GitHub Actions, role %s%s%s\n", s->provider.oidc.role,
+			    s->provider.oidc.provider ? " via " : "",
+			    s->provider.oidc.provider ? s->provider.oidc.provider : "");
+	}
 	LABEL(b, "ssh");
 	gc_buf_addf(b, "user %s, port %u, from ", s->ssh.user, s->ssh.port);
 	add_list(b, s->ssh.allow_from, 0, s->ssh.n_allow_from, "your address /32");
@@ -210,6 +216,15 @@ static json_t *spec_json(const struct gc_spec *s)
 	json_object_set_new(o, "region", jstr(s->provider.region));
 	json_object_set_new(o, "profile", jstr(s->provider.profile));
 	json_object_set_new(o, "endpoint", jstr(s->provider.endpoint));
+	if (s->provider.oidc.role)
+		json_object_set_new(o, "oidc",
+				    json_pack("{s:o, s:o, s:o, s:o}", "role",
+					      jstr(s->provider.oidc.role), "provider",
+					      jstr(s->provider.oidc.provider), "audience",
+					      jstr(s->provider.oidc.audience), "session_name",
+					      jstr(s->provider.oidc.session_name)));
+	else
+		json_object_set_new(o, "oidc", json_null());
 	json_object_set_new(j, "provider", o);
 
 	o = json_object();

@@ -5,8 +5,9 @@
  * command line into one call of an entry's exec: it matches the command name (exact,
  * then unique prefix, else "did you mean"), parses options from the entry's table and
  * the global table (long, long=value, short, bundled short flags, "--"), checks the
- * argument count, answers --help and --version, sets up colour, logging and the spec
- * the entry asks for, and maps the outcome to an exit code. Commands never parse argv
+ * argument count, answers --help and --version, sets up colour, logging (with GitHub
+ * Actions mode, cmd/gha.h, when the environment says so) and the spec the entry asks
+ * for, and maps the outcome to an exit code. Commands never parse argv
  * themselves, so every command behaves the same way and --help cannot go stale.
  */
 #include <signal.h>
@@ -18,6 +19,7 @@
 
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
+#include "cmd/gha.h"
 #include "cmd/output.h"
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -30,9 +32,9 @@
 
 /* Alphabetical. A command is listed here only once it works end to end. */
 const struct gc_cmd_entry *const gc_cmd_table[] = {
-	&gc_cmd_apply, &gc_cmd_bootstrap, &gc_cmd_destroy,  &gc_cmd_exec,
-	&gc_cmd_help,  &gc_cmd_plan,	  &gc_cmd_scale,    &gc_cmd_smoke,
-	&gc_cmd_ssh,   &gc_cmd_status,	  &gc_cmd_validate, &gc_cmd_version,
+	&gc_cmd_apply, &gc_cmd_bootstrap, &gc_cmd_destroy, &gc_cmd_exec,     &gc_cmd_gc,
+	&gc_cmd_help,  &gc_cmd_hosts,	  &gc_cmd_plan,	   &gc_cmd_run,	     &gc_cmd_scale,
+	&gc_cmd_smoke, &gc_cmd_ssh,	  &gc_cmd_status,  &gc_cmd_validate, &gc_cmd_version,
 };
 const size_t gc_cmd_table_len = sizeof(gc_cmd_table) / sizeof(gc_cmd_table[0]);
 
@@ -73,23 +75,35 @@ const struct gc_opt gc_cmd_global_opts[] = {
 /* Help layout: option names in a column this wide, the text after it. */
 #define HELP_OPT_COLUMN 28
 
-static volatile sig_atomic_t cmd_interrupted;
+static volatile sig_atomic_t cmd_interrupted; /* signals caught */
+static volatile sig_atomic_t cmd_catch = 1;   /* caught before the default action */
 
 bool gc_cmd_interrupted(void)
 {
 	return cmd_interrupted != 0;
 }
 
-/* The first signal asks the command to stop at a safe point; a second one is the user
- * insisting, and gets the default action (both calls are async-signal-safe). */
+unsigned gc_cmd_interrupts(void)
+{
+	return (unsigned)cmd_interrupted;
+}
+
+void gc_cmd_catch_interrupts(unsigned n)
+{
+	cmd_catch = (sig_atomic_t)(n ? n : 1);
+}
+
+/* The first signal asks the command to stop at a safe point; one more than the command
+ * catches is the user insisting, and gets the default action (both calls are
+ * async-signal-safe). */
 static void on_interrupt(int sig)
 {
-	if (cmd_interrupted) {
+	if (cmd_interrupted >= cmd_catch) {
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return;
 	}
-	cmd_interrupted = 1;
+	cmd_interrupted++;
 }
 
 static size_t opts_len(const struct gc_opt *opts)
@@ -612,6 +626,8 @@ void gc_cmd_print_spec_errors(struct gc_output *out, const char *file, struct gc
 		gc_out_file_error(out, file, 0, 0, err->message);
 		n = 1;
 	}
+	if (out->gha)
+		gc_gha_print_diags(out, file, d, err);
 	gc_out_printf(out, out->err, "%s%s:%s %zu error%s\n",
 		      gc_out_style(out, out->err, GC_STYLE_BOLD), file,
 		      gc_out_style(out, out->err, GC_STYLE_RESET), n, n == 1 ? "" : "s");
@@ -654,12 +670,13 @@ static int run(struct gc_cmd_ctx *ctx)
 	sa.sa_handler = on_interrupt;
 	sigemptyset(&sa.sa_mask);
 	cmd_interrupted = 0;
+	cmd_catch = 1;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	rc = ctx->entry->exec(ctx);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	if (cmd_interrupted)
+	if (cmd_interrupted && !(ctx->entry->flags & GC_CMD_OWN_EXIT))
 		rc = GC_EXIT_INTERRUPTED;
 	return rc;
 }
@@ -694,11 +711,13 @@ int gc_cmd_dispatch(const struct gc_cmd_entry *const *table, size_t table_len, i
 	struct parser p;
 	struct gc_cmd_ctx ctx;
 	struct gc_log log;
+	struct gc_gha gha;
 	int rc;
 
 	memset(&p, 0, sizeof(p));
 	memset(&ctx, 0, sizeof(ctx));
 	gc_output_init(&out, io->out, io->err);
+	out.gha = gc_gha_enabled(io->env);
 	setup_color(&out, io, prescan_no_color(argc, argv));
 	p.out = &out;
 	p.table = table;
@@ -752,7 +771,14 @@ int gc_cmd_dispatch(const struct gc_cmd_entry *const *table, size_t table_len, i
 	ctx.out = &out;
 	ctx.env = io->env;
 	ctx.io = io;
-	gc_log_init(&log, log_level(&ctx.globals), gc_output_log_sink, &out);
+	/* in GitHub Actions, the log announces each secret it learns before its next line */
+	if (out.gha) {
+		gc_gha_init(&gha, &out, &log, io->env);
+		ctx.gha = &gha;
+		gc_log_init(&log, log_level(&ctx.globals), gc_gha_log_sink, &gha);
+	} else {
+		gc_log_init(&log, log_level(&ctx.globals), gc_output_log_sink, &out);
+	}
 	ctx.log = &log;
 	if ((p.entry->flags & (GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS)) && load_spec(&ctx) < 0)
 		rc = GC_EXIT_FAILURE;
@@ -762,6 +788,7 @@ int gc_cmd_dispatch(const struct gc_cmd_entry *const *table, size_t table_len, i
 		rc = run(&ctx);
 	gc_provider_close(ctx.provider);
 	gc_spec_free(ctx.spec);
+	gc_gha_release(ctx.gha);
 	gc_log_release(&log);
 out:
 	fflush(io->out);

@@ -71,6 +71,9 @@ struct gc_opt {
 /* The words after "--" are a command line for the nodes (ctx->cmd), not arguments. */
 #define GC_CMD_REMOTE_CMD (1u << 4)
 #define GC_CMD_NEEDS_CMD  (1u << 5) /* REMOTE_CMD, and the command must not be empty */
+/* MUTATES, and exec's exit code stands after SIGINT/SIGTERM instead of becoming 130 (run:
+ * a teardown that failed after an interrupt is 1, a Ctrl-C it only warned about is not). */
+#define GC_CMD_OWN_EXIT (1u << 6)
 
 #define GC_CMD_ARGS_UNLIMITED (-1)
 
@@ -78,6 +81,7 @@ struct gc_opt {
 #define GC_CMD_DEFAULT_SPEC "cluster.yaml"
 
 struct gc_cmd_ctx;
+struct gc_gha;
 
 struct gc_cmd_entry {
 	const char *name;
@@ -140,6 +144,7 @@ struct gc_cmd_ctx {
 	const char *spec_file;	      /* NEEDS_SPEC: the file it came from */
 	struct gc_provider *provider; /* NEEDS_CREDS: open on the spec's cloud; else NULL */
 	const struct gc_cmd_io *io;
+	struct gc_gha *gha; /* GitHub Actions mode (cmd/gha.h); NULL outside it */
 };
 
 /* The real commands, in alphabetical order. */
@@ -150,8 +155,11 @@ extern const struct gc_cmd_entry gc_cmd_apply;
 extern const struct gc_cmd_entry gc_cmd_bootstrap;
 extern const struct gc_cmd_entry gc_cmd_destroy;
 extern const struct gc_cmd_entry gc_cmd_exec;
+extern const struct gc_cmd_entry gc_cmd_gc;
 extern const struct gc_cmd_entry gc_cmd_help;
+extern const struct gc_cmd_entry gc_cmd_hosts;
 extern const struct gc_cmd_entry gc_cmd_plan;
+extern const struct gc_cmd_entry gc_cmd_run;
 extern const struct gc_cmd_entry gc_cmd_scale;
 extern const struct gc_cmd_entry gc_cmd_smoke;
 extern const struct gc_cmd_entry gc_cmd_ssh;
@@ -205,5 +213,14 @@ const char *const *gc_cmd_opt_list(const struct gc_cmd_ctx *ctx, const char *nam
 
 /* Whether SIGINT/SIGTERM arrived while a GC_CMD_MUTATES command ran. */
 bool gc_cmd_interrupted(void);
+/* How many arrived (each one caught is counted). */
+unsigned gc_cmd_interrupts(void);
+/*
+ * How many signals are caught before the next one gets the default action (ends the
+ * process at once): 1 unless a command asks for more, for a second safe point to stop
+ * at (run --down: the first stops the command, the second the teardown). For the rest of
+ * the command's run.
+ */
+void gc_cmd_catch_interrupts(unsigned n);
 
 #endif

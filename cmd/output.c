@@ -21,6 +21,7 @@ void gc_output_init(struct gc_output *o, FILE *out, FILE *err)
 	o->quiet = false;
 	o->color_out = false;
 	o->color_err = false;
+	o->gha = false;
 }
 
 bool gc_output_want_color(bool is_tty, bool no_color_flag, const char *no_color_env)

@@ -47,6 +47,7 @@ struct gc_output {
 	bool quiet;
 	bool color_out;
 	bool color_err;
+	bool gha; /* GitHub Actions mode: spec errors also become annotations (cmd/gha.h) */
 };
 
 void gc_output_init(struct gc_output *o, FILE *out, FILE *err);

@@ -9,7 +9,9 @@
  *
  * In a log (not a terminal, or with -v, whose log lines would tear a live display) each
  * event is its own line, and a node still waiting for SSH is mentioned again at most every
- * 30 seconds, so a CI log shows what happened without a line per poll.
+ * 30 seconds, so a CI log shows what happened without a line per poll. In GitHub Actions
+ * (cmd/gha.h) a node's lines are held back and printed together when the node is done, as
+ * one collapsible ::group::, so nodes working in parallel do not interleave.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "cmd/boot.h"
+#include "cmd/gha.h"
 #include "cmd/output.h"
 #include "core/alloc.h"
 #include "core/clock.h"
@@ -26,6 +29,7 @@
 #define REDRAW_MS      250
 #define WAIT_REPEAT_MS 30000
 #define STATE_TEXT_MAX 96
+#define GROUP_LOG_MAX  ((size_t)256 << 10) /* one node's held-back lines */
 
 enum pstate {
 	P_QUEUED,
@@ -47,6 +51,9 @@ struct gc_cmd_progress_node {
 	unsigned ran, skipped;
 	bool stepped;	     /* a step started */
 	uint64_t elapsed_ms; /* the node's, once done */
+	struct gc_buf log;   /* GitHub Actions: lines held back for the node's group */
+	bool log_full;
+	bool grouped; /* its group was printed */
 };
 
 static uint64_t now_ns(void)
@@ -74,8 +81,10 @@ void gc_cmd_progress_begin(struct gc_cmd_progress *p, struct gc_cmd_ctx *ctx,
 	p->terse = strcmp(verb, "exec") == 0;
 	p->start_ns = now_ns();
 	p->nodes = gc_xcalloc(boot->n_nodes + 1, sizeof(*p->nodes));
-	for (size_t i = 0; i < boot->n_nodes; i++)
+	for (size_t i = 0; i < boot->n_nodes; i++) {
 		p->nodes[i].since_ns = p->start_ns;
+		gc_buf_init(&p->nodes[i].log, GROUP_LOG_MAX);
+	}
 	if (p->show && !p->live && !p->terse)
 		gc_out_printf(ctx->out, ctx->out->err, "%s: %zu node%s, %zu step%s\n", verb,
 			      boot->n_nodes, boot->n_nodes == 1 ? "" : "s", boot->n_steps,
@@ -165,6 +174,42 @@ static void redraw(struct gc_cmd_progress *p, bool final)
 	fflush(s);
 }
 
+/* Whether plain lines are held back per node for a GitHub Actions group (decided at each
+ * line: boot.c may turn live off after begin). */
+static bool grouping(const struct gc_cmd_progress *p)
+{
+	return p->ctx->out->gha && !p->live && !p->terse;
+}
+
+/* Node i's held-back lines as one group, titled with its outcome. */
+static void print_group(struct gc_cmd_progress *p, size_t i)
+{
+	struct gc_output *o = p->ctx->out;
+	struct gc_cmd_progress_node *n = &p->nodes[i];
+	const struct gc_boot_node *bn = &p->boot->info[i];
+	struct gc_buf title = GC_BUF_INIT(0), cmd = GC_BUF_INIT(0);
+	const char *outcome = "not finished";
+
+	if (n->grouped || (!n->log.len && n->st != P_DONE && n->st != P_FAILED))
+		return;
+	n->grouped = true;
+	if (n->st == P_DONE)
+		outcome = "ok";
+	else if (n->st == P_FAILED)
+		outcome = "FAILED";
+	gc_buf_addf(&title, "%s %s: %s", bn->label, bn->id, outcome);
+	gc_buf_addstr(&cmd, "::group::");
+	gc_gha_escape_data(&cmd, title.data);
+	gc_buf_addch(&cmd, '\n');
+	gc_out_puts(o, o->err, cmd.data);
+	gc_out_puts_clean(o, o->err, n->log.data);
+	if (n->log_full)
+		gc_out_puts(o, o->err, "  (more lines left out)\n");
+	gc_out_puts(o, o->err, "::endgroup::\n");
+	gc_buf_release(&title);
+	gc_buf_release(&cmd);
+}
+
 /* One plain line about node i. */
 static void plain(struct gc_cmd_progress *p, size_t i, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -178,6 +223,11 @@ static void plain(struct gc_cmd_progress *p, size_t i, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (grouping(p)) {
+		if (gc_buf_addf(&p->nodes[i].log, "  %s %s: %s\n", bn->label, bn->id, msg) < 0)
+			p->nodes[i].log_full = true;
+		return;
+	}
 	gc_out_printf(o, o->err, "  %s %s: ", bn->label, bn->id);
 	gc_out_puts_clean(o, o->err, msg);
 	gc_out_puts(o, o->err, "\n");
@@ -278,6 +328,8 @@ void gc_cmd_progress_event(void *arg, const struct gc_runner_event *ev)
 				      (double)n->elapsed_ms / 1000.0, n->ran, n->skipped);
 		}
 		p->done++;
+		if (grouping(p))
+			print_group(p, ev->node);
 		break;
 	}
 	if (p->live)
@@ -297,6 +349,12 @@ void gc_cmd_progress_end(struct gc_cmd_progress *p)
 {
 	if (p->live)
 		redraw(p, true);
+	for (size_t i = 0; p->nodes && i < p->boot->n_nodes; i++) {
+		/* a cancelled run: the nodes that never finished still show what they did */
+		if (grouping(p))
+			print_group(p, i);
+		gc_buf_release(&p->nodes[i].log);
+	}
 	free(p->nodes);
 	p->nodes = NULL;
 }

@@ -107,9 +107,61 @@ static void tagv_release(struct tagv *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* The cluster tag plus the user's tags, and Name unless the user set one. */
-static void base_tags(struct tagv *t, const struct gc_spec *spec, const char *name)
+static int64_t wall_now(const struct gc_engine *e)
 {
+	return e->wall ? e->wall(e->wall_ctx) : (int64_t)time(NULL);
+}
+
+/* A CI variable fit to be a tag value on every cloud: printable ASCII, not too long. */
+static bool run_value_ok(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n > GC_SPEC_TAG_VALUE_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] < 0x20 || v[i] > 0x7e)
+			return false;
+	return true;
+}
+
+/*
+ * In GitHub Actions, the run that creates a resource: its id, attempt and repository, read
+ * through the engine's environment table (tests set them). They let a teardown job select
+ * what its run made (`destroy --selector run-id=N`) and gc find what a run left behind.
+ * They are tags only, never part of a client token: see gc_engine_client_token.
+ */
+static void run_tags(struct tagv *t, const struct gc_engine *e)
+{
+	static const struct {
+		const char *var, *tag;
+	} vars[] = {
+		{ "GITHUB_RUN_ID", GC_TAG_RUN_ID },
+		{ "GITHUB_RUN_ATTEMPT", GC_TAG_RUN_ATTEMPT },
+		{ "GITHUB_REPOSITORY", GC_TAG_REPOSITORY },
+	};
+	const char *on = env_get(e->env, "GITHUB_ACTIONS");
+
+	if (!on || strcmp(on, "true") != 0)
+		return;
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = env_get(e->env, vars[i].var);
+
+		if (!v)
+			continue;
+		if (!run_value_ok(v)) {
+			gc_log_warn(e->log, "%s is not a usable tag value; '%s' left out",
+				    vars[i].var, vars[i].tag);
+			continue;
+		}
+		tagv_add(t, vars[i].tag, v);
+	}
+}
+
+/* The cluster tag plus the user's tags, Name unless the user set one, and the CI run's. */
+static void base_tags(struct tagv *t, const struct gc_engine *e, const char *name)
+{
+	const struct gc_spec *spec = e->spec;
 	bool user_name = false;
 
 	tagv_add(t, GC_TAG_CLUSTER, spec->name);
@@ -117,8 +169,39 @@ static void base_tags(struct tagv *t, const struct gc_spec *spec, const char *na
 		tagv_add(t, spec->tags[i].key, spec->tags[i].value);
 		user_name |= strcmp(spec->tags[i].key, "Name") == 0;
 	}
-	if (name && !user_name)
+	/* Name is EC2's console convention; ECS and CVM have a name field of their own, which
+	 * the drivers fill, and Alibaba's 20 tags per resource are all needed elsewhere */
+	if (name && !user_name && spec->provider.cloud == GC_CLOUD_AWS)
 		tagv_add(t, "Name", name);
+	run_tags(t, e);
+}
+
+/* base_tags for a key pair or security group, and when it was made: gc leaves an orphan
+ * alone until it is older than its grace period, so an apply that has just made one and
+ * not launched yet never loses it. Creation is not replayed, so the time may differ. */
+static void resource_tags(struct tagv *t, const struct gc_engine *e, const char *name)
+{
+	char now[21];
+
+	base_tags(t, e, name);
+	gc_format_rfc3339(wall_now(e), now);
+	tagv_add(t, GC_TAG_CREATED_AT, now);
+}
+
+/* Whether tags carry every filter (a NULL value: the key with any value). */
+static bool tags_match(const struct gc_tag *tags, size_t n, const struct gc_tag_filter *f,
+		       size_t n_f)
+{
+	for (size_t i = 0; i < n_f; i++) {
+		bool found = false;
+
+		for (size_t k = 0; k < n && !found; k++)
+			found = strcmp(tags[k].key, f[i].key) == 0 &&
+				(!f[i].value || str_eq(tags[k].value, f[i].value));
+		if (!found)
+			return false;
+	}
+	return true;
 }
 
 static bool resource_is_ours(const struct gc_resource *res, const char *cluster)
@@ -141,7 +224,11 @@ void gc_engine_client_token(char out[65], size_t max_len, const char *cluster, c
 	size_t room;
 
 	/* length-prefixed fields: no two different inputs encode alike, whatever the
-	 * strings contain; "v1" leaves room for a different scheme later */
+	 * strings contain; "v1" leaves room for a different scheme later. Tags are left out
+	 * on purpose, the CI run's (run-id, run-attempt) as much as expires-at: a re-run
+	 * attempt must send the token the interrupted attempt sent, so that launches Describe
+	 * does not show yet come back instead of launching twice. A replay whose tags differ
+	 * meets the mismatch path of try_candidate, never a second launch. */
 	if (!context)
 		context = "";
 	gc_buf_addf(&in, "gc-token-v1|%zu:%s|%zu:%s|%zu:%s|%zu:%s|%u|%u|%s|%zu:%s|%zu:%s|%s|%u",
@@ -235,6 +322,7 @@ struct run {
 	size_t n_images, alloc_images;
 	char *key_name;
 	char *key_id;
+	char *authorized_key; /* clouds without GC_CAP_ED25519_KEYPAIR: the public line */
 	/* the cluster key's seed, for the host keys of clouds without console output */
 	unsigned char cluster_seed[32];
 	bool have_seed;
@@ -244,6 +332,10 @@ struct run {
 	size_t *created_group;
 	enum wstate *wstate;
 	size_t alloc_created;
+
+	/* destroy --selector: only instances (and resources) carrying every one of these */
+	const struct gc_tag_filter *sel;
+	size_t n_sel;
 
 	bool cancelled;
 	bool fatal; /* auth failed: nothing more is attempted */
@@ -285,6 +377,7 @@ static void run_release(struct run *r)
 	free(r->images);
 	free(r->key_name);
 	free(r->key_id);
+	free(r->authorized_key);
 	free(r->secgroup_id);
 	free(r->created_group);
 	free(r->wstate);
@@ -431,9 +524,14 @@ static struct gc_instance *find_instance(struct gc_instance_list *l, const char 
 
 /* ---- capabilities --------------------------------------------------------------- */
 
+/* How far beyond a cloud's shortest timer lead a TTL must be: the launch happens a few
+ * minutes after the plan that checks it (waits, fallbacks, retries). */
+#define TTL_SLACK_S 300
+
 static int check_group_caps(struct gc_engine *e, const struct gc_spec_group *g,
 			    struct gc_error *err)
 {
+	const struct gc_provider_ops *ops = e->provider->ops;
 	unsigned caps = 0;
 
 	if (g->market != GC_MARKET_ON_DEMAND)
@@ -444,6 +542,19 @@ static int check_group_caps(struct gc_engine *e, const struct gc_spec_group *g,
 		caps |= GC_CAP_CLOUD_TTL;
 	if (gc_provider_check_caps(e->provider, caps, err) < 0)
 		return gc_error_prefix(err, "group '%s' (line %u)", g->name, g->pos.line);
+	/* the cloud's own limits, refused here rather than by the first launch */
+	if (e->spec->lifecycle.ttl_s && ops->min_ttl_s &&
+	    e->spec->lifecycle.ttl_s < (uint64_t)ops->min_ttl_s + TTL_SLACK_S)
+		return gc_error_set(err, GC_EINVALID,
+				    "lifecycle.ttl: %llu s is too short for %s, whose own timer "
+				    "must be set at least %u minutes ahead; use %u minutes or more",
+				    (unsigned long long)e->spec->lifecycle.ttl_s, ops->name,
+				    ops->min_ttl_s / 60, (ops->min_ttl_s + TTL_SLACK_S) / 60);
+	if (ops->max_disk_gb && g->disk_gb > ops->max_disk_gb)
+		return gc_error_set(err, GC_EINVALID,
+				    "group '%s' (line %u): disk_gb %u is above the %u GB a system "
+				    "disk on %s takes",
+				    g->name, g->pos.line, g->disk_gb, ops->max_disk_gb, ops->name);
 	return 0;
 }
 
@@ -495,7 +606,7 @@ int gc_engine_plan(struct gc_engine *e, struct gc_plan *out, struct gc_instance_
 	in.override_names = override_names;
 	in.override_counts = override_counts;
 	in.n_overrides = n_overrides;
-	in.now = e->wall ? e->wall(e->wall_ctx) : (int64_t)time(NULL);
+	in.now = wall_now(e);
 	ret = gc_plan_build(out, &in, err);
 out:
 	free(prices);
@@ -554,6 +665,20 @@ static int ensure_keypair(struct run *r, struct gc_error *err)
 	memcpy(r->cluster_seed, kp.priv, sizeof(r->cluster_seed));
 	r->have_seed = true;
 	gc_engine_keypair_name(name, sizeof(name), spec->provider.cloud, spec->name, &kp);
+	if (!(r->p->ops->caps & GC_CAP_ED25519_KEYPAIR)) {
+		/* the cloud's ImportKeyPair takes no Ed25519 keys: the key goes to cloud-init
+		 * in each launch's user-data instead, and there is no key pair to keep */
+		if (gc_keypair_public_line(&line, &kp) < 0) {
+			gc_error_set(err, GC_EGENERIC,
+				     "cannot format the public key of cluster '%s'", spec->name);
+			goto out;
+		}
+		r->authorized_key = gc_buf_detach(&line, NULL);
+		/* the name stands for the key in the client tokens' context */
+		r->key_name = gc_xstrdup(name);
+		ret = 0;
+		goto out;
+	}
 	if (gc_provider_list_resources(r->p, GC_RESOURCE_KEYPAIR, &f, 1, &found, err) < 0) {
 		gc_error_prefix(err, "cannot list the key pairs of cluster '%s'", spec->name);
 		goto out;
@@ -575,7 +700,7 @@ static int ensure_keypair(struct run *r, struct gc_error *err)
 			     spec->name);
 		goto out;
 	}
-	base_tags(&tags, spec, name);
+	resource_tags(&tags, r->e, name);
 	{
 		struct gc_keypair_request req = { name, line.data, tags.v, tags.n };
 
@@ -737,10 +862,11 @@ static int ensure_secgroup(struct run *r, struct gc_error *err)
 		info(r, "allowing SSH from this machine's address %s", mine);
 	}
 	desc = gc_xasprintf("gpucluster cluster %s: SSH", spec->name);
-	base_tags(&tags, spec, name);
+	resource_tags(&tags, r->e, name);
 	{
+		/* allow_members: the nodes reach each other (torchrun, NCCL, MPI) */
 		struct gc_secgroup_request req = { name,    desc,   spec->ssh.port, allow,
-						   n_allow, tags.v, tags.n };
+						   n_allow, tags.v, tags.n,	    true };
 
 		if (gc_provider_create_secgroup(r->p, &req, &id, err) < 0) {
 			explain_foreign(r, GC_RESOURCE_SECGROUP, name, err);
@@ -835,7 +961,7 @@ static void create_tags(struct tagv *t, const struct run *r, const struct group_
 	/* one Name for the whole group: a create call tags every instance alike, and slot
 	 * numbers shift between runs, so a per-slot name would mislead */
 	snprintf(name, sizeof(name), "%s-%s", spec->name, gr->pg->name);
-	base_tags(t, spec, name);
+	base_tags(t, r->e, name);
 	tagv_add(t, GC_TAG_GROUP, gr->pg->name);
 	tagv_add(t, GC_TAG_SPEC_HASH, gr->pg->spec_hash);
 }
@@ -998,8 +1124,9 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 		req.disk_gb = gr->g->disk_gb;
 		/* a cloud without client tokens gets none: the wrapper would refuse one */
 		req.client_token = r->p->ops->caps & GC_CAP_CLIENT_TOKEN ? token : NULL;
-		req.key_name = r->key_name;
-		req.key_id = r->key_id;
+		req.key_name = r->authorized_key ? NULL : r->key_name;
+		req.key_id = r->authorized_key ? NULL : r->key_id;
+		req.authorized_key = r->authorized_key;
 		if (inject_host_key) {
 			if (batch_host_key(r, token, &hk_pem, &hk_pub, err) < 0)
 				break;
@@ -1436,7 +1563,8 @@ static int wait_gone(struct run *r, char ***ids, size_t *n_ids, bool sweep, stru
 				const struct gc_instance *inst = &now.items[i];
 				bool known = false;
 
-				if (inst->state == GC_STATE_TERMINATED)
+				if (inst->state == GC_STATE_TERMINATED ||
+				    !tags_match(inst->tags, inst->n_tags, r->sel, r->n_sel))
 					continue;
 				for (size_t k = 0; k < *n_ids && !known; k++)
 					known = strcmp((*ids)[k], inst->id) == 0;
@@ -1772,13 +1900,17 @@ static void delete_resources(struct run *r, enum gc_resource_kind kind)
 {
 	const char *cluster = r->e->spec->name;
 	const char *what = kind == GC_RESOURCE_KEYPAIR ? "key pair" : "security group";
-	struct gc_tag_filter f = { GC_TAG_CLUSTER, cluster };
+	struct gc_tag_filter *f = gc_xcalloc(r->n_sel + 1, sizeof(*f));
 	struct gc_resource_list found;
 	struct gc_error lerr;
 
+	f[0].key = GC_TAG_CLUSTER;
+	f[0].value = cluster;
+	for (size_t i = 0; i < r->n_sel; i++)
+		f[i + 1] = r->sel[i];
 	gc_resource_list_init(&found);
 	gc_error_init(&lerr);
-	if (gc_provider_list_resources(r->p, kind, &f, 1, &found, &lerr) < 0) {
+	if (gc_provider_list_resources(r->p, kind, f, r->n_sel + 1, &found, &lerr) < 0) {
 		check_fatal(r, &lerr);
 		gc_error_prefix(&lerr, "cannot list the %ss of cluster '%s'", what, cluster);
 		if (r->term_err.code == GC_OK)
@@ -1790,10 +1922,12 @@ static void delete_resources(struct run *r, enum gc_resource_kind kind)
 		int rc;
 
 		/* the filter is the driver's promise; the tag on what came back is ours to see */
-		if (!resource_is_ours(res, cluster) || !res->id) {
+		if (!resource_is_ours(res, cluster) || !res->id ||
+		    !tags_match(res->tags, res->n_tags, r->sel, r->n_sel)) {
 			gc_log_warn(r->e->log,
-				    "%s '%s' came back without the tag %s=%s; left alone", what,
-				    res->name ? res->name : "?", GC_TAG_CLUSTER, cluster);
+				    "%s '%s' came back without the tag %s=%s%s; left alone", what,
+				    res->name ? res->name : "?", GC_TAG_CLUSTER, cluster,
+				    r->n_sel ? " or the selector's" : "");
 			continue;
 		}
 		if (cancelled(r) || r->fatal)
@@ -1813,11 +1947,45 @@ static void delete_resources(struct run *r, enum gc_resource_kind kind)
 		info(r, "deleted %s '%s'", what, res->name ? res->name : res->id);
 	}
 out:
+	free(f);
 	gc_resource_list_release(&found);
+}
+
+/*
+ * destroy --selector: the key pair and security group serve every instance of the
+ * cluster, selected or not, so they go only when none is left. Returns how many
+ * instances of the cluster are still there (terminated ones aside), or -1 when that
+ * cannot be known (then nothing is deleted either).
+ */
+static long cluster_left(struct run *r)
+{
+	struct gc_instance_list live;
+	struct gc_error lerr;
+	long n;
+
+	gc_instance_list_init(&live);
+	gc_error_init(&lerr);
+	if (discover_cluster(r->e, false, &live, &lerr) < 0) {
+		check_fatal(r, &lerr);
+		if (r->term_err.code == GC_OK)
+			r->term_err = lerr;
+		gc_instance_list_release(&live);
+		return -1;
+	}
+	n = (long)live.n;
+	gc_instance_list_release(&live);
+	return n;
 }
 
 int gc_engine_destroy(struct gc_engine *e, const struct gc_engine_opts *opts,
 		      struct gc_engine_report *report, struct gc_error *err)
+{
+	return gc_engine_destroy_selected(e, NULL, 0, opts, report, err);
+}
+
+int gc_engine_destroy_selected(struct gc_engine *e, const struct gc_tag_filter *sel, size_t n_sel,
+			       const struct gc_engine_opts *opts, struct gc_engine_report *report,
+			       struct gc_error *err)
 {
 	struct gc_instance_list live;
 	struct gc_error lerr;
@@ -1828,6 +1996,8 @@ int gc_engine_destroy(struct gc_engine *e, const struct gc_engine_opts *opts,
 	int ret;
 
 	run_init(&r, e, opts, report);
+	r.sel = sel;
+	r.n_sel = sel ? n_sel : 0;
 	gc_instance_list_init(&live);
 	gc_error_init(&lerr);
 	for (size_t i = 0; i < e->spec->n_groups; i++)
@@ -1841,7 +2011,8 @@ int gc_engine_destroy(struct gc_engine *e, const struct gc_engine_opts *opts,
 	}
 	for (size_t i = 0; i < live.n; i++) {
 		/* terminating ones are on their way: waited for, not asked again */
-		if (live.items[i].state == GC_STATE_TERMINATING)
+		if (live.items[i].state == GC_STATE_TERMINATING ||
+		    !tags_match(live.items[i].tags, live.items[i].n_tags, r.sel, r.n_sel))
 			continue;
 		ids = gc_xreallocarray(ids, n_ids + 1, sizeof(*ids));
 		group_of = gc_xreallocarray(group_of, n_ids + 1, sizeof(*group_of));
@@ -1858,7 +2029,8 @@ int gc_engine_destroy(struct gc_engine *e, const struct gc_engine_opts *opts,
 	}
 	/* wait for everything of the cluster, the already terminating ones included */
 	for (size_t i = 0; i < live.n; i++) {
-		if (live.items[i].state != GC_STATE_TERMINATING)
+		if (live.items[i].state != GC_STATE_TERMINATING ||
+		    !tags_match(live.items[i].tags, live.items[i].n_tags, r.sel, r.n_sel))
 			continue;
 		ids = gc_xreallocarray(ids, n_ids + 1, sizeof(*ids));
 		ids[n_ids++] = gc_xstrdup(live.items[i].id);
@@ -1872,6 +2044,17 @@ int gc_engine_destroy(struct gc_engine *e, const struct gc_engine_opts *opts,
 	}
 
 	/* key pairs and security groups once nothing uses them */
+	if (settled && !cancelled(&r) && !r.fatal && r.n_sel) {
+		long left = cluster_left(&r);
+
+		if (left != 0)
+			settled = false;
+		if (left > 0)
+			info(&r,
+			     "keeping the key pair and security group: %ld instance%s of cluster "
+			     "'%s' outside the selection %s still there",
+			     left, left == 1 ? "" : "s", e->spec->name, left == 1 ? "is" : "are");
+	}
 	if (settled && !cancelled(&r) && !r.fatal) {
 		delete_resources(&r, GC_RESOURCE_KEYPAIR);
 		if (!cancelled(&r) && !r.fatal && !r.opts.no_wait)

@@ -11,7 +11,8 @@
  *                        waits until running, then terminates surplus and replaced nodes
  *   gc_engine_destroy    terminates every instance carrying the cluster tag, waits until
  *                        the cloud says terminated, then deletes our key pairs and security
- *                        groups (found by tag, never by name alone)
+ *                        groups (found by tag, never by name alone); with a selector, only
+ *                        the instances carrying its tags as well
  *
  * Client tokens. A new instance fills a "slot" of its group; slots are numbered from the
  * count of instances already kept (plan->first_slot). A batch covering slots [s, s+n) in
@@ -23,7 +24,10 @@
  * after an interruption computes the same tokens for the slots that are still missing and
  * the cloud returns the instances the first run launched instead of launching again, even
  * when Describe has not caught up yet, while a cluster destroyed and created again (a new
- * security group) never meets its old tokens. The generation starts at 0 and is bumped
+ * security group) never meets its old tokens. Tags are not part of the token, neither
+ * expires-at nor the CI run's (GC_TAG_RUN_*): a second attempt of a CI run must replay the
+ * first attempt's launches rather than make new ones, and a replay whose tags differ is a
+ * parameter mismatch, handled below. The generation starts at 0 and is bumped
  * for the rest of a batch when the cloud answers its token with instances that are gone
  * or that the plan already counted (slots renumber when a lower slot dies), or with a
  * parameter mismatch (say another expires-at) once Describe shows no live instance of
@@ -167,6 +171,18 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
  * pairs and security groups tagged with the cluster. */
 int gc_engine_destroy(struct gc_engine *e, const struct gc_engine_opts *opts,
 		      struct gc_engine_report *report, struct gc_error *err);
+
+/*
+ * `destroy --selector`: gc_engine_destroy limited to the cluster's instances that carry
+ * every tag of sel (a NULL value: the key with any value), including any that shows up
+ * while waiting (a launch of a cancelled apply that Describe shows late). The key pairs
+ * and security groups carrying the cluster tag and every tag of sel are deleted only when
+ * no instance of the cluster is left at all, selected or not: the others still use them.
+ * n_sel 0 is gc_engine_destroy.
+ */
+int gc_engine_destroy_selected(struct gc_engine *e, const struct gc_tag_filter *sel, size_t n_sel,
+			       const struct gc_engine_opts *opts, struct gc_engine_report *report,
+			       struct gc_error *err);
 
 /* Terminates the instances of ids that carry this cluster's tag (any other id is left
  * alone and counted as an error), then waits until the cloud says terminated. For

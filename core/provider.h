@@ -45,7 +45,15 @@
 #define GC_TAG_SPEC_HASH  "gpucluster:spec-hash"
 #define GC_TAG_EXPIRES_AT "gpucluster:expires-at" /* RFC 3339 UTC */
 #define GC_TAG_HEALTH	  "gpucluster:health"	  /* set by the bootstrapper: ok | failed */
-#define GC_TAG_RUN_ID	  "gpucluster:run-id"	  /* CI runs */
+/* CI runs (GitHub Actions: GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_REPOSITORY), on every
+ * instance, key pair and security group a run creates; never part of a client token (see
+ * docs/internals/executor.md) */
+#define GC_TAG_RUN_ID	   "gpucluster:run-id"
+#define GC_TAG_RUN_ATTEMPT "gpucluster:run-attempt"
+#define GC_TAG_REPOSITORY  "gpucluster:repository"
+/* RFC 3339 UTC, on key pairs and security groups only: gc's grace period for orphans. Never on
+ * instances, whose tags are part of the replayed launch request. */
+#define GC_TAG_CREATED_AT "gpucluster:created-at"
 /* The SSH host key ("ssh-ed25519 AAAA...") the instance was told to use, on clouds without
  * console output (see gc_create_request.host_key_private). */
 #define GC_TAG_HOST_KEY "gpucluster:host-key"
@@ -57,6 +65,9 @@
 #define GC_CAP_CONSOLE_OUTPUT (1u << 3) /* console output carrying the SSH host keys */
 #define GC_CAP_CLIENT_TOKEN   (1u << 4) /* idempotent create with a client token */
 #define GC_CAP_PRICE	      (1u << 5) /* an hourly price for on-demand and spot */
+/* ImportKeyPair takes our Ed25519 login key. Without it the engine imports no key pair
+ * and the driver hands the key to cloud-init in the user-data (core/cloudinit.h). */
+#define GC_CAP_ED25519_KEYPAIR (1u << 6)
 
 enum gc_instance_state {
 	GC_STATE_PENDING = 0,
@@ -118,6 +129,9 @@ struct gc_provider_config {
 	const char *region;
 	const char *profile;  /* NULL: the cloud's default chain */
 	const char *endpoint; /* NULL: the environment's override, then the public endpoint */
+	/* The spec's provider.oidc (NULL or a NULL role: none): in GitHub Actions, the role
+	 * the driver assumes with the job's OIDC token before any other credentials. */
+	const struct gc_spec_oidc *oidc;
 	/* Environment lookups (credentials, endpoint and region variables), so tests control
 	 * them; NULL means the process environment. */
 	const struct gc_spec_env *env;
@@ -156,6 +170,9 @@ struct gc_create_request {
 	const char *client_token;
 	const char *key_name; /* the imported key pair's name */
 	const char *key_id;   /* and its id, as import_keypair / list_resources gave it */
+	/* The login key's public line; on clouds without GC_CAP_ED25519_KEYPAIR (key_name and
+	 * key_id NULL) the driver gives it to cloud-init (core/cloudinit.h). */
+	const char *authorized_key;
 	const char *security_group_id;
 	int64_t expires_at; /* unix seconds; 0: no TTL. The cloud timer is set when it has one */
 	/*
@@ -186,6 +203,13 @@ struct gc_secgroup_request {
 	size_t n_allow_from;
 	const struct gc_tag *tags;
 	size_t n_tags;
+	/*
+	 * Every protocol and port from instances in this same group, so that the nodes of a
+	 * cluster reach each other (torchrun's MASTER_PORT, NCCL over TCP, MPI). How is the
+	 * cloud's affair: a rule whose source is the group itself (EC2, Tencent), or a group
+	 * type whose members talk freely by default (an Alibaba basic group).
+	 */
+	bool allow_members;
 };
 
 /* A key pair or security group found by its tags. */
@@ -229,6 +253,8 @@ struct gc_provider_ops {
 	unsigned max_create_batch;    /* instances in one create call */
 	unsigned max_terminate_batch; /* ids in one terminate call */
 	unsigned client_token_max;    /* longest client token the cloud takes */
+	unsigned min_ttl_s;	      /* the cloud's timer needs at least this lead; 0: none */
+	unsigned max_disk_gb;	      /* the largest system disk; 0: the spec's own limit */
 
 	/* Resolves credentials, region and endpoint, and sets p->impl. */
 	int (*open)(struct gc_provider *p, const struct gc_provider_config *cfg,
@@ -255,7 +281,8 @@ struct gc_provider_ops {
 	int (*import_keypair)(struct gc_provider *p, const struct gc_keypair_request *req,
 			      char **out_id, struct gc_error *err);
 	int (*delete_keypair)(struct gc_provider *p, const char *id, struct gc_error *err);
-	/* Creates a security group allowing ssh_port from allow_from; *out_id is its id. */
+	/* Creates a security group allowing ssh_port from allow_from (and, with
+	 * allow_members, everything between its members); *out_id is its id. */
 	int (*create_secgroup)(struct gc_provider *p, const struct gc_secgroup_request *req,
 			       char **out_id, struct gc_error *err);
 	int (*delete_secgroup)(struct gc_provider *p, const char *id, struct gc_error *err);

@@ -37,6 +37,8 @@
 #define ALI_IMAGE_NAME_MAX 128
 #define MAX_SPOT_PRICE	   1000.0
 #define MAX_HOURLY_COST	   1000000.0
+#define OIDC_ROLE_MAX	   2048
+#define OIDC_AUDIENCE_MAX  256
 
 struct val {
 	struct gc_diags *diags;
@@ -765,11 +767,194 @@ static void get_str_list(struct val *v, const struct spec_node *n, size_t max,
 	}
 }
 
+/* provider.oidc values: ARNs and names as each cloud writes them. */
+
+/* How many decimal digits s (of len bytes) starts with. */
+static size_t digit_run(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && s[n] >= '0' && s[n] <= '9')
+		n++;
+	return n;
+}
+
+/* s (of len bytes) is prefix, an account of min..max digits, mid, then a rest of 1 to
+ * name_max bytes, returned in *rest. */
+static bool arn_shape(const char *s, size_t len, const char *prefix, size_t min, size_t max,
+		      const char *mid, size_t name_max, const char **rest, size_t *rest_len)
+{
+	size_t p = strlen(prefix), m = strlen(mid), d;
+
+	if (len <= p || memcmp(s, prefix, p) != 0)
+		return false;
+	d = digit_run(s + p, len - p);
+	if (d < min || d > max)
+		return false;
+	d += p;
+	if (len < d + m + 1 || memcmp(s + d, mid, m) != 0 || len - d - m > name_max)
+		return false;
+	*rest = s + d + m;
+	*rest_len = len - d - m;
+	return true;
+}
+
+/* arn:PARTITION:iam::ACCOUNT:role/[PATH/]NAME */
+static bool aws_role(const char *s, size_t len)
+{
+	static const char *const partitions[] = { "arn:aws:iam::", "arn:aws-cn:iam::",
+						  "arn:aws-us-gov:iam::" };
+	const char *name;
+	size_t n;
+
+	for (size_t i = 0; i < ARRAY_SIZE(partitions); i++)
+		if (len <= OIDC_ROLE_MAX &&
+		    arn_shape(s, len, partitions[i], 12, 12, ":role/", 512, &name, &n))
+			return chars_ok(name, n, true, "_+=,.@/-") && name[n - 1] != '/';
+	return false;
+}
+
+/* acs:ram::ACCOUNT:role/NAME */
+static bool ali_role(const char *s, size_t len)
+{
+	const char *name;
+	size_t n;
+
+	return arn_shape(s, len, "acs:ram::", 1, 20, ":role/", 64, &name, &n) &&
+		chars_ok(name, n, true, ".-");
+}
+
+/* qcs::cam::uin/ACCOUNT:roleName/NAME, or :role/ROLE-ID */
+static bool tc_role(const char *s, size_t len)
+{
+	const char *name;
+	size_t n;
+
+	if (arn_shape(s, len, "qcs::cam::uin/", 1, 20, ":roleName/", 128, &name, &n))
+		return chars_ok(name, n, true, "_+=,.@-");
+	return arn_shape(s, len, "qcs::cam::uin/", 1, 20, ":role/", 32, &name, &n) &&
+		digit_run(name, n) == n;
+}
+
+static bool any_role(const char *s, size_t len)
+{
+	return aws_role(s, len) || ali_role(s, len) || tc_role(s, len);
+}
+
+/* acs:ram::ACCOUNT:oidc-provider/NAME */
+static bool ali_oidc_provider(const char *s, size_t len)
+{
+	const char *name;
+	size_t n;
+
+	return arn_shape(s, len, "acs:ram::", 1, 20, ":oidc-provider/", 128, &name, &n) &&
+		chars_ok(name, n, true, ".-");
+}
+
+/* A Tencent ProviderId: the CAM identity provider's name. */
+static bool tc_oidc_provider(const char *s, size_t len)
+{
+	return len >= 1 && len <= 128 && chars_ok(s, len, true, "_.-");
+}
+
+static bool any_oidc_provider(const char *s, size_t len)
+{
+	return ali_oidc_provider(s, len) || tc_oidc_provider(s, len);
+}
+
+/* Printable ASCII without blanks: a client id, often a host name or a URL. */
+static bool valid_audience(const char *s, size_t len)
+{
+	if (len < 1 || len > OIDC_AUDIENCE_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
+			return false;
+	return true;
+}
+
+/* What every cloud's RoleSessionName takes. */
+static bool valid_session_name(const char *s, size_t len)
+{
+	return len >= 2 && len <= 64 && chars_ok(s, len, true, "_.@-");
+}
+
 /* Sections. */
+
+static void check_oidc(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+{
+	static const char *const keys[] = { "role", "provider", "audience", "session_name" };
+	struct gc_spec_oidc *o = &spec->provider.oidc;
+	bool (*role_ok)(const char *, size_t) = any_role;
+	bool (*provider_ok)(const char *, size_t) = any_oidc_provider;
+	const char *role_what = "role: expected the cloud's role ARN";
+	const char *provider_what = "OIDC provider: expected the OIDC provider's ARN or id";
+	struct slot s[ARRAY_SIZE(keys)];
+	const struct spec_node *x;
+	size_t mark;
+
+	if (scan_map(v, n, keys, ARRAY_SIZE(keys), s) < 0)
+		return;
+	if (v->cloud_known) {
+		switch (v->cloud) {
+		case GC_CLOUD_AWS:
+			role_ok = aws_role;
+			role_what = "role: expected arn:aws:iam::ACCOUNT:role/NAME";
+			break;
+		case GC_CLOUD_ALIBABA:
+			role_ok = ali_role;
+			role_what = "role: expected acs:ram::ACCOUNT:role/NAME";
+			provider_ok = ali_oidc_provider;
+			provider_what =
+				"OIDC provider: expected acs:ram::ACCOUNT:oidc-provider/NAME";
+			break;
+		case GC_CLOUD_TENCENT:
+			role_ok = tc_role;
+			role_what = "role: expected qcs::cam::uin/ACCOUNT:roleName/NAME";
+			provider_ok = tc_oidc_provider;
+			provider_what = "OIDC provider: expected a ProviderId of 1-128 characters "
+					"of A-Z, a-z, 0-9, '_', '.' and '-'";
+			break;
+		}
+	}
+	if ((x = required(v, n, &s[0], "role"))) {
+		mark = path_key(v, "role");
+		o->role = get_checked(v, x, role_ok, role_what);
+		path_pop(v, mark);
+	}
+	if (v->cloud_known && v->cloud == GC_CLOUD_AWS) {
+		/* AWS finds the identity provider by the token's issuer */
+		if ((x = optional(&s[1]))) {
+			mark = path_key(v, "provider");
+			bad(v, x,
+			    "AWS finds the identity provider by the token's issuer; leave this "
+			    "key out");
+			path_pop(v, mark);
+		}
+	} else if ((x = v->cloud_known ? required(v, n, &s[1], "provider") : optional(&s[1]))) {
+		mark = path_key(v, "provider");
+		o->provider = get_checked(v, x, provider_ok, provider_what);
+		path_pop(v, mark);
+	}
+	if ((x = optional(&s[2]))) {
+		mark = path_key(v, "audience");
+		o->audience = get_checked(v, x, valid_audience,
+					  "audience: use 1-256 printable ASCII characters "
+					  "without blanks");
+		path_pop(v, mark);
+	}
+	if ((x = optional(&s[3]))) {
+		mark = path_key(v, "session_name");
+		o->session_name = get_checked(v, x, valid_session_name,
+					      "session name: use 2-64 characters of A-Z, a-z, "
+					      "0-9, '_', '.', '@' and '-'");
+		path_pop(v, mark);
+	}
+}
 
 static void check_provider(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
-	static const char *const keys[] = { "name", "region", "profile", "endpoint" };
+	static const char *const keys[] = { "name", "region", "profile", "endpoint", "oidc" };
 	struct slot s[ARRAY_SIZE(keys)];
 	const struct spec_node *x;
 	size_t mark;
@@ -807,6 +992,11 @@ static void check_provider(struct val *v, const struct spec_node *n, struct gc_s
 			get_checked(v, x, valid_endpoint,
 				    "endpoint: expected an http:// or https:// URL with a host, "
 				    "at most 256 characters");
+		path_pop(v, mark);
+	}
+	if ((x = optional(&s[4]))) {
+		mark = path_key(v, "oidc");
+		check_oidc(v, x, spec);
 		path_pop(v, mark);
 	}
 }

@@ -123,6 +123,10 @@ void gc_spec_free(struct gc_spec *spec)
 	free(spec->provider.region);
 	free(spec->provider.profile);
 	free(spec->provider.endpoint);
+	free(spec->provider.oidc.role);
+	free(spec->provider.oidc.provider);
+	free(spec->provider.oidc.audience);
+	free(spec->provider.oidc.session_name);
 	free(spec->ssh.user);
 	free_strv(spec->ssh.allow_from, spec->ssh.n_allow_from);
 	for (size_t i = 0; spec->groups && i < spec->n_groups; i++) {

@@ -101,6 +101,17 @@ struct gc_spec_tag {
 	char *value;
 };
 
+/*
+ * provider.oidc: the role a GitHub Actions job assumes with its OIDC token (docs/ci.md).
+ * Used only when GITHUB_ACTIONS=true; elsewhere the cloud's usual chain applies.
+ */
+struct gc_spec_oidc {
+	char *role;	    /* NULL: no oidc block */
+	char *provider;	    /* Alibaba: the OIDC provider's ARN; Tencent: its ProviderId */
+	char *audience;	    /* NULL: the cloud's default (core/oidc.h) */
+	char *session_name; /* NULL: gpucluster-RUN-ATTEMPT */
+};
+
 struct gc_spec {
 	char *file; /* as given to the loader */
 	char *name;
@@ -109,6 +120,7 @@ struct gc_spec {
 		char *region;
 		char *profile;	/* NULL: the cloud's default credential chain */
 		char *endpoint; /* NULL: the cloud's public endpoint */
+		struct gc_spec_oidc oidc;
 	} provider;
 	struct {
 		char *user;

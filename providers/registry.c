@@ -5,11 +5,13 @@
 #include <stddef.h>
 
 #include "core/provider.h"
+#include "providers/alibaba/alibaba.h"
 #include "providers/aws/aws.h"
 #include "providers/tencent/tencent.h"
 
 static const struct gc_provider_ops *const registry[] = {
 	&gc_provider_aws,
+	&gc_provider_alibaba,
 	&gc_provider_tencent,
 };
 

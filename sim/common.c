@@ -13,6 +13,7 @@
 
 #include "core/alloc.h"
 #include "core/hash.h"
+#include "core/str.h"
 #include "sim/sim.h"
 
 void sim_config_defaults(struct sim_config *cfg)
@@ -90,6 +91,92 @@ const char *sim_cred_secret(const struct sim *sim, enum sim_cloud c, const char 
 		if (strcmp(sim->cfg.creds[c][i].id, id) == 0)
 			return sim->cfg.creds[c][i].secret;
 	return NULL;
+}
+
+/* --- sealed session tokens -------------------------------------------------------------- */
+
+char *sim_session_seal(const struct sim *sim, const char *prefix, const char *magic,
+		       const struct sim_session *s)
+{
+	struct gc_buf payload = GC_BUF_INIT(SIM_SESSION_TOKEN_MAX);
+	struct gc_buf out = GC_BUF_INIT(SIM_SESSION_TOKEN_MAX * 2);
+	unsigned char mac[GC_SHA256_LEN];
+
+	gc_buf_addf(&payload, "%s\n%s\n%lld\n%s", magic, s->key_id, (long long)s->expiry, s->arn);
+	gc_hmac_sha256(sim->cfg.sts_key, sizeof(sim->cfg.sts_key), payload.data, payload.len, mac);
+	gc_buf_add(&payload, mac, sizeof(mac));
+	gc_buf_addstr(&out, prefix);
+	gc_base64_encode(&out, payload.data, payload.len);
+	gc_buf_release(&payload);
+	return gc_buf_detach(&out, NULL);
+}
+
+enum sim_session_check sim_session_open(const struct sim *sim, const char *prefix,
+					const char *magic, const char *token, const char *key_id,
+					int64_t now, struct sim_session *out)
+{
+	struct gc_buf raw = GC_BUF_INIT(SIM_SESSION_TOKEN_MAX);
+	unsigned char mac[GC_SHA256_LEN];
+	char want[GC_SHA256_HEX_LEN], got[GC_SHA256_HEX_LEN], num[24];
+	enum sim_session_check ret = SIM_SESSION_MALFORMED;
+	size_t plen, mlen = strlen(magic), klen;
+	const char *p, *nl;
+	int64_t expiry;
+
+	if (!token || !key_id || strlen(token) > SIM_SESSION_TOKEN_MAX ||
+	    strncmp(token, prefix, strlen(prefix)) != 0 ||
+	    gc_base64_decode(&raw, token + strlen(prefix), strlen(token) - strlen(prefix)) != 0 ||
+	    raw.len <= sizeof(mac))
+		goto out;
+	plen = raw.len - sizeof(mac);
+	gc_hmac_sha256(sim->cfg.sts_key, sizeof(sim->cfg.sts_key), raw.data, plen, mac);
+	gc_hex(mac, sizeof(mac), want);
+	gc_hex((const unsigned char *)raw.data + plen, sizeof(mac), got);
+	if (!gc_sign_equal(want, got))
+		goto out;
+	raw.data[plen] = '\0';
+	/* sealed by us, so well-formed unless another cloud's magic sealed it */
+	p = raw.data;
+	if (strncmp(p, magic, mlen) != 0 || p[mlen] != '\n')
+		goto out;
+	p += mlen + 1;
+	nl = strchr(p, '\n');
+	if (!nl || (size_t)(nl - p) >= sizeof(out->key_id))
+		goto out;
+	snprintf(out->key_id, sizeof(out->key_id), "%.*s", (int)(nl - p), p);
+	p = nl + 1;
+	nl = strchr(p, '\n');
+	if (!nl || (size_t)(nl - p) >= sizeof(num))
+		goto out;
+	snprintf(num, sizeof(num), "%.*s", (int)(nl - p), p);
+	if (gc_parse_i64(num, 0, INT64_MAX, &expiry) != 0)
+		goto out;
+	out->expiry = expiry;
+	snprintf(out->arn, sizeof(out->arn), "%s", nl + 1);
+	klen = strlen(out->key_id);
+	if (strlen(key_id) != klen || strcmp(out->key_id, key_id) != 0)
+		ret = SIM_SESSION_MISMATCH;
+	else
+		ret = now >= expiry ? SIM_SESSION_EXPIRED : SIM_SESSION_OK;
+out:
+	gc_buf_release(&raw);
+	return ret;
+}
+
+void sim_session_derive(const struct sim *sim, const char *text, const char *alphabet, char *out,
+			size_t n)
+{
+	unsigned char block[GC_SHA256_LEN];
+	size_t i = 0, an = strlen(alphabet);
+
+	gc_hmac_sha256(sim->cfg.sts_key, sizeof(sim->cfg.sts_key), text, strlen(text), block);
+	while (i < n) {
+		for (size_t k = 0; k < sizeof(block) && i < n; k++)
+			out[i++] = alphabet[block[k] % an];
+		gc_hmac_sha256(sim->cfg.sts_key, sizeof(sim->cfg.sts_key), block, sizeof(block),
+			       block);
+	}
+	out[n] = '\0';
 }
 
 /* --- nonces --------------------------------------------------------------------------- */

@@ -12,6 +12,7 @@
 #include "core/alloc.h"
 #include "sim/control.h"
 #include "sim/node.h"
+#include "sim/oidc.h"
 
 static void reply_json(struct sim_resp *resp, int status, json_t *doc)
 {
@@ -102,15 +103,18 @@ json_t *sim_control_state(struct sim *sim)
 		for (size_t r = 0; r < g->n_rules; r++)
 			json_array_append_new(
 				rules,
-				json_pack("{s:s,s:i,s:i,s:s,s:s}", "protocol", g->rules[r].protocol,
-					  "from_port", g->rules[r].from_port, "to_port",
-					  g->rules[r].to_port, "cidr", g->rules[r].cidr,
-					  "description", g->rules[r].description));
+				json_pack("{s:s,s:i,s:i,s:s,s:s,s:s}", "protocol",
+					  g->rules[r].protocol, "from_port", g->rules[r].from_port,
+					  "to_port", g->rules[r].to_port, "cidr", g->rules[r].cidr,
+					  "source_group", g->rules[r].source_group, "description",
+					  g->rules[r].description));
+		/* inner_access: whether members reach each other without a rule */
 		json_array_append_new(sgs,
-				      json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o}", "cloud",
+				      json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o}", "cloud",
 						sim_cloud_name(g->cloud), "region", g->region, "id",
 						g->id, "name", g->name, "description",
-						g->description, "vpc", g->vpc, "tags",
+						g->description, "vpc", g->vpc, "inner_access",
+						g->inner_accept ? "accept" : "drop", "tags",
 						tags_json(&g->tags), "rules", rules));
 	}
 	for (size_t i = 0; i < w->n_tokens; i++) {
@@ -236,7 +240,9 @@ void sim_control_handle(struct sim *sim, const struct sim_req *req, struct sim_r
 	const char *m = req->method, *p = req->path;
 
 	snprintf(resp->action, sizeof(resp->action), "%s %s", m, p);
-	if (strcmp(p, "/healthz") == 0 && strcmp(m, "GET") == 0) {
+	if (sim_oidc_handle(sim, req, resp)) {
+		/* the OIDC issuer's paths (sim/oidc.h) */
+	} else if (strcmp(p, "/healthz") == 0 && strcmp(m, "GET") == 0) {
 		reply_json(resp, 200, json_pack("{s:b}", "ok", 1));
 	} else if (strcmp(p, "/checkip") == 0 && strcmp(m, "GET") == 0) {
 		/* what checkip.amazonaws.com answers: the caller's address and a newline */

@@ -9,6 +9,8 @@
  *   POST   /faults                   add rules, one per line
  *   DELETE /faults                   remove every rule
  *   POST   /nodes/<instance-id>/faults   set a node's faults: "ecc,missing-gpu", "" clears
+ *   GET    /oidc/token, /.well-known/openid-configuration, /.well-known/jwks
+ *                                    the OIDC issuer (sim/oidc.h)
  *
  * No authentication: it listens on loopback only, like the cloud ports. A pure function
  * of (sim, request), like a frontend; it locks the world itself.

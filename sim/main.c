@@ -27,6 +27,7 @@
 #include "core/log.h"
 #include "core/str.h"
 #include "sim/node.h"
+#include "sim/oidc.h"
 #include "sim/server.h"
 #include "sim/sim.h"
 
@@ -53,6 +54,7 @@ enum opt_id {
 	OPT_NODE_NET,
 	OPT_REBOOT,
 	OPT_CRED,
+	OPT_OIDC_CLIENT_ID,
 	OPT_HELP = 'h',
 	OPT_VERBOSE = 'v',
 };
@@ -109,6 +111,8 @@ static const struct opt_doc opts[] = {
 	  "how long a node reboot keeps SSH down (default 3000)" },
 	{ { "cred", required_argument, NULL, OPT_CRED }, "CLOUD:ID:SECRET",
 	  "accept another access key (repeatable, up to 3 per cloud)" },
+	{ { "oidc-client-id", required_argument, NULL, OPT_OIDC_CLIENT_ID }, "CLOUD:ID",
+	  "an audience CLOUD's identity provider trusts instead of the default (repeatable)" },
 	{ { "verbose", no_argument, NULL, OPT_VERBOSE }, NULL,
 	  "log every API call on stderr" },
 	{ { "help", no_argument, NULL, OPT_HELP }, NULL, "show this help" },
@@ -136,6 +140,8 @@ struct args {
 	int ssh_port;
 	const char *node_net;
 	unsigned reboot_ms;
+	const char **client_ids; /* --oidc-client-id values, CLOUD:ID */
+	size_t n_client_ids;
 	bool verbose;
 };
 
@@ -293,6 +299,11 @@ static int parse_args(int argc, char **argv, struct args *a, struct sim_config *
 			if (add_cred(cfg, optarg) != 0)
 				return 2;
 			break;
+		case OPT_OIDC_CLIENT_ID:
+			a->client_ids = gc_xreallocarray(a->client_ids, a->n_client_ids + 1,
+							 sizeof(char *));
+			a->client_ids[a->n_client_ids++] = optarg;
+			break;
 		case OPT_VERBOSE: a->verbose = true; break;
 		case OPT_HELP: usage(stdout); return 1;
 		default: fprintf(stderr, "gpucluster-sim: try --help\n"); return 2;
@@ -357,8 +368,49 @@ static void remove_tree_at(int parent, const char *name)
 	unlinkat(parent, name, AT_REMOVEDIR);
 }
 
+/* The issuer and what a workflow's runner would export for it (sim/oidc.h). */
+static json_t *oidc_json(const struct sim *sim)
+{
+	char issuer[SIM_OIDC_ISSUER_MAX + 1], *url;
+	json_t *o;
+
+	sim_oidc_issuer(sim->oidc, issuer);
+	url = gc_xasprintf("%s/oidc/token?api-version=2.0", issuer);
+	o = json_pack("{s:s, s:s, s:s}", "issuer", issuer, "token_url", url, "request_token",
+		      sim_oidc_request_token(sim->oidc));
+	free(url);
+	return o;
+}
+
+/* Adds the --oidc-client-id values to the issuer. */
+static int oidc_client_ids(struct sim_oidc *o, const struct args *a)
+{
+	for (size_t i = 0; i < a->n_client_ids; i++) {
+		const char *colon = strchr(a->client_ids[i], ':');
+		char cloud[16];
+		enum sim_cloud c;
+
+		if (!colon || (size_t)(colon - a->client_ids[i]) >= sizeof(cloud)) {
+			fprintf(stderr, "gpucluster-sim: --oidc-client-id: expected CLOUD:ID\n");
+			return -1;
+		}
+		snprintf(cloud, sizeof(cloud), "%.*s", (int)(colon - a->client_ids[i]),
+			 a->client_ids[i]);
+		if (sim_cloud_parse(cloud, &c) != 0 ||
+		    sim_oidc_add_client_id(o, c, colon + 1) != 0) {
+			fprintf(stderr,
+				"gpucluster-sim: --oidc-client-id '%s': expected CLOUD:ID with CLOUD "
+				"one of aws, alibaba, tencent, an ID of 1-%d characters, at most %d "
+				"per cloud\n",
+				a->client_ids[i], SIM_OIDC_CLIENT_ID_MAX, SIM_OIDC_MAX_CLIENT_IDS);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int write_ready_file(const char *path, const struct args *a, const struct sim_server *srv,
-			    const char *state_dir)
+			    const char *state_dir, const struct sim *sim)
 {
 	const char *host = a->listen;
 	char *tmp = gc_xasprintf("%s.tmp.%ld", path, (long)getpid());
@@ -375,6 +427,7 @@ static int write_ready_file(const char *path, const struct args *a, const struct
 	json_object_set_new(doc, "ssh_port", a->no_ssh ? json_null() : json_integer(a->ssh_port));
 	json_object_set_new(doc, "node_net", a->no_ssh ? json_null() : json_string(a->node_net));
 	json_object_set_new(doc, "state_dir", json_string(state_dir));
+	json_object_set_new(doc, "oidc", oidc_json(sim));
 	/* written under another name and renamed, so a reader never sees half a file */
 	if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
 		fprintf(stderr, "gpucluster-sim: cannot write '%s'\n", tmp);
@@ -430,11 +483,13 @@ int main(int argc, char **argv)
 	if (rc != 0) {
 		free(a.faults);
 		free(a.node_faults);
+		free(a.client_ids);
 		return rc == 1 ? 0 : 2;
 	}
 	if (check_listen(a.listen) != 0) {
 		free(a.faults);
 		free(a.node_faults);
+		free(a.client_ids);
 		return 2;
 	}
 	if (!a.seed_given && gc_random_bytes(&a.seed, sizeof(a.seed)) != 0)
@@ -474,6 +529,13 @@ int main(int argc, char **argv)
 	sim.faults = sim_faults_new(a.seed ^ 0x9e3779b97f4a7c15ull, NULL);
 	sim.nonces = sim_nonces_new();
 	sim_faults_set_rate_limits(sim.faults, !a.no_rate_limits);
+	sim.oidc = sim_oidc_new(&err);
+	if (!sim.oidc) {
+		fprintf(stderr, "gpucluster-sim: %s\n", err.message);
+		goto out;
+	}
+	if (oidc_client_ids(sim.oidc, &a) != 0)
+		goto out;
 	sim_faults_set_latency(sim.faults, a.latency_ms);
 	for (size_t i = 0; i < a.n_faults; i++) {
 		if (sim_faults_add(sim.faults, a.faults[i], &err) != 0) {
@@ -523,7 +585,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gpucluster-sim: %s\n", err.message);
 		goto out;
 	}
-	if (a.ready_file && write_ready_file(a.ready_file, &a, srv, state_dir) != 0)
+	{
+		/* the issuer is the control port: only now is its port known */
+		char *issuer = gc_xasprintf("http://%s:%d", a.listen,
+					    sim_server_port(srv, SIM_SERVER_CONTROL));
+		sim_oidc_set_issuer(sim.oidc, issuer);
+		free(issuer);
+	}
+	if (a.ready_file && write_ready_file(a.ready_file, &a, srv, state_dir, &sim) != 0)
 		goto out;
 	if (a.verbose)
 		fprintf(stderr,
@@ -547,6 +616,7 @@ out:
 	if (sim.faults)
 		sim_faults_free(sim.faults);
 	sim_nonces_free(sim.nonces);
+	sim_oidc_free(sim.oidc);
 	if (a.ready_file && status == 0)
 		unlink(a.ready_file);
 	if (temp_dir) {
@@ -556,5 +626,6 @@ out:
 	gc_log_release(&log);
 	free(a.faults);
 	free(a.node_faults);
+	free(a.client_ids);
 	return status;
 }

@@ -985,6 +985,39 @@ static bool user_data_host_key(const char *ud, struct gc_buf *pem)
 	return pem->len > 0;
 }
 
+/*
+ * The login keys a launch gave cloud-init instead of a key pair (Alibaba and Tencent take
+ * no Ed25519 key pairs): the "- KEY" items of a top-level ssh_authorized_keys list in
+ * #cloud-config user-data, plain or double-quoted, one per line into *keys.
+ */
+static void user_data_authorized_keys(const char *ud, struct gc_buf *keys)
+{
+	const char *p;
+
+	if (!ud || strncmp(ud, "#cloud-config", 13) != 0 ||
+	    !(p = strstr(ud, "\nssh_authorized_keys:\n")))
+		return;
+	p = strchr(p + 1, '\n') + 1;
+	while (strncmp(p, "  - ", 4) == 0) {
+		const char *v = p + 4, *eol = strchr(v, '\n');
+		size_t len = eol ? (size_t)(eol - v) : strlen(v);
+
+		if (len >= 2 && v[0] == '"' && v[len - 1] == '"') {
+			for (size_t i = 1; i + 1 < len; i++) {
+				if (v[i] == '\\' && i + 2 < len)
+					i++;
+				gc_buf_addch(keys, v[i]);
+			}
+		} else {
+			gc_buf_add(keys, v, len);
+		}
+		gc_buf_addch(keys, '\n');
+		if (!eol)
+			break;
+		p = eol + 1;
+	}
+}
+
 static int node_create(void *ctx, struct sim_instance *inst, const char *authorized_key,
 		       const struct sim_itype *type, const struct sim_image *image,
 		       struct gc_error *err)
@@ -992,7 +1025,7 @@ static int node_create(void *ctx, struct sim_instance *inst, const char *authori
 	struct sim_nodes *n = ctx;
 	struct node *node = gc_xcalloc(1, sizeof(*node));
 	struct gc_keypair kp;
-	struct gc_buf line = GC_BUF_INIT(1024), pem = GC_BUF_INIT(16384);
+	struct gc_buf line = GC_BUF_INIT(1024), pem = GC_BUF_INIT(16384), keys = GC_BUF_INIT(65536);
 	char fpr[GC_SSH_FINGERPRINT_SIZE];
 	char *keypath = NULL;
 	int rc = -1;
@@ -1073,6 +1106,13 @@ static int node_create(void *ctx, struct sim_instance *inst, const char *authori
 	gc_keypair_fingerprint(fpr, &kp);
 	gc_keypair_release(&kp);
 
+	if (!authorized_key) {
+		user_data_authorized_keys(inst->user_data, &keys);
+		if (keys.len) {
+			gc_buf_truncate(&keys, keys.len - 1); /* write_ssh adds the newline */
+			authorized_key = keys.data;
+		}
+	}
 	if (write_ssh(n, node, authorized_key, err) < 0 || write_etc(node, image, err) < 0 ||
 	    write_state(node, inst, type, image, err) < 0 || install_tools(node, err) < 0)
 		goto fail;
@@ -1101,6 +1141,7 @@ out:
 	pthread_mutex_unlock(&n->lock);
 	free(keypath);
 	gc_buf_release(&line);
+	gc_buf_release(&keys);
 	gc_keypair_wipe_buf(&pem);
 	return rc;
 }

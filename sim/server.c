@@ -165,17 +165,22 @@ static void iso8601_ms(char out[48])
 
 /*
  * User-data is the user's boot script and may hold secrets (tokens, keys), so the log
- * keeps only its size. Every cloud calls the field UserData at the top level.
+ * keeps only its size; so do the OIDC tokens the STS actions take, which are bearer
+ * credentials. Every cloud names these fields at the top level.
  */
 static void redact_user_data(json_t *params)
 {
-	json_t *ud = json_object_get(params, "UserData");
+	static const char *const fields[] = { "UserData", "WebIdentityToken", "OIDCToken" };
 	char note[64];
 
-	if (!json_is_string(ud))
-		return;
-	snprintf(note, sizeof(note), "<redacted: %zu characters>", json_string_length(ud));
-	json_object_set_new(params, "UserData", json_string(note));
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		json_t *v = json_object_get(params, fields[i]);
+
+		if (!json_is_string(v) || gc_starts_with(json_string_value(v), "<redacted: "))
+			continue;
+		snprintf(note, sizeof(note), "<redacted: %zu characters>", json_string_length(v));
+		json_object_set_new(params, fields[i], json_string(note));
+	}
 }
 
 static void write_request_log(struct sim_server *s, enum sim_cloud cloud,

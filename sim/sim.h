@@ -65,6 +65,8 @@ struct sim {
 	void *nodes; /* struct sim_nodes *, or NULL without SSH nodes */
 	/* Alibaba nonces seen in the last 15 minutes (replay protection) */
 	struct sim_nonces *nonces;
+	/* the OIDC issuer the accounts trust (sim/oidc.h), or NULL: none registered */
+	struct sim_oidc *oidc;
 };
 
 /* A received request, as the server hands it to a frontend. Borrowed pointers. */
@@ -124,6 +126,44 @@ const char *sim_aws_secret(const struct sim *sim, const char *key_id, const char
 			   int64_t now, char out[SIM_AWS_SECRET_MAX]);
 
 /* --- helpers the frontends share (sim/common.c) -------------------------------------- */
+
+/*
+ * Sealed session tokens: the temporary keys the three STS frontends issue need no table.
+ * A session token is PREFIX followed by the base64 of "MAGIC\nKEYID\nEXPIRY\nARN" and
+ * its HMAC-SHA256 under cfg.sts_key; the secret is derived from the key id under the
+ * same key. Any frontend can then check a request made with them without a lock, a reset
+ * forgets nothing it should keep, and a restarted emulator no longer accepts old tokens,
+ * as real temporary keys expire. Each cloud has its own magic, so a token of one cloud is
+ * not taken by another.
+ */
+#define SIM_SESSION_ARN_MAX   2304
+#define SIM_SESSION_TOKEN_MAX 8192 /* longer is not one of ours */
+
+struct sim_session {
+	char key_id[64];
+	int64_t expiry; /* unix seconds */
+	char arn[SIM_SESSION_ARN_MAX];
+};
+
+enum sim_session_check {
+	SIM_SESSION_OK = 0,
+	SIM_SESSION_MALFORMED, /* not a token this emulator sealed with this magic */
+	SIM_SESSION_MISMATCH,  /* sealed for another key id */
+	SIM_SESSION_EXPIRED,   /* at or past its expiry */
+};
+
+/* The token for s (a new string). */
+char *sim_session_seal(const struct sim *sim, const char *prefix, const char *magic,
+		       const struct sim_session *s);
+/* Opens token, sealed with prefix and magic, for key_id at time now; *out is filled when
+ * the seal is ours (OK, MISMATCH or EXPIRED). */
+enum sim_session_check sim_session_open(const struct sim *sim, const char *prefix,
+					const char *magic, const char *token, const char *key_id,
+					int64_t now, struct sim_session *out);
+/* n characters of alphabet derived from the HMAC of text under cfg.sts_key, NUL-ended: the
+ * temporary keys' ids and secrets. */
+void sim_session_derive(const struct sim *sim, const char *text, const char *alphabet, char *out,
+			size_t n);
 
 /* A random request id in the shape of a UUID, upper- or lower-case. */
 void sim_request_id(struct sim *sim, bool upper, char out[37]);

@@ -134,11 +134,13 @@ struct sim_keypair {
 	int64_t created_wall;
 };
 
+/* An ingress ACCEPT rule; its source is either cidr or source_group (the other empty). */
 struct sim_rule {
 	char protocol[16]; /* "tcp", "udp", "icmp", "-1" / "all" */
 	int from_port;
 	int to_port;
 	char cidr[64];
+	char source_group[SIM_ID_MAX]; /* a security group of the same cloud: its members */
 	char description[SIM_NAME_MAX];
 };
 
@@ -149,6 +151,14 @@ struct sim_secgroup {
 	char name[SIM_NAME_MAX];
 	char description[256];
 	char vpc[SIM_NAME_MAX];
+	/*
+	 * Whether members reach each other with no rule at all: Alibaba's InnerAccessPolicy
+	 * Accept, the default of a basic ("normal") group. False for an Alibaba advanced
+	 * ("enterprise") group and on AWS and Tencent, where only a rule whose source is the
+	 * group lets members in.
+	 */
+	bool inner_accept;
+	char type[16]; /* Alibaba's SecurityGroupType ("normal", "enterprise"); else "" */
 	struct sim_tags tags;
 	struct sim_rule *rules;
 	size_t n_rules;

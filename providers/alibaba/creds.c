@@ -11,7 +11,8 @@
  * with the log as soon as they are read.
  *
  * The network parts: STS AssumeRole (an ACS3-signed POST built by ali_wire_build, JSON
- * answers) and the ECS metadata service (a PUT for a session token, then GETs). Both
+ * answers), STS AssumeRoleWithOIDC (anonymous, the token being the proof; the token from
+ * a file or from GitHub Actions, core/oidc.h) and the ECS metadata service (a PUT for a session token, then GETs). Both
  * retry through core/retry.h.
  */
 #include <errno.h>
@@ -28,10 +29,12 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/oidc.h"
 #include "core/retry.h"
 #include "core/str.h"
 #include "providers/alibaba/creds.h"
 #include "providers/alibaba/ecs.h"
+#include "providers/alibaba/sign.h"
 
 #define CONFIG_MAX	     ((size_t)1 << 20)
 #define TOKEN_FILE_MAX	     ((size_t)64 << 10)
@@ -253,8 +256,11 @@ struct assume {
 
 static enum gc_errcode sts_errcode(const char *code, int status)
 {
-	/* a role that is not there, or not ours to assume: not allowed, as AWS says */
-	if (code && (gc_starts_with(code, "EntityNotExist") || strcmp(code, "NoPermission") == 0))
+	/* a role that is not there, or not ours to assume: not allowed, as AWS says; and
+	 * every refusal of an OIDC token (AuthenticationFail.OIDCToken.*, HTTP 401) */
+	if (code &&
+	    (gc_starts_with(code, "EntityNotExist") || strcmp(code, "NoPermission") == 0 ||
+	     gc_starts_with(code, "AuthenticationFail")))
 		return GC_EAUTH;
 	return ali_classify(code, status);
 }
@@ -306,7 +312,8 @@ static int assume_role(struct ali_creds *out, struct chain *ch, const struct ali
 		return -1;
 	}
 	snprintf(dflt, sizeof(dflt), "gpucluster-%lld", (long long)ch->now);
-	snprintf(num, sizeof(num), "%lld", (long long)(a->duration ? a->duration : DURATION_DEFAULT));
+	snprintf(num, sizeof(num), "%lld",
+		 (long long)(a->duration ? a->duration : DURATION_DEFAULT));
 	gc_params_add(&params, "RoleArn", a->role_arn);
 	gc_params_add(&params, "RoleSessionName", a->session_name ? a->session_name : dflt);
 	gc_params_add(&params, "DurationSeconds", num);
@@ -363,8 +370,8 @@ static int assume_role(struct ali_creds *out, struct chain *ch, const struct ali
 				     rc == 0 ? code : "no error code", rc == 0 ? ": " : "",
 				     rc == 0 ? msg : "", res.status, base,
 				     rc == 0 && rid[0] ? ", request " : "", rc == 0 ? rid : "");
-			gc_error_set_cloud(err, rc == 0 ? code : NULL, rc == 0 && rid[0] ? rid : NULL,
-					   res.status);
+			gc_error_set_cloud(err, rc == 0 ? code : NULL,
+					   rc == 0 && rid[0] ? rid : NULL, res.status);
 		}
 		gc_http_response_release(&res);
 		if (gc_retry_pause(&r, err, -1) != 0)
@@ -377,32 +384,144 @@ static int assume_role(struct ali_creds *out, struct chain *ch, const struct ali
 	return ret;
 }
 
-/* --- OIDC (issue 7) ------------------------------------------------------------------- */
+/* --- OIDC ------------------------------------------------------------------------------- */
+
+/*
+ * STS AssumeRoleWithOIDC, anonymous as the Credentials SDKs send it: an RPC-style POST
+ * with Action, Version, Format and Timestamp in the query and the token with the role in
+ * a form body, no signature (the token is the proof). Retried on throttling and 5xx.
+ * Takes source.
+ */
+static int assume_oidc(struct ali_creds *out, struct chain *ch, const char *role_arn,
+		       const char *provider_arn, const char *token, const char *session_name,
+		       const char *what, char *source, struct gc_error *err)
+{
+	static const char ctype[] = "Content-Type: application/x-www-form-urlencoded";
+	struct gc_params form = GC_PARAMS_INIT, query = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(GC_BUF_DEFAULT_MAX), qs = GC_BUF_INIT(4096);
+	struct gc_retry_policy policy = retry_policy(ch, 0);
+	struct gc_retry r;
+	char *base = NULL, *url = NULL, dflt[48], num[24], ts[ALI_TIMESTAMP_LEN + 1];
+	const char *headers[2] = { ctype, "Accept: application/json" };
+	struct assume a;
+	int ret = -1;
+
+	memset(&a, 0, sizeof(a));
+	a.role_arn = role_arn;
+	a.what = what;
+	if (!ch->in->http) {
+		gc_error_set(err, GC_EINVALID, "cannot %s: no HTTP client was given", what);
+		goto out;
+	}
+	if (sts_base(&base, ch, NULL, err) != 0) {
+		gc_error_prefix(err, "cannot %s", what);
+		goto out;
+	}
+	snprintf(dflt, sizeof(dflt), "gpucluster-%lld", (long long)ch->now);
+	snprintf(num, sizeof(num), "%d", DURATION_DEFAULT);
+	gc_params_add(&form, "OIDCProviderArn", provider_arn);
+	gc_params_add(&form, "OIDCToken", token);
+	gc_params_add(&form, "RoleArn", role_arn);
+	gc_params_add(&form, "RoleSessionName", session_name ? session_name : dflt);
+	gc_params_add(&form, "DurationSeconds", num);
+	if (gc_params_encode(&body, &form) != 0) {
+		gc_error_set(err, GC_ETOOBIG, "cannot %s: the request is too large", what);
+		goto out;
+	}
+	gc_log_debug(ch->in->log, "alibaba: sts AssumeRoleWithOIDC '%s' at '%s'", role_arn, base);
+	gc_retry_begin(&r, &policy);
+	for (;;) {
+		struct gc_http_request req;
+		struct gc_http_response res;
+		int rc;
+
+		ali_format_time((time_t)time(NULL), ts);
+		gc_params_release(&query);
+		gc_buf_reset(&qs);
+		gc_params_add(&query, "Action", "AssumeRoleWithOIDC");
+		gc_params_add(&query, "Format", "JSON");
+		gc_params_add(&query, "Version", ALI_STS_VERSION);
+		gc_params_add(&query, "Timestamp", ts);
+		(void)gc_params_encode(&qs, &query);
+		free(url);
+		url = gc_xasprintf("%s/?%s", base, qs.data);
+		memset(&req, 0, sizeof(req));
+		req.method = "POST";
+		req.url = url;
+		req.headers = headers;
+		req.n_headers = 2;
+		req.body = body.data;
+		req.body_len = body.len;
+		req.max_response = STS_MAX_RESPONSE;
+		rc = gc_http_perform(ch->in->http, &req, &res, err);
+		if (rc != 0) {
+			gc_error_prefix(err, "cannot %s at '%s'", what, base);
+		} else if (res.status == 200) {
+			rc = sts_parse(out, ch, &a, base, &res, source, err);
+			source = NULL;
+			gc_http_response_release(&res);
+			if (rc == 0)
+				gc_retry_succeeded(&r);
+			ret = rc;
+			break;
+		} else {
+			char code[128], msg[512], rid[128];
+
+			rc = ali_json_error(res.body.data, res.body.len, code, msg, rid);
+			gc_error_set(err, sts_errcode(rc == 0 ? code : NULL, res.status),
+				     "cannot %s: %s%s%s (HTTP %d from '%s'%s%s)", what,
+				     rc == 0 ? code : "no error code", rc == 0 ? ": " : "",
+				     rc == 0 ? msg : "", res.status, base,
+				     rc == 0 && rid[0] ? ", request " : "", rc == 0 ? rid : "");
+			gc_error_set_cloud(err, rc == 0 ? code : NULL,
+					   rc == 0 && rid[0] ? rid : NULL, res.status);
+		}
+		gc_http_response_release(&res);
+		if (gc_retry_pause(&r, err, -1) != 0)
+			break;
+		gc_log_debug(ch->in->log, "alibaba: retrying sts AssumeRoleWithOIDC: %s",
+			     err->message);
+	}
+out:
+	free(source);
+	free(base);
+	free(url);
+	wipe_buf(&body);
+	for (size_t i = 0; i < form.n; i++)
+		if (strcmp(form.items[i].name, "OIDCToken") == 0)
+			memset(form.items[i].value, 0, strlen(form.items[i].value));
+	gc_params_release(&form);
+	gc_params_release(&query);
+	gc_buf_release(&qs);
+	return ret;
+}
 
 int ali_assume_role_with_oidc(struct ali_creds *out, const struct ali_creds_input *in,
 			      const char *role_arn, const char *oidc_provider_arn,
 			      const char *oidc_token, const char *session_name,
 			      struct gc_error *err)
 {
-	(void)out;
-	(void)in;
-	(void)oidc_provider_arn;
-	(void)oidc_token;
-	(void)session_name;
-	return gc_error_set(err, GC_EUNSUPPORTED,
-			    "cannot assume role '%s' with an OIDC token: STS "
-			    "AssumeRoleWithOIDC is not supported yet; use an AccessKey or a "
-			    "RamRoleArn profile",
-			    role_arn);
+	struct chain ch;
+	char *what = gc_xasprintf("assume role '%s' with OIDC provider '%s'", role_arn,
+				  oidc_provider_arn);
+	int ret;
+
+	memset(&ch, 0, sizeof(ch));
+	ch.in = in;
+	ch.now = in->now ? in->now : (int64_t)time(NULL);
+	ret = assume_oidc(out, &ch, role_arn, oidc_provider_arn, oidc_token, session_name, what,
+			  gc_xasprintf("OIDC (role '%s')", role_arn), err);
+	free(what);
+	return ret;
 }
 
-/* Reads the token file and hands over to the OIDC hook. */
+/* Reads the token file and hands over to AssumeRoleWithOIDC. */
 static int oidc(struct ali_creds *out, struct chain *ch, const char *role_arn,
 		const char *provider_arn, const char *token_file, const char *session_name,
 		struct gc_error *err)
 {
 	struct gc_buf token = GC_BUF_INIT(TOKEN_FILE_MAX);
-	char *path = expand_home(ch->in, token_file);
+	char *path = expand_home(ch->in, token_file), *what;
 	bool found;
 	int ret = -1;
 
@@ -419,11 +538,53 @@ static int oidc(struct ali_creds *out, struct chain *ch, const char *role_arn,
 		goto out;
 	}
 	gc_log_add_secret(ch->in->log, token.data);
-	ret = ali_assume_role_with_oidc(out, ch->in, role_arn, provider_arn, token.data,
-					session_name, err);
+	what = gc_xasprintf("assume role '%s' with the OIDC token in '%s'", role_arn, path);
+	ret = assume_oidc(out, ch, role_arn, provider_arn, token.data, session_name, what,
+			  gc_xasprintf("OIDC (role '%s')", role_arn), err);
+	free(what);
 out:
 	wipe_buf(&token);
 	free(path);
+	return ret;
+}
+
+/* AssumeRoleWithOIDC with a fresh token from GitHub Actions' token service (each renewal
+ * fetches another: they live minutes). */
+static int actions_oidc(struct ali_creds *out, struct chain *ch, const char *role_arn,
+			const char *provider_arn, const char *audience, const char *session_name,
+			const char *named_by, struct gc_error *err)
+{
+	struct gc_oidc_request req;
+	char *token = NULL, *what, session[GC_OIDC_SESSION_MAX + 1];
+	int ret;
+
+	what = gc_xasprintf("assume role '%s' (%s) with the GitHub Actions OIDC token", role_arn,
+			    named_by);
+	if (!provider_arn) {
+		ret = gc_error_set(err, GC_EINVALID,
+				   "cannot %s: no OIDC provider ARN (provider.oidc.provider)",
+				   what);
+		goto out;
+	}
+	memset(&req, 0, sizeof(req));
+	req.audience = audience && *audience ? audience : GC_OIDC_AUDIENCE_ALIBABA;
+	req.env = ch->in->env;
+	req.http = ch->in->http;
+	req.log = ch->in->log;
+	req.clock = ch->in->clock;
+	if (gc_oidc_fetch(&token, &req, err) != 0) {
+		ret = gc_error_prefix(err, "cannot %s", what);
+		goto out;
+	}
+	if (!session_name) {
+		gc_oidc_session_name(session, ch->in->env, ch->now);
+		session_name = session;
+	}
+	ret = assume_oidc(out, ch, role_arn, provider_arn, token, session_name, what,
+			  gc_xasprintf("GitHub Actions OIDC (role '%s')", role_arn), err);
+out:
+	gc_oidc_token_free(token);
+	free(what);
 	return ret;
 }
 
@@ -441,7 +602,8 @@ static int env_keys(struct ali_creds *out, struct chain *ch, char **why, struct 
 		  "ALIBABA_CLOUD_SECURITY_TOKEN" },
 		{ "ALIBABACLOUD_ACCESS_KEY_ID", "ALIBABACLOUD_ACCESS_KEY_SECRET",
 		  "ALIBABACLOUD_SECURITY_TOKEN" },
-		{ "ALICLOUD_ACCESS_KEY_ID", "ALICLOUD_ACCESS_KEY_SECRET", "ALICLOUD_SECURITY_TOKEN" },
+		{ "ALICLOUD_ACCESS_KEY_ID", "ALICLOUD_ACCESS_KEY_SECRET",
+		  "ALICLOUD_SECURITY_TOKEN" },
 		{ "ALICLOUD_ACCESS_KEY", "ALICLOUD_SECRET_KEY", "ALICLOUD_SECURITY_TOKEN" },
 	};
 
@@ -573,7 +735,8 @@ static int metadata_creds(struct ali_creds *out, struct chain *ch, const char *r
 			goto out;
 		}
 		if (res.status == 404) {
-			*why = gc_xasprintf("no RAM role is attached to this instance (%s)", m.base);
+			*why = gc_xasprintf("no RAM role is attached to this instance (%s)",
+					    m.base);
 			gc_http_response_release(&res);
 			goto out;
 		}
@@ -770,8 +933,10 @@ static int profile_role(struct ali_creds *out, struct chain *ch, json_t *p, cons
 	int ret;
 
 	if (!arn)
-		return gc_error_set(err, GC_EINVALID, "profile '%s' (mode %s) in %s has no "
-				    "ram_role_arn", name, mode, ch->config_name);
+		return gc_error_set(err, GC_EINVALID,
+				    "profile '%s' (mode %s) in %s has no "
+				    "ram_role_arn",
+				    name, mode, ch->config_name);
 	memset(&a, 0, sizeof(a));
 	if (json_is_integer(secs) && json_integer_value(secs) != 0) {
 		a.duration = json_integer_value(secs);
@@ -795,8 +960,8 @@ static int profile_role(struct ali_creds *out, struct chain *ch, json_t *p, cons
 	a.profile = p;
 	what = gc_xasprintf("assume role '%s' for profile '%s'", arn, name);
 	a.what = what;
-	ret = assume_role(out, ch, signer, &a,
-			  gc_xasprintf("profile '%s' (role '%s')", name, arn), err);
+	ret = assume_role(out, ch, signer, &a, gc_xasprintf("profile '%s' (role '%s')", name, arn),
+			  err);
 	free(what);
 	return ret;
 }
@@ -846,7 +1011,8 @@ static int profile_creds(struct ali_creds *out, struct chain *ch, json_t *p, con
 					    "profile '%s' has mode EcsRamRole, but "
 					    "ALIBABA_CLOUD_ECS_METADATA_DISABLED is true",
 					    name);
-		rc = metadata_creds(out, ch, role ? role : env_get(ch->in, "ALIBABA_CLOUD_ECS_METADATA"),
+		rc = metadata_creds(out, ch,
+				    role ? role : env_get(ch->in, "ALIBABA_CLOUD_ECS_METADATA"),
 				    &why, err);
 		if (rc == 1)
 			rc = gc_error_set(err, GC_EAUTH,
@@ -867,12 +1033,13 @@ static int profile_creds(struct ali_creds *out, struct chain *ch, json_t *p, con
 					    name, ch->config_name);
 		return oidc(out, ch, arn, prov, file, jstr(p, "ram_session_name"), err);
 	}
-	return gc_error_set(err, GC_EUNSUPPORTED,
-			    "profile '%s' in %s has mode '%s', which gpucluster does not use "
-			    "(it cannot open a browser or run a helper); use a profile of mode "
-			    "AK, StsToken, RamRoleArn, ChainableRamRoleArn or EcsRamRole, or the "
-			    "ALIBABA_CLOUD_ACCESS_KEY_ID variables",
-			    name, ch->config_name, mode);
+	return gc_error_set(
+		err, GC_EUNSUPPORTED,
+		"profile '%s' in %s has mode '%s', which gpucluster does not use "
+		"(it cannot open a browser or run a helper); use a profile of mode "
+		"AK, StsToken, RamRoleArn, ChainableRamRoleArn, EcsRamRole or OIDC, or the "
+		"ALIBABA_CLOUD_ACCESS_KEY_ID variables",
+		name, ch->config_name, mode);
 }
 
 static int from_profile(struct ali_creds *out, struct chain *ch, const char *name, const char *via,
@@ -912,8 +1079,7 @@ static int from_profile(struct ali_creds *out, struct chain *ch, const char *nam
 
 /* --- the chain -------------------------------------------------------------------------- */
 
-int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in,
-		      struct gc_error *err)
+int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in, struct gc_error *err)
 {
 	struct gc_buf tried = GC_BUF_INIT(GC_ERROR_MSG_MAX * 4);
 	struct ali_creds got;
@@ -927,6 +1093,17 @@ int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in,
 	ch.in = in;
 	ch.now = in->now ? in->now : (int64_t)time(NULL);
 	ali_creds_init(&got);
+
+	/* 0. the spec's OIDC role, in GitHub Actions: the spec asks for it by name */
+	if (in->oidc && in->oidc->role) {
+		if (gc_oidc_in_actions(in->env)) {
+			rc = actions_oidc(&got, &ch, in->oidc->role, in->oidc->provider,
+					  in->oidc->audience, in->oidc->session_name,
+					  "the spec's provider.oidc", err);
+			goto done;
+		}
+		gc_buf_addstr(&tried, "the spec's provider.oidc (GITHUB_ACTIONS is not true), ");
+	}
 
 	/* 1. the environment, unless the spec names a profile */
 	if (spec_profile) {
@@ -949,16 +1126,24 @@ int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in,
 			  env_get(in, "ALIBABA_CLOUD_ROLE_SESSION_NAME"), err);
 		goto done;
 	}
+	/* GitHub Actions without a token file: the runner's token service gives one */
+	if (!spec_profile && role_arn && prov && gc_oidc_available(in->env)) {
+		rc = actions_oidc(&got, &ch, role_arn, prov, in->oidc ? in->oidc->audience : NULL,
+				  env_get(in, "ALIBABA_CLOUD_ROLE_SESSION_NAME"),
+				  "ALIBABA_CLOUD_ROLE_ARN", err);
+		goto done;
+	}
 	gc_buf_addf(&tried, ", OIDC (%s)",
-		    spec_profile ? "skipped: the spec names a profile"
-		    : !role_arn	 ? "ALIBABA_CLOUD_ROLE_ARN not set"
-		    : !prov	 ? "ALIBABA_CLOUD_OIDC_PROVIDER_ARN not set"
-				 : "ALIBABA_CLOUD_OIDC_TOKEN_FILE not set");
+		    spec_profile	? "skipped: the spec names a profile"
+			    : !role_arn ? "ALIBABA_CLOUD_ROLE_ARN not set"
+			    : !prov	? "ALIBABA_CLOUD_OIDC_PROVIDER_ARN not set"
+					: "ALIBABA_CLOUD_OIDC_TOKEN_FILE not set");
 
 	/* 3. the aliyun CLI's profile */
 	if (env_true(in, "ALIBABA_CLOUD_CLI_PROFILE_DISABLED") && !spec_profile) {
-		gc_buf_addstr(&tried, ", aliyun CLI profile (disabled by "
-				      "ALIBABA_CLOUD_CLI_PROFILE_DISABLED)");
+		gc_buf_addstr(&tried,
+			      ", aliyun CLI profile (disabled by "
+			      "ALIBABA_CLOUD_CLI_PROFILE_DISABLED)");
 	} else {
 		json_t *p;
 
@@ -987,8 +1172,9 @@ int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in,
 
 	/* 4. the instance's RAM role */
 	if (env_true(in, "ALIBABA_CLOUD_ECS_METADATA_DISABLED")) {
-		gc_buf_addstr(&tried, ", ECS RAM role (disabled by "
-				      "ALIBABA_CLOUD_ECS_METADATA_DISABLED)");
+		gc_buf_addstr(&tried,
+			      ", ECS RAM role (disabled by "
+			      "ALIBABA_CLOUD_ECS_METADATA_DISABLED)");
 	} else {
 		rc = metadata_creds(&got, &ch, env_get(in, "ALIBABA_CLOUD_ECS_METADATA"), &why,
 				    err);
@@ -998,8 +1184,9 @@ int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in,
 		free(why), why = NULL;
 	}
 	if (env_get(in, "ALIBABA_CLOUD_CREDENTIALS_URI"))
-		gc_buf_addstr(&tried, ", ALIBABA_CLOUD_CREDENTIALS_URI (set, but gpucluster "
-				      "does not use it)");
+		gc_buf_addstr(&tried,
+			      ", ALIBABA_CLOUD_CREDENTIALS_URI (set, but gpucluster "
+			      "does not use it)");
 	rc = gc_error_set(err, GC_EAUTH, "no Alibaba Cloud credentials found; tried: %s",
 			  tried.data);
 done:

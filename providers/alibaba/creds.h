@@ -3,14 +3,23 @@
  * Credentials SDK's default chain resolve them.
  *
  * The chain, first match wins:
+ *   0. in GitHub Actions (GITHUB_ACTIONS=true), the spec's provider.oidc: a token from the
+ *      runner's token service (core/oidc.h) for oidc.audience (default
+ *      sts.aliyuncs.com), then STS AssumeRoleWithOIDC of oidc.role with the OIDC provider
+ *      oidc.provider (session oidc.session_name, default gpucluster-RUN-ATTEMPT). Outside
+ *      GitHub Actions the block is skipped, so the same spec works from a laptop;
  *   1. environment, unless the spec names a profile: ALIBABA_CLOUD_ACCESS_KEY_ID +
  *      ALIBABA_CLOUD_ACCESS_KEY_SECRET (+ ALIBABA_CLOUD_SECURITY_TOKEN); the aliyun CLI's
  *      older ALIBABACLOUD_ACCESS_KEY_ID / _SECRET / _SECURITY_TOKEN and ALICLOUD_ACCESS_KEY_ID
  *      / _SECRET; Terraform's ALICLOUD_ACCESS_KEY + ALICLOUD_SECRET_KEY; the last two sets
  *      take their token from ALICLOUD_SECURITY_TOKEN. One of a pair without the other is
  *      an error, not a fall-through;
- *   2. OIDC (ALIBABA_CLOUD_ROLE_ARN + ALIBABA_CLOUD_OIDC_PROVIDER_ARN +
- *      ALIBABA_CLOUD_OIDC_TOKEN_FILE): ali_assume_role_with_oidc, not implemented yet;
+ *   2. OIDC, unless the spec names a profile: ALIBABA_CLOUD_ROLE_ARN +
+ *      ALIBABA_CLOUD_OIDC_PROVIDER_ARN with ALIBABA_CLOUD_OIDC_TOKEN_FILE (ACK's RRSA), or
+ *      without the file but with ACTIONS_ID_TOKEN_REQUEST_URL (GitHub Actions: a token
+ *      for audience sts.aliyuncs.com); session ALIBABA_CLOUD_ROLE_SESSION_NAME. STS
+ *      AssumeRoleWithOIDC, anonymous (the Credentials SDKs' request: Action, Format,
+ *      Version and Timestamp in the query, the rest in a form body), 3600 s;
  *   3. the aliyun CLI's config file (ALIBABA_CLOUD_CONFIG_FILE, else
  *      ~/.aliyun/config.json; ALIBABA_CLOUD_CLI_PROFILE_DISABLED=true skips it), profile
  *      the spec's provider.profile, else ALIBABA_CLOUD_PROFILE, else the file's "current",
@@ -18,8 +27,9 @@
  *      lacks is an error. Modes: AK, StsToken, RamRoleArn (STS AssumeRole signed with the
  *      profile's keys), ChainableRamRoleArn (the same, signed with source_profile's
  *      credentials, loops refused), EcsRamRole (the instance metadata below, role
- *      ram_role_name); OIDC and the interactive or external modes are refused, naming
- *      the mode;
+ *      ram_role_name), OIDC (ram_role_arn, oidc_provider_arn, oidc_token_file:
+ *      AssumeRoleWithOIDC as in 2); the interactive and external modes are refused,
+ *      naming the mode;
  *   4. the ECS instance's RAM role from the metadata service (100.100.100.200), unless
  *      ALIBABA_CLOUD_ECS_METADATA_DISABLED=true: PUT /latest/api/token
  *      (X-aliyun-ecs-metadata-token-ttl-seconds), then GET
@@ -83,6 +93,7 @@ struct ali_creds_input {
 	/* The metadata service's base URL, for tests (no SDK documents an override); NULL:
 	 * ALI_METADATA_URL. */
 	const char *metadata_url;
+	const struct gc_spec_oidc *oidc; /* the spec's provider.oidc, or NULL */
 };
 
 void ali_creds_init(struct ali_creds *c);
@@ -93,10 +104,11 @@ int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in,
 		      struct gc_error *err);
 
 /*
- * STS AssumeRoleWithOIDC: role_arn assumed with the OIDC token (a JWT), for GitHub
- * Actions and ACK's RRSA. The hook the chain calls when ALIBABA_CLOUD_ROLE_ARN,
- * ALIBABA_CLOUD_OIDC_PROVIDER_ARN and ALIBABA_CLOUD_OIDC_TOKEN_FILE are set, and for
- * profiles of mode OIDC. Not implemented yet: fails with GC_EUNSUPPORTED.
+ * STS AssumeRoleWithOIDC: role_arn assumed with the OIDC token (a JWT) through the OIDC
+ * provider oidc_provider_arn, for GitHub Actions and ACK's RRSA, as the chain does it
+ * (in's endpoint, environment and HTTP client; session_name NULL: gpucluster-NOW).
+ * STS refusing the token is GC_EAUTH with STS's code (AuthenticationFail.*) in
+ * err->cloud_code.
  */
 int ali_assume_role_with_oidc(struct ali_creds *out, const struct ali_creds_input *in,
 			      const char *role_arn, const char *oidc_provider_arn,

@@ -29,12 +29,12 @@
 #include "providers/alibaba/ecs.h"
 #include "providers/alibaba/sign.h"
 
-#define ALI_API_PER_MINUTE	  300 /* see above: 600 in any minute at most */
-#define ALI_MAX_RATE_WAIT_MS	  (15u * 60 * 1000)
-#define ALI_RATE_WAIT_SLICE_MS	  200 /* a cancel is noticed this fast */
-#define ALI_PROCESSING_RETRY_MS	  1000 /* IdempotentProcessing: the first call is still running */
-#define ALI_RETRY_AFTER_HEADER	  "x-acs-retry-after"
-#define ALI_REQUEST_ID_HEADER	  "x-acs-request-id"
+#define ALI_API_PER_MINUTE	300 /* see above: 600 in any minute at most */
+#define ALI_MAX_RATE_WAIT_MS	(15u * 60 * 1000)
+#define ALI_RATE_WAIT_SLICE_MS	200  /* a cancel is noticed this fast */
+#define ALI_PROCESSING_RETRY_MS 1000 /* IdempotentProcessing: the first call is still running */
+#define ALI_RETRY_AFTER_HEADER	"x-acs-retry-after"
+#define ALI_REQUEST_ID_HEADER	"x-acs-request-id"
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 
@@ -80,9 +80,9 @@ int ali_parse_time(const char *s, int64_t *out)
 	int y1, y2, mo, d, h, mi, se = 0;
 	const char *p;
 
-	if (!s || strlen(s) < 17 || !two_digits(s, &y1) || !two_digits(s + 2, &y2) ||
-	    s[4] != '-' || !two_digits(s + 5, &mo) || s[7] != '-' || !two_digits(s + 8, &d) ||
-	    s[10] != 'T' || !two_digits(s + 11, &h) || s[13] != ':' || !two_digits(s + 14, &mi))
+	if (!s || strlen(s) < 17 || !two_digits(s, &y1) || !two_digits(s + 2, &y2) || s[4] != '-' ||
+	    !two_digits(s + 5, &mo) || s[7] != '-' || !two_digits(s + 8, &d) || s[10] != 'T' ||
+	    !two_digits(s + 11, &h) || s[13] != ':' || !two_digits(s + 14, &mi))
 		return -1;
 	p = s + 16;
 	if (*p == ':') { /* seconds, and maybe a fraction */
@@ -228,11 +228,10 @@ int ali_json_error(const char *body, size_t len, char code[128], char message[51
 	return ret;
 }
 
-/* Signature-time problems that a fresh time and nonce cure, once. */
-static bool resign_code(const char *code)
+/* A clock complaint: signed again with a fresh time, once; twice means the clock is off. */
+static bool clock_code(const char *code)
 {
-	static const char *const list[] = { "InvalidTimeStamp.Expired", "IllegalTimestamp",
-					    "SignatureNonceUsed", NULL };
+	static const char *const list[] = { "InvalidTimeStamp.Expired", "IllegalTimestamp", NULL };
 
 	return code && in_list(code, list);
 }
@@ -240,8 +239,9 @@ static bool resign_code(const char *code)
 /* The first call with this client token is still being processed: ask again later. */
 static bool processing_code(const char *code)
 {
-	return code && (strcmp(code, "IdempotentProcessing") == 0 ||
-			strcmp(code, "LastTokenProcessing") == 0);
+	return code &&
+		(strcmp(code, "IdempotentProcessing") == 0 ||
+		 strcmp(code, "LastTokenProcessing") == 0);
 }
 
 enum gc_errcode ali_classify(const char *code, int status)
@@ -275,7 +275,6 @@ enum gc_errcode ali_classify(const char *code, int status)
 		"InvalidSecurityToken.MismatchWithAccessKey",
 		"InvalidTimeStamp.Expired",
 		"IllegalTimestamp",
-		"SignatureNonceUsed",
 		/* the account itself cannot buy: nothing else will work either */
 		"InsufficientBalance",
 		"Account.Arrearage",
@@ -283,8 +282,11 @@ enum gc_errcode ali_classify(const char *code, int status)
 		"PaymentMethodNotFound",
 		NULL,
 	};
+	/* SignatureNonceUsed: an earlier attempt of ours reached the server (libcurl resends
+	 * a request whose reused connection died before the answer, nonce and all); every
+	 * attempt is signed afresh, so it is a retry like any lost answer */
 	static const char *const transient[] = { "InternalError", "ServiceUnavailable",
-						 "UnknownError", NULL };
+						 "UnknownError", "SignatureNonceUsed", NULL };
 
 	if (code && *code) {
 		if (strstr(code, "Throttling")) /* as the SDK decides ThrottlingError */
@@ -315,8 +317,7 @@ enum gc_errcode ali_classify(const char *code, int status)
 
 /* ---- rate limiting ---------------------------------------------------------------------------- */
 
-static struct gc_ratelimit *bucket_for(struct gc_provider *p, const char *api,
-				       struct gc_error *err)
+static struct gc_ratelimit *bucket_for(struct gc_provider *p, const char *api, struct gc_error *err)
 {
 	struct ali_driver *d = ali_driver(p);
 	struct ali_bucket *b;
@@ -373,8 +374,7 @@ static const char *product_name(enum ali_product product)
 	return product == ALI_VPC ? "vpc" : "ecs";
 }
 
-static int throttle_ourselves(struct gc_provider *p, const struct ali_call *c,
-			      struct gc_error *err)
+static int throttle_ourselves(struct gc_provider *p, const struct ali_call *c, struct gc_error *err)
 {
 	struct ali_driver *d = ali_driver(p);
 	struct gc_ratelimit *rl;
@@ -489,7 +489,11 @@ int ali_send(struct gc_provider *p, const struct ali_call *c, struct gc_buf *out
 	int ret = -1;
 
 	gc_buf_init(out, ALI_MAX_RESPONSE);
-	gc_params_add(&params, "RegionId", p->region);
+	/* the two catalogue actions that are not per region take no RegionId (their SDK
+	 * models have none) */
+	if (strcmp(c->action, "DescribeRegions") != 0 &&
+	    strcmp(c->action, "DescribeInstanceTypes") != 0)
+		gc_params_add(&params, "RegionId", p->region);
 	if (c->params)
 		gc_params_add_all(&params, c->params);
 	gc_retry_begin(&r, &d->policy);
@@ -506,9 +510,9 @@ int ali_send(struct gc_provider *p, const struct ali_call *c, struct gc_buf *out
 		}
 		if (e.code == GC_ETHROTTLED)
 			p->stats.throttled++;
-		/* a clock or nonce complaint: a fresh time and nonce, once; a second one means
-		 * the clock really is off */
-		if (resign_code(e.cloud_code)) {
+		/* a clock complaint: a fresh time, once; a second one means the clock really is
+		 * off */
+		if (clock_code(e.cloud_code)) {
 			if (resigned) {
 				gc_error_prefix(&e, "check this machine's clock");
 				break;

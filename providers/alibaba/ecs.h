@@ -3,14 +3,16 @@
  * and close), ecs.c (the request helper), ecs-ops.c (the operations) and creds.c (which
  * signs its STS calls the same way). Nothing outside providers/alibaba includes it.
  *
- * One request goes: parameters (struct gc_params, RegionId added) -> our token buckets
+ * One request goes: parameters (struct gc_params, RegionId added where the action takes
+ * it) -> our token buckets
  * (a one-minute window per API, and for RunInstances the 5000-instances-a-minute launch
  * cap) -> ACS3-HMAC-SHA256 with x-acs-action / x-acs-version, every parameter in the
  * query string of a POST with no body, as the official SDK sends them (WIRE.md 2.2,
  * 2.3) -> core/http.h -> on an error status, the JSON error's Code classified into the
  * shared taxonomy (WIRE.md 2.7) -> retried with core/retry.h while retryable (honouring
- * x-acs-retry-after), re-signed once on a clock or nonce complaint -> counted in
- * p->stats. Answers are JSON, parsed with jansson inside this folder; no json_t leaves it.
+ * x-acs-retry-after; every attempt is signed afresh), re-signed at once on a clock
+ * complaint -> counted in p->stats. Answers are JSON, parsed with jansson inside this
+ * folder; no json_t leaves it.
  *
  * Products: ECS 2014-05-26 at https://ecs.REGION.aliyuncs.com, VPC 2016-04-28 at
  * https://vpc.REGION.aliyuncs.com (the default VPC and its vSwitches, which every
@@ -50,8 +52,9 @@
 #define ALI_MAX_TAGS	     20	 /* Tag.N, per resource and per filter */
 #define ALI_PAGE_SIZE	     100 /* DescribeInstances / DescribeSecurityGroups MaxResults */
 #define ALI_MAX_PAGES	     10000
-#define ALI_MAX_DISK_GB	     2048 /* an ESSD system disk's limit */
-#define ALI_MAX_ATTEMPTS     5	  /* bursts of an apply meet throttling; the quota bounds a storm */
+#define ALI_MAX_DISK_GB	     2048	 /* an ESSD system disk's limit */
+#define ALI_USER_DATA_MAX    (32 * 1024) /* RunInstances UserData, before base64 */
+#define ALI_MAX_ATTEMPTS     5 /* bursts of an apply meet throttling; the quota bounds a storm */
 /* RunInstances counted in instances: a bucket of this many refilling as many a minute
  * keeps under Alibaba's 5000 a minute in any 60 s (ecs.c) */
 #define ALI_LAUNCH_PER_MINUTE 2500
@@ -82,9 +85,10 @@ struct ali_alias {
 	char *id;
 };
 
-/* The default VPC's vSwitch chosen for a zone (zone NULL: any zone). */
+/* The default VPC's vSwitch chosen for a zone asked for (want NULL: any zone). */
 struct ali_vswitch {
-	char *zone;
+	char *want;
+	char *zone; /* the vSwitch's own zone */
 	char *id;
 };
 
@@ -94,7 +98,7 @@ struct ali_driver {
 	/* what the credential chain was resolved from, to resolve it again before expiry */
 	char *profile;
 	char *endpoint;
-	char *metadata_url; /* tests only; NULL in the product */
+	struct gc_spec_oidc oidc; /* the spec's provider.oidc, copied */
 
 	char *ecs_url, *ecs_host;
 	char *vpc_url, *vpc_host;
@@ -183,7 +187,7 @@ enum ali_product {
 struct ali_call {
 	enum ali_product product;
 	const char *action;
-	const struct gc_params *params; /* RegionId is added in front */
+	const struct gc_params *params; /* RegionId is added in front, where it belongs */
 	unsigned launch_tokens;		/* RunInstances: instances */
 	/* Not safe to repeat after an ambiguous failure (a launch without a client token):
 	 * only throttling, which means nothing happened, is retried. */

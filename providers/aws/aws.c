@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "core/alloc.h"
+#include "core/oidc.h"
 #include "providers/aws/aws.h"
 #include "providers/aws/ec2.h"
 
@@ -36,6 +37,7 @@ static void driver_free(struct aws_driver *d)
 	aws_creds_release(&d->creds);
 	free(d->profile);
 	free(d->endpoint);
+	gc_spec_oidc_release(&d->oidc);
 	free(d->ec2_host);
 	free(d->pricing_host);
 	gc_retry_quota_release(&d->quota);
@@ -75,6 +77,7 @@ static void creds_input(struct gc_provider *p, struct aws_driver *d, struct aws_
 	in->http = d->http;
 	in->log = p->log;
 	in->now = (int64_t)time(NULL);
+	in->oidc = &d->oidc;
 }
 
 int aws_refresh_creds(struct gc_provider *p, struct gc_error *err)
@@ -118,6 +121,7 @@ static int aws_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 	gc_retry_quota_init(&d->quota, 0);
 	d->profile = cfg->profile ? gc_xstrdup(cfg->profile) : NULL;
 	d->endpoint = cfg->endpoint ? gc_xstrdup(cfg->endpoint) : NULL;
+	gc_spec_oidc_copy(&d->oidc, cfg->oidc);
 	d->http = gc_http_new(p->log, err);
 	if (!d->http)
 		goto fail;
@@ -165,7 +169,7 @@ const struct gc_provider_ops gc_provider_aws = {
 	.name = "aws",
 	.cloud = GC_CLOUD_AWS,
 	.caps = GC_CAP_SPOT | GC_CAP_SPOT_MAX_PRICE | GC_CAP_CLOUD_TTL | GC_CAP_CONSOLE_OUTPUT |
-		GC_CAP_CLIENT_TOKEN | GC_CAP_PRICE,
+		GC_CAP_CLIENT_TOKEN | GC_CAP_PRICE | GC_CAP_ED25519_KEYPAIR,
 	.max_create_batch = AWS_CREATE_BATCH,
 	.max_terminate_batch = AWS_TERMINATE_BATCH,
 	.client_token_max = AWS_CLIENT_TOKEN_MAX,
@@ -183,6 +187,7 @@ const struct gc_provider_ops gc_provider_aws = {
 	.instance_type = aws_instance_type,
 	.price = aws_price,
 	.zones = aws_zones,
+	.regions = aws_regions,
 	.console_output = aws_console_output,
 	/* NULL: EC2 has no "what is my address" call; core asks GPUCLUSTER_CHECKIP_URL */
 	.caller_address = NULL,

@@ -35,6 +35,7 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/oidc.h"
 #include "core/retry.h"
 #include "core/str.h"
 #include "core/urlenc.h"
@@ -899,13 +900,35 @@ static int check_duration(const char *v, const char *profile, struct gc_error *e
 	return 0;
 }
 
-/* AssumeRoleWithWebIdentity with the token in token_file; no credentials needed. */
+/* AssumeRoleWithWebIdentity with a token in memory (already a secret of the log's); no
+ * credentials needed. Takes source. */
+static int web_identity_token(struct aws_creds *out, struct chain *ch, const char *role_arn,
+			      const char *token, const char *session_name, const char *duration,
+			      const char *what, char *source, struct gc_error *err)
+{
+	struct gc_params p = GC_PARAMS_INIT;
+	struct sts_call call;
+	int ret;
+
+	role_params(&p, ch, role_arn, session_name, duration);
+	gc_params_add(&p, "WebIdentityToken", token);
+	memset(&call, 0, sizeof(call));
+	call.action = "AssumeRoleWithWebIdentity";
+	call.params = &p;
+	call.what = what;
+	ret = sts_credentials(out, ch, &call, source, err);
+	for (size_t i = 0; i < p.n; i++)
+		if (strcmp(p.items[i].name, "WebIdentityToken") == 0)
+			memset(p.items[i].value, 0, strlen(p.items[i].value));
+	gc_params_release(&p);
+	return ret;
+}
+
+/* AssumeRoleWithWebIdentity with the token in token_file. Takes source. */
 static int web_identity(struct aws_creds *out, struct chain *ch, const char *role_arn,
 			const char *token_file, const char *session_name, const char *duration,
 			const char *what, char *source, struct gc_error *err)
 {
-	struct gc_params p = GC_PARAMS_INIT;
-	struct sts_call call;
 	char *path = expand_home(ch->in, token_file), *token = NULL;
 	int ret = -1;
 
@@ -919,22 +942,42 @@ static int web_identity(struct aws_creds *out, struct chain *ch, const char *rol
 		goto out;
 	}
 	gc_log_add_secret(ch->in->log, token);
-	role_params(&p, ch, role_arn, session_name, duration);
-	gc_params_add(&p, "WebIdentityToken", token);
-	memset(&call, 0, sizeof(call));
-	call.action = "AssumeRoleWithWebIdentity";
-	call.params = &p;
-	call.what = what;
-	ret = sts_credentials(out, ch, &call, source, err);
+	ret = web_identity_token(out, ch, role_arn, token, session_name, duration, what, source,
+				 err);
 	source = NULL;
 out:
 	free(source);
 	free(path);
 	wipe_free(token);
-	for (size_t i = 0; i < p.n; i++)
-		if (strcmp(p.items[i].name, "WebIdentityToken") == 0)
-			memset(p.items[i].value, 0, strlen(p.items[i].value));
-	gc_params_release(&p);
+	return ret;
+}
+
+/* AssumeRoleWithWebIdentity with a fresh token from GitHub Actions' token service (each
+ * renewal fetches another: they live minutes). Takes source. */
+static int actions_identity(struct aws_creds *out, struct chain *ch, const char *role_arn,
+			    const char *audience, const char *session_name, const char *what,
+			    char *source, struct gc_error *err)
+{
+	struct gc_oidc_request req;
+	char *token = NULL, session[GC_OIDC_SESSION_MAX + 1];
+	int ret;
+
+	memset(&req, 0, sizeof(req));
+	req.audience = audience && *audience ? audience : GC_OIDC_AUDIENCE_AWS;
+	req.env = ch->in->env;
+	req.http = ch->in->http;
+	req.log = ch->in->log;
+	req.clock = ch->in->clock;
+	if (gc_oidc_fetch(&token, &req, err) != 0) {
+		free(source);
+		return gc_error_prefix(err, "cannot %s", what);
+	}
+	if (!session_name) {
+		gc_oidc_session_name(session, ch->in->env, ch->now);
+		session_name = session;
+	}
+	ret = web_identity_token(out, ch, role_arn, token, session_name, NULL, what, source, err);
+	gc_oidc_token_free(token);
 	return ret;
 }
 
@@ -1692,6 +1735,23 @@ int aws_creds_resolve(struct aws_creds *out, const struct aws_config *cfg,
 		return -1;
 	name = profile_name(in, &named_by);
 
+	/* 0. the spec's OIDC role, in GitHub Actions: the spec asks for it by name */
+	if (in->oidc && in->oidc->role) {
+		if (gc_oidc_in_actions(in->env)) {
+			char *what = gc_xasprintf("assume role '%s' (the spec's provider.oidc) "
+						  "with the GitHub Actions OIDC token",
+						  in->oidc->role);
+			rc = actions_identity(
+				&got, &ch, in->oidc->role, in->oidc->audience,
+				in->oidc->session_name, what,
+				gc_xasprintf("GitHub Actions OIDC (role '%s')", in->oidc->role),
+				err);
+			free(what);
+			goto done;
+		}
+		gc_buf_addstr(&tried, "the spec's provider.oidc (GITHUB_ACTIONS is not true), ");
+	}
+
 	/* 1. the environment, unless the spec names a profile */
 	if (in->profile && *in->profile) {
 		gc_buf_addf(&tried, "environment (skipped: the spec names profile '%s')", name);
@@ -1726,6 +1786,18 @@ int aws_creds_resolve(struct aws_creds *out, const struct aws_config *cfg,
 		rc = web_identity(&got, &ch, role_arn, token_file,
 				  env_get(in, "AWS_ROLE_SESSION_NAME"), NULL, what,
 				  gc_xasprintf("web identity (role '%s')", role_arn), err);
+		free(what);
+		goto done;
+	}
+	/* GitHub Actions without a token file: the runner's token service gives one */
+	if (role_arn && gc_oidc_available(in->env)) {
+		char *what = gc_xasprintf("assume role '%s' (AWS_ROLE_ARN) with the GitHub Actions "
+					  "OIDC token",
+					  role_arn);
+		rc = actions_identity(&got, &ch, role_arn, in->oidc ? in->oidc->audience : NULL,
+				      env_get(in, "AWS_ROLE_SESSION_NAME"), what,
+				      gc_xasprintf("GitHub Actions OIDC (role '%s')", role_arn),
+				      err);
 		free(what);
 		goto done;
 	}

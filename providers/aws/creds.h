@@ -2,6 +2,11 @@
  * creds.h: AWS credentials, region and endpoint, resolved as the AWS CLI resolves them.
  *
  * The chain, first match wins (profile-selected sources only when a profile applies):
+ *   0. in GitHub Actions (GITHUB_ACTIONS=true), the spec's provider.oidc: a token from the
+ *      runner's token service (core/oidc.h) for oidc.audience (default
+ *      sts.amazonaws.com), then STS AssumeRoleWithWebIdentity of oidc.role (session
+ *      oidc.session_name, default gpucluster-RUN-ATTEMPT). Outside GitHub Actions the
+ *      block is skipped, so the same spec works from a laptop;
  *   1. environment: AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN, or
  *      the older AWS_SECURITY_TOKEN; AWS_CREDENTIAL_EXPIRATION), unless a profile was
  *      named explicitly (the spec's provider.profile; AWS_PROFILE does not count, as in
@@ -28,7 +33,9 @@
  *          60 s (process_timeout_ms), else it is killed;
  *        - sso_* settings are not read: the error says to add a credential_process;
  *   3. AWS_ROLE_ARN + AWS_WEB_IDENTITY_TOKEN_FILE (+ AWS_ROLE_SESSION_NAME):
- *      AssumeRoleWithWebIdentity (GitHub Actions OIDC, EKS);
+ *      AssumeRoleWithWebIdentity (EKS, a token a workflow wrote); AWS_ROLE_ARN without a
+ *      token file but with ACTIONS_ID_TOKEN_REQUEST_URL: the same with a token fetched
+ *      from GitHub Actions (audience sts.amazonaws.com);
  *   4. the container credentials endpoint is NOT used (not a GPU host case);
  *   5. IMDSv2: PUT /latest/api/token, then the role under
  *      /latest/meta-data/iam/security-credentials/ (AWS_EC2_METADATA_DISABLED=true
@@ -101,15 +108,16 @@ struct aws_config {
 };
 
 struct aws_creds_input {
-	const char *profile;	       /* the spec's provider.profile, or NULL */
-	const char *region;	       /* the spec's provider.region, or NULL */
-	const char *endpoint;	       /* the spec's provider.endpoint, or NULL */
-	const struct gc_spec_env *env; /* NULL: the process environment */
-	struct gc_http *http;	       /* for STS and IMDS; must outlive the call */
-	struct gc_log *log;	       /* may be NULL */
-	int64_t now;		       /* unix seconds, for signing STS calls; 0: time() */
-	const struct gc_clock *clock;  /* for retry waits (STS, IMDS); NULL: the real one */
-	long process_timeout_ms;       /* credential_process time limit; 0: 60 s */
+	const char *profile;		 /* the spec's provider.profile, or NULL */
+	const char *region;		 /* the spec's provider.region, or NULL */
+	const char *endpoint;		 /* the spec's provider.endpoint, or NULL */
+	const struct gc_spec_env *env;	 /* NULL: the process environment */
+	struct gc_http *http;		 /* for STS and IMDS; must outlive the call */
+	struct gc_log *log;		 /* may be NULL */
+	int64_t now;			 /* unix seconds, for signing STS calls; 0: time() */
+	const struct gc_clock *clock;	 /* for retry waits (STS, IMDS); NULL: the real one */
+	long process_timeout_ms;	 /* credential_process time limit; 0: 60 s */
+	const struct gc_spec_oidc *oidc; /* the spec's provider.oidc, or NULL */
 };
 
 void aws_creds_init(struct aws_creds *c);

@@ -577,6 +577,36 @@ int aws_xml_spot_prices(const char *body, size_t len, struct aws_spot_price **ou
 	return 0;
 }
 
+int aws_xml_regions(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err)
+{
+	xmlDocPtr doc = parse(body, len, err);
+	xmlNodePtr set;
+	size_t alloc = *n;
+
+	if (!doc)
+		return -1;
+	set = child(xmlDocGetRootElement(doc), "regionInfo");
+	if (!set) {
+		xmlFreeDoc(doc);
+		return gc_error_set(err, GC_EINVALID, "the answer has no regionInfo");
+	}
+	for (xmlNodePtr it = set->children; it; it = it->next) {
+		char *r;
+
+		if (!is(it, "item"))
+			continue;
+		r = text(it, "regionName");
+		if (!r || !*r) {
+			free(r);
+			continue;
+		}
+		GC_ALLOC_GROW(*out, *n + 1, alloc);
+		(*out)[(*n)++] = r;
+	}
+	xmlFreeDoc(doc);
+	return 0;
+}
+
 int aws_xml_zones(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err)
 {
 	xmlDocPtr doc = parse(body, len, err);

@@ -1286,20 +1286,40 @@ int aws_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *e
 	return 0;
 }
 
-static int authorize_ssh(struct gc_provider *p, const char *group_id, unsigned port,
-			 const char *const *cidrs, size_t n, struct gc_error *err)
+/*
+ * One AuthorizeSecurityGroupIngress: the SSH port from cidrs (n = 0: no SSH permission)
+ * and, with members, every protocol and port from the group itself: IpProtocol -1 (every
+ * port, whatever the range) with the group as its source, IpPermissions.N.Groups.M.GroupId
+ * in the Query API. One call carries both, and EC2 adds all of it or none.
+ */
+static int authorize(struct gc_provider *p, const char *group_id, unsigned port,
+		     const char *const *cidrs, size_t n, bool members, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf body;
+	char port_s[16];
+	unsigned perm = 0;
 	int ret;
 
+	snprintf(port_s, sizeof(port_s), "%u", port);
 	gc_params_add(&params, "GroupId", group_id);
-	gc_params_add(&params, "IpPermissions.1.IpProtocol", "tcp");
-	addu(&params, "IpPermissions.1.FromPort", port);
-	addu(&params, "IpPermissions.1.ToPort", port);
-	for (size_t i = 0; i < n; i++) {
-		addf(&params, cidrs[i], "IpPermissions.1.IpRanges.%zu.CidrIp", i + 1);
-		addf(&params, "gpucluster ssh", "IpPermissions.1.IpRanges.%zu.Description", i + 1);
+	if (n) {
+		perm++;
+		addf(&params, "tcp", "IpPermissions.%u.IpProtocol", perm);
+		addf(&params, port_s, "IpPermissions.%u.FromPort", perm);
+		addf(&params, port_s, "IpPermissions.%u.ToPort", perm);
+		for (size_t i = 0; i < n; i++) {
+			addf(&params, cidrs[i], "IpPermissions.%u.IpRanges.%zu.CidrIp", perm,
+			     i + 1);
+			addf(&params, "gpucluster ssh", "IpPermissions.%u.IpRanges.%zu.Description",
+			     perm, i + 1);
+		}
+	}
+	if (members) {
+		perm++;
+		addf(&params, "-1", "IpPermissions.%u.IpProtocol", perm);
+		addf(&params, group_id, "IpPermissions.%u.Groups.1.GroupId", perm);
+		addf(&params, "gpucluster members", "IpPermissions.%u.Groups.1.Description", perm);
 	}
 	ret = aws_ec2_call(p, "AuthorizeSecurityGroupIngress", &params, 0, false, &body, err);
 	gc_params_release(&params);
@@ -1307,18 +1327,27 @@ static int authorize_ssh(struct gc_provider *p, const char *group_id, unsigned p
 	return ret;
 }
 
-/* Adds the SSH rule; a rule that is already there (a re-run) is fine. */
-static int ensure_ssh(struct gc_provider *p, const struct gc_secgroup_request *req,
-		      const char *group_id, struct gc_error *err)
+/*
+ * Adds the SSH rule and, when asked, the members' rule; a rule that is already there (a
+ * re-run, an adopted group) is fine.
+ */
+static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
+			const char *group_id, struct gc_error *err)
 {
-	if (authorize_ssh(p, group_id, req->ssh_port, req->allow_from, req->n_allow_from, err) == 0)
+	if (authorize(p, group_id, req->ssh_port, req->allow_from, req->n_allow_from,
+		      req->allow_members, err) == 0)
 		return 0;
 	if (!err || strcmp(err->cloud_code, "InvalidPermission.Duplicate") != 0)
 		return -1;
-	/* one duplicate fails the whole call: add the others one by one */
-	for (size_t i = 0; i < req->n_allow_from; i++) {
+	/* one duplicate fails the whole call: add each rule alone, duplicates skipped */
+	for (size_t i = 0; i <= req->n_allow_from; i++) {
+		bool members = i == req->n_allow_from;
+
+		if (members && !req->allow_members)
+			break;
 		gc_error_init(err);
-		if (authorize_ssh(p, group_id, req->ssh_port, &req->allow_from[i], 1, err) != 0 &&
+		if (authorize(p, group_id, req->ssh_port, members ? NULL : &req->allow_from[i],
+			      members ? 0 : 1, members, err) != 0 &&
 		    strcmp(err->cloud_code, "InvalidPermission.Duplicate") != 0)
 			return -1;
 	}
@@ -1392,7 +1421,7 @@ int aws_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 		   adopt_secgroup(p, req, &id, err) != 0) {
 		goto fail;
 	}
-	if (ensure_ssh(p, req, id, err) != 0) {
+	if (ensure_rules(p, req, id, err) != 0) {
 		if (created) {
 			/* not left half-made: a group without its rule is of no use */
 			struct gc_error ignored;
@@ -1652,6 +1681,30 @@ int aws_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error
 		return gc_error_prefix(err, "cannot list the zones of %s", p->region);
 	}
 	*out = zones;
+	*n_out = n;
+	return 0;
+}
+
+/* The regions the account can use: without AllRegions, EC2 leaves out the opt-in regions
+ * that are not enabled, where nothing of ours can be. */
+int aws_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	char **regions = NULL;
+	size_t n = 0;
+	int ret;
+
+	ret = aws_ec2_call(p, "DescribeRegions", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	if (ret == 0 && (ret = aws_xml_regions(body.data, body.len, &regions, &n, err)) != 0)
+		bad_answer(p, "DescribeRegions", err);
+	gc_buf_release(&body);
+	if (ret != 0) {
+		gc_strv_free(regions, n);
+		return gc_error_prefix(err, "cannot list the regions of AWS");
+	}
+	*out = regions;
 	*n_out = n;
 	return 0;
 }

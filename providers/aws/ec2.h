@@ -88,8 +88,9 @@ struct aws_driver {
 	/* what the credential chain was resolved from, to resolve it again before expiry */
 	char *profile;
 	char *endpoint;
-	char *ec2_host;	    /* the Host header: the endpoint's authority */
-	char *pricing_host; /* the same for the Price List endpoint */
+	struct gc_spec_oidc oidc; /* the spec's provider.oidc, copied */
+	char *ec2_host;		  /* the Host header: the endpoint's authority */
+	char *pricing_host;	  /* the same for the Price List endpoint */
 
 	struct gc_retry_quota quota;
 	struct gc_retry_policy policy;
@@ -211,6 +212,8 @@ int aws_xml_spot_prices(const char *body, size_t len, struct aws_spot_price **ou
 
 /* Zone names (availabilityZoneInfo/item/zoneName), in order, appended. */
 int aws_xml_zones(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err);
+/* DescribeRegions: regionInfo/item/regionName, appended to *out. */
+int aws_xml_regions(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err);
 
 /* "2026-03-14T15:09:27.000Z" -> unix seconds; -1 when malformed. */
 int aws_parse_time(const char *s, int64_t *out);
@@ -247,6 +250,7 @@ int aws_instance_type(struct gc_provider *p, const char *type, struct gc_type_fa
 int aws_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
 	      struct gc_error *err);
 int aws_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
+int aws_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int aws_console_output(struct gc_provider *p, const char *id, char **out, struct gc_error *err);
 
 #endif

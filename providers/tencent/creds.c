@@ -10,6 +10,10 @@
  * getenv(), so tests decide what is set (HOME included). Every failure says which source
  * failed and why; when nothing applies, the error lists each source tried. Secrets are
  * registered with the log as soon as they are read.
+ *
+ * The network parts: the CVM metadata service, and STS AssumeRoleWithWebIdentity
+ * (unsigned, the token being the proof) with a token from TKE's file or from GitHub
+ * Actions (core/oidc.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,10 +28,12 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/oidc.h"
 #include "core/retry.h"
 #include "core/str.h"
 #include "providers/aws/ini.h"
 #include "providers/tencent/creds.h"
+#include "providers/tencent/cvm.h"
 
 #define METADATA_BASE	     "http://metadata.tencentyun.com"
 #define METADATA_CREDS_PATH  "/latest/meta-data/cam/security-credentials/"
@@ -36,6 +42,12 @@
 #define METADATA_ATTEMPTS    2
 #define ETC_CREDENTIALS	     "/etc/tencentcloud/credentials"
 #define TCCLI_CREDENTIAL_MAX ((size_t)64 << 10)
+#define TOKEN_FILE_MAX	     ((size_t)64 << 10)
+#define STS_DEFAULT_URL	     "https://sts.tencentcloudapi.com"
+#define STS_DEFAULT_REGION   "ap-guangzhou" /* X-TC-Region when none is known */
+#define STS_VERSION	     "2018-08-13"
+#define STS_DURATION	     7200 /* the SDKs' default, seconds */
+#define STS_MAX_RESPONSE     ((size_t)1 << 20)
 
 /* --- small helpers -------------------------------------------------------------------- */
 
@@ -378,8 +390,8 @@ static int metadata_get(const struct chain *ch, const char *base, const char *pa
 	struct gc_retry_policy policy;
 	struct gc_http_request req;
 	struct gc_retry r;
-	long timeout = ch->in->metadata_timeout_ms ? ch->in->metadata_timeout_ms
-						   : METADATA_TIMEOUT_MS;
+	long timeout =
+		ch->in->metadata_timeout_ms ? ch->in->metadata_timeout_ms : METADATA_TIMEOUT_MS;
 	char *url = gc_xasprintf("%s%s", base, path);
 	int ret = -1;
 
@@ -411,9 +423,10 @@ static int metadata_get(const struct chain *ch, const char *base, const char *pa
 
 static bool role_name_ok(const char *s)
 {
-	return *s && strspn(s,
-			    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "0123456789+=,.@_-") == strlen(s);
+	return *s &&
+		strspn(s,
+		       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		       "0123456789+=,.@_-") == strlen(s);
 }
 
 /* 0 found; 1 not available here (*why); -1 a broken answer. */
@@ -502,6 +515,236 @@ out:
 	return ret;
 }
 
+/* --- 3. web identity: STS AssumeRoleWithWebIdentity ------------------------------------------ */
+
+static enum gc_errcode sts_errcode(const char *code, int status)
+{
+	/* a token STS does not take, or a role it will not give: not allowed, whatever the
+	 * code's family says */
+	if (code &&
+	    (strcmp(code, "InvalidParameter.WebIdentityTokenError") == 0 ||
+	     strcmp(code, "ResourceNotFound.RoleNotFound") == 0 ||
+	     strcmp(code, "InvalidParameter.AccountNotAvaliable") == 0))
+		return GC_EAUTH;
+	return tc_classify(code, status);
+}
+
+/* Where STS is: the spec's endpoint (the emulator serves every product on one port), else
+ * the public one. */
+static char *sts_url(const struct chain *ch)
+{
+	const char *e = ch->in->endpoint;
+	size_t n = e ? strlen(e) : 0;
+
+	while (n > 0 && e[n - 1] == '/')
+		n--;
+	return n ? gc_xstrndup(e, n) : gc_xstrdup(STS_DEFAULT_URL);
+}
+
+/* One answer read: 0 with the credentials in out; -1 with err set. Takes nothing. */
+static int sts_read(struct tc_creds *out, struct chain *ch, const struct gc_http_response *res,
+		    const char *what, const char *url, const char *source, struct gc_error *err)
+{
+	json_t *doc = json_loadb(res->body.data, res->body.len, 0, NULL);
+	json_t *resp = json_object_get(doc, "Response"), *e, *c, *exp;
+	const char *rid, *code, *msg, *id, *key, *token;
+	int ret = -1;
+
+	if (res->status != 200 || !json_is_object(resp)) {
+		gc_error_set(err, res->status == 200 ? GC_EINVALID : tc_classify(NULL, res->status),
+			     "cannot %s: HTTP %d from '%s' without a Response document", what,
+			     res->status, url);
+		gc_error_set_cloud(err, NULL, NULL, res->status);
+		goto out;
+	}
+	rid = json_string_value(json_object_get(resp, "RequestId"));
+	if ((e = json_object_get(resp, "Error"))) {
+		code = json_string_value(json_object_get(e, "Code"));
+		msg = json_string_value(json_object_get(e, "Message"));
+		gc_error_set(err, sts_errcode(code, res->status), "cannot %s: %s: %s (from '%s')",
+			     what, code ? code : "?", msg ? msg : "", url);
+		gc_error_set_cloud(err, code, rid, res->status);
+		goto out;
+	}
+	c = json_object_get(resp, "Credentials");
+	id = jstr(c, "TmpSecretId");
+	key = jstr(c, "TmpSecretKey");
+	token = jstr(c, "Token");
+	exp = json_object_get(resp, "ExpiredTime");
+	if (!id || !key || !token || !json_is_integer(exp) || json_integer_value(exp) <= 0) {
+		gc_error_set(err, GC_EINVALID,
+			     "cannot %s: the STS answer from '%s' lacks Credentials (TmpSecretId, "
+			     "TmpSecretKey, Token) or ExpiredTime",
+			     what, url);
+		goto out;
+	}
+	creds_fill(out, ch->in->log, id, key, token, (int64_t)json_integer_value(exp),
+		   gc_xstrdup(source));
+	ret = 0;
+out:
+	json_decref(doc);
+	return ret;
+}
+
+/*
+ * STS AssumeRoleWithWebIdentity, unsigned as the SDKs send it (Authorization: SKIP, the
+ * token being the proof), in API 3.0's JSON form; retried on throttling and 5xx. The
+ * region goes in X-TC-Region as the SDKs send it.
+ */
+static int web_identity_token(struct tc_creds *out, struct chain *ch, const char *role_arn,
+			      const char *provider_id, const char *token, const char *session_name,
+			      const char *region, const char *what, const char *source,
+			      struct gc_error *err)
+{
+	struct gc_retry_policy policy;
+	struct gc_retry r;
+	char *url = sts_url(ch), *body = NULL, *h_region = NULL;
+	char session[GC_OIDC_SESSION_MAX + 1], h_ts[48];
+	json_t *params;
+	int ret = -1;
+
+	if (!ch->in->http) {
+		free(url);
+		return gc_error_set(err, GC_EINVALID, "cannot %s: no HTTP client was given", what);
+	}
+	if (!session_name) {
+		gc_oidc_session_name(session, ch->in->env, 0);
+		session_name = session;
+	}
+	params = json_pack("{s:s, s:s, s:s, s:s, s:i}", "ProviderId", provider_id,
+			   "WebIdentityToken", token, "RoleArn", role_arn, "RoleSessionName",
+			   session_name, "DurationSeconds", STS_DURATION);
+	body = params ? json_dumps(params, JSON_COMPACT) : NULL;
+	json_decref(params);
+	if (!body) {
+		gc_error_set(err, GC_EINVALID, "cannot %s: the request cannot be written", what);
+		goto out;
+	}
+	h_region = gc_xasprintf("X-TC-Region: %s", region ? region : STS_DEFAULT_REGION);
+	memset(&policy, 0, sizeof(policy));
+	policy.clock = ch->in->clock;
+	gc_retry_begin(&r, &policy);
+	gc_log_debug(ch->in->log, "tencent: sts AssumeRoleWithWebIdentity '%s' at '%s'", role_arn,
+		     url);
+	for (;;) {
+		const char *headers[6];
+		struct gc_http_request req;
+		struct gc_http_response res;
+		int rc;
+
+		snprintf(h_ts, sizeof(h_ts), "X-TC-Timestamp: %lld", (long long)time(NULL));
+		headers[0] = "Authorization: SKIP";
+		headers[1] = "Content-Type: application/json";
+		headers[2] = "X-TC-Action: AssumeRoleWithWebIdentity";
+		headers[3] = "X-TC-Version: " STS_VERSION;
+		headers[4] = h_ts;
+		headers[5] = h_region;
+		memset(&req, 0, sizeof(req));
+		req.method = "POST";
+		req.url = url;
+		req.headers = headers;
+		req.n_headers = 6;
+		req.body = body;
+		req.body_len = strlen(body);
+		req.max_response = STS_MAX_RESPONSE;
+		rc = gc_http_perform(ch->in->http, &req, &res, err);
+		if (rc != 0)
+			gc_error_prefix(err, "cannot %s at '%s'", what, url);
+		else
+			rc = sts_read(out, ch, &res, what, url, source, err);
+		gc_http_response_release(&res);
+		if (rc == 0) {
+			gc_retry_succeeded(&r);
+			ret = 0;
+			break;
+		}
+		if (gc_retry_pause(&r, err, -1) != 0)
+			break;
+		gc_log_debug(ch->in->log, "tencent: retrying sts AssumeRoleWithWebIdentity: %s",
+			     err->message);
+	}
+out:
+	if (body) {
+		for (char *p = body; *p; p++) /* it holds the token */
+			*p = '\0';
+		free(body);
+	}
+	free(h_region);
+	free(url);
+	return ret;
+}
+
+/* The web identity token from TKE's token file. */
+static int web_identity_file(struct tc_creds *out, struct chain *ch, const char *role_arn,
+			     const char *provider_id, const char *file, struct gc_error *err)
+{
+	char *text = NULL, *what = NULL, *source = NULL;
+	bool found = false;
+	size_t n;
+	int ret = -1;
+
+	if (read_file(&text, &found, file, TOKEN_FILE_MAX, err) != 0)
+		return gc_error_prefix(err, "TKE_WEB_IDENTITY_TOKEN_FILE");
+	n = text ? strlen(text) : 0;
+	while (n && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
+		text[--n] = '\0';
+	if (!found || !n) {
+		gc_error_set(err, GC_EAUTH,
+			     "web identity token file '%s' (TKE_WEB_IDENTITY_TOKEN_FILE) "
+			     "is %s",
+			     file, found ? "empty" : "missing");
+		goto out;
+	}
+	gc_log_add_secret(ch->in->log, text);
+	what = gc_xasprintf("assume role '%s' (TKE_ROLE_ARN) with the web identity token in '%s'",
+			    role_arn, file);
+	source = gc_xasprintf("web identity (role '%s')", role_arn);
+	ret = web_identity_token(out, ch, role_arn, provider_id, text, NULL,
+				 env_get(ch->in, "TKE_REGION"), what, source, err);
+out:
+	wipe_free(text);
+	free(what);
+	free(source);
+	return ret;
+}
+
+/* A fresh token from GitHub Actions' token service (each renewal fetches another). */
+static int web_identity_actions(struct tc_creds *out, struct chain *ch, const char *role_arn,
+				const char *provider_id, const char *audience,
+				const char *session_name, const char *region, const char *named_by,
+				struct gc_error *err)
+{
+	struct gc_oidc_request req;
+	char *token = NULL, *what, *source;
+	int ret = -1;
+
+	what = gc_xasprintf("assume role '%s' (%s) with the GitHub Actions OIDC token", role_arn,
+			    named_by);
+	source = gc_xasprintf("GitHub Actions OIDC (role '%s')", role_arn);
+	if (!provider_id) {
+		gc_error_set(err, GC_EINVALID,
+			     "cannot %s: no OIDC provider id (provider.oidc.provider)", what);
+		goto out;
+	}
+	memset(&req, 0, sizeof(req));
+	req.audience = audience && *audience ? audience : GC_OIDC_AUDIENCE_TENCENT;
+	req.env = ch->in->env;
+	req.http = ch->in->http;
+	req.log = ch->in->log;
+	req.clock = ch->in->clock;
+	if (gc_oidc_fetch(&token, &req, err) != 0) {
+		gc_error_prefix(err, "cannot %s", what);
+		goto out;
+	}
+	ret = web_identity_token(out, ch, role_arn, provider_id, token, session_name, region, what,
+				 source, err);
+out:
+	gc_oidc_token_free(token);
+	free(what);
+	free(source);
+	return ret;
+}
+
 /* --- the chain ----------------------------------------------------------------------------- */
 
 /* The profile in effect and what named it (NULL for the default). */
@@ -536,6 +779,17 @@ int tc_creds_resolve(struct tc_creds *out, const struct tc_creds_input *in, stru
 	ch.in = in;
 	pick_profile(&ch);
 	tc_creds_init(&got);
+
+	/* 0. the spec's OIDC role, in GitHub Actions: the spec asks for it by name */
+	if (in->oidc && in->oidc->role) {
+		if (gc_oidc_in_actions(in->env)) {
+			rc = web_identity_actions(&got, &ch, in->oidc->role, in->oidc->provider,
+						  in->oidc->audience, in->oidc->session_name,
+						  in->region, "the spec's provider.oidc", err);
+			goto done;
+		}
+		gc_buf_addstr(&tried, "the spec's provider.oidc (GITHUB_ACTIONS is not true), ");
+	}
 
 	/* 1. the environment, unless the spec names a profile */
 	if (in->profile && *in->profile) {
@@ -576,13 +830,34 @@ int tc_creds_resolve(struct tc_creds *out, const struct tc_creds_input *in, stru
 	free(why), why = NULL;
 	free(why2), why2 = NULL;
 
-	/*
-	 * 3. Issue 7 adds web identity here: STS AssumeRoleWithWebIdentity (unsigned, service
-	 * sts, version 2018-08-13) with a GitHub Actions OIDC token or TKE's
-	 * TKE_ROLE_ARN / TKE_PROVIDER_ID / TKE_WEB_IDENTITY_TOKEN_FILE, before the instance
-	 * role, as AWS's chain has it before IMDS. It yields temporary keys with an
-	 * expiration, which the driver already renews.
-	 */
+	/* 3. web identity (TKE's variables), before the instance role as AWS has it before
+	 * IMDS: a token file, else GitHub Actions' token service */
+	{
+		const char *role = env_get(in, "TKE_ROLE_ARN");
+		const char *prov = env_get(in, "TKE_PROVIDER_ID");
+		const char *file = env_get(in, "TKE_WEB_IDENTITY_TOKEN_FILE");
+
+		if (role && prov && file) {
+			rc = web_identity_file(&got, &ch, role, prov, file, err);
+			goto done;
+		}
+		if (role && prov && gc_oidc_available(in->env)) {
+			const char *region = env_get(in, "TKE_REGION");
+
+			rc = web_identity_actions(
+				&got, &ch, role, prov, in->oidc ? in->oidc->audience : NULL, NULL,
+				region ? region : in->region, "TKE_ROLE_ARN", err);
+			goto done;
+		}
+		if (!role)
+			gc_buf_addstr(&tried, ", web identity (TKE_ROLE_ARN not set)");
+		else if (!prov)
+			gc_buf_addstr(&tried, ", web identity (TKE_PROVIDER_ID not set)");
+		else
+			gc_buf_addstr(&tried,
+				      ", web identity (neither TKE_WEB_IDENTITY_TOKEN_FILE "
+				      "nor ACTIONS_ID_TOKEN_REQUEST_URL set)");
+	}
 
 	/* 4. the instance's CAM role */
 	rc = cvm_role(&got, &ch, &why, err);

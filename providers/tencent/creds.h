@@ -2,6 +2,12 @@
  * creds.h: Tencent Cloud credentials, resolved as the SDKs and tccli resolve them.
  *
  * The chain, first match wins:
+ *   0. in GitHub Actions (GITHUB_ACTIONS=true), the spec's provider.oidc: a token from the
+ *      runner's token service (core/oidc.h) for oidc.audience (default
+ *      sts.cloud.tencent.com), then STS AssumeRoleWithWebIdentity of oidc.role with
+ *      ProviderId oidc.provider (session oidc.session_name, default
+ *      gpucluster-RUN-ATTEMPT). Outside GitHub Actions the block is skipped, so the same
+ *      spec works from a laptop;
  *   1. environment: TENCENTCLOUD_SECRET_ID + TENCENTCLOUD_SECRET_KEY (the SDKs'
  *      EnvProvider), with TENCENTCLOUD_SESSION_TOKEN (or tccli's TENCENTCLOUD_TOKEN) for
  *      temporary keys; skipped when the spec names a profile (tccli also ignores the
@@ -18,7 +24,12 @@
  *           profiles are refused with a message, since they need a log-in or STS);
  *      a profile named by the spec or a variable that is in neither file is an error
  *      naming both;
- *   3. (issue 7: STS AssumeRoleWithWebIdentity, GitHub Actions OIDC, goes here);
+ *   3. web identity: TKE_ROLE_ARN + TKE_PROVIDER_ID with TKE_WEB_IDENTITY_TOKEN_FILE (TKE's
+ *      pod identity; X-TC-Region from TKE_REGION), or without the file but with
+ *      ACTIONS_ID_TOKEN_REQUEST_URL (GitHub Actions: a token for audience
+ *      sts.cloud.tencent.com). STS AssumeRoleWithWebIdentity (version 2018-08-13,
+ *      unsigned as the SDKs send it: Authorization SKIP), 7200 s, at the spec's
+ *      provider.endpoint when set, else https://sts.tencentcloudapi.com;
  *   4. the CVM instance role: GET http://metadata.tencentyun.com/latest/meta-data/
  *      cam/security-credentials/ for the role name, then that path plus the name for
  *      {TmpSecretId, TmpSecretKey, Token, ExpiredTime, Code}. Short, because off CVM it
@@ -54,11 +65,14 @@ struct tc_creds {
 };
 
 struct tc_creds_input {
-	const char *profile;	       /* the spec's provider.profile, or NULL */
-	const struct gc_spec_env *env; /* NULL: the process environment */
-	struct gc_http *http;	       /* for the metadata service; must outlive the call */
-	struct gc_log *log;	       /* may be NULL */
-	const struct gc_clock *clock;  /* retry waits; NULL: the real one */
+	const char *profile;		 /* the spec's provider.profile, or NULL */
+	const char *region;		 /* the spec's provider.region (STS's X-TC-Region) */
+	const char *endpoint;		 /* the spec's provider.endpoint (STS goes there too) */
+	const struct gc_spec_oidc *oidc; /* the spec's provider.oidc, or NULL */
+	const struct gc_spec_env *env;	 /* NULL: the process environment */
+	struct gc_http *http;		 /* for the metadata service; must outlive the call */
+	struct gc_log *log;		 /* may be NULL */
+	const struct gc_clock *clock;	 /* retry waits; NULL: the real one */
 	/* for tests only; NULL or 0: the real ones */
 	const char *metadata_base;   /* "http://metadata.tencentyun.com" */
 	const char *etc_credentials; /* "/etc/tencentcloud/credentials" */

@@ -19,16 +19,16 @@
 #include <time.h>
 
 #include "core/alloc.h"
+#include "core/cloudinit.h"
 #include "core/buf.h"
 #include "core/hash.h"
 #include "core/keygen.h"
 #include "core/str.h"
 #include "providers/tencent/cvm.h"
 
-#define TC_INTERNET_BANDWIDTH 100  /* Mbps cap, billed by traffic: the cap costs nothing */
-#define TC_SYSTEM_DISK_MAX    1024 /* GB, a cloud system disk's largest size */
-#define TC_TIMER_LEAD_S	      300  /* ActionTime must be 5 minutes ahead */
-#define TC_NAME_MAX	      60   /* InstanceName */
+#define TC_INTERNET_BANDWIDTH 100 /* Mbps cap, billed by traffic: the cap costs nothing */
+#define TC_TIMER_LEAD_S	      300 /* ActionTime must be 5 minutes ahead */
+#define TC_NAME_MAX	      60  /* InstanceName */
 #define TC_SG_NAME_MAX	      60
 #define TC_SG_DESC_MAX	      100
 #define TC_SETTLE_POLLS	      30 /* terminate: waits of 2 s for the first call to show */
@@ -46,8 +46,9 @@ static json_t *tags_json(const struct gc_tag *tags, size_t n)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s}", "Key", tags[i].key, "Value",
-						   tags[i].value ? tags[i].value : ""));
+		json_array_append_new(a,
+				      json_pack("{s:s, s:s}", "Key", tags[i].key, "Value",
+						tags[i].value ? tags[i].value : ""));
 	return a;
 }
 
@@ -235,6 +236,7 @@ static int describe_instances(struct gc_provider *p, json_t *base,
 	for (unsigned pages = 0;; pages++) {
 		json_t *params = json_deep_copy(base), *resp = NULL, *set, *o;
 		json_int_t total;
+		size_t got;
 		size_t i;
 
 		if (pages >= TC_MAX_PAGES) {
@@ -272,9 +274,10 @@ static int describe_instances(struct gc_provider *p, json_t *base,
 			else
 				gc_instance_release(&inst);
 		}
-		offset += (json_int_t)json_array_size(set);
+		got = json_array_size(set);
+		offset += (json_int_t)got;
 		json_decref(resp);
-		if (json_array_size(set) == 0 || offset >= total)
+		if (got == 0 || offset >= total)
 			break;
 	}
 	gc_instance_list_take(out, &found);
@@ -407,8 +410,8 @@ static int launch_zone(struct gc_provider *p, const char *zone, const char **out
 static int vpc_list(struct gc_provider *p, const char *action, json_t *filters, json_t **out,
 		    struct gc_error *err)
 {
-	json_t *params = json_pack("{s:o, s:s, s:s}", "Filters", filters, "Offset", "0", "Limit",
-				   "100");
+	json_t *params =
+		json_pack("{s:o, s:s, s:s}", "Filters", filters, "Offset", "0", "Limit", "100");
 	int ret = tc_call(p, TC_VPC, action, params, false, out, err);
 
 	json_decref(params);
@@ -449,10 +452,11 @@ static int launch_subnet(struct gc_provider *p, const char *zone, const char **v
 		json_decref(resp);
 		resp = NULL;
 		if (!d->vpc_id)
-			return gc_error_set(err, GC_EINVALID,
-					    "%s has no default VPC to launch into: create it in the "
-					    "console or with the VPC API's CreateDefaultVpc",
-					    p->region);
+			return gc_error_set(
+				err, GC_EINVALID,
+				"%s has no default VPC to launch into: create it in the "
+				"console or with the VPC API's CreateDefaultVpc",
+				p->region);
 	}
 	if (vpc_list(p, "DescribeSubnets",
 		     json_pack("[o, o]", filter("vpc-id", d->vpc_id), filter("zone", zone)), &resp,
@@ -466,8 +470,9 @@ static int launch_subnet(struct gc_provider *p, const char *zone, const char **v
 		if (!jstr(s, "SubnetId") || !z || strcmp(z, zone) != 0 || !v ||
 		    strcmp(v, d->vpc_id) != 0)
 			continue;
-		if (!pick || (json_is_true(json_object_get(s, "IsDefault")) &&
-			      !json_is_true(json_object_get(pick, "IsDefault"))))
+		if (!pick ||
+		    (json_is_true(json_object_get(s, "IsDefault")) &&
+		     !json_is_true(json_object_get(pick, "IsDefault"))))
 			pick = s;
 	}
 	if (!pick) {
@@ -510,6 +515,7 @@ static int describe_images(struct gc_provider *p, json_t *base, struct tc_image 
 	for (unsigned pages = 0; pages < TC_MAX_PAGES; pages++) {
 		json_t *params = json_deep_copy(base), *resp = NULL, *set, *o;
 		json_int_t total;
+		size_t got;
 		size_t i;
 
 		json_object_set_new(params, "Offset", json_integer(offset));
@@ -535,8 +541,8 @@ static int describe_images(struct gc_provider *p, json_t *base, struct tc_image 
 			memset(&im, 0, sizeof(im));
 			im.id = gc_xstrdup(id);
 			im.name = gc_xstrdup(jstr(o, "ImageName") ? jstr(o, "ImageName") : "");
-			im.arch = gc_xstrdup(jstr(o, "Architecture") ? jstr(o, "Architecture")
-								     : "");
+			im.arch =
+				gc_xstrdup(jstr(o, "Architecture") ? jstr(o, "Architecture") : "");
 			if (created && gc_parse_rfc3339(created, &im.created_at) != 0)
 				im.created_at = 0;
 			if (!image_cached(d, id)) {
@@ -550,9 +556,10 @@ static int describe_images(struct gc_provider *p, json_t *base, struct tc_image 
 			GC_ALLOC_GROW(*fresh, *n_fresh + 1, alloc);
 			(*fresh)[(*n_fresh)++] = im;
 		}
-		offset += (json_int_t)json_array_size(set);
+		got = json_array_size(set);
+		offset += (json_int_t)got;
 		json_decref(resp);
-		if (json_array_size(set) == 0 || offset >= total)
+		if (got == 0 || offset >= total)
 			return 0;
 	}
 	return gc_error_set(err, GC_EINVALID, "DescribeImages: more than %u pages", TC_MAX_PAGES);
@@ -700,64 +707,6 @@ int tc_resolve_image(struct gc_provider *p, const char *image, bool is_alias, ch
 
 /* ---- create -------------------------------------------------------------------------------- */
 
-/* Whether a public key line can be a plain YAML scalar as it is. */
-static bool yaml_plain(const char *s)
-{
-	if (!*s || strstr(s, ": ") || strstr(s, " #"))
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || strchr("+/=@._- ", *s)))
-			return false;
-	return true;
-}
-
-char *tc_user_data(const struct gc_create_request *req)
-{
-	struct gc_buf b = GC_BUF_INIT(16 << 10);
-	const char *line, *end;
-
-	if (!req->host_key_private || !req->host_key_public)
-		return NULL;
-	/*
-	 * cloud-init's cc_ssh: ssh_deletekeys drops the image's host keys, ssh_keys writes
-	 * ours to /etc/ssh/ssh_host_ed25519_key(.pub) before sshd starts, and an empty
-	 * ssh_genkeytypes generates no others, so the instance presents exactly the key the
-	 * client pinned from the request.
-	 */
-	gc_buf_addstr(&b, "#cloud-config\n"
-			  "ssh_deletekeys: true\n"
-			  "ssh_genkeytypes: []\n"
-			  "ssh_keys:\n"
-			  "  ed25519_private: |\n");
-	for (line = req->host_key_private; *line; line = *end ? end + 1 : end) {
-		end = line + strcspn(line, "\n");
-		if (end == line && !*end)
-			break;
-		gc_buf_addstr(&b, "    ");
-		gc_buf_add(&b, line, (size_t)(end - line));
-		gc_buf_addch(&b, '\n');
-	}
-	gc_buf_addstr(&b, "  ed25519_public: ");
-	if (yaml_plain(req->host_key_public)) {
-		gc_buf_addstr(&b, req->host_key_public);
-	} else {
-		gc_buf_addch(&b, '"');
-		for (const char *s = req->host_key_public; *s; s++) {
-			if (*s == '"' || *s == '\\')
-				gc_buf_addch(&b, '\\');
-			if (*s != '\n' && *s != '\r')
-				gc_buf_addch(&b, *s);
-		}
-		gc_buf_addch(&b, '"');
-	}
-	if (gc_buf_addch(&b, '\n') != 0) {
-		gc_keypair_wipe_buf(&b);
-		return NULL;
-	}
-	return gc_buf_detach(&b, NULL);
-}
-
 /* "gpucluster-CLUSTER-GROUP", at most 60 characters: a name for the console. */
 static char *instance_name(const struct gc_create_request *req)
 {
@@ -777,7 +726,7 @@ static char *instance_name(const struct gc_create_request *req)
 static int create_params(struct gc_provider *p, const struct gc_create_request *req,
 			 const char *zone, bool min_count, json_t **out, struct gc_error *err)
 {
-	const char *vpc, *subnet;
+	const char *vpc = NULL, *subnet = NULL;
 	json_t *o;
 	char *name, *ud;
 
@@ -815,9 +764,11 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 	json_object_set_new(o, "InstanceName", json_string(name));
 	free(name);
 	if (req->key_id)
-		json_object_set_new(o, "LoginSettings", json_pack("{s:[s]}", "KeyIds", req->key_id));
+		json_object_set_new(o, "LoginSettings",
+				    json_pack("{s:[s]}", "KeyIds", req->key_id));
 	if (req->security_group_id)
-		json_object_set_new(o, "SecurityGroupIds", json_pack("[s]", req->security_group_id));
+		json_object_set_new(o, "SecurityGroupIds",
+				    json_pack("[s]", req->security_group_id));
 	if (req->client_token)
 		json_object_set_new(o, "ClientToken", json_string(req->client_token));
 	if (req->n_tags)
@@ -832,21 +783,19 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 				    json_pack("{s:s, s:s}", "TimerAction", "TerminateInstances",
 					      "ActionTime", when));
 	}
-	if ((ud = tc_user_data(req))) {
+	if ((ud = gc_cloud_config(req))) {
 		struct gc_buf b64 = GC_BUF_INIT(32 << 10);
 
 		if (gc_base64_encode(&b64, ud, strlen(ud)) != 0 || b64.len > 16384) {
 			gc_keypair_wipe_buf(&b64);
-			memset(ud, 0, strlen(ud));
-			free(ud);
+			gc_cloud_config_free(ud);
 			json_decref(o);
 			return gc_error_set(err, GC_ETOOBIG,
 					    "the user-data is over CVM's 16 KB of base64");
 		}
 		json_object_set_new(o, "UserData", json_string(b64.data));
 		gc_keypair_wipe_buf(&b64);
-		memset(ud, 0, strlen(ud));
-		free(ud);
+		gc_cloud_config_free(ud);
 	}
 	*out = o;
 	return 0;
@@ -1014,8 +963,7 @@ static bool already_done(const char *code)
  * for the rest (each round drops one at least; a message naming none of ours falls back
  * to one id per call). On return left[0..*n) holds the ids the cloud accepted.
  */
-static int terminate_some(struct gc_provider *p, const char **left, size_t *n,
-			  struct gc_error *err)
+static int terminate_some(struct gc_provider *p, const char **left, size_t *n, struct gc_error *err)
 {
 	while (*n) {
 		struct gc_error e;
@@ -1185,6 +1133,7 @@ static int describe_keypairs(struct gc_provider *p, json_t *base, struct gc_reso
 	for (unsigned pages = 0; pages < TC_MAX_PAGES; pages++) {
 		json_t *params = json_deep_copy(base), *resp = NULL, *set, *o;
 		json_int_t total;
+		size_t got;
 		size_t i;
 
 		json_object_set_new(params, "Offset", json_integer(offset));
@@ -1220,13 +1169,13 @@ static int describe_keypairs(struct gc_provider *p, json_t *base, struct gc_reso
 				(*pubs)[(*n_pubs)++] = gc_xstrdup(pub ? pub : "");
 			}
 		}
-		offset += (json_int_t)json_array_size(set);
+		got = json_array_size(set);
+		offset += (json_int_t)got;
 		json_decref(resp);
-		if (json_array_size(set) == 0 || offset >= total)
+		if (got == 0 || offset >= total)
 			return 0;
 	}
-	return gc_error_set(err, GC_EINVALID, "DescribeKeyPairs: more than %u pages",
-			    TC_MAX_PAGES);
+	return gc_error_set(err, GC_EINVALID, "DescribeKeyPairs: more than %u pages", TC_MAX_PAGES);
 }
 
 static void keep_tagged(struct gc_resource_list *got, const struct gc_tag_filter *tags,
@@ -1353,14 +1302,15 @@ int tc_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *er
 
 /* ---- security groups (the VPC product) ------------------------------------------------------ */
 
-static int describe_secgroups(struct gc_provider *p, json_t *filters,
-			      struct gc_resource_list *out, struct gc_error *err)
+static int describe_secgroups(struct gc_provider *p, json_t *filters, struct gc_resource_list *out,
+			      struct gc_error *err)
 {
 	json_int_t offset = 0;
 
 	for (unsigned pages = 0; pages < TC_MAX_PAGES; pages++) {
 		json_t *params = json_object(), *resp = NULL, *set, *o;
 		json_int_t total;
+		size_t got;
 		char num[24];
 		size_t i;
 
@@ -1390,14 +1340,14 @@ static int describe_secgroups(struct gc_provider *p, json_t *filters,
 				continue;
 			r = gc_resource_list_push(out);
 			r->id = gc_xstrdup(id);
-			r->name = gc_xstrdup(jstr(o, "SecurityGroupName")
-						     ? jstr(o, "SecurityGroupName")
-						     : "");
+			r->name = gc_xstrdup(
+				jstr(o, "SecurityGroupName") ? jstr(o, "SecurityGroupName") : "");
 			r->n_tags = parse_tags(json_object_get(o, "TagSet"), &r->tags);
 		}
-		offset += (json_int_t)json_array_size(set);
+		got = json_array_size(set);
+		offset += (json_int_t)got;
 		json_decref(resp);
-		if (json_array_size(set) == 0 || offset >= total)
+		if (got == 0 || offset >= total)
 			return 0;
 	}
 	return gc_error_set(err, GC_EINVALID, "DescribeSecurityGroups: more than %u pages",
@@ -1471,12 +1421,18 @@ static int find_secgroup(struct gc_provider *p, const struct gc_secgroup_request
 	return ret;
 }
 
-/* The TCP port rules from each CIDR that the group lacks, as Ingress entries. */
+/*
+ * The rules the group lacks, as Ingress entries: the TCP port from each CIDR and, with
+ * allow_members, every protocol and port from the group itself (the policy's
+ * SecurityGroupId in place of a CidrBlock: the group's members, whatever their addresses;
+ * Protocol ALL takes Port ALL).
+ */
 static int missing_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
 			 const char *id, json_t **out, struct gc_error *err)
 {
 	json_t *params = json_pack("{s:s}", "SecurityGroupId", id), *resp = NULL, *have, *r;
 	char port[16];
+	bool members = false;
 	size_t k;
 
 	snprintf(port, sizeof(port), "%u", req->ssh_port);
@@ -1507,12 +1463,26 @@ static int missing_rules(struct gc_provider *p, const struct gc_secgroup_request
 							req->allow_from[i], "Action", "ACCEPT",
 							"PolicyDescription", "gpucluster ssh"));
 	}
+	json_array_foreach(have, k, r)
+	{
+		const char *proto = jstr(r, "Protocol"), *sg = jstr(r, "SecurityGroupId");
+		const char *act = jstr(r, "Action");
+
+		members |= proto && strcasecmp(proto, "ALL") == 0 && sg && strcmp(sg, id) == 0 &&
+			act && strcasecmp(act, "ACCEPT") == 0;
+	}
+	if (req->allow_members && !members)
+		json_array_append_new(*out,
+				      json_pack("{s:s, s:s, s:s, s:s, s:s}", "Protocol", "ALL",
+						"Port", "ALL", "SecurityGroupId", id, "Action",
+						"ACCEPT", "PolicyDescription",
+						"gpucluster members"));
 	json_decref(resp);
 	return 0;
 }
 
-/* Adds the SSH rules the group lacks; after a retry that added them twice over, the
- * group's own list is the judge. */
+/* Adds the rules the group lacks (SSH, members); after a retry that added them twice
+ * over, the group's own list is the judge. */
 static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
 			const char *id, struct gc_error *err)
 {
@@ -1537,8 +1507,7 @@ static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request 
 		ret = json_array_size(ingress) == 0
 			? 0
 			: gc_error_set(err, GC_EINVALID,
-				       "the SSH rules of security group '%s' could not be added",
-				       id);
+				       "the rules of security group '%s' could not be added", id);
 		json_decref(ingress);
 	}
 	return ret;
@@ -1549,8 +1518,8 @@ static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request 
  * not simply retried: after a transient failure the group is looked for by its name and
  * our tags first, and created again only when it is not there.
  */
-static int create_group(struct gc_provider *p, const struct gc_secgroup_request *req,
-			char **out_id, bool *created, struct gc_error *err)
+static int create_group(struct gc_provider *p, const struct gc_secgroup_request *req, char **out_id,
+			bool *created, struct gc_error *err)
 {
 	struct tc_driver *d = tc_driver(p);
 	json_t *params, *resp = NULL;
@@ -1633,8 +1602,9 @@ int tc_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *
 
 			gc_error_init(&ignored);
 			if (tc_delete_secgroup(p, id, &ignored) != 0)
-				gc_log_warn(p->log, "tencent: cannot delete security group '%s': %s",
-					    id, ignored.message);
+				gc_log_warn(p->log,
+					    "tencent: cannot delete security group '%s': %s", id,
+					    ignored.message);
 		}
 		goto fail;
 	}
@@ -1697,9 +1667,9 @@ static const struct {
 	const char *model;
 	unsigned gib;
 } family_gpus[] = {
-	{ "GN6", "P4", 8 },	 { "GN6S", "P4", 8 },	  { "GN7", "T4", 16 },
-	{ "GN8", "P40", 24 },	 { "GN10X", "V100", 32 }, { "GN10Xp", "V100", 32 },
-	{ "GT4", "A100", 40 },	 { "GNV4", "A10", 24 },	  { "PNV4", "A10", 24 },
+	{ "GN6", "P4", 8 },    { "GN6S", "P4", 8 },	{ "GN7", "T4", 16 },
+	{ "GN8", "P40", 24 },  { "GN10X", "V100", 32 }, { "GN10Xp", "V100", 32 },
+	{ "GT4", "A100", 40 }, { "GNV4", "A10", 24 },	{ "PNV4", "A10", 24 },
 };
 
 /* "NVIDIA A100 80G" -> "A100": the model word without the vendor. */
@@ -1786,8 +1756,8 @@ int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_fac
 	return 0;
 }
 
-static const struct tc_price *price_cached(struct tc_driver *d, const char *type,
-					   const char *zone, bool spot)
+static const struct tc_price *price_cached(struct tc_driver *d, const char *type, const char *zone,
+					   bool spot)
 {
 	for (size_t i = 0; i < d->n_prices; i++) {
 		const struct tc_price *c = &d->prices[i];
@@ -1830,9 +1800,9 @@ int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spo
 	free(image);
 	if (tc_call(p, TC_CVM, "InquiryPriceRunInstances", params, false, &resp, err) != 0) {
 		json_decref(params);
-		if (err && (strcmp(err->cloud_code, "InvalidParameterValue.InstanceTypeNotFound") ==
-				    0 ||
-			    err->code == GC_ENOTFOUND))
+		if (err &&
+		    (strcmp(err->cloud_code, "InvalidParameterValue.InstanceTypeNotFound") == 0 ||
+		     err->code == GC_ENOTFOUND))
 			err->code = GC_ENOTFOUND;
 		return gc_error_prefix(err, "cannot get the %s price of '%s' in %s",
 				       spot ? "spot" : "pay-as-you-go", type, where);

@@ -27,8 +27,8 @@
 #include "providers/tencent/cvm.h"
 #include "providers/tencent/tc3.h"
 
-#define TC_CONTENT_TYPE	     "application/json" /* what the SDK sends and signs */
-#define TC_MAX_RATE_WAIT_MS  (15u * 60 * 1000)
+#define TC_CONTENT_TYPE	      "application/json" /* what the SDK sends and signs */
+#define TC_MAX_RATE_WAIT_MS   (15u * 60 * 1000)
 #define TC_RATE_WAIT_SLICE_MS 200 /* longest single sleep on a bucket: a cancel is seen */
 
 char *tc_url_host(const char *url)
@@ -67,15 +67,18 @@ enum gc_errcode tc_classify(const char *code, int status)
 		NULL,
 	};
 	static const char *const quota[] = {
-		"InstancesQuotaLimitExceeded",	     "InvalidKeyPair.LimitExceeded",
-		"InvalidAccount.InsufficientBalance", "InvalidAccount.UnpaidOrder",
-		"OverQuota",			     NULL,
+		"InstancesQuotaLimitExceeded",
+		"InvalidKeyPair.LimitExceeded",
+		"InvalidAccount.InsufficientBalance",
+		"InvalidAccount.UnpaidOrder",
+		"OverQuota",
+		NULL,
 	};
 	static const char *const transient[] = {
 		"InternalError",
 		"InternalServerError",
 		"ServiceUnavailable",
-		"MutexOperation.TaskRunning",			/* an identical job is running */
+		"MutexOperation.TaskRunning",		       /* an identical job is running */
 		"OperationDenied.InstanceOperationInProgress", /* try again later */
 		NULL,
 	};
@@ -209,8 +212,9 @@ static int read_answer(const struct tc_req *c, const struct gc_http_response *re
 		return -1;
 	}
 	if (!json_is_object(resp)) {
-		gc_error_set(err, GC_EINVALID, "%s: the answer from '%s' is not a Response document",
-			     c->action, c->host);
+		gc_error_set(err, GC_EINVALID,
+			     "%s: the answer from '%s' is not a Response document", c->action,
+			     c->host);
 		gc_error_set_cloud(err, NULL, NULL, res->status);
 		json_decref(doc);
 		return -1;
@@ -306,6 +310,14 @@ out:
 	return ret;
 }
 
+/* The body may hold a host's private key (a launch's user-data): wiped before it is freed. */
+static void body_free(char *body)
+{
+	for (volatile char *q = body; q && *q; q++)
+		*q = '\0';
+	free(body);
+}
+
 int tc_call(struct gc_provider *p, enum tc_service svc, const char *action, json_t *params,
 	    bool unsafe, json_t **out, struct gc_error *err)
 {
@@ -321,7 +333,7 @@ int tc_call(struct gc_provider *p, enum tc_service svc, const char *action, json
 	if (!body)
 		return gc_error_set(err, GC_EINVALID, "%s: cannot write the request body", action);
 	if (strlen(body) > TC_MAX_REQUEST) {
-		free(body);
+		body_free(body);
 		return gc_error_set(err, GC_ETOOBIG, "%s: the request is over %zu bytes", action,
 				    (size_t)TC_MAX_REQUEST);
 	}
@@ -340,7 +352,7 @@ int tc_call(struct gc_provider *p, enum tc_service svc, const char *action, json
 			p->stats.retries++;
 		if (attempt(p, &c, out, &e) == 0) {
 			gc_retry_succeeded(&r);
-			free(body);
+			body_free(body);
 			return 0;
 		}
 		if (e.code == GC_ETHROTTLED)
@@ -362,7 +374,7 @@ int tc_call(struct gc_provider *p, enum tc_service svc, const char *action, json
 			break;
 		gc_log_debug(p->log, "tencent: retrying %s after: %s", action, e.message);
 	}
-	free(body);
+	body_free(body);
 	if (err)
 		*err = e;
 	return -1;

@@ -32,7 +32,7 @@
 #include "core/retry.h"
 #include "providers/tencent/creds.h"
 
-#define TC_API_VERSION	    "2017-03-12" /* CVM and VPC alike */
+#define TC_API_VERSION	    "2017-03-12"       /* CVM and VPC alike */
 #define TC_MAX_RESPONSE	    ((size_t)16 << 20) /* a DescribeInstances page of 100 is ~300 KiB */
 #define TC_MAX_REQUEST	    ((size_t)1 << 20)  /* TC3 POSTs may be 10 MB; ours are small */
 #define TC_CREATE_BATCH	    100
@@ -40,8 +40,9 @@
 #define TC_CLIENT_TOKEN_MAX 64
 #define TC_PAGE_SIZE	    100 /* Limit's maximum on every Describe we use */
 #define TC_MAX_PAGES	    10000
-#define TC_MAX_FILTERS	    10 /* "at most 10 Filters of 5 Values" */
-#define TC_MAX_TAGS	    50 /* tags per resource */
+#define TC_MAX_FILTERS	    10	 /* "at most 10 Filters of 5 Values" */
+#define TC_MAX_TAGS	    50	 /* tags per resource */
+#define TC_SYSTEM_DISK_MAX  1024 /* GB, a cloud system disk's largest size */
 
 /* A request bucket for one action, made on first use. */
 struct tc_bucket {
@@ -79,6 +80,8 @@ struct tc_driver {
 	struct tc_creds creds;
 	/* what the credential chain was resolved from, to resolve it again before expiry */
 	char *profile;
+	char *endpoint;		  /* the spec's provider.endpoint (STS goes there too), or NULL */
+	struct gc_spec_oidc oidc; /* the spec's provider.oidc, copied */
 	char *cvm_url, *cvm_host; /* the endpoint and its authority (the Host header) */
 	char *vpc_url, *vpc_host;
 
@@ -166,11 +169,6 @@ int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spo
 	     struct gc_error *err);
 int tc_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int tc_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
-
-/* The user-data of a launch: cloud-init's cloud-config giving every instance the batch's
- * SSH host key (cc_ssh's ssh_keys), NUL-terminated; NULL when req has no host key. The
- * same request always gives the same bytes. Exposed for the tests. */
-char *tc_user_data(const struct gc_create_request *req);
 
 /* The CVM state word as a gc_instance_state: PENDING -> pending, SHUTDOWN (the recycle
  * bin) and LAUNCH_FAILED -> stopped, TERMINATING -> terminating, and so on. */

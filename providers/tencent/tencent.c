@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "core/alloc.h"
+#include "core/oidc.h"
 #include "core/str.h"
 #include "providers/tencent/cvm.h"
 #include "providers/tencent/tencent.h"
@@ -42,6 +43,8 @@ static void driver_free(struct tc_driver *d)
 	gc_http_free(d->http);
 	tc_creds_release(&d->creds);
 	free(d->profile);
+	free(d->endpoint);
+	gc_spec_oidc_release(&d->oidc);
 	free(d->cvm_url);
 	free(d->cvm_host);
 	free(d->vpc_url);
@@ -87,6 +90,9 @@ static void creds_input(struct gc_provider *p, struct tc_driver *d, struct tc_cr
 	in->http = d->http;
 	in->log = p->log;
 	in->clock = p->clock;
+	in->region = p->region;
+	in->endpoint = d->endpoint;
+	in->oidc = &d->oidc;
 }
 
 int tc_refresh_creds(struct gc_provider *p, struct gc_error *err)
@@ -149,10 +155,12 @@ static int tc_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 			     p->region);
 		goto fail;
 	}
+	gc_spec_oidc_copy(&d->oidc, cfg->oidc);
 	if (cfg->endpoint) {
 		if (endpoint_url(&d->cvm_url, cfg->endpoint, err) != 0)
 			goto fail;
 		d->vpc_url = gc_xstrdup(d->cvm_url);
+		d->endpoint = gc_xstrdup(d->cvm_url);
 	} else {
 		d->cvm_url = gc_xasprintf("https://cvm.%s.tencentcloudapi.com", p->region);
 		d->vpc_url = gc_xasprintf("https://vpc.%s.tencentcloudapi.com", p->region);
@@ -196,6 +204,7 @@ const struct gc_provider_ops gc_provider_tencent = {
 	.max_create_batch = TC_CREATE_BATCH,
 	.max_terminate_batch = TC_TERMINATE_BATCH,
 	.client_token_max = TC_CLIENT_TOKEN_MAX,
+	.max_disk_gb = TC_SYSTEM_DISK_MAX,
 	.open = tc_open,
 	.close = tc_close,
 	.discover = tc_discover,

@@ -58,8 +58,9 @@ static int describe_images(struct ecs_call *c)
 		if (owner && strcmp(owner, img->owner))
 			continue;
 		/* "fuzzy search is supported": '*' wildcards, else a part of the name */
-		if (name && (strchr(name, '*') ? !ecs_wildcard(name, img->name)
-					       : !strstr(img->name, name)))
+		if (name && strchr(name, '*') && !ecs_wildcard(name, img->name))
+			continue;
+		if (name && !strchr(name, '*') && !strstr(img->name, name))
 			continue;
 		if (os && strcmp(os, "linux"))
 			continue;
@@ -354,23 +355,14 @@ static const struct ecs_param images_params[] = {
 	{ NULL, 0 },
 };
 
+/* DescribeInstanceTypes and DescribeRegions are not per region: their SDK models have no
+ * RegionId, so it is refused like any unknown parameter */
 static const struct ecs_param types_params[] = {
-	{ "RegionId", 0 },
-	{ "InstanceTypes.N", 10 },
-	{ "InstanceTypeFamily", 0 },
-	{ "InstanceCategory", 0 },
-	{ "InstanceFamilyLevel", 0 },
-	{ "CpuArchitecture", 0 },
-	{ "GPUSpec", 0 },
-	{ "MinimumGPUAmount", 0 },
-	{ "MaximumGPUAmount", 0 },
-	{ "MinimumCpuCoreCount", 0 },
-	{ "MaximumCpuCoreCount", 0 },
-	{ "MinimumMemorySize", 0 },
-	{ "MaximumMemorySize", 0 },
-	{ "MaxResults", 0 },
-	{ "NextToken", 0 },
-	{ NULL, 0 },
+	{ "InstanceTypes.N", 10 },    { "InstanceTypeFamily", 0 }, { "InstanceCategory", 0 },
+	{ "InstanceFamilyLevel", 0 }, { "CpuArchitecture", 0 },	   { "GPUSpec", 0 },
+	{ "MinimumGPUAmount", 0 },    { "MaximumGPUAmount", 0 },   { "MinimumCpuCoreCount", 0 },
+	{ "MaximumCpuCoreCount", 0 }, { "MinimumMemorySize", 0 },  { "MaximumMemorySize", 0 },
+	{ "MaxResults", 0 },	      { "NextToken", 0 },	   { NULL, 0 },
 };
 
 static const struct ecs_param price_params[] = {
@@ -406,8 +398,9 @@ static const struct ecs_param spot_params[] = {
 };
 
 static const struct ecs_param regions_params[] = {
-	{ "RegionId", 0 },     { "InstanceChargeType", 0 },
-	{ "ResourceType", 0 }, { "AcceptLanguage", 0 },
+	{ "InstanceChargeType", 0 },
+	{ "ResourceType", 0 },
+	{ "AcceptLanguage", 0 },
 	{ NULL, 0 },
 };
 

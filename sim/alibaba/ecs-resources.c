@@ -219,6 +219,10 @@ static int create_security_group(struct ecs_call *c)
 		goto out;
 	sg = sim_world_create_sg(c->sim->world, SIM_ALIBABA, c->region, name ? name : "",
 				 desc ? desc : "", vpc ? vpc : "", &tags);
+	/* a basic ("normal", the default) group lets its members talk over every protocol
+	 * and port (InnerAccessPolicy Accept); an advanced one isolates them (Drop) */
+	snprintf(sg->type, sizeof(sg->type), "%s", type ? type : "normal");
+	sg->inner_accept = strcmp(sg->type, "enterprise") != 0;
 	c->out = json_pack("{s:s}", "SecurityGroupId", sg->id);
 	rc = 0;
 out:
@@ -403,7 +407,7 @@ static int describe_security_groups(struct ecs_call *c)
 			json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:b, s:o}",
 				  "SecurityGroupId", sg->id, "SecurityGroupName", sg->name,
 				  "Description", sg->description, "VpcId", sg->vpc, "CreationTime",
-				  created, "SecurityGroupType", "normal", "EcsCount", (int)ecs,
+				  created, "SecurityGroupType", sg->type, "EcsCount", (int)ecs,
 				  "AvailableInstanceAmount", (int)(2000 - ecs), "RuleCount",
 				  (int)sg->n_rules, "ResourceGroupId", "", "ServiceManaged", 0,
 				  "Tags", ecs_tags_json(&sg->tags)));
@@ -452,10 +456,11 @@ static int describe_security_group_attribute(struct ecs_call *c)
 				  "Policy", "Accept", "Priority", "1", "NicType", "intranet",
 				  "Description", r->description, "CreateTime", created));
 	}
-	c->out = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:{s:o}}", "RegionId", c->region,
-			   "SecurityGroupId", sg->id, "SecurityGroupName", sg->name, "Description",
-			   sg->description, "VpcId", sg->vpc, "InnerAccessPolicy", "Accept",
-			   "Permissions", "Permission", perms);
+	c->out =
+		json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:{s:o}}", "RegionId", c->region,
+			  "SecurityGroupId", sg->id, "SecurityGroupName", sg->name, "Description",
+			  sg->description, "VpcId", sg->vpc, "InnerAccessPolicy",
+			  sg->inner_accept ? "Accept" : "Drop", "Permissions", "Permission", perms);
 	return 0;
 }
 

@@ -11,7 +11,8 @@
  *
  * The version a request names picks the product: ECS 2014-05-26, VPC 2016-04-28 (vpc.c)
  * or STS 2015-04-01 (sts.c), all on this one port with the same signature checks, as a
- * client that sends every product to one endpoint override expects. Temporary keys that
+ * client that sends every product to one endpoint override expects; STS's
+ * AssumeRoleWithOIDC alone comes unsigned, as it does to the real STS. Temporary keys that
  * STS issued ("STS.…" with a security token) are accepted by all three.
  *
  * Pure function of (sim, request) apart from the world, the faults and the nonce set,
@@ -78,11 +79,13 @@ int ecs_fail(struct ecs_call *c, int status, const char *code, const char *fmt, 
 	else
 		snprintf(host, sizeof(host), "%s.aliyuncs.com", product);
 	char recommend[256];
-	snprintf(recommend, sizeof(recommend), "https://api.aliyun.com/troubleshoot?q=%s&product=%s",
-		 code,
-		 !strcmp(product, "vpc")   ? "Vpc"
-		 : !strcmp(product, "sts") ? "Sts"
-					   : "Ecs");
+	const char *name = "Ecs";
+	if (!strcmp(product, "vpc"))
+		name = "Vpc";
+	else if (!strcmp(product, "sts"))
+		name = "Sts";
+	snprintf(recommend, sizeof(recommend),
+		 "https://api.aliyun.com/troubleshoot?q=%s&product=%s", code, name);
 
 	body = json_pack("{s:s, s:s, s:s, s:s, s:s}", "RequestId", c->request_id, "HostId", host,
 			 "Code", code, "Message", msg, "Recommend", recommend);
@@ -594,6 +597,28 @@ static int auth_rpc(struct ecs_call *c, const struct gc_sign_request *sreq,
 	return check_nonce(c, gc_params_get(all, "SignatureNonce"));
 }
 
+/*
+ * An unsigned request STS takes: AssumeRoleWithOIDC, named RPC-style (Action and Version
+ * among the parameters, as the Credentials SDKs send it) or ACS3-style (x-acs-action and
+ * x-acs-version headers, as the API SDKs' anonymous calls do).
+ */
+static bool anonymous(struct ecs_call *c, const struct gc_params *all, const char **action,
+		      const char **version)
+{
+	const char *a = gc_params_get_ci(c->req->headers, "x-acs-action");
+	const char *v = gc_params_get_ci(c->req->headers, "x-acs-version");
+
+	if (!a)
+		a = gc_params_get(all, "Action");
+	if (!v)
+		v = gc_params_get(all, "Version");
+	if (!a || !v || strcmp(a, "AssumeRoleWithOIDC") != 0 || strcmp(v, STS_VERSION) != 0)
+		return false;
+	*action = a;
+	*version = v;
+	return true;
+}
+
 /* --- dispatch ---------------------------------------------------------------------------- */
 
 /* The product a version names ("ecs", "vpc", "sts"), or NULL. */
@@ -613,10 +638,16 @@ static const struct ecs_action *find_action(const char *product, const char *nam
 	const struct ecs_action *ecs[] = { ecs_instance_actions, ecs_resource_actions,
 					   ecs_catalog_actions };
 	const struct ecs_action *vpc[] = { ecs_vpc_actions }, *sts[] = { ecs_sts_actions };
-	const struct ecs_action *const *tables = !strcmp(product, "vpc") ? vpc
-		: !strcmp(product, "sts")				     ? sts
-									     : ecs;
-	size_t n = !strcmp(product, "ecs") ? sizeof(ecs) / sizeof(ecs[0]) : 1;
+	const struct ecs_action *const *tables = ecs;
+	size_t n = sizeof(ecs) / sizeof(ecs[0]);
+
+	if (!strcmp(product, "vpc")) {
+		tables = vpc;
+		n = 1;
+	} else if (!strcmp(product, "sts")) {
+		tables = sts;
+		n = 1;
+	}
 
 	for (size_t t = 0; t < n; t++)
 		for (const struct ecs_action *a = tables[t]; a->name; a++)
@@ -745,6 +776,8 @@ static int process(struct ecs_call *c, struct gc_params *all)
 				"unsupported Authorization scheme.");
 	} else if (gc_params_get(all, "Signature") || gc_params_get(all, "AccessKeyId")) {
 		rc = auth_rpc(c, &sreq, all, &action, &version);
+	} else if (anonymous(c, all, &action, &version)) {
+		rc = 0; /* the OIDC token in the parameters is the proof (sts.c checks it) */
 	} else {
 		return ecs_fail(
 			c, 400, "MissingParameter",
@@ -760,7 +793,7 @@ static int process(struct ecs_call *c, struct gc_params *all)
 	if (!c->product)
 		return ecs_fail(c, 400, "InvalidVersion",
 				"Specified parameter Version is not valid: this endpoint speaks "
-				"ECS " ECS_VERSION ", VPC " VPC_VERSION " and STS " STS_VERSION ".");
+				"ECS " ECS_VERSION ", VPC " VPC_VERSION ", STS " STS_VERSION);
 	a = find_action(c->product, action);
 	if (!a)
 		return ecs_fail(c, 404, "InvalidAction.NotFound",

@@ -197,20 +197,24 @@ static int describe_vswitches(struct ecs_call *c)
 }
 
 static const struct ecs_param vpcs_params[] = {
-	{ "RegionId", 0 },	   { "VpcId", 0 },	    { "VpcName", 0 },
-	{ "IsDefault", 0 },	   { "DhcpOptionsSetId", 0 }, { "EnableIpv6", 0 },
-	{ "ResourceGroupId", 0 },  { "VpcOwnerId", 0 },	    { "Tag.N.Key", 20 },
-	{ "Tag.N.Value", 20 },	   { "PageNumber", 0 },	    { "PageSize", 0 },
+	{ "RegionId", 0 },	   { "VpcId", 0 },
+	{ "VpcName", 0 },	   { "IsDefault", 0 },
+	{ "DhcpOptionsSetId", 0 }, { "EnableIpv6", 0 },
+	{ "ResourceGroupId", 0 },  { "VpcOwnerId", 0 },
+	{ "Tag.N.Key", 20 },	   { "Tag.N.Value", 20 },
+	{ "PageNumber", 0 },	   { "PageSize", 0 },
 	{ "DryRun", 0 },	   { NULL, 0 },
 };
 
 static const struct ecs_param vswitches_params[] = {
-	{ "RegionId", 0 },	 { "VpcId", 0 },	   { "VSwitchId", 0 },
-	{ "ZoneId", 0 },	 { "VSwitchName", 0 },	   { "IsDefault", 0 },
-	{ "EnableIpv6", 0 },	 { "RouteTableId", 0 },	   { "ResourceGroupId", 0 },
-	{ "VSwitchOwnerId", 0 }, { "Tag.N.Key", 20 },	   { "Tag.N.Value", 20 },
-	{ "PageNumber", 0 },	 { "PageSize", 0 },	   { "DryRun", 0 },
-	{ NULL, 0 },
+	{ "RegionId", 0 },	  { "VpcId", 0 },
+	{ "VSwitchId", 0 },	  { "ZoneId", 0 },
+	{ "VSwitchName", 0 },	  { "IsDefault", 0 },
+	{ "EnableIpv6", 0 },	  { "RouteTableId", 0 },
+	{ "ResourceGroupId", 0 }, { "VSwitchOwnerId", 0 },
+	{ "Tag.N.Key", 20 },	  { "Tag.N.Value", 20 },
+	{ "PageNumber", 0 },	  { "PageSize", 0 },
+	{ "DryRun", 0 },	  { NULL, 0 },
 };
 
 const struct ecs_action ecs_vpc_actions[] = {

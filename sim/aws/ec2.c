@@ -1809,25 +1809,86 @@ static const char *norm_protocol(const char *p)
 static bool same_rule(const struct sim_rule *a, const struct sim_rule *b)
 {
 	return !strcmp(a->protocol, b->protocol) && a->from_port == b->from_port &&
-		a->to_port == b->to_port && !strcmp(a->cidr, b->cidr);
+		a->to_port == b->to_port && !strcmp(a->cidr, b->cidr) &&
+		!strcmp(a->source_group, b->source_group);
 }
 
-/* IpPermissions.N (or the flat legacy IpProtocol/FromPort/ToPort/CidrIp) into rules. */
-static int read_permissions(struct ec2 *c, struct sim_rule **out, size_t *n_out)
+/*
+ * The security group that IpPermissions.N.Groups.M names as a source, or NULL with the
+ * error answered. EC2 finds it by GroupId (or, in the default VPC, GroupName); the
+ * emulator has one account, so a UserId other than it names nothing that exists.
+ */
+static const struct sim_secgroup *source_group(struct ec2 *c, const struct sim_secgroup *target,
+					       const char *pre, unsigned m)
+{
+	const char *id = PF(c, "%sGroups.%u.GroupId", pre, m);
+	const char *name = PF(c, "%sGroups.%u.GroupName", pre, m);
+	const char *user = PF(c, "%sGroups.%u.UserId", pre, m);
+	const struct sim_secgroup *g;
+
+	if (!id && !name) {
+		FAIL400(c, "MissingParameter",
+			"The request must contain the parameter %sGroups.%u.GroupId", pre, m);
+		return NULL;
+	}
+	g = id ? sim_world_sg(c->sim->world, SIM_AWS, c->region, id)
+	       : sg_by_name(c, name, EC2_DEFAULT_VPC);
+	if (!g || (user && strcmp(user, c->sim->cfg.aws_account) != 0)) {
+		if (id)
+			FAIL400(c, "InvalidGroup.NotFound",
+				"The security group '%s' does not exist", id);
+		else
+			FAIL400(c, "InvalidGroup.NotFound",
+				"The security group '%s' does not exist in default VPC '%s'", name,
+				EC2_DEFAULT_VPC);
+		return NULL;
+	}
+	if (target && strcmp(g->vpc, target->vpc) != 0) {
+		FAIL400(c, "InvalidGroup.NotFound",
+			"You have specified two resources that belong to different networks.");
+		return NULL;
+	}
+	return g;
+}
+
+static void push_rule(struct sim_rule **rules, size_t *n, const char *proto, int64_t from,
+		      int64_t to, const char *cidr, const char *group, const char *desc)
+{
+	struct sim_rule r;
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.protocol, sizeof(r.protocol), "%s", proto);
+	r.from_port = (int)from;
+	r.to_port = (int)to;
+	snprintf(r.cidr, sizeof(r.cidr), "%s", cidr ? cidr : "");
+	snprintf(r.source_group, sizeof(r.source_group), "%s", group ? group : "");
+	snprintf(r.description, sizeof(r.description), "%s", desc ? desc : "");
+	*rules = gc_xreallocarray(*rules, *n + 1, sizeof(**rules));
+	(*rules)[(*n)++] = r;
+}
+
+/*
+ * IpPermissions.N (or the flat legacy IpProtocol/FromPort/ToPort/CidrIp) into rules, one
+ * per source: each IpRanges.M.CidrIp and each Groups.M (a security group, whose members
+ * are the source; target is the group being changed).
+ */
+static int read_permissions(struct ec2 *c, const struct sim_secgroup *target, struct sim_rule **out,
+			    size_t *n_out)
 {
 	unsigned *idx;
 	size_t n = indexes(c, "IpPermissions", &idx);
 	struct sim_rule *rules = NULL;
 	size_t nr = 0;
 	bool legacy = n == 0 && P(c, "IpProtocol");
+	int ret = -1;
 
 	for (size_t i = 0; i < (legacy ? 1 : n); i++) {
 		char pre[64], name[128];
 		const char *proto_raw, *proto;
 		int64_t from = -1, to = -1;
 		bool has_from, has_to;
-		const char **cidrs = NULL, **descs = NULL;
-		size_t nc;
+		unsigned *mi;
+		size_t nm;
 
 		if (legacy)
 			pre[0] = '\0';
@@ -1836,91 +1897,83 @@ static int read_permissions(struct ec2 *c, struct sim_rule **out, size_t *n_out)
 		snprintf(name, sizeof(name), "%sIpProtocol", pre);
 		proto_raw = P(c, name);
 		if (!proto_raw) {
-			free(idx);
-			free(rules);
-			return FAIL400(c, "MissingParameter",
-				       "The request must contain the parameter %s", name);
+			FAIL400(c, "MissingParameter", "The request must contain the parameter %s",
+				name);
+			goto out;
 		}
 		proto = norm_protocol(proto_raw);
 		if (!proto) {
-			free(idx);
-			free(rules);
-			return FAIL400(c, "InvalidParameterValue",
-				       "Invalid value '%s' for IP protocol. Unknown protocol.",
-				       proto_raw);
+			FAIL400(c, "InvalidParameterValue",
+				"Invalid value '%s' for IP protocol. Unknown protocol.", proto_raw);
+			goto out;
 		}
 		snprintf(name, sizeof(name), "%sFromPort", pre);
-		if (get_int(c, name, -1, 65535, &from, &has_from)) {
-			free(idx);
-			free(rules);
-			return -1;
-		}
+		if (get_int(c, name, -1, 65535, &from, &has_from))
+			goto out;
 		snprintf(name, sizeof(name), "%sToPort", pre);
-		if (get_int(c, name, -1, 65535, &to, &has_to)) {
-			free(idx);
-			free(rules);
-			return -1;
-		}
+		if (get_int(c, name, -1, 65535, &to, &has_to))
+			goto out;
 		if ((!strcmp(proto, "tcp") || !strcmp(proto, "udp")) &&
 		    (!has_from || !has_to || from < 0 || to < from)) {
-			free(idx);
-			free(rules);
-			return FAIL400(c, "InvalidParameterValue",
-				       "Invalid port range (%lld..%lld) for protocol %s",
-				       (long long)from, (long long)to, proto);
+			FAIL400(c, "InvalidParameterValue",
+				"Invalid port range (%lld..%lld) for protocol %s", (long long)from,
+				(long long)to, proto);
+			goto out;
 		}
+		/* -1 is every protocol on every port, whatever range was given */
+		if (!strcmp(proto, "-1"))
+			from = to = -1;
 		if (legacy) {
 			const char *one = P(c, "CidrIp");
-			cidrs = gc_xcalloc(2, sizeof(*cidrs));
-			descs = gc_xcalloc(2, sizeof(*descs));
-			nc = one ? 1 : 0;
-			cidrs[0] = one;
-		} else {
-			unsigned *ri;
-			snprintf(name, sizeof(name), "%sIpRanges", pre);
-			nc = indexes(c, name, &ri);
-			cidrs = gc_xcalloc(nc + 1, sizeof(*cidrs));
-			descs = gc_xcalloc(nc + 1, sizeof(*descs));
-			for (size_t k = 0; k < nc; k++) {
-				cidrs[k] = PF(c, "%sIpRanges.%u.CidrIp", pre, ri[k]);
-				descs[k] = PF(c, "%sIpRanges.%u.Description", pre, ri[k]);
+			if (one && !cidr_ok(one)) {
+				FAIL400(c, "InvalidParameterValue", "CIDR block %s is malformed",
+					one);
+				goto out;
 			}
-			free(ri);
+			if (one)
+				push_rule(&rules, &nr, proto, from, to, one, NULL, NULL);
+			continue;
 		}
-		for (size_t k = 0; k < nc; k++) {
-			struct sim_rule r;
-			if (!cidrs[k] || !cidr_ok(cidrs[k])) {
-				int ret = FAIL400(c, "InvalidParameterValue",
-						  "CIDR block %s is malformed",
-						  cidrs[k] ? cidrs[k] : "(missing)");
-				free(cidrs);
-				free(descs);
-				free(idx);
-				free(rules);
-				return ret;
+		snprintf(name, sizeof(name), "%sIpRanges", pre);
+		nm = indexes(c, name, &mi);
+		for (size_t k = 0; k < nm; k++) {
+			const char *cidr = PF(c, "%sIpRanges.%u.CidrIp", pre, mi[k]);
+			if (!cidr || !cidr_ok(cidr)) {
+				FAIL400(c, "InvalidParameterValue", "CIDR block %s is malformed",
+					cidr ? cidr : "(missing)");
+				free(mi);
+				goto out;
 			}
-			memset(&r, 0, sizeof(r));
-			snprintf(r.protocol, sizeof(r.protocol), "%s", proto);
-			r.from_port = (int)from;
-			r.to_port = (int)to;
-			snprintf(r.cidr, sizeof(r.cidr), "%s", cidrs[k]);
-			snprintf(r.description, sizeof(r.description), "%s",
-				 descs[k] ? descs[k] : "");
-			rules = gc_xreallocarray(rules, nr + 1, sizeof(*rules));
-			rules[nr++] = r;
+			push_rule(&rules, &nr, proto, from, to, cidr, NULL,
+				  PF(c, "%sIpRanges.%u.Description", pre, mi[k]));
 		}
-		free(cidrs);
-		free(descs);
+		free(mi);
+		snprintf(name, sizeof(name), "%sGroups", pre);
+		nm = indexes(c, name, &mi);
+		for (size_t k = 0; k < nm; k++) {
+			const struct sim_secgroup *g = source_group(c, target, pre, mi[k]);
+			if (!g) {
+				free(mi);
+				goto out;
+			}
+			push_rule(&rules, &nr, proto, from, to, NULL, g->id,
+				  PF(c, "%sGroups.%u.Description", pre, mi[k]));
+		}
+		free(mi);
 	}
-	free(idx);
 	if (!nr) {
-		free(rules);
-		return FAIL400(c, "MissingParameter",
-			       "The request must contain the parameter IpPermissions");
+		FAIL400(c, "MissingParameter",
+			"The request must contain the parameter IpPermissions");
+		goto out;
 	}
 	*out = rules;
 	*n_out = nr;
-	return 0;
+	rules = NULL;
+	ret = 0;
+out:
+	free(idx);
+	free(rules);
+	return ret;
 }
 
 static void write_rule_text(char *out, size_t size, const struct sim_rule *r)
@@ -1931,8 +1984,8 @@ static void write_rule_text(char *out, size_t size, const struct sim_rule *r)
 	for (char *p = proto; *p; p++)
 		if (*p >= 'a' && *p <= 'z')
 			*p = (char)(*p - 'a' + 'A');
-	snprintf(out, size, "peer: %s, %s, from port: %d, to port: %d, ALLOW", r->cidr, proto,
-		 r->from_port, r->to_port);
+	snprintf(out, size, "peer: %s, %s, from port: %d, to port: %d, ALLOW",
+		 r->source_group[0] ? r->source_group : r->cidr, proto, r->from_port, r->to_port);
 }
 
 static int authorize_ingress(struct ec2 *c)
@@ -1941,7 +1994,7 @@ static int authorize_ingress(struct ec2 *c)
 	struct sim_rule *rules = NULL;
 	size_t n = 0;
 
-	if (!g || read_permissions(c, &rules, &n) != 0)
+	if (!g || read_permissions(c, g, &rules, &n) != 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		bool dup = false;
@@ -1972,7 +2025,14 @@ static int authorize_ingress(struct ec2 *c)
 		T(c, "ipProtocol", rules[i].protocol);
 		TF(c, "fromPort", "%d", rules[i].from_port);
 		TF(c, "toPort", "%d", rules[i].to_port);
-		T(c, "cidrIpv4", rules[i].cidr);
+		if (rules[i].source_group[0]) {
+			S(c, "referencedGroupInfo");
+			T(c, "groupId", rules[i].source_group);
+			T(c, "userId", c->sim->cfg.aws_account);
+			E(c);
+		} else {
+			T(c, "cidrIpv4", rules[i].cidr);
+		}
 		if (rules[i].description[0])
 			T(c, "description", rules[i].description);
 		E(c);
@@ -2027,14 +2087,25 @@ static void write_sg(struct ec2 *c, const struct sim_secgroup *g)
 			TF(c, "fromPort", "%d", r->from_port);
 			TF(c, "toPort", "%d", r->to_port);
 		}
+		/* one source per rule: a group (its members) or an address range */
 		S(c, "groups");
+		if (r->source_group[0]) {
+			S(c, "item");
+			T(c, "userId", c->sim->cfg.aws_account);
+			T(c, "groupId", r->source_group);
+			if (r->description[0])
+				T(c, "description", r->description);
+			E(c);
+		}
 		E(c);
 		S(c, "ipRanges");
-		S(c, "item");
-		T(c, "cidrIp", r->cidr);
-		if (r->description[0])
-			T(c, "description", r->description);
-		E(c);
+		if (!r->source_group[0]) {
+			S(c, "item");
+			T(c, "cidrIp", r->cidr);
+			if (r->description[0])
+				T(c, "description", r->description);
+			E(c);
+		}
 		E(c);
 		S(c, "ipv6Ranges");
 		E(c);
@@ -2833,6 +2904,10 @@ static const char *const p_authorize[] = {
 	"IpPermissions.N.ToPort",
 	"IpPermissions.N.IpRanges.N.CidrIp",
 	"IpPermissions.N.IpRanges.N.Description",
+	"IpPermissions.N.Groups.N.GroupId",
+	"IpPermissions.N.Groups.N.GroupName",
+	"IpPermissions.N.Groups.N.UserId",
+	"IpPermissions.N.Groups.N.Description",
 	TAGSPEC,
 	NULL,
 };

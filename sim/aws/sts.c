@@ -4,17 +4,16 @@
  * profiles, CI's web identity and the EC2 calls made with the temporary keys run end to
  * end without an account. XML shapes and error codes are STS's (docs/sim.md, "AWS STS").
  *
- * Temporary credentials need no table. The session token carries the key id, the expiry
- * and the assumed-role ARN, sealed with an HMAC under the emulator's random sts_key; the
- * secret is an HMAC of the key id under the same key. Any frontend can then check a
- * request made with them (sim_aws_secret) without a lock, a reset forgets nothing it
- * should keep, and a restarted emulator no longer accepts the old tokens, as real keys
- * expire.
+ * Temporary credentials need no table: the session token carries the key id, the expiry
+ * and the assumed-role ARN, sealed as sim.h describes (sim_session_seal); the secret is
+ * an HMAC of the key id under the same key, so any frontend can check a request made
+ * with them (sim_aws_secret).
  *
  * The emulator's IAM is one account (cfg.aws_account): any well-formed role ARN in it
- * may be assumed by any caller, a role in another account is AccessDenied. Web identity
- * tokens must be JWT-shaped with "sub" and "aud" claims; their signature and issuer are
- * not checked yet.
+ * may be assumed by any caller, a role in another account is AccessDenied. The account
+ * has one OpenID Connect provider, the emulator's own issuer (sim/oidc.h), trusting
+ * sts.amazonaws.com unless configured: web identity tokens are checked as STS checks
+ * them (issuer, signature, claims, expiry, audience) by sim_oidc_verify.
  *
  * A pure function of (sim, request); safe from any connection thread.
  */
@@ -31,6 +30,7 @@
 #include "core/str.h"
 #include "providers/aws/sigv4.h"
 #include "sim/catalog.h"
+#include "sim/oidc.h"
 #include "sim/sim.h"
 
 #define STS_VERSION	  "2011-06-15"
@@ -45,13 +45,7 @@
 
 static const char base32[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
-/* --- sealed session tokens ------------------------------------------------------------- */
-
-struct session {
-	char key_id[32];
-	int64_t expiry;
-	char arn[STS_ARN_MAX + 128]; /* arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION */
-};
+/* --- sealed session tokens (sim_session_seal) ------------------------------------------ */
 
 enum session_check {
 	SESSION_OK = 0,
@@ -75,76 +69,30 @@ static void derive_secret(const struct sim *sim, const char *key_id, char out[SI
 	gc_buf_release(&b64);
 }
 
-/* The token for s: base64 of "gcsim1\nKEYID\nEXPIRY\nARN" followed by its HMAC. */
-static char *seal(const struct sim *sim, const struct session *s)
+static char *seal(const struct sim *sim, const struct sim_session *s)
 {
-	struct gc_buf payload = GC_BUF_INIT(STS_TOKEN_MAX);
-	struct gc_buf out = GC_BUF_INIT(STS_TOKEN_MAX * 2);
-	unsigned char mac[GC_SHA256_LEN];
-
-	gc_buf_addf(&payload, "%s\n%s\n%lld\n%s", STS_TOKEN_MAGIC, s->key_id, (long long)s->expiry,
-		    s->arn);
-	gc_hmac_sha256(sim->cfg.sts_key, sizeof(sim->cfg.sts_key), payload.data, payload.len, mac);
-	gc_buf_add(&payload, mac, sizeof(mac));
-	gc_base64_encode(&out, payload.data, payload.len);
-	gc_buf_release(&payload);
-	return gc_buf_detach(&out, NULL);
+	return sim_session_seal(sim, "", STS_TOKEN_MAGIC, s);
 }
 
 static enum session_check unseal(const struct sim *sim, const char *key_id, const char *token,
-				 int64_t now, struct session *out)
+				 int64_t now, struct sim_session *out)
 {
-	struct gc_buf raw = GC_BUF_INIT(STS_TOKEN_MAX);
-	unsigned char mac[GC_SHA256_LEN];
-	char want[GC_SHA256_HEX_LEN], got[GC_SHA256_HEX_LEN];
-	enum session_check ret = SESSION_INVALID;
-	const char *p, *nl;
-	size_t plen;
-	int64_t expiry;
-	char num[24];
-
 	if (!key_id || !gc_starts_with(key_id, "ASIA") || !token || !*token)
 		return SESSION_UNKNOWN;
-	if (strlen(token) > STS_TOKEN_MAX || gc_base64_decode(&raw, token, strlen(token)) != 0 ||
-	    raw.len <= sizeof(mac))
-		goto out;
-	plen = raw.len - sizeof(mac);
-	gc_hmac_sha256(sim->cfg.sts_key, sizeof(sim->cfg.sts_key), raw.data, plen, mac);
-	gc_hex(mac, sizeof(mac), want);
-	gc_hex((const unsigned char *)raw.data + plen, sizeof(mac), got);
-	if (!gc_sign_equal(want, got))
-		goto out;
-	raw.data[plen] = '\0';
-	/* sealed by us, so well-formed: magic, key id, expiry, arn */
-	p = raw.data;
-	if (!gc_starts_with(p, STS_TOKEN_MAGIC "\n"))
-		goto out;
-	p += strlen(STS_TOKEN_MAGIC "\n");
-	nl = strchr(p, '\n');
-	if (!nl || (size_t)(nl - p) >= sizeof(out->key_id) ||
-	    strncmp(p, key_id, (size_t)(nl - p)) != 0 || key_id[nl - p] != '\0')
-		goto out;
-	snprintf(out->key_id, sizeof(out->key_id), "%s", key_id);
-	p = nl + 1;
-	nl = strchr(p, '\n');
-	if (!nl || (size_t)(nl - p) >= sizeof(num))
-		goto out;
-	snprintf(num, sizeof(num), "%.*s", (int)(nl - p), p);
-	if (gc_parse_i64(num, 0, INT64_MAX, &expiry) != 0)
-		goto out;
-	out->expiry = expiry;
-	snprintf(out->arn, sizeof(out->arn), "%s", nl + 1);
-	ret = now >= expiry ? SESSION_EXPIRED : SESSION_OK;
-out:
-	gc_buf_release(&raw);
-	return ret;
+	if (strlen(token) > STS_TOKEN_MAX)
+		return SESSION_INVALID;
+	switch (sim_session_open(sim, "", STS_TOKEN_MAGIC, token, key_id, now, out)) {
+	case SIM_SESSION_OK: return SESSION_OK;
+	case SIM_SESSION_EXPIRED: return SESSION_EXPIRED;
+	default: return SESSION_INVALID;
+	}
 }
 
 const char *sim_aws_secret(const struct sim *sim, const char *key_id, const char *token,
 			   int64_t now, char out[SIM_AWS_SECRET_MAX])
 {
 	const char *s = sim_cred_secret(sim, SIM_AWS, key_id);
-	struct session sess;
+	struct sim_session sess;
 
 	if (s)
 		return s;
@@ -225,7 +173,7 @@ struct sts {
 	xmlBufferPtr xbuf;
 	xmlTextWriterPtr w;
 	/* the caller, once authenticated */
-	char caller_arn[STS_ARN_MAX + 128];
+	char caller_arn[SIM_SESSION_ARN_MAX];
 	bool caller_is_role;
 };
 
@@ -427,7 +375,7 @@ static int authenticate(struct sts *c)
 	const char *token = gc_params_get_ci(req->headers, "X-Amz-Security-Token");
 	char secret[SIM_AWS_SECRET_MAX];
 	struct aws_sigv4_auth auth;
-	struct session sess;
+	struct sim_session sess;
 	struct gc_error err;
 	const char *known;
 	int64_t t;
@@ -593,7 +541,7 @@ static int role_and_session(struct sts *c, char *arn, size_t arn_size, char role
  * AssumedRoleUser block. */
 static void write_session(struct sts *c, const char *arn, const char *role_id, int64_t expiry)
 {
-	struct session s;
+	struct sim_session s;
 	char secret[SIM_AWS_SECRET_MAX], when[32], id[80];
 	unsigned char rnd[16];
 	char *token;
@@ -647,46 +595,12 @@ static int assume_role(struct sts *c)
 	return 0;
 }
 
-/* Decodes one base64url JWT part into a JSON object, or NULL. */
-static json_t *jwt_part(const char *s, size_t n)
-{
-	struct gc_buf b64 = GC_BUF_INIT(STS_JWT_MAX + 4);
-	struct gc_buf raw = GC_BUF_INIT(STS_JWT_MAX);
-	json_t *j = NULL;
-
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-		if (ch == '-')
-			ch = '+';
-		else if (ch == '_')
-			ch = '/';
-		else if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			   (ch >= '0' && ch <= '9')))
-			goto out;
-		gc_buf_addch(&b64, ch);
-	}
-	if (gc_base64_decode(&raw, b64.data, b64.len) != 0)
-		goto out;
-	j = json_loadb(raw.data, raw.len, 0, NULL);
-	if (j && !json_is_object(j)) {
-		json_decref(j);
-		j = NULL;
-	}
-out:
-	gc_buf_release(&b64);
-	gc_buf_release(&raw);
-	return j;
-}
-
 static int assume_role_with_web_identity(struct sts *c)
 {
 	const char *jwt = gc_params_get(&c->p, "WebIdentityToken");
-	const char *provider_id = gc_params_get(&c->p, "ProviderId");
-	const char *dot1, *dot2, *sub, *aud, *iss;
 	char arn[STS_ARN_MAX + 128], role_id[32];
-	json_t *header = NULL, *claims = NULL, *a, *exp;
+	struct sim_jwt j;
 	int64_t d;
-	int ret = -1;
 
 	if (!jwt)
 		return invalid(c, "webIdentityToken", NULL, NULL);
@@ -695,44 +609,41 @@ static int assume_role_with_web_identity(struct sts *c)
 				"1 validation error detected: Value at 'webIdentityToken' failed "
 				"to satisfy constraint: Member must have length between 4 and %d",
 				STS_JWT_MAX);
-	dot1 = strchr(jwt, '.');
-	dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
-	if (!dot2 || strchr(dot2 + 1, '.') || dot1 == jwt || dot2 == dot1 + 1 || !dot2[1] ||
-	    !(header = jwt_part(jwt, (size_t)(dot1 - jwt))) ||
-	    !(claims = jwt_part(dot1 + 1, (size_t)(dot2 - dot1 - 1))) || !chars_in(dot2 + 1, "-")) {
-		sts_fail(c, 400, "InvalidIdentityToken", "Couldn't parse the token");
-		goto out;
-	}
-	sub = json_string_value(json_object_get(claims, "sub"));
-	a = json_object_get(claims, "aud");
-	aud = json_is_array(a) ? json_string_value(json_array_get(a, 0)) : json_string_value(a);
-	iss = json_string_value(json_object_get(claims, "iss"));
-	if (!sub || !*sub || !aud || !*aud) {
-		sts_fail(c, 400, "InvalidIdentityToken", "Missing a required claim: %s",
-			 !sub || !*sub ? "sub" : "aud");
-		goto out;
-	}
-	exp = json_object_get(claims, "exp");
-	if (json_is_integer(exp) && json_integer_value(exp) <= c->now) {
-		sts_fail(c, 400, "ExpiredTokenException",
-			 "Token expired: current date/time %lld "
-			 "must be before the expiration date/time %lld",
-			 (long long)c->now, (long long)json_integer_value(exp));
-		goto out;
+	/* STS finds the identity provider by the token's issuer, in the role's account */
+	switch (sim_oidc_verify(c->sim, SIM_AWS, jwt, c->now, &j)) {
+	case SIM_JWT_OK: break;
+	case SIM_JWT_MALFORMED:
+		return sts_fail(c, 400, "InvalidIdentityToken", "Couldn't parse the token");
+	case SIM_JWT_ISSUER:
+		return sts_fail(c, 400, "InvalidIdentityToken",
+				"No OpenIDConnect provider found in your account for %s", j.iss);
+	case SIM_JWT_CLAIMS:
+		return sts_fail(c, 400, "InvalidIdentityToken", "Missing a required claim: %s",
+				strrchr(j.why, ' ') + 1);
+	case SIM_JWT_EXPIRED:
+		return sts_fail(c, 400, "ExpiredTokenException",
+				"Token expired: current date/time %lld must be before the "
+				"expiration date/time %lld",
+				(long long)c->now, (long long)j.exp);
+	case SIM_JWT_AUDIENCE:
+		return sts_fail(c, 400, "InvalidIdentityToken", "Incorrect token audience");
+	case SIM_JWT_ALGORITHM:
+	case SIM_JWT_SIGNATURE:
+	case SIM_JWT_NOT_YET:
+	default:
+		return sts_fail(c, 400, "InvalidIdentityToken", "The token is not valid: %s",
+				j.why);
 	}
 	if (role_and_session(c, arn, sizeof(arn), role_id) != 0 || duration(c, &d) != 0)
-		goto out;
+		return -1;
 	begin(c);
-	el(c, "SubjectFromWebIdentityToken", sub);
-	el(c, "Audience", aud);
+	el(c, "SubjectFromWebIdentityToken", j.sub);
+	el(c, "Audience", j.aud);
 	write_session(c, arn, role_id, c->now + d);
-	el(c, "Provider", provider_id ? provider_id : iss ? iss : "");
+	/* for OpenID Connect tokens, the issuer (ProviderId is for OAuth 2.0 tokens) */
+	el(c, "Provider", j.iss);
 	finish(c);
-	ret = 0;
-out:
-	json_decref(header);
-	json_decref(claims);
-	return ret;
+	return 0;
 }
 
 static int get_caller_identity(struct sts *c)

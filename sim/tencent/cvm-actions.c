@@ -379,8 +379,7 @@ static int parse_vpc(struct tc_call *c, struct launch *l)
 			       "The subnet `%s` does not exist in VPC `%s`.", subnet, vpc);
 	if (strcmp(zone, l->zone))
 		return tc_fail(c, "InvalidParameterValue.SubnetIdZoneIdNotMatch",
-			       "The subnet `%s` is in zone `%s`, not `%s`.", subnet, zone,
-			       l->zone);
+			       "The subnet `%s` is in zone `%s`, not `%s`.", subnet, zone, l->zone);
 	snprintf(l->subnet_id, sizeof(l->subnet_id), "%s", subnet);
 	l->subnet = l->subnet_id;
 	return 0;

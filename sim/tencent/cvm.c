@@ -10,6 +10,10 @@
  * schema, faults are consulted and the action runs with the world locked. Every answer,
  * errors included, is HTTP 200 with a {"Response":{...}} document.
  *
+ * STS 2018-08-13 (sts.c) shares the port, picked by the version the request names: its
+ * AssumeRoleWithWebIdentity comes unsigned, as the SDKs send it, and the temporary keys
+ * it issues sign requests to every product here with their X-TC-Token.
+ *
  * Pure function of (sim, request) apart from the world and the faults (thread-safe);
  * called from the server's connection threads.
  */
@@ -541,6 +545,7 @@ static int authenticate(struct tc_call *c, const struct gc_sign_request *sreq)
 	struct tc_auth auth;
 	struct gc_sign_result dbg;
 	struct gc_error err;
+	char tmp[TC_STS_SECRET_MAX];
 	const char *secret;
 	int64_t t, now = (int64_t)c->req->now + c->sim->cfg.clock_offset_s;
 	int rc = -1;
@@ -571,6 +576,19 @@ static int authenticate(struct tc_call *c, const struct gc_sign_request *sreq)
 	}
 	secret = sim_cred_secret(c->sim, SIM_TENCENT, auth.secret_id);
 	if (!secret) {
+		/* temporary keys from STS, with the token they were issued with */
+		const char *code = NULL;
+
+		secret = tc_sts_secret(c->sim, auth.secret_id, gc_params_get_ci(h, "x-tc-token"),
+				       now, tmp, &code);
+		if (!secret && strcmp(code, "AuthFailure.TokenFailure") == 0) {
+			tc_fail(c, code,
+				"The X-TC-Token is not the one issued with the SecretId, "
+				"or it has expired.");
+			goto out;
+		}
+	}
+	if (!secret) {
 		tc_fail(c, "AuthFailure.SecretIdNotFound",
 			"The SecretId is not found, please ensure that your SecretId is correct.");
 		goto out;
@@ -599,10 +617,25 @@ out:
 	return rc;
 }
 
+/* An STS action the SDKs send unsigned (SetSkipSign: "Authorization: SKIP"), the token in
+ * the body being the proof. */
+static bool unsigned_ok(const struct tc_call *c, const char *action)
+{
+	const char *authz = gc_params_get_ci(c->req->headers, "authorization");
+
+	return authz && strcmp(authz, "SKIP") == 0 &&
+		strcmp(action, "AssumeRoleWithWebIdentity") == 0;
+}
+
 /* --- dispatch ------------------------------------------------------------------------------- */
 
-static const struct tc_action *find_action(const char *name)
+static const struct tc_action *find_action(const char *name, bool sts)
 {
+	for (const struct tc_action *a = tc_sts_actions; sts && a->name; a++)
+		if (!strcmp(a->name, name))
+			return a;
+	if (sts)
+		return NULL;
 	for (const struct tc_action *a = tc_cvm_actions; a->name; a++)
 		if (!strcmp(a->name, name))
 			return a;
@@ -682,6 +715,7 @@ static int process(struct tc_call *c)
 	const char *region = gc_params_get_ci(h, "x-tc-region");
 	const struct tc_action *a;
 	struct sim_fault_hit hit;
+	bool sts;
 	int rc;
 
 	struct gc_sign_request sreq = {
@@ -706,13 +740,14 @@ static int process(struct tc_call *c)
 		return tc_fail(c, "MissingParameter",
 			       "The request is missing a required parameter `Version`.");
 	snprintf(resp->version, sizeof(resp->version), "%s", version);
-	if (authenticate(c, &sreq))
+	sts = strcmp(version, TC_STS_VERSION) == 0;
+	if (!(sts && unsigned_ok(c, action)) && authenticate(c, &sreq))
 		return -1;
-	a = find_action(action);
+	a = find_action(action, sts);
 	if (!a)
 		return tc_fail(c, "InvalidAction", "The action `%s` does not exist.", action);
 	c->action = a->name;
-	if (strcmp(version, TC_VERSION))
+	if (!sts && strcmp(version, TC_VERSION))
 		return tc_fail(c, "NoSuchVersion", "The API version `%s` does not exist.", version);
 	if (region) {
 		if (!sim_catalog_region(SIM_TENCENT, region))

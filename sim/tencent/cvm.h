@@ -5,7 +5,8 @@
  * verifies TC3-HMAC-SHA256, checks the body against the action's schema (unknown keys
  * are UnknownParameter, wrong JSON types InvalidParameter), consults the faults and runs
  * the action with the world locked. cvm-actions.c holds the CVM actions, vpc.c the VPC
- * actions (security groups, the default VPC and its subnets) served on the same port.
+ * actions (security groups, the default VPC and its subnets) and sts.c STS's
+ * AssumeRoleWithWebIdentity, all served on the same port.
  *
  * Every answer, errors included, is HTTP 200 with {"Response":{...,"RequestId"}}. A
  * struct tc_call lives on sim_cvm_handle's stack for one request.
@@ -59,6 +60,19 @@ struct tc_action {
 
 extern const struct tc_action tc_cvm_actions[];
 extern const struct tc_action tc_vpc_actions[];
+/* STS 2018-08-13 (sts.c), told apart by the version; its AssumeRoleWithWebIdentity comes
+ * unsigned (Authorization: SKIP) */
+extern const struct tc_action tc_sts_actions[];
+#define TC_STS_VERSION "2018-08-13"
+
+/*
+ * The secret of a temporary key STS issued when token (X-TC-Token) is the one issued with
+ * it and has not expired at now (unix seconds); NULL otherwise, with *code the error CVM
+ * answers (AuthFailure.SecretIdNotFound, AuthFailure.TokenFailure).
+ */
+#define TC_STS_SECRET_MAX 64
+const char *tc_sts_secret(const struct sim *sim, const char *key_id, const char *token, int64_t now,
+			  char out[TC_STS_SECRET_MAX], const char **code);
 
 /* Answers {"Response":{"Error":{"Code","Message"},"RequestId"}}; returns -1. */
 int tc_fail(struct tc_call *c, const char *code, const char *fmt, ...)

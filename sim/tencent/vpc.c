@@ -4,8 +4,9 @@
  * DescribeSecurityGroupPolicies and DeleteSecurityGroup, and DescribeVpcs and
  * DescribeSubnets for the network every region has.
  *
- * Only ACCEPT ingress rules with a CIDR block are modelled (the world's struct sim_rule);
- * egress entries are accepted and not kept. The network is fixed, not world state: each
+ * Only ACCEPT ingress rules are modelled (the world's struct sim_rule), from a CIDR block
+ * or from a security group (its members; the group must exist); egress entries are
+ * accepted and not kept. The network is fixed, not world state: each
  * region has one default VPC (TC_DEFAULT_VPC, 10.0.0.0/16) with one default subnet per
  * zone (a /20 each, ids derived from the zone name), as an account that has used the
  * console's quick set-up has. Runs with the world lock held (see cvm.c).
@@ -89,13 +90,17 @@ static const struct tc_field s_describe_policies[] = {
 };
 
 static const struct tc_field s_describe_vpcs[] = {
-	{ "VpcIds", TC_ARR_STR, NULL }, { "Filters", TC_ARR_OBJ, f_filter },
-	{ "Offset", TC_INTSTR, NULL },	{ "Limit", TC_INTSTR, NULL },
+	{ "VpcIds", TC_ARR_STR, NULL },
+	{ "Filters", TC_ARR_OBJ, f_filter },
+	{ "Offset", TC_INTSTR, NULL },
+	{ "Limit", TC_INTSTR, NULL },
 	{ NULL, 0, NULL },
 };
 static const struct tc_field s_describe_subnets[] = {
-	{ "SubnetIds", TC_ARR_STR, NULL }, { "Filters", TC_ARR_OBJ, f_filter },
-	{ "Offset", TC_INTSTR, NULL },	   { "Limit", TC_INTSTR, NULL },
+	{ "SubnetIds", TC_ARR_STR, NULL },
+	{ "Filters", TC_ARR_OBJ, f_filter },
+	{ "Offset", TC_INTSTR, NULL },
+	{ "Limit", TC_INTSTR, NULL },
 	{ NULL, 0, NULL },
 };
 
@@ -165,16 +170,32 @@ static int add_ingress(struct tc_call *c, struct sim_secgroup *sg, json_t *p, si
 	const char *proto = json_string_value(json_object_get(p, "Protocol"));
 	const char *port = json_string_value(json_object_get(p, "Port"));
 	const char *cidr = json_string_value(json_object_get(p, "CidrBlock"));
+	const char *group = json_string_value(json_object_get(p, "SecurityGroupId"));
 	const char *action = json_string_value(json_object_get(p, "Action"));
 	const char *desc = json_string_value(json_object_get(p, "PolicyDescription"));
+	const struct sim_secgroup *source = NULL;
 	struct sim_rule r;
 
 	memset(&r, 0, sizeof(r));
-	if (!proto || !action || !cidr)
-		return tc_fail(c, "MissingParameter",
-			       "Ingress.%zu needs Protocol, CidrBlock and Action (templates and "
-			       "security-group sources are not modelled).",
-			       index);
+	if (cidr && !*cidr)
+		cidr = NULL;
+	if (group && !*group)
+		group = NULL;
+	if (!proto || !action || (!cidr && !group))
+		return tc_fail(
+			c, "MissingParameter",
+			"Ingress.%zu needs Protocol, Action and a CidrBlock or SecurityGroupId "
+			"(templates and IPv6 sources are not modelled).",
+			index);
+	if (cidr && group)
+		return tc_fail(
+			c, "InvalidParameter.Coexist",
+			"Ingress.%zu: CidrBlock and SecurityGroupId cannot be specified at the "
+			"same time.",
+			index);
+	/* a group source means its members, whatever their addresses; it must exist */
+	if (group && !(source = find_sg(c, group)))
+		return -1;
 	if (strcasecmp(action, "ACCEPT"))
 		return tc_fail(c, "InvalidParameterValue",
 			       "Ingress.%zu.Action `%s`: gpucluster-sim models ACCEPT rules only.",
@@ -185,10 +206,11 @@ static int add_ingress(struct tc_call *c, struct sim_secgroup *sg, json_t *p, si
 			       "Ingress.%zu.Protocol `%s` is not valid.", index, proto);
 	for (size_t i = 0; proto[i] && i + 1 < sizeof(r.protocol); i++)
 		r.protocol[i] = (char)tolower((unsigned char)proto[i]);
-	if (strlen(cidr) >= sizeof(r.cidr) || !strchr(cidr, '/'))
+	if (cidr && (strlen(cidr) >= sizeof(r.cidr) || !strchr(cidr, '/')))
 		return tc_fail(c, "InvalidParameterValue.Malformed",
 			       "Ingress.%zu.CidrBlock `%s` is not valid.", index, cidr);
-	snprintf(r.cidr, sizeof(r.cidr), "%s", cidr);
+	snprintf(r.cidr, sizeof(r.cidr), "%s", cidr ? cidr : "");
+	snprintf(r.source_group, sizeof(r.source_group), "%s", source ? source->id : "");
 	snprintf(r.description, sizeof(r.description), "%s", desc ? desc : "");
 	bool ports = !strcmp(r.protocol, "tcp") || !strcmp(r.protocol, "udp");
 	if (!port || !strcasecmp(port, "ALL") || !ports) {
@@ -328,12 +350,12 @@ static int describe_policies(struct tc_call *c)
 		proto[sizeof(proto) - 1] = '\0';
 		json_array_append_new(
 			ingress,
-			json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{}, s:{}}",
+			json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{}, s:{}}",
 				  "PolicyIndex", (int)i, "Protocol",
 				  strcmp(proto, "-1") ? proto : "ALL", "Port", port, "CidrBlock",
-				  r->cidr, "Ipv6CidrBlock", "", "Action", "ACCEPT",
-				  "PolicyDescription", r->description, "ModifyTime", modified,
-				  "ServiceTemplate", "AddressTemplate"));
+				  r->cidr, "Ipv6CidrBlock", "", "SecurityGroupId", r->source_group,
+				  "Action", "ACCEPT", "PolicyDescription", r->description,
+				  "ModifyTime", modified, "ServiceTemplate", "AddressTemplate"));
 	}
 	c->out = json_pack("{s:{s:s, s:o, s:[], s:{s:i, s:i}}}", "SecurityGroupPolicySet",
 			   "Version", "1", "Ingress", ingress, "Egress", "PolicyStatistics",
@@ -426,9 +448,10 @@ static int describe_vpcs(struct tc_call *c)
 					  "s:[], s:[]}",
 					  "VpcName", "Default-VPC", "VpcId", TC_DEFAULT_VPC,
 					  "CidrBlock", "10.0.0.0/16", "IsDefault", 1,
-					  "EnableMulticast", 0, "CreatedTime", "2026-01-01 00:00:00",
-					  "EnableDhcp", 1, "DnsServerSet", "DomainName", "",
-					  "DhcpOptionsId", "", "TagSet", "AssistantCidrSet"));
+					  "EnableMulticast", 0, "CreatedTime",
+					  "2026-01-01 00:00:00", "EnableDhcp", 1, "DnsServerSet",
+					  "DomainName", "", "DhcpOptionsId", "", "TagSet",
+					  "AssistantCidrSet"));
 		total = 1;
 	}
 	c->out = json_pack("{s:i, s:o}", "TotalCount", (int)total, "VpcSet", list);
@@ -437,9 +460,9 @@ static int describe_vpcs(struct tc_call *c)
 
 static int describe_subnets(struct tc_call *c)
 {
-	static const char *const names[] = { "subnet-id", "vpc-id",	"cidr-block", "is-default",
-					     "subnet-name", "zone",	"tag-key",    "tag:",
-					     NULL };
+	static const char *const names[] = { "subnet-id",  "vpc-id",	  "cidr-block",
+					     "is-default", "subnet-name", "zone",
+					     "tag-key",	   "tag:",	  NULL };
 	const struct sim_region *reg = sim_catalog_region(SIM_TENCENT, c->region);
 	json_t *ids = tc_get(c, "SubnetIds"), *list;
 	struct sim_tags none = { 0 };
@@ -464,22 +487,23 @@ static int describe_subnets(struct tc_call *c)
 		snprintf(cidr, sizeof(cidr), "10.0.%zu.0/20", (i * 16) % 256);
 		if ((ids && !id_listed(ids, id)) || !tc_filter_ok(c, "subnet-id", id) ||
 		    !tc_filter_ok(c, "vpc-id", TC_DEFAULT_VPC) || !tc_filter_ok(c, "zone", *z) ||
-		    !tc_filter_ok(c, "cidr-block", cidr) || !tc_filter_ok(c, "is-default", "true") ||
+		    !tc_filter_ok(c, "cidr-block", cidr) ||
+		    !tc_filter_ok(c, "is-default", "true") ||
 		    !tc_filter_ok(c, "subnet-name", "Default-Subnet") || !tc_filter_tags(c, &none))
 			continue;
 		size_t pos = total++;
 		if (pos < (size_t)offset || pos >= (size_t)(offset + limit))
 			continue;
 		json_array_append_new(
-			list, json_pack("{s:s, s:s, s:s, s:s, s:b, s:b, s:s, s:s, s:s, s:i, s:s, "
-					"s:s, s:b, s:i, s:[]}",
-					"VpcId", TC_DEFAULT_VPC, "SubnetId", id, "SubnetName",
-					"Default-Subnet", "CidrBlock", cidr, "IsDefault", 1,
-					"EnableBroadcast", 0, "Zone", *z, "RouteTableId",
-					"rtb-gpucsim0", "CreatedTime", "2026-01-01 00:00:00",
-					"AvailableIpAddressCount", 4093, "Ipv6CidrBlock", "",
-					"NetworkAclId", "", "IsRemoteVpcSnat", 0,
-					"TotalIpAddressCount", 4096, "TagSet"));
+			list,
+			json_pack("{s:s, s:s, s:s, s:s, s:b, s:b, s:s, s:s, s:s, s:i, s:s, "
+				  "s:s, s:b, s:i, s:[]}",
+				  "VpcId", TC_DEFAULT_VPC, "SubnetId", id, "SubnetName",
+				  "Default-Subnet", "CidrBlock", cidr, "IsDefault", 1,
+				  "EnableBroadcast", 0, "Zone", *z, "RouteTableId", "rtb-gpucsim0",
+				  "CreatedTime", "2026-01-01 00:00:00", "AvailableIpAddressCount",
+				  4093, "Ipv6CidrBlock", "", "NetworkAclId", "", "IsRemoteVpcSnat",
+				  0, "TotalIpAddressCount", 4096, "TagSet"));
 	}
 	c->out = json_pack("{s:i, s:o}", "TotalCount", (int)total, "SubnetSet", list);
 	return 0;

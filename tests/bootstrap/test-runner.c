@@ -8,7 +8,9 @@
  * reconnected and retried; the bounded wait for SSH on a node that never comes up, next
  * to an unpinned node, a node whose host key changed and a good one; step timeouts; 16 nodes (GC_TEST_NODES) in parallel
  * under a concurrency bound with their output kept apart; cancellation; the embedded
- * detect and driver scripts end to end, reboot included.
+ * detect and driver scripts end to end, reboot included; a streamed step's output line by
+ * line as it comes (whole lines only, more than the cap in all, nothing kept, not run
+ * again after a dropped connection).
  */
 #define _GNU_SOURCE /* RUSAGE_THREAD */
 
@@ -603,6 +605,207 @@ static void test_timeout_and_cancel(void **state)
 	nfx_free(f);
 }
 
+/* ---- streamed output -------------------------------------------------------------------- */
+
+struct lines {
+	struct gc_buf text[2][2]; /* [node][stderr]: every line, '\n'-ended, partial ones '|' */
+	unsigned n[2][2];
+	double first_at[2]; /* when each node's first stdout line arrived */
+	bool bad;	    /* a line arrived for a node or step out of range */
+};
+
+static void on_line(void *ctx, const struct gc_runner_line *l)
+{
+	struct lines *ls = ctx;
+
+	if (l->node > 1 || strcmp(l->step_name, "job") != 0 || l->step != 0 ||
+	    l->text[l->len] != '\0' || memchr(l->text, '\n', l->len)) {
+		ls->bad = true;
+		return;
+	}
+	if (!l->is_stderr && !ls->n[l->node][0])
+		ls->first_at[l->node] = nfx_now();
+	ls->n[l->node][l->is_stderr]++;
+	gc_buf_add(&ls->text[l->node][l->is_stderr], l->text, l->len);
+	gc_buf_addch(&ls->text[l->node][l->is_stderr], l->partial ? '|' : '\n');
+}
+
+static void lines_reset(struct lines *ls)
+{
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 2; k++)
+			gc_buf_release(&ls->text[i][k]);
+	memset(ls, 0, sizeof(*ls));
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 2; k++)
+			gc_buf_init(&ls->text[i][k], 16 << 20);
+}
+
+/* 88 characters: with the id and the number, lines of about 110 bytes */
+#define DOTS                                           \
+	"............................................" \
+	"............................................"
+
+static void test_stream(void **state)
+{
+	struct nfx *f = nfx_new(1000, 0);
+	struct events ev = { .nodes = 2 };
+	struct lines ls = { 0 };
+	struct gc_runner_opts o;
+	struct gc_runner_report rep;
+	struct gc_buf want = GC_BUF_INIT(16 << 20);
+	struct gc_runner_var vars[2];
+	/* a line written in two halves a moment apart arrives whole; the last one has no
+	 * newline; the first line comes long before the step ends */
+	struct gc_runner_step steps[] = {
+		{ .name = "job",
+		  .script = "echo \"$NODE one\"; printf 'half'; sleep 0.3; printf ' line\\n'; "
+			    "echo \"$NODE err\" >&2; sleep 1.5; echo \"$NODE late\"; "
+			    "printf 'no newline'",
+		  .always = true,
+		  .stream = true },
+	};
+
+	(void)state;
+	NFX_SKIP_IF_NONE(f);
+	for (int i = 0; i < 2; i++)
+		pinned_node(f, NULL);
+	struct gc_runner_node *nodes = nodes_for(f, 0, 2);
+
+	for (size_t i = 0; i < 2; i++) {
+		vars[i] = (struct gc_runner_var){ .name = "NODE", .value = nodes[i].name };
+		nodes[i].vars = &vars[i];
+		nodes[i].n_vars = 1;
+	}
+	opts_init(&o, f, &ev);
+	o.steps = steps;
+	o.n_steps = 1;
+	o.output = on_line;
+	o.output_ctx = &ls;
+	gc_runner_report_init(&rep);
+	lines_reset(&ls);
+	RUN_OK(&o, nodes, 2, &rep);
+	double end = nfx_now();
+
+	assert_false(ls.bad);
+	for (size_t i = 0; i < 2; i++) {
+		const struct gc_runner_step_result *sr = &rep.nodes[i].steps[0];
+
+		gc_buf_reset(&want);
+		gc_buf_addf(&want, "%s one\nhalf line\n%s late\nno newline|", nodes[i].name,
+			    nodes[i].name);
+		assert_string_equal(ls.text[i][0].data, want.data);
+		gc_buf_reset(&want);
+		gc_buf_addf(&want, "%s err\n", nodes[i].name);
+		assert_string_equal(ls.text[i][1].data, want.data);
+		/* as it came: a second and a half before the step was over */
+		assert_true(end - ls.first_at[i] > 1.2);
+		/* nothing kept */
+		expect_states(&rep.nodes[i], "o");
+		assert_string_equal(sr->out.data, "");
+		assert_string_equal(sr->err.data, "");
+		assert_false(sr->out_truncated);
+		assert_int_equal(sr->exit_status, 0);
+	}
+
+	/* 2 MB of lines through a 256 KiB cap, in bursts below it: every line arrives, in
+	 * order, and the step never reads as truncated */
+	steps[0].script = "for b in $(seq 1 20); do seq -f \"$NODE %06g " DOTS "\" "
+			  "$(((b - 1) * 1000 + 1)) $((b * 1000)); sleep 0.05; done";
+	o.max_output = 256 << 10;
+	lines_reset(&ls);
+	RUN_OK(&o, nodes, 2, &rep);
+	assert_false(ls.bad);
+	for (size_t i = 0; i < 2; i++) {
+		gc_buf_reset(&want);
+		for (int k = 1; k <= 20000; k++)
+			gc_buf_addf(&want, "%s %06d " DOTS "\n", nodes[i].name, k);
+		assert_true(want.len > 2000000);
+		assert_int_equal(ls.n[i][0], 20000);
+		assert_string_equal(ls.text[i][0].data, want.data);
+		assert_false(rep.nodes[i].steps[0].out_truncated);
+		assert_string_equal(rep.nodes[i].steps[0].out.data, "");
+	}
+
+	/* a failing job: its lines, then the node fails as any step would */
+	steps[0].script = "echo \"$NODE bye\"; exit 3";
+	lines_reset(&ls);
+	struct gc_error err;
+
+	gc_error_init(&err);
+	assert_int_equal(gc_runner_run(&o, nodes, 2, &rep, &err), -1);
+	expect_states(&rep.nodes[0], "F");
+	assert_int_equal(rep.nodes[0].steps[0].exit_status, 3);
+	gc_buf_reset(&want);
+	gc_buf_addf(&want, "%s bye\n", nodes[0].name);
+	assert_string_equal(ls.text[0][0].data, want.data);
+
+	lines_reset(&ls);
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 2; k++)
+			gc_buf_release(&ls.text[i][k]);
+	gc_buf_release(&want);
+	gc_runner_report_release(&rep);
+	free(nodes);
+	nfx_free(f);
+}
+
+/* A dropped connection does not start a streamed job a second time. */
+static void test_stream_drop(void **state)
+{
+	struct nfx *f = nfx_new(1000, 1500);
+	struct events ev = { .nodes = 1 };
+	struct lines ls = { 0 };
+	struct gc_runner_opts o;
+	struct gc_runner_report rep;
+	struct gc_error err;
+	struct gc_runner_step steps[] = {
+		{ .name = "job",
+		  .script = "echo start; sleep 2.5; echo done",
+		  .always = true,
+		  .stream = true },
+	};
+
+	(void)state;
+	NFX_SKIP_IF_NONE(f);
+	/* the node cuts the first session 1.5 s in, in the middle of the job */
+	pinned_node(f, "drop");
+	struct gc_runner_node *nodes = nodes_for(f, 0, 1);
+
+	opts_init(&o, f, &ev);
+	o.steps = steps;
+	o.n_steps = 1;
+	o.output = on_line;
+	o.output_ctx = &ls;
+	gc_runner_report_init(&rep);
+	gc_error_init(&err);
+	lines_reset(&ls);
+	assert_int_equal(gc_runner_run(&o, nodes, 1, &rep, &err), -1);
+	expect_states(&rep.nodes[0], "F");
+	assert_int_equal(rep.nodes[0].err.code, GC_ETRANSIENT);
+	assert_non_null(strstr(rep.nodes[0].err.message, "not run again"));
+	assert_int_equal(rep.nodes[0].steps[0].attempts, 1);
+	assert_int_equal(ev.n[GC_RUN_RECONNECTING], 0);
+	assert_string_equal(ls.text[0][0].data, "start\n");
+
+	/* validation: a streamed step must be `always`, and needs the callback */
+	steps[0].always = false;
+	assert_int_equal(gc_runner_run(&o, nodes, 1, &rep, &err), -1);
+	assert_int_equal(err.code, GC_EINVALID);
+	assert_non_null(strstr(err.message, "step 'job' streams its output"));
+	steps[0].always = true;
+	o.output = NULL;
+	assert_int_equal(gc_runner_run(&o, nodes, 1, &rep, &err), -1);
+	assert_int_equal(err.code, GC_EINVALID);
+
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 2; k++)
+			gc_buf_release(&ls.text[i][k]);
+	gc_runner_report_release(&rep);
+	free(nodes);
+	nfx_free(f);
+}
+
 static long rss_kib(void)
 {
 	struct rusage ru;
@@ -826,6 +1029,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_timeout_and_cancel, nfx_teardown),
 		cmocka_unit_test_teardown(test_parallel, nfx_teardown),
 		cmocka_unit_test_teardown(test_embedded, nfx_teardown),
+		cmocka_unit_test_teardown(test_stream, nfx_teardown),
+		cmocka_unit_test_teardown(test_stream_drop, nfx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,9 +35,13 @@ async function alibaba() {
 	const vpcId = vpcs.Vpcs.Vpc[0].VpcId;
 	const vsw = await vpc.request('DescribeVSwitches',
 				      { RegionId: region, VpcId: vpcId, ZoneId: zone }, opts);
+	const sg = await ecs.request('CreateSecurityGroup', {
+		RegionId: region, VpcId: vpcId, SecurityGroupName: `${name}-sg`,
+	}, opts);
 	const r = await ecs.request('RunInstances', {
 		RegionId: region, ZoneId: zone, ImageId: image, InstanceType: type,
-		VSwitchId: vsw.VSwitches.VSwitch[0].VSwitchId, Amount: 1, InstanceName: name,
+		VSwitchId: vsw.VSwitches.VSwitch[0].VSwitchId, SecurityGroupId: sg.SecurityGroupId,
+		Amount: 1, InstanceName: name,
 		'Tag.1.Key': 'Name', 'Tag.1.Value': name,
 		'Tag.2.Key': 'gpucluster:group', 'Tag.2.Value': 'workers',
 	}, opts);
@@ -57,9 +61,17 @@ async function tencent() {
 		await cvm.request('ImportKeyPair', { KeyName: name, ProjectId: 0, PublicKey: PUB });
 		return '';
 	}
+	/* in the default VPC and its subnet in the zone, as the console would launch it */
+	const vpc = new CommonClient('vpc.tencentcloudapi.com', '2017-03-12', cfg);
+	const vpcs = await vpc.request('DescribeVpcs',
+				       { Filters: [{ Name: 'is-default', Values: ['true'] }] });
+	const vpcId = vpcs.VpcSet[0].VpcId;
+	const subnets = await vpc.request('DescribeSubnets', { Filters: [
+		{ Name: 'vpc-id', Values: [vpcId] }, { Name: 'zone', Values: [zone] }] });
 	const r = await cvm.request('RunInstances', {
 		Placement: { Zone: zone }, ImageId: image, InstanceType: type, InstanceCount: 1,
 		InstanceName: name,
+		VirtualPrivateCloud: { VpcId: vpcId, SubnetId: subnets.SubnetSet[0].SubnetId },
 		TagSpecification: [{ ResourceType: 'instance', Tags: [
 			{ Key: 'Name', Value: name }, { Key: 'gpucluster:group', Value: 'workers' }] }],
 	});

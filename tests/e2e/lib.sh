@@ -68,6 +68,8 @@ aws)
 	AUTH_CODES='AuthFailure|SignatureDoesNotMatch'
 	TYPE_READY=g4dn.xlarge
 	ID_RE='i-[0-9a-f]*' # an instance id, in basic regex
+	HAS_CONSOLE=1       # the cloud has console output (a failed wait shows it)
+	KEYPAIRS=1          # our Ed25519 login key is imported as a key pair
 	;;
 alibaba)
 	REGION=cn-hangzhou
@@ -88,6 +90,8 @@ alibaba)
 	AUTH_CODES='SignatureDoesNotMatch|InvalidAccessKeyId'
 	TYPE_READY=ecs.gn7i-c8g1.2xlarge
 	ID_RE='i-[0-9a-z]*'
+	HAS_CONSOLE=1
+	KEYPAIRS=0 # ImportKeyPair takes RSA, DSA and ECDSA keys only: cloud-init gets ours
 	;;
 tencent)
 	REGION=ap-guangzhou
@@ -107,6 +111,8 @@ tencent)
 	AUTH_CODES='AuthFailure'
 	TYPE_READY=GN7.2XLARGE32
 	ID_RE='ins-[0-9a-z]*'
+	HAS_CONSOLE=0
+	KEYPAIRS=0 # ImportKeyPair takes "OpenSSH RSA" keys: cloud-init gets ours
 	;;
 *)
 	fail "unknown cloud '$CLOUD'"
@@ -353,7 +359,16 @@ foreign_keypair() {
 	esac
 }
 
-# instance_state ID: the cloud's state word for one instance, lowercased.
+# gone ID: the instance is terminated, or already forgotten (Alibaba and Tencent drop
+# released instances from their answers; EC2 shows them as terminated for a while).
+gone() {
+	local st
+	st=$(instance_state "$1")
+	[ -z "$st" ] || [ "$st" = terminated ]
+}
+
+# instance_state ID: the cloud's state word for one instance, lowercased; empty when the
+# cloud no longer knows it.
 instance_state() {
 	state
 	jq -r --arg id "$1" '.instances[] | select(.id == $id) | .state | ascii_downcase' \

@@ -26,7 +26,13 @@ expect_alive e2e-life 0 "after a refused apply"
 
 gc_ok apply --auto-approve "$work/c.yaml"
 expect_alive e2e-life 2 "after apply"
-[ "$(owned_resources e2e-life)" = 2 ] || fail "expected our key pair and security group"
+# our security group, and our key pair where the cloud takes Ed25519 key pairs (else the
+# login key went to cloud-init and no ImportKeyPair was sent)
+[ "$(owned_resources e2e-life)" = $((1 + KEYPAIRS)) ] ||
+	fail "expected our security group and $KEYPAIRS key pair(s)"
+if [ "$KEYPAIRS" = 0 ] && [ "$(calls ImportKeyPair)" != 1 ]; then # 1: the foreign key
+	fail "gpucluster called ImportKeyPair on a cloud that takes no Ed25519 key pairs"
+fi
 state
 jq -e --arg c e2e-life '[.instances[] | select(.tags["gpucluster:cluster"] == $c)]
 	| all(.tags["gpucluster:group"] == "workers" and (.tags["gpucluster:spec-hash"] | length) == 12)' \
@@ -34,6 +40,12 @@ jq -e --arg c e2e-life '[.instances[] | select(.tags["gpucluster:cluster"] == $c
 jq -e --arg c e2e-life '[.security_groups[] | select(.tags["gpucluster:cluster"] == $c)
 	| .rules[] | select(.from_port == 22 and .cidr == "127.0.0.1/32")] | length == 1' \
 	"$work/state.json" >/dev/null || fail "the SSH rule is not the caller's address /32"
+# the nodes reach each other (torchrun, NCCL, MPI): a rule for every protocol whose source
+# is the group itself (EC2, Tencent), or a group whose members talk by default (Alibaba)
+jq -e --arg c e2e-life '[.security_groups[] | select(.tags["gpucluster:cluster"] == $c)
+	| . as $g | select(.inner_access == "accept" or any(.rules[];
+		.source_group == $g.id and (.protocol == "-1" or .protocol == "all")))]
+	| length == 1' "$work/state.json" >/dev/null || fail "our security group does not let its members in"
 
 # converged: plan shows nothing to do
 gc plan --detailed-exitcode "$work/c.yaml"

@@ -276,6 +276,27 @@ test('CreateSecurityGroup, AuthorizeSecurityGroupIngress (SSH), describe, delete
 	assert.deepEqual(ssh.IpRanges.map((r) => r.CidrIp), ['203.0.113.0/24']);
 	assert.equal(ssh.IpRanges[0].Description, 'ssh from the lab');
 
+	// the group itself as a source (its members), as the SDK serialises UserIdGroupPairs
+	await ec2.send(new AuthorizeSecurityGroupIngressCommand({
+		GroupId: sg.GroupId,
+		IpPermissions: [{ IpProtocol: '-1',
+			UserIdGroupPairs: [{ GroupId: sg.GroupId, Description: 'members' }] }],
+	}));
+	await expectCode('an unknown source group', ['InvalidGroup.NotFound'],
+			 () => once.send(new AuthorizeSecurityGroupIngressCommand({
+				 GroupId: sg.GroupId,
+				 IpPermissions: [{ IpProtocol: '-1',
+					 UserIdGroupPairs: [{ GroupId: 'sg-0000000000000dead' }] }],
+			 })));
+	const m = await ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [sg.GroupId] }));
+	const members = (m.SecurityGroups[0].IpPermissions || [])
+		.find((p) => (p.UserIdGroupPairs || []).length > 0);
+	assert.ok(members, `ingress rules: ${JSON.stringify(m.SecurityGroups[0].IpPermissions)}`);
+	assert.equal(members.IpProtocol, '-1');
+	assert.equal(members.UserIdGroupPairs[0].GroupId, sg.GroupId);
+	assert.equal(members.UserIdGroupPairs[0].Description, 'members');
+	assert.deepEqual(members.IpRanges, []);
+
 	await ec2.send(new DeleteSecurityGroupCommand({ GroupId: sg.GroupId }));
 	await expectCode('describe deleted group', ['InvalidGroup.NotFound'],
 			 () => once.send(new DescribeSecurityGroupsCommand({ GroupIds: [sg.GroupId] })));

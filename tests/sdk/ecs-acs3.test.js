@@ -16,6 +16,9 @@ const EcsClient = Ecs.default;
 
 const REGION = 'cn-hangzhou';
 const ZONE = 'cn-hangzhou-i';
+/* the emulator's default VPC and its vSwitch in ZONE (docs/sim.md, VPC) */
+const VPC = 'vpc-gpuclustersim';
+const VSWITCH = `vsw-gpuclustersim-${ZONE}`;
 const IMAGE = 'ubuntu_22_04_x64_20G_alibase_20261015.vhd';
 const TYPE = 'ecs.gn7i-c8g1.2xlarge';
 /*
@@ -81,6 +84,7 @@ function runReq(amount, tags, clientToken, type = TYPE) {
 	return new Ecs.RunInstancesRequest({
 		regionId: REGION,
 		zoneId: ZONE,
+		vSwitchId: VSWITCH,
 		imageId: IMAGE,
 		instanceType: type,
 		securityGroupId: sg,
@@ -95,6 +99,7 @@ function runReq(amount, tags, clientToken, type = TYPE) {
 test('CreateSecurityGroup, AuthorizeSecurityGroup (SSH), describe', async () => {
 	const c = await ecs.createSecurityGroup(new Ecs.CreateSecurityGroupRequest({
 		regionId: REGION,
+		vpcId: VPC,
 		securityGroupName: unique('gc-sg-'),
 		description: 'gpucluster sdk test',
 		tag: [new Ecs.CreateSecurityGroupRequestTag({ key: 'fleet', value: fleet })],
@@ -352,7 +357,7 @@ test('injected throttling and capacity errors are classified by the SDK', async 
 		assert.equal(t.statusCode, 400);
 		/* parameters are checked before faults: the launch needs a live group */
 		sg = (await ecs.createSecurityGroup(new Ecs.CreateSecurityGroupRequest({
-			regionId: REGION, securityGroupName: unique('gc-sg-'),
+			regionId: REGION, vpcId: VPC, securityGroupName: unique('gc-sg-'),
 		}))).body.securityGroupId;
 		const c = await expectCode('no capacity', ['OperationDenied.NoStock'],
 					   () => ecs.runInstances(runReq(1, [['fleet', fleet]], undefined)));

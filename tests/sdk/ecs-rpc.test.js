@@ -17,6 +17,9 @@ const { $OpenApiUtil } = requireSdk('@alicloud/openapi-core');
 
 const REGION = 'cn-beijing';
 const ZONE = 'cn-beijing-g';
+/* the emulator's default VPC and its vSwitch in ZONE (docs/sim.md, VPC) */
+const VPC = 'vpc-gpuclustersim';
+const VSWITCH = `vsw-gpuclustersim-${ZONE}`;
 const IMAGE = 'm-bp1gpu2204cuda128drv570';
 const TYPE = 'ecs.gn6i-c4g1.xlarge';
 
@@ -73,7 +76,7 @@ let batchB = [];
 
 function runParams(amount, tags, clientToken, type = TYPE) {
 	const p = {
-		RegionId: REGION, ZoneId: ZONE, ImageId: IMAGE, InstanceType: type,
+		RegionId: REGION, ZoneId: ZONE, VSwitchId: VSWITCH, ImageId: IMAGE, InstanceType: type,
 		SecurityGroupId: sg, Amount: amount,
 		Tag: tags.map(([Key, Value]) => ({ Key, Value })),
 		'SystemDisk.Category': 'cloud_essd',
@@ -86,7 +89,7 @@ function runParams(amount, tags, clientToken, type = TYPE) {
 
 test('CreateSecurityGroup (POST), AuthorizeSecurityGroup (GET), describe', async () => {
 	const c = await pop.request('CreateSecurityGroup', {
-		RegionId: REGION, SecurityGroupName: unique('gc-sg-'),
+		RegionId: REGION, VpcId: VPC, SecurityGroupName: unique('gc-sg-'),
 		Description: 'sdk test: ssh (22) only',
 	}, POST);
 	assert.match(c.SecurityGroupId, /^sg-[0-9a-z]+$/);
@@ -264,7 +267,7 @@ test('injected throttling and capacity errors carry the cloud codes', async () =
 		assert.match(t.code, /^Throttling/, `${t.code}: ${t.message}`);
 		/* parameters are checked before faults: the launch needs a live group */
 		sg = (await pop.request('CreateSecurityGroup', {
-			RegionId: REGION, SecurityGroupName: unique('gc-sg-'),
+			RegionId: REGION, VpcId: VPC, SecurityGroupName: unique('gc-sg-'),
 		}, POST)).SecurityGroupId;
 		const c = await rejects('no capacity', () => pop.request('RunInstances',
 			runParams(1, [['fleet', fleet]], undefined), POST));
@@ -273,6 +276,46 @@ test('injected throttling and capacity errors carry the cloud codes', async () =
 	} finally {
 		await sim.clearFaults();
 	}
+});
+
+test('the VPC and STS APIs on the same endpoint (pop-core, other versions)', async () => {
+	const vpc = new RPCClient({
+		accessKeyId: sim.creds.alibaba.id, accessKeySecret: sim.creds.alibaba.secret,
+		endpoint: sim.ready.alibaba, apiVersion: '2016-04-28',
+	});
+	const vpcs = await vpc.request('DescribeVpcs', { RegionId: REGION, IsDefault: true }, POST);
+	assert.equal(vpcs.Vpcs.Vpc.length, 1);
+	assert.equal(vpcs.Vpcs.Vpc[0].VpcId, VPC);
+	assert.equal(vpcs.Vpcs.Vpc[0].IsDefault, true);
+	const vsw = await vpc.request('DescribeVSwitches',
+				      { RegionId: REGION, VpcId: VPC, ZoneId: ZONE }, GET);
+	assert.equal(vsw.TotalCount, 1);
+	assert.equal(vsw.VSwitches.VSwitch[0].VSwitchId, VSWITCH);
+	assert.equal(vsw.VSwitches.VSwitch[0].ZoneId, ZONE);
+
+	const sts = new RPCClient({
+		accessKeyId: sim.creds.alibaba.id, accessKeySecret: sim.creds.alibaba.secret,
+		endpoint: sim.ready.alibaba, apiVersion: '2015-04-01',
+	});
+	const role = await sts.request('AssumeRole', {
+		RoleArn: 'acs:ram::5123456789012345:role/sdk-test', RoleSessionName: 'sdk-rpc',
+		DurationSeconds: 900,
+	}, POST);
+	const c = role.Credentials;
+	assert.match(c.AccessKeyId, /^STS\./);
+	assert.match(c.Expiration, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+	assert.equal(role.AssumedRoleUser.Arn,
+		     'acs:ram::5123456789012345:role/sdk-test/sdk-rpc');
+	/* pop-core sends the token as SecurityToken: ECS takes the temporary key */
+	const tmp = new RPCClient({
+		accessKeyId: c.AccessKeyId, accessKeySecret: c.AccessKeySecret,
+		securityToken: c.SecurityToken, endpoint: sim.ready.alibaba, apiVersion: '2014-05-26',
+	});
+	const regions = await tmp.request('DescribeRegions', {}, GET);
+	assert.ok(regions.Regions.Region.length >= 3);
+	const noToken = client({ id: c.AccessKeyId, secret: c.AccessKeySecret });
+	await expectCode('no token', ['MissingSecurityToken'],
+			 () => noToken.request('DescribeRegions', {}, GET));
 });
 
 test('request log is well-formed', () => {

@@ -745,7 +745,7 @@ static void test_secgroups(void **state)
 	struct gc_error err;
 	char *id = NULL, *again = NULL, *foreign = NULL;
 	const char *ids[1];
-	json_t *deletes;
+	json_t *deletes, *auths;
 	size_t before;
 
 	(void)state;
@@ -760,20 +760,35 @@ static void test_secgroups(void **state)
 	sr.n_allow_from = 2;
 	sr.tags = base_tags;
 	sr.n_tags = 2;
+	sr.allow_members = true;
 	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &id, &err), 0);
 	assert_true(gc_starts_with(id, "sg-"));
 	sim_world_lock(sim.world);
 	{
 		struct sim_secgroup *g = sim_world_sg(sim.world, SIM_AWS, "us-east-1", id);
 		assert_non_null(g);
-		assert_int_equal(g->n_rules, 2);
+		assert_int_equal(g->n_rules, 3);
 		assert_string_equal(g->rules[0].protocol, "tcp");
 		assert_int_equal(g->rules[0].from_port, 2222);
 		assert_int_equal(g->rules[1].to_port, 2222);
 		assert_string_equal(g->rules[1].cidr, "198.51.100.0/24");
+		assert_string_equal(g->rules[1].source_group, "");
+		/* the members' rule: every protocol and port from the group itself */
+		assert_string_equal(g->rules[2].protocol, "-1");
+		assert_int_equal(g->rules[2].from_port, -1);
+		assert_string_equal(g->rules[2].source_group, id);
+		assert_string_equal(g->rules[2].cidr, "");
 		assert_string_equal(sim_tags_get(&g->tags, GC_TAG_CLUSTER), CLUSTER);
 	}
 	sim_world_unlock(sim.world);
+	/* both rules in one call, the group named by IpPermissions.N.Groups.M.GroupId */
+	auths = logged("AuthorizeSecurityGroupIngress");
+	assert_int_equal(json_array_size(auths), 1);
+	assert_string_equal(param(json_array_get(auths, 0), "IpPermissions.1.IpProtocol"), "tcp");
+	assert_string_equal(param(json_array_get(auths, 0), "IpPermissions.2.IpProtocol"), "-1");
+	assert_string_equal(param(json_array_get(auths, 0), "IpPermissions.2.Groups.1.GroupId"),
+			    id);
+	json_decref(auths);
 
 	/* a foreign group with our name prefix is not listed */
 	sr.name = "gpucluster-drv-other";
@@ -794,8 +809,31 @@ static void test_secgroups(void **state)
 	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &again, &err), 0);
 	assert_string_equal(again, id);
 	sim_world_lock(sim.world);
-	assert_int_equal(sim_world_sg(sim.world, SIM_AWS, "us-east-1", id)->n_rules, 2);
+	assert_int_equal(sim_world_sg(sim.world, SIM_AWS, "us-east-1", id)->n_rules, 3);
 	sim_world_unlock(sim.world);
+	/* one of ours made without the members' rule gets it when adopted, SSH kept as is */
+	free(again);
+	again = NULL;
+	sr.name = "gpucluster-drv-old";
+	sr.allow_members = false;
+	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &again, &err), 0);
+	sr.allow_members = true;
+	{
+		char *old = again;
+		again = NULL;
+		assert_int_equal(gc_provider_create_secgroup(prov, &sr, &again, &err), 0);
+		assert_string_equal(again, old);
+		free(old);
+	}
+	sim_world_lock(sim.world);
+	{
+		struct sim_secgroup *g = sim_world_sg(sim.world, SIM_AWS, "us-east-1", again);
+		assert_int_equal(g->n_rules, 3);
+		assert_string_equal(g->rules[2].source_group, again);
+	}
+	sim_world_unlock(sim.world);
+	assert_int_equal(gc_provider_delete_secgroup(prov, again, &err), 0);
+	sr.name = "gpucluster-drv";
 	/* someone else's group of that name is not adopted */
 	free(again);
 	again = NULL;

@@ -425,6 +425,51 @@ static void test_security_groups(void **state)
 	assert_string_equal(r.code, "InvalidParameterValue.Range");
 	reply_release(&r);
 
+	/* a security group as the source (its members) in place of a CidrBlock */
+	snprintf(body, sizeof(body),
+		 "{\"SecurityGroupId\":\"%s\",\"SecurityGroupPolicySet\":{\"Ingress\":["
+		 "{\"Protocol\":\"ALL\",\"Port\":\"ALL\",\"SecurityGroupId\":\"%s\","
+		 "\"Action\":\"ACCEPT\",\"PolicyDescription\":\"members\"}]}}",
+		 sg, sg);
+	VPC(NULL, &r, "CreateSecurityGroupPolicies", body);
+	assert_string_equal(r.code, "");
+	reply_release(&r);
+	snprintf(body, sizeof(body), "{\"SecurityGroupId\":\"%s\"}", sg);
+	VPC(NULL, &r, "DescribeSecurityGroupPolicies", body);
+	assert_int_equal(json_array_size(at(&r, "SecurityGroupPolicySet.Ingress")), 4);
+	assert_string_equal(str(&r, "SecurityGroupPolicySet.Ingress.3.SecurityGroupId"), sg);
+	assert_string_equal(str(&r, "SecurityGroupPolicySet.Ingress.3.CidrBlock"), "");
+	assert_string_equal(str(&r, "SecurityGroupPolicySet.Ingress.3.Protocol"), "ALL");
+	assert_string_equal(str(&r, "SecurityGroupPolicySet.Ingress.3.Port"), "ALL");
+	assert_string_equal(str(&r, "SecurityGroupPolicySet.Ingress.3.PolicyDescription"),
+			    "members");
+	assert_string_equal(str(&r, "SecurityGroupPolicySet.Ingress.0.SecurityGroupId"), "");
+	reply_release(&r);
+	/* a group that does not exist, or both sources at once, are refused */
+	snprintf(body, sizeof(body),
+		 "{\"SecurityGroupId\":\"%s\",\"SecurityGroupPolicySet\":{\"Ingress\":["
+		 "{\"Protocol\":\"ALL\",\"Port\":\"ALL\",\"SecurityGroupId\":\"sg-nothere\","
+		 "\"Action\":\"ACCEPT\"}]}}",
+		 sg);
+	VPC(NULL, &r, "CreateSecurityGroupPolicies", body);
+	assert_string_equal(r.code, "ResourceNotFound");
+	reply_release(&r);
+	snprintf(body, sizeof(body),
+		 "{\"SecurityGroupId\":\"%s\",\"SecurityGroupPolicySet\":{\"Ingress\":["
+		 "{\"Protocol\":\"ALL\",\"Port\":\"ALL\",\"SecurityGroupId\":\"%s\","
+		 "\"CidrBlock\":\"10.0.0.0/8\",\"Action\":\"ACCEPT\"}]}}",
+		 sg, sg);
+	VPC(NULL, &r, "CreateSecurityGroupPolicies", body);
+	assert_string_equal(r.code, "InvalidParameter.Coexist");
+	reply_release(&r);
+	sim_world_lock(sim.world);
+	{
+		struct sim_secgroup *g = sim_world_sg(sim.world, SIM_TENCENT, NULL, sg);
+		assert_int_equal(g->n_rules, 4);
+		assert_string_equal(g->rules[3].source_group, sg);
+	}
+	sim_world_unlock(sim.world);
+
 	run(sg, NULL, 1, &r);
 	assert_string_equal(r.code, "");
 	reply_release(&r);

@@ -655,6 +655,94 @@ static void test_keys_and_groups(void **state)
 	assert_string_equal(text(&r, "fromPort"), "22");
 	reply_release(&r);
 
+	/* a security group as the source (its members): IpPermissions.N.Groups.M.* */
+	SEND(NULL, &r, EC2("AuthorizeSecurityGroupIngress"), "GroupId", sg,
+	     "IpPermissions.1.IpProtocol", "-1", "IpPermissions.1.Groups.1.GroupId", sg,
+	     "IpPermissions.1.Groups.1.UserId", sim.cfg.aws_account,
+	     "IpPermissions.1.Groups.1.Description", "members");
+	assert_int_equal(r.status, 200);
+	{
+		xmlNodePtr ref = find(xmlDocGetRootElement(r.doc), "referencedGroupInfo");
+		xmlChar *t = xmlNodeGetContent(find(ref->children, "groupId"));
+		assert_string_equal((const char *)t, sg);
+		xmlFree(t);
+	}
+	assert_int_equal(count_in(&r, "cidrIpv4"), 0);
+	reply_release(&r);
+	sim_world_lock(sim.world);
+	{
+		struct sim_secgroup *g = sim_world_sg(sim.world, SIM_AWS, "us-east-1", sg);
+		assert_int_equal(g->n_rules, 2);
+		assert_string_equal(g->rules[1].protocol, "-1");
+		assert_string_equal(g->rules[1].source_group, sg);
+		assert_string_equal(g->rules[1].cidr, "");
+		assert_string_equal(g->rules[1].description, "members");
+	}
+	sim_world_unlock(sim.world);
+	/* the same source again, now by the group's name: a duplicate */
+	SEND(NULL, &r, EC2("AuthorizeSecurityGroupIngress"), "GroupId", sg,
+	     "IpPermissions.1.IpProtocol", "-1", "IpPermissions.1.Groups.1.GroupName", "g1");
+	assert_string_equal(r.code, "InvalidPermission.Duplicate");
+	reply_release(&r);
+	/* a group that does not exist, or of another account, is refused as EC2 does */
+	SEND(NULL, &r, EC2("AuthorizeSecurityGroupIngress"), "GroupId", sg,
+	     "IpPermissions.1.IpProtocol", "tcp", "IpPermissions.1.FromPort", "80",
+	     "IpPermissions.1.ToPort", "80", "IpPermissions.1.Groups.1.GroupId",
+	     "sg-0000000000000dead");
+	assert_int_equal(r.status, 400);
+	assert_string_equal(r.code, "InvalidGroup.NotFound");
+	reply_release(&r);
+	SEND(NULL, &r, EC2("AuthorizeSecurityGroupIngress"), "GroupId", sg,
+	     "IpPermissions.1.IpProtocol", "-1", "IpPermissions.1.Groups.1.GroupId", sg,
+	     "IpPermissions.1.Groups.1.UserId", "999999999999");
+	assert_string_equal(r.code, "InvalidGroup.NotFound");
+	reply_release(&r);
+	SEND(NULL, &r, EC2("AuthorizeSecurityGroupIngress"), "GroupId", sg,
+	     "IpPermissions.1.IpProtocol", "-1", "IpPermissions.1.Groups.1.Description", "who");
+	assert_string_equal(r.code, "MissingParameter");
+	reply_release(&r);
+	/* an address range and a group in one call: all or nothing */
+	SEND(NULL, &r, EC2("AuthorizeSecurityGroupIngress"), "GroupId", sg,
+	     "IpPermissions.1.IpProtocol", "tcp", "IpPermissions.1.FromPort", "8080",
+	     "IpPermissions.1.ToPort", "8080", "IpPermissions.1.IpRanges.1.CidrIp", "10.0.0.0/8",
+	     "IpPermissions.2.IpProtocol", "udp", "IpPermissions.2.FromPort", "1",
+	     "IpPermissions.2.ToPort", "2", "IpPermissions.2.Groups.1.GroupId",
+	     "sg-0000000000000dead");
+	assert_string_equal(r.code, "InvalidGroup.NotFound");
+	reply_release(&r);
+	sim_world_lock(sim.world);
+	assert_int_equal(sim_world_sg(sim.world, SIM_AWS, "us-east-1", sg)->n_rules, 2);
+	sim_world_unlock(sim.world);
+	/* DescribeSecurityGroups shows the group under groups, with no address range */
+	SEND(NULL, &r, EC2("DescribeSecurityGroups"), "GroupId.1", sg);
+	assert_int_equal(count_in(&r, "cidrIp"), 2); /* the SSH rule and the default egress */
+	{
+		xmlNodePtr perms = find(xmlDocGetRootElement(r.doc), "ipPermissions");
+		size_t members = 0;
+
+		for (xmlNodePtr it = perms->children; it; it = it->next) {
+			xmlNodePtr groups, gid;
+			xmlChar *proto, *t;
+
+			if (it->type != XML_ELEMENT_NODE)
+				continue;
+			groups = find(it->children, "groups");
+			if (!(gid = find_any(groups->children, "groupId")))
+				continue;
+			proto = xmlNodeGetContent(find(it->children, "ipProtocol"));
+			t = xmlNodeGetContent(gid);
+			assert_string_equal((const char *)proto, "-1");
+			assert_string_equal((const char *)t, sg);
+			assert_null(find_any(find(it->children, "ipRanges")->children, "cidrIp"));
+			assert_null(find_any(it->children, "fromPort"));
+			xmlFree(proto);
+			xmlFree(t);
+			members++;
+		}
+		assert_int_equal(members, 1);
+	}
+	reply_release(&r);
+
 	/* an instance using both: the group cannot go while it lives */
 	SEND(NULL, &r, EC2("RunInstances"), "ImageId", AMI, "InstanceType", TYPE, "MinCount", "1",
 	     "MaxCount", "1", "KeyName", "k1", "SecurityGroupId.1", sg);

@@ -3,7 +3,9 @@
  * the project's own ACS3 and RPC signers and answers read back with jansson: launch with
  * tags, describe by tag across pages, delete (Force), the life cycle on a fake clock,
  * client tokens, key pairs, security groups and rules, authentication failures (secret,
- * clock, nonce replay), strict parameters, faults and AutoReleaseTime.
+ * clock, nonce replay), strict parameters, faults and AutoReleaseTime; the VPC API
+ * (default VPC and vSwitches, which RunInstances requires) and STS AssumeRole with the
+ * temporary keys it issues, served on the same port.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,6 +39,8 @@ struct call {
 	const char *host;    /* as the server sees it, default 127.0.0.1:8001 */
 	const char *sign_as; /* host used for signing, default = host */
 	const char *action;
+	const char *version; /* default 2014-05-26 */
+	const char *token;   /* a security token (STS keys) */
 };
 
 struct reply {
@@ -86,6 +90,8 @@ static void vsend(const struct call *cl, struct reply *out, const char *const *k
 	char ts[ALI_TIMESTAMP_LEN + 1], nonce[40];
 	const char *host = cl && cl->host ? cl->host : "127.0.0.1:8001";
 	const char *action = cl && cl->action ? cl->action : kv[0];
+	const char *version = cl && cl->version ? cl->version : "2014-05-26";
+	const char *token = cl ? cl->token : NULL;
 	time_t now = time(NULL);
 
 	gc_error_init(&err);
@@ -107,9 +113,10 @@ static void vsend(const struct call *cl, struct reply *out, const char *const *k
 			.access_key_secret = cl->secret ? cl->secret : SECRET,
 			.timestamp = ts,
 			.nonce = cl->nonce ? cl->nonce : nonce,
+			.security_token = token,
 		};
 		gc_params_add(&params, "Action", action);
-		gc_params_add(&params, "Version", "2014-05-26");
+		gc_params_add(&params, "Version", version);
 		gc_params_add(&params, "Format", "JSON");
 		req.query = &params;
 		ali_rpc_result_init(&rr);
@@ -123,9 +130,10 @@ static void vsend(const struct call *cl, struct reply *out, const char *const *k
 			.access_key_secret = cl && cl->secret ? cl->secret : SECRET,
 			.timestamp = ts,
 			.nonce = cl && cl->nonce ? cl->nonce : nonce,
+			.security_token = token,
 		};
 		gc_params_add(&headers, "x-acs-action", action);
-		gc_params_add(&headers, "x-acs-version", "2014-05-26");
+		gc_params_add(&headers, "x-acs-version", version);
 		req.query = &params;
 		assert_int_equal(ali_acs3_sign(&sr, &req, &in, &err), 0);
 		gc_params_add_all(&headers, &sr.added_headers);
@@ -181,13 +189,16 @@ static void vsend(const struct call *cl, struct reply *out, const char *const *k
 		vsend((cl), (out), kv_);                         \
 	} while (0)
 #define HZ "RegionId", "cn-hangzhou"
+/* the default vSwitches of zones h (the region's first) and i */
+#define VSW_H "VSwitchId", "vsw-gpuclustersim-cn-hangzhou-h"
+#define VSW_I "VSwitchId", "vsw-gpuclustersim-cn-hangzhou-i"
 
 static void make_sg(char out[64])
 {
 	struct reply r;
 
 	SEND(NULL, &r, "CreateSecurityGroup", HZ, "SecurityGroupName", "gpu-sg", "Description",
-	     "test", "VpcId", "vpc-1");
+	     "test", "VpcId", "vpc-gpuclustersim");
 	assert_int_equal(r.status, 200);
 	snprintf(out, 64, "%s", str(&r, "SecurityGroupId"));
 	assert_true(strncmp(out, "sg-", 3) == 0);
@@ -207,7 +218,7 @@ static void test_run_describe_delete(void **state)
 
 	(void)state;
 	make_sg(sg);
-	SEND(NULL, &r, "RunInstances", HZ, "ZoneId", "cn-hangzhou-i", "ImageId",
+	SEND(NULL, &r, "RunInstances", HZ, VSW_I, "ZoneId", "cn-hangzhou-i", "ImageId",
 	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
 	     "SecurityGroupId", sg, "Amount", "3", "InstanceName", "gpu-w", "UniqueSuffix", "true",
 	     "Tag.1.Key", "fleet", "Tag.1.Value", "blue", "Tag.2.Key", "team", "Tag.2.Value", "r");
@@ -220,9 +231,9 @@ static void test_run_describe_delete(void **state)
 	assert_true(json_is_number(at(&r, "TradePrice")));
 	reply_release(&r);
 	/* another fleet that the tag filter must leave out */
-	SEND(NULL, &r, "RunInstances", HZ, "ImageId", "ubuntu_22_04_x64_20G_alibase_20261015.vhd",
-	     "InstanceType", "ecs.gn7i-c8g1.2xlarge", "SecurityGroupId", sg, "Tag.1.Key", "fleet",
-	     "Tag.1.Value", "green");
+	SEND(NULL, &r, "RunInstances", HZ, VSW_H, "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg, "Tag.1.Key", "fleet", "Tag.1.Value", "green");
 	assert_int_equal(r.status, 200);
 	reply_release(&r);
 
@@ -294,9 +305,9 @@ static void test_client_token(void **state)
 
 	(void)state;
 	make_sg(sg);
-	SEND(NULL, &r, "RunInstances", HZ, "ImageId", "ubuntu_22_04_x64_20G_alibase_20261015.vhd",
-	     "InstanceType", "ecs.gn7i-c8g1.2xlarge", "SecurityGroupId", sg, "ClientToken",
-	     "tok-1");
+	SEND(NULL, &r, "RunInstances", HZ, VSW_H, "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg, "ClientToken", "tok-1");
 	assert_int_equal(r.status, 200);
 	snprintf(first, sizeof(first), "%s", str(&r, "InstanceIdSets.InstanceIdSet.0"));
 	snprintf(first, sizeof(first), "%s",
@@ -304,17 +315,17 @@ static void test_client_token(void **state)
 	reply_release(&r);
 	/* the same call, signed the other way: the same instance */
 	struct call rpc = { .rpc = true };
-	SEND(&rpc, &r, "RunInstances", HZ, "ImageId", "ubuntu_22_04_x64_20G_alibase_20261015.vhd",
-	     "InstanceType", "ecs.gn7i-c8g1.2xlarge", "SecurityGroupId", sg, "ClientToken",
-	     "tok-1");
+	SEND(&rpc, &r, "RunInstances", HZ, VSW_H, "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg, "ClientToken", "tok-1");
 	assert_int_equal(r.status, 200);
 	assert_string_equal(
 		json_string_value(json_array_get(at(&r, "InstanceIdSets.InstanceIdSet"), 0)),
 		first);
 	reply_release(&r);
-	SEND(NULL, &r, "RunInstances", HZ, "ImageId", "ubuntu_22_04_x64_20G_alibase_20261015.vhd",
-	     "InstanceType", "ecs.gn7i-c8g1.2xlarge", "SecurityGroupId", sg, "ClientToken", "tok-1",
-	     "Amount", "2");
+	SEND(NULL, &r, "RunInstances", HZ, VSW_H, "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg, "ClientToken", "tok-1", "Amount", "2");
 	assert_int_equal(r.status, 400);
 	assert_string_equal(r.code, "IdempotentParameterMismatch");
 	reply_release(&r);
@@ -352,14 +363,15 @@ static void test_key_pairs(void **state)
 	reply_release(&r);
 
 	make_sg(sg);
-	SEND(NULL, &r, "RunInstances", HZ, "ImageId", "ubuntu_22_04_x64_20G_alibase_20261015.vhd",
-	     "InstanceType", "ecs.gn7i-c8g1.2xlarge", "SecurityGroupId", sg, "KeyPairName", "nope");
+	SEND(NULL, &r, "RunInstances", HZ, VSW_H, "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg, "KeyPairName", "nope");
 	assert_int_equal(r.status, 404);
 	assert_string_equal(r.code, "InvalidKeyPairName.NotFound");
 	reply_release(&r);
-	SEND(NULL, &r, "RunInstances", HZ, "ImageId", "ubuntu_22_04_x64_20G_alibase_20261015.vhd",
-	     "InstanceType", "ecs.gn7i-c8g1.2xlarge", "SecurityGroupId", sg, "KeyPairName",
-	     "fleet-key");
+	SEND(NULL, &r, "RunInstances", HZ, VSW_H, "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg, "KeyPairName", "fleet-key");
 	assert_int_equal(r.status, 200);
 	reply_release(&r);
 
@@ -375,7 +387,7 @@ static void test_key_pairs(void **state)
 static void test_security_groups(void **state)
 {
 	struct reply r;
-	char sg[64];
+	char sg[64], adv[64];
 
 	(void)state;
 	make_sg(sg);
@@ -397,6 +409,26 @@ static void test_security_groups(void **state)
 	SEND(NULL, &r, "DescribeSecurityGroupAttribute", HZ, "SecurityGroupId", sg);
 	assert_int_equal(r.status, 200);
 	assert_int_equal(json_array_size(at(&r, "Permissions.Permission")), 3);
+	/* a basic group (the default type): its members reach each other with no rule */
+	assert_string_equal(str(&r, "InnerAccessPolicy"), "Accept");
+	reply_release(&r);
+	/* an advanced one isolates them */
+	SEND(NULL, &r, "CreateSecurityGroup", HZ, "SecurityGroupName", "gpu-adv", "VpcId",
+	     "vpc-gpuclustersim", "SecurityGroupType", "enterprise");
+	assert_int_equal(r.status, 200);
+	snprintf(adv, sizeof(adv), "%s", str(&r, "SecurityGroupId"));
+	reply_release(&r);
+	SEND(NULL, &r, "DescribeSecurityGroupAttribute", HZ, "SecurityGroupId", adv);
+	assert_string_equal(str(&r, "InnerAccessPolicy"), "Drop");
+	reply_release(&r);
+	SEND(NULL, &r, "DescribeSecurityGroups", HZ, "SecurityGroupId", adv);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(at(&r, "SecurityGroups.SecurityGroup"), 0),
+				    "SecurityGroupType")),
+			    "enterprise");
+	reply_release(&r);
+	SEND(NULL, &r, "DeleteSecurityGroup", HZ, "SecurityGroupId", adv);
+	assert_int_equal(r.status, 200);
 	reply_release(&r);
 	SEND(NULL, &r, "DescribeSecurityGroups", HZ, "SecurityGroupIds", "[\"sg-doesnotexist\"]");
 	assert_int_equal(json_integer_value(at(&r, "TotalCount")), 0);
@@ -409,8 +441,9 @@ static void test_security_groups(void **state)
 		3);
 	reply_release(&r);
 
-	SEND(NULL, &r, "RunInstances", HZ, "ImageId", "ubuntu_22_04_x64_20G_alibase_20261015.vhd",
-	     "InstanceType", "ecs.gn7i-c8g1.2xlarge", "SecurityGroupId", sg);
+	SEND(NULL, &r, "RunInstances", HZ, VSW_H, "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg);
 	assert_int_equal(r.status, 200);
 	reply_release(&r);
 	SEND(NULL, &r, "DeleteSecurityGroup", HZ, "SecurityGroupId", sg);
@@ -515,21 +548,25 @@ static void test_strict(void **state)
 	assert_int_equal(r.status, 404);
 	assert_string_equal(r.code, "InvalidAction.NotFound");
 	reply_release(&r);
-	SEND(NULL, &r, "RunInstances", HZ, "ImageId", "ubuntu_22_04_x64_20G_alibase_20261015.vhd",
-	     "InstanceType", "ecs.gn7i-c8g1.2xlarge", "SecurityGroupId", sg, "Amount", "101");
+	SEND(NULL, &r, "RunInstances", HZ, VSW_H, "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg, "Amount", "101");
 	assert_string_equal(r.code, "InvalidParameter");
 	reply_release(&r);
-	SEND(NULL, &r, "RunInstances", HZ, "ImageId", "ubuntu_22_04_x64_20G_alibase_20261015.vhd",
-	     "InstanceType", "ecs.nope", "SecurityGroupId", sg);
+	SEND(NULL, &r, "RunInstances", HZ, VSW_H, "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.nope",
+	     "SecurityGroupId", sg);
 	assert_string_equal(r.code, "InvalidInstanceType.ValueNotSupported");
 	reply_release(&r);
-	SEND(NULL, &r, "RunInstances", HZ, "ImageId", "ubuntu_22_04_x64_20G_alibase_20261015.vhd",
-	     "InstanceType", "ecs.gn7i-c8g1.2xlarge", "SecurityGroupId", sg, "DryRun", "true");
+	SEND(NULL, &r, "RunInstances", HZ, VSW_H, "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg, "DryRun", "true");
 	assert_string_equal(r.code, "DryRunOperation");
 	reply_release(&r);
-	SEND(NULL, &r, "RunInstances", HZ, "ImageId", "ubuntu_22_04_x64_20G_alibase_20261015.vhd",
-	     "InstanceType", "ecs.gn7i-c8g1.2xlarge", "SecurityGroupId", sg, "SpotStrategy",
-	     "SpotWithPriceLimit", "SpotPriceLimit", "0.001");
+	SEND(NULL, &r, "RunInstances", HZ, VSW_H, "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg, "SpotStrategy", "SpotWithPriceLimit", "SpotPriceLimit",
+	     "0.001");
 	assert_string_equal(r.code, "InvalidSpotPriceLimit.LowerThanPublicPrice");
 	reply_release(&r);
 	SEND(NULL, &r, "DescribeInstances", HZ);
@@ -558,8 +595,9 @@ static void test_faults(void **state)
 
 	assert_int_equal(sim_faults_add(sim.faults, "alibaba:RunInstances:capacity,times=1", &err),
 			 0);
-	SEND(NULL, &r, "RunInstances", HZ, "ImageId", "ubuntu_22_04_x64_20G_alibase_20261015.vhd",
-	     "InstanceType", "ecs.gn7i-c8g1.2xlarge", "SecurityGroupId", sg);
+	SEND(NULL, &r, "RunInstances", HZ, VSW_H, "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg);
 	assert_int_equal(r.status, 403);
 	assert_string_equal(r.code, "OperationDenied.NoStock");
 	reply_release(&r);
@@ -585,15 +623,15 @@ static void test_auto_release(void **state)
 	(void)state;
 	make_sg(sg);
 	ali_format_time(now + 600, when);
-	SEND(NULL, &r, "RunInstances", HZ, "ImageId", "ubuntu_22_04_x64_20G_alibase_20261015.vhd",
-	     "InstanceType", "ecs.gn7i-c8g1.2xlarge", "SecurityGroupId", sg, "AutoReleaseTime",
-	     when);
+	SEND(NULL, &r, "RunInstances", HZ, VSW_H, "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg, "AutoReleaseTime", when);
 	assert_string_equal(r.code, "InvalidAutoReleaseTime.Malformed");
 	reply_release(&r);
 	ali_format_time(now + 3600, when);
-	SEND(NULL, &r, "RunInstances", HZ, "ImageId", "ubuntu_22_04_x64_20G_alibase_20261015.vhd",
-	     "InstanceType", "ecs.gn7i-c8g1.2xlarge", "SecurityGroupId", sg, "AutoReleaseTime",
-	     when);
+	SEND(NULL, &r, "RunInstances", HZ, VSW_H, "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg, "AutoReleaseTime", when);
 	assert_int_equal(r.status, 200);
 	snprintf(id, sizeof(id), "%s",
 		 json_string_value(json_array_get(at(&r, "InstanceIdSets.InstanceIdSet"), 0)));
@@ -657,8 +695,9 @@ static void test_catalog(void **state)
 	reply_release(&r);
 
 	make_sg(sg);
-	SEND(NULL, &r, "RunInstances", HZ, "ImageId", "ubuntu_22_04_x64_20G_alibase_20261015.vhd",
-	     "InstanceType", "ecs.gn7i-c8g1.2xlarge", "SecurityGroupId", sg);
+	SEND(NULL, &r, "RunInstances", HZ, VSW_H, "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg);
 	char id[64];
 	snprintf(id, sizeof(id), "%s",
 		 json_string_value(json_array_get(at(&r, "InstanceIdSets.InstanceIdSet"), 0)));
@@ -688,6 +727,192 @@ static void test_catalog(void **state)
 	reply_release(&r);
 }
 
+static void test_vpc(void **state)
+{
+	struct call vpc = { .version = "2016-04-28" },
+		    vpc_rpc = { .rpc = true, .version = "2016-04-28" };
+	struct reply r;
+	json_t *list;
+	char sg[64];
+
+	(void)state;
+	SEND(&vpc, &r, "DescribeVpcs", HZ, "IsDefault", "true");
+	if (r.status != 200)
+		fail_msg("DescribeVpcs: %s %s", r.code, str(&r, "Message"));
+	list = at(&r, "Vpcs.Vpc");
+	assert_int_equal(json_array_size(list), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(list, 0), "VpcId")),
+			    "vpc-gpuclustersim");
+	assert_true(json_is_true(json_object_get(json_array_get(list, 0), "IsDefault")));
+	reply_release(&r);
+	SEND(&vpc_rpc, &r, "DescribeVpcs", HZ, "IsDefault", "false");
+	assert_int_equal(r.status, 200);
+	assert_int_equal(json_array_size(at(&r, "Vpcs.Vpc")), 0);
+	reply_release(&r);
+
+	/* one default vSwitch per zone, ten to a page by default */
+	SEND(&vpc, &r, "DescribeVSwitches", HZ, "VpcId", "vpc-gpuclustersim");
+	assert_int_equal(r.status, 200);
+	assert_int_equal(json_integer_value(at(&r, "TotalCount")), 4);
+	list = at(&r, "VSwitches.VSwitch");
+	assert_int_equal(json_array_size(list), 4);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(list, 1), "ZoneId")),
+			    "cn-hangzhou-i");
+	assert_string_equal(
+		json_string_value(json_object_get(json_array_get(list, 1), "VSwitchId")),
+		"vsw-gpuclustersim-cn-hangzhou-i");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(list, 1), "Status")),
+			    "Available");
+	reply_release(&r);
+	SEND(&vpc, &r, "DescribeVSwitches", HZ, "VpcId", "vpc-gpuclustersim", "ZoneId",
+	     "cn-hangzhou-j", "PageSize", "1");
+	assert_int_equal(json_integer_value(at(&r, "TotalCount")), 1);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(at(&r, "VSwitches.VSwitch"), 0), "ZoneId")),
+			    "cn-hangzhou-j");
+	reply_release(&r);
+	SEND(&vpc, &r, "DescribeVSwitches", HZ, "VpcId", "vpc-gpuclustersim", "PageSize", "51");
+	assert_string_equal(r.code, "InvalidParameter");
+	reply_release(&r);
+	/* a VPC action under the ECS version is not one */
+	SEND(NULL, &r, "DescribeVSwitches", HZ);
+	assert_string_equal(r.code, "InvalidAction.NotFound");
+	reply_release(&r);
+	struct call bad_version = { .version = "2099-01-01" };
+	SEND(&bad_version, &r, "DescribeVpcs", HZ);
+	assert_string_equal(r.code, "InvalidVersion");
+	reply_release(&r);
+
+	/* RunInstances needs a vSwitch, of the zone it is given */
+	make_sg(sg);
+	SEND(NULL, &r, "RunInstances", HZ, "ImageId", "ubuntu_22_04_x64_20G_alibase_20261015.vhd",
+	     "InstanceType", "ecs.gn7i-c8g1.2xlarge", "SecurityGroupId", sg);
+	assert_int_equal(r.status, 400);
+	assert_string_equal(r.code, "MissingParameter");
+	assert_non_null(strstr(str(&r, "Message"), "VSwitchId"));
+	reply_release(&r);
+	SEND(NULL, &r, "RunInstances", HZ, VSW_H, "ZoneId", "cn-hangzhou-i", "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg);
+	assert_int_equal(r.status, 400);
+	assert_string_equal(r.code, "InvalidParameter.Mismatch");
+	reply_release(&r);
+	SEND(NULL, &r, "RunInstances", HZ, "VSwitchId", "vsw-nope", "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg);
+	assert_int_equal(r.status, 404);
+	assert_string_equal(r.code, "InvalidVSwitchId.NotFound");
+	reply_release(&r);
+	/* without ZoneId the instance goes to the vSwitch's zone */
+	SEND(NULL, &r, "RunInstances", HZ, VSW_I, "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.gn7i-c8g1.2xlarge",
+	     "SecurityGroupId", sg);
+	assert_int_equal(r.status, 200);
+	reply_release(&r);
+	SEND(NULL, &r, "DescribeInstances", HZ);
+	list = json_array_get(at(&r, "Instances.Instance"), 0);
+	assert_string_equal(json_string_value(json_object_get(list, "ZoneId")), "cn-hangzhou-i");
+	assert_string_equal(json_string_value(json_object_get(
+				    json_object_get(list, "VpcAttributes"), "VSwitchId")),
+			    "vsw-gpuclustersim-cn-hangzhou-i");
+	reply_release(&r);
+	/* a security group goes into a VPC that exists */
+	SEND(NULL, &r, "CreateSecurityGroup", HZ, "VpcId", "vpc-elsewhere");
+	assert_int_equal(r.status, 404);
+	assert_string_equal(r.code, "InvalidVpcId.NotFound");
+	reply_release(&r);
+}
+
+static void test_sts(void **state)
+{
+	struct call sts = { .version = "2015-04-01" };
+	struct reply r;
+	char akid[64], secret[80], token[1024];
+
+	(void)state;
+	SEND(&sts, &r, "AssumeRole", "RoleArn", "acs:ram::5123456789012345:role/gpu-admin",
+	     "RoleSessionName", "ci-run-1", "DurationSeconds", "900");
+	if (r.status != 200)
+		fail_msg("AssumeRole: %s %s", r.code, str(&r, "Message"));
+	snprintf(akid, sizeof(akid), "%s", str(&r, "Credentials.AccessKeyId"));
+	snprintf(secret, sizeof(secret), "%s", str(&r, "Credentials.AccessKeySecret"));
+	snprintf(token, sizeof(token), "%s", str(&r, "Credentials.SecurityToken"));
+	assert_true(strncmp(akid, "STS.", 4) == 0);
+	assert_int_equal(strlen(secret), 44);
+	assert_true(strncmp(token, "CAIS", 4) == 0);
+	assert_int_equal(strlen(str(&r, "Credentials.Expiration")), 20);
+	assert_string_equal(str(&r, "AssumedRoleUser.Arn"),
+			    "acs:ram::5123456789012345:role/gpu-admin/ci-run-1");
+	reply_release(&r);
+
+	/* the temporary key works on every product, in both signatures */
+	struct call tmp = { .akid = akid, .secret = secret, .token = token };
+	SEND(&tmp, &r, "DescribeRegions");
+	assert_int_equal(r.status, 200);
+	reply_release(&r);
+	struct call tmp_rpc = { .rpc = true, .akid = akid, .secret = secret, .token = token };
+	SEND(&tmp_rpc, &r, "DescribeRegions");
+	assert_int_equal(r.status, 200);
+	reply_release(&r);
+	struct call tmp_vpc = {
+		.akid = akid, .secret = secret, .token = token, .version = "2016-04-28"
+	};
+	SEND(&tmp_vpc, &r, "DescribeVpcs", HZ);
+	assert_int_equal(r.status, 200);
+	reply_release(&r);
+	/* a temporary key assumes for an hour at most */
+	struct call tmp_sts = {
+		.akid = akid, .secret = secret, .token = token, .version = "2015-04-01"
+	};
+	SEND(&tmp_sts, &r, "AssumeRole", "RoleArn", "acs:ram::5123456789012345:role/other",
+	     "RoleSessionName", "chained", "DurationSeconds", "7200");
+	assert_string_equal(r.code, "InvalidParameter.DurationSeconds");
+	reply_release(&r);
+
+	/* without its token, with another one, or too late: refused */
+	struct call no_token = { .akid = akid, .secret = secret };
+	SEND(&no_token, &r, "DescribeRegions");
+	assert_string_equal(r.code, "MissingSecurityToken");
+	reply_release(&r);
+	struct call forged = { .akid = akid, .secret = secret, .token = "CAISbm90LWEtdG9rZW4=" };
+	SEND(&forged, &r, "DescribeRegions");
+	assert_string_equal(r.code, "InvalidSecurityToken.Malformed");
+	reply_release(&r);
+	struct call other_key = { .akid = "STS.NotTheKeyOfThisToken",
+				  .secret = secret,
+				  .token = token };
+	SEND(&other_key, &r, "DescribeRegions");
+	assert_string_equal(r.code, "InvalidSecurityToken.MismatchWithAccessKey");
+	reply_release(&r);
+	sim.cfg.clock_offset_s = 1000;
+	struct call late = { .akid = akid, .secret = secret, .token = token, .skew_s = 1000 };
+	SEND(&late, &r, "DescribeRegions");
+	assert_string_equal(r.code, "InvalidSecurityToken.Expired");
+	reply_release(&r);
+	sim.cfg.clock_offset_s = 0;
+
+	/* STS's own checks */
+	SEND(&sts, &r, "AssumeRole", "RoleArn", "acs:ram::9999999999999999:role/theirs",
+	     "RoleSessionName", "ci-run-1");
+	assert_int_equal(r.status, 403);
+	assert_string_equal(r.code, "NoPermission");
+	reply_release(&r);
+	SEND(&sts, &r, "AssumeRole", "RoleArn", "arn:aws:iam::1:role/x", "RoleSessionName", "a1");
+	assert_string_equal(r.code, "InvalidParameter.RoleArn");
+	reply_release(&r);
+	SEND(&sts, &r, "AssumeRole", "RoleArn", "acs:ram::5123456789012345:role/r",
+	     "RoleSessionName", "x");
+	assert_string_equal(r.code, "InvalidParameter.RoleSessionName");
+	reply_release(&r);
+	SEND(&sts, &r, "AssumeRole", "RoleArn", "acs:ram::5123456789012345:role/r",
+	     "RoleSessionName", "ok-name", "DurationSeconds", "600");
+	assert_string_equal(r.code, "InvalidParameter.DurationSeconds");
+	reply_release(&r);
+	SEND(&sts, &r, "AssumeRole", "RoleSessionName", "ok-name");
+	assert_string_equal(r.code, "MissingParameter");
+	reply_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -700,6 +925,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auto_release, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_catalog, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vpc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sts, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -465,6 +465,35 @@ static void test_host_key_from_user_data(void **state)
 	assert_string_equal(inst->host_key_fpr, fpr);
 	f->hooks->destroy(f->nodes, inst->id);
 
+	/* no key pair at launch: the login key comes from ssh_authorized_keys, and a login
+	 * with strict checking against the given host key works */
+	{
+		struct gc_buf ud2 = GC_BUF_INIT(0), out = GC_BUF_INIT(1 << 20);
+		FILE *kh;
+
+		gc_buf_addf(&ud2, "%.*sssh_pwauth: false\nssh_authorized_keys:\n  - \"%s\"\n%s", 14,
+			    ud.data, g_pub.data, ud.data + 14);
+		free(inst->user_data);
+		inst->user_data = gc_xstrdup(ud2.data);
+		snprintf(inst->id, sizeof(inst->id), "i-userkey");
+		gc_error_init(&err);
+		assert_int_equal(f->hooks->create(f->nodes, inst, NULL, &type_g5, &img_plain, &err),
+				 0);
+		assert_string_equal(inst->host_key_line, pub.data);
+		kh = fopen(f->kh, "a");
+		assert_non_null(kh);
+		fprintf(kh, "[%s]:%d %s\n", inst->public_ip, inst->ssh_port, inst->host_key_line);
+		fclose(kh);
+		f->hooks->start(f->nodes, inst);
+		assert_true(wait_up(f, inst, 15) >= 0);
+		RUN_OK(f, inst, "echo in", &out);
+		assert_string_equal(out.data, "in\n");
+		f->hooks->stop(f->nodes, inst);
+		f->hooks->destroy(f->nodes, inst->id);
+		gc_buf_release(&out);
+		gc_buf_release(&ud2);
+	}
+
 	/* a key cloud-init could not use: the launch fails, naming the user-data */
 	free(inst->user_data);
 	inst->user_data = gc_xstrdup("#cloud-config\nssh_keys:\n  ed25519_private: |\n"

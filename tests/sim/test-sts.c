@@ -34,6 +34,7 @@
 #include "sim-fixture.h"
 #include "providers/aws/creds.h"
 #include "providers/aws/sigv4.h"
+#include "sim/oidc.h"
 #include "sim/server.h"
 #include "sim/sim.h"
 
@@ -437,11 +438,45 @@ static void test_assume_role_errors(void **state)
 	reply_release(&r);
 }
 
-/* A JWT-shaped token: base64url header, claims, signature. */
-static char *jwt(const char *claims)
+/* The emulator's issuer, under GitHub's name: the account's identity provider. */
+#define ISSUER "https://token.actions.githubusercontent.com"
+
+static int oidc_setup(void **state)
+{
+	setup(state);
+	sim.oidc = sim_oidc_new(NULL);
+	if (!sim.oidc)
+		return -1;
+	sim_oidc_set_issuer(sim.oidc, ISSUER);
+	return 0;
+}
+
+static int oidc_teardown(void **state)
+{
+	sim_oidc_free(sim.oidc);
+	sim.oidc = NULL;
+	return teardown(state);
+}
+
+/* A token from the emulator's issuer for aud, issued at iat (0: now). */
+static char *jwt(const char *aud, int64_t iat)
+{
+	struct sim_oidc_claims c;
+	char *t;
+
+	memset(&c, 0, sizeof(c));
+	c.audience = aud;
+	c.iat = iat;
+	t = sim_oidc_issue(sim.oidc, &c);
+	assert_non_null(t);
+	return t;
+}
+
+/* A JWT-shaped token whose parts are the texts given, with a made-up signature. */
+static char *fake_jwt(const char *header, const char *claims)
 {
 	struct gc_buf b = GC_BUF_INIT(1 << 16), out = GC_BUF_INIT(1 << 16);
-	const char *parts[2] = { "{\"alg\":\"RS256\",\"typ\":\"JWT\"}", claims };
+	const char *parts[2] = { header, claims };
 
 	for (int i = 0; i < 2; i++) {
 		gc_buf_reset(&b);
@@ -463,24 +498,32 @@ static void test_web_identity(void **state)
 {
 	const struct who anon = { NULL, NULL, NULL, "sts", 0 };
 	struct who w = { NULL, NULL, NULL, "ec2", 0 };
-	char *token = jwt("{\"iss\":\"https://token.actions.githubusercontent.com\","
-			  "\"sub\":\"repo:acme/train:ref:refs/heads/main\","
-			  "\"aud\":[\"sts.amazonaws.com\"],\"exp\":4102444800}");
-	char *no_aud = jwt("{\"sub\":\"x\"}");
-	char *expired = jwt("{\"sub\":\"x\",\"aud\":\"y\",\"exp\":1000}");
+	char *token = jwt("sts.amazonaws.com", 0);
+	char *wrong_aud = jwt("https://github.com/acme", 0);
+	char *expired = jwt("sts.amazonaws.com", 1000);
+	char *hs256 =
+		fake_jwt("{\"alg\":\"HS256\",\"typ\":\"JWT\"}",
+			 "{\"iss\":\"" ISSUER "\",\"sub\":\"x\",\"aud\":\"sts.amazonaws.com\"}");
+	char *forged =
+		fake_jwt("{\"alg\":\"RS256\",\"typ\":\"JWT\"}",
+			 "{\"iss\":\"" ISSUER "\",\"sub\":\"x\",\"aud\":\"sts.amazonaws.com\"}");
 	const char *bad[] = { "abcd", "ab.cd", "a.b.c", "e30.e30.", "!!!.e30.sig", NULL };
-	char *not_json = jwt("[1]");
+	char *not_json = fake_jwt("{\"alg\":\"RS256\"}", "[1]");
+	char *other = NULL;
+	struct sim_oidc *stranger = sim_oidc_new(NULL);
+	struct sim_oidc_claims oc;
 	struct temp t;
 	struct reply r;
 
 	(void)state;
+	assert_non_null(stranger);
 	SEND(&anon, &r, STS("AssumeRoleWithWebIdentity"), "RoleArn", ROLE, "RoleSessionName",
 	     "gh-run-1", "WebIdentityToken", token);
 	assert_int_equal(r.status, 200);
 	assert_string_equal(text(&r, "SubjectFromWebIdentityToken"),
-			    "repo:acme/train:ref:refs/heads/main");
+			    "repo:gpucluster-sim/ci:ref:refs/heads/main");
 	assert_string_equal(text(&r, "Audience"), "sts.amazonaws.com");
-	assert_string_equal(text(&r, "Provider"), "https://token.actions.githubusercontent.com");
+	assert_string_equal(text(&r, "Provider"), ISSUER);
 	take(&r, &t);
 	assert_string_equal(t.arn, "arn:aws:sts::" ACCOUNT ":assumed-role/builder/gh-run-1");
 	/* the token is a bearer secret: the request log only shows its size */
@@ -498,11 +541,39 @@ static void test_web_identity(void **state)
 	assert_int_equal(r.status, 200);
 	reply_release(&r);
 
+	/* what STS checks: the audience its identity provider trusts */
 	SEND(&anon, &r, STS("AssumeRoleWithWebIdentity"), "RoleArn", ROLE, "RoleSessionName",
-	     "gh-run-1", "WebIdentityToken", no_aud);
+	     "gh-run-1", "WebIdentityToken", wrong_aud);
 	expect(&r, 400, "InvalidIdentityToken");
-	assert_string_equal(text(&r, "Message"), "Missing a required claim: aud");
+	assert_string_equal(text(&r, "Message"), "Incorrect token audience");
 	reply_release(&r);
+	/* an issuer the account has no provider for */
+	sim_oidc_set_issuer(stranger, "https://oidc.example.com");
+	memset(&oc, 0, sizeof(oc));
+	oc.audience = "sts.amazonaws.com";
+	other = sim_oidc_issue(stranger, &oc);
+	SEND(&anon, &r, STS("AssumeRoleWithWebIdentity"), "RoleArn", ROLE, "RoleSessionName",
+	     "gh-run-1", "WebIdentityToken", other);
+	expect(&r, 400, "InvalidIdentityToken");
+	assert_string_equal(text(&r, "Message"),
+			    "No OpenIDConnect provider found in your account for "
+			    "https://oidc.example.com");
+	reply_release(&r);
+	free(other);
+	/* the right issuer's name on another key's signature, and a forged one */
+	sim_oidc_set_issuer(stranger, ISSUER);
+	other = sim_oidc_issue(stranger, &oc);
+	{
+		const char *wrong[] = { other, forged, hs256 };
+
+		for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
+			SEND(&anon, &r, STS("AssumeRoleWithWebIdentity"), "RoleArn", ROLE,
+			     "RoleSessionName", "gh-run-1", "WebIdentityToken", wrong[i]);
+			expect(&r, 400, "InvalidIdentityToken");
+			assert_non_null(strstr(text(&r, "Message"), "The token is not valid: "));
+			reply_release(&r);
+		}
+	}
 	for (size_t i = 0; bad[i]; i++) {
 		SEND(&anon, &r, STS("AssumeRoleWithWebIdentity"), "RoleArn", ROLE,
 		     "RoleSessionName", "gh-run-1", "WebIdentityToken", bad[i]);
@@ -512,6 +583,7 @@ static void test_web_identity(void **state)
 	SEND(&anon, &r, STS("AssumeRoleWithWebIdentity"), "RoleArn", ROLE, "RoleSessionName",
 	     "gh-run-1", "WebIdentityToken", not_json);
 	expect(&r, 400, "InvalidIdentityToken");
+	assert_string_equal(text(&r, "Message"), "Couldn't parse the token");
 	reply_release(&r);
 	SEND(&anon, &r, STS("AssumeRoleWithWebIdentity"), "RoleArn", ROLE, "RoleSessionName",
 	     "gh-run-1", "WebIdentityToken", expired);
@@ -521,10 +593,20 @@ static void test_web_identity(void **state)
 	     token);
 	expect(&r, 400, "ValidationError");
 	reply_release(&r);
+	/* a role in another account */
+	SEND(&anon, &r, STS("AssumeRoleWithWebIdentity"), "RoleArn",
+	     "arn:aws:iam::999999999999:role/builder", "RoleSessionName", "gh-run-1",
+	     "WebIdentityToken", token);
+	expect(&r, 403, "AccessDenied");
+	reply_release(&r);
 	free(token);
-	free(no_aud);
+	free(wrong_aud);
 	free(expired);
+	free(hs256);
+	free(forged);
 	free(not_json);
+	free(other);
+	sim_oidc_free(stranger);
 }
 
 static void test_routing(void **state)
@@ -639,7 +721,8 @@ static int chain_setup(void **state)
 	struct gc_error err;
 	char *dir;
 
-	setup(state);
+	if (oidc_setup(state) != 0)
+		return -1;
 	memset(&ce, 0, sizeof(ce));
 	snprintf(ce.home, sizeof(ce.home), "/tmp/gc-sts-XXXXXX");
 	if (!mkdtemp(ce.home))
@@ -688,7 +771,7 @@ static int chain_teardown(void **state)
 	rmdir(ce.home);
 	for (size_t i = 0; i < ce.n; i++)
 		free(ce.vars[i].value);
-	return teardown(state);
+	return oidc_teardown(state);
 }
 
 static void chain_input(struct aws_creds_input *in, const char *profile)
@@ -885,9 +968,7 @@ static void test_chain_role_profiles(void **state)
 
 static void test_chain_web_identity(void **state)
 {
-	char *token = jwt("{\"iss\":\"https://token.actions.githubusercontent.com\","
-			  "\"sub\":\"repo:acme/train:ref:refs/heads/main\","
-			  "\"aud\":\"sts.amazonaws.com\"}");
+	char *token = jwt("sts.amazonaws.com", 0);
 	struct gc_buf body = GC_BUF_INIT(1 << 20);
 	char *path = gc_xasprintf("%s/token", ce.home);
 	struct aws_creds c;
@@ -1015,7 +1096,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_assume_role_and_use, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_caller_identity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_assume_role_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_web_identity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_web_identity, oidc_setup, oidc_teardown),
 		cmocka_unit_test_setup_teardown(test_routing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_role_profiles, chain_setup,
 						chain_teardown),

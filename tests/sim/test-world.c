@@ -196,7 +196,12 @@ static void test_keys_and_groups(void **state)
 	struct gc_error err;
 	struct sim_keypair *k;
 	struct sim_secgroup *sg;
-	struct sim_rule rule = { "tcp", 22, 22, "203.0.113.7/32", "ssh" };
+	struct sim_rule rule = { .protocol = "tcp",
+				 .from_port = 22,
+				 .to_port = 22,
+				 .cidr = "203.0.113.7/32",
+				 .description = "ssh" };
+	struct sim_rule members = { .protocol = "-1", .from_port = -1, .to_port = -1 };
 	struct sim_instance **got;
 	char sgid[SIM_ID_MAX];
 	size_t n;
@@ -221,6 +226,13 @@ static void test_keys_and_groups(void **state)
 	assert_true(sim_world_add_rule(sg, &rule));
 	assert_false(sim_world_add_rule(sg, &rule));
 	assert_int_equal(sg->n_rules, 1);
+	/* a rule whose source is a group differs from one of another group */
+	snprintf(members.source_group, sizeof(members.source_group), "%s", sg->id);
+	assert_true(sim_world_add_rule(sg, &members));
+	assert_false(sim_world_add_rule(sg, &members));
+	snprintf(members.source_group, sizeof(members.source_group), "sg-other");
+	assert_true(sim_world_add_rule(sg, &members));
+	assert_int_equal(sg->n_rules, 3);
 	got = launch(w, SIM_AWS, 1, &n);
 	got[0]->security_groups = calloc(1, sizeof(char *));
 	got[0]->security_groups[0] = strdup(sg->id);

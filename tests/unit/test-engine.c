@@ -13,7 +13,9 @@
  * parameter mismatch), capacity fallback order and the blocked set, quota and auth
  * errors, the truthful report, wait timeout, spot reclaim, replace after the
  * replacements run, destroy scoped by tags, foreign names, the lock, the state
- * directory, the check-ip fallback, capabilities, cancellation, and a fault sweep.
+ * directory, the check-ip fallback, capabilities, cancellation, and a fault sweep. Also
+ * the CI run's tags and why they stay out of client tokens, destroy --selector, and gc's
+ * scan and execution (core/sweep.h) against the same fake cloud.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,6 +43,7 @@
 #include "core/provider.h"
 #include "core/spec.h"
 #include "core/str.h"
+#include "core/sweep.h"
 #include "fake-clock.h"
 
 #define CLUSTER "t1"
@@ -95,6 +98,9 @@ struct create_call {
 	bool spot;
 	unsigned count;
 	char token[65];
+	bool key_name;	     /* the request named a key pair */
+	bool authorized_key; /* the request carried the login key for cloud-init */
+	bool host_key;	     /* and a host key */
 };
 
 struct fake {
@@ -315,6 +321,10 @@ static int fake_create(struct gc_provider *p, const struct gc_create_request *re
 	snprintf(c->token, sizeof(c->token), "%s", req->client_token ? req->client_token : "");
 	c->spot = req->spot;
 	c->count = req->count;
+	c->key_name = req->key_name != NULL;
+	c->authorized_key =
+		req->authorized_key && gc_starts_with(req->authorized_key, "ssh-ed25519 ");
+	c->host_key = req->host_key_private && req->host_key_public;
 	if (hit && !F.fail_after)
 		return fault_err(err);
 	for (size_t i = 0; i < F.n_caps; i++)
@@ -582,7 +592,7 @@ static const struct gc_provider_ops fake_ops = {
 	.name = "fake",
 	.cloud = GC_CLOUD_AWS,
 	.caps = GC_CAP_SPOT | GC_CAP_SPOT_MAX_PRICE | GC_CAP_CLOUD_TTL | GC_CAP_CLIENT_TOKEN |
-		GC_CAP_PRICE,
+		GC_CAP_PRICE | GC_CAP_ED25519_KEYPAIR,
 	.max_create_batch = 2,
 	.max_terminate_batch = 3,
 	.client_token_max = 64,
@@ -621,7 +631,7 @@ struct t {
 	char dir[64];
 	char state_dir[96], home[96];
 	char checkip[96];
-	struct kv vars[4];
+	struct kv vars[10]; /* 3 fixed, then set_var's, then a NULL name */
 	struct gc_spec_env env;
 	struct gc_spec *spec;
 	struct gc_provider prov;
@@ -972,6 +982,8 @@ static void test_create_in_batches(void **state)
 
 	/* one key pair and one security group, tagged, the key on disk private */
 	assert_int_equal(F.calls[OP_IMPORT], 1);
+	for (size_t i = 0; i < F.n_log; i++)
+		assert_true(F.log[i].key_name && !F.log[i].authorized_key);
 	assert_int_equal(F.calls[OP_MKSG], 1);
 	assert_string_equal(F.last_allow, "198.51.100.7/32");
 	assert_non_null(fake_res_find(GC_RESOURCE_SECGROUP, "gpucluster-" CLUSTER));
@@ -1814,6 +1826,15 @@ static void test_checkip_fallback(void **state)
 	/* plain_ops takes 40-character tokens */
 	for (size_t i = 0; i < F.n_log; i++)
 		assert_int_equal(strlen(F.log[i].token), 40);
+	/* and no Ed25519 key pairs, nor console output: nothing imported, every launch
+	 * carries the login key and a host key for cloud-init instead */
+	assert_int_equal(F.calls[OP_IMPORT], 0);
+	assert_true(F.n_log > 0);
+	for (size_t i = 0; i < F.n_log; i++) {
+		assert_false(F.log[i].key_name);
+		assert_true(F.log[i].authorized_key);
+		assert_true(F.log[i].host_key);
+	}
 
 	/* an answer that is not an address stops before anything is created */
 	fake_reset();
@@ -1866,6 +1887,35 @@ static void test_capabilities(void **state)
 	gc_error_init(&err);
 	assert_int_equal(gc_engine_plan(&t->e, &plan, &live, NULL, NULL, 0, &err), -1);
 	assert_non_null(strstr(err.message, "a cloud-side TTL"));
+
+	/* a cloud whose timer needs 30 minutes' lead and whose system disks stop at 500 GB */
+	{
+		static struct gc_provider_ops limited;
+
+		limited = fake_ops;
+		limited.min_ttl_s = 1800;
+		limited.max_disk_gb = 500;
+		up_with(t, &limited,
+			HEAD "  - name: workers\n"
+			     "    count: 1\n"
+			     "    instance_types: [g5.xlarge]\n"
+			     "lifecycle: {ttl: 20m}\n");
+		gc_error_init(&err);
+		assert_int_equal(gc_engine_plan(&t->e, &plan, &live, NULL, NULL, 0, &err), -1);
+		assert_int_equal(err.code, GC_EINVALID);
+		assert_non_null(strstr(err.message, "lifecycle.ttl: 1200 s is too short"));
+		assert_non_null(strstr(err.message, "35 minutes or more"));
+		up_with(t, &limited,
+			HEAD "  - name: workers\n"
+			     "    count: 1\n"
+			     "    instance_types: [g5.xlarge]\n"
+			     "    disk_gb: 600\n"
+			     "lifecycle: {ttl: 40m}\n");
+		gc_error_init(&err);
+		assert_int_equal(gc_engine_plan(&t->e, &plan, &live, NULL, NULL, 0, &err), -1);
+		assert_non_null(strstr(err.message, "disk_gb 600 is above the 500 GB"));
+		assert_int_equal(F.total, 0);
+	}
 
 	up(t,
 	   HEAD "  - name: workers\n"
@@ -2131,6 +2181,370 @@ static void test_fault_sweep_destroy(void **state)
 	}
 }
 
+/* ---- CI runs, destroy --selector, gc -------------------------------------------- */
+
+/* Sets a variable of the fake environment (replacing one of that name). */
+static void set_var(struct t *t, const char *name, const char *value)
+{
+	size_t i;
+
+	for (i = 3; i < 9 && t->vars[i].name; i++)
+		if (strcmp(t->vars[i].name, name) == 0)
+			break;
+	assert_true(i < 9);
+	t->vars[i].name = name;
+	t->vars[i].value = value;
+}
+
+static void github_run(struct t *t, const char *id, const char *attempt)
+{
+	set_var(t, "GITHUB_ACTIONS", "true");
+	set_var(t, "GITHUB_RUN_ID", id);
+	set_var(t, "GITHUB_RUN_ATTEMPT", attempt);
+	set_var(t, "GITHUB_REPOSITORY", "acme/train");
+}
+
+static const char *res_tag(const struct fres *r, const char *key)
+{
+	for (size_t i = 0; i < r->n_tags; i++)
+		if (!strcmp(r->tags[i].key, key))
+			return r->tags[i].value;
+	return NULL;
+}
+
+static void test_run_tags(void **state)
+{
+	struct t *t = *state;
+	struct gc_error err;
+
+	/* outside Actions: no run tags, even with the variables set */
+	set_var(t, "GITHUB_RUN_ID", "41");
+	up(t, SPEC2);
+	assert_int_equal(apply_quiet(t, &err), 0);
+	for (size_t i = 0; i < F.n_insts; i++)
+		assert_null(gc_instance_tag(&F.insts[i].in, GC_TAG_RUN_ID));
+	fake_reset();
+
+	github_run(t, "42", "3");
+	set_var(t, "GITHUB_REPOSITORY", "acme/bad\tname"); /* not a usable tag value */
+	up(t, SPEC2);
+	assert_int_equal(apply_quiet(t, &err), 0);
+	assert_int_equal(F.n_insts, 2);
+	for (size_t i = 0; i < F.n_insts; i++) {
+		const struct gc_instance *in = &F.insts[i].in;
+
+		assert_string_equal(gc_instance_tag(in, GC_TAG_RUN_ID), "42");
+		assert_string_equal(gc_instance_tag(in, GC_TAG_RUN_ATTEMPT), "3");
+		assert_null(gc_instance_tag(in, GC_TAG_REPOSITORY));
+		/* never a creation time on an instance: it would change the replayed request */
+		assert_null(gc_instance_tag(in, GC_TAG_CREATED_AT));
+	}
+	assert_int_equal(F.n_res, 2);
+	for (size_t i = 0; i < F.n_res; i++) {
+		assert_string_equal(res_tag(&F.res[i], GC_TAG_RUN_ID), "42");
+		assert_string_equal(res_tag(&F.res[i], GC_TAG_RUN_ATTEMPT), "3");
+		assert_string_equal(res_tag(&F.res[i], GC_TAG_CREATED_AT), "2025-11-21T04:40:00Z");
+		assert_string_equal(res_tag(&F.res[i], GC_TAG_CLUSTER), CLUSTER);
+	}
+}
+
+static void test_run_attempt_replays_tokens(void **state)
+{
+	struct t *t = *state;
+	struct gc_error err;
+	char first[65];
+
+	/* attempt 1 launches the first batch and is cancelled before Describe shows it */
+	github_run(t, "7", "1");
+	up(t, SPEC6);
+	F.hidden_polls = 3;
+	t->ev.cancel_after_created = 1;
+	assert_int_equal(apply_quiet(t, &err), -1);
+	assert_int_equal(F.n_insts, 2);
+	snprintf(first, sizeof(first), "%s", F.log[0].token);
+
+	/* attempt 2 sends the same token (run tags are not part of it); the tags differ, so
+	 * the cloud refuses, and the instances behind the token are found: no second launch */
+	github_run(t, "7", "2");
+	up(t, SPEC6);
+	t->ev = (struct events){ 0 };
+	reset_calls();
+	assert_int_equal(apply_quiet(t, &err), -1);
+	assert_int_equal(err.code, GC_EIDEMPOTENCY);
+	assert_string_equal(F.log[0].token, first);
+	assert_int_equal(F.n_insts, 2);
+
+	/* attempt 3 counts them and launches only what is missing */
+	github_run(t, "7", "3");
+	up(t, SPEC6);
+	reset_calls();
+	assert_int_equal(apply_quiet(t, &err), 0);
+	assert_int_equal(alive(CLUSTER), 6);
+	assert_int_equal(F.n_insts, 6);
+	for (size_t i = 0; i < 2; i++)
+		assert_string_equal(gc_instance_tag(&F.insts[i].in, GC_TAG_RUN_ATTEMPT), "1");
+}
+
+static unsigned alive_run(const char *run)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < F.n_insts; i++) {
+		const char *v = gc_instance_tag(&F.insts[i].in, GC_TAG_RUN_ID);
+
+		if (v && !strcmp(v, run) &&
+		    (F.insts[i].in.state == GC_STATE_PENDING ||
+		     F.insts[i].in.state == GC_STATE_RUNNING))
+			n++;
+	}
+	return n;
+}
+
+static void test_destroy_selector(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+	struct gc_selectors sel;
+
+	/* run 1 makes two nodes and the resources, run 2 grows the cluster by two */
+	github_run(t, "1", "1");
+	up(t, SPEC2);
+	assert_int_equal(apply_quiet(t, &err), 0);
+	github_run(t, "2", "1");
+	up(t,
+	   HEAD "  - name: workers\n"
+		"    count: 4\n"
+		"    instance_types: [g5.xlarge]\n"
+		"    zones: [z-a]\n");
+	assert_int_equal(apply_quiet(t, &err), 0);
+	assert_int_equal(alive_run("1"), 2);
+	assert_int_equal(alive_run("2"), 2);
+	assert_int_equal(F.n_res, 2);
+
+	/* run 2's teardown: its nodes only; the resources stay for run 1's */
+	gc_selectors_init(&sel);
+	assert_int_equal(gc_selectors_add(&sel, "run-id=2", &err), 0);
+	F.terminating_polls = 2;
+	reset_calls();
+	gc_engine_report_init(&rep);
+	assert_int_equal(
+		gc_engine_destroy_selected(&t->e, sel.filters, sel.n, &t->opts, &rep, &err), 0);
+	assert_int_equal(rep.n_terminated, 2);
+	assert_int_equal(alive_run("2"), 0);
+	assert_int_equal(alive_run("1"), 2);
+	assert_int_equal(F.calls[OP_DELKEY], 0);
+	assert_int_equal(F.calls[OP_DELSG], 0);
+	assert_int_equal(F.n_res, 2);
+	gc_engine_report_release(&rep);
+	gc_selectors_release(&sel);
+
+	/* run 1's: the rest, and then the resources (they carry run 1's tags) */
+	gc_selectors_init(&sel);
+	assert_int_equal(gc_selectors_add(&sel, "run-id=1", &err), 0);
+	reset_calls();
+	gc_engine_report_init(&rep);
+	assert_int_equal(
+		gc_engine_destroy_selected(&t->e, sel.filters, sel.n, &t->opts, &rep, &err), 0);
+	assert_int_equal(rep.n_terminated, 2);
+	assert_int_equal(alive(CLUSTER), 0);
+	assert_int_equal(F.calls[OP_DELKEY], 1);
+	assert_int_equal(F.calls[OP_DELSG], 1);
+	assert_int_equal(F.n_res, 0);
+	gc_engine_report_release(&rep);
+	gc_selectors_release(&sel);
+}
+
+static struct finst *add_run_instance(const char *run, enum gc_instance_state st)
+{
+	struct finst *f = fake_add(CLUSTER, "workers", "h", "g5.xlarge", st);
+
+	gc_instance_set_tag(&f->in, GC_TAG_RUN_ID, run);
+	return f;
+}
+
+static void test_destroy_selector_late_instances(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+	struct gc_selectors sel;
+	struct finst *late, *other_late;
+	char late_id[32], other_id[32];
+
+	/* a cancelled start job: one launch pending, one Describe shows only later; and a
+	 * late node of another run */
+	up(t, SPEC2);
+	add_run_instance("9", GC_STATE_PENDING);
+	late = add_run_instance("9", GC_STATE_PENDING);
+	late->hidden_left = 2;
+	snprintf(late_id, sizeof(late_id), "%s", late->in.id);
+	other_late = add_run_instance("10", GC_STATE_RUNNING);
+	other_late->hidden_left = 2;
+	snprintf(other_id, sizeof(other_id), "%s", other_late->in.id);
+	F.terminating_polls = 4;
+
+	gc_selectors_init(&sel);
+	assert_int_equal(gc_selectors_add(&sel, "run-id=9", &err), 0);
+	gc_engine_report_init(&rep);
+	assert_int_equal(
+		gc_engine_destroy_selected(&t->e, sel.filters, sel.n, &t->opts, &rep, &err), 0);
+	/* the late one was swept while waiting; the other run's was not */
+	assert_int_equal(must_find(late_id)->in.state, GC_STATE_TERMINATED);
+	assert_int_equal(alive_run("9"), 0);
+	assert_int_equal(must_find(other_id)->in.state, GC_STATE_RUNNING);
+	gc_engine_report_release(&rep);
+	gc_selectors_release(&sel);
+}
+
+/* ---- gc against the fake cloud ---------------------------------------------------- */
+
+static void scan(struct t *t, struct gc_sweep *s, const struct gc_sweep_opts *o)
+{
+	struct gc_error err;
+
+	gc_sweep_init(s);
+	gc_error_init(&err);
+	assert_int_equal(gc_sweep_scan(s, &t->prov, &err), 0);
+	gc_sweep_classify(s, o);
+}
+
+static const struct gc_sweep_item *item(const struct gc_sweep *s, const char *id)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->items[i].id, id))
+			return &s->items[i];
+	fail_msg("no item '%s'", id);
+	abort(); /* not reached */
+}
+
+static unsigned progress_calls;
+
+static void count_progress(void *ctx, const struct gc_sweep_item *it)
+{
+	(void)ctx;
+	assert_int_not_equal(it->outcome, GC_SWEEP_LISTED);
+	progress_calls++;
+}
+
+static void test_gc_sweep(void **state)
+{
+	struct t *t = *state;
+	struct gc_sweep s;
+	struct gc_sweep_opts o = { .want = GC_SWEEP_EXPIRED | GC_SWEEP_ORPHANED,
+				   .now = WALL + 3 * 3600,
+				   .grace_s = 3600 };
+	struct gc_sweep_exec_opts eo = { .clock = &fake,
+					 .poll_ms = 1000,
+					 .progress = count_progress };
+	struct gc_error err;
+	struct finst *untagged, *keep;
+	struct fres *orphan_key, *keep_sg, *foreign;
+	char untagged_id[32], keep_id[32];
+	size_t expired = 0;
+
+	/* a cluster with a TTL of 2h, made at WALL: expired three hours on */
+	up(t, SPEC4_TTL);
+	assert_int_equal(apply_quiet(t, &err), 0);
+	/* an untagged instance and key pair, an orphaned key pair of a gone cluster, a
+	 * running cluster without TTL and its security group */
+	untagged = fake_add(NULL, "workers", NULL, "g5.xlarge", GC_STATE_RUNNING);
+	snprintf(untagged_id, sizeof(untagged_id), "%s", untagged->in.id);
+	foreign = fake_res_add(GC_RESOURCE_KEYPAIR, "gpucluster-gone-x", NULL);
+	orphan_key = fake_res_add(GC_RESOURCE_KEYPAIR, "gpucluster-gone", "gone");
+	keep = fake_add("kept", "workers", "h", "g5.xlarge", GC_STATE_RUNNING);
+	snprintf(keep_id, sizeof(keep_id), "%s", keep->in.id);
+	keep_sg = fake_res_add(GC_RESOURCE_SECGROUP, "gpucluster-kept", "kept");
+	for (size_t i = 0; i < F.n_res; i++) {
+		/* the created-at tag gc_sweep reads, as apply writes it, on ours */
+		if (F.res[i].n_tags && !res_tag(&F.res[i], GC_TAG_CREATED_AT)) {
+			F.res[i].tags = gc_xreallocarray(F.res[i].tags, F.res[i].n_tags + 1,
+							 sizeof(*F.res[i].tags));
+			F.res[i].tags[F.res[i].n_tags].key = gc_xstrdup(GC_TAG_CREATED_AT);
+			F.res[i].tags[F.res[i].n_tags++].value = gc_xstrdup("2025-11-21T04:00:00Z");
+		}
+	}
+
+	scan(t, &s, &o);
+	/* never listed: what carries no cluster tag */
+	for (size_t i = 0; i < s.n; i++) {
+		assert_string_not_equal(s.items[i].id, untagged_id);
+		assert_string_not_equal(s.items[i].id, foreign->id);
+	}
+	for (size_t i = 0; i < s.n; i++)
+		if (s.items[i].kind == GC_SWEEP_INSTANCE && s.items[i].why == GC_SWEEP_EXPIRED)
+			expired++;
+	assert_int_equal(expired, 4);
+	assert_int_equal(item(&s, orphan_key->id)->why, GC_SWEEP_ORPHANED);
+	assert_int_equal(item(&s, keep_id)->why, 0);
+	assert_int_equal(item(&s, keep_sg->id)->why, 0);
+	/* the expired cluster's own key pair and security group go with it */
+	assert_int_equal(gc_sweep_count(&s), 4 + 1 + 2);
+
+	/* an apply launches into cluster t1 between the scan and the deletion: its key pair
+	 * and security group must stay */
+	fake_add(CLUSTER, "workers", "h", "g5.xlarge", GC_STATE_PENDING);
+	F.terminating_polls = 2;
+	reset_calls();
+	progress_calls = 0;
+	assert_int_equal(gc_sweep_execute(&s, &t->prov, &eo, &err), 0);
+	assert_int_equal(progress_calls, 7);
+	assert_int_equal(in_state(CLUSTER, GC_STATE_TERMINATED), 4);
+	assert_int_equal(alive(CLUSTER), 1);
+	for (size_t i = 0; i < s.n; i++) {
+		const struct gc_sweep_item *it = &s.items[i];
+
+		if (!it->why)
+			continue;
+		if (it->kind != GC_SWEEP_INSTANCE && !strcmp(it->cluster, CLUSTER)) {
+			assert_int_equal(it->outcome, GC_SWEEP_KEPT);
+			assert_non_null(strstr(it->err.message, "live instance"));
+		} else {
+			assert_int_equal(it->outcome, GC_SWEEP_DONE);
+		}
+	}
+	assert_null(fake_res_find(GC_RESOURCE_KEYPAIR, "gpucluster-gone"));
+	assert_non_null(fake_res_find(GC_RESOURCE_KEYPAIR, "gpucluster-gone-x"));
+	assert_non_null(fake_res_find(GC_RESOURCE_SECGROUP, "gpucluster-kept"));
+	assert_non_null(fake_res_find(GC_RESOURCE_SECGROUP, "gpucluster-" CLUSTER));
+	assert_int_equal(must_find(untagged_id)->in.state, GC_STATE_RUNNING);
+	assert_int_equal(must_find(keep_id)->in.state, GC_STATE_RUNNING);
+	/* waited for the terminations before touching the resources */
+	assert_true(F.calls[OP_DISCOVER] >= 3);
+	assert_int_equal(F.calls[OP_DELSG], 0);
+	gc_sweep_release(&s);
+}
+
+static void test_gc_sweep_auth_stops(void **state)
+{
+	struct t *t = *state;
+	struct gc_sweep s;
+	struct gc_sweep_opts o = { .want = GC_SWEEP_EXPIRED | GC_SWEEP_ORPHANED,
+				   .now = WALL + 3 * 3600,
+				   .grace_s = 3600 };
+	struct gc_sweep_exec_opts eo = { .clock = &fake, .poll_ms = 1000 };
+	struct gc_error err;
+
+	up(t, SPEC4_TTL);
+	assert_int_equal(apply_quiet(t, &err), 0);
+	scan(t, &s, &o);
+	assert_int_equal(gc_sweep_count(&s), 4 + 2);
+	/* the credentials are refused at the first terminate: nothing else is tried */
+	F.fail_op = OP_TERMINATE;
+	F.fail_at = 0;
+	F.fail_code = GC_EAUTH;
+	reset_calls();
+	assert_int_equal(gc_sweep_execute(&s, &t->prov, &eo, &err), -1);
+	assert_int_equal(err.code, GC_EAUTH);
+	assert_int_equal(F.calls[OP_TERMINATE], 1);
+	assert_int_equal(F.calls[OP_DELKEY] + F.calls[OP_DELSG], 0);
+	for (size_t i = 0; i < s.n; i++)
+		if (s.items[i].why)
+			assert_int_equal(s.items[i].outcome, GC_SWEEP_FAILED);
+	assert_int_equal(alive(CLUSTER), 4);
+	gc_sweep_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2168,6 +2582,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_idempotency_mismatch_retired, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fault_sweep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fault_sweep_destroy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_tags, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_attempt_replays_tokens, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_destroy_selector, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_destroy_selector_late_instances, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_gc_sweep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gc_sweep_auth_stops, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -530,6 +530,118 @@ static void test_rules_provider(void **state)
 	}
 }
 
+/* Rules: provider.oidc, per cloud. */
+
+static void test_rules_provider_oidc(void **state)
+{
+	const char *groups = "node_groups: [{name: g, count: 1, instance_types: [a]}]\n";
+	const struct gc_spec *s;
+	struct load l;
+	char buf[1024];
+
+	(void)state;
+#define OIDC(cloud, region, x)                                                             \
+	(snprintf(buf, sizeof(buf),                                                        \
+		  "name: t\nprovider:\n  name: %s\n  region: %s\n  oidc: %s\n%s", (cloud), \
+		  (region), (x), groups),                                                  \
+	 buf)
+	/* what each cloud needs, and the defaults left to the drivers */
+	s = expect_ok(&l,
+		      OIDC("aws", "us-east-1", "{role: arn:aws:iam::111122223333:role/ci/train}"));
+	assert_string_equal(s->provider.oidc.role, "arn:aws:iam::111122223333:role/ci/train");
+	assert_null(s->provider.oidc.provider);
+	assert_null(s->provider.oidc.audience);
+	assert_null(s->provider.oidc.session_name);
+	release(&l);
+	s = expect_ok(&l,
+		      OIDC("alibaba", "cn-hangzhou",
+			   "{role: \"acs:ram::5123456789012345:role/ci\", provider: "
+			   "\"acs:ram::5123456789012345:oidc-provider/github\", audience: "
+			   "sts.aliyuncs.com, session_name: run-42.a@b_c}"));
+	assert_string_equal(s->provider.oidc.provider,
+			    "acs:ram::5123456789012345:oidc-provider/github");
+	assert_string_equal(s->provider.oidc.audience, "sts.aliyuncs.com");
+	assert_string_equal(s->provider.oidc.session_name, "run-42.a@b_c");
+	release(&l);
+	s = expect_ok(&l,
+		      OIDC("tencent", "ap-guangzhou",
+			   "{role: \"qcs::cam::uin/100000000001:role/4611686018427397919\", "
+			   "provider: github.actions_1}"));
+	assert_string_equal(s->provider.oidc.provider, "github.actions_1");
+	release(&l);
+	/* null is no block at all */
+	s = expect_ok(&l, OIDC("aws", "us-east-1", "~"));
+	assert_null(s->provider.oidc.role);
+	release(&l);
+
+	expect1(OIDC("aws", "us-east-1", "{audience: x}"), 5, 9,
+		"missing required key 'role' in provider.oidc");
+	expect1(OIDC("alibaba", "cn-hangzhou", "{role: \"acs:ram::1:role/ci\"}"), 5, 9,
+		"missing required key 'provider' in provider.oidc");
+	expect1(OIDC("aws", "us-east-1",
+		     "{role: \"arn:aws:iam::111122223333:role/ci\", provider: x}"),
+		5, 63,
+		"provider.oidc.provider: AWS finds the identity provider by the token's issuer; "
+		"leave this key out");
+	expect1(OIDC("aws", "us-east-1", "[]"), 5, 9,
+		"provider.oidc: expected a mapping, got a list");
+	/* role shapes: another cloud's ARN, a short account, a trailing '/', a bad role id */
+	expect1(OIDC("aws", "us-east-1", "{role: \"acs:ram::1:role/ci\"}"), 5, 16,
+		"provider.oidc.role: 'acs:ram::1:role/ci' is not a valid role: expected "
+		"arn:aws:iam::ACCOUNT:role/NAME");
+	expect1(OIDC("aws", "us-east-1", "{role: \"arn:aws:iam::11112222333:role/ci\"}"), 5, 16,
+		"provider.oidc.role: 'arn:aws:iam::11112222333:role/ci' is not a valid role: "
+		"expected arn:aws:iam::ACCOUNT:role/NAME");
+	expect1(OIDC("aws", "us-east-1", "{role: \"arn:aws:iam::111122223333:role/ci/\"}"), 5, 16,
+		"provider.oidc.role: 'arn:aws:iam::111122223333:role/ci/' is not a valid role: "
+		"expected arn:aws:iam::ACCOUNT:role/NAME");
+	expect1(OIDC("tencent", "ap-guangzhou",
+		     "{role: \"qcs::cam::uin/1:role/abc\", provider: p}"),
+		5, 16,
+		"provider.oidc.role: 'qcs::cam::uin/1:role/abc' is not a valid role: expected "
+		"qcs::cam::uin/ACCOUNT:roleName/NAME");
+	expect1(OIDC("alibaba", "cn-hangzhou",
+		     "{role: \"acs:ram::1:role/ci\", provider: \"acs:ram::1:role/ci\"}"),
+		5, 48,
+		"provider.oidc.provider: 'acs:ram::1:role/ci' is not a valid OIDC provider: "
+		"expected acs:ram::ACCOUNT:oidc-provider/NAME");
+	/* lengths at the limits */
+	{
+		char name[70], aud[300], in[700], msg[900];
+
+		memset(name, 'n', 64);
+		name[64] = '\0';
+		memset(aud, 'a', 256);
+		aud[256] = '\0';
+		snprintf(in, sizeof(in),
+			 "{role: \"arn:aws:iam::111122223333:role/ci\", session_name: %s, "
+			 "audience: %s}",
+			 name, aud);
+		s = expect_ok(&l, OIDC("aws", "us-east-1", in));
+		assert_int_equal(strlen(s->provider.oidc.audience), 256);
+		release(&l);
+		name[64] = 'n';
+		name[65] = '\0';
+		snprintf(in, sizeof(in),
+			 "{role: \"arn:aws:iam::111122223333:role/ci\", session_name: %s}", name);
+		snprintf(msg, sizeof(msg),
+			 "provider.oidc.session_name: '%s' is not a valid session name: use 2-64 "
+			 "characters of A-Z, a-z, 0-9, '_', '.', '@' and '-'",
+			 name);
+		expect1(OIDC("aws", "us-east-1", in), 5, 67, msg);
+		aud[256] = 'a';
+		aud[257] = '\0';
+		snprintf(in, sizeof(in),
+			 "{role: \"arn:aws:iam::111122223333:role/ci\", audience: %s}", aud);
+		load(&l, OIDC("aws", "us-east-1", in));
+		assert_int_equal(l.r, -1);
+		assert_int_equal(l.diags.nr, 1);
+		assert_non_null(strstr(l.diags.items[0].message, "is not a valid audience"));
+		release(&l);
+	}
+#undef OIDC
+}
+
 /* Rules: ssh. */
 
 static void test_rules_ssh(void **state)
@@ -1655,6 +1767,7 @@ int main(void)
 		cmocka_unit_test(test_full_spec),
 		cmocka_unit_test(test_rules_top),
 		cmocka_unit_test(test_rules_provider),
+		cmocka_unit_test(test_rules_provider_oidc),
 		cmocka_unit_test(test_rules_ssh),
 		cmocka_unit_test(test_rules_groups),
 		cmocka_unit_test(test_rules_bootstrap),

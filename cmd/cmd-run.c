@@ -1,0 +1,510 @@
+/*
+ * cmd-run.c: `gpucluster run [FILE] [--down] [--no-apply] -- CMD...`.
+ *
+ * A training job's life cycle in one command: apply (as `apply -y`, bootstrap included),
+ * then CMD on every node at once through the runner `exec` uses, with the node's rank in
+ * its environment (hosts.h: MASTER_ADDR, MASTER_PORT, NNODES, NODE_RANK, NPROC_PER_NODE,
+ * and GPUCLUSTER_NODE, its label), each output line streamed as it arrives behind the
+ * node's label; then, with --down, destroy, whatever happened before.
+ *
+ * Signals (the dispatcher counts them, see gc_cmd_interrupts): the first SIGINT/SIGTERM
+ * stops the command on the nodes (the runner cancels; without --down the command's
+ * process group is also killed on each node, since an SSH channel closing does not end
+ * it). With --down the teardown then runs under its own cancel check, which only a
+ * second signal trips, so the interrupt that stopped the job cannot cut the teardown
+ * short; a third ends the process at once. A Ctrl-C during a teardown that followed a
+ * normal end only warns, for the same reason: a second one is needed to abort it.
+ *
+ * Exit: the command's (0, or 1 when it failed anywhere or could not run), 130 when
+ * interrupted even if the teardown then succeeded, and 1 when the teardown failed,
+ * whatever came before: a cluster left running is what the caller must hear about.
+ * stdout carries only the nodes' output; everything gpucluster says goes to stderr.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bootstrap/cluster.h"
+#include "bootstrap/hosts.h"
+#include "bootstrap/known_hosts.h"
+#include "bootstrap/runner.h"
+#include "cmd/boot.h"
+#include "cmd/cluster.h"
+#include "cmd/cmd.h"
+#include "cmd/gha.h"
+#include "cmd/output.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/engine.h"
+#include "core/keygen.h"
+
+#define RUN_N_VARS	 (GC_HOSTS_N_ENV + 2) /* + GPUCLUSTER_NODE, GPUCLUSTER_RUN_ID */
+#define STOP_TIMEOUT_MS	 30000
+#define STOP_SSH_WAIT_MS 15000
+
+static const struct gc_opt run_opts[] = {
+	{ .name = "down",
+	  .type = GC_OPT_FLAG,
+	  .help = "destroy the cluster afterwards, whatever happened (failure, Ctrl-C)" },
+	{ .name = "no-apply",
+	  .type = GC_OPT_FLAG,
+	  .help = "run on the cluster as it is (it must have running nodes)" },
+	{ .name = "master-port",
+	  .type = GC_OPT_INT,
+	  .arg = "PORT",
+	  .help = "MASTER_PORT given to the command",
+	  .def = "29500",
+	  .min = 1,
+	  .max = 65535 },
+	{ .name = "timeout",
+	  .type = GC_OPT_INT,
+	  .arg = "SECONDS",
+	  .help = "how long the command may run on a node",
+	  .def = "604800",
+	  .min = 1,
+	  .max = 2592000 },
+	GC_CMD_APPLY_OPTS,
+	{ .name = NULL },
+};
+
+/* Where the command records its process group on the node, so a stop can kill it all. */
+#define RUN_PGID_FILE "\"$HOME/.gpucluster/run-$GPUCLUSTER_RUN_ID.pgid\""
+
+/*
+ * The script run on each node. As under exec, the command runs in a subshell and exit 100
+ * (a step's reboot request) becomes 1. The runner's `timeout` puts the script in a
+ * process group of its own, which the script writes down for stop_remote.
+ */
+static char *run_script(const struct gc_cmd_ctx *ctx)
+{
+	struct gc_buf s = GC_BUF_INIT(0);
+
+	gc_buf_addstr(&s,
+		      "gc_f=" RUN_PGID_FILE "\n"
+		      "if mkdir -p \"$HOME/.gpucluster\" 2>/dev/null &&\n"
+		      "\tread -r _ _ _ _ gc_pg _ 2>/dev/null </proc/$$/stat; then\n"
+		      "\tprintf '%s\\n' \"$gc_pg\" >\"$gc_f\" 2>/dev/null || true\n"
+		      "fi\n"
+		      "(\n");
+	for (size_t i = 0; i < ctx->n_cmd; i++)
+		gc_buf_addf(&s, "%s%s", i ? " " : "", ctx->cmd[i]);
+	gc_buf_addstr(&s,
+		      "\n)\ngc_rc=$?\n"
+		      "rm -f \"$gc_f\"\n"
+		      "if [ \"$gc_rc\" = 100 ]; then\n"
+		      "\techo 'gpucluster: the command exited 100, reported as 1' >&2\n"
+		      "\texit 1\n"
+		      "fi\n"
+		      "exit \"$gc_rc\"\n");
+	return gc_buf_detach(&s, NULL);
+}
+
+/* TERM to the command's process group, KILL after 5 s: what Ctrl-C is to a local job. */
+static const char stop_script[] = "f=" RUN_PGID_FILE "\n"
+				  "[ -f \"$f\" ] || exit 0\n"
+				  "pg=$(cat \"$f\")\n"
+				  "case $pg in '' | *[!0-9]*) exit 0 ;; esac\n"
+				  "kill -TERM -- \"-$pg\" 2>/dev/null || true\n"
+				  "for _ in 1 2 3 4 5 6 7 8 9 10; do\n"
+				  "\tkill -0 -- \"-$pg\" 2>/dev/null || break\n"
+				  "\tsleep 0.5\n"
+				  "done\n"
+				  "kill -KILL -- \"-$pg\" 2>/dev/null || true\n"
+				  "rm -f \"$f\"\n";
+
+struct run_state {
+	struct gc_cmd_ctx *ctx;
+	const struct gc_instance_list *live;
+	unsigned master_port;
+	char run_id[48];
+	struct gc_hosts hosts;
+	struct gc_hosts_var *env;   /* GC_HOSTS_N_ENV per node */
+	struct gc_runner_var *vars; /* RUN_N_VARS per node */
+	const struct gc_boot *boot;
+	int width; /* of the widest label */
+};
+
+/* The nodes are known: each gets its rank variables (the ones hosts --format torchrun
+ * prints), its label and the run's id. */
+static int run_prepare(void *arg, struct gc_boot *b, struct gc_error *err)
+{
+	struct run_state *rs = arg;
+
+	if (gc_hosts_add_boot(&rs->hosts, b, rs->live, NULL, err) < 0)
+		return -1;
+	rs->env = gc_xcalloc(b->n_nodes * GC_HOSTS_N_ENV + 1, sizeof(*rs->env));
+	rs->vars = gc_xcalloc(b->n_nodes * RUN_N_VARS + 1, sizeof(*rs->vars));
+	for (size_t i = 0; i < b->n_nodes; i++) {
+		struct gc_hosts_var *env = &rs->env[i * GC_HOSTS_N_ENV];
+		struct gc_runner_var *v = &rs->vars[i * RUN_N_VARS];
+		int w = (int)strlen(b->info[i].label);
+
+		gc_hosts_env(&rs->hosts, i, rs->master_port, env);
+		for (size_t k = 0; k < GC_HOSTS_N_ENV; k++)
+			v[k] = (struct gc_runner_var){ .name = env[k].name, .value = env[k].value };
+		v[GC_HOSTS_N_ENV] = (struct gc_runner_var){ .name = "GPUCLUSTER_NODE",
+							    .value = b->info[i].label };
+		v[GC_HOSTS_N_ENV + 1] =
+			(struct gc_runner_var){ .name = "GPUCLUSTER_RUN_ID", .value = rs->run_id };
+		b->nodes[i].vars = v;
+		b->nodes[i].n_vars = RUN_N_VARS;
+		if (w > rs->width)
+			rs->width = w;
+	}
+	rs->boot = b;
+	return 0;
+}
+
+/* One line of a node's output, whole, behind its label: the node's stdout to ours, its
+ * stderr to ours. One write per line, flushed, so lines of different nodes never mix and
+ * a CI log shows them as they come. */
+static void run_line(void *arg, const struct gc_runner_line *l)
+{
+	struct run_state *rs = arg;
+	struct gc_output *o = rs->ctx->out;
+	FILE *s = l->is_stderr ? o->err : o->out;
+	const char *label = l->node < rs->boot->n_nodes ? rs->boot->info[l->node].label : "?";
+	struct gc_buf line = GC_BUF_INIT(0);
+
+	gc_buf_addf(&line, "[%s]%*s ", label, rs->width - (int)strlen(label), "");
+	if (gc_buf_add(&line, l->text, l->len) < 0)
+		gc_buf_addstr(&line, "(line too long)");
+	gc_buf_addch(&line, '\n');
+	fwrite(line.data, 1, line.len, s);
+	fflush(s);
+	gc_buf_release(&line);
+}
+
+/* ---- stopping the command on the nodes ---------------------------------------------- */
+
+/*
+ * After an interrupt without --down: the runner only closed its connections, and a
+ * command without a terminal outlives its SSH channel, so each node is asked to kill the
+ * command's process group. Bounded; a further signal ends gpucluster at once.
+ */
+static void stop_remote(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_cmd_boot *b,
+			const char *run_id)
+{
+	const struct gc_runner_step step = {
+		.name = "stop", .script = stop_script, .timeout_ms = STOP_TIMEOUT_MS, .always = true
+	};
+	const struct gc_runner_var var = { .name = "GPUCLUSTER_RUN_ID", .value = run_id };
+	struct gc_runner_opts ro;
+	struct gc_runner_report rep;
+	struct gc_keypair key;
+	struct gc_known_hosts kh;
+	struct gc_error err;
+	char *kh_path = gc_xasprintf("%s/known_hosts", e->state_dir);
+
+	gc_error_init(&err);
+	gc_keypair_init(&key);
+	gc_runner_report_init(&rep);
+	memset(&kh, 0, sizeof(kh));
+	gc_out_printf(ctx->out, ctx->out->err,
+		      "run: interrupted: stopping the command on %zu node%s\n", b->boot.n_nodes,
+		      b->boot.n_nodes == 1 ? "" : "s");
+	if (gc_engine_keypair(e, &key, &err) < 0 || gc_known_hosts_open(&kh, kh_path, &err) < 0) {
+		gc_out_warn(ctx->out, "cannot stop the command on the nodes: %s", err.message);
+		goto out;
+	}
+	memset(&ro, 0, sizeof(ro));
+	ro.user = b->boot.user;
+	ro.key = &key;
+	ro.known_hosts = &kh;
+	ro.steps = &step;
+	ro.n_steps = 1;
+	ro.vars = &var;
+	ro.n_vars = 1;
+	ro.ssh_wait_ms = STOP_SSH_WAIT_MS;
+	ro.log = ctx->log;
+	if (gc_runner_run(&ro, b->boot.nodes, b->boot.n_nodes, &rep, &err) < 0)
+		gc_out_warn(ctx->out,
+			    "the command may still run on some nodes (%s): '%s exec -- pkill "
+			    "...' or the cluster's TTL ends it",
+			    err.message, GC_PROGRAM);
+	gc_known_hosts_release(&kh);
+out:
+	gc_runner_report_release(&rep);
+	gc_keypair_release(&key);
+	free(kh_path);
+}
+
+/* ---- the teardown ----------------------------------------------------------------- */
+
+struct teardown {
+	struct gc_output *out;
+	unsigned before; /* signals caught before the teardown began */
+	bool warned;
+};
+
+static struct teardown teardown_state;
+
+/* The teardown's own cancel check: only the run's second signal stops it. */
+static bool teardown_cancelled(void *arg)
+{
+	struct teardown *t = &teardown_state;
+	unsigned n = gc_cmd_interrupts();
+
+	(void)arg;
+	if (n >= 2)
+		return true;
+	if (n > t->before && !t->warned) {
+		t->warned = true;
+		gc_cmd_engine_progress_done();
+		gc_out_warn(t->out,
+			    "the teardown goes on: press Ctrl-C again to abort it (the "
+			    "nodes then keep running, and billing)");
+	}
+	return false;
+}
+
+/* Destroys the cluster; returns 0, GC_EXIT_FAILURE when the teardown failed, or
+ * GC_EXIT_INTERRUPTED when a second signal aborted it. */
+static int teardown(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_engine_opts *eopts,
+		    const char *why)
+{
+	struct gc_output *o = ctx->out;
+	struct gc_engine_report report;
+	struct gc_lock lock = { .fd = -1 };
+	struct gc_error err;
+	bool (*old_cancel)(void *) = ctx->provider->cancelled;
+	void *old_ctx = ctx->provider->cancel_ctx;
+	bool reached = false;
+	int rc = GC_EXIT_FAILURE;
+
+	gc_error_init(&err);
+	gc_engine_report_init(&report);
+	teardown_state = (struct teardown){ .out = o, .before = gc_cmd_interrupts() };
+	gc_out_printf(o, o->err, "\n%s==> run --down: %s; destroying cluster '%s' (%s %s)%s\n",
+		      gc_out_style(o, o->err, GC_STYLE_BOLD), why, ctx->spec->name,
+		      gc_cloud_name(ctx->spec->provider.cloud), ctx->spec->provider.region,
+		      gc_out_style(o, o->err, GC_STYLE_RESET));
+	gc_out_printf(o, o->err,
+		      "%s==> press Ctrl-C %s to abort the teardown: the nodes then keep running, "
+		      "and billing, until '%s destroy'%s\n",
+		      gc_out_style(o, o->err, GC_STYLE_BOLD),
+		      teardown_state.before ? "again" : "twice", GC_PROGRAM,
+		      gc_out_style(o, o->err, GC_STYLE_RESET));
+	fflush(o->err);
+	/* neither the engine nor the driver's rate-limit waits may see the first signal */
+	eopts->cancelled = teardown_cancelled;
+	eopts->cancel_ctx = NULL;
+	eopts->wait_timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "wait-timeout") * 1000;
+	ctx->provider->cancelled = teardown_cancelled;
+	ctx->provider->cancel_ctx = NULL;
+	if (teardown_cancelled(NULL)) {
+		gc_error_set(&err, GC_ECANCELLED, "teardown: cancelled before it began");
+		gc_cmd_report_error(ctx, NULL, &err);
+	} else if (gc_cmd_lock(ctx, e, &lock) < 0) {
+		gc_error_set(&err, GC_ELOCKED, "locked"); /* reported by gc_cmd_lock */
+	} else {
+		reached = true;
+		rc = gc_engine_destroy(e, eopts, &report, &err) == 0 ? GC_EXIT_OK : GC_EXIT_FAILURE;
+		gc_cmd_print_report(ctx, "destroy", &report);
+		if (rc == GC_EXIT_OK)
+			goto out;
+		gc_cmd_report_error(ctx, "teardown", &err);
+	}
+	if (err.code == GC_ECANCELLED) {
+		gc_out_error(o, "TEARDOWN ABORTED: cluster '%s' may still be running, and billing",
+			     ctx->spec->name);
+		rc = GC_EXIT_INTERRUPTED;
+	} else {
+		gc_out_error(o, "TEARDOWN FAILED: cluster '%s' may still be running, and billing",
+			     ctx->spec->name);
+	}
+	gc_out_hint(o, "'%s destroy -y %s' finishes it", GC_PROGRAM, ctx->spec_file);
+out:
+	/* in GitHub Actions, the same summary as destroy's */
+	if (ctx->gha && reached)
+		gc_gha_report_destroy(ctx, "", report.n_terminated, &err);
+	ctx->provider->cancelled = old_cancel;
+	ctx->provider->cancel_ctx = old_ctx;
+	gc_lock_release(&lock);
+	gc_engine_report_release(&report);
+	return rc;
+}
+
+/* ---- the command ------------------------------------------------------------------- */
+
+/* The summary of the command: each failed node, then one line. */
+static void print_outcome(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b)
+{
+	size_t n = b->boot.n_nodes;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct gc_runner_node_result *nr = &b->report.nodes[i];
+		const struct gc_runner_step_result *sr = &nr->steps[0];
+
+		if (nr->err.code == GC_OK)
+			continue;
+		if (sr->state == GC_STEP_FAILED && sr->exit_signal[0])
+			gc_out_error(ctx->out, "%s (%s): killed by signal %s",
+				     b->boot.info[i].label, b->boot.info[i].id, sr->exit_signal);
+		else if (sr->state == GC_STEP_FAILED && sr->exit_status >= 0)
+			gc_out_error(ctx->out, "%s (%s): exit %d", b->boot.info[i].label,
+				     b->boot.info[i].id, sr->exit_status);
+		else if (nr->err.code != GC_ECANCELLED)
+			gc_out_error(ctx->out, "%s (%s): %s", b->boot.info[i].label,
+				     b->boot.info[i].id, nr->err.message);
+	}
+	if (ctx->out->quiet)
+		return;
+	if (gc_cmd_interrupted())
+		gc_out_printf(ctx->out, ctx->out->err, "run: interrupted after %.1fs\n",
+			      (double)b->report.wall_ms / 1000);
+	else if (b->n_failed)
+		gc_out_printf(ctx->out, ctx->out->err, "run: failed on %zu of %zu node%s (%.1fs)\n",
+			      b->n_failed, n, n == 1 ? "" : "s", (double)b->report.wall_ms / 1000);
+	else
+		gc_out_printf(ctx->out, ctx->out->err, "run: exit 0 on %zu node%s (%.1fs)\n", n,
+			      n == 1 ? "" : "s", (double)b->report.wall_ms / 1000);
+}
+
+/* Runs the command on every running node; returns an exit code. b->ran says whether it
+ * started anywhere. */
+static int run_command(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_state *rs,
+		       struct gc_cmd_boot *b)
+{
+	struct gc_instance_list live;
+	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_EXEC };
+	struct gc_error err;
+	char *script = run_script(ctx);
+	int rc;
+
+	gc_error_init(&err);
+	gc_instance_list_init(&live);
+	if (gc_engine_discover(e, &live, &err) < 0) {
+		gc_cmd_report_error(ctx, NULL, &err);
+		rc = gc_cmd_exit_for(&err);
+		goto out;
+	}
+	rs->live = &live;
+	o.command = script;
+	o.timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "timeout") * 1000;
+	o.prepare = run_prepare;
+	o.prepare_ctx = rs;
+	o.output = run_line;
+	o.output_ctx = rs;
+	rc = gc_cmd_boot_run(ctx, e, &live, &o, b);
+	if (rc == GC_EXIT_OK && !b->ran) {
+		gc_out_error(ctx->out, "cluster '%s' has no running nodes", ctx->spec->name);
+		if (gc_cmd_opt_given(ctx, "no-apply"))
+			gc_out_hint(ctx->out, "without --no-apply, run creates them first");
+		rc = GC_EXIT_FAILURE;
+	} else if (b->ran) {
+		fflush(ctx->out->out);
+		print_outcome(ctx, b);
+	}
+out:
+	rs->live = NULL;
+	gc_instance_list_release(&live);
+	free(script);
+	return rc;
+}
+
+static int run_exec(struct gc_cmd_ctx *ctx)
+{
+	struct gc_output *o = ctx->out;
+	struct gc_engine e;
+	struct gc_engine_opts eopts;
+	struct gc_cmd_boot b;
+	struct run_state rs;
+	FILE *stdout_saved = o->out;
+	bool color_saved = o->color_out, down = gc_cmd_opt_given(ctx, "down"), engine = false;
+	bool interrupted;
+	const char *why = "the apply failed";
+	int rc = GC_EXIT_OK, trc;
+
+	if (o->format == GC_OUTPUT_JSON) {
+		gc_out_error(o, "'run' has no JSON output: its output is the command's");
+		gc_out_hint(o, "'%s exec -o json' gives each node's output as JSON", GC_PROGRAM);
+		return GC_EXIT_USAGE;
+	}
+	if (gc_cmd_opt_given(ctx, "no-wait")) {
+		gc_out_error(o,
+			     "'--no-wait' cannot go with 'run': the command needs running nodes");
+		return GC_EXIT_USAGE;
+	}
+	/* the command line is the confirmation: run never asks, as apply -y */
+	for (size_t i = 0; ctx->entry->opts[i].name; i++)
+		if (strcmp(ctx->entry->opts[i].name, "auto-approve") == 0 && !ctx->opts[i].count)
+			ctx->opts[i].count = 1;
+	if (down)
+		gc_cmd_catch_interrupts(2);
+	memset(&rs, 0, sizeof(rs));
+	rs.ctx = ctx;
+	rs.master_port = (unsigned)gc_cmd_opt_int(ctx, "master-port");
+	snprintf(rs.run_id, sizeof(rs.run_id), "%lld-%ld", (long long)time(NULL), (long)getpid());
+	gc_hosts_init(&rs.hosts, ctx->spec->name, ctx->spec->ssh.user, ctx->spec->ssh.port, NULL,
+		      NULL);
+	gc_cmd_boot_init(&b);
+
+	/* what gpucluster says goes to stderr: stdout is the nodes' */
+	o->out = o->err;
+	o->color_out = o->color_err;
+	if (!gc_cmd_opt_given(ctx, "no-apply"))
+		rc = gc_cmd_apply_run(ctx, NULL, NULL, 0);
+	gc_cmd_engine_progress_done();
+	o->out = stdout_saved;
+	o->color_out = color_saved;
+	if (gc_cmd_engine(ctx, &e, &eopts) < 0) {
+		rc = GC_EXIT_FAILURE;
+		goto out;
+	}
+	engine = true;
+	if (rc == GC_EXIT_OK && !gc_cmd_interrupted()) {
+		rc = run_command(ctx, &e, &rs, &b);
+		why = rc == GC_EXIT_OK ? "the command succeeded" : "the command failed";
+	}
+	interrupted = gc_cmd_interrupted();
+	if (interrupted)
+		why = "interrupted";
+	if (interrupted && !down && b.ran)
+		stop_remote(ctx, &e, &b, rs.run_id);
+	if (down) {
+		o->out = o->err;
+		o->color_out = o->color_err;
+		trc = teardown(ctx, &e, &eopts, why);
+		o->out = stdout_saved;
+		o->color_out = color_saved;
+		if (trc != GC_EXIT_OK) {
+			rc = trc;
+			goto out;
+		}
+	}
+	if (interrupted)
+		rc = GC_EXIT_INTERRUPTED;
+out:
+	gc_cmd_boot_release(&b);
+	gc_hosts_release(&rs.hosts);
+	free(rs.env);
+	free(rs.vars);
+	if (engine)
+		gc_engine_release(&e);
+	return rc;
+}
+
+const struct gc_cmd_entry gc_cmd_run = {
+	.name = "run",
+	.summary = "apply, run a command on every node with its rank, then (--down) destroy",
+	.usage = "[FILE] -- CMD...",
+	.description =
+		"A job's life cycle in one command: apply as 'apply -y' would (bootstrap\n"
+		"included; --no-apply uses the cluster as it is), then CMD on every running\n"
+		"node at once, with MASTER_ADDR, MASTER_PORT, NNODES, NODE_RANK,\n"
+		"NPROC_PER_NODE and GPUCLUSTER_NODE in its environment (as 'hosts --format\n"
+		"torchrun' computes them). Each line of output is shown as it comes, behind\n"
+		"the node's label. With --down the cluster is destroyed afterwards, whatever\n"
+		"happened: Ctrl-C stops the command and goes on to the teardown, which only a\n"
+		"second Ctrl-C aborts. Exit 1 when the command failed on any node or the\n"
+		"teardown failed, 130 when interrupted.",
+	.opts = run_opts,
+	.min_args = 0,
+	.max_args = 1,
+	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS | GC_CMD_MUTATES | GC_CMD_REMOTE_CMD |
+		GC_CMD_NEEDS_CMD | GC_CMD_OWN_EXIT,
+	.exec = run_exec,
+};

@@ -1,0 +1,167 @@
+/*
+ * sweep.h: selectors, and the garbage collector behind `gpucluster gc`.
+ *
+ * A selector is what a user types after --selector: "KEY=VALUE", meaning the tag
+ * gpucluster:KEY=VALUE ("run-id=123"). `destroy --selector` and `gc --selector` keep
+ * only what carries every selector given.
+ *
+ * The sweep works on one cloud region at a time, with no spec and no cluster in mind:
+ *   gc_sweep_scan      lists every instance, key pair and security group carrying the
+ *                      gpucluster:cluster tag (any value). Nothing without it is ever
+ *                      listed, so nothing without it can be deleted;
+ *   gc_sweep_classify  decides, without calling anything, why each one is collected:
+ *                      - expired: an instance whose gpucluster:expires-at has passed
+ *                        (the cloud's own timer should have ended it; gc is the backstop);
+ *                      - orphaned: a key pair or security group whose cluster has no
+ *                        instance left in its region (none at all, or only ones this sweep
+ *                        collects) and whose gpucluster:created-at is older than the grace
+ *                        period. The grace period is what keeps an apply that has just made
+ *                        them, and has not launched yet, from losing them; one without
+ *                        created-at (made before the tag existed) is never an orphan.
+ *                        Instances are never orphans: nothing but their deadline or the
+ *                        user's selector says a running instance is unwanted;
+ *                      - selected: it carries every selector. Key pairs and security
+ *                        groups are collected this way too only when their cluster keeps
+ *                        no instance, as for destroy --selector.
+ *                      Selectors narrow the other reasons: with --expired and a selector,
+ *                      only expired instances carrying the selector's tags are collected.
+ *   gc_sweep_execute   terminates the collected instances and waits until the cloud says
+ *                      terminated, then deletes the collected key pairs, then the security
+ *                      groups, each after looking again for live instances of its cluster
+ *                      (an apply may have launched since the scan: then it is kept).
+ * Terminating and terminated instances are never collected, but a terminating one still
+ * counts as its cluster's, since it may still hold the security group.
+ *
+ * Life cycle: gc_sweep_init -> gc_sweep_scan (per region) -> gc_sweep_classify ->
+ * (gc_sweep_execute per region) -> gc_sweep_release. Items own their strings.
+ */
+#ifndef GC_SWEEP_H
+#define GC_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "core/provider.h"
+
+/* ---- selectors ------------------------------------------------------------------- */
+
+#define GC_SELECTORS_MAX      16
+#define GC_SELECTOR_KEY_MAX   64
+#define GC_SELECTOR_VALUE_MAX 256
+
+struct gc_selectors {
+	struct gc_tag *tags;	       /* "gpucluster:KEY" and VALUE, owned */
+	struct gc_tag_filter *filters; /* the same, as provider filters (point into tags) */
+	size_t n;
+};
+
+void gc_selectors_init(struct gc_selectors *s);
+void gc_selectors_release(struct gc_selectors *s);
+
+/*
+ * Adds one "KEY=VALUE". KEY is lowercase letters, digits and '-' (a leading
+ * "gpucluster:" is accepted and dropped); VALUE is not empty and has no control
+ * characters. The same selector twice counts once; the same key with another value is an
+ * error (nothing could match both). Fails with GC_EINVALID naming the text.
+ */
+int gc_selectors_add(struct gc_selectors *s, const char *text, struct gc_error *err);
+
+/* Whether tags carry every selector (true when there are none). */
+bool gc_selectors_match(const struct gc_selectors *s, const struct gc_tag *tags, size_t n_tags);
+
+/* "run-id=123 repository=org/repo", as the user wrote them, for messages. */
+void gc_selectors_format(const struct gc_selectors *s, struct gc_buf *out);
+
+/* ---- the sweep ------------------------------------------------------------------- */
+
+enum gc_sweep_kind {
+	GC_SWEEP_INSTANCE,
+	GC_SWEEP_KEYPAIR,
+	GC_SWEEP_SECGROUP,
+};
+
+/* "instance", "key-pair", "security-group" */
+const char *gc_sweep_kind_name(enum gc_sweep_kind k);
+
+/* Why an item is collected: bits of gc_sweep_item.why and gc_sweep_opts.want. */
+#define GC_SWEEP_EXPIRED  (1u << 0)
+#define GC_SWEEP_ORPHANED (1u << 1)
+#define GC_SWEEP_SELECTED (1u << 2)
+
+/* "expired,orphaned" for why's bits (out has room for 32). */
+void gc_sweep_why_text(unsigned why, char out[32]);
+
+enum gc_sweep_outcome {
+	GC_SWEEP_LISTED = 0, /* not acted on (a dry run, or not collected) */
+	GC_SWEEP_DONE,	     /* terminated / deleted */
+	GC_SWEEP_KEPT,	     /* collected, then left alone: err.message says why */
+	GC_SWEEP_FAILED,     /* err says why */
+};
+
+struct gc_sweep_item {
+	enum gc_sweep_kind kind;
+	char *region;
+	char *id;
+	char *name;    /* the Name tag of an instance, a resource's name; may be NULL */
+	char *cluster; /* GC_TAG_CLUSTER, never NULL */
+	enum gc_instance_state state; /* instances */
+	int64_t created;	      /* launch time, or GC_TAG_CREATED_AT; 0 when unknown */
+	int64_t expires_at;	      /* GC_TAG_EXPIRES_AT; 0 when none */
+	struct gc_tag *tags;
+	size_t n_tags;
+	unsigned why; /* GC_SWEEP_* bits; 0: not collected */
+	enum gc_sweep_outcome outcome;
+	struct gc_error err;
+};
+
+struct gc_sweep {
+	struct gc_sweep_item *items;
+	size_t n, alloc;
+};
+
+struct gc_sweep_opts {
+	unsigned want;			/* GC_SWEEP_* reasons to collect for */
+	const struct gc_selectors *sel; /* NULL or empty: no narrowing */
+	int64_t now;			/* unix seconds */
+	int64_t grace_s;		/* orphans younger than this are left alone */
+};
+
+void gc_sweep_init(struct gc_sweep *s);
+void gc_sweep_release(struct gc_sweep *s);
+
+/* Appends everything of p's region carrying GC_TAG_CLUSTER (terminated instances left
+ * out). On failure the items appended so far stay. */
+int gc_sweep_scan(struct gc_sweep *s, struct gc_provider *p, struct gc_error *err);
+
+/* Sets every item's why (see above). Pure: calls nothing. */
+void gc_sweep_classify(struct gc_sweep *s, const struct gc_sweep_opts *o);
+
+/* Items with a why. */
+size_t gc_sweep_count(const struct gc_sweep *s);
+
+struct gc_sweep_exec_opts {
+	const struct gc_clock *clock; /* NULL: monotonic */
+	uint64_t wait_timeout_ms;     /* the wait for terminations; 0: 15 minutes */
+	uint64_t poll_ms;	      /* 0: 2000 */
+	bool (*cancelled)(void *ctx); /* polled between calls and while waiting; may be NULL */
+	void *cancel_ctx;
+	/* Called once per collected item, as its outcome is known. */
+	void (*progress)(void *ctx, const struct gc_sweep_item *it);
+	void *progress_ctx;
+	struct gc_log *log; /* may be NULL */
+};
+
+/*
+ * Acts on the collected items of p's region (see above) and sets their outcomes. Returns
+ * 0 when every one ended DONE or KEPT, else -1 with err summarising (GC_ECANCELLED when
+ * cancelled, GC_EAUTH when the credentials were refused: then nothing more is tried).
+ */
+int gc_sweep_execute(struct gc_sweep *s, struct gc_provider *p, const struct gc_sweep_exec_opts *o,
+		     struct gc_error *err);
+
+#endif

@@ -1,0 +1,229 @@
+/*
+ * alibaba.c: the Alibaba Cloud ECS driver's ops table, and opening and closing a session.
+ *
+ * Open resolves the endpoints and the credentials (creds.h: the aliyun CLI's and the
+ * Credentials SDK's chain), sets up one HTTP client, one retry quota and the token
+ * buckets, and leaves the caches empty; nothing is sent to ECS until the first
+ * operation. Close frees all of it.
+ *
+ * Figures in the table:
+ *   max_create_batch 100: RunInstances takes Amount 1-100 (WIRE.md 2.5), all or nothing
+ *     with MinAmount = Amount.
+ *   max_terminate_batch 100: DeleteInstances takes InstanceId.1-100.
+ *   client_token_max 64: ECS's ClientToken limit (ASCII).
+ * Capabilities: spot with or without a bid (SpotAsPriceGo, SpotWithPriceLimit), the
+ * cloud's own TTL (AutoReleaseTime), console output (GetInstanceConsoleOutput), client
+ * tokens and prices (DescribePrice).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/alloc.h"
+#include "core/oidc.h"
+#include "core/str.h"
+#include "providers/alibaba/alibaba.h"
+#include "providers/alibaba/ecs.h"
+
+#define ALI_REFRESH_AHEAD 300 /* seconds before expiry that temporary credentials are renewed */
+
+static void driver_free(struct ali_driver *d)
+{
+	if (!d)
+		return;
+	gc_http_free(d->http);
+	ali_creds_release(&d->creds);
+	free(d->profile);
+	free(d->endpoint);
+	gc_spec_oidc_release(&d->oidc);
+	free(d->ecs_url);
+	free(d->ecs_host);
+	free(d->vpc_url);
+	free(d->vpc_host);
+	gc_retry_quota_release(&d->quota);
+	for (size_t i = 0; i < d->n_buckets; i++) {
+		gc_ratelimit_release(&d->buckets[i]->rl);
+		free(d->buckets[i]);
+	}
+	free(d->buckets);
+	if (d->rate_limit)
+		gc_ratelimit_release(&d->launch_bucket);
+	free(d->vpc_id);
+	for (size_t i = 0; i < d->n_vswitches; i++) {
+		free(d->vswitches[i].want);
+		free(d->vswitches[i].zone);
+		free(d->vswitches[i].id);
+	}
+	free(d->vswitches);
+	for (size_t i = 0; i < d->n_aliases; i++) {
+		free(d->aliases[i].alias);
+		free(d->aliases[i].id);
+	}
+	free(d->aliases);
+	free(d->types);
+	for (size_t i = 0; i < d->n_prices; i++) {
+		free(d->prices[i].type);
+		free(d->prices[i].zone);
+	}
+	free(d->prices);
+	free(d);
+}
+
+static void creds_input(struct gc_provider *p, struct ali_driver *d, struct ali_creds_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->profile = d->profile;
+	in->region = p->region;
+	in->endpoint = d->endpoint;
+	in->env = p->env;
+	in->http = d->http;
+	in->log = p->log;
+	in->now = (int64_t)time(NULL);
+	in->clock = p->clock;
+	in->oidc = &d->oidc;
+}
+
+int ali_refresh_creds(struct gc_provider *p, struct gc_error *err)
+{
+	struct ali_driver *d = ali_driver(p);
+	struct ali_creds_input in;
+	struct ali_creds fresh;
+	struct gc_error e;
+	int64_t now = (int64_t)time(NULL);
+
+	if (!d->creds.expiration || now + ALI_REFRESH_AHEAD < d->creds.expiration)
+		return 0;
+	creds_input(p, d, &in);
+	ali_creds_init(&fresh);
+	gc_error_init(&e);
+	if (ali_creds_resolve(&fresh, &in, &e) != 0) {
+		ali_creds_release(&fresh);
+		if (now < d->creds.expiration) {
+			/* still valid for a few minutes: keep going, try again next call */
+			gc_log_warn(p->log, "alibaba: cannot renew credentials from %s: %s",
+				    d->creds.source ? d->creds.source : "the chain", e.message);
+			return 0;
+		}
+		if (err)
+			*err = e;
+		return gc_error_prefix(err, "the Alibaba Cloud credentials expired");
+	}
+	gc_log_debug(p->log, "alibaba: renewed the credentials from %s", fresh.source);
+	ali_creds_release(&d->creds);
+	d->creds = fresh;
+	return 0;
+}
+
+static bool valid_region(const char *r)
+{
+	size_t n = r ? strlen(r) : 0;
+
+	return n > 0 && n <= 32 && r[0] != '-' && r[n - 1] != '-' &&
+		strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
+}
+
+/* The endpoints: the spec's for every product, else the public ones (WIRE.md 2.2; VPC's
+ * from the VPC API reference's endpoint table). */
+static int endpoints(struct gc_provider *p, struct ali_driver *d, struct gc_error *err)
+{
+	if (d->endpoint) {
+		size_t n = strlen(d->endpoint);
+
+		while (n > 0 && d->endpoint[n - 1] == '/')
+			n--;
+		d->ecs_url = gc_xstrndup(d->endpoint, n);
+		d->vpc_url = gc_xstrndup(d->endpoint, n);
+	} else {
+		d->ecs_url = gc_xasprintf("https://ecs.%s.aliyuncs.com", p->region);
+		d->vpc_url = gc_xasprintf("https://vpc.%s.aliyuncs.com", p->region);
+	}
+	d->ecs_host = ali_url_host(d->ecs_url);
+	d->vpc_host = ali_url_host(d->vpc_url);
+	if (!d->ecs_host || !d->vpc_host || strpbrk(d->ecs_url, " \t\r\n?#"))
+		return gc_error_set(
+			err, GC_EINVALID,
+			"endpoint '%s' (the spec's provider.endpoint) is not an http:// "
+			"or https:// URL",
+			d->endpoint ? d->endpoint : d->ecs_url);
+	return 0;
+}
+
+static int ali_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		    struct gc_error *err)
+{
+	struct ali_driver *d = gc_xcalloc(1, sizeof(*d));
+	struct ali_creds_input in;
+
+	ali_creds_init(&d->creds);
+	gc_retry_quota_init(&d->quota, 0);
+	d->profile = cfg->profile ? gc_xstrdup(cfg->profile) : NULL;
+	d->endpoint = cfg->endpoint && *cfg->endpoint ? gc_xstrdup(cfg->endpoint) : NULL;
+	gc_spec_oidc_copy(&d->oidc, cfg->oidc);
+	if (!valid_region(p->region)) {
+		gc_error_set(err, GC_EINVALID, "'%s' is not an Alibaba Cloud region name",
+			     p->region ? p->region : "");
+		goto fail;
+	}
+	if (endpoints(p, d, err) != 0)
+		goto fail;
+	d->http = gc_http_new(p->log, err);
+	if (!d->http)
+		goto fail;
+	creds_input(p, d, &in);
+	if (ali_creds_resolve(&d->creds, &in, err) != 0)
+		goto fail;
+
+	d->policy.max_attempts = ALI_MAX_ATTEMPTS;
+	d->policy.quota = &d->quota;
+	d->policy.clock = p->clock;
+	if (!cfg->no_rate_limit) {
+		if (gc_ratelimit_init(&d->launch_bucket, ALI_LAUNCH_PER_MINUTE,
+				      ALI_LAUNCH_PER_MINUTE, 60000, p->clock, err) != 0)
+			goto fail;
+		d->rate_limit = true;
+	}
+	gc_log_debug(p->log, "alibaba: %s via '%s', credentials from %s", p->region, d->ecs_host,
+		     d->creds.source ? d->creds.source : "?");
+	p->impl = d;
+	return 0;
+fail:
+	driver_free(d);
+	return gc_error_prefix(err, "cannot open Alibaba Cloud in '%s'",
+			       p->region ? p->region : "");
+}
+
+static void ali_close(struct gc_provider *p)
+{
+	driver_free(ali_driver(p));
+	p->impl = NULL;
+}
+
+const struct gc_provider_ops gc_provider_alibaba = {
+	.name = "alibaba",
+	.cloud = GC_CLOUD_ALIBABA,
+	.caps = GC_CAP_SPOT | GC_CAP_SPOT_MAX_PRICE | GC_CAP_CLOUD_TTL | GC_CAP_CONSOLE_OUTPUT |
+		GC_CAP_CLIENT_TOKEN | GC_CAP_PRICE,
+	.max_create_batch = ALI_CREATE_BATCH,
+	.max_terminate_batch = ALI_TERMINATE_BATCH,
+	.client_token_max = ALI_CLIENT_TOKEN_MAX,
+	.min_ttl_s = ALI_RELEASE_MIN_S,
+	.max_disk_gb = ALI_MAX_DISK_GB,
+	.open = ali_open,
+	.close = ali_close,
+	.discover = ali_discover,
+	.create = ali_create,
+	.terminate = ali_terminate,
+	.list_resources = ali_list_resources,
+	.import_keypair = ali_import_keypair,
+	.delete_keypair = ali_delete_keypair,
+	.create_secgroup = ali_create_secgroup,
+	.delete_secgroup = ali_delete_secgroup,
+	.resolve_image = ali_resolve_image,
+	.instance_type = ali_instance_type,
+	.price = ali_price,
+	.zones = ali_zones,
+	.regions = ali_regions,
+	.console_output = ali_console_output,
+	/* NULL: ECS has no "what is my address" call; core asks GPUCLUSTER_CHECKIP_URL */
+	.caller_address = NULL,
+};

@@ -1,0 +1,1652 @@
+/*
+ * ecs-ops.c: the Alibaba driver's operations, on ECS 2014-05-26 and VPC 2016-04-28.
+ *
+ * The provider interface maps onto ECS as docs/internals/alibaba.md tabulates: discover
+ * is DescribeInstances with Tag.N filters over every NextToken page, create one
+ * RunInstances with Amount = MinAmount = count and a client token, in the default VPC's
+ * vSwitch of the zone, tagged at creation; terminate DeleteInstances with Force; key
+ * pairs and security groups by tag; images, types, prices and zones from the catalogue
+ * actions. Each checks what the cloud answered where a mistake would cost money or touch
+ * what is not ours: discover keeps only instances carrying every filter tag, whatever
+ * the server's filtering did.
+ *
+ * ECS does not report an instance's ClientToken, and the engine finds a launch's
+ * instances by it; so the token also travels as a tag of ours (ALI_TAG_CLIENT_TOKEN), set
+ * at creation like every other, and discover reads it back.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "core/alloc.h"
+#include "core/cloudinit.h"
+#include "core/hash.h"
+#include "core/keygen.h"
+#include "core/str.h"
+#include "providers/alibaba/ecs.h"
+
+#define ALI_KEYPAIR_PAGE  50	/* DescribeKeyPairs PageSize limit */
+#define ALI_VSWITCH_PAGE  50	/* DescribeVSwitches / DescribeVpcs PageSize limit */
+#define ALI_BANDWIDTH_OUT "100" /* Mbit/s, paid by traffic: a public address, idle costs nothing */
+#define ALI_RULE_BATCH	  100	/* AuthorizeSecurityGroup Permissions.N */
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+static void addf(struct gc_params *p, const char *value, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void addf(struct gc_params *p, const char *value, const char *fmt, ...)
+{
+	char name[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	gc_params_add(p, name, value);
+}
+
+static void addu(struct gc_params *p, const char *name, unsigned long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lu", v);
+	gc_params_add(p, name, buf);
+}
+
+/* Tag.N.Key / Tag.N.Value filters (a key alone matches any value). */
+static int add_tag_filters(struct gc_params *p, const struct gc_tag_filter *tags, size_t n,
+			   struct gc_error *err)
+{
+	if (n > ALI_MAX_TAGS)
+		return gc_error_set(err, GC_EINVALID, "%zu tag filters; Alibaba takes %d", n,
+				    ALI_MAX_TAGS);
+	for (size_t i = 0; i < n; i++) {
+		addf(p, tags[i].key, "Tag.%zu.Key", i + 1);
+		if (tags[i].value)
+			addf(p, tags[i].value, "Tag.%zu.Value", i + 1);
+	}
+	return 0;
+}
+
+static void add_tags(struct gc_params *p, const struct gc_tag *tags, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		addf(p, tags[i].key, "Tag.%zu.Key", i + 1);
+		addf(p, tags[i].value ? tags[i].value : "", "Tag.%zu.Value", i + 1);
+	}
+}
+
+static bool tags_match(const struct gc_tag *have, size_t n_have, const struct gc_tag_filter *want,
+		       size_t n_want)
+{
+	for (size_t i = 0; i < n_want; i++) {
+		bool found = false;
+
+		for (size_t k = 0; k < n_have && !found; k++)
+			found = strcmp(have[k].key, want[i].key) == 0 &&
+				(!want[i].value || strcmp(have[k].value, want[i].value) == 0);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+static const char *jstr(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* The list under a wrapper object: {"Instances":{"Instance":[...]}} -> the array. */
+static json_t *jlist(json_t *o, const char *outer, const char *inner)
+{
+	json_t *v = json_object_get(json_object_get(o, outer), inner);
+
+	return json_is_array(v) ? v : NULL;
+}
+
+static double jnum(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+/* A well-formed answer we could not read: name the action and the endpoint. */
+static int bad_answer(struct gc_provider *p, const char *action, struct gc_error *err)
+{
+	return gc_error_prefix(err, "cannot read the %s answer from '%s'", action,
+			       ali_driver(p)->ecs_host);
+}
+
+/* The answer's JSON object, or -1 with err naming the action. */
+static int parse_answer(struct gc_provider *p, const struct gc_buf *body, const char *action,
+			json_t **out, struct gc_error *err)
+{
+	json_error_t jerr;
+
+	*out = json_loadb(body->data, body->len, 0, &jerr);
+	if (!json_is_object(*out)) {
+		json_decref(*out);
+		*out = NULL;
+		gc_error_set(err, GC_EINVALID, "%s: the answer is not a JSON object", action);
+		return bad_answer(p, action, err);
+	}
+	return 0;
+}
+
+/* Tags.Tag[] ({TagKey, TagValue}) into tags. */
+static void read_tags(json_t *o, struct gc_tag **tags, size_t *n)
+{
+	json_t *list = jlist(o, "Tags", "Tag"), *t;
+	size_t i;
+
+	json_array_foreach(list, i, t)
+	{
+		const char *k = jstr(t, "TagKey"), *v = jstr(t, "TagValue");
+
+		if (!k)
+			continue;
+		*tags = gc_xreallocarray(*tags, *n + 1, sizeof(**tags));
+		(*tags)[*n].key = gc_xstrdup(k);
+		(*tags)[*n].value = gc_xstrdup(v ? v : "");
+		(*n)++;
+	}
+}
+
+/* ---- the default VPC and its vSwitches ------------------------------------------------- */
+
+static int default_vpc(struct gc_provider *p, const char **out, struct gc_error *err)
+{
+	struct ali_driver *d = ali_driver(p);
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	json_t *j = NULL, *v;
+	size_t i;
+	int ret = -1;
+
+	if (d->vpc_id) {
+		*out = d->vpc_id;
+		return 0;
+	}
+	gc_params_add(&params, "IsDefault", "true");
+	addu(&params, "PageSize", ALI_VSWITCH_PAGE);
+	if (ali_vpc_call(p, "DescribeVpcs", &params, &body, err) != 0 ||
+	    parse_answer(p, &body, "DescribeVpcs", &j, err) != 0)
+		goto out;
+	json_array_foreach(jlist(j, "Vpcs", "Vpc"), i, v)
+	{
+		const char *id = jstr(v, "VpcId"), *status = jstr(v, "Status");
+
+		if (id && json_is_true(json_object_get(v, "IsDefault")) &&
+		    (!status || strcmp(status, "Available") == 0)) {
+			d->vpc_id = gc_xstrdup(id);
+			break;
+		}
+	}
+	if (!d->vpc_id) {
+		gc_error_set(err, GC_EINVALID,
+			     "region %s has no default VPC; create one (the VPC console, or "
+			     "'aliyun vpc CreateDefaultVpc --RegionId %s')",
+			     p->region, p->region);
+		goto out;
+	}
+	*out = d->vpc_id;
+	ret = 0;
+out:
+	json_decref(j);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	return ret;
+}
+
+/*
+ * The vSwitch to launch into in zone (NULL: any zone; *out_zone then says which): the
+ * default VPC's default vSwitch there, else its first available one. Cached per zone.
+ */
+static int vswitch_for(struct gc_provider *p, const char *zone, const char **out_id,
+		       const char **out_zone, struct gc_error *err)
+{
+	struct ali_driver *d = ali_driver(p);
+	struct ali_vswitch *hit;
+	const char *vpc;
+	char *best_id = NULL, *best_zone = NULL;
+	bool best_default = false;
+	size_t seen = 0;
+	int ret = -1;
+
+	for (size_t i = 0; i < d->n_vswitches; i++) {
+		hit = &d->vswitches[i];
+		if ((!zone && !hit->want) || (zone && hit->want && strcmp(zone, hit->want) == 0)) {
+			*out_id = hit->id;
+			*out_zone = hit->zone;
+			return 0;
+		}
+	}
+	if (default_vpc(p, &vpc, err) != 0)
+		return -1;
+	for (unsigned page = 1; page <= ALI_MAX_PAGES; page++) {
+		struct gc_params params = GC_PARAMS_INIT;
+		struct gc_buf body;
+		json_t *j = NULL, *v, *list;
+		size_t i, total;
+		int rc;
+
+		gc_params_add(&params, "VpcId", vpc);
+		if (zone)
+			gc_params_add(&params, "ZoneId", zone);
+		addu(&params, "PageNumber", page);
+		addu(&params, "PageSize", ALI_VSWITCH_PAGE);
+		rc = ali_vpc_call(p, "DescribeVSwitches", &params, &body, err);
+		gc_params_release(&params);
+		if (rc == 0)
+			rc = parse_answer(p, &body, "DescribeVSwitches", &j, err);
+		gc_buf_release(&body);
+		if (rc != 0)
+			goto out;
+		list = jlist(j, "VSwitches", "VSwitch");
+		json_array_foreach(list, i, v)
+		{
+			const char *id = jstr(v, "VSwitchId"), *z = jstr(v, "ZoneId");
+			const char *status = jstr(v, "Status");
+			bool dflt = json_is_true(json_object_get(v, "IsDefault"));
+
+			if (!id || !z || (zone && strcmp(z, zone)) ||
+			    (status && strcmp(status, "Available")))
+				continue;
+			if (!best_id || (dflt && !best_default)) {
+				free(best_id);
+				free(best_zone);
+				best_id = gc_xstrdup(id);
+				best_zone = gc_xstrdup(z);
+				best_default = dflt;
+			}
+		}
+		seen += json_array_size(list);
+		total = (size_t)jnum(j, "TotalCount");
+		rc = json_array_size(list) == 0 || seen >= total || best_default;
+		json_decref(j);
+		if (rc)
+			break;
+	}
+	if (!best_id) {
+		gc_error_set(err, GC_EINVALID,
+			     "the default VPC '%s' of %s has no available vSwitch in %s; create "
+			     "one there or leave the zone out of the spec",
+			     vpc, p->region, zone ? zone : "any zone");
+		goto out;
+	}
+	GC_ALLOC_GROW(d->vswitches, d->n_vswitches + 1, d->alloc_vswitches);
+	hit = &d->vswitches[d->n_vswitches++];
+	hit->want = zone ? gc_xstrdup(zone) : NULL;
+	hit->zone = best_zone;
+	hit->id = best_id;
+	best_id = best_zone = NULL;
+	*out_id = hit->id;
+	*out_zone = hit->zone;
+	ret = 0;
+out:
+	free(best_id);
+	free(best_zone);
+	return ret;
+}
+
+/* ---- discover ------------------------------------------------------------------------------- */
+
+static enum gc_instance_state state_of(const char *status)
+{
+	if (!status)
+		return GC_STATE_UNKNOWN;
+	if (strcmp(status, "Pending") == 0 || strcmp(status, "Starting") == 0)
+		return GC_STATE_PENDING;
+	if (strcmp(status, "Running") == 0)
+		return GC_STATE_RUNNING;
+	/* also what a released instance shows on its way out: destroy asks again and waits */
+	if (strcmp(status, "Stopping") == 0)
+		return GC_STATE_STOPPING;
+	if (strcmp(status, "Stopped") == 0)
+		return GC_STATE_STOPPED;
+	return GC_STATE_UNKNOWN;
+}
+
+/* The first address of {"IpAddress":[...]} under key, or NULL. */
+static const char *first_ip(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(json_object_get(o, key), "IpAddress");
+
+	if (json_is_array(v) && json_array_size(v) && json_is_string(json_array_get(v, 0)) &&
+	    json_string_length(json_array_get(v, 0)))
+		return json_string_value(json_array_get(v, 0));
+	if (json_is_string(v) && json_string_length(v)) /* EipAddress.IpAddress is a string */
+		return json_string_value(v);
+	return NULL;
+}
+
+static int parse_instance(json_t *o, struct gc_instance *inst)
+{
+	const char *id = jstr(o, "InstanceId"), *v;
+	struct gc_tag *tags = NULL;
+	size_t n_tags = 0;
+
+	if (!id || !*id)
+		return -1;
+	memset(inst, 0, sizeof(*inst));
+	inst->id = gc_xstrdup(id);
+	if ((v = jstr(o, "InstanceType")))
+		inst->type = gc_xstrdup(v);
+	if ((v = jstr(o, "ZoneId")))
+		inst->zone = gc_xstrdup(v);
+	if ((v = jstr(o, "ImageId")))
+		inst->image = gc_xstrdup(v);
+	v = jstr(o, "Status");
+	inst->state = state_of(v);
+	inst->state_name = gc_xstrdup(v ? v : "unknown");
+	v = jstr(o, "SpotStrategy");
+	inst->spot = v && *v && strcmp(v, "NoSpot") != 0;
+	if ((v = first_ip(json_object_get(o, "VpcAttributes"), "PrivateIpAddress")) ||
+	    (v = first_ip(o, "InnerIpAddress")))
+		inst->private_ip = gc_xstrdup(v);
+	if ((v = first_ip(o, "PublicIpAddress")) ||
+	    (v = jstr(json_object_get(o, "EipAddress"), "IpAddress"), v && *v))
+		inst->public_ip = gc_xstrdup(v);
+	if ((v = jstr(o, "CreationTime")) && ali_parse_time(v, &inst->launch_time) != 0)
+		inst->launch_time = 0;
+	read_tags(o, &tags, &n_tags);
+	for (size_t i = 0; i < n_tags; i++) {
+		gc_instance_set_tag(inst, tags[i].key, tags[i].value);
+		if (strcmp(tags[i].key, ALI_TAG_CLIENT_TOKEN) == 0 && *tags[i].value) {
+			free(inst->client_token);
+			inst->client_token = gc_xstrdup(tags[i].value);
+		}
+		free(tags[i].key);
+		free(tags[i].value);
+	}
+	free(tags);
+	return 0;
+}
+
+int ali_discover(struct gc_provider *p, const struct gc_discover_query *q,
+		 struct gc_instance_list *out, struct gc_error *err)
+{
+	struct gc_instance_list found;
+	char *token = NULL;
+	int ret = -1;
+
+	gc_instance_list_init(&found);
+	for (unsigned pages = 0;; pages++) {
+		struct gc_params params = GC_PARAMS_INIT;
+		struct gc_buf body;
+		json_t *j = NULL, *o;
+		const char *next;
+		size_t i;
+		int rc;
+
+		if (pages >= ALI_MAX_PAGES) {
+			gc_error_set(err, GC_EINVALID,
+				     "DescribeInstances: more than %u pages; the paging loops",
+				     ALI_MAX_PAGES);
+			goto out;
+		}
+		if (add_tag_filters(&params, q->tags, q->n_tags, err) != 0) {
+			gc_params_release(&params);
+			goto fail;
+		}
+		addu(&params, "MaxResults", ALI_PAGE_SIZE);
+		if (token)
+			gc_params_add(&params, "NextToken", token);
+		rc = ali_ecs_call(p, "DescribeInstances", &params, 0, false, &body, err);
+		gc_params_release(&params);
+		if (rc == 0)
+			rc = parse_answer(p, &body, "DescribeInstances", &j, err);
+		gc_buf_release(&body);
+		if (rc != 0)
+			goto fail;
+		json_array_foreach(jlist(j, "Instances", "Instance"), i, o)
+		{
+			struct gc_instance inst;
+
+			if (parse_instance(o, &inst) != 0) {
+				json_decref(j);
+				gc_error_set(err, GC_EINVALID,
+					     "DescribeInstances: an instance without InstanceId");
+				bad_answer(p, "DescribeInstances", err);
+				goto out;
+			}
+			if (tags_match(inst.tags, inst.n_tags, q->tags, q->n_tags) &&
+			    (q->include_terminated || inst.state != GC_STATE_TERMINATED))
+				*gc_instance_list_push(&found) = inst;
+			else
+				gc_instance_release(&inst);
+		}
+		next = jstr(j, "NextToken");
+		if (next && *next && token && strcmp(next, token) == 0) {
+			json_decref(j);
+			gc_error_set(err, GC_EINVALID,
+				     "DescribeInstances: the same NextToken came back twice");
+			goto out;
+		}
+		free(token);
+		token = next && *next ? gc_xstrdup(next) : NULL;
+		json_decref(j);
+		if (!token)
+			break;
+	}
+	gc_instance_list_take(out, &found);
+	ret = 0;
+	goto out;
+fail:
+	gc_error_prefix(err, "cannot list instances in '%s'", p->region);
+out:
+	free(token);
+	gc_instance_list_release(&found);
+	return ret;
+}
+
+/* ---- create ---------------------------------------------------------------------------------- */
+
+/* The cluster's name, from the request's tags. */
+static const char *tag_value(const struct gc_create_request *req, const char *key)
+{
+	for (size_t i = 0; i < req->n_tags; i++)
+		if (strcmp(req->tags[i].key, key) == 0)
+			return req->tags[i].value;
+	return NULL;
+}
+
+/*
+ * A name for ECS from "gpucluster-CLUSTER-GROUP": InstanceName takes letters, digits,
+ * '.', '_', '-' and ':' (2-128, a letter first); a Linux HostName letters, digits, '.'
+ * and '-' (2-64, neither first nor last nor doubled). Both get UniqueSuffix's three
+ * digits in batches, so the host name stops at 60.
+ */
+static void make_names(const struct gc_create_request *req, char name[129], char host[61])
+{
+	const char *cluster = tag_value(req, GC_TAG_CLUSTER);
+	char raw[160];
+	size_t n = 0, h = 0;
+
+	snprintf(raw, sizeof(raw), "gpucluster-%s-%s", cluster ? cluster : "node",
+		 req->group ? req->group : "node");
+	for (const char *s = raw; *s && n < 120; s++) {
+		char c = *s;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-' || c == ':'))
+			c = '-';
+		name[n++] = c;
+	}
+	name[n] = '\0';
+	for (const char *s = raw + strlen("gpucluster-"); *s && h < 60; s++) {
+		char c = *s;
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+			c = '-';
+		if (c == '-' && (h == 0 || host[h - 1] == '-'))
+			continue;
+		host[h++] = c;
+	}
+	while (h && host[h - 1] == '-')
+		h--;
+	if (h < 2)
+		h = (size_t)snprintf(host, 61, "gpucluster");
+	host[h] = '\0';
+}
+
+/* SpotPriceLimit takes three decimals: the bid rounded down, never above the user's. */
+static int spot_limit(double max, char out[32], struct gc_error *err)
+{
+	double v = floor(max * 1000.0 + 1e-9) / 1000.0;
+	size_t n;
+
+	if (!(v >= 0.001))
+		return gc_error_set(err, GC_EINVALID,
+				    "max_spot_price %g is below Alibaba's smallest bid, 0.001",
+				    max);
+	snprintf(out, 32, "%.3f", v);
+	n = strlen(out);
+	while (out[n - 1] == '0')
+		out[--n] = '\0';
+	if (out[n - 1] == '.')
+		out[--n] = '\0';
+	return 0;
+}
+
+/* AutoReleaseTime for expires_at: ECS takes the start of the minute, so the cloud's timer
+ * fires at expires_at or just before, never after. */
+static int release_time(int64_t expires_at, char out[32], struct gc_error *err)
+{
+	int64_t at = expires_at - expires_at % 60, now = (int64_t)time(NULL);
+	time_t t = (time_t)at;
+	struct tm tm;
+
+	if (at - now < ALI_RELEASE_MIN_S)
+		return gc_error_set(
+			err, GC_EINVALID,
+			"expires_at is %lld s away; Alibaba's AutoReleaseTime must be "
+			"at least %d minutes ahead, so the lifecycle ttl must be longer "
+			"(about 35m or more)",
+			(long long)(expires_at - now), ALI_RELEASE_MIN_S / 60);
+	if (at - now > ALI_RELEASE_MAX_S)
+		return gc_error_set(err, GC_EINVALID,
+				    "expires_at is more than three years ahead, which "
+				    "AutoReleaseTime does not take");
+	if (!gmtime_r(&t, &tm) || !strftime(out, 32, "%Y-%m-%dT%H:%M:00Z", &tm))
+		return gc_error_set(err, GC_EINVALID, "cannot format expires_at %lld",
+				    (long long)expires_at);
+	return 0;
+}
+
+static int create_params(struct gc_provider *p, const struct gc_create_request *req,
+			 const char **zone_out, struct gc_params *params, struct gc_error *err)
+{
+	const char *vsw, *zone = NULL;
+	char name[129], host[61];
+
+	if (vswitch_for(p, req->zone, &vsw, &zone, err) != 0)
+		return -1;
+	*zone_out = zone;
+	make_names(req, name, host);
+	gc_params_add(params, "ZoneId", zone);
+	gc_params_add(params, "VSwitchId", vsw);
+	gc_params_add(params, "ImageId", req->image_id);
+	gc_params_add(params, "InstanceType", req->type);
+	addu(params, "Amount", req->count);
+	addu(params, "MinAmount", req->count);
+	if (req->client_token)
+		gc_params_add(params, "ClientToken", req->client_token);
+	gc_params_add(params, "InstanceChargeType", "PostPaid");
+	if (req->security_group_id)
+		gc_params_add(params, "SecurityGroupId", req->security_group_id);
+	if (req->key_name)
+		gc_params_add(params, "KeyPairName", req->key_name);
+	gc_params_add(params, "InstanceName", name);
+	gc_params_add(params, "HostName", host);
+	gc_params_add(params, "UniqueSuffix", "true");
+	gc_params_add(params, "InternetChargeType", "PayByTraffic");
+	gc_params_add(params, "InternetMaxBandwidthOut", ALI_BANDWIDTH_OUT);
+	gc_params_add(params, "SystemDisk.Category", "cloud_essd");
+	if (req->disk_gb)
+		addu(params, "SystemDisk.Size", req->disk_gb);
+	if (req->spot) {
+		gc_params_add(params, "SpotInterruptionBehavior", "Terminate");
+		if (req->spot_max_price > 0) {
+			char limit[32];
+
+			if (spot_limit(req->spot_max_price, limit, err) != 0)
+				return -1;
+			gc_params_add(params, "SpotStrategy", "SpotWithPriceLimit");
+			gc_params_add(params, "SpotPriceLimit", limit);
+		} else {
+			gc_params_add(params, "SpotStrategy", "SpotAsPriceGo");
+		}
+	}
+	if (req->expires_at > 0) {
+		char when[32];
+
+		if (release_time(req->expires_at, when, err) != 0)
+			return -1;
+		gc_params_add(params, "AutoReleaseTime", when);
+	}
+	{
+		/* the login key (ECS imports no Ed25519 key pairs) for cloud-init */
+		char *ud = gc_cloud_config(req);
+
+		if (ud) {
+			struct gc_buf b64 = GC_BUF_INIT(64 << 10);
+			int bad = strlen(ud) > ALI_USER_DATA_MAX ||
+				gc_base64_encode(&b64, ud, strlen(ud)) != 0;
+
+			gc_cloud_config_free(ud);
+			if (bad) {
+				gc_keypair_wipe_buf(&b64);
+				return gc_error_set(err, GC_ETOOBIG,
+						    "the user-data is over ECS's %d KB",
+						    ALI_USER_DATA_MAX / 1024);
+			}
+			gc_params_add(params, "UserData", b64.data);
+			gc_keypair_wipe_buf(&b64);
+		}
+	}
+	add_tags(params, req->tags, req->n_tags);
+	if (req->client_token) {
+		addf(params, ALI_TAG_CLIENT_TOKEN, "Tag.%zu.Key", req->n_tags + 1);
+		addf(params, req->client_token, "Tag.%zu.Value", req->n_tags + 1);
+	}
+	return 0;
+}
+
+int ali_create(struct gc_provider *p, const struct gc_create_request *req,
+	       struct gc_instance_list *out, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_instance_list got;
+	struct gc_buf body = GC_BUF_INIT(1);
+	const char *where = req->zone ? req->zone : p->region, *zone = NULL;
+	json_t *j = NULL, *id;
+	size_t i;
+	int ret = -1;
+
+	gc_instance_list_init(&got);
+	if (!req->type || !req->image_id || req->count == 0 || req->count > ALI_CREATE_BATCH)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot launch: a type, an image and 1 to %u instances are "
+				    "needed",
+				    ALI_CREATE_BATCH);
+	if (req->n_tags + (req->client_token ? 1 : 0) > ALI_MAX_TAGS)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot launch: %zu tags, Alibaba takes %d (one of them is "
+				    "gpucluster's client-token tag)",
+				    req->n_tags, ALI_MAX_TAGS - 1);
+	if (req->disk_gb > ALI_MAX_DISK_GB)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot launch: disk_gb %u is above the %d GiB an Alibaba "
+				    "system disk takes",
+				    req->disk_gb, ALI_MAX_DISK_GB);
+	if (create_params(p, req, &zone, &params, err) != 0)
+		goto fail;
+	where = zone;
+	/* with a client token a repeat is answered with the first launch; without one a
+	 * repeat after a lost answer could launch twice, so only throttling is retried */
+	if (ali_ecs_call(p, "RunInstances", &params, req->count, req->client_token == NULL, &body,
+			 err) != 0)
+		goto fail;
+	if (parse_answer(p, &body, "RunInstances", &j, err) != 0)
+		goto fail;
+	json_array_foreach(jlist(j, "InstanceIdSets", "InstanceIdSet"), i, id)
+	{
+		struct gc_instance *in;
+
+		if (!json_is_string(id) || !json_string_length(id))
+			continue;
+		in = gc_instance_list_push(&got);
+		in->id = gc_xstrdup(json_string_value(id));
+		in->type = gc_xstrdup(req->type);
+		in->zone = gc_xstrdup(zone);
+		in->image = gc_xstrdup(req->image_id);
+		in->spot = req->spot;
+		in->state = GC_STATE_PENDING;
+		in->state_name = gc_xstrdup("Pending");
+		for (size_t k = 0; k < req->n_tags; k++)
+			gc_instance_set_tag(in, req->tags[k].key,
+					    req->tags[k].value ? req->tags[k].value : "");
+		if (req->client_token) {
+			gc_instance_set_tag(in, ALI_TAG_CLIENT_TOKEN, req->client_token);
+			in->client_token = gc_xstrdup(req->client_token);
+		}
+	}
+	if (got.n == 0) {
+		gc_error_set(err, GC_EINVALID, "RunInstances answered without instance ids");
+		goto fail;
+	}
+	gc_log_debug(p->log, "alibaba: launched %zu '%s' in '%s'%s", got.n, req->type, zone,
+		     req->spot ? " (spot)" : "");
+	gc_instance_list_take(out, &got);
+	ret = 0;
+	goto out;
+fail:
+	gc_error_prefix(err, "cannot launch %u '%s' instance%s in '%s'", req->count, req->type,
+			req->count == 1 ? "" : "s", where);
+out:
+	json_decref(j);
+	gc_instance_list_release(&got);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	return ret;
+}
+
+/* ---- terminate ----------------------------------------------------------------------------------- */
+
+/* Whether id is named in text as a whole word ("i-0ab" is not in "i-0abc"). */
+static bool names_id(const char *text, const char *id)
+{
+	size_t len = strlen(id);
+
+	for (const char *s = strstr(text, id); s; s = strstr(s + 1, id)) {
+		char after = s[len], before = s == text ? ' ' : s[-1];
+		bool word_after = (after >= '0' && after <= '9') ||
+			(after >= 'a' && after <= 'z') || after == '-';
+		bool word_before = (before >= '0' && before <= '9') ||
+			(before >= 'a' && before <= 'z') || before == '-';
+
+		if (!word_after && !word_before)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * One DeleteInstances. An instance still initialising (IncorrectInstanceStatus, also
+ * ".Initializing") cannot be released yet: that is a wait, retried as a transient error
+ * on a policy of its own with a longer base and no share of the retry quota, for about
+ * two minutes.
+ */
+static int delete_call(struct gc_provider *p, const char *const *ids, size_t n,
+		       struct gc_error *err)
+{
+	struct gc_retry_policy wait = {
+		.max_attempts = 10,
+		.base_transient_ms = 2000,
+		.max_backoff_ms = 20000,
+		.clock = p->clock,
+	};
+	struct gc_retry r;
+
+	gc_retry_begin(&r, &wait);
+	for (;;) {
+		struct gc_params params = GC_PARAMS_INIT;
+		struct gc_buf body;
+		int rc;
+
+		for (size_t i = 0; i < n; i++)
+			addf(&params, ids[i], "InstanceId.%zu", i + 1);
+		gc_params_add(&params, "Force", "true");
+		rc = ali_ecs_call(p, "DeleteInstances", &params, 0, false, &body, err);
+		gc_params_release(&params);
+		gc_buf_release(&body);
+		if (rc == 0)
+			return 0;
+		if (!err || !gc_starts_with(err->cloud_code, "IncorrectInstanceStatus"))
+			return -1;
+		err->code = GC_ETRANSIENT;
+		if (gc_retry_pause(&r, err, -1) != 0)
+			return -1;
+		gc_log_debug(p->log, "alibaba: an instance cannot be released yet; waiting");
+	}
+}
+
+static bool gone_code(const char *code)
+{
+	return strcmp(code, "InvalidInstanceId.NotFound") == 0;
+}
+
+int ali_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err)
+{
+	const char **left;
+	size_t n_left = n;
+	int ret = -1;
+
+	if (n == 0)
+		return 0;
+	if (n > ALI_TERMINATE_BATCH)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot terminate %zu instances in one call (at most %u)", n,
+				    ALI_TERMINATE_BATCH);
+	left = gc_xcalloc(n, sizeof(*left));
+	memcpy(left, ids, n * sizeof(*left));
+	/*
+	 * One unknown id fails the whole call with InvalidInstanceId.NotFound. Released
+	 * instances vanish from ECS at once, so NotFound means gone: drop the ids the message
+	 * names and ask again for the rest; if it names none of ours, each id goes alone.
+	 */
+	while (n_left) {
+		struct gc_error e;
+		size_t kept = 0;
+
+		gc_error_init(&e);
+		if (delete_call(p, left, n_left, &e) == 0)
+			break;
+		if (!gone_code(e.cloud_code)) {
+			if (err)
+				*err = e;
+			gc_error_prefix(err, "cannot terminate %zu instance%s", n_left,
+					n_left == 1 ? "" : "s");
+			goto out;
+		}
+		for (size_t i = 0; i < n_left; i++) {
+			if (names_id(e.message, left[i]))
+				gc_log_debug(p->log, "alibaba: '%s' is already gone", left[i]);
+			else
+				left[kept++] = left[i];
+		}
+		if (n_left == 1 || kept == 0)
+			break;
+		if (kept == n_left) {
+			for (size_t i = 0; i < n_left; i++) {
+				gc_error_init(&e);
+				if (delete_call(p, &left[i], 1, &e) != 0 &&
+				    !gone_code(e.cloud_code)) {
+					if (err)
+						*err = e;
+					gc_error_prefix(err, "cannot terminate '%s'", left[i]);
+					goto out;
+				}
+			}
+			break;
+		}
+		n_left = kept;
+	}
+	ret = 0;
+out:
+	free(left);
+	return ret;
+}
+
+/* ---- key pairs and security groups ------------------------------------------------------------ */
+
+static void push_resource(struct gc_resource_list *out, json_t *o, const char *id_key,
+			  const char *name_key, const char *fpr_key,
+			  const struct gc_tag_filter *want, size_t n_want)
+{
+	struct gc_resource r;
+	const char *v;
+
+	memset(&r, 0, sizeof(r));
+	read_tags(o, &r.tags, &r.n_tags);
+	if (!(v = jstr(o, id_key)) || !*v || !tags_match(r.tags, r.n_tags, want, n_want)) {
+		for (size_t i = 0; i < r.n_tags; i++) {
+			free(r.tags[i].key);
+			free(r.tags[i].value);
+		}
+		free(r.tags);
+		return;
+	}
+	r.id = gc_xstrdup(v);
+	if ((v = jstr(o, name_key)))
+		r.name = gc_xstrdup(v);
+	if (fpr_key && (v = jstr(o, fpr_key)) && *v)
+		r.fingerprint = gc_xstrdup(v);
+	*gc_resource_list_push(out) = r;
+}
+
+/* Key pairs (known by name: the id is the name) carrying every filter tag, all pages. */
+static int list_keypairs(struct gc_provider *p, const struct gc_tag_filter *tags, size_t n_tags,
+			 struct gc_resource_list *out, struct gc_error *err)
+{
+	size_t seen = 0;
+
+	for (unsigned page = 1; page <= ALI_MAX_PAGES; page++) {
+		struct gc_params params = GC_PARAMS_INIT;
+		struct gc_buf body;
+		json_t *j = NULL, *o, *list;
+		size_t i;
+		int rc;
+
+		if (add_tag_filters(&params, tags, n_tags, err) != 0) {
+			gc_params_release(&params);
+			return -1;
+		}
+		addu(&params, "PageNumber", page);
+		addu(&params, "PageSize", ALI_KEYPAIR_PAGE);
+		rc = ali_ecs_call(p, "DescribeKeyPairs", &params, 0, false, &body, err);
+		gc_params_release(&params);
+		if (rc == 0)
+			rc = parse_answer(p, &body, "DescribeKeyPairs", &j, err);
+		gc_buf_release(&body);
+		if (rc != 0)
+			return -1;
+		list = jlist(j, "KeyPairs", "KeyPair");
+		json_array_foreach(list, i, o) push_resource(out, o, "KeyPairName", "KeyPairName",
+							     "KeyPairFingerPrint", tags, n_tags);
+		seen += json_array_size(list);
+		rc = json_array_size(list) == 0 || seen >= (size_t)jnum(j, "TotalCount");
+		json_decref(j);
+		if (rc)
+			return 0;
+	}
+	return gc_error_set(err, GC_EINVALID, "DescribeKeyPairs: more than %u pages",
+			    ALI_MAX_PAGES);
+}
+
+static int list_secgroups(struct gc_provider *p, const struct gc_tag_filter *tags, size_t n_tags,
+			  struct gc_resource_list *out, struct gc_error *err)
+{
+	char *token = NULL;
+	int ret = -1;
+
+	for (unsigned pages = 0;; pages++) {
+		struct gc_params params = GC_PARAMS_INIT;
+		struct gc_buf body;
+		json_t *j = NULL, *o;
+		const char *next;
+		size_t i;
+		int rc;
+
+		if (pages >= ALI_MAX_PAGES) {
+			gc_error_set(err, GC_EINVALID, "DescribeSecurityGroups: more than %u pages",
+				     ALI_MAX_PAGES);
+			break;
+		}
+		if (add_tag_filters(&params, tags, n_tags, err) != 0) {
+			gc_params_release(&params);
+			break;
+		}
+		addu(&params, "MaxResults", ALI_PAGE_SIZE);
+		if (token)
+			gc_params_add(&params, "NextToken", token);
+		rc = ali_ecs_call(p, "DescribeSecurityGroups", &params, 0, false, &body, err);
+		gc_params_release(&params);
+		if (rc == 0)
+			rc = parse_answer(p, &body, "DescribeSecurityGroups", &j, err);
+		gc_buf_release(&body);
+		if (rc != 0)
+			break;
+		json_array_foreach(jlist(j, "SecurityGroups", "SecurityGroup"), i, o) push_resource(
+			out, o, "SecurityGroupId", "SecurityGroupName", NULL, tags, n_tags);
+		next = jstr(j, "NextToken");
+		if (next && *next && token && strcmp(next, token) == 0) {
+			json_decref(j);
+			gc_error_set(err, GC_EINVALID,
+				     "DescribeSecurityGroups: the same NextToken came back twice");
+			break;
+		}
+		free(token);
+		token = next && *next ? gc_xstrdup(next) : NULL;
+		json_decref(j);
+		if (!token) {
+			ret = 0;
+			break;
+		}
+	}
+	free(token);
+	return ret;
+}
+
+int ali_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
+		       const struct gc_tag_filter *tags, size_t n_tags,
+		       struct gc_resource_list *out, struct gc_error *err)
+{
+	struct gc_resource_list got;
+	int rc;
+
+	gc_resource_list_init(&got);
+	if (kind == GC_RESOURCE_KEYPAIR)
+		rc = list_keypairs(p, tags, n_tags, &got, err);
+	else if (kind == GC_RESOURCE_SECGROUP)
+		rc = list_secgroups(p, tags, n_tags, &got, err);
+	else
+		rc = gc_error_set(err, GC_EINVALID, "unknown resource kind %d", (int)kind);
+	if (rc != 0) {
+		gc_resource_list_release(&got);
+		return gc_error_prefix(
+			err, "cannot list %s in '%s'",
+			kind == GC_RESOURCE_KEYPAIR ? "key pairs" : "security groups", p->region);
+	}
+	for (size_t i = 0; i < got.n; i++)
+		*gc_resource_list_push(out) = got.items[i];
+	free(got.items);
+	return 0;
+}
+
+/* The "TYPE BASE64" part of an OpenSSH public key line, for comparing two keys. */
+static char *key_body(const char *line)
+{
+	const char *s = line, *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strcspn(s, " \t");
+	if (*e)
+		e += 1 + strcspn(e + 1, " \t\r\n");
+	return gc_xstrndup(s, (size_t)(e - s));
+}
+
+/*
+ * ImportKeyPair answered KeyPair.AlreadyExist. That is our own earlier import when the
+ * key of that name holds the same public key (a retry after a lost answer, or a re-run);
+ * anything else is someone else's key, never reused.
+ */
+static int adopt_keypair(struct gc_provider *p, const struct gc_keypair_request *req,
+			 struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	json_t *j = NULL, *o;
+	char *want = key_body(req->public_key_line), *have = NULL;
+	size_t i;
+	int ret = -1;
+
+	gc_params_add(&params, "KeyPairName", req->name);
+	gc_params_add(&params, "IncludePublicKey", "true");
+	if (ali_ecs_call(p, "DescribeKeyPairs", &params, 0, false, &body, err) != 0 ||
+	    parse_answer(p, &body, "DescribeKeyPairs", &j, err) != 0)
+		goto out;
+	json_array_foreach(jlist(j, "KeyPairs", "KeyPair"), i, o)
+	{
+		const char *name = jstr(o, "KeyPairName"), *pub = jstr(o, "PublicKey");
+
+		if (name && pub && strcmp(name, req->name) == 0) {
+			free(have);
+			have = key_body(pub);
+		}
+	}
+	if (!have || strcmp(want, have) != 0) {
+		gc_error_set(err, GC_EINVALID,
+			     "a key pair named '%s' already exists with another public key",
+			     req->name);
+		gc_error_set_cloud(err, "KeyPair.AlreadyExist", NULL, 400);
+		goto out;
+	}
+	ret = 0;
+out:
+	json_decref(j);
+	free(want);
+	free(have);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	return ret;
+}
+
+int ali_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
+		       struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(1);
+	json_t *j = NULL;
+	const char *name;
+	int ret = -1;
+
+	if (!req->name || !req->public_key_line || !*req->public_key_line)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot import a key pair without a name and a public key");
+	if (req->n_tags > ALI_MAX_TAGS)
+		return gc_error_set(err, GC_EINVALID, "cannot import key pair '%s': %zu tags",
+				    req->name, req->n_tags);
+	gc_params_add(&params, "KeyPairName", req->name);
+	gc_params_add(&params, "PublicKeyBody", req->public_key_line);
+	add_tags(&params, req->tags, req->n_tags);
+	if (ali_ecs_call(p, "ImportKeyPair", &params, 0, false, &body, err) != 0) {
+		if (err && strcmp(err->cloud_code, "KeyPair.AlreadyExist") == 0 &&
+		    adopt_keypair(p, req, err) == 0) {
+			gc_error_init(err);
+			*out_id = gc_xstrdup(req->name);
+			ret = 0;
+			goto out;
+		}
+		goto fail;
+	}
+	if (parse_answer(p, &body, "ImportKeyPair", &j, err) != 0)
+		goto fail;
+	name = jstr(j, "KeyPairName");
+	if (!name || strcmp(name, req->name) != 0) {
+		gc_error_set(err, GC_EINVALID, "ImportKeyPair answered another KeyPairName ('%s')",
+			     name ? name : "");
+		goto fail;
+	}
+	*out_id = gc_xstrdup(name); /* Alibaba key pairs have no id but their name */
+	ret = 0;
+	goto out;
+fail:
+	gc_error_prefix(err, "cannot import key pair '%s'", req->name);
+out:
+	json_decref(j);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	return ret;
+}
+
+int ali_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	json_t *names = json_pack("[s]", id);
+	char *text = json_dumps(names, JSON_COMPACT);
+	int ret;
+
+	/* names that do not exist are skipped by ECS: a key already gone is no error */
+	gc_params_add(&params, "KeyPairNames", text);
+	ret = ali_ecs_call(p, "DeleteKeyPairs", &params, 0, false, &body, err);
+	free(text);
+	json_decref(names);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	if (ret != 0)
+		return gc_error_prefix(err, "cannot delete key pair '%s'", id);
+	return 0;
+}
+
+static int authorize_ssh(struct gc_provider *p, const char *group_id,
+			 const struct gc_secgroup_request *req, struct gc_error *err)
+{
+	char range[32];
+
+	snprintf(range, sizeof(range), "%u/%u", req->ssh_port, req->ssh_port);
+	for (size_t first = 0; first < req->n_allow_from; first += ALI_RULE_BATCH) {
+		struct gc_params params = GC_PARAMS_INIT;
+		struct gc_buf body;
+		int rc;
+
+		gc_params_add(&params, "SecurityGroupId", group_id);
+		for (size_t i = first; i < req->n_allow_from && i < first + ALI_RULE_BATCH; i++) {
+			size_t n = i - first + 1;
+
+			addf(&params, "TCP", "Permissions.%zu.IpProtocol", n);
+			addf(&params, range, "Permissions.%zu.PortRange", n);
+			addf(&params, req->allow_from[i], "Permissions.%zu.SourceCidrIp", n);
+			addf(&params, "Accept", "Permissions.%zu.Policy", n);
+			addf(&params, "intranet", "Permissions.%zu.NicType", n);
+			addf(&params, "1", "Permissions.%zu.Priority", n);
+			addf(&params, "gpucluster ssh", "Permissions.%zu.Description", n);
+		}
+		/* a rule that is already there is accepted again without a copy (ECS API
+		 * reference, AuthorizeSecurityGroup), so a re-run needs no special case */
+		rc = ali_ecs_call(p, "AuthorizeSecurityGroup", &params, 0, false, &body, err);
+		gc_params_release(&params);
+		gc_buf_release(&body);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req, char **out_id,
+			struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(1);
+	json_t *j = NULL;
+	const char *vpc, *id;
+	const char *desc = req->description && strlen(req->description) >= 2 &&
+			!gc_starts_with(req->description, "http")
+		? req->description
+		: "gpucluster";
+	unsigned char rnd[16];
+	char token[33], *gid = NULL;
+	int ret = -1;
+
+	if (!req->name || !req->n_allow_from || req->ssh_port == 0 || req->ssh_port > 65535)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot create a security group without a name, a port and an "
+				    "address to allow");
+	if (req->n_tags > ALI_MAX_TAGS)
+		return gc_error_set(err, GC_EINVALID, "cannot create security group '%s': %zu tags",
+				    req->name, req->n_tags);
+	if (default_vpc(p, &vpc, err) != 0)
+		goto fail;
+	/* security group names need not be unique on ECS: a lost answer retried without a
+	 * token would make a second group, so each call carries one of its own */
+	if (gc_random_bytes(rnd, sizeof(rnd)) != 0) {
+		gc_error_set(err, GC_EGENERIC, "no random bytes for a client token");
+		goto fail;
+	}
+	gc_hex(rnd, sizeof(rnd), token);
+	gc_params_add(&params, "VpcId", vpc);
+	gc_params_add(&params, "SecurityGroupName", req->name);
+	gc_params_add(&params, "Description", desc);
+	/*
+	 * A basic ("normal") group, never an advanced ("enterprise") one: in a basic group the
+	 * instances reach each other over every protocol and port by default (its
+	 * InnerAccessPolicy is Accept, and Accept wins over any rule), which is what
+	 * allow_members asks for, with no rule to add. An advanced group isolates its
+	 * members (Drop, and that cannot be changed). The cost: a basic group holds at most
+	 * 6,000 private addresses in a VPC, far above a cluster. Without allow_members the
+	 * members still reach each other (ModifySecurityGroupPolicy Drop would isolate
+	 * them); the engine always asks for it.
+	 */
+	gc_params_add(&params, "SecurityGroupType", "normal");
+	gc_params_add(&params, "ClientToken", token);
+	add_tags(&params, req->tags, req->n_tags);
+	if (ali_ecs_call(p, "CreateSecurityGroup", &params, 0, false, &body, err) != 0)
+		goto fail;
+	if (parse_answer(p, &body, "CreateSecurityGroup", &j, err) != 0)
+		goto fail;
+	if (!(id = jstr(j, "SecurityGroupId")) || !*id) {
+		gc_error_set(err, GC_EINVALID,
+			     "CreateSecurityGroup answered without a "
+			     "SecurityGroupId");
+		goto fail;
+	}
+	gid = gc_xstrdup(id);
+	if (authorize_ssh(p, gid, req, err) != 0) {
+		/* not left half-made: a group without its rule is of no use */
+		struct gc_error ignored;
+
+		gc_error_init(&ignored);
+		if (ali_delete_secgroup(p, gid, &ignored) != 0)
+			gc_log_warn(p->log, "alibaba: cannot delete security group '%s': %s", gid,
+				    ignored.message);
+		goto fail;
+	}
+	*out_id = gid;
+	gid = NULL;
+	ret = 0;
+	goto out;
+fail:
+	gc_error_prefix(err, "cannot create security group '%s'", req->name);
+out:
+	free(gid);
+	json_decref(j);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	return ret;
+}
+
+int ali_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	/*
+	 * DependencyViolation while instances that used the group are still being released
+	 * is a wait, not a failure: retried as a transient error on a policy of its own with
+	 * a longer base and no share of the retry quota, for about two minutes.
+	 */
+	struct gc_retry_policy dep = {
+		.max_attempts = 10,
+		.base_transient_ms = 2000,
+		.max_backoff_ms = 20000,
+		.clock = p->clock,
+	};
+	struct gc_retry r;
+	struct gc_error e;
+
+	gc_retry_begin(&r, &dep);
+	for (;;) {
+		struct gc_params params = GC_PARAMS_INIT;
+		struct gc_buf body;
+		int ret;
+
+		gc_error_init(&e);
+		gc_params_add(&params, "SecurityGroupId", id);
+		ret = ali_ecs_call(p, "DeleteSecurityGroup", &params, 0, false, &body, &e);
+		gc_params_release(&params);
+		gc_buf_release(&body);
+		if (ret == 0 || e.code == GC_ENOTFOUND)
+			return 0;
+		if (strcmp(e.cloud_code, "DependencyViolation") != 0)
+			break;
+		e.code = GC_ETRANSIENT;
+		if (gc_retry_pause(&r, &e, -1) != 0)
+			break;
+		gc_log_debug(p->log, "alibaba: security group '%s' still in use; waiting", id);
+	}
+	if (err)
+		*err = e;
+	return gc_error_prefix(err, "cannot delete security group '%s'", id);
+}
+
+/* ---- images ------------------------------------------------------------------------------------ */
+
+struct ali_alias_def {
+	const char *alias;
+	const char *owner;    /* ImageOwnerAlias */
+	const char *search;   /* ImageName, a fuzzy search on ECS */
+	const char *prefix;   /* the name must start with this (NULL: no check) */
+	const char *contains; /* and hold this, any case (NULL: no check) */
+};
+
+/*
+ * The aliases of docs/spec.md (image:). Alibaba's public Ubuntu images are named
+ * ubuntu_22_04_x64_20G_alibase_YYYYMMDD.vhd (the "uefi" builds carry "uefi" after the
+ * version, so the prefix leaves them out). Alibaba publishes no system image with the
+ * NVIDIA driver (its console installs the driver at boot instead); GPU-ready Ubuntu
+ * images are Marketplace images, so gpu-ready is the newest Marketplace image whose
+ * name says GPU and Ubuntu 22.04 (docs/internals/alibaba.md).
+ */
+static const struct ali_alias_def alias_defs[] = {
+	{ "ubuntu-22.04", "system", "ubuntu_22_04_x64", "ubuntu_22_04_x64", NULL },
+	{ "ubuntu-24.04", "system", "ubuntu_24_04_x64", "ubuntu_24_04_x64", NULL },
+	{ "gpu-ready", "marketplace", "GPU", NULL, "ubuntu 22.04" },
+};
+
+static bool contains_ci(const char *s, const char *what)
+{
+	size_t n = strlen(what);
+
+	for (; *s; s++)
+		if (strncasecmp(s, what, n) == 0)
+			return true;
+	return false;
+}
+
+static int resolve_alias(struct gc_provider *p, const char *alias, char **out_id,
+			 struct gc_error *err)
+{
+	struct ali_driver *d = ali_driver(p);
+	const struct ali_alias_def *def = NULL;
+	char *best = NULL;
+	int64_t best_at = -1;
+	size_t seen = 0;
+	int ret = -1;
+
+	for (size_t i = 0; i < d->n_aliases; i++)
+		if (strcmp(d->aliases[i].alias, alias) == 0) {
+			*out_id = gc_xstrdup(d->aliases[i].id);
+			return 0;
+		}
+	for (size_t i = 0; i < sizeof(alias_defs) / sizeof(alias_defs[0]); i++)
+		if (strcmp(alias_defs[i].alias, alias) == 0)
+			def = &alias_defs[i];
+	if (!def)
+		return gc_error_set(err, GC_EINVALID,
+				    "unknown image alias '%s' (alibaba has ubuntu-22.04, "
+				    "ubuntu-24.04, gpu-ready, or an image id: m-... or "
+				    "NAME.vhd)",
+				    alias);
+	for (unsigned page = 1; page <= ALI_MAX_PAGES; page++) {
+		struct gc_params params = GC_PARAMS_INIT;
+		struct gc_buf body;
+		json_t *j = NULL, *o, *list;
+		size_t i;
+		int rc;
+
+		gc_params_add(&params, "ImageOwnerAlias", def->owner);
+		gc_params_add(&params, "ImageName", def->search);
+		gc_params_add(&params, "OSType", "linux");
+		gc_params_add(&params, "Architecture", "x86_64");
+		gc_params_add(&params, "Status", "Available");
+		addu(&params, "PageNumber", page);
+		addu(&params, "PageSize", ALI_PAGE_SIZE);
+		rc = ali_ecs_call(p, "DescribeImages", &params, 0, false, &body, err);
+		gc_params_release(&params);
+		if (rc == 0)
+			rc = parse_answer(p, &body, "DescribeImages", &j, err);
+		gc_buf_release(&body);
+		if (rc != 0)
+			goto out;
+		list = jlist(j, "Images", "Image");
+		json_array_foreach(list, i, o)
+		{
+			const char *id = jstr(o, "ImageId"), *name = jstr(o, "ImageName");
+			const char *created = jstr(o, "CreationTime"), *status = jstr(o, "Status");
+			int64_t at = 0;
+
+			if (!id || !name || (status && strcmp(status, "Available")) ||
+			    (def->prefix && !gc_starts_with(name, def->prefix)) ||
+			    (def->contains && !contains_ci(name, def->contains)))
+				continue;
+			if (!created || ali_parse_time(created, &at) != 0)
+				at = 0;
+			/* the newest build; ids break a tie so the answer does not depend on
+			 * list order */
+			if (!best || at > best_at || (at == best_at && strcmp(id, best) > 0)) {
+				free(best);
+				best = gc_xstrdup(id);
+				best_at = at;
+			}
+		}
+		seen += json_array_size(list);
+		rc = json_array_size(list) == 0 || seen >= (size_t)jnum(j, "TotalCount");
+		json_decref(j);
+		if (rc)
+			break;
+	}
+	if (!best) {
+		gc_error_set(err, GC_ENOTFOUND,
+			     "image alias '%s': no %s image named like '%s' in %s", alias,
+			     def->owner, def->prefix ? def->prefix : def->search, p->region);
+		goto out;
+	}
+	GC_ALLOC_GROW(d->aliases, d->n_aliases + 1, d->alloc_aliases);
+	d->aliases[d->n_aliases].alias = gc_xstrdup(alias);
+	d->aliases[d->n_aliases].id = gc_xstrdup(best);
+	d->n_aliases++;
+	*out_id = best;
+	best = NULL;
+	ret = 0;
+out:
+	if (ret != 0 && err && err->code != GC_ENOTFOUND)
+		gc_error_prefix(err, "cannot resolve image alias '%s'", alias);
+	free(best);
+	return ret;
+}
+
+int ali_resolve_image(struct gc_provider *p, const char *image, bool is_alias, char **out_id,
+		      struct gc_error *err)
+{
+	if (!image || !*image)
+		return gc_error_set(err, GC_EINVALID, "no image given");
+	if (is_alias)
+		return resolve_alias(p, image, out_id, err);
+	/* custom, shared and Marketplace images are m-..., public ones NAME.vhd */
+	if (!(gc_starts_with(image, "m-") && strlen(image) > 2) &&
+	    !(gc_ends_with(image, ".vhd") && strlen(image) > 4))
+		return gc_error_set(err, GC_EINVALID,
+				    "'%s' is not an Alibaba image id (m-... or NAME.vhd)", image);
+	*out_id = gc_xstrdup(image);
+	return 0;
+}
+
+/* ---- catalogue: types, prices, zones, regions -------------------------------------------------- */
+
+/* "NVIDIA A100 80G" -> "A100", "NVIDIA T4" -> "T4". */
+static void short_model(const char *spec, char out[64])
+{
+	const char *s = spec;
+	size_t n;
+
+	if (strncasecmp(s, "NVIDIA ", 7) == 0)
+		s += 7;
+	while (*s == ' ')
+		s++;
+	n = strcspn(s, " ");
+	snprintf(out, 64, "%.*s", (int)(n < 63 ? n : 63), s);
+}
+
+int ali_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
+		      struct gc_error *err)
+{
+	struct ali_driver *d = ali_driver(p);
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	struct gc_type_facts f;
+	json_t *j = NULL, *o;
+	size_t i;
+	bool found = false;
+	int ret = -1;
+
+	for (size_t k = 0; k < d->n_types; k++)
+		if (strcmp(d->types[k].name, type) == 0) {
+			*out = d->types[k];
+			return 0;
+		}
+	gc_params_add(&params, "InstanceTypes.1", type);
+	if (ali_ecs_call(p, "DescribeInstanceTypes", &params, 0, false, &body, err) != 0 ||
+	    parse_answer(p, &body, "DescribeInstanceTypes", &j, err) != 0) {
+		gc_error_prefix(err, "cannot look up instance type '%s'", type);
+		goto out;
+	}
+	json_array_foreach(jlist(j, "InstanceTypes", "InstanceType"), i, o)
+	{
+		const char *id = jstr(o, "InstanceTypeId"), *spec = jstr(o, "GPUSpec");
+
+		if (!id || strcmp(id, type) != 0)
+			continue;
+		memset(&f, 0, sizeof(f));
+		snprintf(f.name, sizeof(f.name), "%s", id);
+		f.vcpus = (unsigned)jnum(o, "CpuCoreCount");
+		f.memory_mib = (unsigned)lround(jnum(o, "MemorySize") * 1024.0);
+		f.gpus = (unsigned)jnum(o, "GPUAmount");
+		if (f.gpus && spec && *spec) {
+			short_model(spec, f.gpu_model);
+			/* GPUMemorySize is GiB per GPU */
+			f.gpu_memory_mib = (unsigned)lround(jnum(o, "GPUMemorySize") * 1024.0);
+		}
+		found = true;
+	}
+	if (!found) {
+		gc_error_set(err, GC_ENOTFOUND, "instance type '%s' is not offered in %s", type,
+			     p->region);
+		goto out;
+	}
+	GC_ALLOC_GROW(d->types, d->n_types + 1, d->alloc_types);
+	d->types[d->n_types++] = f;
+	*out = f;
+	ret = 0;
+out:
+	json_decref(j);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	return ret;
+}
+
+static const struct ali_price *price_cached(struct ali_driver *d, const char *type,
+					    const char *zone, bool spot)
+{
+	for (size_t i = 0; i < d->n_prices; i++) {
+		const struct ali_price *c = &d->prices[i];
+
+		if (c->spot == spot && strcmp(c->type, type) == 0 &&
+		    ((!zone && !c->zone) || (zone && c->zone && strcmp(zone, c->zone) == 0)))
+			return c;
+	}
+	return NULL;
+}
+
+int ali_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
+	      struct gc_error *err)
+{
+	struct ali_driver *d = ali_driver(p);
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	const struct ali_price *c;
+	json_t *j = NULL, *price, *o;
+	const char *currency;
+	double amount = -1;
+	size_t i;
+	int ret = -1;
+
+	if ((c = price_cached(d, type, zone, spot))) {
+		*out = c->amount;
+		return 0;
+	}
+	gc_params_add(&params, "ResourceType", "instance");
+	gc_params_add(&params, "InstanceType", type);
+	if (zone)
+		gc_params_add(&params, "ZoneId", zone);
+	gc_params_add(&params, "PriceUnit", "Hour");
+	gc_params_add(&params, "Amount", "1");
+	if (spot)
+		gc_params_add(&params, "SpotStrategy", "SpotAsPriceGo");
+	if (ali_ecs_call(p, "DescribePrice", &params, 0, false, &body, err) != 0) {
+		if (err && gc_starts_with(err->cloud_code, "InvalidInstanceType"))
+			err->code = GC_ENOTFOUND;
+		goto fail;
+	}
+	if (parse_answer(p, &body, "DescribePrice", &j, err) != 0)
+		goto fail;
+	price = json_object_get(json_object_get(j, "PriceInfo"), "Price");
+	/* the instance's own line: the total would include a default system disk */
+	json_array_foreach(jlist(price, "DetailInfos", "DetailInfo"), i, o)
+	{
+		const char *res = jstr(o, "Resource");
+
+		if (res && strcasecmp(res, "instanceType") == 0 &&
+		    json_is_number(json_object_get(o, "TradePrice")))
+			amount = jnum(o, "TradePrice");
+	}
+	if (amount < 0 && json_is_number(json_object_get(price, "TradePrice")))
+		amount = jnum(price, "TradePrice");
+	if (amount < 0) {
+		gc_error_set(err, GC_EINVALID, "DescribePrice answered without a TradePrice");
+		bad_answer(p, "DescribePrice", err);
+		goto fail;
+	}
+	currency = jstr(price, "Currency");
+	if (currency && strcmp(currency, "USD") != 0 && !d->currency_warned) {
+		/* China-site accounts are billed in CNY; there is no conversion to be had from
+		 * the API, so the figure is taken as it is */
+		gc_log_warn(p->log,
+			    "alibaba: DescribePrice answers in %s, not USD; prices, costs and "
+			    "max_hourly_cost are compared in %s as if they were USD",
+			    currency, currency);
+		d->currency_warned = true;
+	}
+	GC_ALLOC_GROW(d->prices, d->n_prices + 1, d->alloc_prices);
+	d->prices[d->n_prices].type = gc_xstrdup(type);
+	d->prices[d->n_prices].zone = zone ? gc_xstrdup(zone) : NULL;
+	d->prices[d->n_prices].spot = spot;
+	d->prices[d->n_prices].amount = amount;
+	d->n_prices++;
+	*out = amount;
+	ret = 0;
+	goto out;
+fail:
+	gc_error_prefix(err, "cannot get the %s price of '%s' in %s", spot ? "spot" : "on-demand",
+			type, zone ? zone : p->region);
+out:
+	json_decref(j);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	return ret;
+}
+
+/* A list of strings at wrapper/inner[].key of an answer, in order. */
+static int id_list(struct gc_provider *p, const char *action, const char *outer, const char *inner,
+		   const char *key, const char *status_ok, char ***out, size_t *n_out,
+		   struct gc_error *err)
+{
+	struct gc_buf body;
+	json_t *j = NULL, *o;
+	char **v = NULL;
+	size_t n = 0, i;
+	int ret = -1;
+
+	if (ali_ecs_call(p, action, NULL, 0, false, &body, err) != 0 ||
+	    parse_answer(p, &body, action, &j, err) != 0)
+		goto out;
+	json_array_foreach(jlist(j, outer, inner), i, o)
+	{
+		const char *id = jstr(o, key), *status = jstr(o, "Status");
+
+		if (!id || !*id || (status_ok && status && strcmp(status, status_ok)))
+			continue;
+		v = gc_xreallocarray(v, n + 1, sizeof(*v));
+		v[n++] = gc_xstrdup(id);
+	}
+	*out = v;
+	*n_out = n;
+	v = NULL;
+	n = 0;
+	ret = 0;
+out:
+	gc_strv_free(v, n);
+	json_decref(j);
+	gc_buf_release(&body);
+	return ret;
+}
+
+int ali_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
+{
+	if (id_list(p, "DescribeZones", "Zones", "Zone", "ZoneId", NULL, out, n_out, err) != 0)
+		return gc_error_prefix(err, "cannot list the zones of %s", p->region);
+	return 0;
+}
+
+int ali_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
+{
+	if (id_list(p, "DescribeRegions", "Regions", "Region", "RegionId", "available", out, n_out,
+		    err) != 0)
+		return gc_error_prefix(err, "cannot list the Alibaba Cloud regions");
+	return 0;
+}
+
+int ali_console_output(struct gc_provider *p, const char *id, char **out, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body, text = GC_BUF_INIT(ALI_CONSOLE_MAX);
+	json_t *j = NULL;
+	const char *b64;
+	int ret = -1;
+
+	gc_params_add(&params, "InstanceId", id);
+	if (ali_ecs_call(p, "GetInstanceConsoleOutput", &params, 0, false, &body, err) != 0 ||
+	    parse_answer(p, &body, "GetInstanceConsoleOutput", &j, err) != 0)
+		goto fail;
+	b64 = jstr(j, "ConsoleOutput");
+	if (b64 && gc_base64_decode(&text, b64, strlen(b64)) != 0) {
+		gc_error_set(err, GC_EINVALID,
+			     "GetInstanceConsoleOutput: the output is not base64 or over %zu "
+			     "bytes",
+			     (size_t)ALI_CONSOLE_MAX);
+		goto fail;
+	}
+	/* NUL-terminated by the buffer; a NUL inside would only cut the text short */
+	*out = gc_buf_detach(&text, NULL);
+	ret = 0;
+	goto out;
+fail:
+	gc_error_prefix(err, "cannot read the console of '%s'", id);
+out:
+	json_decref(j);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	gc_buf_release(&text);
+	return ret;
+}
