@@ -62,4 +62,32 @@ for wf in "$root"/examples/workflows/*.yml; do
 		"$gc" validate "$root/$spec" >/dev/null || fail "$wf: '$spec' does not validate"
 	done < <(sed -n 's/^ *spec: *\(.*\)$/\1/p' "$wf" | sort -u)
 done
+# the run step itself: each command becomes the gpucluster command line it should, run
+# with a stand-in gpucluster that prints its arguments
+awk '/^      id: gpucluster$/ { on = 1 } on && /^      run: \|$/ { body = 1; next }
+	body && /^    - / { exit } body { sub(/^        /, ""); print }' "$root/action.yml" >"$tmp/step.sh"
+[ -s "$tmp/step.sh" ] || fail "no run script in the gpucluster step of action.yml"
+mkdir "$tmp/bin"
+printf '#!/bin/sh\nprintf "%%s|" "$@"; echo\n' >"$tmp/bin/gpucluster"
+chmod +x "$tmp/bin/gpucluster"
+step() { # COMMAND ARGS -> the stand-in's line
+	PATH="$tmp/bin:$PATH" GC_COMMAND=$1 GC_SPEC=c.yaml GC_ARGS=$2 bash "$tmp/step.sh"
+}
+expect() { # COMMAND ARGS WANT
+	local got
+	got=$(step "$1" "$2") || fail "action.yml: '$1 $2' failed"
+	[ "$got" = "$3" ] || fail "action.yml: '$1 $2' ran gpucluster $got, want $3"
+}
+expect apply '' 'apply|-y|c.yaml|'
+expect destroy '--selector run-id=7' 'destroy|-y|--selector|run-id=7|c.yaml|'
+expect scale 'workers=4' 'scale|-y|-f|c.yaml|workers=4|'
+expect plan '--detailed-exitcode' 'plan|--detailed-exitcode|c.yaml|'
+expect hosts '--format mpi' 'hosts|--format|mpi|c.yaml|'
+# shellcheck disable=SC2016 # the variable is for the nodes, not this shell
+expect run '--no-apply -- echo $NODE_RANK' 'run|c.yaml|--no-apply|--|echo|$NODE_RANK|'
+expect gc '--cloud aws --yes' 'gc|--cloud|aws|--yes|'
+if step frobnicate '' >"$tmp/out" 2>&1; then
+	fail "action.yml accepted an unknown command"
+fi
+grep -q "unknown command 'frobnicate'" "$tmp/out" || fail "no clear error for an unknown command"
 echo "validate.sh: ok (action.yml and $n workflows)"

@@ -56,12 +56,22 @@ gc run "$work/e2e-run.yaml"
 [ "$rc" = 64 ] || fail "run without a command exited $rc"
 expect_alive e2e-run 0 "after usage errors"
 
-# one line per node, distinct ranks, every rank variable; then nothing left
+# one line per node, distinct ranks, every rank variable; then nothing left. The cloud's
+# view of the nodes is taken while the command still sleeps: Alibaba and Tencent forget
+# released instances at once, so after the teardown there is nothing left to compare with.
 # shellcheck disable=SC2016 # expanded by the nodes' shell
-gc run --down "$work/e2e-run.yaml" -- \
-	'echo "$NODE_RANK/$NNODES $NPROC_PER_NODE $MASTER_ADDR:$MASTER_PORT $GPUCLUSTER_NODE"'
-[ "$rc" = 0 ] || fail "run --down exited $rc"
+run_bg run --down "$work/e2e-run.yaml" -- \
+	'echo "$NODE_RANK/$NNODES $NPROC_PER_NODE $MASTER_ADDR:$MASTER_PORT $GPUCLUSTER_NODE"; sleep 2'
+wait_lines "$work/out" ' workers/[01]$' 2
 state
+set +e
+wait "$bg"
+rc=$?
+set -e
+[ "$rc" = 0 ] || fail "run --down exited $rc"
+jq -e '[.instances[] | select(.tags["gpucluster:cluster"] == "e2e-run")
+	| select((.state | ascii_downcase) == "running")] | length == 2' "$work/state.json" \
+	>/dev/null || fail "the nodes were not both running while the command ran"
 master=$(jq -r '[.instances[] | select(.tags["gpucluster:cluster"] == "e2e-run")]
 	| sort_by(.launch_time, .id) | .[0].private_ip' "$work/state.json")
 [ "$(wc -l <"$work/out")" = 2 ] || fail "run printed $(wc -l <"$work/out") lines, not one per node"
