@@ -188,22 +188,6 @@ static void resource_tags(struct tagv *t, const struct gc_engine *e, const char 
 	tagv_add(t, GC_TAG_CREATED_AT, now);
 }
 
-/* Whether tags carry every filter (a NULL value: the key with any value). */
-static bool tags_match(const struct gc_tag *tags, size_t n, const struct gc_tag_filter *f,
-		       size_t n_f)
-{
-	for (size_t i = 0; i < n_f; i++) {
-		bool found = false;
-
-		for (size_t k = 0; k < n && !found; k++)
-			found = strcmp(tags[k].key, f[i].key) == 0 &&
-				(!f[i].value || str_eq(tags[k].value, f[i].value));
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
 static bool resource_is_ours(const struct gc_resource *res, const char *cluster)
 {
 	for (size_t i = 0; i < res->n_tags; i++)
@@ -1564,7 +1548,7 @@ static int wait_gone(struct run *r, char ***ids, size_t *n_ids, bool sweep, stru
 				bool known = false;
 
 				if (inst->state == GC_STATE_TERMINATED ||
-				    !tags_match(inst->tags, inst->n_tags, r->sel, r->n_sel))
+				    !gc_tags_match(inst->tags, inst->n_tags, r->sel, r->n_sel))
 					continue;
 				for (size_t k = 0; k < *n_ids && !known; k++)
 					known = strcmp((*ids)[k], inst->id) == 0;
@@ -1923,7 +1907,7 @@ static void delete_resources(struct run *r, enum gc_resource_kind kind)
 
 		/* the filter is the driver's promise; the tag on what came back is ours to see */
 		if (!resource_is_ours(res, cluster) || !res->id ||
-		    !tags_match(res->tags, res->n_tags, r->sel, r->n_sel)) {
+		    !gc_tags_match(res->tags, res->n_tags, r->sel, r->n_sel)) {
 			gc_log_warn(r->e->log,
 				    "%s '%s' came back without the tag %s=%s%s; left alone", what,
 				    res->name ? res->name : "?", GC_TAG_CLUSTER, cluster,
@@ -2012,7 +1996,7 @@ int gc_engine_destroy_selected(struct gc_engine *e, const struct gc_tag_filter *
 	for (size_t i = 0; i < live.n; i++) {
 		/* terminating ones are on their way: waited for, not asked again */
 		if (live.items[i].state == GC_STATE_TERMINATING ||
-		    !tags_match(live.items[i].tags, live.items[i].n_tags, r.sel, r.n_sel))
+		    !gc_tags_match(live.items[i].tags, live.items[i].n_tags, r.sel, r.n_sel))
 			continue;
 		ids = gc_xreallocarray(ids, n_ids + 1, sizeof(*ids));
 		group_of = gc_xreallocarray(group_of, n_ids + 1, sizeof(*group_of));
@@ -2030,7 +2014,7 @@ int gc_engine_destroy_selected(struct gc_engine *e, const struct gc_tag_filter *
 	/* wait for everything of the cluster, the already terminating ones included */
 	for (size_t i = 0; i < live.n; i++) {
 		if (live.items[i].state != GC_STATE_TERMINATING ||
-		    !tags_match(live.items[i].tags, live.items[i].n_tags, r.sel, r.n_sel))
+		    !gc_tags_match(live.items[i].tags, live.items[i].n_tags, r.sel, r.n_sel))
 			continue;
 		ids = gc_xreallocarray(ids, n_ids + 1, sizeof(*ids));
 		ids[n_ids++] = gc_xstrdup(live.items[i].id);
@@ -2051,8 +2035,10 @@ int gc_engine_destroy_selected(struct gc_engine *e, const struct gc_tag_filter *
 			settled = false;
 		if (left > 0)
 			info(&r,
-			     "keeping the key pair and security group: %ld instance%s of cluster "
-			     "'%s' outside the selection %s still there",
+			     "keeping the %s: %ld instance%s of cluster '%s' outside the "
+			     "selection %s still there",
+			     r.p->ops->caps & GC_CAP_ED25519_KEYPAIR ? "key pair and security group"
+								     : "security group",
 			     left, left == 1 ? "" : "s", e->spec->name, left == 1 ? "is" : "are");
 	}
 	if (settled && !cancelled(&r) && !r.fatal) {

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # gc.sh: `gpucluster gc` against the emulator, with no spec. Four clusters: one with a TTL
-# (expired once its deadline passes), one scaled to zero (its key pair and security group
-# are orphans once older than the grace period), one that stays (a live node, no TTL),
-# and one made by a CI run (selected by its run id); plus an instance and a key pair
-# without our tags, named like ours. A dry run changes nothing, a fresh orphan is left
-# alone, --yes removes exactly what was shown, and the untagged resources are never even
-# listed. Time is moved with --as-of (gc's own clock), since the TTL's shortest is 10m.
+# (expired once its deadline passes), one scaled to zero (its security group, and its key
+# pair where the cloud takes ours, are orphans once older than the grace period), one that
+# stays (a live node, no TTL), and one made by a CI run (selected by its run id); plus an
+# instance and a key pair without our tags, named like ours. A dry run changes nothing, a
+# fresh orphan is left alone, --yes removes exactly what was shown, and the untagged
+# resources are never even listed. Time is moved with --as-of (gc's own clock), since the
+# shortest TTL a cloud takes ($TTL_SHORT) is minutes away. Where gpucluster makes no key
+# pairs (KEYPAIRS=0), gc must not show or delete one of ours either.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -17,7 +19,7 @@ foreign=$(foreign_instance gc-keep-workers)
 fkey=$(keypair_like gc-orph)
 foreign_keypair "$fkey"
 
-spec "$work/exp.yaml" gc-exp workers 2 "$TYPE1" on-demand $'lifecycle:\n  ttl: 10m'
+spec "$work/exp.yaml" gc-exp workers 2 "$TYPE1" on-demand "$(printf 'lifecycle:\n  ttl: %s' "$TTL_SHORT")"
 spec "$work/orph.yaml" gc-orph workers 1
 spec "$work/keep.yaml" gc-keep workers 1
 spec "$work/sel.yaml" gc-sel workers 2
@@ -31,7 +33,7 @@ gc_ok apply -y "$work/keep.yaml"
 )
 expect_alive gc-exp 2 "setup"
 expect_alive gc-orph 0 "setup"
-[ "$(owned_resources gc-orph)" = 2 ] || fail "setup: gc-orph has no key pair and security group"
+expect_owned gc-orph "setup"
 state
 cp "$work/state.json" "$work/before.json"
 
@@ -56,15 +58,21 @@ grep -q 'nothing to do' "$work/err" || fail "gc found something to collect now: 
 [ ! -s "$work/out" ] || fail "gc printed a table with nothing to collect"
 
 # 2. as of two hours on: a dry run shows the expired instances, the orphans, and gc-exp's
-# own key pair and security group (nothing of gc-exp stays); nothing else
+# own security group and key pair (nothing of gc-exp stays); nothing else. Where there
+# are no key pairs, a cluster's lone security group is still an orphan, and no key-pair
+# row is made up.
 later=$(date -u -d '+2 hours' +%Y-%m-%dT%H:%M:%SZ)
+listed=$((2 + 2 * OWNED)) # gc-exp's 2 instances, then gc-orph's and gc-exp's own
 gc_ok gc "${where[@]}" --as-of "$later"
 [ "$(rows instance gc-exp expired)" = 2 ] || fail "not 2 expired instances: $(cat "$work/out")"
-[ "$(rows key-pair gc-orph orphaned)" = 1 ] || fail "gc-orph's key pair is not an orphan"
+[ "$(rows key-pair gc-orph orphaned)" = "$KEYPAIRS" ] ||
+	fail "not $KEYPAIRS key pair(s) of gc-orph orphaned: $(cat "$work/out")"
 [ "$(rows security-group gc-orph orphaned)" = 1 ] || fail "gc-orph's security group is not an orphan"
-[ "$(rows key-pair gc-exp orphaned)" = 1 ] || fail "gc-exp's key pair would stay"
+[ "$(rows key-pair gc-exp orphaned)" = "$KEYPAIRS" ] ||
+	fail "not $KEYPAIRS key pair(s) of gc-exp orphaned: $(cat "$work/out")"
 [ "$(rows security-group gc-exp orphaned)" = 1 ] || fail "gc-exp's security group would stay"
-[ "$(($(wc -l <"$work/out") - 1))" = 6 ] || fail "the dry run lists more than it should: $(cat "$work/out")"
+[ "$(($(wc -l <"$work/out") - 1))" = "$listed" ] ||
+	fail "the dry run lists other than $listed: $(cat "$work/out")"
 head -n 1 "$work/out" | grep -Eq '^CLOUD +REGION +KIND +ID +NAME +CLUSTER +WHY +AGE$' ||
 	fail "no table header: $(head -n 1 "$work/out")"
 grep -q 'dry run' "$work/err" || fail "the dry run does not say so"
@@ -76,7 +84,8 @@ fi
 
 # the same as JSON; the untagged instance and key pair are not even scanned
 gc_ok gc -o json "${where[@]}" --as-of "$later"
-jq -e '.dry_run == true and (.resources | length) == 6
+jq -e --argjson n "$listed" --argjson k "$KEYPAIRS" '.dry_run == true and (.resources | length) == $n
+	and ([.resources[] | select(.kind == "key-pair")] | length) == 2 * $k
 	and ([.resources[] | select(.kind == "instance")] | all(.why == ["expired"]
 		and .result == "listed" and .state == "running" and (.expires_at | type) == "string"))
 	and .reasons == ["expired", "orphaned"] and .grace_s == 3600' "$work/out" >/dev/null ||
@@ -98,10 +107,16 @@ expect_alive gc-exp 0 "after gc --yes"
 [ "$(owned_resources gc-exp)" = 0 ] || fail "gc left gc-exp's key pair or security group"
 [ "$(owned_resources gc-orph)" = 0 ] || fail "gc left gc-orph's orphans"
 grep -q 'terminated instance' "$work/err" || fail "gc did not report the terminations"
-grep -q "deleted key-pair '$(keypair_like gc-orph)" "$work/err" ||
-	fail "gc did not report the key pair it deleted"
+grep -q "deleted security-group '[^']*' ([^,]*, cluster 'gc-orph'" "$work/err" ||
+	fail "gc did not report the security group it deleted"
+if [ "$KEYPAIRS" = 1 ]; then
+	grep -q "deleted key-pair '$(keypair_like gc-orph)" "$work/err" ||
+		fail "gc did not report the key pair it deleted"
+elif grep -q 'key-pair' "$work/err"; then
+	fail "gc reported a key pair where gpucluster makes none: $(cat "$work/err")"
+fi
 expect_alive gc-keep 1 "after gc --yes"
-[ "$(owned_resources gc-keep)" = 2 ] || fail "gc touched gc-keep's resources"
+expect_owned gc-keep "gc touched gc-keep's resources"
 expect_alive gc-sel 2 "after gc --yes"
 [ "$(instance_state "$foreign")" = running ] || fail "gc touched the untagged instance"
 state
@@ -112,7 +127,9 @@ jq -e --arg k "$fkey" --arg cloud "$CLOUD" '[.key_pairs[] | select(.cloud == $cl
 # 5. selected: everything of run 77, and nothing of anyone else; a second run finds nothing
 gc_ok gc "${where[@]}" --selector run-id=77
 [ "$(rows instance gc-sel selected)" = 2 ] || fail "the selector found $(cat "$work/out")"
-[ "$(rows key-pair gc-sel selected)" = 1 ] || fail "run 77's key pair is not selected"
+[ "$(rows key-pair gc-sel selected)" = "$KEYPAIRS" ] ||
+	fail "not $KEYPAIRS key pair(s) of run 77 selected: $(cat "$work/out")"
+[ "$(rows security-group gc-sel selected)" = 1 ] || fail "run 77's security group is not selected"
 gc_ok gc "${where[@]}" --selector run-id=77 -y
 expect_alive gc-sel 0 "after gc --selector run-id=77 --yes"
 [ "$(owned_resources gc-sel)" = 0 ] || fail "gc left run 77's key pair or security group"

@@ -70,6 +70,7 @@ aws)
 	ID_RE='i-[0-9a-f]*' # an instance id, in basic regex
 	HAS_CONSOLE=1       # the cloud has console output (a failed wait shows it)
 	KEYPAIRS=1          # our Ed25519 login key is imported as a key pair
+	TTL_SHORT=10m       # the shortest lifecycle.ttl plan accepts here (the spec's own floor)
 	;;
 alibaba)
 	REGION=cn-hangzhou
@@ -92,6 +93,7 @@ alibaba)
 	ID_RE='i-[0-9a-z]*'
 	HAS_CONSOLE=1
 	KEYPAIRS=0 # ImportKeyPair takes RSA, DSA and ECDSA keys only: cloud-init gets ours
+	TTL_SHORT=35m # AutoReleaseTime must be 30 minutes ahead; plan asks for 35 or more
 	;;
 tencent)
 	REGION=ap-guangzhou
@@ -113,6 +115,7 @@ tencent)
 	ID_RE='ins-[0-9a-z]*'
 	HAS_CONSOLE=0
 	KEYPAIRS=0 # ImportKeyPair takes "OpenSSH RSA" keys: cloud-init gets ours
+	TTL_SHORT=10m
 	;;
 *)
 	fail "unknown cloud '$CLOUD'"
@@ -283,6 +286,33 @@ owned_resources() {
 		"$work/state.json"
 }
 
+# What a cluster owns besides its instances: its security group, and its key pair where
+# gpucluster imports one.
+OWNED=$((1 + KEYPAIRS))
+
+# keypairs CLUSTER: key pairs tagged with CLUSTER.
+keypairs() {
+	state
+	jq --arg c "$1" --arg cloud "$CLOUD" '[.key_pairs[] | select(.cloud == $cloud)
+		| select(.tags["gpucluster:cluster"] == $c)] | length' "$work/state.json"
+}
+
+# expect_owned CLUSTER WHAT: CLUSTER has its security group, and its key pair where the
+# cloud takes ours (KEYPAIRS=1); elsewhere it has no key pair and gpucluster never asked
+# for one (the log's only key pair calls are the harness's own foreign_keypair imports).
+expect_owned() {
+	local n k made
+	n=$(owned_resources "$1")
+	k=$(keypairs "$1")
+	if [ "$n" != "$OWNED" ] || [ "$k" != "$KEYPAIRS" ]; then
+		fail "${2:-}: '$1' owns $n resources ($k key pairs), expected a security group and $KEYPAIRS key pair(s)"
+	fi
+	made=$(($(calls ImportKeyPair) + $(calls CreateKeyPair) - FOREIGN_KEYPAIRS))
+	if [ "$KEYPAIRS" = 0 ] && [ "$made" != 0 ]; then
+		fail "${2:-}: gpucluster asked for $made key pair(s) on a cloud that takes no Ed25519 key pairs"
+	fi
+}
+
 # calls ACTION: how many calls of ACTION the request log holds.
 calls() {
 	if [ ! -s "$work/requests.log" ]; then
@@ -340,8 +370,11 @@ foreign_instance() {
 }
 
 # foreign_keypair NAME: imports a key pair without our tags, under a name like ours.
+# Call it in the case's own shell: FOREIGN_KEYPAIRS counts the imports.
+FOREIGN_KEYPAIRS=0
 foreign_keypair() {
 	local pub
+	FOREIGN_KEYPAIRS=$((FOREIGN_KEYPAIRS + 1))
 	pub=$(printf 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBN0cmFuZ2VyLWtleS1mb3ItZTJlLXRlc3RzLTAx foreign' | base64 -w0)
 	case $CLOUD in
 	aws)

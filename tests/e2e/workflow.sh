@@ -101,11 +101,11 @@ state
 	| select(.tags["gpucluster:cluster"] == "wf-a" and .tags["gpucluster:run-id"] == "303")
 	| select((.state | ascii_downcase) != "terminated")] | length' "$work/state.json")" = 1 ] ||
 	fail "run 303's node is not tagged with its run"
-# its teardown takes its own node only, and leaves the key pair and security group that
-# run 101's nodes still use
+# its teardown takes its own node only, and leaves the security group (and key pair, where
+# there is one) that run 101's nodes still use
 gc_ok destroy -y --selector run-id=303 "$work/a.yaml"
 expect_alive wf-a 2 "after run 303's teardown"
-[ "$(owned_resources wf-a)" = 2 ] || fail "run 303's teardown took resources run 101 uses"
+expect_owned wf-a "run 303's teardown took resources run 101 uses"
 grep -q "outside the selection" "$work/err" || fail "destroy did not say why it kept them"
 
 # ---- run 202: the start job is cancelled mid-apply -----------------------------------
@@ -151,7 +151,7 @@ grep -qF "### gpucluster destroy: \`wf-b\`" "$GITHUB_STEP_SUMMARY" ||
 	fail "the teardown wrote no summary"
 # the other run's cluster is untouched
 expect_alive wf-a 2 "after run 202's teardown"
-[ "$(owned_resources wf-a)" = 2 ] || fail "run 202's teardown touched wf-a's resources"
+expect_owned wf-a "run 202's teardown touched wf-a's resources"
 
 # a teardown that finds nothing of its run succeeds
 gc_ok destroy -y --selector run-id=202 "$work/b.yaml"
