@@ -1,12 +1,17 @@
 /*
- * buf.c: the capped growable buffer (see buf.h).
+ * buf.c: the capped growable buffer (see buf.h), and small files read whole into one.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/error.h"
 
 char gc_buf_empty[1];
 
@@ -125,4 +130,49 @@ char *gc_buf_detach(struct gc_buf *b, size_t *len)
 	b->len = 0;
 	b->alloc = 0;
 	return p;
+}
+
+int gc_buf_read_file(struct gc_buf *b, const char *path, const char *name, bool *found,
+		     struct gc_error *err)
+{
+	char chunk[4096];
+	struct stat st;
+	int fd, ret = -1;
+
+	if (!name)
+		name = path;
+	if (found)
+		*found = false;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT && found)
+		return 0;
+	if (fd < 0)
+		return gc_error_set(err, GC_EIO, "cannot open '%s': %s", name, strerror(errno));
+	if (found)
+		*found = true;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		gc_error_set(err, GC_EIO, "'%s' is not a regular file", name);
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			gc_error_set(err, GC_EIO, "cannot read '%s': %s", name, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		if (gc_buf_add(b, chunk, (size_t)n) != 0) {
+			gc_error_set(err, GC_ETOOBIG, "'%s' is larger than %zu KiB", name,
+				     b->max >> 10);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	close(fd);
+	return ret;
 }

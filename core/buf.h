@@ -2,7 +2,8 @@
  * buf.h: the one growable byte buffer, with a size cap.
  *
  * Remote data (API responses, SSH output) and user files are input: every buffer that
- * holds them has a cap, and an append that would pass it fails instead of growing.
+ * holds them has a cap, and an append that would pass it fails instead of growing
+ * (gc_buf_read_file reads a small file whole under the same cap).
  * Invariants: `data` is never NULL and is always NUL-terminated at `len` (so text can be
  * used as a C string), `len <= max`. Life cycle: gc_buf_init (or GC_BUF_INIT) ->
  * appends -> gc_buf_release, or gc_buf_detach to hand the bytes to the caller.
@@ -11,7 +12,10 @@
 #define GC_BUF_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+
+struct gc_error;
 
 #define GC_BUF_DEFAULT_MAX ((size_t)64 << 20) /* 64 MiB */
 
@@ -45,5 +49,14 @@ char *gc_buf_detach(struct gc_buf *b, size_t *len);
 
 /* Cuts the contents to their first len bytes (nothing happens when len >= b->len). */
 void gc_buf_truncate(struct gc_buf *b, size_t len);
+
+/*
+ * Appends the regular file at path whole to b; b's cap bounds it (GC_ETOOBIG past it).
+ * Messages name the file as name (NULL: path). With found, a file that does not exist is
+ * no error: 0 with *found false (*found is true once the file is open); without, it is
+ * one. On failure b may hold part of the file: a caller reading a secret wipes b anyway.
+ */
+int gc_buf_read_file(struct gc_buf *b, const char *path, const char *name, bool *found,
+		     struct gc_error *err);
 
 #endif

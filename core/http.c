@@ -16,6 +16,8 @@
 
 #include "core/alloc.h"
 #include "core/http.h"
+#include "core/retry.h"
+#include "core/urlenc.h"
 
 #ifndef GC_VERSION
 #define GC_VERSION "dev"
@@ -519,6 +521,51 @@ static void fail_active(struct gc_http *http, struct xfer *xs, size_t n, CURLMco
 		gc_error_set(&xs[i].res->error, GC_EGENERIC, "cannot %s: %s", xs[i].where,
 			     curl_multi_strerror(mc));
 		xfer_cleanup(&xs[i]);
+	}
+}
+
+int gc_http_post(struct gc_http *http, const char *url, const struct gc_params *headers,
+		 const void *body, size_t body_len, size_t max_response,
+		 struct gc_http_response *res, struct gc_error *err)
+{
+	struct gc_http_request req;
+	char **lines = gc_xcalloc(headers->n ? headers->n : 1, sizeof(*lines));
+	int ret;
+
+	for (size_t i = 0; i < headers->n; i++)
+		lines[i] = gc_xasprintf("%s: %s", headers->items[i].name, headers->items[i].value);
+	memset(&req, 0, sizeof(req));
+	req.method = "POST";
+	req.url = url;
+	req.headers = (const char *const *)lines;
+	req.n_headers = headers->n;
+	req.body = body;
+	req.body_len = body_len;
+	req.max_response = max_response;
+	ret = gc_http_perform(http, &req, res, err);
+	for (size_t i = 0; i < headers->n; i++)
+		free(lines[i]);
+	free(lines);
+	return ret;
+}
+
+int gc_http_perform_retried(struct gc_http *http, const struct gc_http_request *req,
+			    struct gc_http_response *res, const struct gc_retry_policy *policy,
+			    struct gc_error *err)
+{
+	struct gc_retry r;
+
+	gc_retry_begin(&r, policy);
+	for (;;) {
+		if (gc_http_perform(http, req, res, err) == 0 && res->status < 500) {
+			gc_retry_succeeded(&r);
+			return 0;
+		}
+		if (res->status >= 500)
+			gc_error_set(err, GC_ETRANSIENT, "HTTP %d", res->status);
+		gc_http_response_release(res);
+		if (gc_retry_pause(&r, err, -1) != 0)
+			return -1;
 	}
 }
 

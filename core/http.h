@@ -87,6 +87,28 @@ void gc_http_free(struct gc_http *http);
 int gc_http_perform(struct gc_http *http, const struct gc_http_request *req,
 		    struct gc_http_response *res, struct gc_error *err);
 
+struct gc_params;
+
+/*
+ * gc_http_perform of a POST of body to url with headers, name and value pairs as a signer
+ * produced them (core/urlenc.h), the answer capped at max_response.
+ */
+int gc_http_post(struct gc_http *http, const char *url, const struct gc_params *headers,
+		 const void *body, size_t body_len, size_t max_response,
+		 struct gc_http_response *res, struct gc_error *err);
+
+struct gc_retry_policy;
+
+/*
+ * gc_http_perform retried under policy (core/retry.h) while the transport fails or the
+ * answer is a 5xx (then GC_ETRANSIENT, "HTTP <status>"): for small services with no error
+ * bodies of their own, such as an instance metadata service. Returns 0 with the first
+ * answer below 500, whatever its status, or -1 with err set (err must not be NULL).
+ */
+int gc_http_perform_retried(struct gc_http *http, const struct gc_http_request *req,
+			    struct gc_http_response *res, const struct gc_retry_policy *policy,
+			    struct gc_error *err);
+
 /*
  * Performs n requests with at most max_in_flight of them in progress at any moment
  * (0: GC_HTTP_DEFAULT_IN_FLIGHT). Every res[i] is initialised and gets its own outcome in

@@ -73,6 +73,14 @@ void gc_wipe(void *p, size_t n)
 	OPENSSL_cleanse(p, n);
 }
 
+void gc_wipe_free(char *s)
+{
+	if (!s)
+		return;
+	OPENSSL_cleanse(s, strlen(s));
+	free(s);
+}
+
 void gc_keypair_wipe_buf(struct gc_buf *b)
 {
 	if (!b)

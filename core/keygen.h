@@ -80,6 +80,9 @@ int gc_keypair_public_line(struct gc_buf *out, const struct gc_keypair *kp);
 int gc_keypair_private_pem(struct gc_buf *out, const struct gc_keypair *kp, struct gc_error *err);
 /* Overwrites n bytes at p with zeros in a way the compiler keeps. */
 void gc_wipe(void *p, size_t n);
+/* Overwrites a secret string (NULL is fine) before freeing it, so it does not linger in
+ * freed heap memory. */
+void gc_wipe_free(char *s);
 /* Overwrites a buffer's memory with zeros, then releases it. */
 void gc_keypair_wipe_buf(struct gc_buf *b);
 

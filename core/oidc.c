@@ -28,14 +28,6 @@
 #define OIDC_URL_MAX	     4096
 #define OIDC_NEED_PERMISSION "the workflow needs `permissions: id-token: write`"
 
-static const char *env_get(const struct gc_spec_env *env, const char *name)
-{
-	const struct gc_spec_env *e = env ? env : &gc_spec_env_process;
-	const char *v = e->lookup ? e->lookup(e->ctx, name) : NULL;
-
-	return v && *v ? v : NULL;
-}
-
 const char *gc_oidc_default_audience(enum gc_cloud cloud)
 {
 	switch (cloud) {
@@ -48,14 +40,14 @@ const char *gc_oidc_default_audience(enum gc_cloud cloud)
 
 bool gc_oidc_in_actions(const struct gc_spec_env *env)
 {
-	const char *v = env_get(env, "GITHUB_ACTIONS");
+	const char *v = gc_spec_env_get(env, "GITHUB_ACTIONS");
 
 	return v && strcmp(v, "true") == 0;
 }
 
 bool gc_oidc_available(const struct gc_spec_env *env)
 {
-	return env_get(env, "ACTIONS_ID_TOKEN_REQUEST_URL") != NULL;
+	return gc_spec_env_get(env, "ACTIONS_ID_TOKEN_REQUEST_URL") != NULL;
 }
 
 static char *dup_or_null(const char *s)
@@ -168,8 +160,8 @@ out:
 
 int gc_oidc_fetch(char **out, const struct gc_oidc_request *req, struct gc_error *err)
 {
-	const char *base = env_get(req->env, "ACTIONS_ID_TOKEN_REQUEST_URL");
-	const char *bearer = env_get(req->env, "ACTIONS_ID_TOKEN_REQUEST_TOKEN");
+	const char *base = gc_spec_env_get(req->env, "ACTIONS_ID_TOKEN_REQUEST_URL");
+	const char *bearer = gc_spec_env_get(req->env, "ACTIONS_ID_TOKEN_REQUEST_TOKEN");
 	struct gc_buf url = GC_BUF_INIT(OIDC_URL_MAX);
 	struct gc_retry_policy policy;
 	struct gc_http_request hr;
@@ -265,8 +257,8 @@ static bool digits_only(const char *s, size_t max)
 void gc_oidc_session_name(char out[GC_OIDC_SESSION_MAX + 1], const struct gc_spec_env *env,
 			  int64_t now)
 {
-	const char *run = env_get(env, "GITHUB_RUN_ID");
-	const char *attempt = env_get(env, "GITHUB_RUN_ATTEMPT");
+	const char *run = gc_spec_env_get(env, "GITHUB_RUN_ID");
+	const char *attempt = gc_spec_env_get(env, "GITHUB_RUN_ATTEMPT");
 
 	if (digits_only(run, 20) && digits_only(attempt, 6))
 		snprintf(out, GC_OIDC_SESSION_MAX + 1, "gpucluster-%s-%s", run, attempt);

@@ -6,10 +6,12 @@
  * or a default inserts is never looked at again, so a value cannot smuggle in a second
  * round of references. A `$` that starts no reference is kept as it is, because shell
  * lines in `run:` are full of `$HOME` and `$1`. The variables come through a struct
- * gc_spec_env so that tests and the fuzzer decide what is set.
+ * gc_spec_env so that tests and the fuzzer decide what is set; the credential chains read
+ * theirs through it too (gc_spec_env_get).
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -29,6 +31,21 @@ const struct gc_spec_env gc_spec_env_process = {
 	.lookup = process_lookup,
 	.ctx = NULL,
 };
+
+const char *gc_spec_env_get(const struct gc_spec_env *env, const char *name)
+{
+	const struct gc_spec_env *e = env ? env : &gc_spec_env_process;
+	const char *v = e->lookup ? e->lookup(e->ctx, name) : NULL;
+
+	return v && *v ? v : NULL;
+}
+
+bool gc_spec_env_true(const struct gc_spec_env *env, const char *name)
+{
+	const char *v = gc_spec_env_get(env, name);
+
+	return v && strcasecmp(v, "true") == 0;
+}
 
 static bool name_start(char c)
 {

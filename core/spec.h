@@ -160,6 +160,12 @@ struct gc_spec_env {
 /* The process environment (getenv). */
 extern const struct gc_spec_env gc_spec_env_process;
 
+/* A variable through env (NULL: the process environment), as the credential chains read
+ * them: an empty value counts as unset (NULL). */
+const char *gc_spec_env_get(const struct gc_spec_env *env, const char *name);
+/* Whether a variable is "true", in any case (the clouds' *_DISABLED switches). */
+bool gc_spec_env_true(const struct gc_spec_env *env, const char *name);
+
 /*
  * Loads and validates. On success *out is the spec and 0 is returned. On a spec with
  * problems, -1 is returned with every problem in diags (err->code GC_EINVALID, err's

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +84,36 @@ bool gc_ends_with(const char *s, const char *suffix)
 	size_t n = strlen(s), m = strlen(suffix);
 
 	return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+void gc_format_decimal(double v, char out[32])
+{
+	size_t n;
+
+	snprintf(out, 32, "%.5f", v);
+	n = strlen(out);
+	while (n > 1 && out[n - 1] == '0')
+		out[--n] = '\0';
+	if (n > 1 && out[n - 1] == '.')
+		out[--n] = '\0';
+}
+
+static bool id_char(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-';
+}
+
+bool gc_names_id(const char *text, const char *id)
+{
+	size_t len = strlen(id);
+
+	for (const char *s = strstr(text, id); s; s = strstr(s + 1, id)) {
+		char before = s == text ? ' ' : s[-1];
+
+		if (!id_char(s[len]) && !id_char(before))
+			return true;
+	}
+	return false;
 }
 
 bool gc_utf8_valid(const char *str, size_t len)

@@ -19,6 +19,13 @@ int gc_parse_double(const char *s, double *out);
 
 bool gc_starts_with(const char *s, const char *prefix);
 bool gc_ends_with(const char *s, const char *suffix);
+/* Whether id stands in text as a whole word, not next to [0-9a-z-]: "i-0ab" is not in
+ * "i-0abc" (the ids a cloud's error message names). */
+bool gc_names_id(const char *text, const char *id);
+
+/* v with five decimals at most, trailing zeros (and a bare point) dropped: "0.5", "3" (a
+ * price as the clouds' APIs take it). */
+void gc_format_decimal(double v, char out[32]);
 
 /* Whether s is valid UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF). */
 bool gc_utf8_valid(const char *s, size_t len);

@@ -25,8 +25,6 @@
 #include "providers/alibaba/alibaba.h"
 #include "providers/alibaba/ecs.h"
 
-#define ALI_REFRESH_AHEAD 300 /* seconds before expiry that temporary credentials are renewed */
-
 static void driver_free(struct ali_driver *d)
 {
 	if (!d)
@@ -55,17 +53,9 @@ static void driver_free(struct ali_driver *d)
 		free(d->vswitches[i].id);
 	}
 	free(d->vswitches);
-	for (size_t i = 0; i < d->n_aliases; i++) {
-		free(d->aliases[i].alias);
-		free(d->aliases[i].id);
-	}
-	free(d->aliases);
+	gc_params_release(&d->aliases);
 	free(d->types);
-	for (size_t i = 0; i < d->n_prices; i++) {
-		free(d->prices[i].type);
-		free(d->prices[i].zone);
-	}
-	free(d->prices);
+	gc_price_cache_release(&d->prices);
 	free(d);
 }
 
@@ -83,35 +73,31 @@ static void creds_input(struct gc_provider *p, struct ali_driver *d, struct ali_
 	in->oidc = &d->oidc;
 }
 
-int ali_refresh_creds(struct gc_provider *p, struct gc_error *err)
+/* The chain again; the fresh credentials replace the old ones. */
+static int renew_creds(struct gc_provider *p, struct gc_error *err)
 {
 	struct ali_driver *d = ali_driver(p);
 	struct ali_creds_input in;
 	struct ali_creds fresh;
-	struct gc_error e;
-	int64_t now = (int64_t)time(NULL);
 
-	if (!d->creds.expiration || now + ALI_REFRESH_AHEAD < d->creds.expiration)
-		return 0;
 	creds_input(p, d, &in);
 	ali_creds_init(&fresh);
-	gc_error_init(&e);
-	if (ali_creds_resolve(&fresh, &in, &e) != 0) {
+	if (ali_creds_resolve(&fresh, &in, err) != 0) {
 		ali_creds_release(&fresh);
-		if (now < d->creds.expiration) {
-			/* still valid for a few minutes: keep going, try again next call */
-			gc_log_warn(p->log, "alibaba: cannot renew credentials from %s: %s",
-				    d->creds.source ? d->creds.source : "the chain", e.message);
-			return 0;
-		}
-		if (err)
-			*err = e;
-		return gc_error_prefix(err, "the Alibaba Cloud credentials expired");
+		return -1;
 	}
 	gc_log_debug(p->log, "alibaba: renewed the credentials from %s", fresh.source);
 	ali_creds_release(&d->creds);
 	d->creds = fresh;
 	return 0;
+}
+
+int ali_refresh_creds(struct gc_provider *p, struct gc_error *err)
+{
+	struct ali_driver *d = ali_driver(p);
+
+	return gc_driver_refresh_creds(p, d->creds.expiration, d->creds.source, "Alibaba Cloud",
+				       renew_creds, err);
 }
 
 static bool valid_region(const char *r)

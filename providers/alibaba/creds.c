@@ -29,6 +29,7 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/keygen.h"
 #include "core/oidc.h"
 #include "core/retry.h"
 #include "core/str.h"
@@ -54,34 +55,12 @@
 
 static const char *env_get(const struct ali_creds_input *in, const char *name)
 {
-	const struct gc_spec_env *e = in->env ? in->env : &gc_spec_env_process;
-	const char *v = e->lookup ? e->lookup(e->ctx, name) : NULL;
-
-	return v && *v ? v : NULL;
+	return gc_spec_env_get(in->env, name);
 }
 
 static bool env_true(const struct ali_creds_input *in, const char *name)
 {
-	const char *v = env_get(in, name);
-
-	return v && strcasecmp(v, "true") == 0;
-}
-
-/* Overwrites a secret before freeing it, so it does not linger in freed heap memory. */
-static void wipe_free(char *s)
-{
-	if (!s)
-		return;
-	for (volatile char *p = s; *p; p++)
-		*p = '\0';
-	free(s);
-}
-
-static void wipe_buf(struct gc_buf *b)
-{
-	for (size_t i = 0; i < b->len; i++)
-		b->data[i] = '\0';
-	gc_buf_release(b);
+	return gc_spec_env_true(in->env, name);
 }
 
 void ali_creds_init(struct ali_creds *c)
@@ -94,8 +73,8 @@ void ali_creds_release(struct ali_creds *c)
 	if (!c)
 		return;
 	free(c->access_key_id);
-	wipe_free(c->access_key_secret);
-	wipe_free(c->security_token);
+	gc_wipe_free(c->access_key_secret);
+	gc_wipe_free(c->security_token);
 	free(c->source);
 	memset(c, 0, sizeof(*c));
 }
@@ -127,48 +106,6 @@ static char *expand_home(const struct ali_creds_input *in, const char *path)
 static bool is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-/* Reads a small file whole into out (capped); *found is false when it does not exist. */
-static int read_file(struct gc_buf *out, const char *path, const char *name, bool *found,
-		     struct gc_error *err)
-{
-	char chunk[4096];
-	struct stat st;
-	int fd, ret = -1;
-
-	*found = false;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 && errno == ENOENT)
-		return 0;
-	if (fd < 0)
-		return gc_error_set(err, GC_EIO, "cannot open '%s': %s", name, strerror(errno));
-	*found = true;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		gc_error_set(err, GC_EIO, "'%s' is not a regular file", name);
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			gc_error_set(err, GC_EIO, "cannot read '%s': %s", name, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		if (gc_buf_add(out, chunk, (size_t)n) != 0) {
-			gc_error_set(err, GC_ETOOBIG, "'%s' is larger than %zu KiB", name,
-				     out->max >> 10);
-			goto out;
-		}
-	}
-	ret = 0;
-out:
-	close(fd);
-	return ret;
 }
 
 static const char *jstr(json_t *o, const char *key)
@@ -486,7 +423,7 @@ out:
 	free(source);
 	free(base);
 	free(url);
-	wipe_buf(&body);
+	gc_keypair_wipe_buf(&body);
 	for (size_t i = 0; i < form.n; i++)
 		if (strcmp(form.items[i].name, "OIDCToken") == 0)
 			memset(form.items[i].value, 0, strlen(form.items[i].value));
@@ -525,7 +462,7 @@ static int oidc(struct ali_creds *out, struct chain *ch, const char *role_arn,
 	bool found;
 	int ret = -1;
 
-	if (read_file(&token, path, path, &found, err) != 0) {
+	if (gc_buf_read_file(&token, path, path, &found, err) != 0) {
 		gc_error_prefix(err, "OIDC token file");
 		goto out;
 	}
@@ -543,7 +480,7 @@ static int oidc(struct ali_creds *out, struct chain *ch, const char *role_arn,
 			  gc_xasprintf("OIDC (role '%s')", role_arn), err);
 	free(what);
 out:
-	wipe_buf(&token);
+	gc_keypair_wipe_buf(&token);
 	free(path);
 	return ret;
 }
@@ -641,10 +578,9 @@ static int metadata_request(const struct chain *ch, const struct metadata *m, co
 {
 	struct gc_retry_policy policy = retry_policy(ch, METADATA_ATTEMPTS);
 	struct gc_http_request req;
-	struct gc_retry r;
 	char *url = gc_xasprintf("%s%s", m->base, path);
 	const char *hdrs[1] = { header };
-	int ret = -1;
+	int ret;
 
 	memset(&req, 0, sizeof(req));
 	req.method = method;
@@ -654,19 +590,7 @@ static int metadata_request(const struct chain *ch, const struct metadata *m, co
 	req.connect_timeout_ms = METADATA_TIMEOUT_MS;
 	req.timeout_ms = METADATA_TIMEOUT_MS;
 	req.max_response = METADATA_MAX;
-	gc_retry_begin(&r, &policy);
-	for (;;) {
-		if (gc_http_perform(ch->in->http, &req, res, err) == 0 && res->status < 500) {
-			gc_retry_succeeded(&r);
-			ret = 0;
-			break;
-		}
-		if (res->status >= 500)
-			gc_error_set(err, GC_ETRANSIENT, "HTTP %d", res->status);
-		gc_http_response_release(res);
-		if (gc_retry_pause(&r, err, -1) != 0)
-			break;
-	}
+	ret = gc_http_perform_retried(ch->in->http, &req, res, &policy, err);
 	free(url);
 	return ret;
 }
@@ -805,8 +729,8 @@ static int metadata_creds(struct ali_creds *out, struct chain *ch, const char *r
 	ret = 0;
 out:
 	json_decref(j);
-	wipe_free(token);
-	wipe_free(m.token_header);
+	gc_wipe_free(token);
+	gc_wipe_free(m.token_header);
 	free(m.base);
 	free(listed);
 	free(path);
@@ -835,7 +759,7 @@ static int config_load(struct chain *ch, struct gc_error *err)
 			return 0; /* nowhere to look */
 		path = gc_xasprintf("%s/.aliyun/config.json", home);
 	}
-	if (read_file(&text, path, ch->config_name, &found, err) != 0)
+	if (gc_buf_read_file(&text, path, ch->config_name, &found, err) != 0)
 		goto out;
 	if (!found) {
 		ret = 0;
@@ -862,7 +786,7 @@ static int config_load(struct chain *ch, struct gc_error *err)
 	}
 	ret = 0;
 out:
-	wipe_buf(&text);
+	gc_keypair_wipe_buf(&text);
 	free(path);
 	return ret;
 }

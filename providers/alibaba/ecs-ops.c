@@ -83,21 +83,6 @@ static void add_tags(struct gc_params *p, const struct gc_tag *tags, size_t n)
 	}
 }
 
-static bool tags_match(const struct gc_tag *have, size_t n_have, const struct gc_tag_filter *want,
-		       size_t n_want)
-{
-	for (size_t i = 0; i < n_want; i++) {
-		bool found = false;
-
-		for (size_t k = 0; k < n_have && !found; k++)
-			found = strcmp(have[k].key, want[i].key) == 0 &&
-				(!want[i].value || strcmp(have[k].value, want[i].value) == 0);
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
 static const char *jstr(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
@@ -420,7 +405,7 @@ int ali_discover(struct gc_provider *p, const struct gc_discover_query *q,
 				bad_answer(p, "DescribeInstances", err);
 				goto out;
 			}
-			if (tags_match(inst.tags, inst.n_tags, q->tags, q->n_tags) &&
+			if (gc_tags_match(inst.tags, inst.n_tags, q->tags, q->n_tags) &&
 			    (q->include_terminated || inst.state != GC_STATE_TERMINATED))
 				*gc_instance_list_push(&found) = inst;
 			else
@@ -706,62 +691,38 @@ out:
 
 /* ---- terminate ----------------------------------------------------------------------------------- */
 
-/* Whether id is named in text as a whole word ("i-0ab" is not in "i-0abc"). */
-static bool names_id(const char *text, const char *id)
+struct delete_ids {
+	const char *const *ids;
+	size_t n;
+};
+
+/* One DeleteInstances; an instance still initialising (IncorrectInstanceStatus, also
+ * ".Initializing") cannot be released yet: 1, a wait. */
+static int delete_once(struct gc_provider *p, void *ctx, struct gc_error *err)
 {
-	size_t len = strlen(id);
+	const struct delete_ids *d = ctx;
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	int rc;
 
-	for (const char *s = strstr(text, id); s; s = strstr(s + 1, id)) {
-		char after = s[len], before = s == text ? ' ' : s[-1];
-		bool word_after = (after >= '0' && after <= '9') ||
-			(after >= 'a' && after <= 'z') || after == '-';
-		bool word_before = (before >= '0' && before <= '9') ||
-			(before >= 'a' && before <= 'z') || before == '-';
-
-		if (!word_after && !word_before)
-			return true;
-	}
-	return false;
+	for (size_t i = 0; i < d->n; i++)
+		addf(&params, d->ids[i], "InstanceId.%zu", i + 1);
+	gc_params_add(&params, "Force", "true");
+	rc = ali_ecs_call(p, "DeleteInstances", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	if (rc != 0 && gc_starts_with(err->cloud_code, "IncorrectInstanceStatus"))
+		return 1;
+	return rc;
 }
 
-/*
- * One DeleteInstances. An instance still initialising (IncorrectInstanceStatus, also
- * ".Initializing") cannot be released yet: that is a wait, retried as a transient error
- * on a policy of its own with a longer base and no share of the retry quota, for about
- * two minutes.
- */
+/* DeleteInstances, an instance still initialising waited out (about two minutes). */
 static int delete_call(struct gc_provider *p, const char *const *ids, size_t n,
 		       struct gc_error *err)
 {
-	struct gc_retry_policy wait = {
-		.max_attempts = 10,
-		.base_transient_ms = 2000,
-		.max_backoff_ms = 20000,
-		.clock = p->clock,
-	};
-	struct gc_retry r;
+	struct delete_ids d = { ids, n };
 
-	gc_retry_begin(&r, &wait);
-	for (;;) {
-		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
-		int rc;
-
-		for (size_t i = 0; i < n; i++)
-			addf(&params, ids[i], "InstanceId.%zu", i + 1);
-		gc_params_add(&params, "Force", "true");
-		rc = ali_ecs_call(p, "DeleteInstances", &params, 0, false, &body, err);
-		gc_params_release(&params);
-		gc_buf_release(&body);
-		if (rc == 0)
-			return 0;
-		if (!err || !gc_starts_with(err->cloud_code, "IncorrectInstanceStatus"))
-			return -1;
-		err->code = GC_ETRANSIENT;
-		if (gc_retry_pause(&r, err, -1) != 0)
-			return -1;
-		gc_log_debug(p->log, "alibaba: an instance cannot be released yet; waiting");
-	}
+	return gc_driver_wait_busy(p, delete_once, &d, "an instance cannot be released yet", err);
 }
 
 static bool gone_code(const char *code)
@@ -771,64 +732,16 @@ static bool gone_code(const char *code)
 
 int ali_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err)
 {
-	const char **left;
-	size_t n_left = n;
-	int ret = -1;
-
-	if (n == 0)
-		return 0;
 	if (n > ALI_TERMINATE_BATCH)
 		return gc_error_set(err, GC_EINVALID,
 				    "cannot terminate %zu instances in one call (at most %u)", n,
 				    ALI_TERMINATE_BATCH);
-	left = gc_xcalloc(n, sizeof(*left));
-	memcpy(left, ids, n * sizeof(*left));
 	/*
 	 * One unknown id fails the whole call with InvalidInstanceId.NotFound. Released
 	 * instances vanish from ECS at once, so NotFound means gone: drop the ids the message
 	 * names and ask again for the rest; if it names none of ours, each id goes alone.
 	 */
-	while (n_left) {
-		struct gc_error e;
-		size_t kept = 0;
-
-		gc_error_init(&e);
-		if (delete_call(p, left, n_left, &e) == 0)
-			break;
-		if (!gone_code(e.cloud_code)) {
-			if (err)
-				*err = e;
-			gc_error_prefix(err, "cannot terminate %zu instance%s", n_left,
-					n_left == 1 ? "" : "s");
-			goto out;
-		}
-		for (size_t i = 0; i < n_left; i++) {
-			if (names_id(e.message, left[i]))
-				gc_log_debug(p->log, "alibaba: '%s' is already gone", left[i]);
-			else
-				left[kept++] = left[i];
-		}
-		if (n_left == 1 || kept == 0)
-			break;
-		if (kept == n_left) {
-			for (size_t i = 0; i < n_left; i++) {
-				gc_error_init(&e);
-				if (delete_call(p, &left[i], 1, &e) != 0 &&
-				    !gone_code(e.cloud_code)) {
-					if (err)
-						*err = e;
-					gc_error_prefix(err, "cannot terminate '%s'", left[i]);
-					goto out;
-				}
-			}
-			break;
-		}
-		n_left = kept;
-	}
-	ret = 0;
-out:
-	free(left);
-	return ret;
+	return gc_driver_terminate_dropping_gone(p, ids, n, delete_call, gone_code, err);
 }
 
 /* ---- key pairs and security groups ------------------------------------------------------------ */
@@ -842,7 +755,7 @@ static void push_resource(struct gc_resource_list *out, json_t *o, const char *i
 
 	memset(&r, 0, sizeof(r));
 	read_tags(o, &r.tags, &r.n_tags);
-	if (!(v = jstr(o, id_key)) || !*v || !tags_match(r.tags, r.n_tags, want, n_want)) {
+	if (!(v = jstr(o, id_key)) || !*v || !gc_tags_match(r.tags, r.n_tags, want, n_want)) {
 		for (size_t i = 0; i < r.n_tags; i++) {
 			free(r.tags[i].key);
 			free(r.tags[i].value);
@@ -1220,45 +1133,28 @@ out:
 	return ret;
 }
 
+/*
+ * One DeleteSecurityGroup. DependencyViolation while instances that used the group are
+ * still being released is a wait, not a failure: gc_driver_delete_secgroup waits it out.
+ */
+static int delete_secgroup_once(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	int ret;
+
+	gc_params_add(&params, "SecurityGroupId", id);
+	ret = ali_ecs_call(p, "DeleteSecurityGroup", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	if (ret != 0 && strcmp(err->cloud_code, "DependencyViolation") == 0)
+		return 1;
+	return ret;
+}
+
 int ali_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err)
 {
-	/*
-	 * DependencyViolation while instances that used the group are still being released
-	 * is a wait, not a failure: retried as a transient error on a policy of its own with
-	 * a longer base and no share of the retry quota, for about two minutes.
-	 */
-	struct gc_retry_policy dep = {
-		.max_attempts = 10,
-		.base_transient_ms = 2000,
-		.max_backoff_ms = 20000,
-		.clock = p->clock,
-	};
-	struct gc_retry r;
-	struct gc_error e;
-
-	gc_retry_begin(&r, &dep);
-	for (;;) {
-		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
-		int ret;
-
-		gc_error_init(&e);
-		gc_params_add(&params, "SecurityGroupId", id);
-		ret = ali_ecs_call(p, "DeleteSecurityGroup", &params, 0, false, &body, &e);
-		gc_params_release(&params);
-		gc_buf_release(&body);
-		if (ret == 0 || e.code == GC_ENOTFOUND)
-			return 0;
-		if (strcmp(e.cloud_code, "DependencyViolation") != 0)
-			break;
-		e.code = GC_ETRANSIENT;
-		if (gc_retry_pause(&r, &e, -1) != 0)
-			break;
-		gc_log_debug(p->log, "alibaba: security group '%s' still in use; waiting", id);
-	}
-	if (err)
-		*err = e;
-	return gc_error_prefix(err, "cannot delete security group '%s'", id);
+	return gc_driver_delete_secgroup(p, id, delete_secgroup_once, err);
 }
 
 /* ---- images ------------------------------------------------------------------------------------ */
@@ -1300,16 +1196,16 @@ static int resolve_alias(struct gc_provider *p, const char *alias, char **out_id
 {
 	struct ali_driver *d = ali_driver(p);
 	const struct ali_alias_def *def = NULL;
+	const char *cached;
 	char *best = NULL;
 	int64_t best_at = -1;
 	size_t seen = 0;
 	int ret = -1;
 
-	for (size_t i = 0; i < d->n_aliases; i++)
-		if (strcmp(d->aliases[i].alias, alias) == 0) {
-			*out_id = gc_xstrdup(d->aliases[i].id);
-			return 0;
-		}
+	if ((cached = gc_params_get(&d->aliases, alias))) {
+		*out_id = gc_xstrdup(cached);
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(alias_defs) / sizeof(alias_defs[0]); i++)
 		if (strcmp(alias_defs[i].alias, alias) == 0)
 			def = &alias_defs[i];
@@ -1373,10 +1269,7 @@ static int resolve_alias(struct gc_provider *p, const char *alias, char **out_id
 			     def->owner, def->prefix ? def->prefix : def->search, p->region);
 		goto out;
 	}
-	GC_ALLOC_GROW(d->aliases, d->n_aliases + 1, d->alloc_aliases);
-	d->aliases[d->n_aliases].alias = gc_xstrdup(alias);
-	d->aliases[d->n_aliases].id = gc_xstrdup(best);
-	d->n_aliases++;
+	gc_params_add(&d->aliases, alias, best);
 	*out_id = best;
 	best = NULL;
 	ret = 0;
@@ -1476,33 +1369,20 @@ out:
 	return ret;
 }
 
-static const struct ali_price *price_cached(struct ali_driver *d, const char *type,
-					    const char *zone, bool spot)
-{
-	for (size_t i = 0; i < d->n_prices; i++) {
-		const struct ali_price *c = &d->prices[i];
-
-		if (c->spot == spot && strcmp(c->type, type) == 0 &&
-		    ((!zone && !c->zone) || (zone && c->zone && strcmp(zone, c->zone) == 0)))
-			return c;
-	}
-	return NULL;
-}
-
 int ali_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
 	      struct gc_error *err)
 {
 	struct ali_driver *d = ali_driver(p);
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf body;
-	const struct ali_price *c;
+	const struct gc_price_entry *c;
 	json_t *j = NULL, *price, *o;
 	const char *currency;
 	double amount = -1;
 	size_t i;
 	int ret = -1;
 
-	if ((c = price_cached(d, type, zone, spot))) {
+	if ((c = gc_price_cache_find(&d->prices, type, zone, spot))) {
 		*out = c->amount;
 		return 0;
 	}
@@ -1548,12 +1428,7 @@ int ali_price(struct gc_provider *p, const char *type, const char *zone, bool sp
 			    currency, currency);
 		d->currency_warned = true;
 	}
-	GC_ALLOC_GROW(d->prices, d->n_prices + 1, d->alloc_prices);
-	d->prices[d->n_prices].type = gc_xstrdup(type);
-	d->prices[d->n_prices].zone = zone ? gc_xstrdup(zone) : NULL;
-	d->prices[d->n_prices].spot = spot;
-	d->prices[d->n_prices].amount = amount;
-	d->n_prices++;
+	gc_price_cache_add(&d->prices, type, zone, spot, amount);
 	*out = amount;
 	ret = 0;
 	goto out;

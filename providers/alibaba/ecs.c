@@ -29,9 +29,7 @@
 #include "providers/alibaba/ecs.h"
 #include "providers/alibaba/sign.h"
 
-#define ALI_API_PER_MINUTE	300 /* see above: 600 in any minute at most */
-#define ALI_MAX_RATE_WAIT_MS	(15u * 60 * 1000)
-#define ALI_RATE_WAIT_SLICE_MS	200  /* a cancel is noticed this fast */
+#define ALI_API_PER_MINUTE	300  /* see above: 600 in any minute at most */
 #define ALI_PROCESSING_RETRY_MS 1000 /* IdempotentProcessing: the first call is still running */
 #define ALI_RETRY_AFTER_HEADER	"x-acs-retry-after"
 #define ALI_REQUEST_ID_HEADER	"x-acs-request-id"
@@ -53,18 +51,6 @@ char *ali_url_host(const char *url)
 	if (n > dl && memcmp(h + n - dl, dflt, dl) == 0)
 		n -= dl;
 	return gc_xstrndup(h, n);
-}
-
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
 }
 
 static bool two_digits(const char *s, int *out)
@@ -100,7 +86,8 @@ int ali_parse_time(const char *s, int64_t *out)
 	if (strcmp(p, "Z") != 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
 	    se > 60)
 		return -1;
-	*out = days_from_civil(y1 * 100 + y2, mo, d) * 86400 + h * 3600 + mi * 60 + se;
+	*out = gc_days_from_civil(y1 * 100 + y2, (unsigned)mo, (unsigned)d) * 86400;
+	*out += h * 3600 + mi * 60 + se;
 	return 0;
 }
 
@@ -337,38 +324,6 @@ static struct gc_ratelimit *bucket_for(struct gc_provider *p, const char *api, s
 	return &b->rl;
 }
 
-/* Takes n tokens, sleeping on the provider's clock as long as the bucket needs, in slices
- * so that a cancel (a minute window can mean a long wait) stops the wait. */
-static int take(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n, const char *action,
-		struct gc_error *err)
-{
-	uint64_t waited = 0, wait;
-
-	for (;;) {
-		if (gc_ratelimit_take(rl, n, &wait, err) != 0)
-			return gc_error_prefix(err, "%s", action);
-		if (wait == 0)
-			break;
-		if (waited + wait > ALI_MAX_RATE_WAIT_MS)
-			return gc_error_set(err, GC_ETIMEOUT,
-					    "%s: our own rate limit would hold the call for more "
-					    "than %u s",
-					    action, ALI_MAX_RATE_WAIT_MS / 1000);
-		if (gc_provider_cancelled(p)) {
-			p->stats.ratelimit_wait_ms += waited;
-			return gc_error_set(err, GC_ECANCELLED,
-					    "%s: cancelled while waiting on our own rate limit",
-					    action);
-		}
-		if (wait > ALI_RATE_WAIT_SLICE_MS)
-			wait = ALI_RATE_WAIT_SLICE_MS;
-		gc_clock_sleep_ms(p->clock, wait);
-		waited += wait;
-	}
-	p->stats.ratelimit_wait_ms += waited;
-	return 0;
-}
-
 static const char *product_name(enum ali_product product)
 {
 	return product == ALI_VPC ? "vpc" : "ecs";
@@ -383,10 +338,10 @@ static int throttle_ourselves(struct gc_provider *p, const struct ali_call *c, s
 	if (!d->rate_limit)
 		return 0;
 	snprintf(api, sizeof(api), "%s:%s", product_name(c->product), c->action);
-	if (!(rl = bucket_for(p, api, err)) || take(p, rl, 1, c->action, err) != 0)
+	if (!(rl = bucket_for(p, api, err)) || gc_driver_take(p, rl, 1, c->action, err) != 0)
 		return -1;
 	if (c->launch_tokens)
-		return take(p, &d->launch_bucket, c->launch_tokens, c->action, err);
+		return gc_driver_take(p, &d->launch_bucket, c->launch_tokens, c->action, err);
 	return 0;
 }
 

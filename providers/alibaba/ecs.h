@@ -72,19 +72,6 @@ struct ali_bucket {
 	struct gc_ratelimit rl;
 };
 
-/* A cached price: zone NULL means the region's. */
-struct ali_price {
-	char *type;
-	char *zone;
-	bool spot;
-	double amount;
-};
-
-struct ali_alias {
-	char *alias;
-	char *id;
-};
-
 /* The default VPC's vSwitch chosen for a zone asked for (want NULL: any zone). */
 struct ali_vswitch {
 	char *want;
@@ -115,12 +102,10 @@ struct ali_driver {
 	char *vpc_id; /* the region's default VPC */
 	struct ali_vswitch *vswitches;
 	size_t n_vswitches, alloc_vswitches;
-	struct ali_alias *aliases;
-	size_t n_aliases, alloc_aliases;
+	struct gc_params aliases; /* alias -> image id, resolved once per driver */
 	struct gc_type_facts *types;
 	size_t n_types, alloc_types;
-	struct ali_price *prices;
-	size_t n_prices, alloc_prices;
+	struct gc_price_cache prices;
 	bool currency_warned;
 };
 

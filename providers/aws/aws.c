@@ -25,8 +25,7 @@
 #include "providers/aws/aws.h"
 #include "providers/aws/ec2.h"
 
-#define AWS_MAX_ATTEMPTS  5   /* bursts of an apply meet throttling; the quota bounds a storm */
-#define AWS_REFRESH_AHEAD 300 /* seconds before expiry that temporary credentials are renewed */
+#define AWS_MAX_ATTEMPTS 5 /* bursts of an apply meet throttling; the quota bounds a storm */
 
 static void driver_free(struct aws_driver *d)
 {
@@ -53,17 +52,9 @@ static void driver_free(struct aws_driver *d)
 	for (size_t i = 0; i < d->n_images; i++)
 		aws_image_release(&d->images[i]);
 	free(d->images);
-	for (size_t i = 0; i < d->n_aliases; i++) {
-		free(d->aliases[i].alias);
-		free(d->aliases[i].id);
-	}
-	free(d->aliases);
+	gc_params_release(&d->aliases);
 	free(d->types);
-	for (size_t i = 0; i < d->n_prices; i++) {
-		free(d->prices[i].type);
-		free(d->prices[i].zone);
-	}
-	free(d->prices);
+	gc_price_cache_release(&d->prices);
 	free(d);
 }
 
@@ -80,34 +71,30 @@ static void creds_input(struct gc_provider *p, struct aws_driver *d, struct aws_
 	in->oidc = &d->oidc;
 }
 
-int aws_refresh_creds(struct gc_provider *p, struct gc_error *err)
+/* The chain again; the fresh credentials replace the old ones. */
+static int renew_creds(struct gc_provider *p, struct gc_error *err)
 {
 	struct aws_driver *d = aws_driver(p);
 	struct aws_creds_input in;
 	struct aws_creds fresh;
-	struct gc_error e;
-	int64_t now = (int64_t)time(NULL);
 
-	if (!d->creds.expiration || now + AWS_REFRESH_AHEAD < d->creds.expiration)
-		return 0;
 	creds_input(p, d, &in);
 	aws_creds_init(&fresh);
-	gc_error_init(&e);
-	if (aws_creds_resolve(&fresh, &d->cfg, &in, &e) != 0) {
+	if (aws_creds_resolve(&fresh, &d->cfg, &in, err) != 0) {
 		aws_creds_release(&fresh);
-		if (now < d->creds.expiration) {
-			/* still valid for a few minutes: keep going, try again next call */
-			gc_log_warn(p->log, "aws: cannot renew credentials from %s: %s",
-				    d->creds.source ? d->creds.source : "the chain", e.message);
-			return 0;
-		}
-		if (err)
-			*err = e;
-		return gc_error_prefix(err, "the AWS credentials expired");
+		return -1;
 	}
 	aws_creds_release(&d->creds);
 	d->creds = fresh;
 	return 0;
+}
+
+int aws_refresh_creds(struct gc_provider *p, struct gc_error *err)
+{
+	struct aws_driver *d = aws_driver(p);
+
+	return gc_driver_refresh_creds(p, d->creds.expiration, d->creds.source, "AWS", renew_creds,
+				       err);
 }
 
 static int aws_open(struct gc_provider *p, const struct gc_provider_config *cfg,

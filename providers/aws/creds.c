@@ -35,7 +35,9 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/keygen.h"
 #include "core/oidc.h"
+#include "core/provider.h"
 #include "core/retry.h"
 #include "core/str.h"
 #include "core/urlenc.h"
@@ -63,27 +65,12 @@ extern char **environ;
 
 static const char *env_get(const struct aws_creds_input *in, const char *name)
 {
-	const struct gc_spec_env *e = in->env ? in->env : &gc_spec_env_process;
-	const char *v = e->lookup ? e->lookup(e->ctx, name) : NULL;
-
-	return v && *v ? v : NULL;
+	return gc_spec_env_get(in->env, name);
 }
 
 static bool env_true(const struct aws_creds_input *in, const char *name)
 {
-	const char *v = env_get(in, name);
-
-	return v && strcasecmp(v, "true") == 0;
-}
-
-/* Overwrites a secret before freeing it, so it does not linger in freed heap memory. */
-static void wipe_free(char *s)
-{
-	if (!s)
-		return;
-	for (volatile char *p = s; *p; p++)
-		*p = '\0';
-	free(s);
+	return gc_spec_env_true(in->env, name);
 }
 
 void aws_creds_init(struct aws_creds *c)
@@ -96,8 +83,8 @@ void aws_creds_release(struct aws_creds *c)
 	if (!c)
 		return;
 	free(c->access_key_id);
-	wipe_free(c->secret_access_key);
-	wipe_free(c->session_token);
+	gc_wipe_free(c->secret_access_key);
+	gc_wipe_free(c->session_token);
 	free(c->source);
 	memset(c, 0, sizeof(*c));
 }
@@ -132,18 +119,6 @@ static void creds_fill(struct aws_creds *c, struct gc_log *log, const char *akid
 	c->session_token = token && *token ? gc_xstrdup(token) : NULL;
 	c->expiration = expiration;
 	c->source = source;
-}
-
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
 }
 
 static bool digits(const char *s, size_t n)
@@ -186,7 +161,8 @@ static int parse_time(const char *s, int64_t *out)
 	se = num(s + 17, 2);
 	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
 		return -1;
-	t = days_from_civil(num(s, 4), mo, d) * 86400 + h * 3600 + mi * 60 + se;
+	t = gc_days_from_civil(num(s, 4), (unsigned)mo, (unsigned)d) * 86400;
+	t += h * 3600 + mi * 60 + se;
 	p = s + 19;
 	if (*p == '.') {
 		p++;
@@ -227,35 +203,11 @@ static bool is_space(char c)
 static int read_small_file(char **out, const char *path, size_t cap, struct gc_error *err)
 {
 	struct gc_buf b = GC_BUF_INIT(cap);
-	char chunk[4096];
-	struct stat st;
 	size_t start = 0;
-	int fd, ret = -1;
+	int ret = -1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return gc_error_set(err, GC_EIO, "cannot open '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		gc_error_set(err, GC_EIO, "'%s' is not a regular file", path);
+	if (gc_buf_read_file(&b, path, NULL, NULL, err) != 0)
 		goto out;
-	}
-	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			gc_error_set(err, GC_EIO, "cannot read '%s': %s", path, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		if (gc_buf_add(&b, chunk, (size_t)n) != 0) {
-			gc_error_set(err, GC_ETOOBIG, "'%s' is larger than %zu KiB", path,
-				     cap >> 10);
-			goto out;
-		}
-	}
 	while (b.len && is_space(b.data[b.len - 1]))
 		b.len--;
 	while (start < b.len && is_space(b.data[start]))
@@ -267,10 +219,7 @@ static int read_small_file(char **out, const char *path, size_t cap, struct gc_e
 	*out = gc_xstrndup(b.data + start, b.len - start);
 	ret = 0;
 out:
-	close(fd);
-	for (size_t i = 0; i < b.len; i++) /* a token file's bytes are a secret */
-		b.data[i] = '\0';
-	gc_buf_release(&b);
+	gc_keypair_wipe_buf(&b); /* a token file's bytes are a secret */
 	return ret;
 }
 
@@ -706,8 +655,8 @@ static int sts_parse_creds(struct aws_creds *out, struct chain *ch, const struct
 	ret = 0;
 out:
 	free(akid);
-	wipe_free(secret);
-	wipe_free(token);
+	gc_wipe_free(secret);
+	gc_wipe_free(token);
 	free(exp);
 	if (doc)
 		xmlFreeDoc(doc);
@@ -808,7 +757,7 @@ static int sts_attempt(struct chain *ch, const struct sts_call *call, const char
 	ret = 0;
 out:
 	for (size_t i = 0; i < n_lines; i++)
-		wipe_free(lines[i]);
+		gc_wipe_free(lines[i]);
 	free(lines);
 	if (signed_ok)
 		gc_sign_result_release(&sr);
@@ -948,7 +897,7 @@ static int web_identity(struct aws_creds *out, struct chain *ch, const char *rol
 out:
 	free(source);
 	free(path);
-	wipe_free(token);
+	gc_wipe_free(token);
 	return ret;
 }
 
@@ -1355,10 +1304,9 @@ static int imds_request(const struct chain *ch, const struct imds *m, const char
 {
 	struct gc_retry_policy policy = retry_policy(ch, m->attempts);
 	struct gc_http_request req;
-	struct gc_retry r;
 	char *url = gc_xasprintf("%s%s", m->base, path);
 	const char *hdrs[1] = { header };
-	int ret = -1;
+	int ret;
 
 	memset(&req, 0, sizeof(req));
 	req.method = method;
@@ -1368,19 +1316,7 @@ static int imds_request(const struct chain *ch, const struct imds *m, const char
 	req.connect_timeout_ms = m->timeout_ms;
 	req.timeout_ms = m->timeout_ms;
 	req.max_response = IMDS_MAX_RESPONSE;
-	gc_retry_begin(&r, &policy);
-	for (;;) {
-		if (gc_http_perform(ch->in->http, &req, res, err) == 0 && res->status < 500) {
-			gc_retry_succeeded(&r);
-			ret = 0;
-			break;
-		}
-		if (res->status >= 500)
-			gc_error_set(err, GC_ETRANSIENT, "HTTP %d", res->status);
-		gc_http_response_release(res);
-		if (gc_retry_pause(&r, err, -1) != 0)
-			break;
-	}
+	ret = gc_http_perform_retried(ch->in->http, &req, res, &policy, err);
 	free(url);
 	return ret;
 }
@@ -1500,8 +1436,8 @@ static int imds_creds(struct aws_creds *out, struct chain *ch, char **why, struc
 			      gc_xasprintf("instance metadata (role '%s')", role), err);
 out:
 	json_decref(j);
-	wipe_free(token);
-	wipe_free(hdr);
+	gc_wipe_free(token);
+	gc_wipe_free(hdr);
 	free(role);
 	free(path);
 	free(what);

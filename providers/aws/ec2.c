@@ -27,8 +27,7 @@
 #include "providers/aws/ec2.h"
 #include "providers/aws/sigv4.h"
 
-#define AWS_MAX_RATE_WAIT_MS (15u * 60 * 1000) /* longer than any bucket needs to refill */
-#define AWS_FORM_TYPE	     "application/x-www-form-urlencoded" /* as the SDK sends it */
+#define AWS_FORM_TYPE "application/x-www-form-urlencoded" /* as the SDK sends it */
 
 /* Canonical's account, which publishes the Ubuntu images. */
 #define AWS_CANONICAL_OWNER "099720109477"
@@ -116,21 +115,6 @@ static void add_tag_spec(struct gc_params *p, unsigned n, const char *type,
 		addf(p, tags[i].value ? tags[i].value : "", "TagSpecification.%u.Tag.%zu.Value", n,
 		     i + 1);
 	}
-}
-
-static bool tags_match(const struct gc_tag *have, size_t n_have, const struct gc_tag_filter *want,
-		       size_t n_want)
-{
-	for (size_t i = 0; i < n_want; i++) {
-		bool found = false;
-
-		for (size_t k = 0; k < n_have && !found; k++)
-			found = strcmp(have[k].key, want[i].key) == 0 &&
-				(!want[i].value || strcmp(have[k].value, want[i].value) == 0);
-		if (!found)
-			return false;
-	}
-	return true;
 }
 
 static void iso_now(char out[32])
@@ -271,41 +255,6 @@ static struct gc_ratelimit *bucket_for(struct gc_provider *p, const char *action
 	return &b->rl;
 }
 
-/* Longest single sleep on a bucket: a cancel is noticed this fast. */
-#define AWS_RATE_WAIT_SLICE_MS 200
-
-/* Takes n tokens, sleeping on the provider's clock as long as the bucket needs, in slices
- * so that a cancel (an empty resource bucket can mean a minute) stops the wait. */
-static int take(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n, const char *action,
-		struct gc_error *err)
-{
-	uint64_t waited = 0, wait;
-
-	for (;;) {
-		if (gc_ratelimit_take(rl, n, &wait, err) != 0)
-			return gc_error_prefix(err, "%s", action);
-		if (wait == 0)
-			break;
-		if (waited + wait > AWS_MAX_RATE_WAIT_MS)
-			return gc_error_set(err, GC_ETIMEOUT,
-					    "%s: our own rate limit would hold the call for more "
-					    "than %u s",
-					    action, AWS_MAX_RATE_WAIT_MS / 1000);
-		if (gc_provider_cancelled(p)) {
-			p->stats.ratelimit_wait_ms += waited;
-			return gc_error_set(err, GC_ECANCELLED,
-					    "%s: cancelled while waiting on our own rate limit",
-					    action);
-		}
-		if (wait > AWS_RATE_WAIT_SLICE_MS)
-			wait = AWS_RATE_WAIT_SLICE_MS;
-		gc_clock_sleep_ms(p->clock, wait);
-		waited += wait;
-	}
-	p->stats.ratelimit_wait_ms += waited;
-	return 0;
-}
-
 static int throttle_ourselves(struct gc_provider *p, const struct aws_call *c, struct gc_error *err)
 {
 	struct aws_driver *d = aws_driver(p);
@@ -313,12 +262,13 @@ static int throttle_ourselves(struct gc_provider *p, const struct aws_call *c, s
 
 	if (!d->rate_limit)
 		return 0;
-	if (!(rl = bucket_for(p, c->action, err)) || take(p, rl, 1, c->action, err) != 0)
+	if (!(rl = bucket_for(p, c->action, err)) || gc_driver_take(p, rl, 1, c->action, err) != 0)
 		return -1;
 	if (c->resource_tokens && strcmp(c->action, "RunInstances") == 0)
-		return take(p, &d->run_resource, c->resource_tokens, c->action, err);
+		return gc_driver_take(p, &d->run_resource, c->resource_tokens, c->action, err);
 	if (c->resource_tokens && strcmp(c->action, "TerminateInstances") == 0)
-		return take(p, &d->terminate_resource, c->resource_tokens, c->action, err);
+		return gc_driver_take(p, &d->terminate_resource, c->resource_tokens, c->action,
+				      err);
 	return 0;
 }
 
@@ -365,11 +315,8 @@ static int attempt(struct gc_provider *p, const struct aws_call *c, struct gc_bu
 	struct gc_sign_request sr;
 	struct gc_sign_result sig;
 	struct aws_sigv4_input in;
-	struct gc_http_request req;
 	struct gc_http_response res;
 	char ts[AWS_SIGV4_TIMESTAMP_LEN + 1];
-	char **lines = NULL;
-	size_t n_lines = 0;
 	int ret = -1;
 
 	if (throttle_ourselves(p, c, err) != 0 || aws_refresh_creds(p, err) != 0)
@@ -401,22 +348,10 @@ static int attempt(struct gc_provider *p, const struct aws_call *c, struct gc_bu
 	gc_params_add_all(&headers, &sig.added_headers);
 	gc_sign_result_release(&sig);
 
-	lines = gc_xcalloc(headers.n, sizeof(*lines));
-	for (size_t i = 0; i < headers.n; i++)
-		lines[n_lines++] =
-			gc_xasprintf("%s: %s", headers.items[i].name, headers.items[i].value);
-	memset(&req, 0, sizeof(req));
-	req.method = "POST";
-	req.url = c->url;
-	req.headers = (const char *const *)lines;
-	req.n_headers = n_lines;
-	req.body = c->body;
-	req.body_len = c->body_len;
-	req.max_response = AWS_MAX_RESPONSE;
-
 	p->stats.calls++;
 	gc_log_trace(p->log, "aws: %s to '%s'", c->action, c->host);
-	if (gc_http_perform(d->http, &req, &res, err) != 0) {
+	if (gc_http_post(d->http, c->url, &headers, c->body, c->body_len, AWS_MAX_RESPONSE, &res,
+			 err) != 0) {
 		gc_error_prefix(err, "%s", c->action);
 		goto out;
 	}
@@ -433,9 +368,6 @@ static int attempt(struct gc_provider *p, const struct aws_call *c, struct gc_bu
 	ret = 0;
 out:
 	gc_http_response_release(&res);
-	for (size_t i = 0; i < n_lines; i++)
-		free(lines[i]);
-	free(lines);
 	gc_params_release(&headers);
 	return ret;
 }
@@ -564,7 +496,7 @@ int aws_discover(struct gc_provider *p, const struct gc_discover_query *q,
 		gc_buf_release(&body);
 		for (size_t i = 0; i < page.n; i++) {
 			struct gc_instance *in = &page.items[i];
-			bool keep = tags_match(in->tags, in->n_tags, q->tags, q->n_tags) &&
+			bool keep = gc_tags_match(in->tags, in->n_tags, q->tags, q->n_tags) &&
 				(q->include_terminated || in->state != GC_STATE_TERMINATED);
 
 			if (keep)
@@ -721,15 +653,15 @@ static int resolve_alias(struct gc_provider *p, const char *alias, char **out_id
 {
 	struct aws_driver *d = aws_driver(p);
 	const struct aws_alias_def *def = NULL;
+	const char *cached;
 	struct gc_params params = GC_PARAMS_INIT;
 	struct aws_image *ims = NULL, *best = NULL;
 	size_t n = 0;
 
-	for (size_t i = 0; i < d->n_aliases; i++)
-		if (strcmp(d->aliases[i].alias, alias) == 0) {
-			*out_id = gc_xstrdup(d->aliases[i].id);
-			return 0;
-		}
+	if ((cached = gc_params_get(&d->aliases, alias))) {
+		*out_id = gc_xstrdup(cached);
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(alias_defs) / sizeof(alias_defs[0]); i++)
 		if (strcmp(alias_defs[i].alias, alias) == 0)
 			def = &alias_defs[i];
@@ -762,10 +694,7 @@ static int resolve_alias(struct gc_provider *p, const char *alias, char **out_id
 				    alias, def->name, def->owner, p->region);
 	}
 	*out_id = gc_xstrdup(best->id);
-	GC_ALLOC_GROW(d->aliases, d->n_aliases + 1, d->alloc_aliases);
-	d->aliases[d->n_aliases].alias = gc_xstrdup(alias);
-	d->aliases[d->n_aliases].id = gc_xstrdup(best->id);
-	d->n_aliases++;
+	gc_params_add(&d->aliases, alias, best->id);
 	cache_images(d, ims, n);
 	free(ims);
 	return 0;
@@ -828,18 +757,6 @@ static char *aws_ttl_user_data(int64_t expires_at)
 		when, when, (long long)expires_at);
 }
 
-static void format_price(double v, char out[32])
-{
-	size_t n;
-
-	snprintf(out, 32, "%.5f", v);
-	n = strlen(out);
-	while (n > 1 && out[n - 1] == '0')
-		out[--n] = '\0';
-	if (n > 1 && out[n - 1] == '.')
-		out[--n] = '\0';
-}
-
 static int create_params(struct gc_provider *p, const struct gc_create_request *req,
 			 struct gc_params *params, struct gc_error *err)
 {
@@ -870,7 +787,7 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 			      "terminate");
 		if (req->spot_max_price > 0) {
 			char price[32];
-			format_price(req->spot_max_price, price);
+			gc_format_decimal(req->spot_max_price, price);
 			gc_params_add(params, "InstanceMarketOptions.SpotOptions.MaxPrice", price);
 		}
 	}
@@ -957,25 +874,6 @@ out:
 
 /* ---- terminate ----------------------------------------------------------------------------- */
 
-/* Whether id is named in text as a whole word ("i-0ab" is not in "i-0abc"). */
-static bool names_id(const char *text, const char *id)
-{
-	size_t len = strlen(id);
-
-	for (const char *s = strstr(text, id); s; s = strstr(s + 1, id)) {
-		char after = s[len];
-		char before = s == text ? ' ' : s[-1];
-		bool word_after = (after >= '0' && after <= '9') ||
-			(after >= 'a' && after <= 'z') || after == '-';
-		bool word_before = (before >= '0' && before <= '9') ||
-			(before >= 'a' && before <= 'z') || before == '-';
-
-		if (!word_after && !word_before)
-			return true;
-	}
-	return false;
-}
-
 static int terminate_call(struct gc_provider *p, const char *const *ids, size_t n,
 			  struct gc_error *err)
 {
@@ -991,86 +889,28 @@ static int terminate_call(struct gc_provider *p, const char *const *ids, size_t 
 	return ret;
 }
 
+static bool gone_code(const char *code)
+{
+	return strcmp(code, "InvalidInstanceID.NotFound") == 0;
+}
+
 int aws_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err)
 {
-	const char **left;
-	size_t n_left = n;
-	int ret = -1;
-
-	if (n == 0)
-		return 0;
 	if (n > AWS_TERMINATE_BATCH)
 		return gc_error_set(err, GC_EINVALID,
 				    "cannot terminate %zu instances in one call "
 				    "(at most %u)",
 				    n, AWS_TERMINATE_BATCH);
-	left = gc_xcalloc(n, sizeof(*left));
-	memcpy(left, ids, n * sizeof(*left));
 	/*
 	 * One unknown id fails the whole call with InvalidInstanceID.NotFound and names the
 	 * missing ids. They are gone (EC2 lists terminated instances for about an hour, so
 	 * NotFound means long gone): drop them and ask again for the rest. Each round drops at
 	 * least one id; if the message names none of ours, each id is tried alone.
 	 */
-	while (n_left) {
-		struct gc_error e;
-		size_t kept = 0;
-
-		gc_error_init(&e);
-		if (terminate_call(p, left, n_left, &e) == 0)
-			break;
-		if (strcmp(e.cloud_code, "InvalidInstanceID.NotFound") != 0) {
-			if (err)
-				*err = e;
-			gc_error_prefix(err, "cannot terminate %zu instance%s", n_left,
-					n_left == 1 ? "" : "s");
-			goto out;
-		}
-		for (size_t i = 0; i < n_left; i++) {
-			if (names_id(e.message, left[i]))
-				gc_log_debug(p->log, "aws: '%s' is already gone", left[i]);
-			else
-				left[kept++] = left[i];
-		}
-		if (n_left == 1 || kept == 0)
-			break; /* the only one, or every one, is gone */
-		if (kept == n_left) {
-			/* the message named none of ours: one at a time, NotFound meaning gone */
-			for (size_t i = 0; i < n_left; i++) {
-				gc_error_init(&e);
-				if (terminate_call(p, &left[i], 1, &e) != 0 &&
-				    strcmp(e.cloud_code, "InvalidInstanceID.NotFound") != 0) {
-					if (err)
-						*err = e;
-					gc_error_prefix(err, "cannot terminate '%s'", left[i]);
-					goto out;
-				}
-			}
-			break;
-		}
-		n_left = kept;
-	}
-	ret = 0;
-out:
-	free(left);
-	return ret;
+	return gc_driver_terminate_dropping_gone(p, ids, n, terminate_call, gone_code, err);
 }
 
 /* ---- key pairs and security groups --------------------------------------------------------- */
-
-static void keep_tagged(struct gc_resource_list *got, const struct gc_tag_filter *tags,
-			size_t n_tags, struct gc_resource_list *out)
-{
-	for (size_t i = 0; i < got->n; i++) {
-		struct gc_resource *r = &got->items[i];
-
-		if (tags_match(r->tags, r->n_tags, tags, n_tags)) {
-			*gc_resource_list_push(out) = *r;
-			memset(r, 0, sizeof(*r));
-		}
-	}
-	gc_resource_list_release(got);
-}
 
 static int list_keypairs(struct gc_provider *p, const struct gc_tag_filter *tags, size_t n_tags,
 			 struct gc_resource_list *out, struct gc_error *err)
@@ -1090,7 +930,7 @@ static int list_keypairs(struct gc_provider *p, const struct gc_tag_filter *tags
 		bad_answer(p, "DescribeKeyPairs", err);
 	gc_buf_release(&body);
 	if (ret == 0)
-		keep_tagged(&got, tags, n_tags, out);
+		gc_resource_list_take_tagged(out, &got, tags, n_tags);
 	gc_resource_list_release(&got);
 	return ret;
 }
@@ -1141,7 +981,7 @@ static int list_secgroups(struct gc_provider *p, const struct gc_params *extra,
 	}
 	free(token);
 	if (ret == 0)
-		keep_tagged(&got, tags, n_tags, out);
+		gc_resource_list_take_tagged(out, &got, tags, n_tags);
 	gc_resource_list_release(&got);
 	return ret;
 }
@@ -1445,46 +1285,29 @@ out:
 	return ret;
 }
 
+/*
+ * One DeleteSecurityGroup. DependencyViolation while instances that used the group are
+ * still shutting down (their network interfaces go a little after them) is a wait, not a
+ * failure: gc_driver_delete_secgroup waits it out.
+ */
+static int delete_secgroup_once(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	int ret;
+
+	gc_params_add(&params, "GroupId", id);
+	ret = aws_ec2_call(p, "DeleteSecurityGroup", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	if (ret != 0 && strcmp(err->cloud_code, "DependencyViolation") == 0)
+		return 1;
+	return ret;
+}
+
 int aws_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err)
 {
-	/*
-	 * DependencyViolation while instances that used the group are still shutting down
-	 * (their network interfaces go a little after them) is a wait, not a failure: it is
-	 * retried as a transient error, on a policy of its own with a longer base and no
-	 * share of the retry quota (this is not the endpoint failing), for about two minutes.
-	 */
-	struct gc_retry_policy dep = {
-		.max_attempts = 10,
-		.base_transient_ms = 2000,
-		.max_backoff_ms = 20000,
-		.clock = p->clock,
-	};
-	struct gc_retry r;
-	struct gc_error e;
-
-	gc_retry_begin(&r, &dep);
-	for (;;) {
-		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
-		int ret;
-
-		gc_error_init(&e);
-		gc_params_add(&params, "GroupId", id);
-		ret = aws_ec2_call(p, "DeleteSecurityGroup", &params, 0, false, &body, &e);
-		gc_params_release(&params);
-		gc_buf_release(&body);
-		if (ret == 0 || e.code == GC_ENOTFOUND)
-			return 0;
-		if (strcmp(e.cloud_code, "DependencyViolation") != 0)
-			break;
-		e.code = GC_ETRANSIENT;
-		if (gc_retry_pause(&r, &e, -1) != 0)
-			break;
-		gc_log_debug(p->log, "aws: security group '%s' still in use; waiting", id);
-	}
-	if (err)
-		*err = e;
-	return gc_error_prefix(err, "cannot delete security group '%s'", id);
+	return gc_driver_delete_secgroup(p, id, delete_secgroup_once, err);
 }
 
 /* ---- catalogue: types, prices, zones ---------------------------------------------------------- */
@@ -1531,30 +1354,6 @@ int aws_instance_type(struct gc_provider *p, const char *type, struct gc_type_fa
 		ret = gc_error_set(err, GC_ENOTFOUND, "instance type '%s' is not offered in %s",
 				   type, p->region);
 	return ret;
-}
-
-static const struct aws_price *price_cached(struct aws_driver *d, const char *type,
-					    const char *zone, bool spot)
-{
-	for (size_t i = 0; i < d->n_prices; i++) {
-		const struct aws_price *c = &d->prices[i];
-
-		if (c->spot == spot && strcmp(c->type, type) == 0 &&
-		    ((!zone && !c->zone) || (zone && c->zone && strcmp(zone, c->zone) == 0)))
-			return c;
-	}
-	return NULL;
-}
-
-static void cache_price(struct aws_driver *d, const char *type, const char *zone, bool spot,
-			double usd)
-{
-	GC_ALLOC_GROW(d->prices, d->n_prices + 1, d->alloc_prices);
-	d->prices[d->n_prices].type = gc_xstrdup(type);
-	d->prices[d->n_prices].zone = zone ? gc_xstrdup(zone) : NULL;
-	d->prices[d->n_prices].spot = spot;
-	d->prices[d->n_prices].usd = usd;
-	d->n_prices++;
 }
 
 /*
@@ -1610,14 +1409,14 @@ static int fetch_spot(struct gc_provider *p, const char *type, struct gc_error *
 			for (size_t k = 0; k < n && latest; k++)
 				latest = k == i || strcmp(sp[k].zone, sp[i].zone) != 0 ||
 					sp[k].at < sp[i].at || (sp[k].at == sp[i].at && k > i);
-			if (!latest || price_cached(d, type, sp[i].zone, true))
+			if (!latest || gc_price_cache_find(&d->prices, type, sp[i].zone, true))
 				continue;
-			cache_price(d, type, sp[i].zone, true, sp[i].price);
+			gc_price_cache_add(&d->prices, type, sp[i].zone, true, sp[i].price);
 			if (lowest < 0 || sp[i].price < lowest)
 				lowest = sp[i].price;
 		}
 		if (lowest >= 0)
-			cache_price(d, type, NULL, true, lowest);
+			gc_price_cache_add(&d->prices, type, NULL, true, lowest);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(sp[i].zone);
@@ -1629,32 +1428,33 @@ int aws_price(struct gc_provider *p, const char *type, const char *zone, bool sp
 	      struct gc_error *err)
 {
 	struct aws_driver *d = aws_driver(p);
-	const struct aws_price *c;
+	const struct gc_price_entry *c;
 	double usd;
 
 	if (!spot) {
 		/* on-demand prices are per region, the zone does not matter */
-		if ((c = price_cached(d, type, NULL, false))) {
-			*out = c->usd;
+		if ((c = gc_price_cache_find(&d->prices, type, NULL, false))) {
+			*out = c->amount;
 			return 0;
 		}
 		if (aws_pricing_on_demand(p, type, &usd, err) != 0)
 			return gc_error_prefix(err, "cannot get the on-demand price of '%s' in %s",
 					       type, p->region);
-		cache_price(d, type, NULL, false, usd);
+		gc_price_cache_add(&d->prices, type, NULL, false, usd);
 		*out = usd;
 		return 0;
 	}
-	if (!(c = price_cached(d, type, zone, true)) && !price_cached(d, type, NULL, true)) {
+	if (!(c = gc_price_cache_find(&d->prices, type, zone, true)) &&
+	    !gc_price_cache_find(&d->prices, type, NULL, true)) {
 		if (fetch_spot(p, type, err) != 0)
 			return gc_error_prefix(err, "cannot get the spot price of '%s' in %s", type,
 					       p->region);
-		c = price_cached(d, type, zone, true);
+		c = gc_price_cache_find(&d->prices, type, zone, true);
 	}
 	if (!c)
 		return gc_error_set(err, GC_ENOTFOUND, "no spot price for '%s' in %s", type,
 				    zone ? zone : p->region);
-	*out = c->usd;
+	*out = c->amount;
 	return 0;
 }
 

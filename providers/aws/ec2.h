@@ -67,20 +67,6 @@ struct aws_spot_price {
 	int64_t at;
 };
 
-/* A cached price: zone NULL means on-demand, or the lowest spot price of the region. */
-struct aws_price {
-	char *type;
-	char *zone;
-	bool spot;
-	double usd;
-};
-
-/* An alias resolved once per driver. */
-struct aws_alias {
-	char *alias;
-	char *id;
-};
-
 struct aws_driver {
 	struct gc_http *http;
 	struct aws_config cfg;
@@ -104,12 +90,10 @@ struct aws_driver {
 	/* caches, for the life of the driver */
 	struct aws_image *images;
 	size_t n_images, alloc_images;
-	struct aws_alias *aliases;
-	size_t n_aliases, alloc_aliases;
+	struct gc_params aliases; /* alias -> image id, resolved once per driver */
 	struct gc_type_facts *types;
 	size_t n_types, alloc_types;
-	struct aws_price *prices;
-	size_t n_prices, alloc_prices;
+	struct gc_price_cache prices; /* zone NULL: on-demand, or the region's lowest spot */
 };
 
 static inline struct aws_driver *aws_driver(struct gc_provider *p)

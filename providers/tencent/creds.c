@@ -28,6 +28,7 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/keygen.h"
 #include "core/oidc.h"
 #include "core/retry.h"
 #include "core/str.h"
@@ -53,10 +54,7 @@
 
 static const char *env_get(const struct tc_creds_input *in, const char *name)
 {
-	const struct gc_spec_env *e = in->env ? in->env : &gc_spec_env_process;
-	const char *v = e->lookup ? e->lookup(e->ctx, name) : NULL;
-
-	return v && *v ? v : NULL;
+	return gc_spec_env_get(in->env, name);
 }
 
 /* Whether name is set at all, empty included (TENCENTCLOUD_CREDENTIALS_FILE=""). */
@@ -65,15 +63,6 @@ static bool env_isset(const struct tc_creds_input *in, const char *name)
 	const struct gc_spec_env *e = in->env ? in->env : &gc_spec_env_process;
 
 	return e->lookup && e->lookup(e->ctx, name) != NULL;
-}
-
-static void wipe_free(char *s)
-{
-	if (!s)
-		return;
-	for (volatile char *p = s; *p; p++)
-		*p = '\0';
-	free(s);
 }
 
 void tc_creds_init(struct tc_creds *c)
@@ -86,8 +75,8 @@ void tc_creds_release(struct tc_creds *c)
 	if (!c)
 		return;
 	free(c->secret_id);
-	wipe_free(c->secret_key);
-	wipe_free(c->token);
+	gc_wipe_free(c->secret_key);
+	gc_wipe_free(c->token);
 	free(c->source);
 	memset(c, 0, sizeof(*c));
 }
@@ -117,49 +106,15 @@ static char *unquote(const char *v)
 	return gc_xstrdup(v);
 }
 
-/* Reads a small file whole; 1 with *found false when it does not exist. */
+/* Reads a small file whole; *found false (and 0) when it does not exist. */
 static int read_file(char **out, bool *found, const char *path, size_t cap, struct gc_error *err)
 {
 	struct gc_buf b = GC_BUF_INIT(cap);
-	char chunk[4096];
-	struct stat st;
-	int fd, ret = -1;
+	int ret = gc_buf_read_file(&b, path, NULL, found, err);
 
-	*found = false;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 && errno == ENOENT)
-		return 0;
-	if (fd < 0)
-		return gc_error_set(err, GC_EIO, "cannot open '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		gc_error_set(err, GC_EIO, "'%s' is not a regular file", path);
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			gc_error_set(err, GC_EIO, "cannot read '%s': %s", path, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		if (gc_buf_add(&b, chunk, (size_t)n) != 0) {
-			gc_error_set(err, GC_ETOOBIG, "'%s' is larger than %zu KiB", path,
-				     cap >> 10);
-			goto out;
-		}
-	}
-	*found = true;
-	*out = gc_buf_detach(&b, NULL);
-	ret = 0;
-out:
-	close(fd);
-	for (size_t i = 0; i < b.len; i++) /* it holds a secret key */
-		b.data[i] = '\0';
-	gc_buf_release(&b);
+	if (ret == 0 && *found)
+		*out = gc_buf_detach(&b, NULL);
+	gc_keypair_wipe_buf(&b); /* it holds a secret key */
 	return ret;
 }
 
@@ -289,7 +244,7 @@ out:
 	free(path);
 	free(shown);
 	free(id);
-	wipe_free(key);
+	gc_wipe_free(key);
 	gc_ini_release(&ini);
 	return ret;
 }
@@ -389,11 +344,10 @@ static int metadata_get(const struct chain *ch, const char *base, const char *pa
 {
 	struct gc_retry_policy policy;
 	struct gc_http_request req;
-	struct gc_retry r;
 	long timeout =
 		ch->in->metadata_timeout_ms ? ch->in->metadata_timeout_ms : METADATA_TIMEOUT_MS;
 	char *url = gc_xasprintf("%s%s", base, path);
-	int ret = -1;
+	int ret;
 
 	memset(&policy, 0, sizeof(policy));
 	policy.max_attempts = METADATA_ATTEMPTS;
@@ -404,19 +358,7 @@ static int metadata_get(const struct chain *ch, const char *base, const char *pa
 	req.connect_timeout_ms = timeout;
 	req.timeout_ms = timeout;
 	req.max_response = METADATA_MAX;
-	gc_retry_begin(&r, &policy);
-	for (;;) {
-		if (gc_http_perform(ch->in->http, &req, res, err) == 0 && res->status < 500) {
-			gc_retry_succeeded(&r);
-			ret = 0;
-			break;
-		}
-		if (res->status >= 500)
-			gc_error_set(err, GC_ETRANSIENT, "HTTP %d", res->status);
-		gc_http_response_release(res);
-		if (gc_retry_pause(&r, err, -1) != 0)
-			break;
-	}
+	ret = gc_http_perform_retried(ch->in->http, &req, res, &policy, err);
 	free(url);
 	return ret;
 }
@@ -702,7 +644,7 @@ static int web_identity_file(struct tc_creds *out, struct chain *ch, const char 
 	ret = web_identity_token(out, ch, role_arn, provider_id, text, NULL,
 				 env_get(ch->in, "TKE_REGION"), what, source, err);
 out:
-	wipe_free(text);
+	gc_wipe_free(text);
 	free(what);
 	free(source);
 	return ret;

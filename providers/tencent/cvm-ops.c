@@ -98,21 +98,6 @@ static size_t parse_tags(json_t *arr, struct gc_tag **out)
 	return n;
 }
 
-static bool tags_match(const struct gc_tag *have, size_t n_have, const struct gc_tag_filter *want,
-		       size_t n_want)
-{
-	for (size_t i = 0; i < n_want; i++) {
-		bool found = false;
-
-		for (size_t k = 0; k < n_have && !found; k++)
-			found = strcmp(have[k].key, want[i].key) == 0 &&
-				(!want[i].value || strcmp(have[k].value, want[i].value) == 0);
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
 /* A well-formed answer we could not read: name the action. */
 static int bad_answer(struct gc_provider *p, enum tc_service svc, const char *action,
 		      const char *what, struct gc_error *err)
@@ -121,18 +106,6 @@ static int bad_answer(struct gc_provider *p, enum tc_service svc, const char *ac
 
 	return gc_error_set(err, GC_EINVALID, "cannot read the %s answer from '%s': %s", action,
 			    svc == TC_VPC ? d->vpc_host : d->cvm_host, what);
-}
-
-static void format_price(double v, char out[32])
-{
-	size_t n;
-
-	snprintf(out, 32, "%.5f", v);
-	n = strlen(out);
-	while (n > 1 && out[n - 1] == '0')
-		out[--n] = '\0';
-	if (n > 1 && out[n - 1] == '.')
-		out[--n] = '\0';
 }
 
 /* ---- states and instances ------------------------------------------------------------- */
@@ -291,7 +264,7 @@ static bool keep_discovered(const struct gc_instance *in, const void *ctx)
 {
 	const struct gc_discover_query *q = ctx;
 
-	return tags_match(in->tags, in->n_tags, q->tags, q->n_tags) &&
+	return gc_tags_match(in->tags, in->n_tags, q->tags, q->n_tags) &&
 		(q->include_terminated || in->state != GC_STATE_TERMINATED);
 }
 
@@ -593,17 +566,17 @@ static int resolve_alias(struct gc_provider *p, const char *alias, char **out_id
 {
 	struct tc_driver *d = tc_driver(p);
 	const struct tc_alias_def *def = NULL;
+	const char *cached;
 	struct tc_image *ims = NULL;
 	const struct tc_image *best = NULL;
 	size_t n = 0;
 	json_t *base;
 	int rc;
 
-	for (size_t i = 0; i < d->n_aliases; i++)
-		if (strcmp(d->aliases[i].alias, alias) == 0) {
-			*out_id = gc_xstrdup(d->aliases[i].id);
-			return 0;
-		}
+	if ((cached = gc_params_get(&d->aliases, alias))) {
+		*out_id = gc_xstrdup(cached);
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(alias_defs) / sizeof(alias_defs[0]); i++)
 		if (strcmp(alias_defs[i].alias, alias) == 0)
 			def = &alias_defs[i];
@@ -651,10 +624,7 @@ static int resolve_alias(struct gc_provider *p, const char *alias, char **out_id
 				    alias, def->name, p->region);
 	}
 	*out_id = gc_xstrdup(best->id);
-	GC_ALLOC_GROW(d->aliases, d->n_aliases + 1, d->alloc_aliases);
-	d->aliases[d->n_aliases].alias = gc_xstrdup(alias);
-	d->aliases[d->n_aliases].id = gc_xstrdup(best->id);
-	d->n_aliases++;
+	gc_params_add(&d->aliases, alias, best->id);
 	images_free(ims, n);
 	return 0;
 }
@@ -738,7 +708,7 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 	if (req->spot && req->spot_max_price > 0) {
 		char price[32];
 
-		format_price(req->spot_max_price, price);
+		gc_format_decimal(req->spot_max_price, price);
 		json_object_set_new(o, "InstanceMarketOptions",
 				    json_pack("{s:s, s:{s:s, s:s}}", "MarketType", "spot",
 					      "SpotOptions", "MaxPrice", price, "SpotInstanceType",
@@ -915,25 +885,6 @@ out:
 
 /* ---- terminate ----------------------------------------------------------------------------- */
 
-/* Whether id is named in text as a whole word ("ins-0ab" is not in "ins-0abc"). */
-static bool names_id(const char *text, const char *id)
-{
-	size_t len = strlen(id);
-
-	for (const char *s = strstr(text, id); s; s = strstr(s + 1, id)) {
-		char after = s[len];
-		char before = s == text ? ' ' : s[-1];
-		bool word_after = (after >= '0' && after <= '9') ||
-			(after >= 'a' && after <= 'z') || after == '-';
-		bool word_before = (before >= '0' && before <= '9') ||
-			(before >= 'a' && before <= 'z') || before == '-';
-
-		if (!word_after && !word_before)
-			return true;
-	}
-	return false;
-}
-
 static int terminate_call(struct gc_provider *p, const char *const *ids, size_t n,
 			  struct gc_error *err)
 {
@@ -978,7 +929,7 @@ static int terminate_some(struct gc_provider *p, const char **left, size_t *n, s
 			return -1;
 		}
 		for (size_t i = 0; i < *n; i++) {
-			if (names_id(e.message, left[i]))
+			if (gc_names_id(e.message, left[i]))
 				gc_log_debug(p->log, "tencent: '%s' is gone or going", left[i]);
 			else
 				left[kept++] = left[i];
@@ -1178,20 +1129,6 @@ static int describe_keypairs(struct gc_provider *p, json_t *base, struct gc_reso
 	return gc_error_set(err, GC_EINVALID, "DescribeKeyPairs: more than %u pages", TC_MAX_PAGES);
 }
 
-static void keep_tagged(struct gc_resource_list *got, const struct gc_tag_filter *tags,
-			size_t n_tags, struct gc_resource_list *out)
-{
-	for (size_t i = 0; i < got->n; i++) {
-		struct gc_resource *r = &got->items[i];
-
-		if (tags_match(r->tags, r->n_tags, tags, n_tags)) {
-			*gc_resource_list_push(out) = *r;
-			memset(r, 0, sizeof(*r));
-		}
-	}
-	gc_resource_list_release(got);
-}
-
 /*
  * ImportKeyPair refused a duplicate (a re-run, or a retry after a lost answer). That is
  * our own earlier import when the key of that name holds the same public key: then its
@@ -1385,7 +1322,7 @@ int tc_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 	}
 	json_decref(filters);
 	if (ret == 0)
-		keep_tagged(&got, tags, n_tags, out);
+		gc_resource_list_take_tagged(out, &got, tags, n_tags);
 	gc_resource_list_release(&got);
 	return ret;
 }
@@ -1409,7 +1346,7 @@ static int find_secgroup(struct gc_provider *p, const struct gc_secgroup_request
 	gc_resource_list_init(&mine);
 	ret = describe_secgroups(p, filters, &got, err);
 	if (ret == 0) {
-		keep_tagged(&got, want, req->n_tags, &mine);
+		gc_resource_list_take_tagged(&mine, &got, want, req->n_tags);
 		for (size_t i = 0; i < mine.n && !*out_id; i++)
 			if (strcmp(mine.items[i].name, req->name) == 0)
 				*out_id = gc_xstrdup(mine.items[i].id);
@@ -1619,43 +1556,26 @@ out:
 	return ret;
 }
 
+/*
+ * One DeleteSecurityGroup. ResourceInUse while instances that used the group are still
+ * terminating is a wait, not a failure: gc_driver_delete_secgroup waits it out.
+ */
+static int delete_secgroup_once(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	json_t *params = json_pack("{s:s}", "SecurityGroupId", id), *resp = NULL;
+	int ret;
+
+	ret = tc_call(p, TC_VPC, "DeleteSecurityGroup", params, false, &resp, err);
+	json_decref(params);
+	json_decref(resp);
+	if (ret != 0 && gc_starts_with(err->cloud_code, "ResourceInUse"))
+		return 1;
+	return ret;
+}
+
 int tc_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err)
 {
-	/*
-	 * ResourceInUse while instances that used the group are still terminating is a wait,
-	 * not a failure: retried as transient on a policy of its own (longer base, no share of
-	 * the retry quota: the endpoint is fine), for about two minutes.
-	 */
-	struct gc_retry_policy dep = {
-		.max_attempts = 10,
-		.base_transient_ms = 2000,
-		.max_backoff_ms = 20000,
-		.clock = p->clock,
-	};
-	struct gc_retry r;
-	struct gc_error e;
-
-	gc_retry_begin(&r, &dep);
-	for (;;) {
-		json_t *params = json_pack("{s:s}", "SecurityGroupId", id), *resp = NULL;
-		int ret;
-
-		gc_error_init(&e);
-		ret = tc_call(p, TC_VPC, "DeleteSecurityGroup", params, false, &resp, &e);
-		json_decref(params);
-		json_decref(resp);
-		if (ret == 0 || e.code == GC_ENOTFOUND)
-			return 0;
-		if (!gc_starts_with(e.cloud_code, "ResourceInUse"))
-			break;
-		e.code = GC_ETRANSIENT;
-		if (gc_retry_pause(&r, &e, -1) != 0)
-			break;
-		gc_log_debug(p->log, "tencent: security group '%s' still in use; waiting", id);
-	}
-	if (err)
-		*err = e;
-	return gc_error_prefix(err, "cannot delete security group '%s'", id);
+	return gc_driver_delete_secgroup(p, id, delete_secgroup_once, err);
 }
 
 /* ---- catalogue: types and prices ----------------------------------------------------------- */
@@ -1756,19 +1676,6 @@ int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_fac
 	return 0;
 }
 
-static const struct tc_price *price_cached(struct tc_driver *d, const char *type, const char *zone,
-					   bool spot)
-{
-	for (size_t i = 0; i < d->n_prices; i++) {
-		const struct tc_price *c = &d->prices[i];
-
-		if (c->spot == spot && strcmp(c->type, type) == 0 &&
-		    ((!zone && !c->zone) || (zone && c->zone && strcmp(zone, c->zone) == 0)))
-			return c;
-	}
-	return NULL;
-}
-
 /*
  * InquiryPriceRunInstances for one instance of type in zone (the region's first when
  * NULL), on an Ubuntu image: Price.InstancePrice.UnitPriceDiscount, per hour for
@@ -1780,14 +1687,14 @@ int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spo
 	     struct gc_error *err)
 {
 	struct tc_driver *d = tc_driver(p);
-	const struct tc_price *c;
+	const struct gc_price_entry *c;
 	const char *where = zone;
 	json_t *params, *resp = NULL, *ip, *v;
 	char *image = NULL;
 	double usd;
 
-	if ((c = price_cached(d, type, zone, spot))) {
-		*out = c->usd;
+	if ((c = gc_price_cache_find(&d->prices, type, zone, spot))) {
+		*out = c->amount;
 		return 0;
 	}
 	if (launch_zone(p, zone, &where, err) != 0 ||
@@ -1819,12 +1726,7 @@ int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spo
 	}
 	usd = json_number_value(v);
 	json_decref(resp);
-	GC_ALLOC_GROW(d->prices, d->n_prices + 1, d->alloc_prices);
-	d->prices[d->n_prices].type = gc_xstrdup(type);
-	d->prices[d->n_prices].zone = zone ? gc_xstrdup(zone) : NULL;
-	d->prices[d->n_prices].spot = spot;
-	d->prices[d->n_prices].usd = usd;
-	d->n_prices++;
+	gc_price_cache_add(&d->prices, type, zone, spot, usd);
 	*out = usd;
 	return 0;
 }

@@ -27,9 +27,7 @@
 #include "providers/tencent/cvm.h"
 #include "providers/tencent/tc3.h"
 
-#define TC_CONTENT_TYPE	      "application/json" /* what the SDK sends and signs */
-#define TC_MAX_RATE_WAIT_MS   (15u * 60 * 1000)
-#define TC_RATE_WAIT_SLICE_MS 200 /* longest single sleep on a bucket: a cancel is seen */
+#define TC_CONTENT_TYPE "application/json" /* what the SDK sends and signs */
 
 char *tc_url_host(const char *url)
 {
@@ -152,35 +150,12 @@ static struct gc_ratelimit *bucket_for(struct gc_provider *p, const char *action
 static int take(struct gc_provider *p, const char *action, struct gc_error *err)
 {
 	struct gc_ratelimit *rl;
-	uint64_t waited = 0, wait;
 
 	if (!tc_driver(p)->rate_limit)
 		return 0;
 	if (!(rl = bucket_for(p, action, err)))
 		return gc_error_prefix(err, "%s", action);
-	for (;;) {
-		if (gc_ratelimit_take(rl, 1, &wait, err) != 0)
-			return gc_error_prefix(err, "%s", action);
-		if (wait == 0)
-			break;
-		if (waited + wait > TC_MAX_RATE_WAIT_MS)
-			return gc_error_set(err, GC_ETIMEOUT,
-					    "%s: our own rate limit would hold the call for more "
-					    "than %u s",
-					    action, TC_MAX_RATE_WAIT_MS / 1000);
-		if (gc_provider_cancelled(p)) {
-			p->stats.ratelimit_wait_ms += waited;
-			return gc_error_set(err, GC_ECANCELLED,
-					    "%s: cancelled while waiting on our own rate limit",
-					    action);
-		}
-		if (wait > TC_RATE_WAIT_SLICE_MS)
-			wait = TC_RATE_WAIT_SLICE_MS;
-		gc_clock_sleep_ms(p->clock, wait);
-		waited += wait;
-	}
-	p->stats.ratelimit_wait_ms += waited;
-	return 0;
+	return gc_driver_take(p, rl, 1, action, err);
 }
 
 /* ---- one attempt -------------------------------------------------------------------------- */
@@ -247,10 +222,7 @@ static int attempt(struct gc_provider *p, const struct tc_req *c, json_t **out,
 	struct gc_sign_request sr;
 	struct gc_sign_result sig;
 	struct tc_sign_input in;
-	struct gc_http_request req;
 	struct gc_http_response res;
-	char **lines = NULL;
-	size_t n_lines = 0;
 	int ret = -1;
 
 	if (take(p, c->action, err) != 0 || tc_refresh_creds(p, err) != 0)
@@ -281,31 +253,16 @@ static int attempt(struct gc_provider *p, const struct tc_req *c, json_t **out,
 	gc_params_add_all(&headers, &sig.added_headers);
 	gc_sign_result_release(&sig);
 
-	lines = gc_xcalloc(headers.n, sizeof(*lines));
-	for (size_t i = 0; i < headers.n; i++)
-		lines[n_lines++] =
-			gc_xasprintf("%s: %s", headers.items[i].name, headers.items[i].value);
-	memset(&req, 0, sizeof(req));
-	req.method = "POST";
-	req.url = c->url;
-	req.headers = (const char *const *)lines;
-	req.n_headers = n_lines;
-	req.body = c->body;
-	req.body_len = c->body_len;
-	req.max_response = TC_MAX_RESPONSE;
-
 	p->stats.calls++;
 	gc_log_trace(p->log, "tencent: %s to '%s'", c->action, c->host);
-	if (gc_http_perform(d->http, &req, &res, err) != 0) {
+	if (gc_http_post(d->http, c->url, &headers, c->body, c->body_len, TC_MAX_RESPONSE, &res,
+			 err) != 0) {
 		gc_error_prefix(err, "%s", c->action);
 		goto out;
 	}
 	ret = read_answer(c, &res, out, err);
 out:
 	gc_http_response_release(&res);
-	for (size_t i = 0; i < n_lines; i++)
-		free(lines[i]);
-	free(lines);
 	gc_params_release(&headers);
 	return ret;
 }

@@ -30,6 +30,7 @@
 #include "core/provider.h"
 #include "core/ratelimit.h"
 #include "core/retry.h"
+#include "core/urlenc.h"
 #include "providers/tencent/creds.h"
 
 #define TC_API_VERSION	    "2017-03-12"       /* CVM and VPC alike */
@@ -58,18 +59,6 @@ struct tc_image {
 	int64_t created_at;
 };
 
-struct tc_alias {
-	char *alias;
-	char *id;
-};
-
-struct tc_price {
-	char *type;
-	char *zone;
-	bool spot;
-	double usd;
-};
-
 struct tc_subnet {
 	char *zone;
 	char *id;
@@ -95,12 +84,10 @@ struct tc_driver {
 	/* caches, for the life of the driver */
 	struct tc_image *images;
 	size_t n_images, alloc_images;
-	struct tc_alias *aliases;
-	size_t n_aliases, alloc_aliases;
+	struct gc_params aliases; /* alias -> image id, resolved once per driver */
 	struct gc_type_facts *types;
 	size_t n_types, alloc_types;
-	struct tc_price *prices;
-	size_t n_prices, alloc_prices;
+	struct gc_price_cache prices;
 	char **zones;
 	size_t n_zones;
 	char *vpc_id; /* the region's default VPC */

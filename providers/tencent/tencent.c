@@ -33,8 +33,7 @@
 #include "providers/tencent/cvm.h"
 #include "providers/tencent/tencent.h"
 
-#define TC_MAX_ATTEMPTS	 5   /* bursts of an apply meet throttling; the quota bounds a storm */
-#define TC_REFRESH_AHEAD 300 /* seconds before expiry that temporary keys are renewed */
+#define TC_MAX_ATTEMPTS 5 /* bursts of an apply meet throttling; the quota bounds a storm */
 
 static void driver_free(struct tc_driver *d)
 {
@@ -61,17 +60,9 @@ static void driver_free(struct tc_driver *d)
 		free(d->images[i].arch);
 	}
 	free(d->images);
-	for (size_t i = 0; i < d->n_aliases; i++) {
-		free(d->aliases[i].alias);
-		free(d->aliases[i].id);
-	}
-	free(d->aliases);
+	gc_params_release(&d->aliases);
 	free(d->types);
-	for (size_t i = 0; i < d->n_prices; i++) {
-		free(d->prices[i].type);
-		free(d->prices[i].zone);
-	}
-	free(d->prices);
+	gc_price_cache_release(&d->prices);
 	gc_strv_free(d->zones, d->n_zones);
 	free(d->vpc_id);
 	for (size_t i = 0; i < d->n_subnets; i++) {
@@ -95,34 +86,30 @@ static void creds_input(struct gc_provider *p, struct tc_driver *d, struct tc_cr
 	in->oidc = &d->oidc;
 }
 
-int tc_refresh_creds(struct gc_provider *p, struct gc_error *err)
+/* The chain again; the fresh keys replace the old ones. */
+static int renew_creds(struct gc_provider *p, struct gc_error *err)
 {
 	struct tc_driver *d = tc_driver(p);
 	struct tc_creds_input in;
 	struct tc_creds fresh;
-	struct gc_error e;
-	int64_t now = (int64_t)time(NULL);
 
-	if (!d->creds.expiration || now + TC_REFRESH_AHEAD < d->creds.expiration)
-		return 0;
 	creds_input(p, d, &in);
 	tc_creds_init(&fresh);
-	gc_error_init(&e);
-	if (tc_creds_resolve(&fresh, &in, &e) != 0) {
+	if (tc_creds_resolve(&fresh, &in, err) != 0) {
 		tc_creds_release(&fresh);
-		if (now < d->creds.expiration) {
-			/* still valid for a few minutes: keep going, try again next call */
-			gc_log_warn(p->log, "tencent: cannot renew credentials from %s: %s",
-				    d->creds.source ? d->creds.source : "the chain", e.message);
-			return 0;
-		}
-		if (err)
-			*err = e;
-		return gc_error_prefix(err, "the Tencent Cloud credentials expired");
+		return -1;
 	}
 	tc_creds_release(&d->creds);
 	d->creds = fresh;
 	return 0;
+}
+
+int tc_refresh_creds(struct gc_provider *p, struct gc_error *err)
+{
+	struct tc_driver *d = tc_driver(p);
+
+	return gc_driver_refresh_creds(p, d->creds.expiration, d->creds.source, "Tencent Cloud",
+				       renew_creds, err);
 }
 
 /* An endpoint as given: http(s)://, no blanks, no trailing '/'. */

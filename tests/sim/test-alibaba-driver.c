@@ -30,20 +30,14 @@
 
 #include <cmocka.h>
 #include <jansson.h>
-#include <microhttpd.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 
 #include "core/alloc.h"
 #include "core/keygen.h"
 #include "core/provider.h"
 #include "core/str.h"
-#include "fake-clock.h"
+#include "driver-fixture.h"
 #include "providers/alibaba/ecs.h"
-#include "sim-fixture.h"
 #include "sim/catalog.h"
-#include "sim/node.h"
-#include "sim/server.h"
 #include "sim/sim.h"
 
 #define AKID	"LTAIgpuclustersim001"
@@ -53,177 +47,50 @@
 #define NOBLE	"ubuntu_24_04_x64_20G_alibase_20261015.vhd"
 #define GPU_IMG "m-bp1gpu2204cuda128drv570"
 #define TYPE	"ecs.gn7i-c8g1.2xlarge"
-#define CLUSTER "drv"
 #define VSW(z)	"vsw-gpuclustersim-" z
 
-/* ---- the environment the driver sees ---------------------------------------------- */
-
-struct env {
-	char home[128];
-	const char *secret;
-	const char *akid;
-	const char *config; /* ALIBABA_CLOUD_CONFIG_FILE */
-};
-
-static struct env envv;
-
-static const char *env_lookup(void *ctx, const char *name)
+/* The console a node would print: the host keys block. */
+static void ali_console(struct sim_instance *inst)
 {
-	struct env *e = ctx;
-
-	if (!strcmp(name, "ALIBABA_CLOUD_ACCESS_KEY_ID"))
-		return e->akid;
-	if (!strcmp(name, "ALIBABA_CLOUD_ACCESS_KEY_SECRET"))
-		return e->secret;
-	if (!strcmp(name, "ALIBABA_CLOUD_ECS_METADATA_DISABLED"))
-		return "true";
-	if (!strcmp(name, "ALIBABA_CLOUD_CONFIG_FILE"))
-		return e->config;
-	if (!strcmp(name, "HOME"))
-		return e->home;
-	return NULL;
-}
-
-static const struct gc_spec_env test_env = { env_lookup, &envv };
-
-/* ---- the log the driver writes to -------------------------------------------------- */
-
-static struct gc_log tlog;
-static char warnings[4096];
-
-static void sink(void *ctx, enum gc_log_level level, const char *line)
-{
-	(void)ctx;
-	if (level <= GC_LOG_WARN && strlen(warnings) + strlen(line) + 2 < sizeof(warnings)) {
-		strncat(warnings, line, sizeof(warnings) - strlen(warnings) - 1);
-		strncat(warnings, "\n", sizeof(warnings) - strlen(warnings) - 1);
-	}
-}
-
-/* ---- the emulator's nodes, minus SSH: the console a node would print ---------------- */
-
-static int node_create(void *ctx, struct sim_instance *inst, const char *authorized_key,
-		       const struct sim_itype *type, const struct sim_image *image,
-		       struct gc_error *err)
-{
-	(void)ctx;
-	(void)authorized_key;
-	(void)type;
-	(void)image;
-	(void)err;
-	snprintf(inst->host_key_line, sizeof(inst->host_key_line),
-		 "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeHostKeyFor%.17s", inst->id + 2);
 	snprintf(inst->console, sizeof(inst->console),
 		 "-----BEGIN SSH HOST KEY KEYS-----\n%s root@iZ%sZ\n"
 		 "-----END SSH HOST KEY KEYS-----\n",
 		 inst->host_key_line, inst->id + 2);
-	return 0;
 }
 
-static void node_noop(void *ctx, struct sim_instance *inst)
+/* A VPC security group of the emulator's, as the engine would make one. */
+static char *make_sg(const char *name, struct gc_tag *tags, size_t n_tags)
 {
-	(void)ctx;
-	(void)inst;
-}
-
-static void node_destroy(void *ctx, const char *id)
-{
-	(void)ctx;
-	(void)id;
-}
-
-static const struct sim_node_ops fake_nodes = { node_create, node_noop, node_noop, node_destroy };
-
-/* ---- per-test emulator, driver and temporary directory ------------------------------ */
-
-static struct sim_server *server;
-static struct gc_provider *prov;
-static char tmpdir[64], logpath[128], endpoint[64], cfgpath[160];
-
-static void clear_proxy_env(void)
-{
-	static const char *const vars[] = { "http_proxy",  "HTTP_PROXY", "https_proxy",
-					    "HTTPS_PROXY", "all_proxy",	 "ALL_PROXY" };
-
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		unsetenv(vars[i]);
-}
-
-static int open_with(struct gc_provider **out, const char *ep, const char *profile,
-		     bool no_rate_limit, bool (*cancelled)(void *), struct gc_error *err)
-{
-	struct gc_provider_config cfg;
-
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.region = REGION;
-	cfg.profile = profile;
-	cfg.endpoint = ep;
-	cfg.env = &test_env;
-	cfg.clock = &fake;
-	cfg.log = &tlog;
-	cfg.no_rate_limit = no_rate_limit;
-	cfg.cancelled = cancelled;
-	return gc_provider_open(out, gc_provider_find(GC_CLOUD_ALIBABA), &cfg, err);
-}
-
-static int test_setup(void **state)
-{
-	struct sim_server_config scfg;
+	const char *cidrs[] = { "203.0.113.7/32" };
+	struct gc_secgroup_request sr;
 	struct gc_error err;
+	char *id = NULL;
 
-	clear_proxy_env();
-	if (setup(state) != 0)
-		return -1;
-	sim.world->node_ops = &fake_nodes;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gc-test-alidrv.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return -1;
-	snprintf(logpath, sizeof(logpath), "%s/requests.jsonl", tmpdir);
-	snprintf(cfgpath, sizeof(cfgpath), "%s/config.json", tmpdir);
-	snprintf(envv.home, sizeof(envv.home), "%s", tmpdir);
-	envv.akid = AKID;
-	envv.secret = SECRET;
-	envv.config = cfgpath; /* absent unless a test writes it */
-	warnings[0] = '\0';
-	gc_log_init(&tlog, GC_LOG_WARN, sink, NULL);
-
-	memset(&scfg, 0, sizeof(scfg));
-	scfg.listen = "127.0.0.1";
-	scfg.request_log = logpath;
-	scfg.tick_ms = 20;
+	memset(&sr, 0, sizeof(sr));
+	sr.name = name;
+	sr.description = "gpucluster drv";
+	sr.ssh_port = 22;
+	sr.allow_from = cidrs;
+	sr.n_allow_from = 1;
+	sr.tags = tags;
+	sr.n_tags = n_tags;
 	gc_error_init(&err);
-	server = sim_server_start(&sim, &scfg, &err);
-	if (!server) {
-		print_error("cannot start the emulator: %s\n", err.message);
-		return -1;
-	}
-	snprintf(endpoint, sizeof(endpoint), "http://127.0.0.1:%d",
-		 sim_server_port(server, SIM_ALIBABA));
-	if (open_with(&prov, endpoint, NULL, false, NULL, &err) != 0) {
-		print_error("cannot open the driver: %s\n", err.message);
-		return -1;
-	}
-	return 0;
+	if (gc_provider_create_secgroup(prov, &sr, &id, &err) != 0)
+		fail_msg("create_secgroup: %s", err.message);
+	return id;
 }
 
-/* Request-log lines for an action, in order, as JSON objects (caller decrefs the array). */
-static json_t *logged(const char *action)
+/* RunInstances needs a security group: one of the cluster's, made once per test
+ * (test_sg, freed by the teardown) */
+static char *test_sg;
+
+static void sg_for_launch(struct gc_create_request *r)
 {
-	json_t *all = json_array();
-	FILE *f = fopen(logpath, "r");
-	char line[65536];
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		json_t *o = json_loads(line, 0, NULL);
-
-		if (o &&
-		    (!action || !strcmp(json_string_value(json_object_get(o, "action")), action)))
-			json_array_append(all, o);
-		json_decref(o);
+	if (!r->security_group_id) {
+		if (!test_sg)
+			test_sg = make_sg("gpucluster-drv", base_tags, 1);
+		r->security_group_id = test_sg;
 	}
-	fclose(f);
-	return all;
 }
 
 static const char *param(json_t *line, const char *name)
@@ -259,120 +126,42 @@ static void requests_valid(void)
 	json_decref(lines);
 }
 
-static char *test_sg;
-
-static int test_teardown(void **state)
+static void after_test(void)
 {
 	free(test_sg);
 	test_sg = NULL;
-	gc_provider_close(prov);
-	prov = NULL;
-	sim_server_stop(server);
-	server = NULL;
 	requests_valid();
-	unlink(logpath);
-	unlink(cfgpath);
-	rmdir(tmpdir);
-	gc_log_release(&tlog);
-	return teardown(state);
 }
 
-static void advance_ms(uint64_t ms)
-{
-	fc.now += ms * MS;
-	sim_world_lock(sim.world);
-	sim_world_tick(sim.world);
-	sim_world_unlock(sim.world);
-}
-
-/* ---- building requests -------------------------------------------------------------- */
-
-/* struct gc_tag holds owned (non-const) strings: writable copies of the literals */
-static char k_cluster[] = GC_TAG_CLUSTER, v_cluster[] = CLUSTER, k_group[] = GC_TAG_GROUP,
-	    v_group[] = "workers", k_hash[] = GC_TAG_SPEC_HASH, v_hash[] = "h4sh",
-	    k_team[] = "team", v_team[] = "research", v_other[] = "other", k_owner[] = "owner",
-	    v_owner[] = "someone";
-
-static struct gc_tag base_tags[] = {
-	{ k_cluster, v_cluster },
-	{ k_group, v_group },
-	{ k_hash, v_hash },
-	{ k_team, v_team },
+static const struct drv_cloud alibaba = {
+	.cloud = GC_CLOUD_ALIBABA,
+	.frontend = SIM_ALIBABA,
+	.region = REGION,
+	.tmp_template = "/tmp/gc-test-alidrv.XXXXXX",
+	.key_id_var = "ALIBABA_CLOUD_ACCESS_KEY_ID",
+	.secret_var = "ALIBABA_CLOUD_ACCESS_KEY_SECRET",
+	.metadata_off_var = "ALIBABA_CLOUD_ECS_METADATA_DISABLED",
+	.key_id = AKID,
+	.secret = SECRET,
+	.file_vars = { "ALIBABA_CLOUD_CONFIG_FILE", NULL },
+	.file_name = "config.json",
+	.type = TYPE,
+	.image = UBUNTU,
+	.zone = "cn-hangzhou-i",
+	.console = ali_console,
+	.before_launch = sg_for_launch,
+	.after = after_test,
 };
 
-static struct gc_create_request launch_req(unsigned count, const char *token)
+static int test_setup(void **state)
 {
-	struct gc_create_request r;
-
-	memset(&r, 0, sizeof(r));
-	r.group = "workers";
-	r.type = TYPE;
-	r.image_id = UBUNTU;
-	r.zone = "cn-hangzhou-i";
-	r.count = count;
-	r.disk_gb = 200;
-	r.client_token = token;
-	r.tags = base_tags;
-	r.n_tags = sizeof(base_tags) / sizeof(base_tags[0]);
-	return r;
-}
-
-/* A VPC security group of the emulator's, as the engine would make one. */
-static char *make_sg(const char *name, struct gc_tag *tags, size_t n_tags)
-{
-	const char *cidrs[] = { "203.0.113.7/32" };
-	struct gc_secgroup_request sr;
-	struct gc_error err;
-	char *id = NULL;
-
-	memset(&sr, 0, sizeof(sr));
-	sr.name = name;
-	sr.description = "gpucluster drv";
-	sr.ssh_port = 22;
-	sr.allow_from = cidrs;
-	sr.n_allow_from = 1;
-	sr.tags = tags;
-	sr.n_tags = n_tags;
-	gc_error_init(&err);
-	if (gc_provider_create_secgroup(prov, &sr, &id, &err) != 0)
-		fail_msg("create_secgroup: %s", err.message);
-	return id;
-}
-
-/* RunInstances needs a security group: one of the cluster's, made once per test
- * (test_sg, freed by the teardown) */
-
-static void launch_ok(struct gc_create_request *r, struct gc_instance_list *out)
-{
-	struct gc_error err;
-
-	if (!r->security_group_id) {
-		if (!test_sg)
-			test_sg = make_sg("gpucluster-drv", base_tags, 1);
-		r->security_group_id = test_sg;
-	}
-	gc_error_init(&err);
-	if (gc_provider_create(prov, r, out, &err) != 0)
-		fail_msg("create: %s", err.message);
-}
-
-static size_t world_count(void)
-{
-	struct sim_instance **all;
-	size_t n;
-
-	sim_world_lock(sim.world);
-	n = sim_world_list(sim.world, SIM_ALIBABA, NULL, &all);
-	sim_world_unlock(sim.world);
-	free(all);
-	return n;
+	return drv_setup(state, &alibaba);
 }
 
 /* ---- discover -------------------------------------------------------------------------- */
 
 static void test_discover_pages(void **state)
 {
-	struct gc_tag other[] = { { k_cluster, v_other } };
 	struct gc_tag_filter mine[] = { { GC_TAG_CLUSTER, CLUSTER } };
 	struct gc_tag_filter by_key[] = { { "team", NULL } };
 	struct gc_discover_query q = { mine, 1, false };
@@ -382,26 +171,8 @@ static void test_discover_pages(void **state)
 	json_t *pages;
 
 	(void)state;
-	/* the emulator's own rate limits on: ours must keep under them */
-	sim_faults_set_rate_limits(sim.faults, true);
+	launch_pages();
 	gc_instance_list_init(&got);
-	for (int i = 0; i < 12; i++) {
-		char tok[32];
-		struct gc_create_request r;
-
-		snprintf(tok, sizeof(tok), "gc-page-%d", i);
-		r = launch_req(100, tok);
-		launch_ok(&r, &got);
-	}
-	{
-		struct gc_create_request r = launch_req(3, "gc-other");
-		r.tags = other;
-		r.n_tags = 1;
-		launch_ok(&r, &got);
-	}
-	assert_int_equal(got.n, 1203);
-	assert_int_equal(prov->stats.throttled, 0);
-	gc_instance_list_release(&got);
 
 	calls = prov->stats.calls;
 	gc_error_init(&err);
@@ -689,7 +460,7 @@ static void test_client_token(void **state)
 	assert_int_equal(b.n, 2);
 	for (size_t i = 0; i < 2; i++)
 		assert_string_equal(a.items[i].id, b.items[i].id);
-	assert_int_equal(world_count(), 2);
+	assert_int_equal(world_count(0, true), 2);
 
 	/* the same token with another type */
 	r.type = "ecs.gn6i-c4g1.xlarge";
@@ -700,7 +471,7 @@ static void test_client_token(void **state)
 	assert_int_equal(err.http_status, 400);
 	assert_non_null(strstr(err.message, "cannot launch 2 'ecs.gn6i-c4g1.xlarge' instances"));
 	assert_int_equal(b.n, 2);
-	assert_int_equal(world_count(), 2);
+	assert_int_equal(world_count(0, true), 2);
 	gc_instance_list_release(&a);
 	gc_instance_list_release(&b);
 }
@@ -728,7 +499,7 @@ static void test_lost_answer(void **state)
 		sim_faults_add(sim.faults, "alibaba:RunInstances:5xx,after=1,times=1", &err), 0);
 	launch_ok(&r, &got);
 	assert_int_equal(got.n, 3);
-	assert_int_equal(world_count(), 4);
+	assert_int_equal(world_count(0, true), 4);
 	assert_int_equal(prov->stats.calls - calls, 2);
 
 	/* without a token a repeat could launch twice: not retried */
@@ -740,7 +511,7 @@ static void test_lost_answer(void **state)
 	assert_int_equal(err.code, GC_ETRANSIENT);
 	assert_string_equal(err.cloud_code, "InternalError");
 	assert_int_equal(prov->stats.calls - calls, 1);
-	assert_int_equal(world_count(), 7);
+	assert_int_equal(world_count(0, true), 7);
 	gc_instance_list_release(&got);
 	gc_instance_list_release(&warm);
 }
@@ -798,16 +569,6 @@ static void test_terminate_gone(void **state)
 }
 
 /* ---- key pairs and security groups ------------------------------------------------------- */
-
-static void public_line(struct gc_buf *out, const char *comment)
-{
-	struct gc_keypair kp;
-
-	gc_keypair_init(&kp);
-	assert_int_equal(gc_keypair_generate(&kp, comment, NULL), 0);
-	assert_int_equal(gc_keypair_public_line(out, &kp), 0);
-	gc_keypair_release(&kp);
-}
 
 static void test_keypairs(void **state)
 {
@@ -892,18 +653,13 @@ static void test_secgroups(void **state)
 	struct gc_tag foreign_tags[] = { { k_owner, v_owner } };
 	struct gc_secgroup_request sr;
 	struct gc_resource_list found;
-	struct gc_instance_list got;
-	struct gc_create_request r = launch_req(1, "gc-sg");
 	struct gc_error err;
 	char *id = NULL, *foreign;
-	const char *ids[1];
 	json_t *lines;
-	size_t before;
 
 	(void)state;
 	gc_error_init(&err);
 	gc_resource_list_init(&found);
-	gc_instance_list_init(&got);
 	memset(&sr, 0, sizeof(sr));
 	sr.name = "gpucluster-drv";
 	sr.description = "gpucluster drv ssh";
@@ -953,46 +709,13 @@ static void test_secgroups(void **state)
 	assert_null(found.items[0].fingerprint);
 	gc_resource_list_release(&found);
 
-	/* in use by a running instance: DependencyViolation, retried, then given up */
-	r.security_group_id = id;
-	launch_ok(&r, &got);
-	advance_ms(2000);
-	before = json_array_size(lines = logged("DeleteSecurityGroup"));
-	json_decref(lines);
-	assert_int_equal(gc_provider_delete_secgroup(prov, id, &err), -1);
-	assert_string_equal(err.cloud_code, "DependencyViolation");
-	assert_int_equal(err.code, GC_ETRANSIENT);
-	lines = logged("DeleteSecurityGroup");
-	assert_int_equal(json_array_size(lines) - before, 10);
-	json_decref(lines);
-
-	/* while it is being released the retries wait it out (the fake clock moves) */
-	ids[0] = got.items[0].id;
-	assert_int_equal(gc_provider_terminate(prov, ids, 1, &err), 0);
-	assert_int_equal(gc_provider_delete_secgroup(prov, id, &err), 0);
-	assert_int_equal(gc_provider_delete_secgroup(prov, id, &err), 0); /* gone: done */
-	assert_int_equal(
-		gc_provider_list_resources(prov, GC_RESOURCE_SECGROUP, mine, 1, &found, &err), 0);
-	assert_int_equal(found.n, 0);
-	gc_resource_list_release(&found);
-	gc_instance_list_release(&got);
+	/* in use by a running instance, then going */
+	secgroup_in_use(id, "DependencyViolation");
 	free(id);
 	free(foreign);
 }
 
 /* ---- catalogue ------------------------------------------------------------------------------- */
-
-static void expect_image(const char *alias, bool is_alias, const char *want)
-{
-	struct gc_error err;
-	char *id = NULL;
-
-	gc_error_init(&err);
-	if (gc_provider_resolve_image(prov, alias, is_alias, &id, &err) != 0)
-		fail_msg("resolve '%s': %s", alias, err.message);
-	assert_string_equal(id, want);
-	free(id);
-}
 
 static void test_images(void **state)
 {
@@ -1237,7 +960,7 @@ static void test_auth(void **state)
 	assert_int_equal(bad->stats.calls, 1);
 	gc_provider_close(bad);
 
-	envv.akid = "LTAInobodyhasthiskey";
+	envv.key_id = "LTAInobodyhasthiskey";
 	assert_int_equal(open_with(&bad, endpoint, NULL, false, NULL, &err), 0);
 	assert_int_equal(gc_provider_zones(bad, &zones, &n, &err), -1);
 	assert_int_equal(err.code, GC_EAUTH);
@@ -1245,7 +968,7 @@ static void test_auth(void **state)
 	gc_provider_close(bad);
 
 	/* no credentials at all: open fails and says where it looked */
-	envv.akid = NULL;
+	envv.key_id = NULL;
 	envv.secret = NULL;
 	bad = NULL;
 	assert_int_equal(open_with(&bad, endpoint, NULL, false, NULL, &err), -1);
@@ -1255,7 +978,7 @@ static void test_auth(void **state)
 	assert_null(bad);
 
 	/* an endpoint that is not a URL */
-	envv.akid = AKID;
+	envv.key_id = AKID;
 	envv.secret = SECRET;
 	assert_int_equal(open_with(&bad, "ftp://127.0.0.1:1", NULL, false, NULL, &err), -1);
 	assert_int_equal(err.code, GC_EINVALID);
@@ -1286,7 +1009,7 @@ static void test_sts_profile(void **state)
 	(void)state;
 	gc_error_init(&err);
 	gc_instance_list_init(&got);
-	f = fopen(cfgpath, "w");
+	f = fopen(envv.file, "w");
 	assert_non_null(f);
 	fputs(cfg, f);
 	fclose(f);
@@ -1325,14 +1048,6 @@ static void test_sts_profile(void **state)
 
 /* Our own minute window: 300 calls of an API go at once, the next waits; a cancel ends the
  * wait at once with GC_ECANCELLED and the call is never sent. */
-static bool cancel_flag;
-
-static bool test_cancelled(void *ctx)
-{
-	(void)ctx;
-	return cancel_flag;
-}
-
 static void test_rate_limit_and_cancel(void **state)
 {
 	struct gc_provider *p = NULL;
@@ -1369,66 +1084,12 @@ static void test_rate_limit_and_cancel(void **state)
 	gc_provider_close(p);
 }
 
-/* ---- a scripted server: what the emulator does not answer -------------------------------- */
-
-struct scripted {
-	int status;
-	const char *body;
-	const char *retry_after; /* x-acs-retry-after, or NULL */
-};
-
-static const struct scripted *script;
-static size_t script_n, script_pos;
-static char *big;
-#define BIG_LEN ((size_t)20 << 20)
-
-static enum MHD_Result scripted_handler(void *cls, struct MHD_Connection *c, const char *url,
-					const char *method, const char *version, const char *upload,
-					size_t *upload_size, void **con_cls)
-{
-	const struct scripted *s;
-	struct MHD_Response *r;
-	enum MHD_Result ret;
-
-	(void)cls;
-	(void)url;
-	(void)method;
-	(void)version;
-	(void)upload;
-	if (!*con_cls) {
-		*con_cls = c;
-		return MHD_YES;
-	}
-	if (*upload_size) {
-		*upload_size = 0;
-		return MHD_YES;
-	}
-	s = &script[script_pos < script_n ? script_pos : script_n - 1];
-	script_pos++;
-	if (s->body)
-		r = MHD_create_response_from_buffer(strlen(s->body), (void *)(uintptr_t)s->body,
-						    MHD_RESPMEM_PERSISTENT);
-	else
-		r = MHD_create_response_from_buffer(BIG_LEN, big, MHD_RESPMEM_PERSISTENT);
-	if (s->retry_after)
-		MHD_add_response_header(r, "x-acs-retry-after", s->retry_after);
-	ret = MHD_queue_response(c, (unsigned)s->status, r);
-	MHD_destroy_response(r);
-	return ret;
-}
+/* ---- the scripted server: what the emulator does not answer ------------------------------ */
 
 #define ZONES_OK "{\"RequestId\":\"R-1\",\"Zones\":{\"Zone\":[{\"ZoneId\":\"cn-hangzhou-x\"}]}}"
 #define ERR(code)                                                                 \
 	"{\"RequestId\":\"R-2\",\"HostId\":\"ecs.aliyuncs.com\",\"Code\":\"" code \
 	"\",\"Message\":\"m\"}"
-
-static void run_script(struct gc_provider *p, const struct scripted *s, size_t n)
-{
-	script = s;
-	script_n = n;
-	script_pos = 0;
-	p->stats.calls = 0;
-}
 
 static void test_scripted(void **state)
 {
@@ -1455,28 +1116,15 @@ static void test_scripted(void **state)
 	static const struct scripted huge[] = { { 200, NULL, NULL } };
 	static const struct scripted account[] = { { 403, ERR("Account.Arrearage"), NULL } };
 	struct MHD_Daemon *d;
-	struct sockaddr_in sin;
-	const union MHD_DaemonInfo *info;
 	struct gc_provider *p = NULL;
 	struct gc_error err;
-	char ep[64], **zones = NULL;
+	char **zones = NULL;
 	size_t n = 0;
 	uint64_t t0;
 
 	(void)state;
-	big = gc_xmalloc(BIG_LEN);
-	memset(big, ' ', BIG_LEN);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0,
-			     NULL, NULL, scripted_handler, NULL, MHD_OPTION_SOCK_ADDR,
-			     (struct sockaddr *)&sin, MHD_OPTION_END);
-	assert_non_null(d);
-	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	snprintf(ep, sizeof(ep), "http://127.0.0.1:%u", (unsigned)info->port);
+	d = scripted_start(&p);
 	gc_error_init(&err);
-	assert_int_equal(open_with(&p, ep, NULL, false, NULL, &err), 0);
 
 	/* a throttle with the server's hint: waited at least that long, then answered */
 	run_script(p, throttled, 2);
@@ -1542,9 +1190,7 @@ static void test_scripted(void **state)
 	assert_int_equal(p->stats.calls, 1);
 	assert_null(zones);
 
-	gc_provider_close(p);
-	MHD_stop_daemon(d);
-	free(big);
+	scripted_stop(d, p);
 }
 
 int main(void)

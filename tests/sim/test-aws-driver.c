@@ -24,243 +24,58 @@
 
 #include <cmocka.h>
 #include <jansson.h>
-#include <microhttpd.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 
 #include "core/alloc.h"
 #include "core/keygen.h"
 #include "core/provider.h"
 #include "core/str.h"
-#include "fake-clock.h"
+#include "driver-fixture.h"
 #include "providers/aws/ec2.h"
 #include "providers/aws/sigv4.h"
-#include "sim-fixture.h"
 #include "sim/catalog.h"
-#include "sim/node.h"
-#include "sim/server.h"
 #include "sim/sim.h"
 
-#define AKID	"AKIAGPUCLUSTERSIM001"
-#define SECRET	"gpucluster-sim-aws-secret-key-0000000000"
-#define UBUNTU	"ami-0e8d2a5e1c4f22040"
-#define NOBLE	"ami-04b7c5d3f9a124040"
-#define DLAMI	"ami-0d1e5f7a9b3c5e570"
-#define TYPE	"g5.xlarge"
-#define CLUSTER "drv"
+#define AKID   "AKIAGPUCLUSTERSIM001"
+#define SECRET "gpucluster-sim-aws-secret-key-0000000000"
+#define UBUNTU "ami-0e8d2a5e1c4f22040"
+#define NOBLE  "ami-04b7c5d3f9a124040"
+#define DLAMI  "ami-0d1e5f7a9b3c5e570"
+#define TYPE   "g5.xlarge"
 
-/* ---- the environment the driver sees ---------------------------------------------- */
-
-struct env {
-	char home[128];
-	char none[160];
-	const char *secret;
-	const char *akid;
-};
-
-static struct env envv;
-
-static const char *env_lookup(void *ctx, const char *name)
+/* The console a node would print: cloud-init's host keys block. */
+static void aws_console(struct sim_instance *inst)
 {
-	struct env *e = ctx;
-
-	if (!strcmp(name, "AWS_ACCESS_KEY_ID"))
-		return e->akid;
-	if (!strcmp(name, "AWS_SECRET_ACCESS_KEY"))
-		return e->secret;
-	if (!strcmp(name, "AWS_EC2_METADATA_DISABLED"))
-		return "true";
-	if (!strcmp(name, "HOME"))
-		return e->home;
-	if (!strcmp(name, "AWS_CONFIG_FILE") || !strcmp(name, "AWS_SHARED_CREDENTIALS_FILE"))
-		return e->none;
-	return NULL;
-}
-
-static const struct gc_spec_env test_env = { env_lookup, &envv };
-
-/* ---- the emulator's nodes, minus SSH: the console a node would print ---------------- */
-
-static int node_create(void *ctx, struct sim_instance *inst, const char *authorized_key,
-		       const struct sim_itype *type, const struct sim_image *image,
-		       struct gc_error *err)
-{
-	(void)ctx;
-	(void)authorized_key;
-	(void)type;
-	(void)image;
-	(void)err;
-	snprintf(inst->host_key_line, sizeof(inst->host_key_line),
-		 "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeHostKeyFor%.17s", inst->id + 2);
 	snprintf(inst->console, sizeof(inst->console),
 		 "ci-info: no authorized SSH keys fingerprints found for user ubuntu.\n"
 		 "-----BEGIN SSH HOST KEY KEYS-----\n%s root@ip-10-0-0-1\n"
 		 "-----END SSH HOST KEY KEYS-----\n",
 		 inst->host_key_line);
-	return 0;
 }
 
-static void node_noop(void *ctx, struct sim_instance *inst)
-{
-	(void)ctx;
-	(void)inst;
-}
-
-static void node_destroy(void *ctx, const char *id)
-{
-	(void)ctx;
-	(void)id;
-}
-
-static const struct sim_node_ops fake_nodes = { node_create, node_noop, node_noop, node_destroy };
-
-/* ---- per-test emulator, driver and temporary directory ------------------------------ */
-
-static struct sim_server *server;
-static struct gc_provider *prov;
-static char tmpdir[64], logpath[128], endpoint[64];
-
-static void clear_proxy_env(void)
-{
-	static const char *const vars[] = { "http_proxy",  "HTTP_PROXY", "https_proxy",
-					    "HTTPS_PROXY", "all_proxy",	 "ALL_PROXY" };
-
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		unsetenv(vars[i]);
-}
-
-static int open_driver(struct gc_provider **out, const char *ep, bool no_rate_limit,
-		       struct gc_error *err)
-{
-	struct gc_provider_config cfg;
-
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.region = "us-east-1";
-	cfg.endpoint = ep;
-	cfg.env = &test_env;
-	cfg.clock = &fake;
-	cfg.no_rate_limit = no_rate_limit;
-	return gc_provider_open(out, gc_provider_find(GC_CLOUD_AWS), &cfg, err);
-}
+static const struct drv_cloud aws = {
+	.cloud = GC_CLOUD_AWS,
+	.frontend = SIM_AWS,
+	.region = "us-east-1",
+	.tmp_template = "/tmp/gc-test-awsdrv.XXXXXX",
+	.key_id_var = "AWS_ACCESS_KEY_ID",
+	.secret_var = "AWS_SECRET_ACCESS_KEY",
+	.metadata_off_var = "AWS_EC2_METADATA_DISABLED",
+	.key_id = AKID,
+	.secret = SECRET,
+	.file_vars = { "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE" },
+	.type = TYPE,
+	.image = UBUNTU,
+	.console = aws_console,
+};
 
 static int test_setup(void **state)
 {
-	struct sim_server_config scfg;
-	struct gc_error err;
-
-	clear_proxy_env();
-	if (setup(state) != 0)
-		return -1;
-	sim.world->node_ops = &fake_nodes;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gc-test-awsdrv.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return -1;
-	snprintf(logpath, sizeof(logpath), "%s/requests.jsonl", tmpdir);
-	snprintf(envv.home, sizeof(envv.home), "%s", tmpdir);
-	snprintf(envv.none, sizeof(envv.none), "%s/absent", tmpdir);
-	envv.akid = AKID;
-	envv.secret = SECRET;
-
-	memset(&scfg, 0, sizeof(scfg));
-	scfg.listen = "127.0.0.1";
-	scfg.request_log = logpath;
-	scfg.tick_ms = 20;
-	gc_error_init(&err);
-	server = sim_server_start(&sim, &scfg, &err);
-	if (!server) {
-		print_error("cannot start the emulator: %s\n", err.message);
-		return -1;
-	}
-	snprintf(endpoint, sizeof(endpoint), "http://127.0.0.1:%d",
-		 sim_server_port(server, SIM_AWS));
-	if (open_driver(&prov, endpoint, false, &err) != 0) {
-		print_error("cannot open the driver: %s\n", err.message);
-		return -1;
-	}
-	return 0;
-}
-
-static int test_teardown(void **state)
-{
-	gc_provider_close(prov);
-	prov = NULL;
-	sim_server_stop(server);
-	server = NULL;
-	unlink(logpath);
-	rmdir(tmpdir);
-	return teardown(state);
-}
-
-static void advance_ms(uint64_t ms)
-{
-	fc.now += ms * MS;
-	sim_world_lock(sim.world);
-	sim_world_tick(sim.world);
-	sim_world_unlock(sim.world);
-}
-
-/* Request-log lines for an action, in order, as JSON objects (caller decrefs the array). */
-static json_t *logged(const char *action)
-{
-	json_t *all = json_array();
-	FILE *f = fopen(logpath, "r");
-	char line[65536];
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		json_t *o = json_loads(line, 0, NULL);
-
-		if (o && !strcmp(json_string_value(json_object_get(o, "action")), action))
-			json_array_append(all, o);
-		json_decref(o);
-	}
-	fclose(f);
-	return all;
+	return drv_setup(state, &aws);
 }
 
 static const char *param(json_t *line, const char *name)
 {
 	return json_string_value(json_object_get(json_object_get(line, "params"), name));
-}
-
-/* ---- building requests -------------------------------------------------------------- */
-
-/* struct gc_tag holds owned (non-const) strings: writable copies of the literals */
-static char k_cluster[] = GC_TAG_CLUSTER, v_cluster[] = CLUSTER, k_group[] = GC_TAG_GROUP,
-	    v_group[] = "workers", k_hash[] = GC_TAG_SPEC_HASH, v_hash[] = "h4sh",
-	    k_team[] = "team", v_team[] = "research", v_other[] = "other", k_owner[] = "owner",
-	    v_owner[] = "someone";
-
-static struct gc_tag base_tags[] = {
-	{ k_cluster, v_cluster },
-	{ k_group, v_group },
-	{ k_hash, v_hash },
-	{ k_team, v_team },
-};
-
-static struct gc_create_request launch_req(unsigned count, const char *token)
-{
-	struct gc_create_request r;
-
-	memset(&r, 0, sizeof(r));
-	r.group = "workers";
-	r.type = TYPE;
-	r.image_id = UBUNTU;
-	r.count = count;
-	r.disk_gb = 200;
-	r.client_token = token;
-	r.tags = base_tags;
-	r.n_tags = sizeof(base_tags) / sizeof(base_tags[0]);
-	return r;
-}
-
-static void launch_ok(const struct gc_create_request *r, struct gc_instance_list *out)
-{
-	struct gc_error err;
-
-	gc_error_init(&err);
-	if (gc_provider_create(prov, r, out, &err) != 0)
-		fail_msg("create: %s", err.message);
 }
 
 /* Resolves the launch image once, so a test's call counts are the launches alone. */
@@ -274,23 +89,10 @@ static void warm(void)
 	free(id);
 }
 
-static size_t world_count(void)
-{
-	struct sim_instance **all;
-	size_t n;
-
-	sim_world_lock(sim.world);
-	n = sim_world_list(sim.world, SIM_AWS, NULL, &all);
-	sim_world_unlock(sim.world);
-	free(all);
-	return n;
-}
-
 /* ---- discover -------------------------------------------------------------------------- */
 
 static void test_discover_pages(void **state)
 {
-	struct gc_tag other[] = { { k_cluster, v_other } };
 	struct gc_tag_filter mine[] = { { GC_TAG_CLUSTER, CLUSTER } };
 	struct gc_tag_filter by_key[] = { { "team", NULL } };
 	struct gc_discover_query q = { mine, 1, false };
@@ -300,28 +102,10 @@ static void test_discover_pages(void **state)
 	json_t *pages;
 
 	(void)state;
-	/* the emulator's own token buckets on: ours must keep under them */
-	sim_faults_set_rate_limits(sim.faults, true);
-	gc_instance_list_init(&got);
-	for (int i = 0; i < 12; i++) {
-		char tok[32];
-		struct gc_create_request r;
-
-		snprintf(tok, sizeof(tok), "gc-page-%d", i);
-		r = launch_req(100, tok);
-		launch_ok(&r, &got);
-	}
-	{
-		struct gc_create_request r = launch_req(3, "gc-other");
-		r.tags = other;
-		r.n_tags = 1;
-		launch_ok(&r, &got);
-	}
-	assert_int_equal(got.n, 1203);
-	assert_int_equal(prov->stats.throttled, 0);
+	launch_pages();
 	/* RunInstances: 5 calls of burst, then 2/s; 1203 instances against 1000 tokens */
 	assert_true(prov->stats.ratelimit_wait_ms >= 1000);
-	gc_instance_list_release(&got);
+	gc_instance_list_init(&got);
 
 	calls = prov->stats.calls;
 	gc_error_init(&err);
@@ -549,7 +333,7 @@ static void test_client_token(void **state)
 	assert_int_equal(b.n, 2);
 	for (size_t i = 0; i < 2; i++)
 		assert_string_equal(a.items[i].id, b.items[i].id);
-	assert_int_equal(world_count(), 2);
+	assert_int_equal(world_count(0, true), 2);
 
 	/* the same token with another type */
 	r.type = "g5.2xlarge";
@@ -560,7 +344,7 @@ static void test_client_token(void **state)
 	assert_int_equal(err.http_status, 400);
 	assert_non_null(strstr(err.message, "cannot launch 2 'g5.2xlarge' instances"));
 	assert_int_equal(b.n, 2);
-	assert_int_equal(world_count(), 2);
+	assert_int_equal(world_count(0, true), 2);
 	gc_instance_list_release(&a);
 	gc_instance_list_release(&b);
 }
@@ -582,7 +366,7 @@ static void test_lost_answer(void **state)
 			 0);
 	launch_ok(&r, &got);
 	assert_int_equal(got.n, 3);
-	assert_int_equal(world_count(), 3);
+	assert_int_equal(world_count(0, true), 3);
 	assert_int_equal(prov->stats.calls - calls, 2);
 
 	/* without a token a repeat could launch twice: not retried */
@@ -594,7 +378,7 @@ static void test_lost_answer(void **state)
 	assert_int_equal(err.code, GC_ETRANSIENT);
 	assert_string_equal(err.cloud_code, "InternalError");
 	assert_int_equal(prov->stats.calls - calls, 1);
-	assert_int_equal(world_count(), 6);
+	assert_int_equal(world_count(0, true), 6);
 	gc_instance_list_release(&got);
 }
 
@@ -655,16 +439,6 @@ static void test_terminate_gone(void **state)
 }
 
 /* ---- key pairs and security groups ------------------------------------------------------- */
-
-static void public_line(struct gc_buf *out, const char *comment)
-{
-	struct gc_keypair kp;
-
-	gc_keypair_init(&kp);
-	assert_int_equal(gc_keypair_generate(&kp, comment, NULL), 0);
-	assert_int_equal(gc_keypair_public_line(out, &kp), 0);
-	gc_keypair_release(&kp);
-}
 
 static void test_keypairs(void **state)
 {
@@ -740,18 +514,13 @@ static void test_secgroups(void **state)
 	struct gc_tag foreign_tags[] = { { k_owner, v_owner } };
 	struct gc_secgroup_request sr;
 	struct gc_resource_list found;
-	struct gc_instance_list got;
-	struct gc_create_request r = launch_req(1, "gc-sg");
 	struct gc_error err;
 	char *id = NULL, *again = NULL, *foreign = NULL;
-	const char *ids[1];
-	json_t *deletes, *auths;
-	size_t before;
+	json_t *auths;
 
 	(void)state;
 	gc_error_init(&err);
 	gc_resource_list_init(&found);
-	gc_instance_list_init(&got);
 	memset(&sr, 0, sizeof(sr));
 	sr.name = "gpucluster-drv";
 	sr.description = "gpucluster drv ssh";
@@ -842,46 +611,13 @@ static void test_secgroups(void **state)
 	assert_string_equal(err.cloud_code, "InvalidGroup.Duplicate");
 	assert_null(again);
 
-	/* in use by a running instance: DependencyViolation, retried, then given up */
-	r.security_group_id = id;
-	launch_ok(&r, &got);
-	advance_ms(2000);
-	before = json_array_size(deletes = logged("DeleteSecurityGroup"));
-	json_decref(deletes);
-	assert_int_equal(gc_provider_delete_secgroup(prov, id, &err), -1);
-	assert_string_equal(err.cloud_code, "DependencyViolation");
-	assert_int_equal(err.code, GC_ETRANSIENT);
-	deletes = logged("DeleteSecurityGroup");
-	assert_int_equal(json_array_size(deletes) - before, 10);
-	json_decref(deletes);
-
-	/* while it is shutting down the retries wait it out (the fake clock moves) */
-	ids[0] = got.items[0].id;
-	assert_int_equal(gc_provider_terminate(prov, ids, 1, &err), 0);
-	assert_int_equal(gc_provider_delete_secgroup(prov, id, &err), 0);
-	assert_int_equal(gc_provider_delete_secgroup(prov, id, &err), 0); /* gone: done */
-	assert_int_equal(
-		gc_provider_list_resources(prov, GC_RESOURCE_SECGROUP, mine, 1, &found, &err), 0);
-	assert_int_equal(found.n, 0);
-	gc_resource_list_release(&found);
-	gc_instance_list_release(&got);
+	/* in use by a running instance, then going */
+	secgroup_in_use(id, "DependencyViolation");
 	free(id);
 	free(foreign);
 }
 
 /* ---- catalogue ------------------------------------------------------------------------------- */
-
-static void expect_image(const char *alias, bool is_alias, const char *want)
-{
-	struct gc_error err;
-	char *id = NULL;
-
-	gc_error_init(&err);
-	if (gc_provider_resolve_image(prov, alias, is_alias, &id, &err) != 0)
-		fail_msg("resolve '%s': %s", alias, err.message);
-	assert_string_equal(id, want);
-	free(id);
-}
 
 static void test_images(void **state)
 {
@@ -1132,7 +868,7 @@ static void test_auth(void **state)
 	(void)state;
 	gc_error_init(&err);
 	envv.secret = "not-the-secret-of-this-key-000000000000";
-	assert_int_equal(open_driver(&bad, endpoint, false, &err), 0);
+	assert_int_equal(open_with(&bad, endpoint, NULL, false, NULL, &err), 0);
 	assert_int_equal(gc_provider_zones(bad, &zones, &n, &err), -1);
 	assert_int_equal(err.code, GC_EAUTH);
 	assert_string_equal(err.cloud_code, "SignatureDoesNotMatch");
@@ -1143,8 +879,8 @@ static void test_auth(void **state)
 	assert_string_equal(err.cloud_code, "InvalidSignatureException");
 	gc_provider_close(bad);
 
-	envv.akid = "AKIAUNKNOWNKEY000000";
-	assert_int_equal(open_driver(&bad, endpoint, false, &err), 0);
+	envv.key_id = "AKIAUNKNOWNKEY000000";
+	assert_int_equal(open_with(&bad, endpoint, NULL, false, NULL, &err), 0);
 	assert_int_equal(gc_provider_zones(bad, &zones, &n, &err), -1);
 	assert_int_equal(err.code, GC_EAUTH);
 	assert_string_equal(err.cloud_code, "AuthFailure");
@@ -1154,10 +890,10 @@ static void test_auth(void **state)
 	gc_provider_close(bad);
 
 	/* no credentials at all: open fails and says where it looked */
-	envv.akid = NULL;
+	envv.key_id = NULL;
 	envv.secret = NULL;
 	bad = NULL;
-	assert_int_equal(open_driver(&bad, endpoint, false, &err), -1);
+	assert_int_equal(open_with(&bad, endpoint, NULL, false, NULL, &err), -1);
 	assert_int_equal(err.code, GC_EAUTH);
 	assert_non_null(strstr(err.message, "AWS_ACCESS_KEY_ID"));
 	assert_null(bad);
@@ -1172,7 +908,7 @@ static void test_no_rate_limit(void **state)
 	(void)state;
 	gc_error_init(&err);
 	gc_instance_list_init(&got);
-	assert_int_equal(open_driver(&naive, endpoint, true, &err), 0);
+	assert_int_equal(open_with(&naive, endpoint, NULL, true, NULL, &err), 0);
 	for (int i = 0; i < 8; i++) {
 		struct gc_create_request r = launch_req(1, NULL);
 		char tok[32];
@@ -1190,169 +926,44 @@ static void test_no_rate_limit(void **state)
 	gc_instance_list_release(&got);
 }
 
-/* ---- a server that answers what no cloud should ------------------------------------------- */
-
-enum fake_mode {
-	FAKE_GARBAGE_200,
-	FAKE_GARBAGE_500,
-	FAKE_WRONG_ROOT,
-	FAKE_BIG,
-	FAKE_ENDLESS,
-	FAKE_ERROR_400,
-};
-
-static enum fake_mode fake_mode;
-static char *big;
-#define BIG_LEN ((size_t)20 << 20)
-
-static ssize_t endless(void *cls, uint64_t pos, char *buf, size_t max)
-{
-	(void)cls;
-	if (pos >= BIG_LEN)
-		return MHD_CONTENT_READER_END_OF_STREAM;
-	memset(buf, '<', max);
-	return (ssize_t)max;
-}
-
-static enum MHD_Result fake_handler(void *cls, struct MHD_Connection *c, const char *url,
-				    const char *method, const char *version, const char *upload,
-				    size_t *upload_size, void **con_cls)
-{
-	static const char garbage[] = "<<<this is not xml & never was";
-	static const char wrong[] = "<?xml version=\"1.0\"?><Nope><x/></Nope>";
-	static const char e400[] =
-		"<Response><Errors><Error><Code>InvalidParameterValue</Code>"
-		"<Message>no</Message></Error></Errors><RequestID>r-1</RequestID>"
-		"</Response>";
-	struct MHD_Response *r;
-	enum MHD_Result ret;
-	unsigned status = 200;
-
-	(void)cls;
-	(void)url;
-	(void)method;
-	(void)version;
-	(void)upload;
-	if (!*con_cls) { /* the body arrives in later calls: take it, answer at the end */
-		*con_cls = c;
-		return MHD_YES;
-	}
-	if (*upload_size) {
-		*upload_size = 0;
-		return MHD_YES;
-	}
-	switch (fake_mode) {
-	case FAKE_GARBAGE_500:
-	case FAKE_GARBAGE_200:
-		status = fake_mode == FAKE_GARBAGE_500 ? 500 : 200;
-		r = MHD_create_response_from_buffer(sizeof(garbage) - 1, (void *)(uintptr_t)garbage,
-						    MHD_RESPMEM_PERSISTENT);
-		break;
-	case FAKE_WRONG_ROOT:
-		r = MHD_create_response_from_buffer(sizeof(wrong) - 1, (void *)(uintptr_t)wrong,
-						    MHD_RESPMEM_PERSISTENT);
-		break;
-	case FAKE_ERROR_400:
-		status = 400;
-		r = MHD_create_response_from_buffer(sizeof(e400) - 1, (void *)(uintptr_t)e400,
-						    MHD_RESPMEM_PERSISTENT);
-		break;
-	case FAKE_BIG:
-		r = MHD_create_response_from_buffer(BIG_LEN, big, MHD_RESPMEM_PERSISTENT);
-		break;
-	case FAKE_ENDLESS:
-	default:
-		r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 65536, endless, NULL, NULL);
-		break;
-	}
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
-	return ret;
-}
-
-/* The caller's cancel reaches a wait on our own buckets: the call fails at once with
- * GC_ECANCELLED and is never sent. */
-static bool cancel_flag;
-
-static bool test_cancelled(void *ctx)
-{
-	(void)ctx;
-	return cancel_flag;
-}
-
+/* The caller's cancel reaches a wait on our own buckets: the RunInstances request bucket holds
+ * five launches. */
 static void test_cancel_in_rate_wait(void **state)
 {
-	struct gc_provider_config cfg;
-	struct gc_provider *p = NULL;
-	struct gc_instance_list got;
-	struct gc_error err;
-	unsigned long sent;
-
 	(void)state;
-	gc_error_init(&err);
-	gc_instance_list_init(&got);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.region = "us-east-1";
-	cfg.endpoint = endpoint;
-	cfg.env = &test_env;
-	cfg.clock = &fake;
-	cfg.cancelled = test_cancelled;
-	cancel_flag = false;
-	assert_int_equal(gc_provider_open(&p, gc_provider_find(GC_CLOUD_AWS), &cfg, &err), 0);
-	/* the RunInstances request bucket holds five: they go at once */
-	for (int i = 0; i < 5; i++) {
-		struct gc_create_request r = launch_req(1, NULL);
-		char tok[32];
-
-		snprintf(tok, sizeof(tok), "gc-cancel-%d", i);
-		r.client_token = tok;
-		assert_int_equal(gc_provider_create(p, &r, &got, &err), 0);
-	}
-	assert_int_equal(p->stats.ratelimit_wait_ms, 0);
-	/* the sixth would wait for a refill; cancelled meanwhile, it is not sent */
-	cancel_flag = true;
-	sent = p->stats.calls;
-	{
-		struct gc_create_request r = launch_req(1, "gc-cancel-5");
-
-		assert_int_equal(gc_provider_create(p, &r, &got, &err), -1);
-	}
-	assert_int_equal(err.code, GC_ECANCELLED);
-	assert_non_null(strstr(err.message, "cancelled while waiting on our own rate limit"));
-	assert_int_equal(p->stats.calls, sent);
-	assert_int_equal(got.n, 5);
-	cancel_flag = false;
-	gc_instance_list_release(&got);
-	gc_provider_close(p);
+	launch_burst_then_cancel(5);
 }
 
+/* A server that answers what no cloud should. */
 static void test_bad_answers(void **state)
 {
+	static const char not_xml[] = "<<<this is not xml & never was";
+	static const struct scripted garbage[] = { { 200, not_xml, NULL } };
+	static const struct scripted garbage500[] = { { 500, not_xml, NULL } };
+	static const struct scripted wrong_root[] = {
+		{ 200, "<?xml version=\"1.0\"?><Nope><x/></Nope>", NULL },
+	};
+	static const struct scripted e400[] = {
+		{ 400,
+		  "<Response><Errors><Error><Code>InvalidParameterValue</Code>"
+		  "<Message>no</Message></Error></Errors><RequestID>r-1</RequestID>"
+		  "</Response>",
+		  NULL },
+	};
+	static const struct scripted huge[] = { { 200, NULL, NULL } };
+	static const struct scripted forever[] = { { 200, endless_body, NULL } };
 	struct MHD_Daemon *d;
-	struct sockaddr_in sin;
-	const union MHD_DaemonInfo *info;
 	struct gc_provider *p = NULL;
 	struct gc_error err;
-	char ep[64], **zones = NULL;
+	char **zones = NULL;
 	size_t n = 0;
 	double usd;
 
 	(void)state;
-	big = gc_xmalloc(BIG_LEN);
-	memset(big, ' ', BIG_LEN);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0,
-			     NULL, NULL, fake_handler, NULL, MHD_OPTION_SOCK_ADDR,
-			     (struct sockaddr *)&sin, MHD_OPTION_END);
-	assert_non_null(d);
-	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	snprintf(ep, sizeof(ep), "http://127.0.0.1:%u", (unsigned)info->port);
+	d = scripted_start(&p);
 	gc_error_init(&err);
-	assert_int_equal(open_driver(&p, ep, false, &err), 0);
 
-	fake_mode = FAKE_GARBAGE_200;
+	run_script(p, garbage, 1);
 	assert_int_equal(gc_provider_zones(p, &zones, &n, &err), -1);
 	assert_int_equal(err.code, GC_EINVALID);
 	assert_non_null(strstr(err.message, "DescribeAvailabilityZones"));
@@ -1360,38 +971,34 @@ static void test_bad_answers(void **state)
 	assert_int_equal(gc_provider_price(p, TYPE, NULL, false, &usd, &err), -1);
 	assert_int_equal(err.code, GC_EINVALID);
 
-	fake_mode = FAKE_WRONG_ROOT;
+	run_script(p, wrong_root, 1);
 	assert_int_equal(gc_provider_zones(p, &zones, &n, &err), -1);
 	assert_int_equal(err.code, GC_EINVALID);
 	assert_non_null(strstr(err.message, "availabilityZoneInfo"));
 
-	fake_mode = FAKE_ERROR_400;
+	run_script(p, e400, 1);
 	assert_int_equal(gc_provider_zones(p, &zones, &n, &err), -1);
 	assert_int_equal(err.code, GC_EINVALID);
 	assert_string_equal(err.cloud_code, "InvalidParameterValue");
 	assert_string_equal(err.request_id, "r-1");
 
-	fake_mode = FAKE_GARBAGE_500; /* unreadable, but a 500: transient, retried */
-	p->stats.calls = 0;
+	run_script(p, garbage500, 1); /* unreadable, but a 500: transient, retried */
 	assert_int_equal(gc_provider_zones(p, &zones, &n, &err), -1);
 	assert_int_equal(err.code, GC_ETRANSIENT);
 	assert_int_equal(err.http_status, 500);
 	assert_int_equal(p->stats.calls, 5);
 
-	fake_mode = FAKE_BIG;
-	p->stats.calls = 0;
+	run_script(p, huge, 1);
 	assert_int_equal(gc_provider_zones(p, &zones, &n, &err), -1);
 	assert_int_equal(err.code, GC_ETOOBIG);
 	assert_int_equal(p->stats.calls, 1);
 
-	fake_mode = FAKE_ENDLESS;
+	run_script(p, forever, 1);
 	assert_int_equal(gc_provider_zones(p, &zones, &n, &err), -1);
 	assert_int_equal(err.code, GC_ETOOBIG);
 	assert_null(zones);
 
-	gc_provider_close(p);
-	MHD_stop_daemon(d);
-	free(big);
+	scripted_stop(d, p);
 }
 
 /* ---- the emulator's Price List frontend, called directly ------------------------------- */

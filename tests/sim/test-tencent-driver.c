@@ -29,20 +29,15 @@
 
 #include <cmocka.h>
 #include <jansson.h>
-#include <microhttpd.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 
 #include "core/alloc.h"
 #include "core/cloudinit.h"
 #include "core/keygen.h"
 #include "core/provider.h"
 #include "core/str.h"
-#include "fake-clock.h"
+#include "driver-fixture.h"
 #include "providers/tencent/cvm.h"
-#include "sim-fixture.h"
 #include "sim/catalog.h"
-#include "sim/server.h"
 #include "sim/sim.h"
 #include "sim/tencent/cvm.h"
 
@@ -54,135 +49,25 @@
 #define NOBLE	   "img-mmytdhbn"
 #define GPU_READY  "img-9qrfy1xt"
 #define TYPE	   "GN7.2XLARGE32"
-#define CLUSTER	   "drv"
 
-/* ---- the environment the driver sees ---------------------------------------------- */
-
-struct env {
-	char home[128];
-	const char *id;
-	const char *key;
+static const struct drv_cloud tencent = {
+	.cloud = GC_CLOUD_TENCENT,
+	.frontend = SIM_TENCENT,
+	.region = REGION,
+	.tmp_template = "/tmp/gc-test-tcdrv.XXXXXX",
+	.key_id_var = "TENCENTCLOUD_SECRET_ID",
+	.secret_var = "TENCENTCLOUD_SECRET_KEY",
+	.metadata_off_var = "TENCENTCLOUD_CVM_ROLE_DISABLED",
+	.key_id = SECRET_ID,
+	.secret = SECRET_KEY,
+	.type = TYPE,
+	.image = UBUNTU,
+	.zone = ZONE,
 };
-
-static struct env envv;
-
-static const char *env_lookup(void *ctx, const char *name)
-{
-	struct env *e = ctx;
-
-	if (!strcmp(name, "TENCENTCLOUD_SECRET_ID"))
-		return e->id;
-	if (!strcmp(name, "TENCENTCLOUD_SECRET_KEY"))
-		return e->key;
-	if (!strcmp(name, "TENCENTCLOUD_CVM_ROLE_DISABLED"))
-		return "true"; /* the metadata service would leave the loopback */
-	if (!strcmp(name, "HOME"))
-		return e->home;
-	return NULL;
-}
-
-static const struct gc_spec_env test_env = { env_lookup, &envv };
-
-/* ---- per-test emulator, driver and temporary directory ------------------------------ */
-
-static struct sim_server *server;
-static struct gc_provider *prov;
-static char tmpdir[64], logpath[128], endpoint[64];
-
-static void clear_proxy_env(void)
-{
-	static const char *const vars[] = { "http_proxy",  "HTTP_PROXY", "https_proxy",
-					    "HTTPS_PROXY", "all_proxy",	 "ALL_PROXY" };
-
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		unsetenv(vars[i]);
-}
-
-static int open_driver(struct gc_provider **out, const char *ep, bool no_rate_limit,
-		       struct gc_error *err)
-{
-	struct gc_provider_config cfg;
-
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.region = REGION;
-	cfg.endpoint = ep;
-	cfg.env = &test_env;
-	cfg.clock = &fake;
-	cfg.no_rate_limit = no_rate_limit;
-	return gc_provider_open(out, gc_provider_find(GC_CLOUD_TENCENT), &cfg, err);
-}
 
 static int test_setup(void **state)
 {
-	struct sim_server_config scfg;
-	struct gc_error err;
-
-	clear_proxy_env();
-	if (setup(state) != 0)
-		return -1;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gc-test-tcdrv.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return -1;
-	snprintf(logpath, sizeof(logpath), "%s/requests.jsonl", tmpdir);
-	snprintf(envv.home, sizeof(envv.home), "%s", tmpdir);
-	envv.id = SECRET_ID;
-	envv.key = SECRET_KEY;
-
-	memset(&scfg, 0, sizeof(scfg));
-	scfg.listen = "127.0.0.1";
-	scfg.request_log = logpath;
-	scfg.tick_ms = 20;
-	gc_error_init(&err);
-	server = sim_server_start(&sim, &scfg, &err);
-	if (!server) {
-		print_error("cannot start the emulator: %s\n", err.message);
-		return -1;
-	}
-	snprintf(endpoint, sizeof(endpoint), "http://127.0.0.1:%d",
-		 sim_server_port(server, SIM_TENCENT));
-	if (open_driver(&prov, endpoint, false, &err) != 0) {
-		print_error("cannot open the driver: %s\n", err.message);
-		return -1;
-	}
-	return 0;
-}
-
-static int test_teardown(void **state)
-{
-	gc_provider_close(prov);
-	prov = NULL;
-	sim_server_stop(server);
-	server = NULL;
-	unlink(logpath);
-	rmdir(tmpdir);
-	return teardown(state);
-}
-
-static void advance_ms(uint64_t ms)
-{
-	fc.now += ms * MS;
-	sim_world_lock(sim.world);
-	sim_world_tick(sim.world);
-	sim_world_unlock(sim.world);
-}
-
-/* Request-log lines for an action, in order, as JSON objects (caller decrefs the array). */
-static json_t *logged(const char *action)
-{
-	json_t *all = json_array();
-	FILE *f = fopen(logpath, "r");
-	static char line[1 << 20];
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		json_t *o = json_loads(line, 0, NULL);
-
-		if (o && !strcmp(json_string_value(json_object_get(o, "action")), action))
-			json_array_append(all, o);
-		json_decref(o);
-	}
-	fclose(f);
-	return all;
+	return drv_setup(state, &tencent);
 }
 
 /* A parameter of a logged call by dotted path ("Placement.Zone", "Filters.0.Name"). */
@@ -211,55 +96,6 @@ static const char *pstr(json_t *line, const char *path)
 	return json_string_value(param(line, path));
 }
 
-static size_t logged_count(const char *action)
-{
-	json_t *l = logged(action);
-	size_t n = json_array_size(l);
-
-	json_decref(l);
-	return n;
-}
-
-/* ---- building requests -------------------------------------------------------------- */
-
-static char k_cluster[] = GC_TAG_CLUSTER, v_cluster[] = CLUSTER, k_group[] = GC_TAG_GROUP,
-	    v_group[] = "workers", k_hash[] = GC_TAG_SPEC_HASH, v_hash[] = "h4sh",
-	    k_team[] = "team", v_team[] = "research", v_other[] = "other", k_owner[] = "owner",
-	    v_owner[] = "someone";
-
-static struct gc_tag base_tags[] = {
-	{ k_cluster, v_cluster },
-	{ k_group, v_group },
-	{ k_hash, v_hash },
-	{ k_team, v_team },
-};
-
-static struct gc_create_request launch_req(unsigned count, const char *token)
-{
-	struct gc_create_request r;
-
-	memset(&r, 0, sizeof(r));
-	r.group = "workers";
-	r.type = TYPE;
-	r.zone = ZONE;
-	r.image_id = UBUNTU;
-	r.count = count;
-	r.disk_gb = 200;
-	r.client_token = token;
-	r.tags = base_tags;
-	r.n_tags = sizeof(base_tags) / sizeof(base_tags[0]);
-	return r;
-}
-
-static void launch_ok(const struct gc_create_request *r, struct gc_instance_list *out)
-{
-	struct gc_error err;
-
-	gc_error_init(&err);
-	if (gc_provider_create(prov, r, out, &err) != 0)
-		fail_msg("create: %s", err.message);
-}
-
 /* Resolves the launch image and subnet once, so a test's call counts are the launches. */
 static void warm(void)
 {
@@ -269,21 +105,6 @@ static void warm(void)
 	gc_instance_list_init(&got);
 	launch_ok(&r, &got);
 	gc_instance_list_release(&got);
-}
-
-static size_t world_count(enum sim_state only, bool any)
-{
-	struct sim_instance **all;
-	size_t n, k = 0;
-
-	sim_world_lock(sim.world);
-	n = sim_world_list(sim.world, SIM_TENCENT, NULL, &all);
-	for (size_t i = 0; i < n; i++)
-		if (any || all[i]->state == only)
-			k++;
-	sim_world_unlock(sim.world);
-	free(all);
-	return k;
 }
 
 static enum sim_state world_state(const char *id)
@@ -300,7 +121,6 @@ static enum sim_state world_state(const char *id)
 
 static void test_discover_pages(void **state)
 {
-	struct gc_tag other[] = { { k_cluster, v_other } };
 	struct gc_tag_filter mine[] = { { GC_TAG_CLUSTER, CLUSTER } };
 	struct gc_tag_filter by_key[] = { { "team", NULL } };
 	struct gc_discover_query q = { mine, 1, false };
@@ -310,28 +130,10 @@ static void test_discover_pages(void **state)
 	json_t *pages;
 
 	(void)state;
-	/* the emulator's own token buckets on: ours must keep under them */
-	sim_faults_set_rate_limits(sim.faults, true);
-	gc_instance_list_init(&got);
-	for (int i = 0; i < 12; i++) {
-		char tok[32];
-		struct gc_create_request r;
-
-		snprintf(tok, sizeof(tok), "gc-page-%d", i);
-		r = launch_req(100, tok);
-		launch_ok(&r, &got);
-	}
-	{
-		struct gc_create_request r = launch_req(3, "gc-other");
-		r.tags = other;
-		r.n_tags = 1;
-		launch_ok(&r, &got);
-	}
-	assert_int_equal(got.n, 1203);
-	assert_int_equal(prov->stats.throttled, 0);
+	launch_pages();
 	/* 13 RunInstances against a bucket of 10 a second: the last ones waited */
 	assert_true(prov->stats.ratelimit_wait_ms >= 200);
-	gc_instance_list_release(&got);
+	gc_instance_list_init(&got);
 
 	calls = prov->stats.calls;
 	gc_error_init(&err);
@@ -793,16 +595,6 @@ static void test_recycle_bin(void **state)
 
 /* ---- key pairs and security groups ------------------------------------------------------- */
 
-static void public_line(struct gc_buf *out, const char *comment)
-{
-	struct gc_keypair kp;
-
-	gc_keypair_init(&kp);
-	assert_int_equal(gc_keypair_generate(&kp, comment, NULL), 0);
-	assert_int_equal(gc_keypair_public_line(out, &kp), 0);
-	gc_keypair_release(&kp);
-}
-
 static void test_keypairs(void **state)
 {
 	struct gc_tag_filter mine[] = { { GC_TAG_CLUSTER, CLUSTER } };
@@ -898,18 +690,13 @@ static void test_secgroups(void **state)
 	struct gc_tag foreign_tags[] = { { k_owner, v_owner } };
 	struct gc_secgroup_request sr;
 	struct gc_resource_list found;
-	struct gc_instance_list got;
-	struct gc_create_request r = launch_req(1, "gc-sg");
 	struct gc_error err;
 	char *id = NULL, *foreign = NULL, *lost = NULL;
-	const char *ids[1];
-	size_t before;
 	json_t *lines;
 
 	(void)state;
 	gc_error_init(&err);
 	gc_resource_list_init(&found);
-	gc_instance_list_init(&got);
 	memset(&sr, 0, sizeof(sr));
 	sr.name = "gpucluster-drv";
 	sr.description = "gpucluster drv ssh";
@@ -985,43 +772,14 @@ static void test_secgroups(void **state)
 	sim_world_unlock(sim.world);
 	assert_int_equal(gc_provider_delete_secgroup(prov, lost, &err), 0);
 
-	/* in use by a running instance: ResourceInUse, retried, then given up */
-	r.security_group_id = id;
-	launch_ok(&r, &got);
-	advance_ms(2000);
-	before = logged_count("DeleteSecurityGroup");
-	assert_int_equal(gc_provider_delete_secgroup(prov, id, &err), -1);
-	assert_string_equal(err.cloud_code, "ResourceInUse");
-	assert_int_equal(err.code, GC_ETRANSIENT);
-	assert_int_equal(logged_count("DeleteSecurityGroup") - before, 10);
-	/* while it is terminating the retries wait it out (the fake clock moves) */
-	ids[0] = got.items[0].id;
-	assert_int_equal(gc_provider_terminate(prov, ids, 1, &err), 0);
-	assert_int_equal(gc_provider_delete_secgroup(prov, id, &err), 0);
-	assert_int_equal(gc_provider_delete_secgroup(prov, id, &err), 0); /* gone: done */
-	assert_int_equal(
-		gc_provider_list_resources(prov, GC_RESOURCE_SECGROUP, mine, 1, &found, &err), 0);
-	assert_int_equal(found.n, 0);
-	gc_resource_list_release(&found);
-	gc_instance_list_release(&got);
+	/* in use by a running instance, then going */
+	secgroup_in_use(id, "ResourceInUse");
 	free(id);
 	free(foreign);
 	free(lost);
 }
 
 /* ---- catalogue ------------------------------------------------------------------------------- */
-
-static void expect_image(const char *alias, bool is_alias, const char *want)
-{
-	struct gc_error err;
-	char *id = NULL;
-
-	gc_error_init(&err);
-	if (gc_provider_resolve_image(prov, alias, is_alias, &id, &err) != 0)
-		fail_msg("resolve '%s': %s", alias, err.message);
-	assert_string_equal(id, want);
-	free(id);
-}
 
 static void test_images(void **state)
 {
@@ -1235,25 +993,25 @@ static void test_auth(void **state)
 
 	(void)state;
 	gc_error_init(&err);
-	envv.key = "not-the-secret-of-this-key-000000";
-	assert_int_equal(open_driver(&bad, endpoint, false, &err), 0);
+	envv.secret = "not-the-secret-of-this-key-000000";
+	assert_int_equal(open_with(&bad, endpoint, NULL, false, NULL, &err), 0);
 	assert_int_equal(gc_provider_zones(bad, &zones, &n, &err), -1);
 	assert_int_equal(err.code, GC_EAUTH);
 	assert_string_equal(err.cloud_code, "AuthFailure.SignatureFailure");
 	assert_int_equal(bad->stats.calls, 1);
 	gc_provider_close(bad);
-	envv.id = "AKIDunknownkey000000";
-	assert_int_equal(open_driver(&bad, endpoint, false, &err), 0);
+	envv.key_id = "AKIDunknownkey000000";
+	assert_int_equal(open_with(&bad, endpoint, NULL, false, NULL, &err), 0);
 	assert_int_equal(gc_provider_zones(bad, &zones, &n, &err), -1);
 	assert_int_equal(err.code, GC_EAUTH);
 	assert_string_equal(err.cloud_code, "AuthFailure.SecretIdNotFound");
 	gc_provider_close(bad);
-	envv.id = SECRET_ID;
-	envv.key = SECRET_KEY;
+	envv.key_id = SECRET_ID;
+	envv.secret = SECRET_KEY;
 
 	/* a clock an hour off: signed again once, then reported */
 	sim.cfg.clock_offset_s = 3600;
-	assert_int_equal(open_driver(&bad, endpoint, false, &err), 0);
+	assert_int_equal(open_with(&bad, endpoint, NULL, false, NULL, &err), 0);
 	assert_int_equal(gc_provider_zones(bad, &zones, &n, &err), -1);
 	assert_int_equal(err.code, GC_EAUTH);
 	assert_string_equal(err.cloud_code, "AuthFailure.SignatureExpire");
@@ -1262,17 +1020,17 @@ static void test_auth(void **state)
 	sim.cfg.clock_offset_s = 0;
 
 	/* no credentials at all: open fails and says where it looked */
-	envv.id = NULL;
-	envv.key = NULL;
+	envv.key_id = NULL;
+	envv.secret = NULL;
 	bad = NULL;
-	assert_int_equal(open_driver(&bad, endpoint, false, &err), -1);
+	assert_int_equal(open_with(&bad, endpoint, NULL, false, NULL, &err), -1);
 	assert_int_equal(err.code, GC_EAUTH);
 	assert_non_null(strstr(err.message, "TENCENTCLOUD_SECRET_ID"));
 	assert_non_null(strstr(err.message, "~/.tccli/default.credential"));
 	assert_non_null(strstr(err.message, "TENCENTCLOUD_CVM_ROLE_DISABLED"));
 	assert_null(bad);
-	envv.id = SECRET_ID;
-	envv.key = SECRET_KEY;
+	envv.key_id = SECRET_ID;
+	envv.secret = SECRET_KEY;
 }
 
 /* Temporary keys about to expire are resolved again before the next call. */
@@ -1295,71 +1053,24 @@ static void test_refresh(void **state)
 
 	/* renewal fails but the keys still hold for a minute: carry on */
 	d->creds.expiration = (int64_t)time(NULL) + 60;
-	envv.id = NULL;
-	envv.key = NULL;
+	envv.key_id = NULL;
+	envv.secret = NULL;
 	assert_int_equal(gc_provider_regions(prov, &zones, &n, &err), 0);
 	gc_strv_free(zones, n);
 	/* and once they are gone, the call fails naming that */
 	d->creds.expiration = (int64_t)time(NULL) - 1;
 	assert_int_equal(gc_provider_regions(prov, &zones, &n, &err), -1);
 	assert_non_null(strstr(err.message, "the Tencent Cloud credentials expired"));
-	envv.id = SECRET_ID;
-	envv.key = SECRET_KEY;
+	envv.key_id = SECRET_ID;
+	envv.secret = SECRET_KEY;
 }
 
-/* The caller's cancel reaches a wait on our own buckets: the call fails at once with
- * GC_ECANCELLED and is never sent. */
-static bool cancel_flag;
-
-static bool test_cancelled(void *ctx)
-{
-	(void)ctx;
-	return cancel_flag;
-}
-
+/* The caller's cancel reaches a wait on our own buckets: the RunInstances bucket holds
+ * ten launches. */
 static void test_cancel_in_rate_wait(void **state)
 {
-	struct gc_provider_config cfg;
-	struct gc_provider *p = NULL;
-	struct gc_instance_list got;
-	struct gc_error err;
-	unsigned long sent;
-
 	(void)state;
-	gc_error_init(&err);
-	gc_instance_list_init(&got);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.region = REGION;
-	cfg.endpoint = endpoint;
-	cfg.env = &test_env;
-	cfg.clock = &fake;
-	cfg.cancelled = test_cancelled;
-	cancel_flag = false;
-	assert_int_equal(gc_provider_open(&p, gc_provider_find(GC_CLOUD_TENCENT), &cfg, &err), 0);
-	/* the RunInstances bucket holds ten: they go at once */
-	for (int i = 0; i < 10; i++) {
-		struct gc_create_request r = launch_req(1, NULL);
-		char tok[32];
-
-		snprintf(tok, sizeof(tok), "gc-cancel-%d", i);
-		r.client_token = tok;
-		assert_int_equal(gc_provider_create(p, &r, &got, &err), 0);
-	}
-	assert_int_equal(p->stats.ratelimit_wait_ms, 0);
-	/* the eleventh would wait for a refill; cancelled meanwhile, it is not sent */
-	cancel_flag = true;
-	sent = p->stats.calls;
-	{
-		struct gc_create_request r = launch_req(1, "gc-cancel-10");
-		assert_int_equal(gc_provider_create(p, &r, &got, &err), -1);
-	}
-	assert_int_equal(err.code, GC_ECANCELLED);
-	assert_non_null(strstr(err.message, "cancelled while waiting on our own rate limit"));
-	assert_int_equal(p->stats.calls, sent);
-	assert_int_equal(got.n, 10);
-	cancel_flag = false;
-	gc_instance_list_release(&got);
-	gc_provider_close(p);
+	launch_burst_then_cancel(10);
 }
 
 /* ---- the emulator's default VPC, subnets and launch checks ---------------------------- */
@@ -1458,109 +1169,44 @@ static void test_vpc_frontend(void **state)
 
 /* ---- a server that answers what no cloud should ------------------------------------------- */
 
-enum fake_mode {
-	FAKE_GARBAGE_200,
-	FAKE_GARBAGE_500,
-	FAKE_NO_RESPONSE,
-	FAKE_BIG,
-};
-
-static enum fake_mode fake_mode;
-static char *big;
-#define BIG_LEN ((size_t)20 << 20)
-
-static enum MHD_Result fake_handler(void *cls, struct MHD_Connection *c, const char *url,
-				    const char *method, const char *version, const char *upload,
-				    size_t *upload_size, void **con_cls)
-{
-	static const char garbage[] = "{{{ this is not json";
-	static const char no_response[] = "{\"Answer\":{\"ZoneSet\":[]}}";
-	struct MHD_Response *r;
-	enum MHD_Result ret;
-	unsigned status = 200;
-
-	(void)cls;
-	(void)url;
-	(void)method;
-	(void)version;
-	(void)upload;
-	if (!*con_cls) {
-		*con_cls = c;
-		return MHD_YES;
-	}
-	if (*upload_size) {
-		*upload_size = 0;
-		return MHD_YES;
-	}
-	switch (fake_mode) {
-	case FAKE_GARBAGE_500:
-	case FAKE_GARBAGE_200:
-		status = fake_mode == FAKE_GARBAGE_500 ? 500 : 200;
-		r = MHD_create_response_from_buffer(sizeof(garbage) - 1, (void *)(uintptr_t)garbage,
-						    MHD_RESPMEM_PERSISTENT);
-		break;
-	case FAKE_NO_RESPONSE:
-		r = MHD_create_response_from_buffer(sizeof(no_response) - 1,
-						    (void *)(uintptr_t)no_response,
-						    MHD_RESPMEM_PERSISTENT);
-		break;
-	case FAKE_BIG:
-	default: r = MHD_create_response_from_buffer(BIG_LEN, big, MHD_RESPMEM_PERSISTENT); break;
-	}
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
-	return ret;
-}
-
 static void test_bad_answers(void **state)
 {
+	static const struct scripted garbage[] = { { 200, "{{{ this is not json", NULL } };
+	static const struct scripted garbage500[] = { { 500, "{{{ this is not json", NULL } };
+	static const struct scripted no_response[] = {
+		{ 200, "{\"Answer\":{\"ZoneSet\":[]}}", NULL },
+	};
+	static const struct scripted huge[] = { { 200, NULL, NULL } };
 	struct MHD_Daemon *d;
-	struct sockaddr_in sin;
-	const union MHD_DaemonInfo *info;
 	struct gc_provider *p = NULL;
 	struct gc_error err;
-	char ep[64], **zones = NULL;
+	char **zones = NULL;
 	size_t n = 0;
 
 	(void)state;
-	big = gc_xmalloc(BIG_LEN);
-	memset(big, ' ', BIG_LEN);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0,
-			     NULL, NULL, fake_handler, NULL, MHD_OPTION_SOCK_ADDR,
-			     (struct sockaddr *)&sin, MHD_OPTION_END);
-	assert_non_null(d);
-	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	snprintf(ep, sizeof(ep), "http://127.0.0.1:%u", (unsigned)info->port);
+	d = scripted_start(&p);
 	gc_error_init(&err);
-	assert_int_equal(open_driver(&p, ep, false, &err), 0);
 
-	fake_mode = FAKE_GARBAGE_200;
+	run_script(p, garbage, 1);
 	assert_int_equal(gc_provider_zones(p, &zones, &n, &err), -1);
 	assert_int_equal(err.code, GC_EINVALID);
 	assert_non_null(strstr(err.message, "DescribeZones"));
 	assert_int_equal(p->stats.calls, 1);
-	fake_mode = FAKE_NO_RESPONSE;
+	run_script(p, no_response, 1);
 	assert_int_equal(gc_provider_zones(p, &zones, &n, &err), -1);
 	assert_int_equal(err.code, GC_EINVALID);
 	assert_non_null(strstr(err.message, "not a Response document"));
-	fake_mode = FAKE_GARBAGE_500; /* a gateway's 500: transient, retried */
-	p->stats.calls = 0;
+	run_script(p, garbage500, 1); /* a gateway's 500: transient, retried */
 	assert_int_equal(gc_provider_zones(p, &zones, &n, &err), -1);
 	assert_int_equal(err.code, GC_ETRANSIENT);
 	assert_int_equal(err.http_status, 500);
 	assert_int_equal(p->stats.calls, 5);
-	fake_mode = FAKE_BIG;
-	p->stats.calls = 0;
+	run_script(p, huge, 1);
 	assert_int_equal(gc_provider_zones(p, &zones, &n, &err), -1);
 	assert_int_equal(err.code, GC_ETOOBIG);
 	assert_int_equal(p->stats.calls, 1);
 	assert_null(zones);
-	gc_provider_close(p);
-	MHD_stop_daemon(d);
-	free(big);
+	scripted_stop(d, p);
 }
 
 /* The classification table on its own: every class of WIRE.md 3.5. */

@@ -17,7 +17,6 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -28,66 +27,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <microhttpd.h>
-
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/http.h"
 #include "core/log.h"
 #include "core/str.h"
-#include "fake-clock.h"
+#include "creds-fixture.h"
+#include "fake-http.h"
 #include "providers/alibaba/creds.h"
 #include "providers/alibaba/sign.h"
 
 #define NOW	    1800000000 /* 2027-01-15T08:00:00Z */
-#define MAX_VARS    48
 #define TEST_AKID   "LTAI5tEXAMPLEkeyid0001"
 #define TEST_SECRET "EXAMPLEsecretEXAMPLEsecret0001"
 #define ROLE	    "acs:ram::5123456789012345:role/gpucluster"
 
-struct t {
-	char home[64];
-	const char *names[MAX_VARS];
-	char *values[MAX_VARS];
-	size_t n;
-	struct gc_spec_env env;
-	struct gc_log log;
-	struct gc_buf logged;
-	struct gc_http *http;
-	char closed_url[64]; /* a loopback port nothing listens on */
-};
-
-static struct t t;
-
-static const char *lookup(void *ctx, const char *name)
-{
-	struct t *x = ctx;
-
-	for (size_t i = 0; i < x->n; i++)
-		if (strcmp(x->names[i], name) == 0)
-			return x->values[i];
-	return NULL;
-}
-
-static void set_env(const char *name, const char *value)
-{
-	for (size_t i = 0; i < t.n; i++)
-		if (strcmp(t.names[i], name) == 0) {
-			free(t.values[i]);
-			t.values[i] = gc_xstrdup(value);
-			return;
-		}
-	assert_true(t.n < MAX_VARS);
-	t.names[t.n] = name;
-	t.values[t.n++] = gc_xstrdup(value);
-}
-
-static void sink(void *ctx, enum gc_log_level level, const char *line)
-{
-	(void)ctx;
-	(void)level;
-	gc_buf_addf(&t.logged, "%s\n", line);
-}
+static char closed_url[64]; /* a loopback port nothing listens on */
 
 /* A loopback port that refuses connections: bound, never listened on, then closed. */
 static void closed_port(char out[64])
@@ -107,63 +62,17 @@ static void closed_port(char out[64])
 
 static int setup(void **state)
 {
-	struct gc_error err;
-
 	(void)state;
-	memset(&t, 0, sizeof(t));
-	snprintf(t.home, sizeof(t.home), "/tmp/gc-alicreds-XXXXXX");
-	if (!mkdtemp(t.home))
+	if (creds_setup("/tmp/gc-alicreds-XXXXXX") != 0)
 		return -1;
-	t.env.lookup = lookup;
-	t.env.ctx = &t;
-	set_env("HOME", t.home);
-	gc_buf_init(&t.logged, 1 << 20);
-	gc_log_init(&t.log, GC_LOG_TRACE, sink, NULL);
-	gc_error_init(&err);
-	t.http = gc_http_new(NULL, &err);
-	closed_port(t.closed_url);
-	fc.now = 0;
-	fc.slept = 0;
-	fc.sleeps = 0;
-	return t.http ? 0 : -1;
-}
-
-static void remove_tree(const char *path)
-{
-	struct stat st;
-	DIR *d;
-	struct dirent *e;
-
-	if (lstat(path, &st) != 0)
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		unlink(path);
-		return;
-	}
-	d = opendir(path);
-	while (d && (e = readdir(d))) {
-		char *p;
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		p = gc_xasprintf("%s/%s", path, e->d_name);
-		remove_tree(p);
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(path);
+	closed_port(closed_url);
+	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	remove_tree(t.home);
-	for (size_t i = 0; i < t.n; i++)
-		free(t.values[i]);
-	gc_log_release(&t.log);
-	gc_buf_release(&t.logged);
-	gc_http_free(t.http);
-	return 0;
+	return creds_teardown();
 }
 
 /* Writes HOME/.aliyun/config.json. */
@@ -191,7 +100,7 @@ static void input(struct ali_creds_input *in)
 	in->log = &t.log;
 	in->now = NOW;
 	in->clock = &fake;
-	in->metadata_url = t.closed_url;
+	in->metadata_url = closed_url;
 }
 
 static int resolve(const struct ali_creds_input *in, struct ali_creds *c, struct gc_error *err)
@@ -342,7 +251,7 @@ static void test_profiles(void **state)
 	fputs("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJyZXBvIn0.c2ln\n", f);
 	fclose(f);
 	free(other);
-	in.endpoint = t.closed_url;
+	in.endpoint = closed_url;
 	assert_int_equal(resolve(&in, &c, &err), -1);
 	assert_int_equal(err.code, GC_ETRANSIENT);
 	assert_non_null(
@@ -398,16 +307,6 @@ static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *k
 	(void)kind;
 	gc_params_add(cls, key, value ? value : "");
 	return MHD_YES;
-}
-
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *text)
-{
-	struct MHD_Response *r = MHD_create_response_from_buffer(
-		strlen(text), (void *)(uintptr_t)text, MHD_RESPMEM_MUST_COPY);
-	enum MHD_Result ret = MHD_queue_response(c, status, r);
-
-	MHD_destroy_response(r);
-	return ret;
 }
 
 /* The secret of a key the fake STS knows: the test key, or one it issued. */
@@ -477,19 +376,20 @@ static enum MHD_Result sts_handler(void *cls, struct MHD_Connection *c, const ch
 		 (v = gc_params_get(&query, "DurationSeconds")) ? v : "");
 	if (!ok) {
 		sts.bad++;
-		ret = reply(c, 400,
-			    "{\"RequestId\":\"R-bad\",\"Code\":\"SignatureDoesNotMatch\","
-			    "\"Message\":\"no\"}");
+		ret = fake_http_reply(c, 400,
+				      "{\"RequestId\":\"R-bad\",\"Code\":\"SignatureDoesNotMatch\","
+				      "\"Message\":\"no\"}");
 	} else if (sts.throttle_first) {
 		sts.throttle_first--;
-		ret = reply(
+		ret = fake_http_reply(
 			c, 400,
 			"{\"RequestId\":\"R-t\",\"Code\":\"Throttling.User\",\"Message\":\"t\"}");
 	} else if (sts.refuse) {
-		ret = reply(c, 403,
-			    "{\"RequestId\":\"R-np\",\"HostId\":\"sts.aliyuncs.com\",\"Code\":"
-			    "\"NoPermission\",\"Message\":\"You are not authorized to do this "
-			    "action.\"}");
+		ret = fake_http_reply(
+			c, 403,
+			"{\"RequestId\":\"R-np\",\"HostId\":\"sts.aliyuncs.com\",\"Code\":"
+			"\"NoPermission\",\"Message\":\"You are not authorized to do this "
+			"action.\"}");
 	} else {
 		snprintf(body, sizeof(body),
 			 "{\"RequestId\":\"R-ok\",\"AssumedRoleUser\":{\"Arn\":\"%s/%s\"},"
@@ -498,7 +398,7 @@ static enum MHD_Result sts_handler(void *cls, struct MHD_Connection *c, const ch
 			 "\"SecurityToken\":\"CAISissued-token\","
 			 "\"Expiration\":\"2027-01-15T09:00:00Z\"}}",
 			 sts.last_role, sts.last_session, sts.calls);
-		ret = reply(c, 200, body);
+		ret = fake_http_reply(c, 200, body);
 	}
 	pthread_mutex_unlock(&sts.lock);
 	gc_params_release(&headers);
@@ -508,20 +408,10 @@ static enum MHD_Result sts_handler(void *cls, struct MHD_Connection *c, const ch
 
 static void sts_start(void)
 {
-	struct sockaddr_in sin;
-	const union MHD_DaemonInfo *info;
-
 	memset(&sts, 0, sizeof(sts));
 	pthread_mutex_init(&sts.lock, NULL);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	sts.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0,
-				 NULL, NULL, sts_handler, NULL, MHD_OPTION_SOCK_ADDR,
-				 (struct sockaddr *)&sin, MHD_OPTION_END);
+	sts.d = fake_http_start(sts_handler, NULL, NULL, sts.url);
 	assert_non_null(sts.d);
-	info = MHD_get_daemon_info(sts.d, MHD_DAEMON_INFO_BIND_PORT);
-	snprintf(sts.url, sizeof(sts.url), "http://127.0.0.1:%u", (unsigned)info->port);
 }
 
 static void sts_stop(void)
@@ -646,32 +536,34 @@ static enum MHD_Result meta_handler(void *cls, struct MHD_Connection *c, const c
 	if (strcmp(method, "PUT") == 0 && strcmp(url, "/latest/api/token") == 0) {
 		meta.puts++;
 		if (meta.no_token)
-			ret = reply(c, 404, "");
+			ret = fake_http_reply(c, 404, "");
 		else if (!ttl || strcmp(ttl, "21600") != 0)
-			ret = reply(c, 400, "bad ttl");
+			ret = fake_http_reply(c, 400, "bad ttl");
 		else
-			ret = reply(c, 200, meta.token);
+			ret = fake_http_reply(c, 200, meta.token);
 	} else if (strcmp(method, "GET") == 0) {
 		meta.gets++;
 		if (!meta.no_token && (!tok || strcmp(tok, meta.token) != 0)) {
 			meta.rejected++;
-			ret = reply(c, 403, "");
+			ret = fake_http_reply(c, 403, "");
 		} else if (strcmp(url, "/latest/meta-data/ram/security-credentials/") == 0) {
-			ret = meta.no_role ? reply(c, 404, "") : reply(c, 200, "GpuNodeRole\n");
+			ret = meta.no_role ? fake_http_reply(c, 404, "")
+					   : fake_http_reply(c, 200, "GpuNodeRole\n");
 		} else if (strcmp(url, "/latest/meta-data/ram/security-credentials/GpuNodeRole") ==
 				   0 ||
 			   strcmp(url, "/latest/meta-data/ram/security-credentials/Other") == 0) {
-			ret = reply(c, 200,
-				    "{\"AccessKeyId\":\"STS.metadata0001\",\"AccessKeySecret\":"
-				    "\"metadata-secret\",\"Expiration\":\"2027-01-15T14:00:00Z\","
-				    "\"SecurityToken\":\"CAISmetadata-token\",\"LastUpdated\":"
-				    "\"2027-01-15T08:00:00Z\",\"Code\":\"Success\"}");
+			ret = fake_http_reply(
+				c, 200,
+				"{\"AccessKeyId\":\"STS.metadata0001\",\"AccessKeySecret\":"
+				"\"metadata-secret\",\"Expiration\":\"2027-01-15T14:00:00Z\","
+				"\"SecurityToken\":\"CAISmetadata-token\",\"LastUpdated\":"
+				"\"2027-01-15T08:00:00Z\",\"Code\":\"Success\"}");
 		} else {
-			ret = reply(c, 404, "");
+			ret = fake_http_reply(c, 404, "");
 		}
 	} else {
 		meta.rejected++;
-		ret = reply(c, 405, "");
+		ret = fake_http_reply(c, 405, "");
 	}
 	pthread_mutex_unlock(&meta.lock);
 	return ret;
@@ -679,21 +571,11 @@ static enum MHD_Result meta_handler(void *cls, struct MHD_Connection *c, const c
 
 static void meta_start(void)
 {
-	struct sockaddr_in sin;
-	const union MHD_DaemonInfo *info;
-
 	memset(&meta, 0, sizeof(meta));
 	pthread_mutex_init(&meta.lock, NULL);
 	meta.token = "metadata-session-token-0001";
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	meta.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION,
-				  0, NULL, NULL, meta_handler, NULL, MHD_OPTION_SOCK_ADDR,
-				  (struct sockaddr *)&sin, MHD_OPTION_END);
+	meta.d = fake_http_start(meta_handler, NULL, NULL, meta.url);
 	assert_non_null(meta.d);
-	info = MHD_get_daemon_info(meta.d, MHD_DAEMON_INFO_BIND_PORT);
-	snprintf(meta.url, sizeof(meta.url), "http://127.0.0.1:%u", (unsigned)info->port);
 }
 
 static void meta_stop(void)
@@ -777,7 +659,7 @@ static void test_oidc_file(void **state)
 	fputs("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJyZXBvIn0.c2ln\n", f);
 	fclose(f);
 	input(&in);
-	in.endpoint = t.closed_url; /* STS: tested against the emulator in tests/sim */
+	in.endpoint = closed_url; /* STS: tested against the emulator in tests/sim */
 	set_env("ALIBABA_CLOUD_ROLE_ARN", ROLE);
 	set_env("ALIBABA_CLOUD_OIDC_PROVIDER_ARN", "acs:ram::5123456789012345:oidc-provider/gh");
 	set_env("ALIBABA_CLOUD_OIDC_TOKEN_FILE", file);

@@ -14,136 +14,41 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <arpa/inet.h>
-#include <dirent.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <microhttpd.h>
 
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/http.h"
 #include "core/log.h"
 #include "core/str.h"
-#include "fake-clock.h"
+#include "creds-fixture.h"
+#include "fake-http.h"
 #include "providers/aws/creds.h"
 #include "providers/aws/ini.h"
 
 #define NOW	  1800000000 /* 2027-01-15T08:00:00Z */
-#define MAX_VARS  48
 #define TEST_AKID "AKIAIOSFODNN7EXAMPLE"
 #define TEST_KEY  "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 
-struct t {
-	char home[64];
-	const char *names[MAX_VARS];
-	char *values[MAX_VARS];
-	size_t n;
-	struct gc_spec_env env;
-	struct gc_log log;
-	struct gc_buf logged;
-	struct gc_http *http;
-};
-
-static struct t t;
-
-static const char *lookup(void *ctx, const char *name)
-{
-	struct t *x = ctx;
-
-	for (size_t i = 0; i < x->n; i++)
-		if (strcmp(x->names[i], name) == 0)
-			return x->values[i];
-	return NULL;
-}
-
-static void set_env(const char *name, const char *value)
-{
-	for (size_t i = 0; i < t.n; i++)
-		if (strcmp(t.names[i], name) == 0) {
-			free(t.values[i]);
-			t.values[i] = gc_xstrdup(value);
-			return;
-		}
-	assert_true(t.n < MAX_VARS);
-	t.names[t.n] = name;
-	t.values[t.n++] = gc_xstrdup(value);
-}
-
-static void sink(void *ctx, enum gc_log_level level, const char *line)
-{
-	(void)ctx;
-	(void)level;
-	gc_buf_addf(&t.logged, "%s\n", line);
-}
-
 static int setup(void **state)
 {
-	struct gc_error err;
-
 	(void)state;
-	memset(&t, 0, sizeof(t));
-	snprintf(t.home, sizeof(t.home), "/tmp/gc-creds-XXXXXX");
-	if (!mkdtemp(t.home))
+	if (creds_setup("/tmp/gc-creds-XXXXXX") != 0)
 		return -1;
-	t.env.lookup = lookup;
-	t.env.ctx = &t;
-	set_env("HOME", t.home);
 	set_env("PATH", "/usr/bin:/bin");
-	gc_buf_init(&t.logged, 1 << 20);
-	gc_log_init(&t.log, GC_LOG_TRACE, sink, NULL);
-	gc_error_init(&err);
-	t.http = gc_http_new(NULL, &err);
-	fc.now = 0;
-	fc.slept = 0;
-	fc.sleeps = 0;
-	return t.http ? 0 : -1;
-}
-
-static void remove_tree(const char *path)
-{
-	struct stat st;
-	DIR *d;
-	struct dirent *e;
-
-	if (lstat(path, &st) != 0)
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		unlink(path);
-		return;
-	}
-	d = opendir(path);
-	while (d && (e = readdir(d))) {
-		char *p;
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		p = gc_xasprintf("%s/%s", path, e->d_name);
-		remove_tree(p);
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(path);
+	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	remove_tree(t.home);
-	for (size_t i = 0; i < t.n; i++)
-		free(t.values[i]);
-	gc_log_release(&t.log);
-	gc_buf_release(&t.logged);
-	gc_http_free(t.http);
-	return 0;
+	return creds_teardown();
 }
 
 /* Writes HOME/rel (creating HOME/.aws) and returns the full path (static buffer). */
@@ -783,7 +688,6 @@ static void test_credential_process_failures(void **state)
 
 struct imds {
 	struct MHD_Daemon *d;
-	unsigned short port;
 	pthread_mutex_t lock;
 	unsigned puts, gets, rejected;
 	unsigned fail_first; /* answer 500 to this many token requests first */
@@ -792,16 +696,6 @@ struct imds {
 };
 
 static struct imds imds;
-
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *text)
-{
-	struct MHD_Response *r = MHD_create_response_from_buffer(
-		strlen(text), (void *)(uintptr_t)text, MHD_RESPMEM_MUST_COPY);
-	enum MHD_Result ret = MHD_queue_response(c, status, r);
-
-	MHD_destroy_response(r);
-	return ret;
-}
 
 /* Behaves as IMDSv2 with tokens required: no token header, no answer. */
 static enum MHD_Result imds_handler(void *cls, struct MHD_Connection *c, const char *url,
@@ -828,24 +722,25 @@ static enum MHD_Result imds_handler(void *cls, struct MHD_Connection *c, const c
 		imds.puts++;
 		if (imds.fail_first) {
 			imds.fail_first--;
-			ret = reply(c, 500, "oops");
+			ret = fake_http_reply(c, 500, "oops");
 		} else if (!ttl || strcmp(ttl, "21600") != 0) {
 			imds.rejected++;
-			ret = reply(c, 400, "missing or bad ttl");
+			ret = fake_http_reply(c, 400, "missing or bad ttl");
 		} else {
-			ret = reply(c, 200, imds.token);
+			ret = fake_http_reply(c, 200, imds.token);
 		}
 	} else if (strcmp(method, "GET") == 0) {
 		imds.gets++;
 		if (!tok || strcmp(tok, imds.token) != 0) {
 			imds.rejected++;
-			ret = reply(c, 401, "");
+			ret = fake_http_reply(c, 401, "");
 		} else if (strcmp(url, "/latest/meta-data/iam/security-credentials/") == 0) {
-			ret = imds.no_role ? reply(c, 404, "") : reply(c, 200, "gpu-node-role\n");
+			ret = imds.no_role ? fake_http_reply(c, 404, "")
+					   : fake_http_reply(c, 200, "gpu-node-role\n");
 		} else if (strcmp(url,
 				  "/latest/meta-data/iam/security-credentials/gpu-node-role") ==
 			   0) {
-			ret = reply(
+			ret = fake_http_reply(
 				c, 200,
 				"{\"Code\": \"Success\", \"LastUpdated\": "
 				"\"2027-01-15T07:50:00Z\", \"Type\": \"AWS-HMAC\", "
@@ -853,11 +748,11 @@ static enum MHD_Result imds_handler(void *cls, struct MHD_Connection *c, const c
 				"\"imds-secret-key\", \"Token\": \"imds-session-token\", "
 				"\"Expiration\": \"2027-01-15T14:00:00Z\"}");
 		} else {
-			ret = reply(c, 404, "");
+			ret = fake_http_reply(c, 404, "");
 		}
 	} else {
 		imds.rejected++;
-		ret = reply(c, 405, "");
+		ret = fake_http_reply(c, 405, "");
 	}
 	pthread_mutex_unlock(&imds.lock);
 	return ret;
@@ -865,24 +760,16 @@ static enum MHD_Result imds_handler(void *cls, struct MHD_Connection *c, const c
 
 static void imds_start(void)
 {
-	struct sockaddr_in sin;
-	const union MHD_DaemonInfo *info;
-	char url[64];
+	char url[64], *slash;
 
 	memset(&imds, 0, sizeof(imds));
 	pthread_mutex_init(&imds.lock, NULL);
 	snprintf(imds.token, sizeof(imds.token), "AQAEAimds-session-token-%d", (int)getpid());
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	imds.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION,
-				  0, NULL, NULL, imds_handler, NULL, MHD_OPTION_SOCK_ADDR,
-				  (struct sockaddr *)&sin, MHD_OPTION_END);
+	imds.d = fake_http_start(imds_handler, NULL, NULL, url);
 	assert_non_null(imds.d);
-	info = MHD_get_daemon_info(imds.d, MHD_DAEMON_INFO_BIND_PORT);
-	imds.port = info->port;
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u/", imds.port);
-	set_env("AWS_EC2_METADATA_SERVICE_ENDPOINT", url);
+	slash = gc_xasprintf("%s/", url);
+	set_env("AWS_EC2_METADATA_SERVICE_ENDPOINT", slash);
+	free(slash);
 }
 
 static void imds_stop(void)

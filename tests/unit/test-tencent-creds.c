@@ -15,143 +15,39 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <arpa/inet.h>
-#include <dirent.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <microhttpd.h>
 
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/http.h"
 #include "core/log.h"
-#include "fake-clock.h"
+#include "creds-fixture.h"
+#include "fake-http.h"
 #include "providers/tencent/creds.h"
 
-#define MAX_VARS 32
-#define ID	 "AKIDz8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE"
-#define KEY	 "Gu5t9xGARNpq86cd98joQYCN3EXAMPLE"
+#define ID  "AKIDz8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE"
+#define KEY "Gu5t9xGARNpq86cd98joQYCN3EXAMPLE"
 
-struct t {
-	char home[64];
-	char etc[128];
-	const char *names[MAX_VARS];
-	char *values[MAX_VARS];
-	size_t n;
-	struct gc_spec_env env;
-	struct gc_log log;
-	struct gc_buf logged;
-	struct gc_http *http;
-};
-
-static struct t t;
-
-static const char *lookup(void *ctx, const char *name)
-{
-	struct t *x = ctx;
-
-	for (size_t i = 0; i < x->n; i++)
-		if (strcmp(x->names[i], name) == 0)
-			return x->values[i];
-	return NULL;
-}
-
-static void set_env(const char *name, const char *value)
-{
-	for (size_t i = 0; i < t.n; i++)
-		if (strcmp(t.names[i], name) == 0) {
-			free(t.values[i]);
-			t.values[i] = gc_xstrdup(value);
-			return;
-		}
-	assert_true(t.n < MAX_VARS);
-	t.names[t.n] = name;
-	t.values[t.n++] = gc_xstrdup(value);
-}
-
-static void unset_env(const char *name)
-{
-	for (size_t i = 0; i < t.n; i++)
-		if (strcmp(t.names[i], name) == 0) {
-			free(t.values[i]);
-			t.names[i] = t.names[t.n - 1];
-			t.values[i] = t.values[t.n - 1];
-			t.n--;
-			return;
-		}
-}
-
-static void sink(void *ctx, enum gc_log_level level, const char *line)
-{
-	(void)ctx;
-	(void)level;
-	gc_buf_addf(&t.logged, "%s\n", line);
-}
+static char etc[128]; /* in place of /etc/tencentcloud/credentials */
 
 static int setup(void **state)
 {
-	struct gc_error err;
-
 	(void)state;
-	memset(&t, 0, sizeof(t));
-	snprintf(t.home, sizeof(t.home), "/tmp/gc-tccreds-XXXXXX");
-	if (!mkdtemp(t.home))
+	if (creds_setup("/tmp/gc-tccreds-XXXXXX") != 0)
 		return -1;
-	snprintf(t.etc, sizeof(t.etc), "%s/etc-credentials", t.home);
-	t.env.lookup = lookup;
-	t.env.ctx = &t;
-	set_env("HOME", t.home);
-	gc_buf_init(&t.logged, 1 << 20);
-	gc_log_init(&t.log, GC_LOG_TRACE, sink, NULL);
-	gc_error_init(&err);
-	t.http = gc_http_new(NULL, &err);
-	fc.now = 0;
-	return t.http ? 0 : -1;
-}
-
-static void remove_tree(const char *path)
-{
-	struct stat st;
-	DIR *d;
-	struct dirent *e;
-
-	if (lstat(path, &st) != 0)
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		unlink(path);
-		return;
-	}
-	d = opendir(path);
-	while (d && (e = readdir(d))) {
-		char *p;
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		p = gc_xasprintf("%s/%s", path, e->d_name);
-		remove_tree(p);
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(path);
+	snprintf(etc, sizeof(etc), "%s/etc-credentials", t.home);
+	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	remove_tree(t.home);
-	for (size_t i = 0; i < t.n; i++)
-		free(t.values[i]);
-	gc_log_release(&t.log);
-	gc_buf_release(&t.logged);
-	gc_http_free(t.http);
-	return 0;
+	return creds_teardown();
 }
 
 /* Writes HOME/rel, making its directory. */
@@ -178,7 +74,7 @@ static void input(struct tc_creds_input *in)
 	in->http = t.http;
 	in->log = &t.log;
 	in->clock = &fake;
-	in->etc_credentials = t.etc;
+	in->etc_credentials = etc;
 	/* nothing may leave the loopback: a port nobody listens on unless a test serves */
 	in->metadata_base = "http://127.0.0.1:9";
 	in->metadata_timeout_ms = 500;
@@ -322,7 +218,7 @@ static void test_etc_file(void **state)
 	(void)state;
 	input(&in);
 	set_env("TENCENTCLOUD_CVM_ROLE_DISABLED", "true");
-	f = fopen(t.etc, "w");
+	f = fopen(etc, "w");
 	assert_non_null(f);
 	fputs("[default]\nsecret_id = etc-id\nsecret_key = etc-key\n", f);
 	fclose(f);
@@ -395,7 +291,6 @@ static void test_tccli(void **state)
 struct meta {
 	struct MHD_Daemon *d;
 	pthread_mutex_t lock;
-	unsigned port;
 	unsigned gets;
 	bool no_role;
 	bool bad_json;
@@ -404,16 +299,6 @@ struct meta {
 };
 
 static struct meta meta;
-
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *text)
-{
-	struct MHD_Response *r = MHD_create_response_from_buffer(
-		strlen(text), (void *)(uintptr_t)text, MHD_RESPMEM_MUST_COPY);
-	enum MHD_Result ret = MHD_queue_response(c, status, r);
-
-	MHD_destroy_response(r);
-	return ret;
-}
 
 static enum MHD_Result meta_handler(void *cls, struct MHD_Connection *c, const char *url,
 				    const char *method, const char *version, const char *upload,
@@ -434,9 +319,10 @@ static enum MHD_Result meta_handler(void *cls, struct MHD_Connection *c, const c
 	pthread_mutex_lock(&meta.lock);
 	meta.gets++;
 	if (strcmp(method, "GET") != 0) {
-		ret = reply(c, 405, "");
+		ret = fake_http_reply(c, 405, "");
 	} else if (strcmp(url, path) == 0) {
-		ret = meta.no_role ? reply(c, 404, "") : reply(c, 200, "gpu-node-role");
+		ret = meta.no_role ? fake_http_reply(c, 404, "")
+				   : fake_http_reply(c, 200, "gpu-node-role");
 	} else if (strcmp(url, "/latest/meta-data/cam/security-credentials/gpu-node-role") == 0) {
 		snprintf(body, sizeof(body),
 			 meta.bad_json ? "<html>"
@@ -445,9 +331,9 @@ static enum MHD_Result meta_handler(void *cls, struct MHD_Connection *c, const c
 					 "\"Expiration\": \"2027-01-15T09:00:00Z\", \"Token\": "
 					 "\"role-session-token\", \"Code\": \"%s\"}",
 			 meta.code);
-		ret = reply(c, 200, body);
+		ret = fake_http_reply(c, 200, body);
 	} else {
-		ret = reply(c, 404, "");
+		ret = fake_http_reply(c, 404, "");
 	}
 	pthread_mutex_unlock(&meta.lock);
 	return ret;
@@ -455,22 +341,11 @@ static enum MHD_Result meta_handler(void *cls, struct MHD_Connection *c, const c
 
 static void meta_start(void)
 {
-	struct sockaddr_in sin;
-	const union MHD_DaemonInfo *info;
-
 	memset(&meta, 0, sizeof(meta));
 	pthread_mutex_init(&meta.lock, NULL);
 	meta.code = "Success";
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	meta.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION,
-				  0, NULL, NULL, meta_handler, NULL, MHD_OPTION_SOCK_ADDR,
-				  (struct sockaddr *)&sin, MHD_OPTION_END);
+	meta.d = fake_http_start(meta_handler, NULL, NULL, meta.base);
 	assert_non_null(meta.d);
-	info = MHD_get_daemon_info(meta.d, MHD_DAEMON_INFO_BIND_PORT);
-	meta.port = info->port;
-	snprintf(meta.base, sizeof(meta.base), "http://127.0.0.1:%u", meta.port);
 }
 
 static void meta_stop(void)
