@@ -783,3 +783,22 @@ int gc_cmd_apply_bootstrap(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 	gc_cmd_boot_release(&b);
 	return rc;
 }
+
+char *gc_cmd_user_script(const struct gc_cmd_ctx *ctx, const char *before, const char *after_rc)
+{
+	struct gc_buf s = GC_BUF_INIT(0);
+
+	gc_buf_addf(&s, "%s(\n", before);
+	for (size_t i = 0; i < ctx->n_cmd; i++)
+		gc_buf_addf(&s, "%s%s", i ? " " : "", ctx->cmd[i]);
+	gc_buf_addf(&s,
+		    "\n)\ngc_rc=$?\n"
+		    "%s"
+		    "if [ \"$gc_rc\" = 100 ]; then\n"
+		    "\techo 'gpucluster: the command exited 100, reported as 1' >&2\n"
+		    "\texit 1\n"
+		    "fi\n"
+		    "exit \"$gc_rc\"\n",
+		    after_rc);
+	return gc_buf_detach(&s, NULL);
+}

@@ -111,6 +111,15 @@ void gc_cmd_boot_print(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b);
  * JSON report. Returns an exit code. */
 int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot_opts *o, const char *hint);
 
+/*
+ * The script that runs the user's command line (ctx->cmd, words joined by spaces, run by
+ * bash as ssh runs its command) on a node: before, then the command in a subshell (its
+ * `exit` ends only the subshell), then after_rc with $gc_rc set; exit status 100, which
+ * steps use to ask for a reboot, is reported as 1 so that a command exiting 100 (apt-get
+ * does) never reboots a node. before and after_rc may be "".
+ */
+char *gc_cmd_user_script(const struct gc_cmd_ctx *ctx, const char *before, const char *after_rc);
+
 /* The smoke table alone, on stdout: node, GPUs, model, bandwidths, GEMM, result. */
 void gc_cmd_boot_print_smoke(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b);
 

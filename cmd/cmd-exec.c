@@ -36,28 +36,6 @@ static const struct gc_opt exec_opts[] = {
 	{ .name = NULL },
 };
 
-/*
- * The script run on each node. The command runs in a subshell so that its `exit` ends
- * only the subshell; exit status 100 is what steps use to ask for a reboot, so a command
- * that happens to exit 100 (apt-get does) is reported as 1 instead of rebooting nodes.
- */
-static char *exec_script(const struct gc_cmd_ctx *ctx)
-{
-	struct gc_buf s = GC_BUF_INIT(0);
-
-	gc_buf_addstr(&s, "(\n");
-	for (size_t i = 0; i < ctx->n_cmd; i++)
-		gc_buf_addf(&s, "%s%s", i ? " " : "", ctx->cmd[i]);
-	gc_buf_addstr(&s,
-		      "\n)\ngc_rc=$?\n"
-		      "if [ \"$gc_rc\" = 100 ]; then\n"
-		      "\techo 'gpucluster: the command exited 100, reported as 1' >&2\n"
-		      "\texit 1\n"
-		      "fi\n"
-		      "exit \"$gc_rc\"\n");
-	return gc_buf_detach(&s, NULL);
-}
-
 static void print_block(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b, size_t i)
 {
 	struct gc_output *o = ctx->out;
@@ -133,7 +111,7 @@ static int exec_exec(struct gc_cmd_ctx *ctx)
 	if (gc_cmd_engine(ctx, &e, &eopts) < 0)
 		return GC_EXIT_FAILURE;
 	gc_cmd_boot_init(&b);
-	script = exec_script(ctx);
+	script = gc_cmd_user_script(ctx, "", "");
 	o.command = script;
 	o.timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "timeout") * 1000;
 	o.names = gc_cmd_opt_list(ctx, "node", &o.n_names);

@@ -79,26 +79,13 @@ static const struct gc_opt run_opts[] = {
  */
 static char *run_script(const struct gc_cmd_ctx *ctx)
 {
-	struct gc_buf s = GC_BUF_INIT(0);
-
-	gc_buf_addstr(&s,
-		      "gc_f=" RUN_PGID_FILE "\n"
-		      "if mkdir -p \"$HOME/.gpucluster\" 2>/dev/null &&\n"
-		      "\tread -r _ _ _ _ gc_pg _ 2>/dev/null </proc/$$/stat; then\n"
-		      "\tprintf '%s\\n' \"$gc_pg\" >\"$gc_f\" 2>/dev/null || true\n"
-		      "fi\n"
-		      "(\n");
-	for (size_t i = 0; i < ctx->n_cmd; i++)
-		gc_buf_addf(&s, "%s%s", i ? " " : "", ctx->cmd[i]);
-	gc_buf_addstr(&s,
-		      "\n)\ngc_rc=$?\n"
-		      "rm -f \"$gc_f\"\n"
-		      "if [ \"$gc_rc\" = 100 ]; then\n"
-		      "\techo 'gpucluster: the command exited 100, reported as 1' >&2\n"
-		      "\texit 1\n"
-		      "fi\n"
-		      "exit \"$gc_rc\"\n");
-	return gc_buf_detach(&s, NULL);
+	return gc_cmd_user_script(ctx,
+				  "gc_f=" RUN_PGID_FILE "\n"
+				  "if mkdir -p \"$HOME/.gpucluster\" 2>/dev/null &&\n"
+				  "\tread -r _ _ _ _ gc_pg _ 2>/dev/null </proc/$$/stat; then\n"
+				  "\tprintf '%s\\n' \"$gc_pg\" >\"$gc_f\" 2>/dev/null || true\n"
+				  "fi\n",
+				  "rm -f \"$gc_f\"\n");
 }
 
 /* TERM to the command's process group, KILL after 5 s: what Ctrl-C is to a local job. */
