@@ -508,6 +508,141 @@ struct sim_keypair *sim_world_import_key(struct sim_world *w, enum sim_cloud c, 
 	return kp;
 }
 
+/* An SSH wire-format blob being read: RFC 4251 strings and mpints. */
+struct key_reader {
+	const unsigned char *p;
+	size_t left;
+};
+
+static int key_string(struct key_reader *r, const unsigned char **s, size_t *n)
+{
+	size_t len;
+
+	if (r->left < 4)
+		return -1;
+	len = (size_t)r->p[0] << 24 | (size_t)r->p[1] << 16 | (size_t)r->p[2] << 8 | r->p[3];
+	if (len > r->left - 4)
+		return -1;
+	*s = r->p + 4;
+	*n = len;
+	r->p += 4 + len;
+	r->left -= 4 + len;
+	return 0;
+}
+
+/* A positive mpint, minimal as RFC 4251 wants it; its size in bits goes to *bits. */
+static int key_mpint(struct key_reader *r, size_t *bits)
+{
+	const unsigned char *s;
+	size_t n, b;
+
+	if (key_string(r, &s, &n) < 0 || n == 0 || (s[0] & 0x80))
+		return -1;
+	if (s[0] == 0 && (n == 1 || !(s[1] & 0x80)))
+		return -1;
+	if (s[0] == 0) {
+		s++;
+		n--;
+	}
+	for (b = 8; b > 0 && !(s[0] & (1u << (b - 1))); b--)
+		;
+	*bits = (n - 1) * 8 + b;
+	return 0;
+}
+
+static bool key_is(const unsigned char *s, size_t n, const char *want)
+{
+	return n == strlen(want) && !memcmp(s, want, n);
+}
+
+/* The blob's fields after its type name; -1 when they do not make a key of that kind. */
+static int key_fields(struct key_reader *r, enum sim_key_kind kind, const unsigned char *type,
+		      size_t type_len)
+{
+	static const struct {
+		const char *type, *curve;
+		size_t point;
+	} curves[] = { { "ecdsa-sha2-nistp256", "nistp256", 65 },
+		       { "ecdsa-sha2-nistp384", "nistp384", 97 },
+		       { "ecdsa-sha2-nistp521", "nistp521", 133 } };
+	const unsigned char *s;
+	size_t n, bits;
+
+	switch (kind) {
+	case SIM_KEY_RSA:
+		if (key_mpint(r, &bits) < 0 || key_mpint(r, &bits) < 0 || bits < 1024)
+			return -1;
+		break;
+	case SIM_KEY_DSA:
+		for (int i = 0; i < 4; i++)
+			if (key_mpint(r, &bits) < 0)
+				return -1;
+		break;
+	case SIM_KEY_ECDSA:
+		for (size_t i = 0; i < sizeof(curves) / sizeof(curves[0]); i++) {
+			if (!key_is(type, type_len, curves[i].type))
+				continue;
+			if (key_string(r, &s, &n) < 0 || !key_is(s, n, curves[i].curve) ||
+			    key_string(r, &s, &n) < 0 || n != curves[i].point || s[0] != 0x04)
+				return -1;
+			return r->left ? -1 : 0;
+		}
+		return -1;
+	case SIM_KEY_ED25519:
+		if (key_string(r, &s, &n) < 0 || n != 32)
+			return -1;
+		break;
+	case SIM_KEY_OTHER: return 0;
+	}
+	return r->left ? -1 : 0;
+}
+
+int sim_ssh_key_kind(const char *line, enum sim_key_kind *kind, struct gc_error *err)
+{
+	struct gc_buf blob = GC_BUF_INIT(64 << 10);
+	const char *b64, *end;
+	const unsigned char *type;
+	struct key_reader r;
+	size_t type_len;
+	int ret = -1;
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	b64 = line + strcspn(line, " \t\r\n");
+	while (*b64 == ' ' || *b64 == '\t')
+		b64++;
+	end = b64 + strcspn(b64, " \t\r\n");
+	if (end == b64 || gc_base64_decode(&blob, b64, (size_t)(end - b64)) < 0) {
+		gc_error_set(err, GC_EINVALID, "not an openssh public key line");
+		goto out;
+	}
+	r = (struct key_reader){ (const unsigned char *)blob.data, blob.len };
+	if (key_string(&r, &type, &type_len) < 0 || type_len != strcspn(line, " \t\r\n") ||
+	    memcmp(type, line, type_len)) {
+		gc_error_set(err, GC_EINVALID, "the key blob does not name the line's key type");
+		goto out;
+	}
+	if (key_is(type, type_len, "ssh-rsa"))
+		*kind = SIM_KEY_RSA;
+	else if (key_is(type, type_len, "ssh-dss"))
+		*kind = SIM_KEY_DSA;
+	else if (type_len > 11 && !memcmp(type, "ecdsa-sha2-", 11))
+		*kind = SIM_KEY_ECDSA;
+	else if (key_is(type, type_len, "ssh-ed25519"))
+		*kind = SIM_KEY_ED25519;
+	else
+		*kind = SIM_KEY_OTHER;
+	if (key_fields(&r, *kind, type, type_len) < 0) {
+		gc_error_set(err, GC_EINVALID, "the '%.*s' key blob is malformed",
+			     (int)(type_len < 64 ? type_len : 64), (const char *)type);
+		goto out;
+	}
+	ret = 0;
+out:
+	gc_buf_release(&blob);
+	return ret;
+}
+
 struct sim_keypair *sim_world_keypair(struct sim_world *w, enum sim_cloud c, const char *region,
 				      const char *name_or_id)
 {

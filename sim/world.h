@@ -309,6 +309,14 @@ void sim_world_remember_token(struct sim_world *w, enum sim_cloud c, const char 
 struct sim_keypair *sim_world_import_key(struct sim_world *w, enum sim_cloud c, const char *region,
 					 const char *name, const char *public_key,
 					 const struct sim_tags *tags, struct gc_error *err);
+/* The algorithm of an OpenSSH public key, as far as the clouds' ImportKeyPair cares. */
+enum sim_key_kind { SIM_KEY_RSA, SIM_KEY_DSA, SIM_KEY_ECDSA, SIM_KEY_ED25519, SIM_KEY_OTHER };
+/* Parses a public key line "type base64 [comment]" far enough to tell its kind and that
+ * its blob is whole: RSA needs a positive exponent and a modulus of at least 1024 bits,
+ * DSA four positive integers, ECDSA a known curve and an uncompressed point of its size,
+ * Ed25519 a 32-byte key; an unknown type passes with SIM_KEY_OTHER when its blob names
+ * it. GC_EINVALID, with why, when the line is malformed. */
+int sim_ssh_key_kind(const char *line, enum sim_key_kind *kind, struct gc_error *err);
 /* By name or by id; NULL when absent. */
 struct sim_keypair *sim_world_keypair(struct sim_world *w, enum sim_cloud c, const char *region,
 				      const char *name_or_id);

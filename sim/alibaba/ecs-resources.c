@@ -49,6 +49,7 @@ static int import_key_pair(struct ecs_call *c)
 	struct sim_tags tags = { 0 };
 	struct gc_error err;
 	struct sim_keypair *kp;
+	enum sim_key_kind kind;
 	int rc = -1;
 
 	if (ecs_need(c, "KeyPairName", &name) || ecs_need(c, "PublicKeyBody", &body) ||
@@ -65,6 +66,19 @@ static int import_key_pair(struct ecs_call *c)
 		goto out;
 	}
 	gc_error_init(&err);
+	if (sim_ssh_key_kind(body, &kind, &err) < 0) {
+		ecs_fail(c, 400, "InvalidPublicKeyBody.Malformed",
+			 "The specified PublicKeyBody is not a valid OpenSSH public key: %s.",
+			 err.message);
+		goto out;
+	}
+	/* ECS takes RSA, DSA and ECDSA keys only; Ed25519 is refused like a bad body. */
+	if (kind != SIM_KEY_RSA && kind != SIM_KEY_DSA && kind != SIM_KEY_ECDSA) {
+		ecs_fail(c, 400, "InvalidPublicKeyBody.Malformed",
+			 "The specified PublicKeyBody is not valid: the key type is not supported, "
+			 "use an rsa, dsa or ecdsa key.");
+		goto out;
+	}
 	kp = sim_world_import_key(c->sim->world, SIM_ALIBABA, c->region, name, body, &tags, &err);
 	if (!kp) {
 		ecs_fail(c, 400, "InvalidPublicKeyBody.Malformed",

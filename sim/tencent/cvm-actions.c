@@ -795,6 +795,7 @@ static int import_key_pair(struct tc_call *c)
 	struct sim_tags tags = { 0 };
 	struct gc_error err;
 	struct sim_keypair *kp;
+	enum sim_key_kind kind;
 	size_t n;
 
 	if (tc_need_str(c, "KeyName", &name) || tc_need_str(c, "PublicKey", &key))
@@ -826,8 +827,15 @@ static int import_key_pair(struct tc_call *c)
 		}
 	}
 	free(all);
-	tc_tag_spec(c, "keypair", &tags);
 	gc_error_init(&err);
+	if (sim_ssh_key_kind(key, &kind, &err) < 0)
+		return tc_fail(c, "InvalidPublicKey.Malformed", "The public key is malformed: %s.",
+			       err.message);
+	/* CVM takes the OpenSSH RSA format only. */
+	if (kind != SIM_KEY_RSA)
+		return tc_fail(c, "InvalidPublicKey.Malformed",
+			       "The public key is malformed: only ssh-rsa keys are supported.");
+	tc_tag_spec(c, "keypair", &tags);
 	kp = sim_world_import_key(c->sim->world, SIM_TENCENT, c->region, name, key, &tags, &err);
 	sim_tags_release(&tags);
 	if (!kp)

@@ -10,10 +10,12 @@
  *   node foreign.js CLOUD HOST:PORT REGION keypair NAME
  */
 const path = require('node:path');
-const { CREDS, requireSdk } = require(path.join(__dirname, '..', 'sdk', 'lib', 'sim.js'));
+const { CREDS, requireSdk, sshRsaPublicKey } =
+	require(path.join(__dirname, '..', 'sdk', 'lib', 'sim.js'));
 
 const [cloud, hostPort, region, what, name, type, zone, image] = process.argv.slice(2);
-const PUB = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBN0cmFuZ2VyLWtleS1mb3ItZTJlLXRlc3RzLTAx foreign';
+/* RSA: neither ECS nor CVM imports an Ed25519 key */
+const PUB = sshRsaPublicKey('foreign');
 
 async function alibaba() {
 	const RPCClient = requireSdk('@alicloud/pop-core').RPCClient;

@@ -9,8 +9,8 @@
  */
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { requireSdk, startSim, checkRequestLog, poll, sshPublicKey, unique, rejects } =
-	require('./lib/sim.js');
+const { requireSdk, startSim, checkRequestLog, poll, sshPublicKey, sshRsaPublicKey, unique,
+	rejects } = require('./lib/sim.js');
 
 const CvmClient = requireSdk('tencentcloud-sdk-nodejs-cvm').cvm.v20170312.Client;
 const { CommonClient } = requireSdk('tencentcloud-sdk-nodejs-common');
@@ -218,8 +218,12 @@ test('VPC DeleteSecurityGroup', async () => {
 
 test('ImportKeyPair, DescribeKeyPairs, DeleteKeyPairs', async () => {
 	const name = unique('gc_key_').replace(/-/g, '_');
-	const line = sshPublicKey();
+	const line = sshRsaPublicKey();
 	const imp = await cvm.ImportKeyPair({ KeyName: name, ProjectId: 0, PublicKey: line });
+	/* CVM takes the OpenSSH RSA format only */
+	await expectCode('an Ed25519 key', ['InvalidPublicKey.Malformed'],
+			 () => cvm.ImportKeyPair({ KeyName: `${name}_ed`, ProjectId: 0,
+						   PublicKey: sshPublicKey() }));
 	assert.match(imp.KeyId, /^skey-[0-9a-z]{8}$/);
 	const d = await cvm.DescribeKeyPairs({ KeyIds: [imp.KeyId] });
 	assert.equal(d.TotalCount, 1);

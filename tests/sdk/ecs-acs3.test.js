@@ -7,8 +7,8 @@
  */
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { requireSdk, startSim, checkRequestLog, poll, sshPublicKey, unique, rejects } =
-	require('./lib/sim.js');
+const { requireSdk, startSim, checkRequestLog, poll, sshPublicKey, sshRsaPublicKey, unique,
+	rejects } = require('./lib/sim.js');
 
 const Ecs = requireSdk('@alicloud/ecs20140526');
 const { $OpenApiUtil } = requireSdk('@alicloud/openapi-core');
@@ -253,10 +253,16 @@ test('DeleteSecurityGroup', async () => {
 
 test('ImportKeyPair, DescribeKeyPairs, DeleteKeyPairs', async () => {
 	const name = unique('gc-key-');
-	const line = sshPublicKey();
+	const line = sshRsaPublicKey();
 	const imp = await ecs.importKeyPair(new Ecs.ImportKeyPairRequest({
 		regionId: REGION, keyPairName: name, publicKeyBody: line,
 	}));
+	/* ECS takes RSA, DSA and ECDSA keys, not Ed25519 */
+	await expectCode('an Ed25519 key', ['InvalidPublicKeyBody.Malformed'],
+			 () => ecs.importKeyPair(new Ecs.ImportKeyPairRequest({
+				 regionId: REGION, keyPairName: `${name}-ed`,
+				 publicKeyBody: sshPublicKey(),
+			 })), 400);
 	assert.equal(imp.body.keyPairName, name);
 	assert.ok(imp.body.keyPairFingerPrint, 'a fingerprint');
 

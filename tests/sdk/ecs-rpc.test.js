@@ -8,8 +8,8 @@
  */
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { requireSdk, startSim, checkRequestLog, poll, sshPublicKey, unique, rejects } =
-	require('./lib/sim.js');
+const { requireSdk, startSim, checkRequestLog, poll, sshPublicKey, sshRsaPublicKey, unique,
+	rejects } = require('./lib/sim.js');
 
 const RPCClient = requireSdk('@alicloud/pop-core').RPCClient;
 const Ecs = requireSdk('@alicloud/ecs20140526');
@@ -211,8 +211,13 @@ test('DeleteInstances and the instances go away; DeleteSecurityGroup', async () 
 test('ImportKeyPair, DescribeKeyPairs, DeleteKeyPairs', async () => {
 	const name = unique('gc-key-');
 	const imp = await pop.request('ImportKeyPair', {
-		RegionId: REGION, KeyPairName: name, PublicKeyBody: sshPublicKey('user@host'),
+		RegionId: REGION, KeyPairName: name, PublicKeyBody: sshRsaPublicKey('user@host'),
 	}, POST);
+	await expectCode('an Ed25519 key', ['InvalidPublicKeyBody.Malformed'],
+			 () => pop.request('ImportKeyPair', {
+				 RegionId: REGION, KeyPairName: `${name}-ed`,
+				 PublicKeyBody: sshPublicKey('user@host'),
+			 }, POST));
 	assert.equal(imp.KeyPairName, name);
 	assert.ok(imp.KeyPairFingerPrint);
 	const d = await pop.request('DescribeKeyPairs', { RegionId: REGION, KeyPairName: name }, GET);

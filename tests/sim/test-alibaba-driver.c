@@ -36,6 +36,7 @@
 #include "core/provider.h"
 #include "core/str.h"
 #include "driver-fixture.h"
+#include "ssh-test-keys.h"
 #include "providers/alibaba/ecs.h"
 #include "sim/catalog.h"
 #include "sim/sim.h"
@@ -280,7 +281,6 @@ static void test_create_spot_ttl(void **state)
 	struct gc_create_request r = launch_req(2, "gc-spot-1");
 	struct gc_instance_list got;
 	struct gc_buf pub = GC_BUF_INIT(4096);
-	struct gc_keypair kp;
 	struct gc_error err;
 	char *key_id = NULL, *sg_id;
 	int64_t expires = (int64_t)time(NULL) + 3600 + 17;
@@ -292,9 +292,7 @@ static void test_create_spot_ttl(void **state)
 	(void)state;
 	gc_error_init(&err);
 	gc_instance_list_init(&got);
-	gc_keypair_init(&kp);
-	assert_int_equal(gc_keypair_generate(&kp, "drv@test", NULL), 0);
-	assert_int_equal(gc_keypair_public_line(&pub, &kp), 0);
+	assert_int_equal(gc_buf_addstr(&pub, TEST_RSA_A " drv@test"), 0);
 	memset(&kr, 0, sizeof(kr));
 	kr.name = "gpucluster-drv";
 	kr.public_key_line = pub.data;
@@ -418,7 +416,6 @@ static void test_create_spot_ttl(void **state)
 	free(key_id);
 	free(sg_id);
 	gc_buf_release(&pub);
-	gc_keypair_release(&kp);
 }
 
 static void test_any_zone(void **state)
@@ -573,7 +570,7 @@ static void test_terminate_gone(void **state)
 static void test_keypairs(void **state)
 {
 	struct gc_tag_filter mine[] = { { GC_TAG_CLUSTER, CLUSTER } };
-	struct gc_buf pub = GC_BUF_INIT(4096), other = GC_BUF_INIT(4096);
+	struct gc_buf pub = GC_BUF_INIT(4096), other = GC_BUF_INIT(4096), ed = GC_BUF_INIT(4096);
 	struct gc_keypair_request kr;
 	struct gc_resource_list found;
 	struct gc_error err;
@@ -583,8 +580,9 @@ static void test_keypairs(void **state)
 	(void)state;
 	gc_error_init(&err);
 	gc_resource_list_init(&found);
-	public_line(&pub, "drv@test");
-	public_line(&other, "someone@else");
+	assert_int_equal(gc_buf_addstr(&pub, TEST_RSA_A " drv@test"), 0);
+	assert_int_equal(gc_buf_addstr(&other, TEST_RSA_B " someone@else"), 0);
+	public_line(&ed, "drv@test");
 
 	memset(&kr, 0, sizeof(kr));
 	kr.name = "gpucluster-drv-key";
@@ -629,6 +627,13 @@ static void test_keypairs(void **state)
 	assert_int_equal(err.code, GC_EINVALID);
 	assert_string_equal(err.cloud_code, "KeyPair.AlreadyExist");
 	assert_null(again);
+	/* the cloud takes no Ed25519 key (gpucluster hands its own to cloud-init instead) */
+	kr.name = "gpucluster-drv-ed";
+	kr.public_key_line = ed.data;
+	gc_error_init(&err);
+	assert_int_equal(gc_provider_import_keypair(prov, &kr, &again, &err), -1);
+	assert_string_equal(err.cloud_code, "InvalidPublicKeyBody.Malformed");
+	assert_null(again);
 
 	assert_int_equal(gc_provider_delete_keypair(prov, id, &err), 0);
 	assert_int_equal(gc_provider_delete_keypair(prov, id, &err), 0); /* gone: done */
@@ -644,6 +649,7 @@ static void test_keypairs(void **state)
 	free(foreign);
 	gc_buf_release(&pub);
 	gc_buf_release(&other);
+	gc_buf_release(&ed);
 }
 
 static void test_secgroups(void **state)

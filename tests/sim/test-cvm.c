@@ -20,6 +20,7 @@
 #include "core/keygen.h"
 #include "fake-clock.h"
 #include "sim-fixture.h"
+#include "ssh-test-keys.h"
 #include "providers/tencent/tc3.h"
 #include "sim/sim.h"
 
@@ -333,11 +334,9 @@ static void test_key_pairs(void **state)
 	char body[2048], kid[64], sg[64];
 
 	(void)state;
-	assert_int_equal(gc_keypair_generate(&kp, "test@example", NULL), 0);
-	assert_int_equal(gc_keypair_public_line(&pub, &kp), 0);
-	gc_keypair_release(&kp);
 	snprintf(body, sizeof(body),
-		 "{\"KeyName\":\"fleet_key\",\"ProjectId\":0,\"PublicKey\":\"%s\"}", pub.data);
+		 "{\"KeyName\":\"fleet_key\",\"ProjectId\":0,\"PublicKey\":\"%s\"}",
+		 TEST_RSA_A " test@example");
 	CVM(NULL, &r, "ImportKeyPair", body);
 	assert_string_equal(r.code, "");
 	snprintf(kid, sizeof(kid), "%s", str(&r, "KeyId"));
@@ -347,17 +346,39 @@ static void test_key_pairs(void **state)
 	assert_string_equal(r.code, "InvalidKeyPairName.Duplicate");
 	reply_release(&r);
 	snprintf(body, sizeof(body), "{\"KeyName\":\"other\",\"ProjectId\":0,\"PublicKey\":\"%s\"}",
-		 pub.data);
+		 TEST_RSA_A);
 	CVM(NULL, &r, "ImportKeyPair", body);
 	assert_string_equal(r.code, "InvalidPublicKey.Duplicate");
 	reply_release(&r);
 	CVM(NULL, &r, "ImportKeyPair",
-	    "{\"KeyName\":\"bad-name\",\"ProjectId\":0,\"PublicKey\":\"ssh-ed25519 AAAA\"}");
+	    "{\"KeyName\":\"bad-name\",\"ProjectId\":0,\"PublicKey\":\"ssh-rsa AAAA\"}");
 	assert_string_equal(r.code, "InvalidKeyPairNameIncludeIllegalChar");
 	reply_release(&r);
 	CVM(NULL, &r, "ImportKeyPair",
-	    "{\"KeyName\":\"bad\",\"ProjectId\":0,\"PublicKey\":\"ssh-ed25519 ***\"}");
+	    "{\"KeyName\":\"bad\",\"ProjectId\":0,\"PublicKey\":\"ssh-rsa ***\"}");
 	assert_string_equal(r.code, "InvalidPublicKey.Malformed");
+	reply_release(&r);
+	/* CVM takes RSA only: a sound Ed25519 or ECDSA key is refused as malformed. */
+	assert_int_equal(gc_keypair_generate(&kp, "test@example", NULL), 0);
+	assert_int_equal(gc_keypair_public_line(&pub, &kp), 0);
+	gc_keypair_release(&kp);
+	snprintf(body, sizeof(body), "{\"KeyName\":\"ed\",\"ProjectId\":0,\"PublicKey\":\"%s\"}",
+		 pub.data);
+	CVM(NULL, &r, "ImportKeyPair", body);
+	assert_string_equal(r.code, "InvalidPublicKey.Malformed");
+	reply_release(&r);
+	snprintf(body, sizeof(body), "{\"KeyName\":\"ec\",\"ProjectId\":0,\"PublicKey\":\"%s\"}",
+		 TEST_ECDSA);
+	CVM(NULL, &r, "ImportKeyPair", body);
+	assert_string_equal(r.code, "InvalidPublicKey.Malformed");
+	reply_release(&r);
+	snprintf(body, sizeof(body),
+		 "{\"KeyName\":\"second\",\"ProjectId\":0,\"PublicKey\":\"%s\"}", TEST_RSA_B);
+	CVM(NULL, &r, "ImportKeyPair", body);
+	assert_string_equal(r.code, "");
+	reply_release(&r);
+	CVM(NULL, &r, "DescribeKeyPairs", "{}");
+	assert_int_equal(num(&r, "TotalCount"), 2);
 	reply_release(&r);
 	CVM(NULL, &r, "DescribeKeyPairs",
 	    "{\"Filters\":[{\"Name\":\"key-name\",\"Values\":[\"fleet_key\"]}]}");

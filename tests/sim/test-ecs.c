@@ -22,6 +22,7 @@
 #include "core/keygen.h"
 #include "fake-clock.h"
 #include "sim-fixture.h"
+#include "ssh-test-keys.h"
 #include "providers/alibaba/sign.h"
 #include "sim/sim.h"
 
@@ -339,23 +340,47 @@ static void test_key_pairs(void **state)
 	struct gc_buf pub = GC_BUF_INIT(4096);
 	struct gc_keypair kp;
 	struct reply r;
-	char sg[64];
+	char sg[64], fpr[GC_SSH_FINGERPRINT_SIZE];
 
 	(void)state;
-	assert_int_equal(gc_keypair_generate(&kp, "test@example", NULL), 0);
-	assert_int_equal(gc_keypair_public_line(&pub, &kp), 0);
-	gc_keypair_release(&kp);
-	SEND(NULL, &r, "ImportKeyPair", HZ, "KeyPairName", "fleet-key", "PublicKeyBody", pub.data);
+	assert_int_equal(gc_ssh_fingerprint(fpr, TEST_RSA_A, NULL), 0);
+	SEND(NULL, &r, "ImportKeyPair", HZ, "KeyPairName", "fleet-key", "PublicKeyBody",
+	     TEST_RSA_A " test@example");
 	assert_int_equal(r.status, 200);
 	assert_string_equal(str(&r, "KeyPairName"), "fleet-key");
-	assert_true(strlen(str(&r, "KeyPairFingerPrint")) > 10);
+	assert_string_equal(str(&r, "KeyPairFingerPrint"), fpr);
 	reply_release(&r);
-	SEND(NULL, &r, "ImportKeyPair", HZ, "KeyPairName", "fleet-key", "PublicKeyBody", pub.data);
+	SEND(NULL, &r, "ImportKeyPair", HZ, "KeyPairName", "fleet-key", "PublicKeyBody",
+	     TEST_RSA_A);
 	assert_int_equal(r.status, 400);
 	assert_string_equal(r.code, "KeyPair.AlreadyExist");
 	reply_release(&r);
 	SEND(NULL, &r, "ImportKeyPair", HZ, "KeyPairName", "bad-key", "PublicKeyBody", "ssh-rsa");
 	assert_int_equal(r.status, 400);
+	assert_string_equal(r.code, "InvalidPublicKeyBody.Malformed");
+	reply_release(&r);
+	/* ECS takes ECDSA and DSA keys too, but not Ed25519 (all gc_keypair_generate makes). */
+	SEND(NULL, &r, "ImportKeyPair", HZ, "KeyPairName", "ec-key", "PublicKeyBody", TEST_ECDSA);
+	assert_int_equal(r.status, 200);
+	reply_release(&r);
+	SEND(NULL, &r, "ImportKeyPair", HZ, "KeyPairName", "dsa-key", "PublicKeyBody", TEST_DSA);
+	assert_int_equal(r.status, 200);
+	reply_release(&r);
+	assert_int_equal(gc_keypair_generate(&kp, "test@example", NULL), 0);
+	assert_int_equal(gc_keypair_public_line(&pub, &kp), 0);
+	gc_keypair_release(&kp);
+	SEND(NULL, &r, "ImportKeyPair", HZ, "KeyPairName", "ed-key", "PublicKeyBody", pub.data);
+	assert_int_equal(r.status, 400);
+	assert_string_equal(r.code, "InvalidPublicKeyBody.Malformed");
+	reply_release(&r);
+	SEND(NULL, &r, "DescribeKeyPairs", HZ, "KeyPairName", "ed-key");
+	assert_int_equal(json_integer_value(at(&r, "TotalCount")), 0);
+	reply_release(&r);
+	/* A well-formed blob whose RSA modulus is one bit long. */
+	SEND(NULL, &r, "ImportKeyPair", HZ, "KeyPairName", "short-key", "PublicKeyBody",
+	     "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAAQE=");
+	assert_int_equal(r.status, 400);
+	assert_string_equal(r.code, "InvalidPublicKeyBody.Malformed");
 	reply_release(&r);
 	SEND(NULL, &r, "DescribeKeyPairs", HZ, "KeyPairNames", "[\"fleet-key\"]");
 	assert_int_equal(r.status, 200);
@@ -375,7 +400,8 @@ static void test_key_pairs(void **state)
 	assert_int_equal(r.status, 200);
 	reply_release(&r);
 
-	SEND(NULL, &r, "DeleteKeyPairs", HZ, "KeyPairNames", "[\"fleet-key\"]");
+	SEND(NULL, &r, "DeleteKeyPairs", HZ, "KeyPairNames",
+	     "[\"fleet-key\",\"ec-key\",\"dsa-key\"]");
 	assert_int_equal(r.status, 200);
 	reply_release(&r);
 	SEND(NULL, &r, "DescribeKeyPairs", HZ);

@@ -36,6 +36,7 @@
 #include "core/provider.h"
 #include "core/str.h"
 #include "driver-fixture.h"
+#include "ssh-test-keys.h"
 #include "providers/tencent/cvm.h"
 #include "sim/catalog.h"
 #include "sim/sim.h"
@@ -264,7 +265,6 @@ static void test_create_spot_ttl_host_key(void **state)
 	struct gc_instance_list got;
 	struct gc_buf pub = GC_BUF_INIT(4096), hk_pem = GC_BUF_INIT(8192),
 		      hk_pub = GC_BUF_INIT(512);
-	struct gc_keypair kp;
 	struct gc_error err;
 	char *key_id = NULL, *sg_id = NULL, *ud, *ud2, subnet[SIM_ID_MAX], when[32];
 	int64_t expires = (int64_t)time(NULL) + 3600;
@@ -273,9 +273,7 @@ static void test_create_spot_ttl_host_key(void **state)
 	(void)state;
 	gc_error_init(&err);
 	gc_instance_list_init(&got);
-	gc_keypair_init(&kp);
-	assert_int_equal(gc_keypair_generate(&kp, "drv@test", NULL), 0);
-	assert_int_equal(gc_keypair_public_line(&pub, &kp), 0);
+	assert_int_equal(gc_buf_addstr(&pub, TEST_RSA_A " drv@test"), 0);
 	memset(&kr, 0, sizeof(kr));
 	kr.name = "gc_drv_key";
 	kr.public_key_line = pub.data;
@@ -425,7 +423,6 @@ static void test_create_spot_ttl_host_key(void **state)
 	gc_buf_release(&pub);
 	gc_keypair_wipe_buf(&hk_pem);
 	gc_buf_release(&hk_pub);
-	gc_keypair_release(&kp);
 }
 
 static void test_client_token(void **state)
@@ -598,7 +595,7 @@ static void test_recycle_bin(void **state)
 static void test_keypairs(void **state)
 {
 	struct gc_tag_filter mine[] = { { GC_TAG_CLUSTER, CLUSTER } };
-	struct gc_buf pub = GC_BUF_INIT(4096), other = GC_BUF_INIT(4096);
+	struct gc_buf pub = GC_BUF_INIT(4096), other = GC_BUF_INIT(4096), ed = GC_BUF_INIT(4096);
 	struct gc_keypair_request kr;
 	struct gc_resource_list found;
 	struct gc_error err;
@@ -608,8 +605,9 @@ static void test_keypairs(void **state)
 	(void)state;
 	gc_error_init(&err);
 	gc_resource_list_init(&found);
-	public_line(&pub, "drv@test");
-	public_line(&other, "someone@else");
+	assert_int_equal(gc_buf_addstr(&pub, TEST_RSA_A " drv@test"), 0);
+	assert_int_equal(gc_buf_addstr(&other, TEST_RSA_B " someone@else"), 0);
+	public_line(&ed, "drv@test");
 
 	memset(&kr, 0, sizeof(kr));
 	kr.name = "gc_drv_key";
@@ -656,6 +654,13 @@ static void test_keypairs(void **state)
 	assert_int_equal(err.code, GC_EINVALID);
 	assert_string_equal(err.cloud_code, "InvalidKeyPairName.Duplicate");
 	assert_null(again);
+	/* the cloud takes no Ed25519 key (gpucluster hands its own to cloud-init instead) */
+	kr.name = "gc_drv_ed";
+	kr.public_key_line = ed.data;
+	gc_error_init(&err);
+	assert_int_equal(gc_provider_import_keypair(prov, &kr, &again, &err), -1);
+	assert_string_equal(err.cloud_code, "InvalidPublicKey.Malformed");
+	assert_null(again);
 
 	assert_int_equal(gc_provider_delete_keypair(prov, id, &err), 0);
 	assert_int_equal(gc_provider_delete_keypair(prov, id, &err), 0); /* gone: done */
@@ -667,6 +672,7 @@ static void test_keypairs(void **state)
 	free(foreign);
 	gc_buf_release(&pub);
 	gc_buf_release(&other);
+	gc_buf_release(&ed);
 }
 
 static size_t groups_named(const char *name)

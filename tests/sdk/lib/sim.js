@@ -251,6 +251,28 @@ function sshPublicKey(comment = 'gc-sdk-test') {
 	return `ssh-ed25519 ${blob.toString('base64')} ${comment}`;
 }
 
+/*
+ * A fresh 2048-bit RSA public key as an OpenSSH line: "ssh-rsa AAAA... comment", the only
+ * kind Tencent CVM imports (Alibaba ECS takes RSA, DSA and ECDSA; neither takes Ed25519).
+ * The blob is the string "ssh-rsa" and the mpints e and n (RFC 4253 6.6).
+ */
+function sshRsaPublicKey(comment = 'gc-sdk-test') {
+	const { publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+	const jwk = publicKey.export({ format: 'jwk' });
+	const str = (b) => {
+		const len = Buffer.alloc(4);
+		len.writeUInt32BE(b.length);
+		return Buffer.concat([len, b]);
+	};
+	/* An mpint is big-endian and signed: a set top bit needs a leading zero byte. */
+	const mpint = (b64url) => {
+		const b = Buffer.from(b64url, 'base64url');
+		return str(b[0] & 0x80 ? Buffer.concat([Buffer.alloc(1), b]) : b);
+	};
+	const blob = Buffer.concat([str(Buffer.from('ssh-rsa')), mpint(jwk.e), mpint(jwk.n)]);
+	return `ssh-rsa ${blob.toString('base64')} ${comment}`;
+}
+
 /* A unique short name/token with a prefix, safe for every cloud's name rules. */
 function unique(prefix) {
 	return `${prefix}${crypto.randomBytes(5).toString('hex')}`;
@@ -270,5 +292,5 @@ async function rejects(what, fn) {
 	assert.fail(`${what}: expected an error, got ${JSON.stringify(value)}`);
 }
 
-module.exports = { CREDS, requireSdk, startSim, checkRequestLog, poll, sshPublicKey, unique,
-		   rejects, sleep };
+module.exports = { CREDS, requireSdk, startSim, checkRequestLog, poll, sshPublicKey,
+		   sshRsaPublicKey, unique, rejects, sleep };
