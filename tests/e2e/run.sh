@@ -112,7 +112,7 @@ lap "SIGINT: exit 130, torn down"
 
 # without --down, SIGINT kills the command on the nodes and leaves the cluster up
 run_spec e2e-stop
-run_bg run "$work/e2e-stop.yaml" -- 'echo started; sleep 3; touch ~/finished; echo finished'
+run_bg run "$work/e2e-stop.yaml" -- 'echo started; sleep 8; touch ~/finished; echo finished'
 wait_lines "$work/out" '] started$' 2
 kill -INT "$bg"
 set +e
@@ -122,7 +122,7 @@ set -e
 [ "$rc" = 130 ] || fail "run interrupted exited $rc"
 grep -q 'stopping the command on 2 nodes' "$work/err" || fail "run did not stop the command"
 grep -q finished "$work/out" && fail "the command finished after SIGINT"
-sleep 3.5
+sleep 8.5 # past the command's own end: it must not have come
 gc_ok exec "$work/e2e-stop.yaml" -- 'test -e ~/finished && echo finished || echo stopped'
 [ "$(grep -c '^stopped$' "$work/out")" = 2 ] || fail "the command ran on after SIGINT: $(cat "$work/out")"
 expect_alive e2e-stop 2 "after an interrupted run without --down"
@@ -143,7 +143,9 @@ grep -q "destroy -y .*e2e-stop.yaml' finishes it" "$work/err" || fail "no hint t
 expect_alive e2e-stop 2 "after a failed teardown"
 lap "failed teardown: exit 1, loudly"
 
-# a second SIGINT aborts the teardown, and says so
+# a second SIGINT aborts the teardown, and says so (the teardown's terminate call is held
+# back 4 s, so the second signal surely finds it running on a loaded machine)
+fault "$CLOUD:$terminate:slow,delay_ms=4000,times=1"
 run_bg run --down --no-apply "$work/e2e-stop.yaml" -- 'echo started; sleep 60'
 wait_lines "$work/out" '] started$' 2
 kill -INT "$bg"
@@ -153,6 +155,7 @@ set +e
 wait "$bg"
 rc=$?
 set -e
+faults_clear
 [ "$rc" = 130 ] || fail "run --down with its teardown aborted exited $rc"
 grep -q "TEARDOWN ABORTED: cluster 'e2e-stop' may still be running" "$work/err" ||
 	fail "an aborted teardown is not reported"
@@ -162,6 +165,7 @@ lap "second SIGINT: teardown aborted, loudly"
 
 # one Ctrl-C during a teardown that followed a normal end only warns: the teardown goes on
 run_spec e2e-warn
+fault "$CLOUD:$terminate:slow,delay_ms=4000,times=1" # the teardown outlasts the signal
 run_bg run --down "$work/e2e-warn.yaml" -- 'echo done'
 wait_lines "$work/err" 'press Ctrl-C twice' 1
 kill -INT "$bg"
@@ -169,6 +173,7 @@ set +e
 wait "$bg"
 rc=$?
 set -e
+faults_clear
 [ "$rc" = 0 ] || fail "run --down with one Ctrl-C in its teardown exited $rc"
 grep -q 'the teardown goes on: press Ctrl-C again to abort it' "$work/err" ||
 	fail "no warning about the Ctrl-C during the teardown"
