@@ -28,6 +28,8 @@ packages=(
 	time
 	# the manual page test renders docs/gpucluster.1
 	groff-base
+	# e2e hosts: the generated Ansible inventory is used for real (ansible -m raw)
+	ansible-core
 )
 
 build_only=0
