@@ -686,7 +686,9 @@ static int ensure_keypair(struct run *r, struct gc_error *err)
 	}
 	resource_tags(&tags, r->e, name);
 	{
-		struct gc_keypair_request req = { name, line.data, tags.v, tags.n };
+		struct gc_keypair_request req = {
+			.name = name, .public_key_line = line.data, .tags = tags.v, .n_tags = tags.n
+		};
 
 		if (gc_provider_import_keypair(r->p, &req, &id, err) < 0) {
 			explain_foreign(r, GC_RESOURCE_KEYPAIR, name, err);
@@ -845,12 +847,21 @@ static int ensure_secgroup(struct run *r, struct gc_error *err)
 		n_allow = 1;
 		info(r, "allowing SSH from this machine's address %s", mine);
 	}
-	desc = gc_xasprintf("gpucluster cluster %s: SSH", spec->name);
+	desc = gc_xasprintf("gpucluster cluster %s: SSH in, and its nodes to each other",
+			    spec->name);
 	resource_tags(&tags, r->e, name);
 	{
-		/* allow_members: the nodes reach each other (torchrun, NCCL, MPI) */
-		struct gc_secgroup_request req = { name,    desc,   spec->ssh.port, allow,
-						   n_allow, tags.v, tags.n,	    true };
+		struct gc_secgroup_request req = {
+			.name = name,
+			.description = desc,
+			.ssh_port = spec->ssh.port,
+			.allow_from = allow,
+			.n_allow_from = n_allow,
+			.tags = tags.v,
+			.n_tags = tags.n,
+			.allow_members =
+				true, /* the nodes reach each other (torchrun, NCCL, MPI) */
+		};
 
 		if (gc_provider_create_secgroup(r->p, &req, &id, err) < 0) {
 			explain_foreign(r, GC_RESOURCE_SECGROUP, name, err);
