@@ -1264,8 +1264,10 @@ static bool booting(const struct node *node)
 
 static void begin_reboot(struct sim_nodes *n, struct node *node, uint64_t now)
 {
-	kill_children(n, node);
+	/* the socket first: once a session dies its client may probe at once, and must
+	 * find the node down, not a listener that is about to go */
 	refuse(node, n->port);
+	kill_children(n, node);
 	node->phase = PH_REBOOTING;
 	node->reboot_until_ns = now + (uint64_t)n->reboot_ms * 1000000u;
 }

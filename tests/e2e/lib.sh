@@ -23,6 +23,11 @@ e2e_cleanup() {
 		kill -TERM "$sim_pid" 2>/dev/null || true
 		wait "$sim_pid" 2>/dev/null || true
 	fi
+	# GC_E2E_KEEP_LOGS=DIR keeps each case's request log (DIR/CASE.CLOUD.log), so a
+	# refactor can show that it sends the same actions with the same parameters
+	if [ -n "${GC_E2E_KEEP_LOGS:-}" ] && [ -s "$work/requests.log" ]; then
+		cp "$work/requests.log" "$GC_E2E_KEEP_LOGS/${0##*/}.$CLOUD.log" || true
+	fi
 	rm -rf "$work"
 }
 trap e2e_cleanup EXIT
