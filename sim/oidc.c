@@ -114,11 +114,6 @@ static char *bn_b64url(const EVP_PKEY *key, const char *param)
 struct sim_oidc *sim_oidc_new(struct gc_error *err)
 {
 	struct sim_oidc *o = gc_xcalloc(1, sizeof(*o));
-	static const char *const defaults[SIM_NCLOUDS] = {
-		[SIM_AWS] = "sts.amazonaws.com",
-		[SIM_ALIBABA] = "sts.aliyuncs.com",
-		[SIM_TENCENT] = "sts.cloud.tencent.com",
-	};
 	unsigned char rnd[SIM_OIDC_REQUEST_TOKEN_LEN / 2], h[GC_SHA256_LEN];
 	char hex[GC_SHA256_HEX_LEN];
 
@@ -145,7 +140,8 @@ struct sim_oidc *sim_oidc_new(struct gc_error *err)
 	}
 	gc_hex(rnd, sizeof(rnd), o->request_token);
 	for (int c = 0; c < SIM_NCLOUDS; c++) {
-		snprintf(o->client_ids[c][0], sizeof(o->client_ids[c][0]), "%s", defaults[c]);
+		snprintf(o->client_ids[c][0], sizeof(o->client_ids[c][0]), "%s",
+			 sim_frontend((enum sim_cloud)c)->audience);
 		o->n_client_ids[c] = 1;
 		for (size_t i = 0; i < SIM_OIDC_MAX_CLIENT_IDS; i++)
 			o->client_id_ptrs[c][i] = o->client_ids[c][i];

@@ -168,6 +168,13 @@ void sim_session_derive(const struct sim *sim, const char *text, const char *alp
 /* A random request id in the shape of a UUID, upper- or lower-case. */
 void sim_request_id(struct sim *sim, bool upper, char out[37]);
 
+/*
+ * The headers with Host's port removed, into out (appended), for clients that sign the
+ * bare host: an SDK pointed at http://127.0.0.1:PORT may sign either. False when Host
+ * has no port (out is then a copy).
+ */
+bool sim_headers_without_port(const struct gc_params *in, struct gc_params *out);
+
 /* The secret for an access key id of cloud c, or NULL when the id is unknown. */
 const char *sim_cred_secret(const struct sim *sim, enum sim_cloud c, const char *id);
 

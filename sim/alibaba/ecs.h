@@ -74,6 +74,9 @@ const char *ecs_vswitch_vpc(const char *id);
 
 /* --- sts.c: temporary credentials ----------------------------------------------------- */
 
+/* The identity provider the emulator's Alibaba account has for its OIDC issuer. */
+#define SIM_OIDC_ALIBABA_PROVIDER "acs:ram::5123456789012345:oidc-provider/gpucluster-sim"
+
 #define ECS_STS_SECRET_MAX 64
 
 /*

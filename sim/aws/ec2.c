@@ -3271,3 +3271,71 @@ void sim_ec2_handle(struct sim *sim, const struct sim_req *req, struct sim_resp 
 	ec2_discard_doc(&c);
 	gc_params_release(&c.p);
 }
+
+/* --- the frontend's row ----------------------------------------------------------------- */
+
+static bool is_read(const char *action)
+{
+	return gc_starts_with(action, "Describe") || gc_starts_with(action, "Get") ||
+		gc_starts_with(action, "List") || gc_starts_with(action, "Search");
+}
+
+/*
+ * EC2's request buckets per action, by category (the EC2 devguide's "Request token
+ * bucket sizes and refill rates"): non-mutating (Describe*, Get*, List*, Search*) 100
+ * tokens refilling 20/s; the same actions unfiltered and unpaginated 50 / 10/s; mutating
+ * 50 / 5/s. Resource buckets counted in instances: RunInstances 1000 / 2/s,
+ * TerminateInstances 1000 / 20/s.
+ */
+static void ec2_rate(const char *action, enum sim_bucket kind, struct sim_rate *out)
+{
+	if (kind == SIM_BUCKET_RESOURCE) {
+		out->cap = 1000;
+		out->refill = !strcmp(action, "RunInstances") ? 2 : 20;
+	} else if (kind == SIM_BUCKET_UNFILTERED) {
+		out->cap = 50, out->refill = 10;
+	} else if (is_read(action)) {
+		out->cap = 100, out->refill = 20;
+	} else {
+		out->cap = 50, out->refill = 5;
+	}
+	snprintf(out->desc, sizeof(out->desc), "EC2 %s bucket for %s (%llu, +%llu/s)",
+		 kind == SIM_BUCKET_RESOURCE		 ? "resource"
+			 : kind == SIM_BUCKET_UNFILTERED ? "unfiltered request"
+							 : "request",
+		 action, (unsigned long long)out->cap, (unsigned long long)out->refill);
+}
+
+/* ip-10-0-0-5: what EC2's Ubuntu images name themselves */
+static void ec2_hostname(const struct sim_instance *inst, const char *ip, char *out, size_t size)
+{
+	char dashed[SIM_IP_MAX];
+
+	(void)inst;
+	snprintf(dashed, sizeof(dashed), "%s", ip);
+	for (char *p = dashed; *p; p++)
+		if (*p == '.')
+			*p = '-';
+	snprintf(out, size, "ip-%s", dashed);
+}
+
+const struct sim_frontend sim_frontend_aws = {
+	.name = "aws",
+	.title = "AWS EC2",
+	.endpoint = "EC2",
+	.handle = sim_ec2_handle,
+	.key_id = "AKIAGPUCLUSTERSIM001",
+	.secret = "gpucluster-sim-aws-secret-key-0000000000",
+	.audience = "sts.amazonaws.com",
+	.states = { "pending", "running", "stopped", "shutting-down", "terminated", "terminated" },
+	.id_len = 17,
+	.id_alphabet = "0123456789abcdef",
+	.instance_prefix = "i-",
+	.key_prefix = "key-",
+	.private_net = "10.0",
+	.keeps_terminated = true,
+	.rate = ec2_rate,
+	.buckets = SIM_RATE_UNFILTERED | SIM_RATE_LAUNCH | SIM_RATE_TERMINATE,
+	.kernels = { "5.15.0-1051-aws", "6.8.0-1015-aws" },
+	.hostname = ec2_hostname,
+};

@@ -65,6 +65,9 @@ extern const struct tc_action tc_vpc_actions[];
 extern const struct tc_action tc_sts_actions[];
 #define TC_STS_VERSION "2018-08-13"
 
+/* The identity provider the emulator's Tencent account has for its OIDC issuer. */
+#define SIM_OIDC_TENCENT_PROVIDER "gpucluster-sim"
+
 /*
  * The secret of a temporary key STS issued when token (X-TC-Token) is the one issued with
  * it and has not expired at now (unix seconds); NULL otherwise, with *code the error CVM
