@@ -28,14 +28,13 @@
 #include "core/alloc.h"
 #include "core/hash.h"
 #include "core/str.h"
-#include "providers/aws/sigv4.h"
+#include "sim/aws/aws.h"
 #include "sim/catalog.h"
 #include "sim/oidc.h"
 #include "sim/sim.h"
 
 #define STS_VERSION	  "2011-06-15"
 #define STS_XMLNS	  "https://sts.amazonaws.com/doc/2011-06-15/"
-#define STS_SKEW_S	  (15 * 60)
 #define STS_TOKEN_MAGIC	  "gcsim1"
 #define STS_TOKEN_MAX	  4096	/* a session token we could have issued is far shorter */
 #define STS_JWT_MAX	  20000 /* STS's own limit on WebIdentityToken */
@@ -304,69 +303,6 @@ static void role_id_of(const char *assumed_arn, char out[32])
 
 /* --- authentication ------------------------------------------------------------------- */
 
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-static int parse_amz_date(const char *s, int64_t *out)
-{
-	unsigned Y, M, D, h, m, sec;
-	char z = 0;
-
-	if (!s || strlen(s) != AWS_SIGV4_TIMESTAMP_LEN ||
-	    sscanf(s, "%4u%2u%2uT%2u%2u%2u%c", &Y, &M, &D, &h, &m, &sec, &z) != 7 || z != 'Z' ||
-	    M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
-		return -1;
-	*out = days_from_civil(Y, (int)M, (int)D) * 86400 + h * 3600 + m * 60 + sec;
-	return 0;
-}
-
-/* Verifies req against secret, with the Host as received and then without its port
- * (a client pointed at 127.0.0.1:PORT may sign either). */
-static int verify(const struct sim_req *req, const struct aws_sigv4_auth *auth, const char *secret,
-		  struct gc_error *err)
-{
-	const char *host = gc_params_get_ci(req->headers, "Host");
-	struct gc_sign_request sr;
-	int rc;
-
-	memset(&sr, 0, sizeof(sr));
-	sr.method = req->method;
-	sr.host = host;
-	sr.path = req->path;
-	sr.query = req->query;
-	sr.query_string = req->query_string;
-	sr.headers = req->headers;
-	sr.body = req->body;
-	sr.body_len = req->body_len;
-	rc = aws_sigv4_verify(&sr, auth, secret, NULL, err);
-	if (rc != 0 && host && strchr(host, ':')) {
-		struct gc_params hdrs = GC_PARAMS_INIT;
-		char *bare = gc_xstrndup(host, (size_t)(strchr(host, ':') - host));
-
-		for (size_t i = 0; i < req->headers->n; i++)
-			gc_params_add(&hdrs, req->headers->items[i].name,
-				      strcasecmp(req->headers->items[i].name, "host") == 0
-					      ? bare
-					      : req->headers->items[i].value);
-		sr.headers = &hdrs;
-		sr.host = bare;
-		gc_error_init(err);
-		rc = aws_sigv4_verify(&sr, auth, secret, NULL, err);
-		gc_params_release(&hdrs);
-		free(bare);
-	}
-	return rc;
-}
-
 static int authenticate(struct sts *c)
 {
 	const struct sim_req *req = c->req;
@@ -385,16 +321,15 @@ static int authenticate(struct sts *c)
 	if (!authz)
 		return sts_fail(c, 403, "MissingAuthenticationToken",
 				"Request is missing Authentication Token");
-	if (!gc_starts_with(authz, AWS_SIGV4_ALGORITHM " ") ||
-	    aws_sigv4_parse_authorization(&auth, authz, &err) != 0)
+	if (sim_aws_parse_authorization(authz, &auth, &err) != 0)
 		return sts_fail(c, 400, "IncompleteSignature",
 				"Authorization header is malformed: %s", err.message);
-	if (!date || parse_amz_date(date, &t) != 0) {
+	if (!date || sim_aws_parse_amz_date(date, &t) != 0) {
 		sts_fail(c, 400, "IncompleteSignature",
 			 "Authorization header requires a valid 'X-Amz-Date' header");
 		goto out;
 	}
-	if (t < c->now - STS_SKEW_S || t > c->now + STS_SKEW_S) {
+	if (!sim_aws_fresh(t, c->now)) {
 		char nowtxt[AWS_SIGV4_TIMESTAMP_LEN + 1];
 		aws_sigv4_format_time((time_t)c->now, nowtxt);
 		sts_fail(c, 403, "SignatureDoesNotMatch",
@@ -428,7 +363,7 @@ static int authenticate(struct sts *c)
 		snprintf(c->caller_arn, sizeof(c->caller_arn), "%s", sess.arn);
 		c->caller_is_role = true;
 	}
-	if (verify(req, &auth, secret, &err) != 0) {
+	if (sim_aws_verify(req, &auth, secret, &err) != 0) {
 		if (err.code == GC_EAUTH)
 			sts_fail(c, 403, "SignatureDoesNotMatch",
 				 "The request signature we calculated does not match the signature "
