@@ -1,8 +1,8 @@
 /*
  * frontend.h: the emulator's clouds, one row each. Every per-cloud fact the shared parts
  * of the emulator need (the server's port and handler, the world's id shapes and state
- * names, the default credential, the OIDC audience, the rate limits, the node's kernel
- * and host name) lives in the cloud's struct sim_frontend, defined in its own folder
+ * names, the default credential, the OIDC audience, the catalogue, the rate limits, the
+ * node's kernel and host name) lives in the cloud's struct sim_frontend, defined in its own folder
  * (sim/aws/ec2.c, sim/alibaba/ecs.c, sim/tencent/cvm.c) and listed in sim/frontend.c.
  * Nothing outside a cloud's folder switches on the cloud.
  *
@@ -33,6 +33,7 @@ struct sim;
 struct sim_req;
 struct sim_resp;
 struct sim_instance;
+struct sim_catalog;
 
 /* Which of a cloud's rate buckets a call is charged to (see sim_frontend.rate). */
 enum sim_bucket {
@@ -66,6 +67,8 @@ struct sim_frontend {
 	const char *key_id, *secret;
 	/* the audience its identity provider trusts for the emulator's issuer (sim/oidc.h) */
 	const char *audience;
+	/* what it sells: regions, zones, instance types, images (sim/NAME/offer.c) */
+	const struct sim_catalog *catalog;
 
 	/* the world: state names by enum sim_state, ids, addresses, life cycle */
 	const char *states[SIM_NSTATES];

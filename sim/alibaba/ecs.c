@@ -883,6 +883,7 @@ const struct sim_frontend sim_frontend_alibaba = {
 	.handle = sim_ecs_handle,
 	.key_id = "LTAIgpuclustersim001",
 	.secret = "gpucluster-sim-alibaba-secret-000000",
+	.catalog = &sim_alibaba_offer,
 	.audience = "sts.aliyuncs.com",
 	.states = { "Pending", "Running", "Stopped", "Stopping", "Deleted", "Deleted" },
 	.id_len = 20,

@@ -126,4 +126,7 @@ bool ecs_tags_match(const struct ecs_call *c, const struct sim_tags *t);
 void ecs_next_token(uint64_t seq, char out[40]);
 int ecs_parse_next_token(struct ecs_call *c, uint64_t *seq);
 
+/* What the cloud sells (offer.c), for its row of the frontend table. */
+extern const struct sim_catalog sim_alibaba_offer;
+
 #endif

@@ -5,13 +5,15 @@
  * request to STS (sts.c) when sim_sts_wants it and to the Price List Query API
  * (pricing.c, GetProducts) when sim_pricing_wants it (an X-Amz-Target of
  * AWSPriceListService.*); everything else is EC2 (ec2.h). Each service verifies SigV4
- * with the one verifier here and answers with its own error codes.
+ * with the one verifier here (sigv4.c) and answers with its own error codes; EC2 and STS
+ * write their XML through xml.c.
  *
  * Everything here is a pure function, safe from any connection thread.
  */
 #ifndef GC_SIM_AWS_H
 #define GC_SIM_AWS_H
 
+#include <libxml/xmlwriter.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -49,5 +51,21 @@ bool sim_aws_fresh(int64_t t, int64_t now);
  */
 int sim_aws_verify(const struct sim_req *req, const struct aws_sigv4_auth *auth, const char *secret,
 		   struct gc_error *err);
+
+/* An XML response being written (xml.c); all NULL when none is. */
+struct sim_aws_xml {
+	xmlBufferPtr buf;
+	xmlTextWriterPtr w;
+};
+
+/* Starts a document: <?xml version="1.0" encoding="UTF-8"?>. */
+void sim_aws_xml_start(struct sim_aws_xml *x);
+/* Ends the document and makes it resp's body, with status; x is empty again. */
+void sim_aws_xml_send(struct sim_aws_xml *x, struct sim_resp *resp, int status);
+/* Drops a document being written, if any. */
+void sim_aws_xml_discard(struct sim_aws_xml *x);
+
+/* What the cloud sells (offer.c), for its row of the frontend table. */
+extern const struct sim_catalog sim_aws_offer;
 
 #endif

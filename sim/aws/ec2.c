@@ -29,30 +29,19 @@
 
 /* --- responses ------------------------------------------------------------------------ */
 
-static void ec2_discard_doc(struct ec2 *c)
-{
-	if (c->w)
-		xmlFreeTextWriter(c->w);
-	if (c->xbuf)
-		xmlBufferFree(c->xbuf);
-	c->w = NULL;
-	c->xbuf = NULL;
-}
-
 /* Replaces whatever was being written with an EC2 error document; returns -1. */
 int ec2_fail(struct ec2 *c, int status, const char *code, const char *fmt, ...)
 {
-	xmlBufferPtr buf = xmlBufferCreate();
-	xmlTextWriterPtr w = xmlNewTextWriterMemory(buf, 0);
+	xmlTextWriterPtr w;
 	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	ec2_discard_doc(c);
-
-	xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL);
+	sim_aws_xml_discard(&c->x);
+	sim_aws_xml_start(&c->x);
+	w = c->x.w;
 	xmlTextWriterStartElement(w, BAD_CAST "Response");
 	xmlTextWriterStartElement(w, BAD_CAST "Errors");
 	xmlTextWriterStartElement(w, BAD_CAST "Error");
@@ -61,13 +50,7 @@ int ec2_fail(struct ec2 *c, int status, const char *code, const char *fmt, ...)
 	xmlTextWriterEndElement(w);
 	xmlTextWriterEndElement(w);
 	xmlTextWriterWriteElement(w, BAD_CAST "RequestID", BAD_CAST c->rid);
-	xmlTextWriterEndDocument(w);
-	xmlFreeTextWriter(w);
-
-	gc_buf_reset(&c->resp->body);
-	gc_buf_add(&c->resp->body, xmlBufferContent(buf), (size_t)xmlBufferLength(buf));
-	xmlBufferFree(buf);
-	c->resp->status = status;
+	sim_aws_xml_send(&c->x, c->resp, status);
 	snprintf(c->resp->error_code, sizeof(c->resp->error_code), "%s", code);
 	return -1;
 }
@@ -81,41 +64,32 @@ void ec2_begin(struct ec2 *c)
 {
 	char root[96];
 
-	c->xbuf = xmlBufferCreate();
-	c->w = xmlNewTextWriterMemory(c->xbuf, 0);
 	snprintf(root, sizeof(root), "%sResponse", c->action);
-	xmlTextWriterStartDocument(c->w, NULL, "UTF-8", NULL);
-	xmlTextWriterStartElement(c->w, BAD_CAST root);
-	xmlTextWriterWriteAttribute(c->w, BAD_CAST "xmlns", BAD_CAST EC2_XMLNS);
-	xmlTextWriterWriteElement(c->w, BAD_CAST "requestId", BAD_CAST c->rid);
+	sim_aws_xml_start(&c->x);
+	xmlTextWriterStartElement(c->x.w, BAD_CAST root);
+	xmlTextWriterWriteAttribute(c->x.w, BAD_CAST "xmlns", BAD_CAST EC2_XMLNS);
+	xmlTextWriterWriteElement(c->x.w, BAD_CAST "requestId", BAD_CAST c->rid);
 }
 
 int ec2_finish(struct ec2 *c)
 {
-	xmlTextWriterEndDocument(c->w);
-	xmlFreeTextWriter(c->w);
-	c->w = NULL;
-	gc_buf_reset(&c->resp->body);
-	gc_buf_add(&c->resp->body, xmlBufferContent(c->xbuf), (size_t)xmlBufferLength(c->xbuf));
-	xmlBufferFree(c->xbuf);
-	c->xbuf = NULL;
-	c->resp->status = 200;
+	sim_aws_xml_send(&c->x, c->resp, 200);
 	return 0;
 }
 
 void ec2_open(struct ec2 *c, const char *name)
 {
-	xmlTextWriterStartElement(c->w, BAD_CAST name);
+	xmlTextWriterStartElement(c->x.w, BAD_CAST name);
 }
 
 void ec2_close(struct ec2 *c)
 {
-	xmlTextWriterEndElement(c->w);
+	xmlTextWriterEndElement(c->x.w);
 }
 
 void ec2_el(struct ec2 *c, const char *name, const char *text)
 {
-	xmlTextWriterWriteElement(c->w, BAD_CAST name, BAD_CAST(text ? text : ""));
+	xmlTextWriterWriteElement(c->x.w, BAD_CAST name, BAD_CAST(text ? text : ""));
 }
 
 void ec2_elf(struct ec2 *c, const char *name, const char *fmt, ...)
@@ -830,7 +804,7 @@ void sim_ec2_handle(struct sim *sim, const struct sim_req *req, struct sim_resp 
 	sim_request_id(sim, false, c.rid);
 	resp->content_type = "text/xml;charset=UTF-8";
 	handle(&c);
-	ec2_discard_doc(&c);
+	sim_aws_xml_discard(&c.x);
 	gc_params_release(&c.p);
 }
 
@@ -888,6 +862,7 @@ const struct sim_frontend sim_frontend_aws = {
 	.handle = sim_ec2_handle,
 	.key_id = "AKIAGPUCLUSTERSIM001",
 	.secret = "gpucluster-sim-aws-secret-key-0000000000",
+	.catalog = &sim_aws_offer,
 	.audience = "sts.amazonaws.com",
 	.states = { "pending", "running", "stopped", "shutting-down", "terminated", "terminated" },
 	.id_len = 17,

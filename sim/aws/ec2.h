@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/aws/aws.h"
 #include "sim/sim.h"
 
 #define EC2_VERSION	"2016-11-15"
@@ -42,9 +43,8 @@ struct ec2 {
 	const char *action;
 	char region[SIM_NAME_MAX];
 	char rid[37];
-	xmlBufferPtr xbuf;
-	xmlTextWriterPtr w;
-	bool dry; /* DryRun=true: the action validates, then answers DryRunOperation */
+	struct sim_aws_xml x; /* the response being written */
+	bool dry;	      /* DryRun=true: the action validates, then answers DryRunOperation */
 };
 
 /* One action: its parameter-name patterns (sim_param_match), NULL-terminated. */

@@ -169,38 +169,26 @@ struct sts {
 	const char *action;
 	char rid[37];
 	int64_t now;
-	xmlBufferPtr xbuf;
-	xmlTextWriterPtr w;
+	struct sim_aws_xml x; /* the response being written */
 	/* the caller, once authenticated */
 	char caller_arn[SIM_SESSION_ARN_MAX];
 	bool caller_is_role;
 };
 
-static void discard_doc(struct sts *c)
-{
-	if (c->w)
-		xmlFreeTextWriter(c->w);
-	if (c->xbuf)
-		xmlBufferFree(c->xbuf);
-	c->w = NULL;
-	c->xbuf = NULL;
-}
-
 /* Replaces whatever was being written with STS's error document; returns -1. */
 __attribute__((format(printf, 4, 5))) static int sts_fail(struct sts *c, int status,
 							  const char *code, const char *fmt, ...)
 {
-	xmlBufferPtr buf = xmlBufferCreate();
-	xmlTextWriterPtr w = xmlNewTextWriterMemory(buf, 0);
+	xmlTextWriterPtr w;
 	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	discard_doc(c);
-
-	xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL);
+	sim_aws_xml_discard(&c->x);
+	sim_aws_xml_start(&c->x);
+	w = c->x.w;
 	xmlTextWriterStartElement(w, BAD_CAST "ErrorResponse");
 	xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns", BAD_CAST STS_XMLNS);
 	xmlTextWriterStartElement(w, BAD_CAST "Error");
@@ -210,13 +198,7 @@ __attribute__((format(printf, 4, 5))) static int sts_fail(struct sts *c, int sta
 	xmlTextWriterWriteElement(w, BAD_CAST "Message", BAD_CAST msg);
 	xmlTextWriterEndElement(w);
 	xmlTextWriterWriteElement(w, BAD_CAST "RequestId", BAD_CAST c->rid);
-	xmlTextWriterEndDocument(w);
-	xmlFreeTextWriter(w);
-
-	gc_buf_reset(&c->resp->body);
-	gc_buf_add(&c->resp->body, xmlBufferContent(buf), (size_t)xmlBufferLength(buf));
-	xmlBufferFree(buf);
-	c->resp->status = status;
+	sim_aws_xml_send(&c->x, c->resp, status);
 	snprintf(c->resp->error_code, sizeof(c->resp->error_code), "%s", code);
 	return -1;
 }
@@ -238,35 +220,26 @@ static void begin(struct sts *c)
 {
 	char name[96];
 
-	c->xbuf = xmlBufferCreate();
-	c->w = xmlNewTextWriterMemory(c->xbuf, 0);
 	snprintf(name, sizeof(name), "%sResponse", c->action);
-	xmlTextWriterStartDocument(c->w, NULL, "UTF-8", NULL);
-	xmlTextWriterStartElement(c->w, BAD_CAST name);
-	xmlTextWriterWriteAttribute(c->w, BAD_CAST "xmlns", BAD_CAST STS_XMLNS);
+	sim_aws_xml_start(&c->x);
+	xmlTextWriterStartElement(c->x.w, BAD_CAST name);
+	xmlTextWriterWriteAttribute(c->x.w, BAD_CAST "xmlns", BAD_CAST STS_XMLNS);
 	snprintf(name, sizeof(name), "%sResult", c->action);
-	xmlTextWriterStartElement(c->w, BAD_CAST name);
+	xmlTextWriterStartElement(c->x.w, BAD_CAST name);
 }
 
 static void finish(struct sts *c)
 {
-	xmlTextWriterEndElement(c->w); /* ...Result */
-	xmlTextWriterStartElement(c->w, BAD_CAST "ResponseMetadata");
-	xmlTextWriterWriteElement(c->w, BAD_CAST "RequestId", BAD_CAST c->rid);
-	xmlTextWriterEndElement(c->w);
-	xmlTextWriterEndDocument(c->w);
-	xmlFreeTextWriter(c->w);
-	c->w = NULL;
-	gc_buf_reset(&c->resp->body);
-	gc_buf_add(&c->resp->body, xmlBufferContent(c->xbuf), (size_t)xmlBufferLength(c->xbuf));
-	xmlBufferFree(c->xbuf);
-	c->xbuf = NULL;
-	c->resp->status = 200;
+	xmlTextWriterEndElement(c->x.w); /* ...Result */
+	xmlTextWriterStartElement(c->x.w, BAD_CAST "ResponseMetadata");
+	xmlTextWriterWriteElement(c->x.w, BAD_CAST "RequestId", BAD_CAST c->rid);
+	xmlTextWriterEndElement(c->x.w);
+	sim_aws_xml_send(&c->x, c->resp, 200);
 }
 
 static void el(struct sts *c, const char *name, const char *text)
 {
-	xmlTextWriterWriteElement(c->w, BAD_CAST name, BAD_CAST text);
+	xmlTextWriterWriteElement(c->x.w, BAD_CAST name, BAD_CAST text);
 }
 
 static void iso8601(int64_t t, char out[32])
@@ -494,16 +467,16 @@ static void write_session(struct sts *c, const char *arn, const char *role_id, i
 	iso8601(expiry, when);
 	snprintf(id, sizeof(id), "%s:%s", role_id, strrchr(arn, '/') + 1);
 
-	xmlTextWriterStartElement(c->w, BAD_CAST "AssumedRoleUser");
+	xmlTextWriterStartElement(c->x.w, BAD_CAST "AssumedRoleUser");
 	el(c, "AssumedRoleId", id);
 	el(c, "Arn", arn);
-	xmlTextWriterEndElement(c->w);
-	xmlTextWriterStartElement(c->w, BAD_CAST "Credentials");
+	xmlTextWriterEndElement(c->x.w);
+	xmlTextWriterStartElement(c->x.w, BAD_CAST "Credentials");
 	el(c, "AccessKeyId", s.key_id);
 	el(c, "SecretAccessKey", secret);
 	el(c, "SessionToken", token);
 	el(c, "Expiration", when);
-	xmlTextWriterEndElement(c->w);
+	xmlTextWriterEndElement(c->x.w);
 	free(token);
 }
 
@@ -715,6 +688,6 @@ void sim_sts_handle(struct sim *sim, const struct sim_req *req, struct sim_resp 
 	sim_request_id(sim, false, c.rid);
 	resp->content_type = "text/xml";
 	handle(&c);
-	discard_doc(&c);
+	sim_aws_xml_discard(&c.x);
 	gc_params_release(&c.p);
 }

@@ -827,6 +827,7 @@ const struct sim_frontend sim_frontend_tencent = {
 	.handle = sim_cvm_handle,
 	.key_id = "AKIDgpuclustersim001",
 	.secret = "gpucluster-sim-tencent-secret-000000",
+	.catalog = &sim_tencent_offer,
 	.audience = "sts.cloud.tencent.com",
 	.states = { "PENDING", "RUNNING", "SHUTDOWN", "TERMINATING", "TERMINATED",
 		    "LAUNCH_FAILED" },

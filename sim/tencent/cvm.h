@@ -120,4 +120,7 @@ void tc_format_time(int64_t t, bool iso, char out[32]);
  * YYYY-MM-DDThh:mm:ssZ; -1 when malformed. */
 int tc_parse_time(const char *s, int64_t *out);
 
+/* What the cloud sells (offer.c), for its row of the frontend table. */
+extern const struct sim_catalog sim_tencent_offer;
+
 #endif
