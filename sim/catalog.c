@@ -7,6 +7,7 @@
  * for AWS, CNY for Alibaba and Tencent) chosen for tests and demos, not quotes. Image
  * ids are made up in each cloud's id shape.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "sim/catalog.h"
@@ -29,43 +30,43 @@ size_t sim_catalog_regions(enum sim_cloud c, const struct sim_region **out)
 	return sim_frontend(c)->catalog->n_regions;
 }
 
+/* The item of an array of n items of size bytes whose name, a string at offset off, is
+ * name; NULL when none is (or name is NULL). */
+static const void *find(const void *items, size_t n, size_t size, size_t off, const char *name)
+{
+	for (size_t i = 0; name && i < n; i++) {
+		const char *item = (const char *)items + i * size;
+		const char *item_name;
+
+		memcpy(&item_name, item + off, sizeof(item_name));
+		if (!strcmp(item_name, name))
+			return item;
+	}
+	return NULL;
+}
+
 const struct sim_itype *sim_catalog_itype(enum sim_cloud c, const char *name)
 {
-	const struct sim_itype *all;
-	size_t n = sim_catalog_itypes(c, &all);
+	const struct sim_catalog *cat = sim_frontend(c)->catalog;
 
-	if (!name)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(all[i].name, name))
-			return &all[i];
-	return NULL;
+	return find(cat->itypes, cat->n_itypes, sizeof(*cat->itypes),
+		    offsetof(struct sim_itype, name), name);
 }
 
 const struct sim_image *sim_catalog_image(enum sim_cloud c, const char *id)
 {
-	const struct sim_image *all;
-	size_t n = sim_catalog_images(c, &all);
+	const struct sim_catalog *cat = sim_frontend(c)->catalog;
 
-	if (!id)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(all[i].id, id))
-			return &all[i];
-	return NULL;
+	return find(cat->images, cat->n_images, sizeof(*cat->images),
+		    offsetof(struct sim_image, id), id);
 }
 
 const struct sim_region *sim_catalog_region(enum sim_cloud c, const char *name)
 {
-	const struct sim_region *all;
-	size_t n = sim_catalog_regions(c, &all);
+	const struct sim_catalog *cat = sim_frontend(c)->catalog;
 
-	if (!name)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(all[i].name, name))
-			return &all[i];
-	return NULL;
+	return find(cat->regions, cat->n_regions, sizeof(*cat->regions),
+		    offsetof(struct sim_region, name), name);
 }
 
 bool sim_catalog_zone_ok(const struct sim_region *r, const char *zone)

@@ -58,6 +58,21 @@ void sim_resp_release(struct sim_resp *r)
 	r->log_params = NULL;
 }
 
+void sim_resp_json(struct sim_resp *r, int status, json_t *doc)
+{
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	r->status = status;
+	r->content_type = "application/json";
+	gc_buf_reset(&r->body);
+	if (text) {
+		gc_buf_addstr(&r->body, text);
+		gc_buf_addch(&r->body, '\n');
+	}
+	free(text);
+	json_decref(doc);
+}
+
 void sim_request_id(struct sim *sim, bool upper, char out[37])
 {
 	unsigned char b[16];

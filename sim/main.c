@@ -172,12 +172,11 @@ static void usage(FILE *out)
 
 	all_opts(all, &ports);
 	fprintf(out, "usage: gpucluster-sim [options]\n\nA local emulator of the ");
-	for (int c = 0; c < SIM_NCLOUDS; c++)
-		fprintf(out, "%s%s",
-			c == 0			       ? ""
-				: c == SIM_NCLOUDS - 1 ? " and "
-						       : ", ",
-			sim_frontend((enum sim_cloud)c)->title);
+	for (int c = 0; c < SIM_NCLOUDS; c++) {
+		const char *sep = c == 0 ? "" : c == SIM_NCLOUDS - 1 ? " and " : ", ";
+
+		fprintf(out, "%s%s", sep, sim_frontend((enum sim_cloud)c)->title);
+	}
 	fprintf(out,
 		" APIs whose\n"
 		"instances are SSH targets. Stop it with SIGINT or SIGTERM.\n\n"

@@ -256,7 +256,8 @@ static enum MHD_Result answer(struct daemon_ctx *d, struct MHD_Connection *con, 
 	MHD_get_connection_values(con, MHD_HEADER_KIND, collect_header, &headers);
 
 	memset(&req, 0, sizeof(req));
-	req.cloud = d->which == SIM_SERVER_CONTROL ? SIM_AWS : (enum sim_cloud)d->which;
+	/* the control API looks at no cloud; its requests carry the table's first */
+	req.cloud = d->which == SIM_SERVER_CONTROL ? (enum sim_cloud)0 : (enum sim_cloud)d->which;
 	req.method = method;
 	req.path = url && *url ? url : "/";
 	req.query_string = qs;

@@ -788,6 +788,19 @@ void sim_cvm_handle(struct sim *sim, const struct sim_req *req, struct sim_resp 
 	json_decref(call.body);
 }
 
+/* --- schemas both CVM and VPC use -------------------------------------------------------- */
+
+const struct tc_field tc_filter_schema[] = {
+	{ "Name", TC_STR, NULL },
+	{ "Values", TC_ARR_STR, NULL },
+	{ NULL, 0, NULL },
+};
+const struct tc_field tc_tag_schema[] = {
+	{ "Key", TC_STR, NULL },
+	{ "Value", TC_STR, NULL },
+	{ NULL, 0, NULL },
+};
+
 /* --- the frontend's row ----------------------------------------------------------------- */
 
 /*

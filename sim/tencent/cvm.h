@@ -39,6 +39,10 @@ struct tc_field {
 	const struct tc_field *sub; /* terminated by a NULL name */
 };
 
+/* The schemas of a Filters item ({Name, Values}) and a Tags item ({Key, Value}). */
+extern const struct tc_field tc_filter_schema[];
+extern const struct tc_field tc_tag_schema[];
+
 struct tc_call {
 	struct sim *sim;
 	const struct sim_req *req;

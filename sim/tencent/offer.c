@@ -40,13 +40,4 @@ static const struct sim_region regions[] = {
 };
 /* clang-format on */
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
-const struct sim_catalog sim_tencent_offer = {
-	.itypes = types,
-	.n_itypes = N(types),
-	.images = images,
-	.n_images = N(images),
-	.regions = regions,
-	.n_regions = N(regions),
-};
+const struct sim_catalog sim_tencent_offer = SIM_CATALOG_OF(types, images, regions);
