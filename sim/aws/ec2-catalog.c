@@ -154,11 +154,8 @@ static int describe_images(struct ec2 *c)
 		bool more = false;
 		for (size_t k = pos; k < n && !more; k++)
 			more = image_matches(&imgs[k], &fs);
-		if (more) {
-			char tok[64];
-			ec2_make_token('m', pos, tok);
-			ec2_el(c, "nextToken", tok);
-		}
+		if (more)
+			ec2_next_token(c, 'm', pos);
 	}
 	ret = ec2_finish(c);
 out:
@@ -308,11 +305,8 @@ static int describe_instance_types(struct ec2 *c)
 				wanted = wanted || strcmp(want[i], types[k].name) == 0;
 			more = wanted && itype_matches(&types[k], &fs);
 		}
-		if (more) {
-			char tok[64];
-			ec2_make_token('t', pos, tok);
-			ec2_el(c, "nextToken", tok);
-		}
+		if (more)
+			ec2_next_token(c, 't', pos);
 	}
 	ret = ec2_finish(c);
 out:
@@ -427,11 +421,8 @@ static int describe_spot_price_history(struct ec2 *c)
 					next = slot + 1;
 				}
 		}
-		if (next < pos) {
-			char tok[64];
-			ec2_make_token('s', next, tok);
-			ec2_el(c, "nextToken", tok);
-		}
+		if (next < pos)
+			ec2_next_token(c, 's', next);
 	}
 	ret = ec2_finish(c);
 out:

@@ -774,11 +774,8 @@ static int describe_instances(struct ec2 *c)
 			bool more = false;
 			for (size_t k = last + 1; k < n_sel && shown && !more; k++)
 				more = instance_matches(sel[k], &fs);
-			if (more && (int64_t)shown >= max) {
-				char tok[64];
-				ec2_make_token('i', sel[last]->seq + 1, tok);
-				ec2_el(c, "nextToken", tok);
-			}
+			if (more && (int64_t)shown >= max)
+				ec2_next_token(c, 'i', sel[last]->seq + 1);
 		}
 	}
 	ret = ec2_finish(c);

@@ -29,7 +29,6 @@
 
 /* --- responses ------------------------------------------------------------------------ */
 
-/* Replaces whatever was being written with an EC2 error document; returns -1. */
 int ec2_fail(struct ec2 *c, int status, const char *code, const char *fmt, ...)
 {
 	xmlTextWriterPtr w;
@@ -149,10 +148,6 @@ static int cmp_uint(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/*
- * The distinct indexes N of parameters named PREFIX.N or PREFIX.N.<anything>, sorted.
- * The caller frees *out.
- */
 size_t ec2_indexes(const struct ec2 *c, const char *prefix, unsigned **out)
 {
 	size_t plen = strlen(prefix), n = 0;
@@ -182,8 +177,6 @@ size_t ec2_indexes(const struct ec2 *c, const char *prefix, unsigned **out)
 	return n;
 }
 
-/* The values of PREFIX.N in index order, into *out (pointers into c->p; caller frees
- * the array). */
 size_t ec2_list(const struct ec2 *c, const char *prefix, const char ***out)
 {
 	unsigned *idx;
@@ -216,7 +209,6 @@ int ec2_bool(struct ec2 *c, const char *name, bool def, bool *out)
 	return 0;
 }
 
-/* An integer parameter in [min, max]; *present tells whether it was given. */
 int ec2_int(struct ec2 *c, const char *name, int64_t min, int64_t max, int64_t *out, bool *present)
 {
 	const char *v = ec2_param(c, name);
@@ -291,7 +283,6 @@ bool ec2_wild(const char *pat, const char *s)
 	return *pat == '\0';
 }
 
-/* id shapes: PREFIX followed by 8 or 17 lower-case hex digits */
 bool ec2_id_ok(const char *id, const char *prefix)
 {
 	size_t plen = strlen(prefix), n;
@@ -318,10 +309,6 @@ void ec2_filters_release(struct ec2_filters *fs)
 	fs->n = 0;
 }
 
-/*
- * Reads Filter.N.Name / Filter.N.Value.M and checks each name against known (names, or
- * prefixes ending in ':' such as "tag:").
- */
 int ec2_get_filters(struct ec2 *c, const char *const *known, struct ec2_filters *out)
 {
 	unsigned *idx;
@@ -367,7 +354,6 @@ bool ec2_any_value(const struct ec2_filter *f, const char *s)
 	return false;
 }
 
-/* tag:KEY, tag-key, tag-value: whether the tag filter f matches tags t */
 bool ec2_tag_filter(const struct ec2_filter *f, const struct sim_tags *t)
 {
 	if (strncmp(f->name, "tag:", 4) == 0)
@@ -388,13 +374,21 @@ bool ec2_is_tag_filter(const char *name)
 
 /* --- paging --------------------------------------------------------------------------- */
 
-void ec2_make_token(char kind, uint64_t pos, char out[64])
+static void make_token(char kind, uint64_t pos, char out[64])
 {
 	char text[48], h[GC_SHORTHASH_LEN + 1];
 	int n = snprintf(text, sizeof(text), "ec2:%c:%llu", kind, (unsigned long long)pos);
 
 	gc_shorthash(text, (size_t)n, h);
 	snprintf(out, 64, "sim1%c%llu.%s", kind, (unsigned long long)pos, h);
+}
+
+void ec2_next_token(struct ec2 *c, char kind, uint64_t pos)
+{
+	char tok[64];
+
+	make_token(kind, pos, tok);
+	ec2_el(c, "nextToken", tok);
 }
 
 int ec2_parse_token(struct ec2 *c, char kind, uint64_t *pos)
@@ -415,7 +409,7 @@ int ec2_parse_token(struct ec2 *c, char kind, uint64_t *pos)
 	num[dot - (t + 5)] = '\0';
 	if (gc_parse_u64(num, UINT64_MAX, &v) != 0)
 		goto bad;
-	ec2_make_token(kind, v, expect);
+	make_token(kind, v, expect);
 	if (strcmp(expect, t) != 0)
 		goto bad;
 	*pos = v;
@@ -439,7 +433,6 @@ int ec2_check_tag_key(struct ec2 *c, const char *key)
 	return 0;
 }
 
-/* Reads "<prefix>.N.Key/Value" into t. */
 int ec2_read_tags(struct ec2 *c, const char *prefix, struct sim_tags *t)
 {
 	unsigned *idx;
@@ -468,10 +461,6 @@ int ec2_read_tags(struct ec2 *c, const char *prefix, struct sim_tags *t)
 	return 0;
 }
 
-/*
- * TagSpecification.N: each ResourceType must be one of allowed; the tags of `want` go
- * into *out, the others are checked and dropped.
- */
 int ec2_tag_specs(struct ec2 *c, const char *const *allowed, const char *want, struct sim_tags *out)
 {
 	unsigned *idx;

@@ -142,8 +142,8 @@ bool ec2_is_tag_filter(const char *name);
 
 /* --- paging and tags ------------------------------------------------------------------ */
 
-/* NextToken for position pos of a listing of kind ('i' instances, 'm' images, ...). */
-void ec2_make_token(char kind, uint64_t pos, char out[64]);
+/* <nextToken> for position pos of a listing of kind ('i' instances, 'm' images, ...). */
+void ec2_next_token(struct ec2 *c, char kind, uint64_t pos);
 /* The position in NextToken (0 when absent); InvalidParameterValue when forged. */
 int ec2_parse_token(struct ec2 *c, char kind, uint64_t *pos);
 
