@@ -50,6 +50,23 @@ struct sim_region {
 	const char *const *zones; /* NULL-terminated */
 };
 
+/* What one cloud sells: its row's .catalog, defined in sim/NAME/offer.c. */
+struct sim_catalog {
+	const struct sim_itype *itypes;
+	size_t n_itypes;
+	const struct sim_image *images;
+	size_t n_images;
+	const struct sim_region *regions;
+	size_t n_regions;
+};
+/* The initialiser of a struct sim_catalog from three arrays. */
+#define SIM_CATALOG_OF(types, images, regions)                                            \
+	{                                                                                 \
+		.itypes = (types), .n_itypes = sizeof(types) / sizeof((types)[0]),        \
+		.images = (images), .n_images = sizeof(images) / sizeof((images)[0]),     \
+		.regions = (regions), .n_regions = sizeof(regions) / sizeof((regions)[0]) \
+	}
+
 /* The spot price as a share of on-demand. */
 #define SIM_SPOT_SHARE 0.35
 

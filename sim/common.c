@@ -1,7 +1,8 @@
 /*
- * common.c: what the three frontends share: the default configuration, the response
- * object, request ids, credentials lookup, Alibaba's nonce memory, the parameter-name
- * patterns behind every strictness table and the client-token fingerprint.
+ * common.c: what the frontends share: the default configuration, the response object,
+ * request ids, credentials lookup, the Host without its port, Alibaba's nonce memory,
+ * the parameter-name patterns behind every strictness table and the client-token
+ * fingerprint.
  *
  * Everything here is safe from any thread; the nonce memory has its own mutex because
  * it is shared by every connection thread.
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/alloc.h"
 #include "core/hash.h"
@@ -18,17 +20,13 @@
 
 void sim_config_defaults(struct sim_config *cfg)
 {
-	static const char *const defaults[SIM_NCLOUDS][2] = {
-		[SIM_AWS] = { "AKIAGPUCLUSTERSIM001", "gpucluster-sim-aws-secret-key-0000000000" },
-		[SIM_ALIBABA] = { "LTAIgpuclustersim001", "gpucluster-sim-alibaba-secret-000000" },
-		[SIM_TENCENT] = { "AKIDgpuclustersim001", "gpucluster-sim-tencent-secret-000000" },
-	};
-
 	memset(cfg, 0, sizeof(*cfg));
 	for (int c = 0; c < SIM_NCLOUDS; c++) {
-		snprintf(cfg->creds[c][0].id, sizeof(cfg->creds[c][0].id), "%s", defaults[c][0]);
+		const struct sim_frontend *fe = sim_frontend((enum sim_cloud)c);
+
+		snprintf(cfg->creds[c][0].id, sizeof(cfg->creds[c][0].id), "%s", fe->key_id);
 		snprintf(cfg->creds[c][0].secret, sizeof(cfg->creds[c][0].secret), "%s",
-			 defaults[c][1]);
+			 fe->secret);
 		cfg->n_creds[c] = 1;
 	}
 	/* the account id AWS uses in its own documentation examples */
@@ -58,6 +56,21 @@ void sim_resp_release(struct sim_resp *r)
 	gc_params_release(&r->headers);
 	json_decref(r->log_params);
 	r->log_params = NULL;
+}
+
+void sim_resp_json(struct sim_resp *r, int status, json_t *doc)
+{
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	r->status = status;
+	r->content_type = "application/json";
+	gc_buf_reset(&r->body);
+	if (text) {
+		gc_buf_addstr(&r->body, text);
+		gc_buf_addch(&r->body, '\n');
+	}
+	free(text);
+	json_decref(doc);
 }
 
 void sim_request_id(struct sim *sim, bool upper, char out[37])
@@ -91,6 +104,27 @@ const char *sim_cred_secret(const struct sim *sim, enum sim_cloud c, const char 
 		if (strcmp(sim->cfg.creds[c][i].id, id) == 0)
 			return sim->cfg.creds[c][i].secret;
 	return NULL;
+}
+
+bool sim_headers_without_port(const struct gc_params *in, struct gc_params *out)
+{
+	bool changed = false;
+
+	for (size_t i = 0; i < in->n; i++) {
+		const char *v = in->items[i].value;
+		const char *colon = strrchr(v, ':');
+
+		if (!strcasecmp(in->items[i].name, "host") && colon && !strchr(colon, ']')) {
+			char *bare = gc_xstrndup(v, (size_t)(colon - v));
+
+			gc_params_add(out, in->items[i].name, bare);
+			free(bare);
+			changed = true;
+			continue;
+		}
+		gc_params_add(out, in->items[i].name, v);
+	}
+	return changed;
 }
 
 /* --- sealed session tokens -------------------------------------------------------------- */

@@ -14,24 +14,9 @@
 #include "sim/node.h"
 #include "sim/oidc.h"
 
-static void reply_json(struct sim_resp *resp, int status, json_t *doc)
-{
-	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-
-	resp->status = status;
-	resp->content_type = "application/json";
-	gc_buf_reset(&resp->body);
-	if (text) {
-		gc_buf_addstr(&resp->body, text);
-		gc_buf_addch(&resp->body, '\n');
-	}
-	free(text);
-	json_decref(doc);
-}
-
 static void reply_error(struct sim_resp *resp, int status, const char *msg)
 {
-	reply_json(resp, status, json_pack("{s:b,s:s}", "ok", 0, "error", msg));
+	sim_resp_json(resp, status, json_pack("{s:b,s:s}", "ok", 0, "error", msg));
 }
 
 static json_t *tags_json(const struct sim_tags *t)
@@ -170,7 +155,7 @@ static void post_faults(struct sim *sim, const struct sim_req *req, struct sim_r
 		line = nl ? nl + 1 : NULL;
 	}
 	free(text);
-	reply_json(resp, 200, json_pack("{s:b,s:i}", "ok", 1, "added", (json_int_t)added));
+	sim_resp_json(resp, 200, json_pack("{s:b,s:i}", "ok", 1, "added", (json_int_t)added));
 }
 
 static void get_faults(struct sim *sim, struct sim_resp *resp)
@@ -231,8 +216,9 @@ static void node_faults(struct sim *sim, const struct sim_req *req, struct sim_r
 		reply_error(resp, 404, "no such instance");
 		return;
 	}
-	reply_json(resp, 200,
-		   json_pack("{s:b,s:s,s:i}", "ok", 1, "instance", id, "faults", (json_int_t)bits));
+	sim_resp_json(
+		resp, 200,
+		json_pack("{s:b,s:s,s:i}", "ok", 1, "instance", id, "faults", (json_int_t)bits));
 }
 
 void sim_control_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp)
@@ -243,26 +229,26 @@ void sim_control_handle(struct sim *sim, const struct sim_req *req, struct sim_r
 	if (sim_oidc_handle(sim, req, resp)) {
 		/* the OIDC issuer's paths (sim/oidc.h) */
 	} else if (strcmp(p, "/healthz") == 0 && strcmp(m, "GET") == 0) {
-		reply_json(resp, 200, json_pack("{s:b}", "ok", 1));
+		sim_resp_json(resp, 200, json_pack("{s:b}", "ok", 1));
 	} else if (strcmp(p, "/checkip") == 0 && strcmp(m, "GET") == 0) {
 		/* what checkip.amazonaws.com answers: the caller's address and a newline */
 		resp->status = 200;
 		resp->content_type = "text/plain";
 		gc_buf_addf(&resp->body, "%s\n", req->remote_addr ? req->remote_addr : "");
 	} else if (strcmp(p, "/state") == 0 && strcmp(m, "GET") == 0) {
-		reply_json(resp, 200, sim_control_state(sim));
+		sim_resp_json(resp, 200, sim_control_state(sim));
 	} else if (strcmp(p, "/reset") == 0 && strcmp(m, "POST") == 0) {
 		sim_world_lock(sim->world);
 		sim_world_reset(sim->world);
 		sim_world_unlock(sim->world);
-		reply_json(resp, 200, json_pack("{s:b}", "ok", 1));
+		sim_resp_json(resp, 200, json_pack("{s:b}", "ok", 1));
 	} else if (strcmp(p, "/faults") == 0 && strcmp(m, "GET") == 0) {
 		get_faults(sim, resp);
 	} else if (strcmp(p, "/faults") == 0 && strcmp(m, "POST") == 0) {
 		post_faults(sim, req, resp);
 	} else if (strcmp(p, "/faults") == 0 && strcmp(m, "DELETE") == 0) {
 		sim_faults_clear(sim->faults);
-		reply_json(resp, 200, json_pack("{s:b}", "ok", 1));
+		sim_resp_json(resp, 200, json_pack("{s:b}", "ok", 1));
 	} else if (strncmp(p, "/nodes/", 7) == 0 && strcmp(m, "POST") == 0) {
 		node_faults(sim, req, resp);
 	} else if (strcmp(p, "/healthz") == 0 || strcmp(p, "/state") == 0 ||

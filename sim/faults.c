@@ -1,19 +1,9 @@
 /*
  * faults.c: injected faults, rate limits and latency for the emulator (see faults.h).
  *
- * Rate-limit figures (docs/sim.md lists them with sources):
- *   EC2 request buckets per action, by category (the EC2 devguide's "Request token
- *   bucket sizes and refill rates"): non-mutating (Describe*, Get*, List*, Search*)
- *   100 tokens refilling 20/s; the same actions unfiltered and unpaginated 50 / 10/s;
- *   mutating 50 / 5/s. Resource buckets counted in instances: RunInstances 1000 / 2/s,
- *   TerminateInstances 1000 / 20/s.
- *   Tencent per action (the CVM API overview): RunInstances, TerminateInstances and
- *   InquiryPriceRunInstances 10/s, DescribeInstances 40/s, everything else 20/s; a
- *   bucket holds one second's worth.
- *   Alibaba publishes no per-API figures (they live in each account's Quota Center), so
- *   the emulator uses one-minute windows, throttled in minute T means allowed again in
- *   T+1 as Alibaba documents: 600 calls a minute per API, and the documented 5000
- *   instances a minute through RunInstances.
+ * The rate-limit figures are each cloud's own (sim_frontend.rate, in the cloud's folder;
+ * docs/sim.md lists them with their sources); here they become token buckets or
+ * one-minute windows, made on first use.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,14 +33,12 @@ struct rule {
 	uint64_t fired;
 };
 
-enum bucket_kind { B_REQUEST, B_UNFILTERED, B_RESOURCE };
-
 struct bucket {
 	enum sim_cloud cloud;
 	char action[64];
-	enum bucket_kind kind;
-	struct gc_ratelimit rl; /* token buckets (EC2, Tencent) */
-	/* one-minute windows (Alibaba) */
+	enum sim_bucket kind;
+	struct gc_ratelimit rl; /* token buckets */
+	/* one-minute windows */
 	bool windowed;
 	uint64_t window_limit;
 	uint64_t window_start;
@@ -200,11 +188,14 @@ int sim_faults_add(struct sim_faults *f, const char *text, struct gc_error *err)
 	opts = strchr(fields[2], ',');
 	if (opts)
 		*opts++ = '\0';
-	if (!valid_cloud(fields[0]))
-		return gc_error_set(
-			err, GC_EINVALID,
-			"fault rule '%s': unknown cloud '%s' (aws, alibaba, tencent or *)", text,
-			fields[0]);
+	if (!valid_cloud(fields[0])) {
+		char names[SIM_CLOUD_NAMES_MAX];
+
+		sim_cloud_names(names, sizeof(names));
+		return gc_error_set(err, GC_EINVALID,
+				    "fault rule '%s': unknown cloud '%s' (%s or *)", text,
+				    fields[0], names);
+	}
 	if (!*fields[1] || strlen(fields[1]) >= sizeof(r.action))
 		return gc_error_set(err, GC_EINVALID, "fault rule '%s': bad action '%s'", text,
 				    fields[1]);
@@ -328,17 +319,11 @@ static void hit_from_rule(struct sim_fault_hit *hit, const struct rule *r)
 	snprintf(hit->rule, sizeof(hit->rule), "%s", r->text);
 }
 
-static bool is_ec2_read(const char *action)
-{
-	return gc_starts_with(action, "Describe") || gc_starts_with(action, "Get") ||
-		gc_starts_with(action, "List") || gc_starts_with(action, "Search");
-}
-
-/* The bucket for (cloud, action, kind), made on first use with the documented figures. */
+/* The bucket for (cloud, action, kind), made on first use with the cloud's figures. */
 static struct bucket *bucket_for(struct sim_faults *f, enum sim_cloud cloud, const char *action,
-				 enum bucket_kind kind)
+				 enum sim_bucket kind)
 {
-	uint64_t cap = 0, refill = 0;
+	struct sim_rate rate;
 	struct bucket *b;
 
 	for (size_t i = 0; i < f->n_buckets; i++) {
@@ -350,45 +335,13 @@ static struct bucket *bucket_for(struct sim_faults *f, enum sim_cloud cloud, con
 	b->cloud = cloud;
 	b->kind = kind;
 	snprintf(b->action, sizeof(b->action), "%s", action);
-	switch (cloud) {
-	case SIM_AWS:
-		if (kind == B_RESOURCE) {
-			cap = 1000;
-			refill = !strcmp(action, "RunInstances") ? 2 : 20;
-		} else if (kind == B_UNFILTERED) {
-			cap = 50, refill = 10;
-		} else if (is_ec2_read(action)) {
-			cap = 100, refill = 20;
-		} else {
-			cap = 50, refill = 5;
-		}
-		snprintf(b->desc, sizeof(b->desc), "EC2 %s bucket for %s (%llu, +%llu/s)",
-			 kind == B_RESOURCE		? "resource"
-				 : kind == B_UNFILTERED ? "unfiltered request"
-							: "request",
-			 action, (unsigned long long)cap, (unsigned long long)refill);
-		break;
-	case SIM_TENCENT:
-		if (!strcmp(action, "RunInstances") || !strcmp(action, "TerminateInstances") ||
-		    !strcmp(action, "InquiryPriceRunInstances"))
-			cap = refill = 10;
-		else if (!strcmp(action, "DescribeInstances"))
-			cap = refill = 40;
-		else
-			cap = refill = 20;
-		snprintf(b->desc, sizeof(b->desc), "Tencent limit for %s (%llu/s)", action,
-			 (unsigned long long)refill);
-		break;
-	case SIM_ALIBABA:
-		b->windowed = true;
-		b->window_limit = kind == B_RESOURCE ? 5000 : 600;
-		snprintf(b->desc, sizeof(b->desc), "Alibaba %s limit for %s (%llu a minute)",
-			 kind == B_RESOURCE ? "instance" : "call", action,
-			 (unsigned long long)b->window_limit);
-		break;
-	}
+	memset(&rate, 0, sizeof(rate));
+	sim_frontend(cloud)->rate(action, kind, &rate);
+	snprintf(b->desc, sizeof(b->desc), "%s", rate.desc);
+	b->windowed = rate.per_minute != 0;
+	b->window_limit = rate.per_minute;
 	if (!b->windowed)
-		gc_ratelimit_init(&b->rl, cap, refill, 1000, f->clock, NULL);
+		gc_ratelimit_init(&b->rl, rate.cap, rate.refill, 1000, f->clock, NULL);
 	f->buckets = gc_xreallocarray(f->buckets, f->n_buckets + 1, sizeof(*f->buckets));
 	f->buckets[f->n_buckets++] = b;
 	return b;
@@ -449,9 +402,10 @@ void sim_faults_check(struct sim_faults *f, enum sim_cloud cloud, const char *ac
 		goto out;
 	}
 	if (f->rate_limits) {
-		enum bucket_kind k = (cloud == SIM_AWS && (flags & SIM_CALL_UNFILTERED))
-			? B_UNFILTERED
-			: B_REQUEST;
+		enum sim_bucket k = ((sim_frontend(cloud)->buckets & SIM_RATE_UNFILTERED) &&
+				     (flags & SIM_CALL_UNFILTERED))
+			? SIM_BUCKET_UNFILTERED
+			: SIM_BUCKET_REQUEST;
 		struct bucket *b = bucket_for(f, cloud, action, k);
 
 		if (!bucket_take(f, b, 1)) {
@@ -483,8 +437,8 @@ void sim_faults_launch(struct sim_faults *f, enum sim_cloud cloud, const char *a
 			goto out;
 		}
 	}
-	if (f->rate_limits && cloud != SIM_TENCENT) {
-		struct bucket *b = bucket_for(f, cloud, action, B_RESOURCE);
+	if (f->rate_limits && (sim_frontend(cloud)->buckets & SIM_RATE_LAUNCH)) {
+		struct bucket *b = bucket_for(f, cloud, action, SIM_BUCKET_RESOURCE);
 
 		if (!bucket_take(f, b, count))
 			throttled_by(hit, b);
@@ -497,11 +451,11 @@ void sim_faults_terminate(struct sim_faults *f, enum sim_cloud cloud, const char
 			  unsigned count, struct sim_fault_hit *hit)
 {
 	memset(hit, 0, sizeof(*hit));
-	if (cloud != SIM_AWS)
+	if (!(sim_frontend(cloud)->buckets & SIM_RATE_TERMINATE))
 		return;
 	pthread_mutex_lock(&f->lock);
 	if (f->rate_limits) {
-		struct bucket *b = bucket_for(f, cloud, action, B_RESOURCE);
+		struct bucket *b = bucket_for(f, cloud, action, SIM_BUCKET_RESOURCE);
 
 		if (!bucket_take(f, b, count))
 			throttled_by(hit, b);

@@ -33,9 +33,6 @@
 
 enum opt_id {
 	OPT_LISTEN = 256,
-	OPT_AWS_PORT,
-	OPT_ALIBABA_PORT,
-	OPT_TENCENT_PORT,
 	OPT_CONTROL_PORT,
 	OPT_READY_FILE,
 	OPT_STATE_DIR,
@@ -57,6 +54,7 @@ enum opt_id {
 	OPT_OIDC_CLIENT_ID,
 	OPT_HELP = 'h',
 	OPT_VERBOSE = 'v',
+	OPT_PORT = 512, /* + enum sim_cloud: --NAME-port, one for each row of the frontend table */
 };
 
 struct opt_doc {
@@ -69,12 +67,7 @@ struct opt_doc {
 static const struct opt_doc opts[] = {
 	{ { "listen", required_argument, NULL, OPT_LISTEN }, "ADDR",
 	  "address every port binds to, inside 127.0.0.0/8 (default 127.0.0.1)" },
-	{ { "aws-port", required_argument, NULL, OPT_AWS_PORT }, "N",
-	  "EC2 endpoint port (default 0: a free port)" },
-	{ { "alibaba-port", required_argument, NULL, OPT_ALIBABA_PORT }, "N",
-	  "ECS endpoint port (default 0: a free port)" },
-	{ { "tencent-port", required_argument, NULL, OPT_TENCENT_PORT }, "N",
-	  "CVM and VPC endpoint port (default 0: a free port)" },
+	/* here all_opts puts the clouds' --NAME-port */
 	{ { "control-port", required_argument, NULL, OPT_CONTROL_PORT }, "N",
 	  "control API port (default 0: a free port)" },
 	{ { "ready-file", required_argument, NULL, OPT_READY_FILE }, "FILE",
@@ -119,6 +112,33 @@ static const struct opt_doc opts[] = {
 };
 /* clang-format on */
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
+#define N_ALL  (N_OPTS + SIM_NCLOUDS)
+
+/* The text of the clouds' port options. */
+struct port_opts {
+	char name[SIM_NCLOUDS][32];
+	char help[SIM_NCLOUDS][64];
+};
+
+/* Every option: the table's --listen, a --NAME-port for each cloud, the rest of the table. */
+static void all_opts(struct opt_doc out[N_ALL], struct port_opts *p)
+{
+	size_t n = 0;
+
+	out[n++] = opts[0];
+	for (int c = 0; c < SIM_NCLOUDS; c++) {
+		const struct sim_frontend *fe = sim_frontend((enum sim_cloud)c);
+
+		snprintf(p->name[c], sizeof(p->name[c]), "%s-port", fe->name);
+		snprintf(p->help[c], sizeof(p->help[c]),
+			 "%s endpoint port (default 0: a free port)", fe->endpoint);
+		out[n++] = (struct opt_doc){ { p->name[c], required_argument, NULL, OPT_PORT + c },
+					     "N",
+					     p->help[c] };
+	}
+	for (size_t i = 1; i < N_OPTS; i++)
+		out[n++] = opts[i];
+}
 
 struct args {
 	const char *listen;
@@ -147,21 +167,30 @@ struct args {
 
 static void usage(FILE *out)
 {
+	struct opt_doc all[N_ALL];
+	struct port_opts ports;
+
+	all_opts(all, &ports);
+	fprintf(out, "usage: gpucluster-sim [options]\n\nA local emulator of the ");
+	for (int c = 0; c < SIM_NCLOUDS; c++) {
+		const char *sep = c == 0 ? "" : c == SIM_NCLOUDS - 1 ? " and " : ", ";
+
+		fprintf(out, "%s%s", sep, sim_frontend((enum sim_cloud)c)->title);
+	}
 	fprintf(out,
-		"usage: gpucluster-sim [options]\n\n"
-		"A local emulator of the AWS EC2, Alibaba ECS and Tencent CVM APIs whose\n"
+		" APIs whose\n"
 		"instances are SSH targets. Stop it with SIGINT or SIGTERM.\n\n"
 		"options:\n");
-	for (size_t i = 0; i < N_OPTS; i++) {
+	for (size_t i = 0; i < N_ALL; i++) {
+		const struct opt_doc *o = &all[i];
 		char left[64];
-		if (opts[i].opt.val < 256)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", opts[i].opt.val,
-				 opts[i].opt.name, opts[i].arg ? " " : "",
-				 opts[i].arg ? opts[i].arg : "");
+		if (o->opt.val < 256)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->opt.val, o->opt.name,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
 		else
-			snprintf(left, sizeof(left), "    --%s%s%s", opts[i].opt.name,
-				 opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
-		fprintf(out, "  %-36s %s\n", left, opts[i].help);
+			snprintf(left, sizeof(left), "    --%s%s%s", o->opt.name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		fprintf(out, "  %-36s %s\n", left, o->help);
 	}
 	fprintf(out,
 		"\nDefault credentials, the ready file, the control API and the fault syntax\n"
@@ -182,6 +211,7 @@ static int add_cred(struct sim_config *cfg, const char *spec)
 {
 	char *copy = gc_xstrdup(spec);
 	char *id = strchr(copy, ':'), *secret = NULL;
+	char names[SIM_CLOUD_NAMES_MAX];
 	enum sim_cloud c;
 	int ret = -1;
 
@@ -190,9 +220,11 @@ static int add_cred(struct sim_config *cfg, const char *spec)
 		secret = strchr(id, ':');
 	}
 	if (!secret || sim_cloud_parse(copy, &c) != 0) {
+		sim_cloud_names(names, sizeof(names));
 		fprintf(stderr,
 			"gpucluster-sim: --cred: expected CLOUD:ID:SECRET, with CLOUD one "
-			"of aws, alibaba, tencent\n");
+			"of %s\n",
+			names);
 		goto out;
 	}
 	*secret++ = '\0';
@@ -219,31 +251,34 @@ out:
 /* Returns 0 to run, 1 to exit successfully (--help), 2 on a usage error. */
 static int parse_args(int argc, char **argv, struct args *a, struct sim_config *cfg)
 {
-	struct option longopts[N_OPTS + 1];
+	struct option longopts[N_ALL + 1];
+	struct opt_doc all[N_ALL];
+	struct port_opts ports;
 	uint64_t v;
 	int c;
 
+	all_opts(all, &ports);
 	memset(longopts, 0, sizeof(longopts));
-	for (size_t i = 0; i < N_OPTS; i++)
-		longopts[i] = opts[i].opt;
+	for (size_t i = 0; i < N_ALL; i++)
+		longopts[i] = all[i].opt;
 
 	while ((c = getopt_long(argc, argv, "hv", longopts, NULL)) != -1) {
 		const char *name = NULL;
-		for (size_t i = 0; i < N_OPTS; i++)
-			if (opts[i].opt.val == c)
-				name = opts[i].opt.name;
+		for (size_t i = 0; i < N_ALL; i++)
+			if (all[i].opt.val == c)
+				name = all[i].opt.name;
+		if (c >= OPT_PORT && c < OPT_PORT + SIM_NCLOUDS) {
+			if (parse_uint(name, optarg, 65535, &v) != 0)
+				return 2;
+			a->ports[c - OPT_PORT] = (int)v;
+			continue;
+		}
 		switch (c) {
 		case OPT_LISTEN: a->listen = optarg; break;
-		case OPT_AWS_PORT:
-		case OPT_ALIBABA_PORT:
-		case OPT_TENCENT_PORT:
 		case OPT_CONTROL_PORT:
 			if (parse_uint(name, optarg, 65535, &v) != 0)
 				return 2;
-			a->ports[c == OPT_AWS_PORT		 ? SIM_AWS
-					 : c == OPT_ALIBABA_PORT ? SIM_ALIBABA
-					 : c == OPT_TENCENT_PORT ? SIM_TENCENT
-								 : SIM_SERVER_CONTROL] = (int)v;
+			a->ports[SIM_SERVER_CONTROL] = (int)v;
 			break;
 		case OPT_READY_FILE: a->ready_file = optarg; break;
 		case OPT_STATE_DIR: a->state_dir = optarg; break;
@@ -387,7 +422,7 @@ static int oidc_client_ids(struct sim_oidc *o, const struct args *a)
 {
 	for (size_t i = 0; i < a->n_client_ids; i++) {
 		const char *colon = strchr(a->client_ids[i], ':');
-		char cloud[16];
+		char cloud[16], names[SIM_CLOUD_NAMES_MAX];
 		enum sim_cloud c;
 
 		if (!colon || (size_t)(colon - a->client_ids[i]) >= sizeof(cloud)) {
@@ -398,11 +433,12 @@ static int oidc_client_ids(struct sim_oidc *o, const struct args *a)
 			 a->client_ids[i]);
 		if (sim_cloud_parse(cloud, &c) != 0 ||
 		    sim_oidc_add_client_id(o, c, colon + 1) != 0) {
+			sim_cloud_names(names, sizeof(names));
 			fprintf(stderr,
 				"gpucluster-sim: --oidc-client-id '%s': expected CLOUD:ID with CLOUD "
-				"one of aws, alibaba, tencent, an ID of 1-%d characters, at most %d "
-				"per cloud\n",
-				a->client_ids[i], SIM_OIDC_CLIENT_ID_MAX, SIM_OIDC_MAX_CLIENT_IDS);
+				"one of %s, an ID of 1-%d characters, at most %d per cloud\n",
+				a->client_ids[i], names, SIM_OIDC_CLIENT_ID_MAX,
+				SIM_OIDC_MAX_CLIENT_IDS);
 			return -1;
 		}
 	}
@@ -415,13 +451,14 @@ static int write_ready_file(const char *path, const struct args *a, const struct
 	const char *host = a->listen;
 	char *tmp = gc_xasprintf("%s.tmp.%ld", path, (long)getpid());
 	json_t *doc = json_object();
-	static const char *const keys[SIM_NCLOUDS + 1] = { "aws", "alibaba", "tencent", "control" };
 	int ret = -1;
 
 	json_object_set_new(doc, "pid", json_integer(getpid()));
 	for (int i = 0; i <= SIM_NCLOUDS; i++) {
 		char *url = gc_xasprintf("http://%s:%d", host, sim_server_port(srv, i));
-		json_object_set_new(doc, keys[i], json_string(url));
+		json_object_set_new(doc,
+				    i < SIM_NCLOUDS ? sim_cloud_name((enum sim_cloud)i) : "control",
+				    json_string(url));
 		free(url);
 	}
 	json_object_set_new(doc, "ssh_port", a->no_ssh ? json_null() : json_integer(a->ssh_port));
@@ -594,12 +631,14 @@ int main(int argc, char **argv)
 	}
 	if (a.ready_file && write_ready_file(a.ready_file, &a, srv, state_dir, &sim) != 0)
 		goto out;
-	if (a.verbose)
-		fprintf(stderr,
-			"gpucluster-sim: aws :%d, alibaba :%d, tencent :%d, control :%d on %s\n",
-			sim_server_port(srv, SIM_AWS), sim_server_port(srv, SIM_ALIBABA),
-			sim_server_port(srv, SIM_TENCENT), sim_server_port(srv, SIM_SERVER_CONTROL),
+	if (a.verbose) {
+		fprintf(stderr, "gpucluster-sim:");
+		for (int i = 0; i < SIM_NCLOUDS; i++)
+			fprintf(stderr, " %s :%d,", sim_cloud_name((enum sim_cloud)i),
+				sim_server_port(srv, i));
+		fprintf(stderr, " control :%d on %s\n", sim_server_port(srv, SIM_SERVER_CONTROL),
 			a.listen);
+	}
 
 	while (sigwait(&sigs, &sig) != 0)
 		;

@@ -699,9 +699,7 @@ static const char *kernel_for(const char *version, enum sim_cloud cloud)
 {
 	bool noble = version && strcmp(version, "24.04") == 0;
 
-	if (cloud == SIM_AWS)
-		return noble ? "6.8.0-1015-aws" : "5.15.0-1051-aws";
-	return noble ? "6.8.0-41-generic" : "5.15.0-113-generic";
+	return sim_frontend(cloud)->kernels[noble ? 1 : 0];
 }
 
 static int write_etc(const struct node *node, const struct sim_image *image, struct gc_error *err)
@@ -800,10 +798,7 @@ static int write_state(struct node *node, const struct sim_instance *inst,
 
 	gc_buf_addstr(&b, "# written by gpucluster-sim when the node was created\n");
 	add_shell_var(&b, "GCSIM_INSTANCE_ID", inst->id);
-	add_shell_var(&b, "GCSIM_CLOUD",
-		      inst->cloud == SIM_AWS		   ? "aws"
-			      : inst->cloud == SIM_ALIBABA ? "alibaba"
-							   : "tencent");
+	add_shell_var(&b, "GCSIM_CLOUD", sim_cloud_name(inst->cloud));
 	add_shell_var(&b, "GCSIM_TYPE", inst->type);
 	add_shell_var(&b, "GCSIM_HOSTNAME", node->hostname);
 	add_shell_var(&b, "GCSIM_ADDRESS", node->addr);
@@ -861,25 +856,8 @@ static void make_hostname(const struct sim_instance *inst, const struct node *no
 			  size_t size)
 {
 	const char *ip = inst->private_ip[0] ? inst->private_ip : node->addr;
-	char dashed[SIM_IP_MAX];
 
-	snprintf(dashed, sizeof(dashed), "%s", ip);
-	for (char *p = dashed; *p; p++)
-		if (*p == '.')
-			*p = '-';
-	if (inst->cloud == SIM_ALIBABA) {
-		const char *tail = strchr(inst->id, '-');
-
-		snprintf(out, size, "iZ%.40sZ", tail ? tail + 1 : inst->id);
-	} else if (inst->cloud == SIM_TENCENT) {
-		unsigned a = 0, b = 0, c = 0, d = 0;
-
-		if (sscanf(ip, "%u.%u.%u.%u", &a, &b, &c, &d) != 4)
-			c = d = 0;
-		snprintf(out, size, "VM-%u-%u-ubuntu", c, d);
-	} else {
-		snprintf(out, size, "ip-%s", dashed);
-	}
+	sim_frontend(inst->cloud)->hostname(inst, ip, out, size);
 }
 
 static void make_console(struct sim_instance *inst, const struct node *node, const char *fpr,

@@ -114,11 +114,6 @@ static char *bn_b64url(const EVP_PKEY *key, const char *param)
 struct sim_oidc *sim_oidc_new(struct gc_error *err)
 {
 	struct sim_oidc *o = gc_xcalloc(1, sizeof(*o));
-	static const char *const defaults[SIM_NCLOUDS] = {
-		[SIM_AWS] = "sts.amazonaws.com",
-		[SIM_ALIBABA] = "sts.aliyuncs.com",
-		[SIM_TENCENT] = "sts.cloud.tencent.com",
-	};
 	unsigned char rnd[SIM_OIDC_REQUEST_TOKEN_LEN / 2], h[GC_SHA256_LEN];
 	char hex[GC_SHA256_HEX_LEN];
 
@@ -145,7 +140,8 @@ struct sim_oidc *sim_oidc_new(struct gc_error *err)
 	}
 	gc_hex(rnd, sizeof(rnd), o->request_token);
 	for (int c = 0; c < SIM_NCLOUDS; c++) {
-		snprintf(o->client_ids[c][0], sizeof(o->client_ids[c][0]), "%s", defaults[c]);
+		snprintf(o->client_ids[c][0], sizeof(o->client_ids[c][0]), "%s",
+			 sim_frontend((enum sim_cloud)c)->audience);
 		o->n_client_ids[c] = 1;
 		for (size_t i = 0; i < SIM_OIDC_MAX_CLIENT_IDS; i++)
 			o->client_id_ptrs[c][i] = o->client_ids[c][i];
@@ -295,21 +291,6 @@ out:
 
 /* --- the control port's paths ----------------------------------------------------------- */
 
-static void reply(struct sim_resp *resp, int status, json_t *doc)
-{
-	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-
-	resp->status = status;
-	resp->content_type = "application/json";
-	gc_buf_reset(&resp->body);
-	if (text) {
-		gc_buf_addstr(&resp->body, text);
-		gc_buf_addch(&resp->body, '\n');
-	}
-	free(text);
-	json_decref(doc);
-}
-
 static void token_endpoint(struct sim *sim, const struct sim_req *req, struct sim_resp *resp)
 {
 	const struct sim_oidc *o = sim->oidc;
@@ -322,15 +303,16 @@ static void token_endpoint(struct sim *sim, const struct sim_req *req, struct si
 	 * "Bearer", curl users often "bearer" */
 	if (!authz || strncasecmp(authz, "bearer ", 7) != 0 ||
 	    strcmp(authz + 7, o->request_token) != 0) {
-		reply(resp, 401,
-		      json_pack("{s:s}", "message",
-				"the request needs Authorization: Bearer with the request token "
-				"(ACTIONS_ID_TOKEN_REQUEST_TOKEN, in the ready file)"));
+		sim_resp_json(
+			resp, 401,
+			json_pack("{s:s}", "message",
+				  "the request needs Authorization: Bearer with the request token "
+				  "(ACTIONS_ID_TOKEN_REQUEST_TOKEN, in the ready file)"));
 		return;
 	}
 	if (aud && (!*aud || strlen(aud) > SIM_OIDC_CLIENT_ID_MAX)) {
-		reply(resp, 400,
-		      json_pack("{s:s}", "message", "audience must be 1-255 characters"));
+		sim_resp_json(resp, 400,
+			      json_pack("{s:s}", "message", "audience must be 1-255 characters"));
 		return;
 	}
 	memset(&c, 0, sizeof(c));
@@ -338,10 +320,10 @@ static void token_endpoint(struct sim *sim, const struct sim_req *req, struct si
 	c.iat = (int64_t)req->now + sim->cfg.clock_offset_s;
 	jwt = sim_oidc_issue(o, &c);
 	if (!jwt) {
-		reply(resp, 500, json_pack("{s:s}", "message", "cannot sign the token"));
+		sim_resp_json(resp, 500, json_pack("{s:s}", "message", "cannot sign the token"));
 		return;
 	}
-	reply(resp, 200, json_pack("{s:s, s:i}", "value", jwt, "count", 1));
+	sim_resp_json(resp, 200, json_pack("{s:s, s:i}", "value", jwt, "count", 1));
 	free(jwt);
 }
 
@@ -351,21 +333,22 @@ static void discovery(const struct sim_oidc *o, struct sim_resp *resp)
 
 	sim_oidc_issuer(o, issuer);
 	jwks = gc_xasprintf("%s/.well-known/jwks", issuer);
-	reply(resp, 200,
-	      json_pack("{s:s, s:s, s:[s], s:[s], s:[s], s:[s], s:[s,s,s,s,s,s,s,s,s]}", "issuer",
-			issuer, "jwks_uri", jwks, "subject_types_supported", "public",
-			"response_types_supported", "id_token",
-			"id_token_signing_alg_values_supported", "RS256", "scopes_supported",
-			"openid", "claims_supported", "sub", "aud", "exp", "iat", "iss", "jti",
-			"nbf", "ref", "repository"));
+	sim_resp_json(resp, 200,
+		      json_pack("{s:s, s:s, s:[s], s:[s], s:[s], s:[s], s:[s,s,s,s,s,s,s,s,s]}",
+				"issuer", issuer, "jwks_uri", jwks, "subject_types_supported",
+				"public", "response_types_supported", "id_token",
+				"id_token_signing_alg_values_supported", "RS256",
+				"scopes_supported", "openid", "claims_supported", "sub", "aud",
+				"exp", "iat", "iss", "jti", "nbf", "ref", "repository"));
 	free(jwks);
 }
 
 static void jwk_set(const struct sim_oidc *o, struct sim_resp *resp)
 {
-	reply(resp, 200,
-	      json_pack("{s:[{s:s, s:s, s:s, s:s, s:s, s:s}]}", "keys", "kty", "RSA", "alg",
-			"RS256", "use", "sig", "kid", o->kid, "n", o->jwk_n, "e", o->jwk_e));
+	sim_resp_json(resp, 200,
+		      json_pack("{s:[{s:s, s:s, s:s, s:s, s:s, s:s}]}", "keys", "kty", "RSA", "alg",
+				"RS256", "use", "sig", "kid", o->kid, "n", o->jwk_n, "e",
+				o->jwk_e));
 }
 
 bool sim_oidc_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp)
@@ -377,9 +360,11 @@ bool sim_oidc_handle(struct sim *sim, const struct sim_req *req, struct sim_resp
 	    strcmp(p, "/.well-known/jwks") != 0)
 		return false;
 	if (!sim->oidc)
-		reply(resp, 404, json_pack("{s:b, s:s}", "ok", 0, "error", "no OIDC issuer"));
+		sim_resp_json(resp, 404,
+			      json_pack("{s:b, s:s}", "ok", 0, "error", "no OIDC issuer"));
 	else if (!get)
-		reply(resp, 405, json_pack("{s:b, s:s}", "ok", 0, "error", "method not allowed"));
+		sim_resp_json(resp, 405,
+			      json_pack("{s:b, s:s}", "ok", 0, "error", "method not allowed"));
 	else if (strcmp(p, "/oidc/token") == 0)
 		token_endpoint(sim, req, resp);
 	else if (strcmp(p, "/.well-known/jwks") == 0)

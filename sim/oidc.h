@@ -18,8 +18,10 @@
  *
  * Each cloud's account in the emulator has this issuer registered as its identity
  * provider, trusting the audiences (client ids) sim_oidc_client_ids lists: by default the
- * ones each cloud documents (AWS sts.amazonaws.com, Alibaba sts.aliyuncs.com, Tencent
- * sts.cloud.tencent.com). sim_oidc_verify checks a token as the clouds' STS do: shape,
+ * one each cloud documents (sim_frontend.audience: AWS sts.amazonaws.com, Alibaba
+ * sts.aliyuncs.com, Tencent sts.cloud.tencent.com). The provider's name is the cloud's
+ * own (SIM_OIDC_ALIBABA_PROVIDER in sim/alibaba/ecs.h, SIM_OIDC_TENCENT_PROVIDER in
+ * sim/tencent/cvm.h; AWS names the issuer itself). sim_oidc_verify checks a token as the clouds' STS do: shape,
  * algorithm, a registered issuer, the signature against the issuer's key, the claims,
  * expiry and not-before (SIM_OIDC_LEEWAY_S of clock skew), and the audience.
  *
@@ -48,10 +50,6 @@
 #define SIM_OIDC_ISSUER_MAX	   255
 #define SIM_OIDC_REQUEST_TOKEN_LEN 48
 #define SIM_OIDC_JWT_MAX	   20000 /* what the clouds' STS take */
-
-/* The identity providers the emulator's accounts have for the issuer. */
-#define SIM_OIDC_ALIBABA_PROVIDER "acs:ram::5123456789012345:oidc-provider/gpucluster-sim"
-#define SIM_OIDC_TENCENT_PROVIDER "gpucluster-sim"
 
 struct sim_oidc;
 

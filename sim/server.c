@@ -256,7 +256,8 @@ static enum MHD_Result answer(struct daemon_ctx *d, struct MHD_Connection *con, 
 	MHD_get_connection_values(con, MHD_HEADER_KIND, collect_header, &headers);
 
 	memset(&req, 0, sizeof(req));
-	req.cloud = d->which == SIM_SERVER_CONTROL ? SIM_AWS : (enum sim_cloud)d->which;
+	/* the control API looks at no cloud; its requests carry the table's first */
+	req.cloud = d->which == SIM_SERVER_CONTROL ? (enum sim_cloud)0 : (enum sim_cloud)d->which;
 	req.method = method;
 	req.path = url && *url ? url : "/";
 	req.query_string = qs;
@@ -268,12 +269,10 @@ static enum MHD_Result answer(struct daemon_ctx *d, struct MHD_Connection *con, 
 	req.remote_addr = remote_addr(con, addr, sizeof(addr));
 
 	sim_resp_init(&resp);
-	switch (d->which) {
-	case SIM_AWS: sim_ec2_handle(s->sim, &req, &resp); break;
-	case SIM_ALIBABA: sim_ecs_handle(s->sim, &req, &resp); break;
-	case SIM_TENCENT: sim_cvm_handle(s->sim, &req, &resp); break;
-	default: sim_control_handle(s->sim, &req, &resp); break;
-	}
+	if (d->which == SIM_SERVER_CONTROL)
+		sim_control_handle(s->sim, &req, &resp);
+	else
+		sim_frontend(req.cloud)->handle(s->sim, &req, &resp);
 
 	if (d->which != SIM_SERVER_CONTROL) {
 		resp.delay_ms += sim_faults_latency(s->sim->faults);

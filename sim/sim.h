@@ -1,15 +1,19 @@
 /*
  * sim.h: gpucluster-sim, the local cloud. The pieces and how a request flows.
  *
+ *   frontend.c   the table of clouds, one row each (frontend.h): port handler, names,
+ *                credentials, catalogue, rate limits, id shapes, node details
  *   server.c     libmicrohttpd, one listening port per cloud (127.0.0.1 only) plus a
  *                control port; reads a request into a struct sim_req, hands it to the
- *                cloud's frontend, sends the struct sim_resp back, writes the request
+ *                cloud's row's handler, sends the struct sim_resp back, writes the request
  *                log line, applies latency, slow responses and dropped connections
- *   aws/ec2.c    EC2 Query API 2016-11-15 (SigV4, form body, XML)
- *   alibaba/ecs.c  ECS 2014-05-26 (ACS3-HMAC-SHA256 and RPC HMAC-SHA1, JSON)
- *   tencent/cvm.c  CVM 2017-03-12 and the VPC security-group actions (TC3, JSON)
+ *   aws/         EC2 Query API 2016-11-15 (ec2*.c), STS and the Price List on the same
+ *                port; one SigV4 verifier (sigv4.c); XML
+ *   alibaba/     ECS 2014-05-26, VPC and STS (ACS3-HMAC-SHA256 and RPC HMAC-SHA1, JSON)
+ *   tencent/     CVM 2017-03-12, the VPC security-group actions and STS (TC3, JSON)
  *   world.c      instances, tokens, key pairs, security groups, life cycle
- *   catalog.c    regions, zones, instance types with GPU facts, images, prices
+ *   catalog.c    lookups in each cloud's regions, zones, instance types, images, prices
+ *                (sim/NAME/offer.c)
  *   faults.c     injected faults, rate limits, latency
  *   node.c       instances as SSH targets (sshd + bubblewrap)
  *   control.c    the control API: state, reset, faults
@@ -101,6 +105,9 @@ struct sim_resp {
 
 void sim_resp_init(struct sim_resp *r);
 void sim_resp_release(struct sim_resp *r);
+/* Answers doc (taken), indented, as application/json with status: the control port's
+ * documents. */
+void sim_resp_json(struct sim_resp *r, int status, json_t *doc);
 
 /* The frontends: one per cloud, pure functions of (sim, request). */
 void sim_ec2_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp);
@@ -167,6 +174,13 @@ void sim_session_derive(const struct sim *sim, const char *text, const char *alp
 
 /* A random request id in the shape of a UUID, upper- or lower-case. */
 void sim_request_id(struct sim *sim, bool upper, char out[37]);
+
+/*
+ * The headers with Host's port removed, into out (appended), for clients that sign the
+ * bare host: an SDK pointed at http://127.0.0.1:PORT may sign either. False when Host
+ * has no port (out is then a copy).
+ */
+bool sim_headers_without_port(const struct gc_params *in, struct gc_params *out);
 
 /* The secret for an access key id of cloud c, or NULL when the id is unknown. */
 const char *sim_cred_secret(const struct sim *sim, enum sim_cloud c, const char *id);

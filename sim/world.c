@@ -17,34 +17,12 @@
 #include "sim/node.h"
 #include "sim/world.h"
 
-static const char *const cloud_names[SIM_NCLOUDS] = { "aws", "alibaba", "tencent" };
-
-const char *sim_cloud_name(enum sim_cloud c)
-{
-	return (unsigned)c < SIM_NCLOUDS ? cloud_names[c] : "?";
-}
-
-int sim_cloud_parse(const char *name, enum sim_cloud *out)
-{
-	for (unsigned i = 0; i < SIM_NCLOUDS; i++) {
-		if (!strcmp(name, cloud_names[i])) {
-			*out = (enum sim_cloud)i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 const char *sim_state_name(enum sim_cloud c, enum sim_state s)
 {
-	static const char *const names[SIM_NCLOUDS][6] = {
-		{ "pending", "running", "stopped", "shutting-down", "terminated", "terminated" },
-		{ "Pending", "Running", "Stopped", "Stopping", "Deleted", "Deleted" },
-		{ "PENDING", "RUNNING", "SHUTDOWN", "TERMINATING", "TERMINATED", "LAUNCH_FAILED" },
-	};
-	if ((unsigned)c >= SIM_NCLOUDS || (unsigned)s > SIM_LAUNCH_FAILED)
+	_Static_assert(SIM_LAUNCH_FAILED + 1 == SIM_NSTATES, "a state without a name");
+	if ((unsigned)c >= SIM_NCLOUDS || (unsigned)s >= SIM_NSTATES)
 		return "?";
-	return names[c][s];
+	return sim_frontend(c)->states[s];
 }
 
 /* --- tags ----------------------------------------------------------------------------- */
@@ -256,18 +234,10 @@ uint64_t sim_world_random(struct sim_world *w)
 void sim_world_new_id(struct sim_world *w, enum sim_cloud c, const char *prefix,
 		      char out[SIM_ID_MAX])
 {
-	static const char hex[] = "0123456789abcdef";
-	static const char alnum[] = "0123456789abcdefghijklmnopqrstuvwxyz";
-	size_t len, n, i;
-	const char *set;
-	size_t setlen;
+	const struct sim_frontend *fe = sim_frontend(c);
+	const char *set = fe->id_alphabet;
+	size_t len, n = fe->id_len, i, setlen = strlen(set);
 
-	/* AWS: 17 hex digits; Alibaba: 20 lower-case alphanumerics; Tencent: 8 */
-	switch (c) {
-	case SIM_AWS: n = 17, set = hex, setlen = 16; break;
-	case SIM_ALIBABA: n = 20, set = alnum, setlen = 36; break;
-	default: n = 8, set = alnum, setlen = 36; break;
-	}
 	len = strlen(prefix);
 	if (len + n + 1 > SIM_ID_MAX)
 		len = SIM_ID_MAX - n - 1;
@@ -310,9 +280,9 @@ void sim_world_tick(struct sim_world *w)
 		}
 		if (inst->state == SIM_SHUTTING_DOWN && now >= inst->terminated_at_ns) {
 			inst->state = SIM_TERMINATED;
-			/* only EC2 keeps terminated instances listed for a while */
+			/* EC2 keeps terminated instances listed for a while */
 			inst->forget_at_ns = now +
-				(inst->cloud == SIM_AWS
+				(sim_frontend(inst->cloud)->keeps_terminated
 					 ? (uint64_t)w->timing.terminated_visible_ms * GC_NS_PER_MS
 					 : 0);
 		}
@@ -344,7 +314,7 @@ void sim_world_launch(struct sim_world *w, const struct sim_launch *l, struct si
 		uint64_t seq = w->next_seq++;
 
 		inst->cloud = l->cloud;
-		sim_world_new_id(w, l->cloud, l->cloud == SIM_TENCENT ? "ins-" : "i-", inst->id);
+		sim_world_new_id(w, l->cloud, sim_frontend(l->cloud)->instance_prefix, inst->id);
 		copy_str(inst->region, sizeof(inst->region), l->region);
 		copy_str(inst->zone, sizeof(inst->zone), l->zone);
 		copy_str(inst->type, sizeof(inst->type), l->type);
@@ -373,7 +343,7 @@ void sim_world_launch(struct sim_world *w, const struct sim_launch *l, struct si
 		inst->release_at_wall = l->release_at_wall;
 		/* private addresses in each cloud's usual VPC range, unique by sequence */
 		snprintf(inst->private_ip, sizeof(inst->private_ip), "%s.%u.%u",
-			 l->cloud == SIM_ALIBABA ? "172.16" : "10.0", (unsigned)(seq >> 8) & 255,
+			 sim_frontend(l->cloud)->private_net, (unsigned)(seq >> 8) & 255,
 			 (unsigned)(seq & 255));
 		/* API-only: still a loopback address, so nothing ever points off the host */
 		snprintf(inst->public_ip, sizeof(inst->public_ip), "127.77.%u.%u",
@@ -414,7 +384,8 @@ void sim_world_terminate(struct sim_world *w, struct sim_instance *inst)
 			w->node_ops->stop(w->node_ctx, inst);
 			inst->node_up = false;
 		}
-		if (inst->cloud == SIM_TENCENT && w->tencent_recycle && !inst->terminate_calls) {
+		if (sim_frontend(inst->cloud)->recycle_bin && w->tencent_recycle &&
+		    !inst->terminate_calls) {
 			inst->terminate_calls = 1;
 			inst->state = SIM_RECYCLED;
 			return;
@@ -495,11 +466,10 @@ struct sim_keypair *sim_world_import_key(struct sim_world *w, enum sim_cloud c, 
 	kp->cloud = c;
 	copy_str(kp->region, sizeof(kp->region), region);
 	copy_str(kp->name, sizeof(kp->name), name);
-	switch (c) {
-	case SIM_AWS: sim_world_new_id(w, c, "key-", kp->id); break;
-	case SIM_ALIBABA: copy_str(kp->id, sizeof(kp->id), name); break;
-	case SIM_TENCENT: sim_world_new_id(w, c, "skey-", kp->id); break;
-	}
+	if (sim_frontend(c)->key_prefix)
+		sim_world_new_id(w, c, sim_frontend(c)->key_prefix, kp->id);
+	else
+		copy_str(kp->id, sizeof(kp->id), name);
 	kp->public_key = gc_xstrdup(public_key);
 	copy_str(kp->fingerprint, sizeof(kp->fingerprint), fpr);
 	sim_tags_copy(&kp->tags, tags);

@@ -4,8 +4,8 @@
  *
  * The wire frontends (sim/aws, sim/alibaba, sim/tencent) translate a request into these
  * calls and the result back into the cloud's own response; nothing here knows a wire
- * format. Names that differ between clouds (state names, id shapes) are produced by
- * small per-cloud helpers below so that every frontend renders the same facts.
+ * format. What differs between clouds (state names, id shapes, address ranges, what
+ * termination does) is read from the cloud's row of the frontend table (frontend.h).
  *
  * Locking: one mutex for the whole world. A frontend takes it with sim_world_lock for
  * the whole of one API action (so a client-token check and the launch it guards are
@@ -28,24 +28,13 @@
 
 #include "core/clock.h"
 #include "core/error.h"
-
-enum sim_cloud {
-	SIM_AWS = 0,
-	SIM_ALIBABA = 1,
-	SIM_TENCENT = 2,
-};
-#define SIM_NCLOUDS 3
-
-/* "aws", "alibaba", "tencent" */
-const char *sim_cloud_name(enum sim_cloud c);
-/* Parses a cloud name; returns 0, or -1 when unknown. */
-int sim_cloud_parse(const char *name, enum sim_cloud *out);
+#include "sim/frontend.h"
 
 /*
  * The life cycle every cloud shares, in order. Each frontend names the states its own
- * way (sim_state_name): AWS pending/running/shutting-down/terminated, Alibaba
- * Pending/Running/Stopping/(gone), Tencent PENDING/RUNNING/TERMINATING/(gone), and
- * Tencent's recycle bin SHUTDOWN.
+ * way (sim_frontend.states, through sim_state_name): AWS
+ * pending/running/shutting-down/terminated, Alibaba Pending/Running/Stopping/(gone),
+ * Tencent PENDING/RUNNING/TERMINATING/(gone), and Tencent's recycle bin SHUTDOWN.
  */
 enum sim_state {
 	SIM_PENDING = 0,
@@ -189,7 +178,9 @@ struct sim_world {
 	pthread_mutex_t lock;
 	const struct gc_clock *clock; /* NULL: the real monotonic clock */
 	struct sim_timing timing;
-	bool tencent_recycle;  /* TerminateInstances moves to the recycle bin first */
+	/* TerminateInstances goes through the recycle bin first, on the clouds that have
+	 * one (sim_frontend.recycle_bin: Tencent's, hence the name tests and flags use) */
+	bool tencent_recycle;
 	uint64_t rng;	       /* xorshift state: ids, fault dice */
 	int64_t wall_offset_s; /* added to the wall clock: tests move "now" to fire timers */
 	uint64_t next_seq;

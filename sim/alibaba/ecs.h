@@ -74,6 +74,9 @@ const char *ecs_vswitch_vpc(const char *id);
 
 /* --- sts.c: temporary credentials ----------------------------------------------------- */
 
+/* The identity provider the emulator's Alibaba account has for its OIDC issuer. */
+#define SIM_OIDC_ALIBABA_PROVIDER "acs:ram::5123456789012345:oidc-provider/gpucluster-sim"
+
 #define ECS_STS_SECRET_MAX 64
 
 /*
@@ -122,5 +125,8 @@ bool ecs_tags_match(const struct ecs_call *c, const struct sim_tags *t);
 /* An opaque NextToken for a listing position, and back. */
 void ecs_next_token(uint64_t seq, char out[40]);
 int ecs_parse_next_token(struct ecs_call *c, uint64_t *seq);
+
+/* What the cloud sells (offer.c), for its row of the frontend table. */
+extern const struct sim_catalog sim_alibaba_offer;
 
 #endif

@@ -28,14 +28,12 @@
 #include "core/hash.h"
 #include "core/provider.h"
 #include "core/str.h"
-#include "providers/aws/sigv4.h"
-#include "sim/aws/pricing.h"
+#include "sim/aws/aws.h"
 #include "sim/catalog.h"
 
 #define PRICING_NS	    "com.amazon.awspricing#"
 #define PRICING_VERSION	    "2017-10-15"
 #define PRICING_MAX_RESULTS 100
-#define PRICING_SKEW_S	    (15 * 60)
 #define PRICING_PUBLISHED   "2026-11-01T00:00:00Z"
 #define PRICING_OFFER	    "JRTCKXETXF" /* the on-demand offer term code AWS uses */
 #define PRICING_RATE	    "6YS6EN2CT7" /* the on-demand price dimension code */
@@ -93,17 +91,6 @@ __attribute__((format(printf, 4, 5))) static int fail(struct pricing *c, int sta
 
 /* --- authentication (SigV4, service "pricing") -------------------------------------- */
 
-static int parse_amz_date(const char *s, int64_t *out)
-{
-	char iso[32];
-
-	if (!s || strlen(s) != AWS_SIGV4_TIMESTAMP_LEN || s[8] != 'T' || s[15] != 'Z')
-		return -1;
-	snprintf(iso, sizeof(iso), "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", s, s + 4, s + 6, s + 9, s + 11,
-		 s + 13);
-	return gc_parse_rfc3339(iso, out);
-}
-
 static bool pricing_region(const char *r)
 {
 	return !strcmp(r, "us-east-1") || !strcmp(r, "eu-central-1") || !strcmp(r, "ap-south-1");
@@ -114,21 +101,18 @@ static int authenticate(struct pricing *c)
 	const struct sim_req *req = c->req;
 	const char *authz = gc_params_get_ci(req->headers, "Authorization");
 	const char *date = gc_params_get_ci(req->headers, "X-Amz-Date");
-	const char *host = gc_params_get_ci(req->headers, "Host");
 	struct aws_sigv4_auth auth;
-	struct gc_sign_request sr;
 	struct gc_error err;
 	const char *secret;
 	char session_secret[SIM_AWS_SECRET_MAX];
 	int64_t t, now = (int64_t)req->now + c->sim->cfg.clock_offset_s;
-	int ret = -1, rc;
+	int ret = -1;
 
 	gc_error_init(&err);
 	if (!authz)
 		return fail(c, 400, "MissingAuthenticationTokenException",
 			    "Missing Authentication Token");
-	if (!gc_starts_with(authz, AWS_SIGV4_ALGORITHM " ") ||
-	    aws_sigv4_parse_authorization(&auth, authz, &err) != 0)
+	if (sim_aws_parse_authorization(authz, &auth, &err) != 0)
 		return fail(c, 400, "IncompleteSignatureException",
 			    "Authorization header is malformed: %s", err.message);
 	/* long-term keys, or temporary ones STS issued with their session token */
@@ -140,12 +124,12 @@ static int authenticate(struct pricing *c)
 		     "The security token included in the request is invalid.");
 		goto out;
 	}
-	if (!date || parse_amz_date(date, &t) != 0) {
+	if (!date || sim_aws_parse_amz_date(date, &t) != 0) {
 		fail(c, 400, "IncompleteSignatureException",
 		     "Authorization header requires existence of a valid 'X-Amz-Date' header.");
 		goto out;
 	}
-	if (t < now - PRICING_SKEW_S || t > now + PRICING_SKEW_S) {
+	if (!sim_aws_fresh(t, now)) {
 		fail(c, 400, "InvalidSignatureException",
 		     "Signature expired: %s is now earlier or later than the allowed 15 minutes.",
 		     date);
@@ -158,34 +142,7 @@ static int authenticate(struct pricing *c)
 		     auth.region, auth.service);
 		goto out;
 	}
-	memset(&sr, 0, sizeof(sr));
-	sr.method = req->method;
-	sr.host = host;
-	sr.path = req->path;
-	sr.query = req->query;
-	sr.query_string = req->query_string;
-	sr.headers = req->headers;
-	sr.body = req->body;
-	sr.body_len = req->body_len;
-	rc = aws_sigv4_verify(&sr, &auth, secret, NULL, &err);
-	if (rc != 0 && host && strchr(host, ':')) {
-		/* the client may have signed the host without the port */
-		struct gc_params hdrs = GC_PARAMS_INIT;
-		char *bare = gc_xstrndup(host, (size_t)(strchr(host, ':') - host));
-
-		for (size_t i = 0; i < req->headers->n; i++)
-			gc_params_add(&hdrs, req->headers->items[i].name,
-				      strcasecmp(req->headers->items[i].name, "host") == 0
-					      ? bare
-					      : req->headers->items[i].value);
-		sr.headers = &hdrs;
-		sr.host = bare;
-		gc_error_init(&err);
-		rc = aws_sigv4_verify(&sr, &auth, secret, NULL, &err);
-		gc_params_release(&hdrs);
-		free(bare);
-	}
-	if (rc != 0) {
+	if (sim_aws_verify(req, &auth, secret, &err) != 0) {
 		fail(c, 400, "InvalidSignatureException",
 		     "The request signature we calculated does not match the signature you "
 		     "provided. Check your AWS Secret Access Key and signing method. Consult the "

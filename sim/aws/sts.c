@@ -28,14 +28,13 @@
 #include "core/alloc.h"
 #include "core/hash.h"
 #include "core/str.h"
-#include "providers/aws/sigv4.h"
+#include "sim/aws/aws.h"
 #include "sim/catalog.h"
 #include "sim/oidc.h"
 #include "sim/sim.h"
 
 #define STS_VERSION	  "2011-06-15"
 #define STS_XMLNS	  "https://sts.amazonaws.com/doc/2011-06-15/"
-#define STS_SKEW_S	  (15 * 60)
 #define STS_TOKEN_MAGIC	  "gcsim1"
 #define STS_TOKEN_MAX	  4096	/* a session token we could have issued is far shorter */
 #define STS_JWT_MAX	  20000 /* STS's own limit on WebIdentityToken */
@@ -170,38 +169,26 @@ struct sts {
 	const char *action;
 	char rid[37];
 	int64_t now;
-	xmlBufferPtr xbuf;
-	xmlTextWriterPtr w;
+	struct sim_aws_xml x; /* the response being written */
 	/* the caller, once authenticated */
 	char caller_arn[SIM_SESSION_ARN_MAX];
 	bool caller_is_role;
 };
 
-static void discard_doc(struct sts *c)
-{
-	if (c->w)
-		xmlFreeTextWriter(c->w);
-	if (c->xbuf)
-		xmlBufferFree(c->xbuf);
-	c->w = NULL;
-	c->xbuf = NULL;
-}
-
 /* Replaces whatever was being written with STS's error document; returns -1. */
 __attribute__((format(printf, 4, 5))) static int sts_fail(struct sts *c, int status,
 							  const char *code, const char *fmt, ...)
 {
-	xmlBufferPtr buf = xmlBufferCreate();
-	xmlTextWriterPtr w = xmlNewTextWriterMemory(buf, 0);
+	xmlTextWriterPtr w;
 	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	discard_doc(c);
-
-	xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL);
+	sim_aws_xml_discard(&c->x);
+	sim_aws_xml_start(&c->x);
+	w = c->x.w;
 	xmlTextWriterStartElement(w, BAD_CAST "ErrorResponse");
 	xmlTextWriterWriteAttribute(w, BAD_CAST "xmlns", BAD_CAST STS_XMLNS);
 	xmlTextWriterStartElement(w, BAD_CAST "Error");
@@ -211,13 +198,7 @@ __attribute__((format(printf, 4, 5))) static int sts_fail(struct sts *c, int sta
 	xmlTextWriterWriteElement(w, BAD_CAST "Message", BAD_CAST msg);
 	xmlTextWriterEndElement(w);
 	xmlTextWriterWriteElement(w, BAD_CAST "RequestId", BAD_CAST c->rid);
-	xmlTextWriterEndDocument(w);
-	xmlFreeTextWriter(w);
-
-	gc_buf_reset(&c->resp->body);
-	gc_buf_add(&c->resp->body, xmlBufferContent(buf), (size_t)xmlBufferLength(buf));
-	xmlBufferFree(buf);
-	c->resp->status = status;
+	sim_aws_xml_send(&c->x, c->resp, status);
 	snprintf(c->resp->error_code, sizeof(c->resp->error_code), "%s", code);
 	return -1;
 }
@@ -239,35 +220,26 @@ static void begin(struct sts *c)
 {
 	char name[96];
 
-	c->xbuf = xmlBufferCreate();
-	c->w = xmlNewTextWriterMemory(c->xbuf, 0);
 	snprintf(name, sizeof(name), "%sResponse", c->action);
-	xmlTextWriterStartDocument(c->w, NULL, "UTF-8", NULL);
-	xmlTextWriterStartElement(c->w, BAD_CAST name);
-	xmlTextWriterWriteAttribute(c->w, BAD_CAST "xmlns", BAD_CAST STS_XMLNS);
+	sim_aws_xml_start(&c->x);
+	xmlTextWriterStartElement(c->x.w, BAD_CAST name);
+	xmlTextWriterWriteAttribute(c->x.w, BAD_CAST "xmlns", BAD_CAST STS_XMLNS);
 	snprintf(name, sizeof(name), "%sResult", c->action);
-	xmlTextWriterStartElement(c->w, BAD_CAST name);
+	xmlTextWriterStartElement(c->x.w, BAD_CAST name);
 }
 
 static void finish(struct sts *c)
 {
-	xmlTextWriterEndElement(c->w); /* ...Result */
-	xmlTextWriterStartElement(c->w, BAD_CAST "ResponseMetadata");
-	xmlTextWriterWriteElement(c->w, BAD_CAST "RequestId", BAD_CAST c->rid);
-	xmlTextWriterEndElement(c->w);
-	xmlTextWriterEndDocument(c->w);
-	xmlFreeTextWriter(c->w);
-	c->w = NULL;
-	gc_buf_reset(&c->resp->body);
-	gc_buf_add(&c->resp->body, xmlBufferContent(c->xbuf), (size_t)xmlBufferLength(c->xbuf));
-	xmlBufferFree(c->xbuf);
-	c->xbuf = NULL;
-	c->resp->status = 200;
+	xmlTextWriterEndElement(c->x.w); /* ...Result */
+	xmlTextWriterStartElement(c->x.w, BAD_CAST "ResponseMetadata");
+	xmlTextWriterWriteElement(c->x.w, BAD_CAST "RequestId", BAD_CAST c->rid);
+	xmlTextWriterEndElement(c->x.w);
+	sim_aws_xml_send(&c->x, c->resp, 200);
 }
 
 static void el(struct sts *c, const char *name, const char *text)
 {
-	xmlTextWriterWriteElement(c->w, BAD_CAST name, BAD_CAST text);
+	xmlTextWriterWriteElement(c->x.w, BAD_CAST name, BAD_CAST text);
 }
 
 static void iso8601(int64_t t, char out[32])
@@ -304,69 +276,6 @@ static void role_id_of(const char *assumed_arn, char out[32])
 
 /* --- authentication ------------------------------------------------------------------- */
 
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-static int parse_amz_date(const char *s, int64_t *out)
-{
-	unsigned Y, M, D, h, m, sec;
-	char z = 0;
-
-	if (!s || strlen(s) != AWS_SIGV4_TIMESTAMP_LEN ||
-	    sscanf(s, "%4u%2u%2uT%2u%2u%2u%c", &Y, &M, &D, &h, &m, &sec, &z) != 7 || z != 'Z' ||
-	    M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
-		return -1;
-	*out = days_from_civil(Y, (int)M, (int)D) * 86400 + h * 3600 + m * 60 + sec;
-	return 0;
-}
-
-/* Verifies req against secret, with the Host as received and then without its port
- * (a client pointed at 127.0.0.1:PORT may sign either). */
-static int verify(const struct sim_req *req, const struct aws_sigv4_auth *auth, const char *secret,
-		  struct gc_error *err)
-{
-	const char *host = gc_params_get_ci(req->headers, "Host");
-	struct gc_sign_request sr;
-	int rc;
-
-	memset(&sr, 0, sizeof(sr));
-	sr.method = req->method;
-	sr.host = host;
-	sr.path = req->path;
-	sr.query = req->query;
-	sr.query_string = req->query_string;
-	sr.headers = req->headers;
-	sr.body = req->body;
-	sr.body_len = req->body_len;
-	rc = aws_sigv4_verify(&sr, auth, secret, NULL, err);
-	if (rc != 0 && host && strchr(host, ':')) {
-		struct gc_params hdrs = GC_PARAMS_INIT;
-		char *bare = gc_xstrndup(host, (size_t)(strchr(host, ':') - host));
-
-		for (size_t i = 0; i < req->headers->n; i++)
-			gc_params_add(&hdrs, req->headers->items[i].name,
-				      strcasecmp(req->headers->items[i].name, "host") == 0
-					      ? bare
-					      : req->headers->items[i].value);
-		sr.headers = &hdrs;
-		sr.host = bare;
-		gc_error_init(err);
-		rc = aws_sigv4_verify(&sr, auth, secret, NULL, err);
-		gc_params_release(&hdrs);
-		free(bare);
-	}
-	return rc;
-}
-
 static int authenticate(struct sts *c)
 {
 	const struct sim_req *req = c->req;
@@ -385,16 +294,15 @@ static int authenticate(struct sts *c)
 	if (!authz)
 		return sts_fail(c, 403, "MissingAuthenticationToken",
 				"Request is missing Authentication Token");
-	if (!gc_starts_with(authz, AWS_SIGV4_ALGORITHM " ") ||
-	    aws_sigv4_parse_authorization(&auth, authz, &err) != 0)
+	if (sim_aws_parse_authorization(authz, &auth, &err) != 0)
 		return sts_fail(c, 400, "IncompleteSignature",
 				"Authorization header is malformed: %s", err.message);
-	if (!date || parse_amz_date(date, &t) != 0) {
+	if (!date || sim_aws_parse_amz_date(date, &t) != 0) {
 		sts_fail(c, 400, "IncompleteSignature",
 			 "Authorization header requires a valid 'X-Amz-Date' header");
 		goto out;
 	}
-	if (t < c->now - STS_SKEW_S || t > c->now + STS_SKEW_S) {
+	if (!sim_aws_fresh(t, c->now)) {
 		char nowtxt[AWS_SIGV4_TIMESTAMP_LEN + 1];
 		aws_sigv4_format_time((time_t)c->now, nowtxt);
 		sts_fail(c, 403, "SignatureDoesNotMatch",
@@ -428,7 +336,7 @@ static int authenticate(struct sts *c)
 		snprintf(c->caller_arn, sizeof(c->caller_arn), "%s", sess.arn);
 		c->caller_is_role = true;
 	}
-	if (verify(req, &auth, secret, &err) != 0) {
+	if (sim_aws_verify(req, &auth, secret, &err) != 0) {
 		if (err.code == GC_EAUTH)
 			sts_fail(c, 403, "SignatureDoesNotMatch",
 				 "The request signature we calculated does not match the signature "
@@ -559,16 +467,16 @@ static void write_session(struct sts *c, const char *arn, const char *role_id, i
 	iso8601(expiry, when);
 	snprintf(id, sizeof(id), "%s:%s", role_id, strrchr(arn, '/') + 1);
 
-	xmlTextWriterStartElement(c->w, BAD_CAST "AssumedRoleUser");
+	xmlTextWriterStartElement(c->x.w, BAD_CAST "AssumedRoleUser");
 	el(c, "AssumedRoleId", id);
 	el(c, "Arn", arn);
-	xmlTextWriterEndElement(c->w);
-	xmlTextWriterStartElement(c->w, BAD_CAST "Credentials");
+	xmlTextWriterEndElement(c->x.w);
+	xmlTextWriterStartElement(c->x.w, BAD_CAST "Credentials");
 	el(c, "AccessKeyId", s.key_id);
 	el(c, "SecretAccessKey", secret);
 	el(c, "SessionToken", token);
 	el(c, "Expiration", when);
-	xmlTextWriterEndElement(c->w);
+	xmlTextWriterEndElement(c->x.w);
 	free(token);
 }
 
@@ -780,6 +688,6 @@ void sim_sts_handle(struct sim *sim, const struct sim_req *req, struct sim_resp 
 	sim_request_id(sim, false, c.rid);
 	resp->content_type = "text/xml";
 	handle(&c);
-	discard_doc(&c);
+	sim_aws_xml_discard(&c.x);
 	gc_params_release(&c.p);
 }

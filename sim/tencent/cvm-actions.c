@@ -22,19 +22,9 @@
 
 /* --- schemas ---------------------------------------------------------------------------- */
 
-static const struct tc_field f_filter[] = {
-	{ "Name", TC_STR, NULL },
-	{ "Values", TC_ARR_STR, NULL },
-	{ NULL, 0, NULL },
-};
-static const struct tc_field f_tag[] = {
-	{ "Key", TC_STR, NULL },
-	{ "Value", TC_STR, NULL },
-	{ NULL, 0, NULL },
-};
 static const struct tc_field f_tag_spec[] = {
 	{ "ResourceType", TC_STR, NULL },
-	{ "Tags", TC_ARR_OBJ, f_tag },
+	{ "Tags", TC_ARR_OBJ, tc_tag_schema },
 	{ NULL, 0, NULL },
 };
 static const struct tc_field f_placement[] = {
@@ -147,7 +137,7 @@ static const struct tc_field s_inquiry[] = {
 };
 static const struct tc_field s_describe[] = {
 	{ "InstanceIds", TC_ARR_STR, NULL },
-	{ "Filters", TC_ARR_OBJ, f_filter },
+	{ "Filters", TC_ARR_OBJ, tc_filter_schema },
 	{ "Offset", TC_INT, NULL },
 	{ "Limit", TC_INT, NULL },
 	{ NULL, 0, NULL },
@@ -167,7 +157,7 @@ static const struct tc_field s_import[] = {
 };
 static const struct tc_field s_describe_keys[] = {
 	{ "KeyIds", TC_ARR_STR, NULL },
-	{ "Filters", TC_ARR_OBJ, f_filter },
+	{ "Filters", TC_ARR_OBJ, tc_filter_schema },
 	{ "Offset", TC_INT, NULL },
 	{ "Limit", TC_INT, NULL },
 	{ NULL, 0, NULL },
@@ -177,12 +167,12 @@ static const struct tc_field s_delete_keys[] = {
 	{ NULL, 0, NULL },
 };
 static const struct tc_field s_images[] = {
-	{ "ImageIds", TC_ARR_STR, NULL }, { "Filters", TC_ARR_OBJ, f_filter },
+	{ "ImageIds", TC_ARR_STR, NULL }, { "Filters", TC_ARR_OBJ, tc_filter_schema },
 	{ "Offset", TC_INT, NULL },	  { "Limit", TC_INT, NULL },
 	{ "InstanceType", TC_STR, NULL }, { NULL, 0, NULL },
 };
 static const struct tc_field s_filters_only[] = {
-	{ "Filters", TC_ARR_OBJ, f_filter },
+	{ "Filters", TC_ARR_OBJ, tc_filter_schema },
 	{ NULL, 0, NULL },
 };
 static const struct tc_field s_empty[] = {

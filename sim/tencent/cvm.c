@@ -518,25 +518,6 @@ static json_t *unflatten(const struct gc_params *q)
 
 /* --- authentication ------------------------------------------------------------------------ */
 
-static bool headers_without_port(const struct gc_params *in, struct gc_params *out)
-{
-	bool changed = false;
-
-	for (size_t i = 0; i < in->n; i++) {
-		const char *v = in->items[i].value;
-		const char *colon = strrchr(v, ':');
-		if (!strcasecmp(in->items[i].name, "host") && colon && !strchr(colon, ']')) {
-			char *bare = gc_xstrndup(v, (size_t)(colon - v));
-			gc_params_add(out, in->items[i].name, bare);
-			free(bare);
-			changed = true;
-			continue;
-		}
-		gc_params_add(out, in->items[i].name, v);
-	}
-	return changed;
-}
-
 static int authenticate(struct tc_call *c, const struct gc_sign_request *sreq)
 {
 	const struct gc_params *h = c->req->headers;
@@ -596,7 +577,7 @@ static int authenticate(struct tc_call *c, const struct gc_sign_request *sreq)
 	rc = tc_verify(sreq, &auth, secret, &dbg, &err);
 	if (rc) {
 		struct gc_params bare = GC_PARAMS_INIT;
-		if (headers_without_port(h, &bare)) {
+		if (sim_headers_without_port(h, &bare)) {
 			struct gc_sign_request alt = *sreq;
 			struct gc_sign_result dbg2;
 			alt.headers = &bare;
@@ -806,3 +787,71 @@ void sim_cvm_handle(struct sim *sim, const struct sim_req *req, struct sim_resp 
 	json_decref(call.out);
 	json_decref(call.body);
 }
+
+/* --- schemas both CVM and VPC use -------------------------------------------------------- */
+
+const struct tc_field tc_filter_schema[] = {
+	{ "Name", TC_STR, NULL },
+	{ "Values", TC_ARR_STR, NULL },
+	{ NULL, 0, NULL },
+};
+const struct tc_field tc_tag_schema[] = {
+	{ "Key", TC_STR, NULL },
+	{ "Value", TC_STR, NULL },
+	{ NULL, 0, NULL },
+};
+
+/* --- the frontend's row ----------------------------------------------------------------- */
+
+/*
+ * Tencent's limits per action (the CVM API overview): RunInstances, TerminateInstances
+ * and InquiryPriceRunInstances 10/s, DescribeInstances 40/s, everything else 20/s; a
+ * bucket holds one second's worth.
+ */
+static void cvm_rate(const char *action, enum sim_bucket kind, struct sim_rate *out)
+{
+	(void)kind;
+	if (!strcmp(action, "RunInstances") || !strcmp(action, "TerminateInstances") ||
+	    !strcmp(action, "InquiryPriceRunInstances"))
+		out->cap = out->refill = 10;
+	else if (!strcmp(action, "DescribeInstances"))
+		out->cap = out->refill = 40;
+	else
+		out->cap = out->refill = 20;
+	snprintf(out->desc, sizeof(out->desc), "Tencent limit for %s (%llu/s)", action,
+		 (unsigned long long)out->refill);
+}
+
+/* VM-0-5-ubuntu: what CVM's Ubuntu images name themselves, from the private address */
+static void cvm_hostname(const struct sim_instance *inst, const char *ip, char *out, size_t size)
+{
+	unsigned a = 0, b = 0, c = 0, d = 0;
+
+	(void)inst;
+	if (sscanf(ip, "%u.%u.%u.%u", &a, &b, &c, &d) != 4)
+		c = d = 0;
+	snprintf(out, size, "VM-%u-%u-ubuntu", c, d);
+}
+
+const struct sim_frontend sim_frontend_tencent = {
+	.name = "tencent",
+	.title = "Tencent CVM",
+	.endpoint = "CVM and VPC",
+	.handle = sim_cvm_handle,
+	.key_id = "AKIDgpuclustersim001",
+	.secret = "gpucluster-sim-tencent-secret-000000",
+	.catalog = &sim_tencent_offer,
+	.audience = "sts.cloud.tencent.com",
+	.states = { "PENDING", "RUNNING", "SHUTDOWN", "TERMINATING", "TERMINATED",
+		    "LAUNCH_FAILED" },
+	.id_len = 8,
+	.id_alphabet = "0123456789abcdefghijklmnopqrstuvwxyz",
+	.instance_prefix = "ins-",
+	.key_prefix = "skey-",
+	.private_net = "10.0",
+	.recycle_bin = true,
+	.rate = cvm_rate,
+	.buckets = 0,
+	.kernels = { "5.15.0-113-generic", "6.8.0-41-generic" },
+	.hostname = cvm_hostname,
+};

@@ -39,6 +39,10 @@ struct tc_field {
 	const struct tc_field *sub; /* terminated by a NULL name */
 };
 
+/* The schemas of a Filters item ({Name, Values}) and a Tags item ({Key, Value}). */
+extern const struct tc_field tc_filter_schema[];
+extern const struct tc_field tc_tag_schema[];
+
 struct tc_call {
 	struct sim *sim;
 	const struct sim_req *req;
@@ -64,6 +68,9 @@ extern const struct tc_action tc_vpc_actions[];
  * unsigned (Authorization: SKIP) */
 extern const struct tc_action tc_sts_actions[];
 #define TC_STS_VERSION "2018-08-13"
+
+/* The identity provider the emulator's Tencent account has for its OIDC issuer. */
+#define SIM_OIDC_TENCENT_PROVIDER "gpucluster-sim"
 
 /*
  * The secret of a temporary key STS issued when token (X-TC-Token) is the one issued with
@@ -116,5 +123,8 @@ void tc_format_time(int64_t t, bool iso, char out[32]);
 /* Parses YYYY-MM-DD hh:mm:ss (offset_s added: Beijing time is UTC+8) or
  * YYYY-MM-DDThh:mm:ssZ; -1 when malformed. */
 int tc_parse_time(const char *s, int64_t *out);
+
+/* What the cloud sells (offer.c), for its row of the frontend table. */
+extern const struct sim_catalog sim_tencent_offer;
 
 #endif

@@ -21,16 +21,6 @@
 #include "core/str.h"
 #include "sim/tencent/cvm.h"
 
-static const struct tc_field f_filter[] = {
-	{ "Name", TC_STR, NULL },
-	{ "Values", TC_ARR_STR, NULL },
-	{ NULL, 0, NULL },
-};
-static const struct tc_field f_tag[] = {
-	{ "Key", TC_STR, NULL },
-	{ "Value", TC_STR, NULL },
-	{ NULL, 0, NULL },
-};
 static const struct tc_field f_template[] = {
 	{ "ServiceId", TC_STR, NULL },
 	{ "ServiceGroupId", TC_STR, NULL },
@@ -62,7 +52,7 @@ static const struct tc_field s_create[] = {
 	{ "GroupName", TC_STR, NULL },
 	{ "GroupDescription", TC_STR, NULL },
 	{ "ProjectId", TC_STR, NULL },
-	{ "Tags", TC_ARR_OBJ, f_tag },
+	{ "Tags", TC_ARR_OBJ, tc_tag_schema },
 	{ NULL, 0, NULL },
 };
 static const struct tc_field s_policies[] = {
@@ -72,7 +62,7 @@ static const struct tc_field s_policies[] = {
 };
 static const struct tc_field s_describe[] = {
 	{ "SecurityGroupIds", TC_ARR_STR, NULL },
-	{ "Filters", TC_ARR_OBJ, f_filter },
+	{ "Filters", TC_ARR_OBJ, tc_filter_schema },
 	{ "Offset", TC_INTSTR, NULL },
 	{ "Limit", TC_INTSTR, NULL },
 	{ "OrderField", TC_STR, NULL },
@@ -85,20 +75,20 @@ static const struct tc_field s_one[] = {
 };
 static const struct tc_field s_describe_policies[] = {
 	{ "SecurityGroupId", TC_STR, NULL },
-	{ "Filters", TC_ARR_OBJ, f_filter },
+	{ "Filters", TC_ARR_OBJ, tc_filter_schema },
 	{ NULL, 0, NULL },
 };
 
 static const struct tc_field s_describe_vpcs[] = {
 	{ "VpcIds", TC_ARR_STR, NULL },
-	{ "Filters", TC_ARR_OBJ, f_filter },
+	{ "Filters", TC_ARR_OBJ, tc_filter_schema },
 	{ "Offset", TC_INTSTR, NULL },
 	{ "Limit", TC_INTSTR, NULL },
 	{ NULL, 0, NULL },
 };
 static const struct tc_field s_describe_subnets[] = {
 	{ "SubnetIds", TC_ARR_STR, NULL },
-	{ "Filters", TC_ARR_OBJ, f_filter },
+	{ "Filters", TC_ARR_OBJ, tc_filter_schema },
 	{ "Offset", TC_INTSTR, NULL },
 	{ "Limit", TC_INTSTR, NULL },
 	{ NULL, 0, NULL },

@@ -1,7 +1,7 @@
 /*
  * test-common.c: the helpers every emulator frontend shares (sim/common.c): parameter
  * name patterns, client-token fingerprints, Alibaba nonce memory, request ids and
- * credentials.
+ * credentials; and the frontend table every shared part reads (sim/frontend.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "sim/catalog.h"
 #include "sim/sim.h"
 
 static void test_param_match(void **state)
@@ -147,12 +148,52 @@ static void test_resp(void **state)
 	sim_resp_release(&r);
 }
 
+/* Every row is complete, so a new cloud's missing fact fails here, not in a run. */
+static void test_frontend_rows(void **state)
+{
+	char names[SIM_CLOUD_NAMES_MAX];
+	enum sim_cloud back;
+
+	(void)state;
+	for (int i = 0; i < SIM_NCLOUDS; i++) {
+		enum sim_cloud c = (enum sim_cloud)i;
+		const struct sim_frontend *fe = sim_frontend(c);
+
+		assert_non_null(fe->name);
+		assert_int_equal(sim_cloud_parse(fe->name, &back), 0);
+		assert_int_equal(back, c);
+		assert_non_null(fe->title);
+		assert_non_null(fe->endpoint);
+		assert_non_null(fe->handle);
+		assert_non_null(fe->key_id);
+		assert_non_null(fe->secret);
+		assert_non_null(fe->audience);
+		assert_non_null(fe->catalog);
+		assert_true(fe->catalog->n_itypes && fe->catalog->n_images &&
+			    fe->catalog->n_regions);
+		for (int s = 0; s < SIM_NSTATES; s++)
+			assert_non_null(fe->states[s]);
+		assert_true(fe->id_len > 0);
+		assert_non_null(fe->id_alphabet);
+		assert_non_null(fe->instance_prefix);
+		assert_non_null(fe->private_net);
+		assert_non_null(fe->rate);
+		assert_non_null(fe->kernels[0]);
+		assert_non_null(fe->kernels[1]);
+		assert_non_null(fe->hostname);
+	}
+	assert_int_equal(sim_cloud_parse("gcp", &back), -1);
+	assert_string_equal(sim_cloud_name((enum sim_cloud)SIM_NCLOUDS), "?");
+	sim_cloud_names(names, sizeof(names));
+	assert_string_equal(names, "aws, alibaba, tencent");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_param_match), cmocka_unit_test(test_fingerprint),
 		cmocka_unit_test(test_nonces),	    cmocka_unit_test(test_ids_and_creds),
-		cmocka_unit_test(test_resp),
+		cmocka_unit_test(test_resp),	    cmocka_unit_test(test_frontend_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

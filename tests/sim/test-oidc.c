@@ -41,9 +41,11 @@
 #include "providers/tencent/creds.h"
 #include "providers/tencent/tc3.h"
 #include "sim-fixture.h"
+#include "sim/alibaba/ecs.h"
 #include "sim/oidc.h"
 #include "sim/server.h"
 #include "sim/sim.h"
+#include "sim/tencent/cvm.h"
 
 #define MAX_VARS 16
 
