@@ -17,9 +17,10 @@
  * listening nodes.
  *
  * run: the bootstrap as gpucluster runs it: gc_runner_run with the embedded files and the
- * steps detect, driver, cuda, cudnn, container and smoke (smoke per boot, as in
- * gpucluster's full bootstrap: on a re-run of a ready node every step is skipped by its
- * marker), the inputs below, the runner's default
+ * steps of the step table (core/steps.h: detect, driver, cuda, cudnn, container and
+ * smoke, smoke per boot, as in gpucluster's full bootstrap: on a re-run of a ready node
+ * every step is skipped by its marker), set up by gc_boot_set_steps from the spec
+ * below, the runner's default
  * options (64 connections, 2 s between SSH attempts). bench/bootstrap.yml and
  * bench/bootstrap-pssh.sh give the other tools the same inputs. Prints one summary line
  * (wall time of the run, user+sys CPU of this process during it, its peak RSS), the mean
@@ -55,6 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bootstrap/cluster.h"
 #include "bootstrap/known_hosts.h"
 #include "bootstrap/runner.h"
 #include "bootstrap/scripts.h"
@@ -65,6 +67,7 @@
 #include "core/keygen.h"
 #include "core/log.h"
 #include "core/provider.h"
+#include "core/steps.h"
 #include "core/str.h"
 #include "providers/aws/aws.h"
 
@@ -378,22 +381,30 @@ out:
 
 /* ---- run ------------------------------------------------------------------------------- */
 
-/* The inputs of the steps; bench/bootstrap.yml and bench/bootstrap-pssh.sh use the same. */
-static const struct gc_runner_var bench_vars[] = {
-	{ .step = "driver", .name = "DRIVER", .value = "570" },
-	{ .step = "cuda", .name = "CUDA", .value = "12.8" },
-	{ .step = "cudnn", .name = "CUDNN", .value = "9" },
-	{ .step = "cudnn", .name = "CUDA", .value = "12.8" },
-	{ .step = "container", .name = "CONTAINER", .value = "docker" },
-	{ .step = "smoke", .name = "SMOKE", .value = "driver,cuda,container" },
-	{ .step = "smoke", .name = "CUDA", .value = "12.8" },
-	{ .step = "smoke", .name = "EXPECT_GPUS", .value = "1" },
-	{ .step = "smoke", .name = "EXPECT_GPU_MODEL", .value = "A10G" },
-};
+/*
+ * The spec the steps and their inputs come from (the step table, core/steps.h, read
+ * through gc_boot_set_steps as a real bootstrap does); bench/bootstrap.yml and
+ * bench/bootstrap-pssh.sh give the other tools the same inputs. The launched nodes are
+ * g5.xlarge: the smoke step expects what that type's facts say.
+ */
+static void bench_spec(struct gc_spec *spec)
+{
+	static char user[] = "ubuntu", driver[] = "570", cuda[] = "12.8", cudnn[] = "9";
 
-static const char *const bench_steps[] = {
-	"detect", "driver", "cuda", "cudnn", "container", "smoke"
+	memset(spec, 0, sizeof(*spec));
+	spec->ssh.user = user;
+	spec->bootstrap.driver = driver;
+	spec->bootstrap.cuda = cuda;
+	spec->bootstrap.cudnn = cudnn;
+	spec->bootstrap.container = GC_CONTAINER_DOCKER;
+	spec->bootstrap.smoke = GC_SMOKE_DRIVER | GC_SMOKE_CUDA | GC_SMOKE_CONTAINER;
+}
+
+static const struct gc_runner_var bench_expect[] = {
+	{ .name = "EXPECT_GPUS", .value = "1" },
+	{ .name = "EXPECT_GPU_MODEL", .value = "A10G" },
 };
+#define N_EXPECT (sizeof(bench_expect) / sizeof(bench_expect[0]))
 
 struct node_list {
 	struct gc_runner_node *v;
@@ -562,10 +573,10 @@ static int cmd_run(int argc, char **argv)
 	const char *dir;
 	uint64_t concurrency = 0;
 	bool smoke = true;
-	struct gc_runner_step steps[sizeof(bench_steps) / sizeof(bench_steps[0])];
-	struct gc_runner_file *files = NULL;
-	struct gc_runner_var vars[sizeof(bench_vars) / sizeof(bench_vars[0])];
-	size_t n_steps = 0, n_vars = 0;
+	struct gc_spec spec;
+	struct gc_boot boot;
+	struct gc_runner_var *vars = NULL;
+	size_t n_vars = 0;
 	struct node_list nodes = { 0 };
 	struct gc_keypair key;
 	struct gc_known_hosts kh = { 0 };
@@ -605,32 +616,21 @@ static int cmd_run(int argc, char **argv)
 	gc_log_init(&log, GC_LOG_WARN, log_sink, NULL);
 	gc_keypair_init(&key);
 	gc_runner_report_init(&rep);
-	for (size_t k = 0; k < sizeof(bench_steps) / sizeof(bench_steps[0]); k++) {
-		char name[64];
-		const struct gc_bootstrap_file *bf;
-
-		if (!smoke && strcmp(bench_steps[k], "smoke") == 0)
-			continue;
-		snprintf(name, sizeof(name), "%s.sh", bench_steps[k]);
-		bf = gc_bootstrap_file_find(name);
-		if (!bf) {
-			fprintf(stderr, "bootstrap-runner: '%s' is not embedded\n", name);
-			goto out;
+	bench_spec(&spec);
+	gc_boot_init(&boot);
+	if (gc_boot_set_steps(&boot, &spec, GC_BOOT_FULL, NULL, 0, false, &err) < 0)
+		goto fail;
+	if (!smoke) /* the last step; its inputs stay, unused */
+		boot.n_steps = boot.smoke_step;
+	/* the nodes' own inputs (the instance type's facts) for every step that takes them */
+	vars = gc_xcalloc(boot.n_vars + N_EXPECT * gc_n_steps + 1, sizeof(*vars));
+	memcpy(vars, boot.vars, boot.n_vars * sizeof(*vars));
+	n_vars = boot.n_vars;
+	for (size_t k = 0; k < gc_n_steps; k++)
+		for (size_t i = 0; gc_steps[k].node_facts && i < N_EXPECT; i++) {
+			vars[n_vars] = bench_expect[i];
+			vars[n_vars++].step = gc_steps[k].name;
 		}
-		steps[n_steps++] =
-			(struct gc_runner_step){ .name = bench_steps[k],
-						 .script = (const char *)bf->data,
-						 .script_len = bf->len,
-						 .per_boot = strcmp(bench_steps[k], "smoke") == 0 };
-	}
-	for (size_t i = 0; i < sizeof(bench_vars) / sizeof(bench_vars[0]); i++)
-		if (smoke || strcmp(bench_vars[i].step, "smoke") != 0)
-			vars[n_vars++] = bench_vars[i];
-	files = gc_xcalloc(gc_bootstrap_nfiles, sizeof(*files));
-	for (size_t i = 0; i < gc_bootstrap_nfiles; i++)
-		files[i] = (struct gc_runner_file){ gc_bootstrap_files[i].name,
-						    gc_bootstrap_files[i].data,
-						    gc_bootstrap_files[i].len };
 
 	path = gc_xasprintf("%s/key", dir);
 	if (gc_keypair_load(&key, path, &err) < 0)
@@ -645,13 +645,10 @@ static int cmd_run(int argc, char **argv)
 	if (read_nodes(&nodes, path, &err) < 0)
 		goto fail;
 
-	o.user = "ubuntu";
 	o.key = &key;
 	o.known_hosts = &kh;
-	o.files = files;
-	o.n_files = gc_bootstrap_nfiles;
-	o.steps = steps;
-	o.n_steps = n_steps;
+	gc_boot_runner_opts(&boot, &o);
+	o.user = "ubuntu";
 	o.vars = vars;
 	o.n_vars = n_vars;
 	o.concurrency = (unsigned)concurrency;
@@ -679,7 +676,7 @@ static int cmd_run(int argc, char **argv)
 	       ru1.ru_maxrss, rep.peak_sessions, connects, uploads, counts.reboots_asked,
 	       counts.waits, counts.reconnects);
 	print_phases(&counts, nodes.n);
-	print_report(&rep, nodes.v, n_steps, steps);
+	print_report(&rep, nodes.v, boot.n_steps, boot.steps);
 	if (run_rc < 0)
 		goto fail;
 	rc = 0;
@@ -695,7 +692,8 @@ out:
 	gc_keypair_release(&key);
 	gc_log_release(&log);
 	free(counts.node);
-	free(files);
+	free(vars);
+	gc_boot_release(&boot);
 	free(path);
 	return rc;
 }
