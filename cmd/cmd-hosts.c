@@ -24,6 +24,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/engine.h"
+#include "core/state.h"
 
 static const struct gc_opt hosts_opts[] = {
 	{ .name = "format",
@@ -135,8 +136,8 @@ static int hosts_exec(struct gc_cmd_ctx *ctx)
 	dir = realpath(e.state_dir, NULL);
 	if (!dir)
 		dir = gc_xstrdup(e.state_dir);
-	key_path = gc_xasprintf("%s/id_ed25519", dir);
-	kh_path = gc_xasprintf("%s/known_hosts", dir);
+	key_path = gc_state_path(dir, GC_STATE_KEY);
+	kh_path = gc_state_path(dir, GC_STATE_KNOWN_HOSTS);
 	if (gc_known_hosts_open(&kh, kh_path, &err) < 0)
 		gc_out_warn(ctx->out, "%s", err.message);
 	else
