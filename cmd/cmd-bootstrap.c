@@ -33,7 +33,7 @@ static const struct gc_opt bootstrap_opts[] = {
 
 static int bootstrap_exec(struct gc_cmd_ctx *ctx)
 {
-	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_FULL };
+	struct gc_session_opts o = { .mode = GC_BOOT_FULL };
 
 	o.from = gc_cmd_opt_str(ctx, "from");
 	o.names = gc_cmd_opt_list(ctx, "node", &o.n_names);

@@ -30,7 +30,7 @@ static int smoke_exec(struct gc_cmd_ctx *ctx)
 {
 	/* forced: it tests again whatever passed before, and its outcome replaces the node's
 	 * per-boot smoke marker (a failure removes it, so the next apply tests again) */
-	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_SMOKE, .from = GC_BOOT_SMOKE_STEP };
+	struct gc_session_opts o = { .mode = GC_BOOT_SMOKE, .from = GC_STEP_SMOKE };
 
 	o.names = gc_cmd_opt_list(ctx, "node", &o.n_names);
 	return gc_cmd_boot_command(ctx, &o, NULL);
