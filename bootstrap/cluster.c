@@ -638,7 +638,8 @@ static int pin_look(void *arg, struct gc_error *err)
 		if (w->b->info[i].pin != GC_BOOT_PIN_NONE || w->given_up[i])
 			continue;
 		if (gc_cancelled(&cancel))
-			return gc_error_set(err, GC_ECANCELLED, "cancelled while pinning host keys");
+			return gc_error_set(err, GC_ECANCELLED,
+					    "cancelled while pinning host keys");
 		rc = pin_one(w->b, i, w->p, w->kh, &w->last[i], err);
 		if (rc == -1)
 			return -1;

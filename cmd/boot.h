@@ -36,6 +36,11 @@
 	{ .name = "strict-host-keys", .type = GC_OPT_FLAG, \
 	  .help = "never trust a host key on first use" }
 
+/* --node, repeatable, for the commands that may run on some of the nodes. */
+#define GC_CMD_NODE_OPT \
+	{ .name = "node", .type = GC_OPT_STRING, .arg = "NODE", \
+	  .help = "only this node (an id, a prefix of one, or GROUP/N)", .repeat = true }
+
 /* apply's and scale's options: confirmation, the wait for instances, the bootstrap that
  * follows them. */
 #define GC_CMD_APPLY_OPTS \

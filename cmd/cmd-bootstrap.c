@@ -22,11 +22,7 @@ static const struct gc_opt bootstrap_opts[] = {
 	  .type = GC_OPT_STRING,
 	  .arg = "STEP",
 	  .help = "rerun from this step, even where it is done" },
-	{ .name = "node",
-	  .type = GC_OPT_STRING,
-	  .arg = "NODE",
-	  .help = "only this node (an id, a prefix of one, or GROUP/N)",
-	  .repeat = true },
+	GC_CMD_NODE_OPT,
 	GC_CMD_SSH_OPTS,
 	{ .name = NULL },
 };

@@ -20,11 +20,7 @@
 #include "core/buf.h"
 
 static const struct gc_opt exec_opts[] = {
-	{ .name = "node",
-	  .type = GC_OPT_STRING,
-	  .arg = "NODE",
-	  .help = "only this node (an id, a prefix of one, or GROUP/N)",
-	  .repeat = true },
+	GC_CMD_NODE_OPT,
 	{ .name = "timeout",
 	  .type = GC_OPT_INT,
 	  .arg = "SECONDS",

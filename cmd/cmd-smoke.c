@@ -17,11 +17,7 @@
 #include "cmd/output.h"
 
 static const struct gc_opt smoke_opts[] = {
-	{ .name = "node",
-	  .type = GC_OPT_STRING,
-	  .arg = "NODE",
-	  .help = "only this node (an id, a prefix of one, or GROUP/N)",
-	  .repeat = true },
+	GC_CMD_NODE_OPT,
 	GC_CMD_SSH_OPTS,
 	{ .name = NULL },
 };

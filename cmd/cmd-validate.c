@@ -28,7 +28,6 @@ static const char *container_name(enum gc_container c)
 	return c == GC_CONTAINER_DOCKER ? "docker" : "none";
 }
 
-
 /* ---- text ------------------------------------------------------------------------ */
 
 /* Appends "a, b, c" (or none_text when n is 0), starting at element first. */
