@@ -1,7 +1,7 @@
 /*
- * boot.c: the bootstrapper run from the commands (see boot.h): nodes, host keys, the
- * runner with live progress, the per-node report and the smoke table, and apply's
- * bootstrap with its one round of replacing unhealthy nodes.
+ * boot.c: a bootstrap session run from the commands (see boot.h): its errors worded for
+ * the terminal, the runner's live progress, the per-node report and the smoke table, and
+ * apply's bootstrap with its one round of replacing unhealthy nodes.
  *
  * Everything a node prints is untrusted: it reaches the terminal only through
  * gc_out_puts_clean (control characters escaped), and the smoke document only through
@@ -14,7 +14,6 @@
 #include <jansson.h>
 
 #include "bootstrap/cluster.h"
-#include "bootstrap/known_hosts.h"
 #include "bootstrap/runner.h"
 #include "cmd/boot.h"
 #include "cmd/cluster.h"
@@ -24,7 +23,6 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/engine.h"
-#include "core/keygen.h"
 #include "core/plan.h"
 #include "core/suggest.h"
 
@@ -37,12 +35,6 @@ static const char *mode_verb(enum gc_boot_mode m)
 	case GC_BOOT_EXEC: return "exec";
 	default: return "bootstrap";
 	}
-}
-
-static bool pin_cancelled(void *arg)
-{
-	(void)arg;
-	return gc_cmd_interrupted();
 }
 
 /* A bad --from: the error, with a suggestion and the list of steps. */
@@ -78,7 +70,7 @@ int gc_cmd_boot_run(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 	so.ssh_wait_ms = (uint64_t)gc_cmd_opt_int(ctx, "ssh-wait") * 1000;
 	so.strict = gc_cmd_opt_given(ctx, "strict-host-keys");
 	so.verbose = ctx->globals.verbose >= 2;
-	so.cancelled = pin_cancelled;
+	so.cancelled = gc_cmd_progress_tick;
 	if (gc_session_open(out, e, live, &so, &err) < 0) {
 		switch (out->stage) {
 		case GC_SESSION_FROM: bad_from(ctx, &out->boot, o->from); return GC_EXIT_USAGE;

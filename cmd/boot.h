@@ -130,7 +130,8 @@ void gc_cmd_progress_begin(struct gc_cmd_progress *p, struct gc_cmd_ctx *ctx,
 			   const struct gc_boot *boot, const char *verb);
 /* Draws the final state and frees what begin allocated. */
 void gc_cmd_progress_end(struct gc_cmd_progress *p);
-/* The runner's callbacks: progress, and cancelled (which also ticks the elapsed times). */
+/* The runner's callbacks: progress, and cancelled (SIGINT/SIGTERM; with a progress, it
+ * also ticks the elapsed times; NULL: only the signals, as when pinning). */
 void gc_cmd_progress_event(void *p, const struct gc_runner_event *ev);
 bool gc_cmd_progress_tick(void *p);
 /* ssh's wait for a node (ctx: the struct gc_cmd_ctx): a line per failed attempt. */

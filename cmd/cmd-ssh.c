@@ -30,12 +30,6 @@ static const struct gc_opt ssh_opts[] = {
 	{ .name = NULL },
 };
 
-static bool ssh_cancelled(void *arg)
-{
-	(void)arg;
-	return gc_cmd_interrupted();
-}
-
 /*
  * A node pinned just now may still be booting: waits (up to the session's ssh_wait)
  * until our own client logs in, so ssh is not started against a closed port. With trust
@@ -74,7 +68,7 @@ static int ssh_exec(struct gc_cmd_ctx *ctx)
 		.strict = gc_cmd_opt_given(ctx, "strict-host-keys"),
 		.progress = gc_cmd_progress_wait,
 		.progress_ctx = ctx,
-		.cancelled = ssh_cancelled,
+		.cancelled = gc_cmd_progress_tick,
 	};
 	struct gc_error err;
 	char **argv = NULL, *key_path = NULL;

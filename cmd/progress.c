@@ -347,7 +347,7 @@ bool gc_cmd_progress_tick(void *arg)
 {
 	struct gc_cmd_progress *p = arg;
 
-	if (p->live)
+	if (p && p->live)
 		redraw(p, false);
 	return gc_cmd_interrupted();
 }
