@@ -472,7 +472,7 @@ int gc_boot_set_steps(struct gc_boot *b, const struct gc_spec *spec, enum gc_boo
 {
 	if (b->n_steps)
 		return gc_error_set(err, GC_EINVALID, "the steps are set already");
-	if (mode == GC_BOOT_LOGIN) /* ssh: only the nodes and their keys */
+	if (mode == GC_BOOT_LOGIN || mode == GC_BOOT_NODES) /* ssh, hosts: no steps */
 		return 0;
 	if (verbose)
 		add_var(b, NULL, "GC_VERBOSE", "1", true);

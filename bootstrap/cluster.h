@@ -59,6 +59,7 @@ enum gc_boot_mode {
 	GC_BOOT_SMOKE, /* smoke alone */
 	GC_BOOT_EXEC,  /* one step that runs a command, every time */
 	GC_BOOT_LOGIN, /* no steps: the nodes and their host keys (ssh) */
+	GC_BOOT_NODES, /* no steps, no keys: the nodes alone (hosts) */
 };
 
 /* How a node's host key came to be trusted. */

@@ -16,6 +16,7 @@
 void gc_session_init(struct gc_session *s)
 {
 	memset(s, 0, sizeof(*s));
+	gc_instance_list_init(&s->found);
 	gc_boot_init(&s->boot);
 	gc_keypair_init(&s->key);
 	gc_runner_report_init(&s->report);
@@ -37,6 +38,7 @@ void gc_session_release(struct gc_session *s)
 	free(s->kh_path);
 	gc_keypair_release(&s->key);
 	gc_boot_release(&s->boot);
+	gc_instance_list_release(&s->found);
 	gc_session_init(s);
 }
 
@@ -45,29 +47,21 @@ static int open_nodes(struct gc_session *s, const struct gc_instance_list *live,
 		      const struct gc_session_opts *o, struct gc_error *err)
 {
 	struct gc_engine *e = s->engine;
-	struct gc_instance_list found;
 	/* ssh needs no instance type facts: it would only cost API calls */
 	struct gc_provider *facts = o->mode == GC_BOOT_LOGIN ? NULL : e->provider;
-	int ret = -1;
 
-	gc_instance_list_init(&found);
 	s->stage = GC_SESSION_NODES;
-	if (!live) {
-		if (gc_engine_discover(e, &found, err) < 0)
-			goto out;
-		live = &found;
-	}
-	if (gc_boot_add_nodes(&s->boot, e->spec, live, facts, e->log, err) < 0)
-		goto out;
+	if (!live && gc_engine_discover(e, &s->found, err) < 0)
+		return -1;
+	s->live = live ? live : &s->found;
+	if (gc_boot_add_nodes(&s->boot, e->spec, s->live, facts, e->log, err) < 0)
+		return -1;
 	if (o->ids)
 		gc_boot_keep_ids(&s->boot, o->ids, o->n_ids);
 	s->stage = GC_SESSION_SELECT;
 	if (o->n_names && gc_boot_select(&s->boot, o->names, o->n_names, err) < 0)
-		goto out;
-	ret = 0;
-out:
-	gc_instance_list_release(&found);
-	return ret;
+		return -1;
+	return 0;
 }
 
 /* The steps of the mode, the caller's inputs, and --from among them. */
@@ -80,7 +74,7 @@ static int open_steps(struct gc_session *s, const struct gc_session_opts *o, str
 	if (o->output && o->mode == GC_BOOT_EXEC)
 		for (size_t k = 0; k < s->boot.n_steps; k++)
 			s->boot.steps[k].stream = true;
-	if (o->prepare && o->prepare(o->prepare_ctx, &s->boot, err) < 0)
+	if (o->prepare && o->prepare(o->prepare_ctx, s, err) < 0)
 		return -1;
 	s->stage = GC_SESSION_FROM;
 	if (o->from && gc_boot_step_index(&s->boot, o->from) == SIZE_MAX)
@@ -121,7 +115,7 @@ int gc_session_open(struct gc_session *s, struct gc_engine *e, const struct gc_i
 	s->mode = o->mode;
 	if (open_nodes(s, live, o, err) < 0)
 		return -1;
-	if (s->boot.n_nodes == 0)
+	if (s->boot.n_nodes == 0 || o->mode == GC_BOOT_NODES)
 		return 0;
 	if (open_steps(s, o, err) < 0 || open_keys(s, o, err) < 0)
 		return -1;

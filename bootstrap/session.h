@@ -1,8 +1,8 @@
 /*
  * session.h: one bootstrap session on a cluster's nodes, from discovery to the report.
  *
- * Every command that connects to the nodes (apply, scale, bootstrap, smoke, exec, run,
- * ssh) does the same thing in the same order, held here once:
+ * Every command that works on the nodes (apply, scale, bootstrap, smoke, exec, run, ssh,
+ * hosts) does the same thing in the same order, or its first part, held here once:
  *
  *   gc_session_open   the running nodes (discovered, or the caller's list), the ones
  *                     asked for (instance ids, names: GROUP/N, an id or a prefix), the
@@ -17,9 +17,9 @@
  *
  * Nothing here prints or exits: progress goes to the caller's callbacks (the runner's
  * events), problems into a struct gc_error with the stage they happened in, so the CLI
- * words and hints them (cmd/boot.c, the only place that prints a session).
+ * words and hints them (cmd/boot.c; cmd-ssh.c and cmd-hosts.c for their own modes).
  *
- * Life cycle: gc_session_init -> gc_session_open -> (gc_session_run, run_steps) ->
+ * Life cycle: gc_session_init -> gc_session_open -> (gc_session_run, _run_steps) ->
  * gc_session_release, which accepts a session that failed anywhere. The engine (its
  * provider, state directory and log) must outlive the session.
  */
@@ -47,6 +47,8 @@ enum gc_session_stage {
 	GC_SESSION_RUN,	   /* the runner refused its options, or the run itself */
 };
 
+struct gc_session;
+
 struct gc_session_opts {
 	enum gc_boot_mode mode;
 	const char *from;	  /* run this step and the later ones whatever the markers */
@@ -60,8 +62,9 @@ struct gc_session_opts {
 	bool strict;	      /* never trust a host key on first use */
 	bool verbose;	      /* GC_VERBOSE=1 for the scripts (changes no marker) */
 	/* Called once the nodes and steps are set, before any host key is pinned: a chance
-	 * to give the nodes their own inputs. Returns 0, or -1 with err set. NULL: none. */
-	int (*prepare)(void *ctx, struct gc_boot *b, struct gc_error *err);
+	 * to give the nodes (s->boot) their own inputs. Returns 0, or -1 with err set.
+	 * NULL: none. */
+	int (*prepare)(void *ctx, struct gc_session *s, struct gc_error *err);
 	void *prepare_ctx;
 	/* The runner's events, its cancel poll (also polled while pinning) and, for
 	 * GC_BOOT_EXEC, the command's output line by line (the step then streams and the
@@ -78,6 +81,10 @@ struct gc_session {
 	enum gc_boot_mode mode;
 	enum gc_session_stage stage; /* where the last call stopped */
 	struct gc_engine *engine;
+	/* the instances the nodes came from (the caller's list, or found): their addresses,
+	 * for the caller */
+	const struct gc_instance_list *live;
+	struct gc_instance_list found;
 	struct gc_boot boot;
 	struct gc_keypair key;
 	struct gc_known_hosts kh;
@@ -96,9 +103,9 @@ void gc_session_init(struct gc_session *s);
 void gc_session_release(struct gc_session *s);
 
 /*
- * Opens the session (see the top of this file) on the running instances of live, or of
- * a discovery when live is NULL (read only during the call). No running node is not an
- * error: boot.n_nodes is 0 and nothing else is set. Returns 0, or -1 with err set and
+ * Opens the session (see the top of this file) on the running instances of live (which
+ * must outlive the session), or of a discovery when live is NULL. No running node is not
+ * an error: boot.n_nodes is 0 and nothing else is set. Returns 0, or -1 with err set and
  * s->stage saying where.
  */
 int gc_session_open(struct gc_session *s, struct gc_engine *e, const struct gc_instance_list *live,

@@ -101,7 +101,6 @@ static const char stop_script[] = "f=" RUN_PGID_FILE "\n"
 
 struct run_state {
 	struct gc_cmd_ctx *ctx;
-	const struct gc_instance_list *live;
 	unsigned master_port;
 	char run_id[48];
 	struct gc_hosts hosts;
@@ -113,11 +112,12 @@ struct run_state {
 
 /* The nodes are known: each gets its rank variables (the ones hosts --format torchrun
  * prints), its label and the run's id. */
-static int run_prepare(void *arg, struct gc_boot *b, struct gc_error *err)
+static int run_prepare(void *arg, struct gc_session *s, struct gc_error *err)
 {
 	struct run_state *rs = arg;
+	struct gc_boot *b = &s->boot;
 
-	if (gc_hosts_add_boot(&rs->hosts, b, rs->live, NULL, err) < 0)
+	if (gc_hosts_add_boot(&rs->hosts, b, s->live, NULL, err) < 0)
 		return -1;
 	rs->env = gc_xcalloc(b->n_nodes * GC_HOSTS_N_ENV + 1, sizeof(*rs->env));
 	rs->vars = gc_xcalloc(b->n_nodes * RUN_N_VARS + 1, sizeof(*rs->vars));
@@ -329,27 +329,17 @@ static void print_outcome(struct gc_cmd_ctx *ctx, const struct gc_session *b)
 static int run_command(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_state *rs,
 		       struct gc_session *b)
 {
-	struct gc_instance_list live;
 	struct gc_session_opts o = { .mode = GC_BOOT_EXEC };
-	struct gc_error err;
 	char *script = run_script(ctx);
 	int rc;
 
-	gc_error_init(&err);
-	gc_instance_list_init(&live);
-	if (gc_engine_discover(e, &live, &err) < 0) {
-		gc_cmd_report_error(ctx, NULL, &err);
-		rc = gc_cmd_exit_for(&err);
-		goto out;
-	}
-	rs->live = &live;
 	o.command = script;
 	o.timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "timeout") * 1000;
 	o.prepare = run_prepare;
 	o.prepare_ctx = rs;
 	o.output = run_line;
 	o.output_ctx = rs;
-	rc = gc_cmd_boot_run(ctx, e, &live, &o, b);
+	rc = gc_cmd_boot_run(ctx, e, NULL, &o, b);
 	if (rc == GC_EXIT_OK && !b->ran) {
 		gc_out_error(ctx->out, "cluster '%s' has no running nodes", ctx->spec->name);
 		if (gc_cmd_opt_given(ctx, "no-apply"))
@@ -359,9 +349,6 @@ static int run_command(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_s
 		fflush(ctx->out->out);
 		print_outcome(ctx, b);
 	}
-out:
-	rs->live = NULL;
-	gc_instance_list_release(&live);
 	free(script);
 	return rc;
 }

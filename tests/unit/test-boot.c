@@ -9,8 +9,8 @@
  * a changed key is an error; nodes pinned before cost no call; no console at all); the
  * smoke report parser on the documented example and on hostile documents; terminate by
  * id touching only the cluster's instances; every row of the step table in a full
- * bootstrap; a session (bootstrap/session.c) opened on one node, on a name that matches
- * none, with a bad --from, and on no node.
+ * bootstrap; a session (bootstrap/session.c) opened for the nodes alone, on one node, on a
+ * name that matches none, with a bad --from, and on no node.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -514,7 +514,7 @@ static void test_session_open(void **state)
 	struct gc_engine e;
 	struct gc_instance_list live;
 	struct gc_session s;
-	struct gc_session_opts o = session_opts(GC_BOOT_LOGIN);
+	struct gc_session_opts o;
 	struct gc_error err;
 	char *key = NULL, *kh = NULL, *line = host_key_line();
 
@@ -522,8 +522,21 @@ static void test_session_open(void **state)
 	gc_error_init(&err);
 	cluster_live(&live);
 	assert_int_equal(gc_engine_init(&e, spec, &prov, &test_env, NULL, &err), 0);
+	kh = gc_state_path(e.state_dir, GC_STATE_KNOWN_HOSTS);
+	key = gc_state_path(e.state_dir, GC_STATE_KEY);
+	/* hosts: the nodes alone, from the caller's list; no key made, nothing pinned */
+	o = session_opts(GC_BOOT_NODES);
+	gc_session_init(&s);
+	assert_int_equal(gc_session_open(&s, &e, &live, &o, &err), 0);
+	assert_int_equal(s.boot.n_nodes, 3);
+	assert_ptr_equal(s.live, &live);
+	assert_int_equal(s.boot.n_steps, 0);
+	assert_int_equal(access(key, F_OK), -1);
+	gc_session_release(&s);
+	F.type_calls = 0;
 	/* ssh: one node by name, its key from the console, no instance type looked up */
 	F.console[0] = console_with(line);
+	o = session_opts(GC_BOOT_LOGIN);
 	o.names = one;
 	o.n_names = 1;
 	gc_session_init(&s);
@@ -535,8 +548,6 @@ static void test_session_open(void **state)
 	assert_false(s.tofu);
 	assert_int_equal(F.type_calls, 0);
 	/* the state files are where core/state.h says */
-	kh = gc_state_path(e.state_dir, GC_STATE_KNOWN_HOSTS);
-	key = gc_state_path(e.state_dir, GC_STATE_KEY);
 	assert_string_equal(s.kh_path, kh);
 	assert_int_equal(access(key, R_OK), 0);
 	assert_int_equal(access(kh, R_OK), 0);
