@@ -69,12 +69,14 @@
 #include "core/provider.h"
 #include "core/steps.h"
 #include "core/str.h"
+#include "core/wait.h"
 #include "providers/aws/aws.h"
 
 #define SIM_AKID       "AKIAGPUCLUSTERSIM001"
 #define SIM_SECRET     "gpucluster-sim-aws-secret-key-0000000000"
 #define UBUNTU_2204    "ami-0e8d2a5e1c4f22040"
 #define LAUNCH_WAIT_S  120
+#define WAIT_POLL_MS   100
 #define TREE_SAMPLE_MS 250
 #define TREE_PSS_EVERY 4 /* PSS on every 4th sample: reading it costs a page-table walk */
 #define TREE_TERM_WAIT 5 /* seconds a leftover gets between SIGTERM and SIGKILL */
@@ -97,6 +99,25 @@ static void log_sink(void *ctx, enum gc_log_level level, const char *line)
 	(void)ctx;
 	fprintf(stderr, "bootstrap-runner: %s: %s\n", level == GC_LOG_ERROR ? "error" : "warning",
 		line);
+}
+
+/*
+ * The spec the steps and their inputs come from (the step table, core/steps.h, read
+ * through gc_boot_set_steps as a real bootstrap does); bench/bootstrap.yml and
+ * bench/bootstrap-pssh.sh give the other tools the same inputs. The launched nodes are
+ * g5.xlarge: the smoke step expects what that type's facts say.
+ */
+static void bench_spec(struct gc_spec *spec)
+{
+	static char user[] = "ubuntu", driver[] = "570", cuda[] = "12.8", cudnn[] = "9";
+
+	memset(spec, 0, sizeof(*spec));
+	spec->ssh.user = user;
+	spec->bootstrap.driver = driver;
+	spec->bootstrap.cuda = cuda;
+	spec->bootstrap.cudnn = cudnn;
+	spec->bootstrap.container = GC_CONTAINER_DOCKER;
+	spec->bootstrap.smoke = GC_SMOKE_DRIVER | GC_SMOKE_CUDA | GC_SMOKE_CONTAINER;
 }
 
 /* ---- launch ---------------------------------------------------------------------------- */
@@ -159,57 +180,80 @@ static const struct gc_instance *find_instance(const struct gc_instance_list *l,
 	return NULL;
 }
 
-/* Waits until every id is running with an address; live gets the last listing. */
-static int wait_running(struct gc_provider *p, const char *cluster, char **ids, size_t n,
-			struct gc_instance_list *live, struct gc_error *err)
+/* Whether every launched instance runs with an address; live gets the last listing. */
+struct running_wait {
+	struct gc_provider *p;
+	const char *cluster;
+	char **ids;
+	size_t n, ready;
+	struct gc_instance_list *live;
+};
+
+static int poll_running(void *arg, struct gc_error *err)
 {
-	struct gc_tag_filter mine[] = { { GC_TAG_CLUSTER, cluster } };
+	struct running_wait *w = arg;
+	struct gc_tag_filter mine[] = { { GC_TAG_CLUSTER, w->cluster } };
 	struct gc_discover_query q = { mine, 1, false };
-	double deadline = now_s() + LAUNCH_WAIT_S;
 
-	for (;;) {
-		size_t ready = 0;
+	gc_instance_list_release(w->live);
+	gc_instance_list_init(w->live);
+	if (gc_provider_discover(w->p, &q, w->live, err) < 0)
+		return -1;
+	w->ready = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		const struct gc_instance *in = find_instance(w->live, w->ids[i]);
 
-		gc_instance_list_release(live);
-		gc_instance_list_init(live);
-		if (gc_provider_discover(p, &q, live, err) < 0)
-			return -1;
-		for (size_t i = 0; i < n; i++) {
-			const struct gc_instance *in = find_instance(live, ids[i]);
-
-			if (in && in->state == GC_STATE_RUNNING && in->public_ip)
-				ready++;
-		}
-		if (ready == n)
-			return 0;
-		if (now_s() > deadline)
-			return gc_error_set(err, GC_ETIMEOUT,
-					    "only %zu of %zu instances running after %d s", ready,
-					    n, LAUNCH_WAIT_S);
-		gc_clock_sleep_ms(NULL, 100);
+		if (in && in->state == GC_STATE_RUNNING && in->public_ip)
+			w->ready++;
 	}
+	return w->ready == w->n ? 0 : 1;
 }
 
-/* Pins the host key from the console output, which may lag the boot a little. */
-static int pin_from_console(struct gc_provider *p, struct gc_known_hosts *kh,
-			    const struct gc_instance *in, unsigned port, struct gc_error *err)
+/* Whether every node accepts TCP on its SSH port (it has booted). */
+struct listen_wait {
+	const struct gc_boot *b;
+	size_t next; /* the nodes before it listen */
+};
+
+static int poll_listening(void *arg, struct gc_error *err)
 {
-	double deadline = now_s() + LAUNCH_WAIT_S;
+	struct listen_wait *w = arg;
 
-	for (;;) {
-		char *console = NULL;
-		int rc;
+	(void)err;
+	while (w->next < w->b->n_nodes && tcp_listening(w->b->info[w->next].host, w->b->port))
+		w->next++;
+	return w->next == w->b->n_nodes ? 0 : 1;
+}
 
-		if (gc_provider_console_output(p, in->id, &console, err) < 0)
-			return -1;
-		rc = gc_known_hosts_pin_console(kh, in->public_ip, port, in->id, console, NULL,
-						err);
-		free(console);
-		if (rc == 0 || err->code != GC_ENOTFOUND || now_s() > deadline)
-			return rc;
-		gc_error_init(err);
-		gc_clock_sleep_ms(NULL, 100);
-	}
+/*
+ * The launched instances as a bootstrap sees them, every host key pinned from the
+ * console output (as gpucluster does; strict: a node whose console never shows its key
+ * fails the launch), and every node listening.
+ */
+static int pin_and_listen(struct gc_provider *p, const struct gc_instance_list *live, unsigned port,
+			  struct gc_known_hosts *kh, struct gc_log *log, struct gc_error *err)
+{
+	const struct gc_boot_pin_opts po = { .console_wait_ms = LAUNCH_WAIT_S * 1000,
+					     .console_retry_ms = WAIT_POLL_MS,
+					     .strict = true,
+					     .log = log };
+	struct gc_wait w = { .interval_ms = WAIT_POLL_MS,
+			     .timeout_ms = LAUNCH_WAIT_S * 1000,
+			     .what = "the nodes to listen on SSH" };
+	struct gc_spec spec;
+	struct gc_boot b;
+	struct listen_wait lw = { &b, 0 };
+	bool tofu;
+	int rc = -1;
+
+	bench_spec(&spec);
+	spec.ssh.port = port;
+	gc_boot_init(&b);
+	if (gc_boot_add_nodes(&b, &spec, live, NULL, log, err) == 0 &&
+	    gc_boot_pin(&b, p, kh, &po, &tofu, err) == 0)
+		rc = gc_wait_until(&w, poll_listening, &lw, err);
+	gc_boot_release(&b);
+	return rc;
 }
 
 static int cmd_launch(int argc, char **argv)
@@ -231,6 +275,10 @@ static int cmd_launch(int argc, char **argv)
 	struct gc_keypair_request kreq = { 0 };
 	char tag_key[] = GC_TAG_CLUSTER;
 	struct gc_tag tags[1];
+	struct running_wait rw;
+	const struct gc_wait running = { .interval_ms = WAIT_POLL_MS,
+					 .timeout_ms = LAUNCH_WAIT_S * 1000,
+					 .what = "the instances to run" };
 	FILE *f = NULL;
 	double t0 = now_s();
 	int rc = 1;
@@ -317,25 +365,10 @@ static int cmd_launch(int argc, char **argv)
 	ids = gc_xcalloc(made.n, sizeof(*ids));
 	for (size_t i = 0; i < made.n; i++)
 		ids[i] = made.items[i].id;
-	if (wait_running(p, cluster, ids, made.n, &live, &err) < 0)
+	rw = (struct running_wait){ p, cluster, ids, made.n, 0, &live };
+	if (gc_wait_until(&running, poll_running, &rw, &err) < 0 ||
+	    pin_and_listen(p, &live, (unsigned)port, &kh, &log, &err) < 0)
 		goto fail;
-	for (size_t i = 0; i < made.n; i++)
-		if (pin_from_console(p, &kh, find_instance(&live, ids[i]), (unsigned)port, &err) <
-		    0)
-			goto fail;
-	for (size_t i = 0; i < made.n; i++) {
-		const struct gc_instance *in = find_instance(&live, ids[i]);
-		double deadline = now_s() + LAUNCH_WAIT_S;
-
-		while (!tcp_listening(in->public_ip, (unsigned)port)) {
-			if (now_s() > deadline) {
-				gc_error_set(&err, GC_ETIMEOUT, "'%s' (%s:%u) does not listen",
-					     in->id, in->public_ip, (unsigned)port);
-				goto fail;
-			}
-			gc_clock_sleep_ms(NULL, 50);
-		}
-	}
 	f = fopen(nodes_path, "w");
 	if (!f) {
 		gc_error_set(&err, GC_EIO, "cannot write '%s': %s", nodes_path, strerror(errno));
@@ -380,25 +413,6 @@ out:
 }
 
 /* ---- run ------------------------------------------------------------------------------- */
-
-/*
- * The spec the steps and their inputs come from (the step table, core/steps.h, read
- * through gc_boot_set_steps as a real bootstrap does); bench/bootstrap.yml and
- * bench/bootstrap-pssh.sh give the other tools the same inputs. The launched nodes are
- * g5.xlarge: the smoke step expects what that type's facts say.
- */
-static void bench_spec(struct gc_spec *spec)
-{
-	static char user[] = "ubuntu", driver[] = "570", cuda[] = "12.8", cudnn[] = "9";
-
-	memset(spec, 0, sizeof(*spec));
-	spec->ssh.user = user;
-	spec->bootstrap.driver = driver;
-	spec->bootstrap.cuda = cuda;
-	spec->bootstrap.cudnn = cudnn;
-	spec->bootstrap.container = GC_CONTAINER_DOCKER;
-	spec->bootstrap.smoke = GC_SMOKE_DRIVER | GC_SMOKE_CUDA | GC_SMOKE_CONTAINER;
-}
 
 static const struct gc_runner_var bench_expect[] = {
 	{ .name = "EXPECT_GPUS", .value = "1" },
@@ -620,14 +634,18 @@ static int cmd_run(int argc, char **argv)
 	gc_boot_init(&boot);
 	if (gc_boot_set_steps(&boot, &spec, GC_BOOT_FULL, NULL, 0, false, &err) < 0)
 		goto fail;
-	if (!smoke) /* the last step; its inputs stay, unused */
+	if (!smoke) /* the last step */
 		boot.n_steps = boot.smoke_step;
-	/* the nodes' own inputs (the instance type's facts) for every step that takes them */
+	/* the inputs of the steps that run, and the nodes' own (the instance type's facts)
+	 * for every one that takes them */
 	vars = gc_xcalloc(boot.n_vars + N_EXPECT * gc_n_steps + 1, sizeof(*vars));
-	memcpy(vars, boot.vars, boot.n_vars * sizeof(*vars));
-	n_vars = boot.n_vars;
+	for (size_t i = 0; i < boot.n_vars; i++)
+		if (!boot.vars[i].step || gc_boot_step_index(&boot, boot.vars[i].step) != SIZE_MAX)
+			vars[n_vars++] = boot.vars[i];
 	for (size_t k = 0; k < gc_n_steps; k++)
 		for (size_t i = 0; gc_steps[k].node_facts && i < N_EXPECT; i++) {
+			if (gc_boot_step_index(&boot, gc_steps[k].name) == SIZE_MAX)
+				break;
 			vars[n_vars] = bench_expect[i];
 			vars[n_vars++].step = gc_steps[k].name;
 		}
