@@ -1,8 +1,8 @@
 /*
  * cmd-bootstrap.c: `gpucluster bootstrap [FILE] [--from STEP] [--node NODE]...`.
  *
- * Runs the bootstrap steps (detect, driver, cuda, cudnn, container, the spec's own steps,
- * smoke) on the cluster's running nodes, as apply does after creating them, without
+ * Runs the bootstrap steps (the step table of core/steps.h, the spec's own steps, smoke)
+ * on the cluster's running nodes, as apply does after creating them, without
  * touching any instance. Each step leaves a marker keyed by its script and inputs on the
  * node, so a node that finished skips in one round trip per step and a changed input
  * (say bootstrap.cuda) reruns that step and the ones after it; --from reruns from a step
@@ -41,7 +41,7 @@ const struct gc_cmd_entry gc_cmd_bootstrap = {
 	.summary = "install the GPU stack on the running nodes and smoke-test them",
 	.usage = "[FILE]",
 	.description = "Runs the bootstrap steps on every running node, as apply does after\n"
-		       "creating them: detect, driver, cuda, cudnn, container, the spec's own\n"
+		       "creating them: the GPU stack's steps (docs/bootstrap.md), the spec's own\n"
 		       "steps (as step-NAME), then the smoke test. A step a node finished with\n"
 		       "the same inputs is skipped; a changed input reruns that step and every\n"
 		       "later one. Instances are neither created nor terminated.",
