@@ -10,7 +10,8 @@
  * launch: COUNT instances (default image: plain Ubuntu 22.04, g5.xlarge) through the AWS
  * driver (gc_providers) against gpucluster-sim's EC2 endpoint with its test credentials,
  * authorising DIR/key (made on first use; OpenSSH's format). Every host key is pinned from
- * GetConsoleOutput into DIR/known_hosts, as the engine does; that file is OpenSSH's format
+ * GetConsoleOutput into DIR/known_hosts by gc_boot_pin, as a bootstrap does (strict: no
+ * trust on first use); that file is OpenSSH's format
  * too, so ssh under Ansible and parallel-ssh checks against the same pins. Then it waits
  * until every node accepts TCP on its SSH port and writes DIR/nodes, one "ID ADDRESS
  * PORT" line per node. Nothing of this is timed: every tool starts from launched, pinned,
