@@ -10,16 +10,18 @@
  * launch: COUNT instances (default image: plain Ubuntu 22.04, g5.xlarge) through the AWS
  * driver (gc_providers) against gpucluster-sim's EC2 endpoint with its test credentials,
  * authorising DIR/key (made on first use; OpenSSH's format). Every host key is pinned from
- * GetConsoleOutput into DIR/known_hosts, as the engine does; that file is OpenSSH's format
+ * GetConsoleOutput into DIR/known_hosts by gc_boot_pin, as a bootstrap does (strict: no
+ * trust on first use); that file is OpenSSH's format
  * too, so ssh under Ansible and parallel-ssh checks against the same pins. Then it waits
  * until every node accepts TCP on its SSH port and writes DIR/nodes, one "ID ADDRESS
  * PORT" line per node. Nothing of this is timed: every tool starts from launched, pinned,
  * listening nodes.
  *
  * run: the bootstrap as gpucluster runs it: gc_runner_run with the embedded files and the
- * steps detect, driver, cuda, cudnn, container and smoke (smoke per boot, as in
- * gpucluster's full bootstrap: on a re-run of a ready node every step is skipped by its
- * marker), the inputs below, the runner's default
+ * steps of the step table (core/steps.h: detect, driver, cuda, cudnn, container and
+ * smoke, smoke per boot, as in gpucluster's full bootstrap: on a re-run of a ready node
+ * every step is skipped by its marker), set up by gc_boot_set_steps from the spec
+ * below, the runner's default
  * options (64 connections, 2 s between SSH attempts). bench/bootstrap.yml and
  * bench/bootstrap-pssh.sh give the other tools the same inputs. Prints one summary line
  * (wall time of the run, user+sys CPU of this process during it, its peak RSS), the mean
@@ -55,6 +57,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bootstrap/cluster.h"
 #include "bootstrap/known_hosts.h"
 #include "bootstrap/runner.h"
 #include "bootstrap/scripts.h"
@@ -65,13 +68,16 @@
 #include "core/keygen.h"
 #include "core/log.h"
 #include "core/provider.h"
+#include "core/steps.h"
 #include "core/str.h"
+#include "core/wait.h"
 #include "providers/aws/aws.h"
 
 #define SIM_AKID       "AKIAGPUCLUSTERSIM001"
 #define SIM_SECRET     "gpucluster-sim-aws-secret-key-0000000000"
 #define UBUNTU_2204    "ami-0e8d2a5e1c4f22040"
 #define LAUNCH_WAIT_S  120
+#define WAIT_POLL_MS   100
 #define TREE_SAMPLE_MS 250
 #define TREE_PSS_EVERY 4 /* PSS on every 4th sample: reading it costs a page-table walk */
 #define TREE_TERM_WAIT 5 /* seconds a leftover gets between SIGTERM and SIGKILL */
@@ -94,6 +100,25 @@ static void log_sink(void *ctx, enum gc_log_level level, const char *line)
 	(void)ctx;
 	fprintf(stderr, "bootstrap-runner: %s: %s\n", level == GC_LOG_ERROR ? "error" : "warning",
 		line);
+}
+
+/*
+ * The spec the steps and their inputs come from (the step table, core/steps.h, read
+ * through gc_boot_set_steps as a real bootstrap does); bench/bootstrap.yml and
+ * bench/bootstrap-pssh.sh give the other tools the same inputs. The launched nodes are
+ * g5.xlarge: the smoke step expects what that type's facts say.
+ */
+static void bench_spec(struct gc_spec *spec)
+{
+	static char user[] = "ubuntu", driver[] = "570", cuda[] = "12.8", cudnn[] = "9";
+
+	memset(spec, 0, sizeof(*spec));
+	spec->ssh.user = user;
+	spec->bootstrap.driver = driver;
+	spec->bootstrap.cuda = cuda;
+	spec->bootstrap.cudnn = cudnn;
+	spec->bootstrap.container = GC_CONTAINER_DOCKER;
+	spec->bootstrap.smoke = GC_SMOKE_DRIVER | GC_SMOKE_CUDA | GC_SMOKE_CONTAINER;
 }
 
 /* ---- launch ---------------------------------------------------------------------------- */
@@ -156,57 +181,80 @@ static const struct gc_instance *find_instance(const struct gc_instance_list *l,
 	return NULL;
 }
 
-/* Waits until every id is running with an address; live gets the last listing. */
-static int wait_running(struct gc_provider *p, const char *cluster, char **ids, size_t n,
-			struct gc_instance_list *live, struct gc_error *err)
+/* Whether every launched instance runs with an address; live gets the last listing. */
+struct running_wait {
+	struct gc_provider *p;
+	const char *cluster;
+	char **ids;
+	size_t n, ready;
+	struct gc_instance_list *live;
+};
+
+static int poll_running(void *arg, struct gc_error *err)
 {
-	struct gc_tag_filter mine[] = { { GC_TAG_CLUSTER, cluster } };
+	struct running_wait *w = arg;
+	struct gc_tag_filter mine[] = { { GC_TAG_CLUSTER, w->cluster } };
 	struct gc_discover_query q = { mine, 1, false };
-	double deadline = now_s() + LAUNCH_WAIT_S;
 
-	for (;;) {
-		size_t ready = 0;
+	gc_instance_list_release(w->live);
+	gc_instance_list_init(w->live);
+	if (gc_provider_discover(w->p, &q, w->live, err) < 0)
+		return -1;
+	w->ready = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		const struct gc_instance *in = find_instance(w->live, w->ids[i]);
 
-		gc_instance_list_release(live);
-		gc_instance_list_init(live);
-		if (gc_provider_discover(p, &q, live, err) < 0)
-			return -1;
-		for (size_t i = 0; i < n; i++) {
-			const struct gc_instance *in = find_instance(live, ids[i]);
-
-			if (in && in->state == GC_STATE_RUNNING && in->public_ip)
-				ready++;
-		}
-		if (ready == n)
-			return 0;
-		if (now_s() > deadline)
-			return gc_error_set(err, GC_ETIMEOUT,
-					    "only %zu of %zu instances running after %d s", ready,
-					    n, LAUNCH_WAIT_S);
-		gc_clock_sleep_ms(NULL, 100);
+		if (in && in->state == GC_STATE_RUNNING && in->public_ip)
+			w->ready++;
 	}
+	return w->ready == w->n ? 0 : 1;
 }
 
-/* Pins the host key from the console output, which may lag the boot a little. */
-static int pin_from_console(struct gc_provider *p, struct gc_known_hosts *kh,
-			    const struct gc_instance *in, unsigned port, struct gc_error *err)
+/* Whether every node accepts TCP on its SSH port (it has booted). */
+struct listen_wait {
+	const struct gc_boot *b;
+	size_t next; /* the nodes before it listen */
+};
+
+static int poll_listening(void *arg, struct gc_error *err)
 {
-	double deadline = now_s() + LAUNCH_WAIT_S;
+	struct listen_wait *w = arg;
 
-	for (;;) {
-		char *console = NULL;
-		int rc;
+	(void)err;
+	while (w->next < w->b->n_nodes && tcp_listening(w->b->info[w->next].host, w->b->port))
+		w->next++;
+	return w->next == w->b->n_nodes ? 0 : 1;
+}
 
-		if (gc_provider_console_output(p, in->id, &console, err) < 0)
-			return -1;
-		rc = gc_known_hosts_pin_console(kh, in->public_ip, port, in->id, console, NULL,
-						err);
-		free(console);
-		if (rc == 0 || err->code != GC_ENOTFOUND || now_s() > deadline)
-			return rc;
-		gc_error_init(err);
-		gc_clock_sleep_ms(NULL, 100);
-	}
+/*
+ * The launched instances as a bootstrap sees them, every host key pinned from the
+ * console output (as gpucluster does; strict: a node whose console never shows its key
+ * fails the launch), and every node listening.
+ */
+static int pin_and_listen(struct gc_provider *p, const struct gc_instance_list *live, unsigned port,
+			  struct gc_known_hosts *kh, struct gc_log *log, struct gc_error *err)
+{
+	const struct gc_boot_pin_opts po = { .console_wait_ms = LAUNCH_WAIT_S * 1000,
+					     .console_retry_ms = WAIT_POLL_MS,
+					     .strict = true,
+					     .log = log };
+	struct gc_wait w = { .interval_ms = WAIT_POLL_MS,
+			     .timeout_ms = LAUNCH_WAIT_S * 1000,
+			     .what = "the nodes to listen on SSH" };
+	struct gc_spec spec;
+	struct gc_boot b;
+	struct listen_wait lw = { &b, 0 };
+	bool tofu;
+	int rc = -1;
+
+	bench_spec(&spec);
+	spec.ssh.port = port;
+	gc_boot_init(&b);
+	if (gc_boot_add_nodes(&b, &spec, live, NULL, log, err) == 0 &&
+	    gc_boot_pin(&b, p, kh, &po, &tofu, err) == 0)
+		rc = gc_wait_until(&w, poll_listening, &lw, err);
+	gc_boot_release(&b);
+	return rc;
 }
 
 static int cmd_launch(int argc, char **argv)
@@ -228,6 +276,10 @@ static int cmd_launch(int argc, char **argv)
 	struct gc_keypair_request kreq = { 0 };
 	char tag_key[] = GC_TAG_CLUSTER;
 	struct gc_tag tags[1];
+	struct running_wait rw;
+	const struct gc_wait running = { .interval_ms = WAIT_POLL_MS,
+					 .timeout_ms = LAUNCH_WAIT_S * 1000,
+					 .what = "the instances to run" };
 	FILE *f = NULL;
 	double t0 = now_s();
 	int rc = 1;
@@ -314,25 +366,10 @@ static int cmd_launch(int argc, char **argv)
 	ids = gc_xcalloc(made.n, sizeof(*ids));
 	for (size_t i = 0; i < made.n; i++)
 		ids[i] = made.items[i].id;
-	if (wait_running(p, cluster, ids, made.n, &live, &err) < 0)
+	rw = (struct running_wait){ p, cluster, ids, made.n, 0, &live };
+	if (gc_wait_until(&running, poll_running, &rw, &err) < 0 ||
+	    pin_and_listen(p, &live, (unsigned)port, &kh, &log, &err) < 0)
 		goto fail;
-	for (size_t i = 0; i < made.n; i++)
-		if (pin_from_console(p, &kh, find_instance(&live, ids[i]), (unsigned)port, &err) <
-		    0)
-			goto fail;
-	for (size_t i = 0; i < made.n; i++) {
-		const struct gc_instance *in = find_instance(&live, ids[i]);
-		double deadline = now_s() + LAUNCH_WAIT_S;
-
-		while (!tcp_listening(in->public_ip, (unsigned)port)) {
-			if (now_s() > deadline) {
-				gc_error_set(&err, GC_ETIMEOUT, "'%s' (%s:%u) does not listen",
-					     in->id, in->public_ip, (unsigned)port);
-				goto fail;
-			}
-			gc_clock_sleep_ms(NULL, 50);
-		}
-	}
 	f = fopen(nodes_path, "w");
 	if (!f) {
 		gc_error_set(&err, GC_EIO, "cannot write '%s': %s", nodes_path, strerror(errno));
@@ -378,22 +415,11 @@ out:
 
 /* ---- run ------------------------------------------------------------------------------- */
 
-/* The inputs of the steps; bench/bootstrap.yml and bench/bootstrap-pssh.sh use the same. */
-static const struct gc_runner_var bench_vars[] = {
-	{ .step = "driver", .name = "DRIVER", .value = "570" },
-	{ .step = "cuda", .name = "CUDA", .value = "12.8" },
-	{ .step = "cudnn", .name = "CUDNN", .value = "9" },
-	{ .step = "cudnn", .name = "CUDA", .value = "12.8" },
-	{ .step = "container", .name = "CONTAINER", .value = "docker" },
-	{ .step = "smoke", .name = "SMOKE", .value = "driver,cuda,container" },
-	{ .step = "smoke", .name = "CUDA", .value = "12.8" },
-	{ .step = "smoke", .name = "EXPECT_GPUS", .value = "1" },
-	{ .step = "smoke", .name = "EXPECT_GPU_MODEL", .value = "A10G" },
+static const struct gc_runner_var bench_expect[] = {
+	{ .name = "EXPECT_GPUS", .value = "1" },
+	{ .name = "EXPECT_GPU_MODEL", .value = "A10G" },
 };
-
-static const char *const bench_steps[] = {
-	"detect", "driver", "cuda", "cudnn", "container", "smoke"
-};
+#define N_EXPECT (sizeof(bench_expect) / sizeof(bench_expect[0]))
 
 struct node_list {
 	struct gc_runner_node *v;
@@ -562,10 +588,10 @@ static int cmd_run(int argc, char **argv)
 	const char *dir;
 	uint64_t concurrency = 0;
 	bool smoke = true;
-	struct gc_runner_step steps[sizeof(bench_steps) / sizeof(bench_steps[0])];
-	struct gc_runner_file *files = NULL;
-	struct gc_runner_var vars[sizeof(bench_vars) / sizeof(bench_vars[0])];
-	size_t n_steps = 0, n_vars = 0;
+	struct gc_spec spec;
+	struct gc_boot boot;
+	struct gc_runner_var *vars = NULL;
+	size_t n_vars = 0;
 	struct node_list nodes = { 0 };
 	struct gc_keypair key;
 	struct gc_known_hosts kh = { 0 };
@@ -605,32 +631,25 @@ static int cmd_run(int argc, char **argv)
 	gc_log_init(&log, GC_LOG_WARN, log_sink, NULL);
 	gc_keypair_init(&key);
 	gc_runner_report_init(&rep);
-	for (size_t k = 0; k < sizeof(bench_steps) / sizeof(bench_steps[0]); k++) {
-		char name[64];
-		const struct gc_bootstrap_file *bf;
-
-		if (!smoke && strcmp(bench_steps[k], "smoke") == 0)
-			continue;
-		snprintf(name, sizeof(name), "%s.sh", bench_steps[k]);
-		bf = gc_bootstrap_file_find(name);
-		if (!bf) {
-			fprintf(stderr, "bootstrap-runner: '%s' is not embedded\n", name);
-			goto out;
+	bench_spec(&spec);
+	gc_boot_init(&boot);
+	if (gc_boot_set_steps(&boot, &spec, GC_BOOT_FULL, NULL, 0, false, &err) < 0)
+		goto fail;
+	if (!smoke) /* the last step */
+		boot.n_steps = boot.smoke_step;
+	/* the inputs of the steps that run, and the nodes' own (the instance type's facts)
+	 * for every one that takes them */
+	vars = gc_xcalloc(boot.n_vars + N_EXPECT * gc_n_steps + 1, sizeof(*vars));
+	for (size_t i = 0; i < boot.n_vars; i++)
+		if (!boot.vars[i].step || gc_boot_step_index(&boot, boot.vars[i].step) != SIZE_MAX)
+			vars[n_vars++] = boot.vars[i];
+	for (size_t k = 0; k < gc_n_steps; k++)
+		for (size_t i = 0; gc_steps[k].node_facts && i < N_EXPECT; i++) {
+			if (gc_boot_step_index(&boot, gc_steps[k].name) == SIZE_MAX)
+				break;
+			vars[n_vars] = bench_expect[i];
+			vars[n_vars++].step = gc_steps[k].name;
 		}
-		steps[n_steps++] =
-			(struct gc_runner_step){ .name = bench_steps[k],
-						 .script = (const char *)bf->data,
-						 .script_len = bf->len,
-						 .per_boot = strcmp(bench_steps[k], "smoke") == 0 };
-	}
-	for (size_t i = 0; i < sizeof(bench_vars) / sizeof(bench_vars[0]); i++)
-		if (smoke || strcmp(bench_vars[i].step, "smoke") != 0)
-			vars[n_vars++] = bench_vars[i];
-	files = gc_xcalloc(gc_bootstrap_nfiles, sizeof(*files));
-	for (size_t i = 0; i < gc_bootstrap_nfiles; i++)
-		files[i] = (struct gc_runner_file){ gc_bootstrap_files[i].name,
-						    gc_bootstrap_files[i].data,
-						    gc_bootstrap_files[i].len };
 
 	path = gc_xasprintf("%s/key", dir);
 	if (gc_keypair_load(&key, path, &err) < 0)
@@ -645,13 +664,10 @@ static int cmd_run(int argc, char **argv)
 	if (read_nodes(&nodes, path, &err) < 0)
 		goto fail;
 
-	o.user = "ubuntu";
 	o.key = &key;
 	o.known_hosts = &kh;
-	o.files = files;
-	o.n_files = gc_bootstrap_nfiles;
-	o.steps = steps;
-	o.n_steps = n_steps;
+	gc_boot_runner_opts(&boot, &o);
+	o.user = "ubuntu";
 	o.vars = vars;
 	o.n_vars = n_vars;
 	o.concurrency = (unsigned)concurrency;
@@ -679,7 +695,7 @@ static int cmd_run(int argc, char **argv)
 	       ru1.ru_maxrss, rep.peak_sessions, connects, uploads, counts.reboots_asked,
 	       counts.waits, counts.reconnects);
 	print_phases(&counts, nodes.n);
-	print_report(&rep, nodes.v, n_steps, steps);
+	print_report(&rep, nodes.v, boot.n_steps, boot.steps);
 	if (run_rc < 0)
 		goto fail;
 	rc = 0;
@@ -695,7 +711,8 @@ out:
 	gc_keypair_release(&key);
 	gc_log_release(&log);
 	free(counts.node);
-	free(files);
+	free(vars);
+	gc_boot_release(&boot);
 	free(path);
 	return rc;
 }

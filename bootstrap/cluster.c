@@ -22,8 +22,8 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/clock.h"
-
-#define SLICE_MS 100 /* waits are cut into slices this long, so a cancel is seen quickly */
+#include "core/steps.h"
+#include "core/wait.h"
 
 /* The GPU steps turn into no-ops on a node whose instance type has no GPU. */
 static const char gpu_guard[] = "if [ \"${GC_NODE_GPUS:-}\" = 0 ]; then\n"
@@ -337,44 +337,40 @@ void gc_boot_keep_ids(struct gc_boot *b, const char *const *ids, size_t n)
 
 /* ---- steps ------------------------------------------------------------------------- */
 
-/* How often a step runs again once it succeeded on a node. */
-enum rerun {
-	RERUN_ON_CHANGE, /* its marker: when it or an earlier step changed */
-	RERUN_PER_BOOT,	 /* also after every reboot (smoke within a full bootstrap) */
-	RERUN_ALWAYS,	 /* every time (exec) */
-};
-
-static int add_step(struct gc_boot *b, const char *name, const char *script, uint64_t timeout_ms,
-		    enum rerun rerun)
+static void add_step(struct gc_boot *b, const char *name, const char *script, uint64_t timeout_ms,
+		     enum gc_step_rerun rerun)
 {
 	b->steps = gc_xreallocarray(b->steps, b->n_steps + 1, sizeof(*b->steps));
-	b->steps[b->n_steps++] = (struct gc_runner_step){ .name = name,
-							  .script = script,
-							  .timeout_ms = timeout_ms,
-							  .always = rerun == RERUN_ALWAYS,
-							  .per_boot = rerun == RERUN_PER_BOOT };
-	return 0;
+	b->steps[b->n_steps++] =
+		(struct gc_runner_step){ .name = name,
+					 .script = script,
+					 .timeout_ms = timeout_ms,
+					 .always = rerun == GC_STEP_RERUN_ALWAYS,
+					 .per_boot = rerun == GC_STEP_RERUN_PER_BOOT };
 }
 
-/* The guard in front of a GPU step's script, or NULL for the other files. */
+/* The guard in front of a step's script (file is NAME.sh), or NULL for the other files. */
 static const char *guard_of(const char *file, char *buf, size_t size)
 {
-	static const char *const gpu_steps[] = { "driver.sh", "cuda.sh", "cudnn.sh",
-						 "container.sh" };
+	size_t len = strlen(file);
+	char name[64];
+	const struct gc_step_def *d;
 
-	if (strcmp(file, GC_BOOT_SMOKE_STEP ".sh") == 0)
-		return smoke_guard;
-	for (size_t i = 0; i < sizeof(gpu_steps) / sizeof(gpu_steps[0]); i++) {
-		if (strcmp(file, gpu_steps[i]) == 0) {
-			snprintf(buf, size, gpu_guard, (int)(strlen(file) - 3), file);
-			return buf;
-		}
+	if (len < 4 || len - 3 >= sizeof(name) || strcmp(file + len - 3, ".sh") != 0)
+		return NULL;
+	snprintf(name, sizeof(name), "%.*s", (int)(len - 3), file);
+	if (!(d = gc_step_find(name)))
+		return NULL;
+	switch (d->guard) {
+	case GC_STEP_GUARD_GPU: snprintf(buf, size, gpu_guard, (int)(len - 3), file); return buf;
+	case GC_STEP_GUARD_SMOKE: return smoke_guard;
+	case GC_STEP_GUARD_NONE: break;
 	}
 	return NULL;
 }
 
 /*
- * Every embedded file, the GPU steps' scripts with their guard in front: the runner puts
+ * Every embedded file, the steps' scripts with their guard in front: the runner puts
  * a step's script in NAME.sh next to the files, so the two must be the same text. Both
  * the full bootstrap and smoke alone upload exactly this set, so they share one stamp.
  */
@@ -414,38 +410,29 @@ static const char *script_of(struct gc_boot *b, const char *step, struct gc_erro
 	return NULL;
 }
 
-static const char *smoke_list(struct gc_boot *b, unsigned flags)
+/*
+ * A row of the step table with its inputs from the spec. At the end of a full bootstrap
+ * smoke runs when anything before it ran or the node rebooted since it last passed, so
+ * re-applying to a ready cluster costs seconds (bench/README.md). The smoke command and
+ * --replace-unhealthy force it; a forced run removes the marker first, so a failure
+ * there makes the next apply test again.
+ */
+static int add_table_step(struct gc_boot *b, const struct gc_spec *spec,
+			  const struct gc_step_def *d, struct gc_error *err)
 {
-	static const struct {
-		unsigned flag;
-		const char *name;
-	} names[] = { { GC_SMOKE_DRIVER, "driver" },
-		      { GC_SMOKE_CUDA, "cuda" },
-		      { GC_SMOKE_CONTAINER, "container" },
-		      { GC_SMOKE_NCCL, "nccl" } };
-	struct gc_buf s = GC_BUF_INIT(0);
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (flags & names[i].flag)
-			gc_buf_addf(&s, "%s%s", s.len ? "," : "", names[i].name);
-	return keep(b, gc_buf_detach(&s, NULL));
-}
-
-/* At the end of a full bootstrap smoke runs when anything before it ran or the node
- * rebooted since it last passed, so re-applying to a ready cluster costs seconds
- * (bench/README.md). The smoke command and --replace-unhealthy force it; a forced run
- * removes the marker first, so a failure there makes the next apply test again. */
-static int add_smoke(struct gc_boot *b, const struct gc_spec *spec, enum rerun rerun,
-		     struct gc_error *err)
-{
-	const char *script = script_of(b, GC_BOOT_SMOKE_STEP, err);
+	const char *script = script_of(b, d->name, err);
 
 	if (!script)
 		return -1;
-	b->smoke_step = b->n_steps;
-	add_step(b, GC_BOOT_SMOKE_STEP, script, 0, rerun);
-	add_var(b, GC_BOOT_SMOKE_STEP, "SMOKE", smoke_list(b, spec->bootstrap.smoke), false);
-	add_var(b, GC_BOOT_SMOKE_STEP, "CUDA", spec->bootstrap.cuda, false);
+	if (strcmp(d->name, GC_STEP_SMOKE) == 0)
+		b->smoke_step = b->n_steps;
+	add_step(b, d->name, script, 0, d->rerun);
+	for (size_t k = 0; k < GC_STEP_MAX_INPUTS && d->inputs[k].var; k++) {
+		char *value = d->inputs[k].value(spec);
+
+		add_var(b, d->name, d->inputs[k].var, value, false);
+		free(value);
+	}
 	return 0;
 }
 
@@ -458,18 +445,23 @@ static void add_node_vars(struct gc_boot *b)
 		const struct gc_boot_node *n = &b->info[i];
 		struct gc_runner_var *v;
 		size_t k = 0;
-		const char *gpus;
+		const char *gpus, *model;
 
 		if (!n->have_facts)
 			continue;
-		v = own(b, gc_xcalloc(3, sizeof(*v)));
+		v = own(b, gc_xcalloc(1 + 2 * gc_n_steps, sizeof(*v)));
 		gpus = keep(b, gc_xasprintf("%u", n->facts.gpus));
+		model = keep(b, gc_xstrdup(n->facts.gpu_model));
 		v[k++] = (struct gc_runner_var){ NULL, "GC_NODE_GPUS", gpus, false };
-		v[k++] = (struct gc_runner_var){ GC_BOOT_SMOKE_STEP, "EXPECT_GPUS", gpus, false };
-		if (n->facts.gpu_model[0])
-			v[k++] = (struct gc_runner_var){ GC_BOOT_SMOKE_STEP, "EXPECT_GPU_MODEL",
-							 keep(b, gc_xstrdup(n->facts.gpu_model)),
+		for (size_t s = 0; s < gc_n_steps; s++) {
+			if (!gc_steps[s].node_facts)
+				continue;
+			v[k++] = (struct gc_runner_var){ gc_steps[s].name, "EXPECT_GPUS", gpus,
 							 false };
+			if (model[0])
+				v[k++] = (struct gc_runner_var){ gc_steps[s].name,
+								 "EXPECT_GPU_MODEL", model, false };
+		}
 		b->nodes[i].vars = v;
 		b->nodes[i].n_vars = k;
 	}
@@ -478,48 +470,38 @@ static void add_node_vars(struct gc_boot *b)
 int gc_boot_set_steps(struct gc_boot *b, const struct gc_spec *spec, enum gc_boot_mode mode,
 		      const char *command, uint64_t timeout_ms, bool verbose, struct gc_error *err)
 {
-	static const char *const gpu_steps[] = { "driver", "cuda", "cudnn", "container" };
-	const char *script;
-
 	if (b->n_steps)
 		return gc_error_set(err, GC_EINVALID, "the steps are set already");
+	if (mode == GC_BOOT_LOGIN || mode == GC_BOOT_NODES) /* ssh, hosts: no steps */
+		return 0;
 	if (verbose)
 		add_var(b, NULL, "GC_VERBOSE", "1", true);
 	if (mode == GC_BOOT_EXEC) {
 		if (!command || !*command)
 			return gc_error_set(err, GC_EINVALID, "no command to run");
 		add_step(b, GC_BOOT_EXEC_STEP, keep(b, gc_xstrdup(command)), timeout_ms,
-			 RERUN_ALWAYS);
+			 GC_STEP_RERUN_ALWAYS);
 		return 0;
 	}
 	add_files(b);
 	add_node_vars(b);
 	if (mode == GC_BOOT_SMOKE) /* the smoke command forces it (force_from) */
-		return add_smoke(b, spec, RERUN_PER_BOOT, err);
+		return add_table_step(b, spec, gc_step_find(GC_STEP_SMOKE), err);
 
-	if (!(script = script_of(b, "detect", err)))
-		return -1;
-	add_step(b, "detect", script, 0, RERUN_ON_CHANGE);
-	for (size_t i = 0; i < sizeof(gpu_steps) / sizeof(gpu_steps[0]); i++) {
-		if (!(script = script_of(b, gpu_steps[i], err)))
+	for (size_t i = 0; i < gc_n_steps; i++)
+		if (!gc_steps[i].after_user_steps && add_table_step(b, spec, &gc_steps[i], err) < 0)
 			return -1;
-		add_step(b, gpu_steps[i], script, 0, RERUN_ON_CHANGE);
-	}
-	add_var(b, "driver", "DRIVER", spec->bootstrap.driver, false);
-	add_var(b, "cuda", "CUDA", spec->bootstrap.cuda, false);
-	add_var(b, "cudnn", "CUDNN", spec->bootstrap.cudnn, false);
-	add_var(b, "cudnn", "CUDA", spec->bootstrap.cuda, false);
-	add_var(b, "container", "CONTAINER",
-		spec->bootstrap.container == GC_CONTAINER_DOCKER ? "docker" : "none", false);
-	add_var(b, "container", "DOCKER_USER", spec->ssh.user, false);
 	for (size_t i = 0; i < spec->bootstrap.n_steps; i++) {
 		const struct gc_spec_step *st = &spec->bootstrap.steps[i];
-		const char *name = keep(b, gc_xasprintf(GC_BOOT_STEP_PREFIX "%s", st->name));
+		const char *name = keep(b, gc_xasprintf(GC_STEP_USER_PREFIX "%s", st->name));
+		const char *script = keep(b, gc_xasprintf("set -euo pipefail\n%s\n", st->run));
 
-		script = keep(b, gc_xasprintf("set -euo pipefail\n%s\n", st->run));
-		add_step(b, name, script, (uint64_t)st->timeout_s * 1000, RERUN_ON_CHANGE);
+		add_step(b, name, script, (uint64_t)st->timeout_s * 1000, GC_STEP_RERUN_ON_CHANGE);
 	}
-	return add_smoke(b, spec, RERUN_PER_BOOT, err);
+	for (size_t i = 0; i < gc_n_steps; i++)
+		if (gc_steps[i].after_user_steps && add_table_step(b, spec, &gc_steps[i], err) < 0)
+			return -1;
+	return 0;
 }
 
 size_t gc_boot_step_index(const struct gc_boot *b, const char *name)
@@ -561,11 +543,6 @@ static bool pinned_for(const struct gc_known_hosts *kh, const char *host, unsign
 			return true;
 	}
 	return false;
-}
-
-static bool pin_cancelled(const struct gc_boot_pin_opts *o)
-{
-	return o->cancelled && o->cancelled(o->cancel_ctx);
 }
 
 /*
@@ -635,18 +612,72 @@ static int pin_tag(struct gc_boot *b, size_t i, struct gc_known_hosts *kh,
 	return 0;
 }
 
+/* The console pinning's state between two looks (gc_wait_until). */
+struct pin_wait {
+	struct gc_boot *b;
+	struct gc_provider *p;
+	struct gc_known_hosts *kh;
+	const struct gc_boot_pin_opts *o;
+	struct gc_error *last; /* per node: why its console gave no key yet */
+	bool *given_up;	       /* per node: its console will not give a key */
+	size_t pending;
+	uint64_t start, wait_ms, retry_ms;
+};
+
+/* One look at every pending node's console: 0 when none is left to try or another look
+ * would end past the wait, 1 to look again after retry_ms, -1 on a hard error. */
+static int pin_look(void *arg, struct gc_error *err)
+{
+	struct pin_wait *w = arg;
+	struct gc_cancel cancel = { w->o->cancelled, w->o->cancel_ctx };
+	uint64_t el;
+
+	for (size_t i = 0; i < w->b->n_nodes; i++) {
+		int rc;
+
+		if (w->b->info[i].pin != GC_BOOT_PIN_NONE || w->given_up[i])
+			continue;
+		if (gc_cancelled(&cancel))
+			return gc_error_set(err, GC_ECANCELLED,
+					    "cancelled while pinning host keys");
+		rc = pin_one(w->b, i, w->p, w->kh, &w->last[i], err);
+		if (rc == -1)
+			return -1;
+		if (rc == 1 || rc == -2) {
+			w->given_up[i] = rc == -2;
+			w->pending--;
+		}
+	}
+	el = (gc_clock_now_ns(w->o->clock) - w->start) / GC_NS_PER_MS;
+	return w->pending && el + w->retry_ms <= w->wait_ms ? 1 : 0;
+}
+
 int gc_boot_pin(struct gc_boot *b, struct gc_provider *p, struct gc_known_hosts *kh,
 		const struct gc_boot_pin_opts *o, bool *out_tofu, struct gc_error *err)
 {
-	uint64_t wait_ms = o->console_wait_ms ? o->console_wait_ms : GC_BOOT_CONSOLE_WAIT_MS;
-	uint64_t retry_ms = o->console_retry_ms ? o->console_retry_ms : GC_BOOT_CONSOLE_RETRY_MS;
-	uint64_t start = gc_clock_now_ns(o->clock);
+	struct gc_cancel cancel = { o->cancelled, o->cancel_ctx };
+	struct pin_wait w = {
+		.b = b,
+		.p = p,
+		.kh = kh,
+		.o = o,
+		.wait_ms = o->console_wait_ms ? o->console_wait_ms : GC_BOOT_CONSOLE_WAIT_MS,
+		.retry_ms = o->console_retry_ms ? o->console_retry_ms : GC_BOOT_CONSOLE_RETRY_MS,
+		.start = gc_clock_now_ns(o->clock),
+	};
+	/* pin_look decides when to stop, so the wait itself has no deadline */
+	struct gc_wait wait = { .clock = o->clock,
+				.cancel = &cancel,
+				.interval_ms = w.retry_ms,
+				.what = "host keys in the console output" };
 	bool console = p && gc_provider_check_caps(p, GC_CAP_CONSOLE_OUTPUT, NULL) == 0;
+	uint64_t start = w.start;
 	struct gc_error *last = gc_xcalloc(b->n_nodes + 1, sizeof(*last));
-	bool *given_up = gc_xcalloc(b->n_nodes + 1, sizeof(*given_up));
-	size_t pending = 0, n_tofu = 0;
+	size_t n_tofu = 0;
 	int ret = -1;
 
+	w.last = last;
+	w.given_up = gc_xcalloc(b->n_nodes + 1, sizeof(*w.given_up));
 	for (size_t i = 0; i < b->n_nodes; i++) {
 		b->info[i].pin = GC_BOOT_PIN_NONE;
 		if (pinned_for(kh, b->info[i].host, b->port, b->info[i].id)) {
@@ -661,41 +692,10 @@ int gc_boot_pin(struct gc_boot *b, struct gc_provider *p, struct gc_known_hosts 
 			if (rc == 1)
 				continue;
 		}
-		pending++;
+		w.pending++;
 	}
-	while (console && pending) {
-		uint64_t el;
-
-		for (size_t i = 0; i < b->n_nodes; i++) {
-			int rc;
-
-			if (b->info[i].pin != GC_BOOT_PIN_NONE || given_up[i])
-				continue;
-			if (pin_cancelled(o)) {
-				gc_error_set(err, GC_ECANCELLED,
-					     "cancelled while pinning host keys");
-				goto out;
-			}
-			rc = pin_one(b, i, p, kh, &last[i], err);
-			if (rc == -1)
-				goto out;
-			if (rc == 1 || rc == -2) {
-				given_up[i] = rc == -2;
-				pending--;
-			}
-		}
-		el = (gc_clock_now_ns(o->clock) - start) / GC_NS_PER_MS;
-		if (!pending || el + retry_ms > wait_ms)
-			break;
-		for (uint64_t slept = 0; slept < retry_ms; slept += SLICE_MS) {
-			if (pin_cancelled(o)) {
-				gc_error_set(err, GC_ECANCELLED,
-					     "cancelled while pinning host keys");
-				goto out;
-			}
-			gc_clock_sleep_ms(o->clock, SLICE_MS);
-		}
-	}
+	if (console && w.pending && gc_wait_until(&wait, pin_look, &w, err) < 0)
+		goto out;
 
 	for (size_t i = 0; i < b->n_nodes; i++) {
 		struct gc_boot_node *n = &b->info[i];
@@ -736,7 +736,7 @@ int gc_boot_pin(struct gc_boot *b, struct gc_provider *p, struct gc_known_hosts 
 	ret = 0;
 out:
 	free(last);
-	free(given_up);
+	free(w.given_up);
 	return ret;
 }
 

@@ -10,9 +10,10 @@
  *                       facts (GPU count and model) from the cloud
  *   gc_boot_select      keeps the nodes a user named (an id, a unique prefix of one, or
  *                       GROUP/N)
- *   gc_boot_set_steps   the steps of a mode: everything (detect, driver, cuda, cudnn,
- *                       container, the spec's own steps, smoke), smoke alone, or one command
- *                       (exec); with every embedded file and the spec's inputs as variables
+ *   gc_boot_set_steps   the steps of a mode: everything (the rows of core/steps.h, the
+ *                       spec's own steps where the table says), smoke alone, or one
+ *                       command (exec); with every embedded file and the inputs each row
+ *                       takes from the spec as variables
  *   gc_boot_pin         pins every node's host key before the first connection: the key
  *                       it was given at launch (its GC_TAG_HOST_KEY tag, on clouds
  *                       without console output), else from the
@@ -24,9 +25,9 @@
  *                       validated and capped, into plain structs; anything malformed is a
  *                       failed smoke with the reason, never trusted
  *
- * Nodes without GPUs (their type's facts say 0) get the GPU steps (driver, cuda, cudnn,
- * container) as no-ops and a smoke document saying there was nothing to check: a guard
- * in front of those scripts looks at GC_NODE_GPUS, a per-node input.
+ * Nodes without GPUs (their type's facts say 0) get the GPU steps (the table's
+ * GC_STEP_GUARD_GPU rows) as no-ops and a smoke document saying there was nothing to
+ * check: a guard in front of those scripts looks at GC_NODE_GPUS, a per-node input.
  *
  * Nothing here prints; warnings go to the log. Life cycle: gc_boot_init -> add_nodes ->
  * (select) -> set_steps -> (pin) -> gc_boot_runner_opts + gc_runner_run ->
@@ -47,17 +48,18 @@
 #include "core/log.h"
 #include "core/provider.h"
 #include "core/spec.h"
+#include "core/steps.h"
 
-#define GC_BOOT_STEP_PREFIX	 "step-" /* user steps run as step-NAME */
 #define GC_BOOT_EXEC_STEP	 "exec"
-#define GC_BOOT_SMOKE_STEP	 "smoke"
 #define GC_BOOT_CONSOLE_WAIT_MS	 120000 /* how long a console may lag before we give up */
 #define GC_BOOT_CONSOLE_RETRY_MS 5000
 
 enum gc_boot_mode {
-	GC_BOOT_FULL,  /* detect, driver, cuda, cudnn, container, user steps, smoke */
+	GC_BOOT_FULL,  /* the step table (core/steps.h) with the spec's steps in it */
 	GC_BOOT_SMOKE, /* smoke alone */
 	GC_BOOT_EXEC,  /* one step that runs a command, every time */
+	GC_BOOT_LOGIN, /* no steps: the nodes and their host keys (ssh) */
+	GC_BOOT_NODES, /* no steps, no keys: the nodes alone (hosts) */
 };
 
 /* How a node's host key came to be trusted. */

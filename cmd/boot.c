@@ -1,7 +1,7 @@
 /*
- * boot.c: the bootstrapper run from the commands (see boot.h): nodes, host keys, the
- * runner with live progress, the per-node report and the smoke table, and apply's
- * bootstrap with its one round of replacing unhealthy nodes.
+ * boot.c: a bootstrap session run from the commands (see boot.h): its errors worded for
+ * the terminal, the runner's live progress, the per-node report and the smoke table, and
+ * apply's bootstrap with its one round of replacing unhealthy nodes.
  *
  * Everything a node prints is untrusted: it reaches the terminal only through
  * gc_out_puts_clean (control characters escaped), and the smoke document only through
@@ -14,7 +14,6 @@
 #include <jansson.h>
 
 #include "bootstrap/cluster.h"
-#include "bootstrap/known_hosts.h"
 #include "bootstrap/runner.h"
 #include "cmd/boot.h"
 #include "cmd/cluster.h"
@@ -24,34 +23,10 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/engine.h"
-#include "core/keygen.h"
 #include "core/plan.h"
 #include "core/suggest.h"
 
 #define TAIL_LINES 8 /* of a failed step's output, shown under its error */
-
-void gc_cmd_boot_init(struct gc_cmd_boot *b)
-{
-	memset(b, 0, sizeof(*b));
-	gc_boot_init(&b->boot);
-	gc_runner_report_init(&b->report);
-}
-
-void gc_cmd_boot_release(struct gc_cmd_boot *b)
-{
-	if (!b)
-		return;
-	for (size_t i = 0; b->smoke && i < b->boot.n_nodes; i++)
-		gc_smoke_report_release(&b->smoke[i]);
-	free(b->smoke);
-	for (size_t i = 0; b->console && i < b->boot.n_nodes; i++)
-		free(b->console[i]);
-	free(b->console);
-	gc_runner_report_release(&b->report);
-	gc_boot_release(&b->boot);
-	free(b->verb);
-	gc_cmd_boot_init(b);
-}
 
 static const char *mode_verb(enum gc_boot_mode m)
 {
@@ -60,12 +35,6 @@ static const char *mode_verb(enum gc_boot_mode m)
 	case GC_BOOT_EXEC: return "exec";
 	default: return "bootstrap";
 	}
-}
-
-static bool pin_cancelled(void *arg)
-{
-	(void)arg;
-	return gc_cmd_interrupted();
 }
 
 /* A bad --from: the error, with a suggestion and the list of steps. */
@@ -89,203 +58,61 @@ static void bad_from(struct gc_cmd_ctx *ctx, const struct gc_boot *b, const char
 	free(names);
 }
 
-/*
- * A node that never answered SSH (or did not come back from a reboot): its console
- * output usually says why (a kernel panic, cloud-init stuck, sshd not starting), so the
- * report shows its end. Only where the cloud has console output; failures to get it are
- * not worth more than a log line.
- */
-static void fetch_consoles(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_cmd_boot *out)
-{
-	if (gc_provider_check_caps(e->provider, GC_CAP_CONSOLE_OUTPUT, NULL) < 0)
-		return;
-	for (size_t i = 0; i < out->boot.n_nodes; i++) {
-		const struct gc_error *ne = &out->report.nodes[i].err;
-		struct gc_error err;
-		char *text = NULL;
-
-		if (ne->code != GC_ETIMEOUT ||
-		    (!strstr(ne->message, "no SSH on") &&
-		     !strstr(ne->message, "did not come back")))
-			continue;
-		gc_error_init(&err);
-		if (gc_provider_console_output(e->provider, out->boot.info[i].id, &text, &err) <
-		    0) {
-			gc_log_info(ctx->log, "no console output of %s: %s", out->boot.info[i].id,
-				    err.message);
-			continue;
-		}
-		if (!out->console)
-			out->console = gc_xcalloc(out->boot.n_nodes + 1, sizeof(*out->console));
-		out->console[i] = text;
-	}
-}
-
-static void parse_smoke(struct gc_cmd_boot *out)
-{
-	size_t k = out->boot.smoke_step;
-
-	out->smoke = gc_xcalloc(out->boot.n_nodes + 1, sizeof(*out->smoke));
-	for (size_t i = 0; i < out->boot.n_nodes; i++) {
-		const struct gc_runner_node_result *nr = &out->report.nodes[i];
-		const struct gc_runner_step_result *sr = &nr->steps[k];
-		char why[GC_ERROR_MSG_MAX + 32];
-
-		gc_smoke_report_init(&out->smoke[i]);
-		if (sr->state == GC_STEP_SKIPPED) {
-			gc_smoke_report_earlier(&out->smoke[i]);
-			continue;
-		}
-		if (sr->state == GC_STEP_OK || sr->state == GC_STEP_FAILED) {
-			gc_smoke_report_parse(&out->smoke[i], sr->out.data, sr->out.len,
-					      sr->exit_status);
-			if (!out->smoke[i].ok)
-				out->n_unhealthy++;
-			continue;
-		}
-		snprintf(why, sizeof(why), "the smoke test did not run%s%s",
-			 nr->err.code != GC_OK ? ": " : "",
-			 nr->err.code != GC_OK ? nr->err.message : "");
-		gc_smoke_report_not_run(&out->smoke[i], why);
-	}
-}
-
 int gc_cmd_boot_run(struct gc_cmd_ctx *ctx, struct gc_engine *e,
-		    const struct gc_instance_list *live, const struct gc_cmd_boot_opts *o,
-		    struct gc_cmd_boot *out)
+		    const struct gc_instance_list *live, const struct gc_session_opts *o,
+		    struct gc_session *out)
 {
-	struct gc_instance_list found;
-	struct gc_known_hosts kh;
-	struct gc_keypair key;
-	struct gc_runner_opts ro;
-	struct gc_boot_pin_opts po;
+	struct gc_session_opts so = *o;
 	struct gc_cmd_progress prog;
 	struct gc_error err;
-	bool tofu = false, kh_open = false;
-	char *kh_path = NULL;
-	uint64_t ssh_wait_ms = (uint64_t)gc_cmd_opt_int(ctx, "ssh-wait") * 1000;
-	int rc = GC_EXIT_FAILURE;
 
 	gc_error_init(&err);
-	gc_instance_list_init(&found);
-	gc_keypair_init(&key);
-	memset(&kh, 0, sizeof(kh));
-	out->verb = gc_xstrdup(mode_verb(o->mode));
-	if (!live) {
-		if (gc_engine_discover(e, &found, &err) < 0) {
+	so.ssh_wait_ms = (uint64_t)gc_cmd_opt_int(ctx, "ssh-wait") * 1000;
+	so.strict = gc_cmd_opt_given(ctx, "strict-host-keys");
+	so.verbose = ctx->globals.verbose >= 2;
+	so.cancelled = gc_cmd_progress_tick;
+	if (gc_session_open(out, e, live, &so, &err) < 0) {
+		switch (out->stage) {
+		case GC_SESSION_FROM: bad_from(ctx, &out->boot, o->from); return GC_EXIT_USAGE;
+		case GC_SESSION_PIN:
+			gc_cmd_report_error(ctx, "host keys", &err);
+			if (err.code == GC_EAUTH && !so.strict)
+				gc_out_hint(ctx->out,
+					    "a changed key on a known instance is never accepted: "
+					    "if the instance really was rebuilt, delete its lines "
+					    "from %s",
+					    out->kh_path);
+			break;
+		case GC_SESSION_SELECT:
 			gc_cmd_report_error(ctx, NULL, &err);
-			rc = gc_cmd_exit_for(&err);
-			goto out;
+			gc_out_hint(ctx->out, "'%s status' lists the cluster's nodes", GC_PROGRAM);
+			break;
+		default: gc_cmd_report_error(ctx, NULL, &err); break;
 		}
-		live = &found;
+		return gc_cmd_exit_for(&err);
 	}
-	if (gc_boot_add_nodes(&out->boot, ctx->spec, live, e->provider, ctx->log, &err) < 0) {
-		gc_cmd_report_error(ctx, NULL, &err);
-		goto out;
-	}
-	if (o->ids)
-		gc_boot_keep_ids(&out->boot, o->ids, o->n_ids);
-	if (o->n_names && gc_boot_select(&out->boot, o->names, o->n_names, &err) < 0) {
-		gc_cmd_report_error(ctx, NULL, &err);
-		gc_out_hint(ctx->out, "'%s status' lists the cluster's nodes", GC_PROGRAM);
-		goto out;
-	}
-	if (out->boot.n_nodes == 0) {
-		rc = GC_EXIT_OK;
-		goto out;
-	}
-	if (gc_boot_set_steps(&out->boot, ctx->spec, o->mode, o->command, o->timeout_ms,
-			      ctx->globals.verbose >= 2, &err) < 0) {
-		gc_cmd_report_error(ctx, NULL, &err);
-		goto out;
-	}
+	if (out->boot.n_nodes == 0)
+		return GC_EXIT_OK;
+
+	gc_cmd_progress_begin(&prog, ctx, &out->boot, mode_verb(o->mode));
+	/* lines rewritten in place would tear the streamed ones */
 	if (o->output && o->mode == GC_BOOT_EXEC)
-		for (size_t k = 0; k < out->boot.n_steps; k++)
-			out->boot.steps[k].stream = true;
-	if (o->prepare && o->prepare(o->prepare_ctx, &out->boot, &err) < 0) {
-		gc_cmd_report_error(ctx, NULL, &err);
-		goto out;
-	}
-	if (o->from && gc_boot_step_index(&out->boot, o->from) == SIZE_MAX) {
-		bad_from(ctx, &out->boot, o->from);
-		rc = GC_EXIT_USAGE;
-		goto out;
-	}
-	if (gc_engine_keypair(e, &key, &err) < 0) {
-		gc_cmd_report_error(ctx, NULL, &err);
-		goto out;
-	}
-	kh_path = gc_xasprintf("%s/known_hosts", e->state_dir);
-	if (gc_known_hosts_open(&kh, kh_path, &err) < 0) {
-		gc_cmd_report_error(ctx, NULL, &err);
-		goto out;
-	}
-	kh_open = true;
-
-	memset(&po, 0, sizeof(po));
-	po.console_wait_ms =
-		ssh_wait_ms < GC_BOOT_CONSOLE_WAIT_MS ? ssh_wait_ms : GC_BOOT_CONSOLE_WAIT_MS;
-	po.strict = gc_cmd_opt_given(ctx, "strict-host-keys");
-	po.cancelled = pin_cancelled;
-	po.log = ctx->log;
-	if (gc_boot_pin(&out->boot, e->provider, &kh, &po, &tofu, &err) < 0) {
-		gc_cmd_report_error(ctx, "host keys", &err);
-		if (err.code == GC_EAUTH && !po.strict)
-			gc_out_hint(ctx->out,
-				    "a changed key on a known instance is never accepted: if "
-				    "the instance really was rebuilt, delete its lines from %s",
-				    kh_path);
-		rc = gc_cmd_exit_for(&err);
-		goto out;
-	}
-
-	memset(&ro, 0, sizeof(ro));
-	gc_boot_runner_opts(&out->boot, &ro);
-	ro.key = &key;
-	ro.known_hosts = &kh;
-	ro.trust_on_first_use = tofu;
-	ro.force_from = o->from;
-	ro.ssh_wait_ms = ssh_wait_ms;
-	ro.log = ctx->log;
-	gc_cmd_progress_begin(&prog, ctx, &out->boot, out->verb);
-	if (o->output && o->mode == GC_BOOT_EXEC) {
-		/* lines rewritten in place would tear the streamed ones */
 		prog.live = false;
-		ro.output = o->output;
-		ro.output_ctx = o->output_ctx;
-	}
-	ro.progress = gc_cmd_progress_event;
-	ro.progress_ctx = &prog;
-	ro.cancelled = gc_cmd_progress_tick;
-	ro.cancel_ctx = &prog;
-	gc_runner_run(&ro, out->boot.nodes, out->boot.n_nodes, &out->report, &err);
+	so.progress = gc_cmd_progress_event;
+	so.progress_ctx = &prog;
+	so.cancelled = gc_cmd_progress_tick;
+	so.cancel_ctx = &prog;
+	gc_session_run(out, &so, &err);
 	gc_cmd_progress_end(&prog);
-	if (out->report.n_nodes != out->boot.n_nodes) {
-		/* the runner refused its options before running anything */
-		gc_cmd_report_error(ctx, out->verb, &err);
-		goto out;
+	if (!out->ran) {
+		gc_cmd_report_error(ctx, mode_verb(o->mode), &err);
+		return GC_EXIT_FAILURE;
 	}
-	out->ran = true;
-	if (out->boot.smoke_step != SIZE_MAX)
-		parse_smoke(out);
-	if (err.code != GC_ECANCELLED)
-		fetch_consoles(ctx, e, out);
-	for (size_t i = 0; i < out->boot.n_nodes; i++)
-		if (out->report.nodes[i].err.code != GC_OK || (out->smoke && !out->smoke[i].ok))
-			out->n_failed++;
 	if (ctx->gha) /* the smoke results, for the step summary (cmd/gha.h) */
 		gc_gha_note_boot(ctx->gha, gc_cmd_boot_json(out));
 	if (err.code == GC_ECANCELLED)
-		rc = GC_EXIT_INTERRUPTED;
-	else
-		rc = out->n_failed ? GC_EXIT_FAILURE : GC_EXIT_OK;
-out:
-	if (kh_open)
-		gc_known_hosts_release(&kh);
-	free(kh_path);
-	gc_keypair_release(&key);
-	gc_instance_list_release(&found);
-	return rc;
+		return GC_EXIT_INTERRUPTED;
+	return out->n_failed ? GC_EXIT_FAILURE : GC_EXIT_OK;
 }
 
 /* ---- text reports ---------------------------------------------------------------- */
@@ -331,7 +158,7 @@ static const char *without_id(const char *msg, const char *id)
 	return msg;
 }
 
-static void print_node_failure(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b, size_t i)
+static void print_node_failure(struct gc_cmd_ctx *ctx, const struct gc_session *b, size_t i)
 {
 	const struct gc_boot_node *bn = &b->boot.info[i];
 	const struct gc_runner_node_result *nr = &b->report.nodes[i];
@@ -373,7 +200,7 @@ static void print_node_failure(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot 
 			    "created from another machine has that machine's key");
 }
 
-void gc_cmd_boot_print(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b)
+void gc_cmd_boot_print(struct gc_cmd_ctx *ctx, const struct gc_session *b)
 {
 	struct gc_output *o = ctx->out;
 	unsigned ran = 0, skipped = 0;
@@ -394,7 +221,7 @@ void gc_cmd_boot_print(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b)
 		gc_out_printf(o, o->err,
 			      "%s: %zu of %zu node%s ok; %u step%s ran, %u skipped (done before), "
 			      "in %.1fs\n",
-			      b->verb, b->boot.n_nodes - b->n_failed, b->boot.n_nodes,
+			      mode_verb(b->mode), b->boot.n_nodes - b->n_failed, b->boot.n_nodes,
 			      b->boot.n_nodes == 1 ? "" : "s", ran, ran == 1 ? "" : "s", skipped,
 			      (double)b->report.wall_ms / 1000.0);
 	if (b->smoke)
@@ -455,7 +282,7 @@ static void result_text(char *out, size_t size, const struct gc_smoke_report *r)
 	gc_buf_release(&b);
 }
 
-void gc_cmd_boot_print_smoke(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b)
+void gc_cmd_boot_print_smoke(struct gc_cmd_ctx *ctx, const struct gc_session *b)
 {
 	static const char *const units[] = { "GB/s", "GB/s", "GB/s", "TFLOPS" };
 	struct gc_output *o = ctx->out;
@@ -564,7 +391,7 @@ static json_t *smoke_json(const struct gc_smoke_report *r)
 			 "driver", r->driver, "cuda_runtime", r->cuda_runtime);
 }
 
-json_t *gc_cmd_boot_json(const struct gc_cmd_boot *b)
+json_t *gc_cmd_boot_json(const struct gc_session *b)
 {
 	json_t *nodes = json_array();
 
@@ -606,16 +433,16 @@ json_t *gc_cmd_boot_json(const struct gc_cmd_boot *b)
 			 "wall_ms", (json_int_t)b->report.wall_ms);
 }
 
-int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot_opts *o, const char *hint)
+int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_session_opts *o, const char *hint)
 {
 	struct gc_engine e;
 	struct gc_engine_opts eopts;
-	struct gc_cmd_boot b;
+	struct gc_session b;
 	int rc;
 
 	if (gc_cmd_engine(ctx, &e, &eopts) < 0)
 		return GC_EXIT_FAILURE;
-	gc_cmd_boot_init(&b);
+	gc_session_init(&b);
 	rc = gc_cmd_boot_run(ctx, &e, NULL, o, &b);
 	if (rc == GC_EXIT_OK && !b.ran) {
 		gc_out_error(ctx->out, "cluster '%s' has no running nodes", ctx->spec->name);
@@ -630,7 +457,7 @@ int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot_opts *o
 	} else if (b.ran) {
 		gc_cmd_boot_print(ctx, &b);
 	}
-	gc_cmd_boot_release(&b);
+	gc_session_release(&b);
 	gc_engine_release(&e);
 	return rc;
 }
@@ -638,7 +465,7 @@ int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot_opts *o
 /* ---- apply ------------------------------------------------------------------------- */
 
 /* The ids of the nodes whose smoke test ran and failed. */
-static size_t unhealthy_ids(const struct gc_cmd_boot *b, const char ***out)
+static size_t unhealthy_ids(const struct gc_session *b, const char ***out)
 {
 	size_t n = 0;
 
@@ -665,8 +492,8 @@ static int replace_round(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 	struct gc_engine_report term, rep;
 	struct gc_instance_list live;
 	struct gc_plan plan;
-	struct gc_cmd_boot b;
-	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_FULL };
+	struct gc_session b;
+	struct gc_session_opts o = { .mode = GC_BOOT_FULL };
 	struct gc_error err;
 	const char **created = NULL;
 	bool json = doc != NULL;
@@ -678,7 +505,7 @@ static int replace_round(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 	gc_engine_report_init(&rep);
 	gc_instance_list_init(&live);
 	gc_plan_init(&plan);
-	gc_cmd_boot_init(&b);
+	gc_session_init(&b);
 	if (!json) {
 		gc_out_printf(ctx->out, ctx->out->err, "\nreplacing %zu unhealthy node%s:", n,
 			      n == 1 ? "" : "s");
@@ -735,7 +562,7 @@ static int replace_round(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 	}
 out:
 	free(created);
-	gc_cmd_boot_release(&b);
+	gc_session_release(&b);
 	gc_plan_release(&plan);
 	gc_instance_list_release(&live);
 	gc_engine_report_release(&rep);
@@ -747,8 +574,8 @@ int gc_cmd_apply_bootstrap(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 			   const struct gc_engine_opts *eopts, json_t *doc,
 			   const char *const *names, const unsigned *counts, size_t n_over)
 {
-	struct gc_cmd_boot b;
-	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_FULL };
+	struct gc_session b;
+	struct gc_session_opts o = { .mode = GC_BOOT_FULL };
 	const char **bad = NULL;
 	size_t n_bad;
 	int rc;
@@ -759,8 +586,8 @@ int gc_cmd_apply_bootstrap(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 	/* asked to replace unhealthy nodes: health is tested now, not taken from this boot's
 	 * earlier pass */
 	if (gc_cmd_opt_given(ctx, "replace-unhealthy"))
-		o.from = GC_BOOT_SMOKE_STEP;
-	gc_cmd_boot_init(&b);
+		o.from = GC_STEP_SMOKE;
+	gc_session_init(&b);
 	rc = gc_cmd_boot_run(ctx, e, NULL, &o, &b);
 	if (doc)
 		json_object_set_new(doc, "bootstrap", gc_cmd_boot_json(&b));
@@ -780,7 +607,7 @@ int gc_cmd_apply_bootstrap(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 			    GC_PROGRAM, ctx->entry->name);
 	}
 	free(bad);
-	gc_cmd_boot_release(&b);
+	gc_session_release(&b);
 	return rc;
 }
 

@@ -1,15 +1,15 @@
 /*
  * boot.h: the bootstrapper as the commands use it.
  *
- * apply, scale, bootstrap, smoke and exec all do the same thing with different steps:
- * find the cluster's running nodes, pin their host keys, run steps on them through the
- * runner with live progress on stderr, and report per node. boot.c holds that once
+ * apply, scale, bootstrap, smoke and exec all run a session (bootstrap/session.h) with
+ * different steps and report per node. boot.c holds the printing side of that once
  * (gc_cmd_boot_run, the reports, and apply's "bootstrap, then replace the unhealthy
- * ones"); progress.c turns the runner's events into a live display on a terminal (one
- * line per node, rewritten in place, with elapsed times) or plain lines in a log.
+ * ones"); progress.c is the one progress printer: the runner's events as a live display
+ * on a terminal (one line per node, rewritten in place, with elapsed times) or plain
+ * lines in a log, and the engine's.
  *
- * Life cycle: gc_cmd_boot_init -> gc_cmd_boot_run -> gc_cmd_boot_print / _json ->
- * gc_cmd_boot_release. A struct gc_cmd_progress lives on the stack of gc_cmd_boot_run for
+ * Life cycle: gc_session_init -> gc_cmd_boot_run -> gc_cmd_boot_print / _json ->
+ * gc_session_release. A struct gc_cmd_progress lives on the stack of gc_cmd_boot_run for
  * one run of the runner.
  */
 #ifndef GC_CMD_BOOT_H
@@ -23,6 +23,7 @@
 
 #include "bootstrap/cluster.h"
 #include "bootstrap/runner.h"
+#include "bootstrap/session.h"
 #include "cmd/cmd.h"
 #include "core/engine.h"
 
@@ -34,6 +35,11 @@
 	  .def = "300", .min = 1, .max = 3600 }, \
 	{ .name = "strict-host-keys", .type = GC_OPT_FLAG, \
 	  .help = "never trust a host key on first use" }
+
+/* --node, repeatable, for the commands that may run on some of the nodes. */
+#define GC_CMD_NODE_OPT \
+	{ .name = "node", .type = GC_OPT_STRING, .arg = "NODE", \
+	  .help = "only this node (an id, a prefix of one, or GROUP/N)", .repeat = true }
 
 /* apply's and scale's options: confirmation, the wait for instances, the bootstrap that
  * follows them. */
@@ -55,61 +61,27 @@
 	GC_CMD_SSH_OPTS
 /* clang-format on */
 
-struct gc_cmd_boot_opts {
-	enum gc_boot_mode mode;
-	const char *from;	  /* run this step and the later ones whatever the markers */
-	const char *const *names; /* only these nodes (ids, prefixes, GROUP/N); NULL: all */
-	size_t n_names;
-	const char *const *ids; /* only these instances (exact ids); NULL: all */
-	size_t n_ids;
-	const char *command; /* GC_BOOT_EXEC */
-	uint64_t timeout_ms; /* GC_BOOT_EXEC; 0: the runner's default */
-	/* Called once the nodes and steps are set, before any host key is pinned: a chance
-	 * to give the nodes their own inputs (run's ranks). Returns 0, or -1 with err set.
-	 * NULL: none. */
-	int (*prepare)(void *ctx, struct gc_boot *b, struct gc_error *err);
-	void *prepare_ctx;
-	/* GC_BOOT_EXEC: the command's output, line by line as it comes (the step streams,
-	 * the report keeps none of it, and progress is never drawn in place). NULL: the
-	 * output is in the report. */
-	void (*output)(void *ctx, const struct gc_runner_line *line);
-	void *output_ctx;
-};
-
-struct gc_cmd_boot {
-	struct gc_boot boot;
-	struct gc_runner_report report;
-	struct gc_smoke_report *smoke; /* boot.n_nodes when the mode has a smoke step */
-	bool ran;		       /* the runner ran (there were nodes) */
-	size_t n_failed;	       /* nodes that did not finish every step */
-	size_t n_unhealthy;	       /* of those, nodes whose smoke test ran and failed */
-	char **console; /* boot.n_nodes: for a node that never answered SSH, its console */
-	char *verb;	/* "bootstrap", "smoke", "exec": for messages */
-};
-
-void gc_cmd_boot_init(struct gc_cmd_boot *b);
-void gc_cmd_boot_release(struct gc_cmd_boot *b);
-
 /*
- * Finds the running nodes (from live, or discovered when live is NULL), keeps the ones o
- * names, pins their host keys, runs o's steps on them and parses the smoke reports.
- * Problems with the whole run (no such node, a changed host key, a bad --from) are
- * reported here; per-node outcomes are left to gc_cmd_boot_print. Returns an exit code:
- * 0 when every node finished (also when there were no running nodes: check ran), 1 when
- * any failed, 64 for a bad --from, 130 when interrupted.
+ * Opens a session (bootstrap/session.h) with o and the command's --ssh-wait,
+ * --strict-host-keys and -vv, and runs it with live progress on stderr. out is
+ * initialised (gc_session_init) and released by the caller. Problems with the whole run
+ * (no such node, a changed host key, a bad --from) are reported here; per-node outcomes
+ * are left to gc_cmd_boot_print. Returns an exit code: 0 when every node finished (also
+ * when there were no running nodes: check out->ran), 1 when any failed, 64 for a bad
+ * --from, 130 when interrupted.
  */
 int gc_cmd_boot_run(struct gc_cmd_ctx *ctx, struct gc_engine *e,
-		    const struct gc_instance_list *live, const struct gc_cmd_boot_opts *o,
-		    struct gc_cmd_boot *out);
+		    const struct gc_instance_list *live, const struct gc_session_opts *o,
+		    struct gc_session *out);
 
 /* Text: each failed node with its reason and the failed step's last lines (stderr), a
  * summary line (stderr), then the smoke table (stdout). */
-void gc_cmd_boot_print(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b);
+void gc_cmd_boot_print(struct gc_cmd_ctx *ctx, const struct gc_session *b);
 
 /* The whole of `bootstrap` and `smoke`: run with o on the cluster's running nodes (an
  * error when there are none, with hint as a hint when not NULL), then print or write the
  * JSON report. Returns an exit code. */
-int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot_opts *o, const char *hint);
+int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_session_opts *o, const char *hint);
 
 /*
  * The script that runs the user's command line (ctx->cmd, words joined by spaces, run by
@@ -121,10 +93,10 @@ int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot_opts *o
 char *gc_cmd_user_script(const struct gc_cmd_ctx *ctx, const char *before, const char *after_rc);
 
 /* The smoke table alone, on stdout: node, GPUs, model, bandwidths, GEMM, result. */
-void gc_cmd_boot_print_smoke(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b);
+void gc_cmd_boot_print_smoke(struct gc_cmd_ctx *ctx, const struct gc_session *b);
 
 /* {"nodes":[...], "ok":N, "failed":N, "unhealthy":N, "wall_ms":N} (see docs/cli.md). */
-json_t *gc_cmd_boot_json(const struct gc_cmd_boot *b);
+json_t *gc_cmd_boot_json(const struct gc_session *b);
 
 /*
  * apply and scale, once the engine is done: bootstraps every running node (unless
@@ -158,8 +130,11 @@ void gc_cmd_progress_begin(struct gc_cmd_progress *p, struct gc_cmd_ctx *ctx,
 			   const struct gc_boot *boot, const char *verb);
 /* Draws the final state and frees what begin allocated. */
 void gc_cmd_progress_end(struct gc_cmd_progress *p);
-/* The runner's callbacks: progress, and cancelled (which also ticks the elapsed times). */
+/* The runner's callbacks: progress, and cancelled (SIGINT/SIGTERM; with a progress, it
+ * also ticks the elapsed times; NULL: only the signals, as when pinning). */
 void gc_cmd_progress_event(void *p, const struct gc_runner_event *ev);
 bool gc_cmd_progress_tick(void *p);
+/* ssh's wait for a node (ctx: the struct gc_cmd_ctx): a line per failed attempt. */
+void gc_cmd_progress_wait(void *ctx, const struct gc_runner_event *ev);
 
 #endif

@@ -1,11 +1,6 @@
 /*
- * cluster.c: opening the spec's cloud, confirmation, live progress and reports for the
- * commands that talk to a cloud (see cluster.h).
- *
- * Progress goes to stderr so that stdout stays the command's result (a plan, a JSON
- * document). On a terminal the wait for instances is one line rewritten in place; in
- * CI logs, where \r makes a mess, each change is its own line and an unchanged count is
- * repeated at most every 30 seconds.
+ * cluster.c: opening the spec's cloud, confirmation, and reports for the commands that
+ * talk to a cloud (see cluster.h). The engine's live progress is progress.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,24 +16,6 @@
 #include "cmd/output.h"
 #include "core/alloc.h"
 #include "core/provider.h"
-
-/* Seconds between repeated "waiting" lines when stderr is not a terminal. */
-#define PLAIN_REPEAT_MS 30000
-
-struct progress {
-	struct gc_cmd_ctx *ctx;
-	bool tty;
-	bool line_open; /* a \r line is on screen */
-	unsigned last_done;
-	uint64_t last_ms;
-};
-
-static struct progress progress_state;
-
-static const char *market_word(bool spot)
-{
-	return spot ? "spot" : "on-demand";
-}
 
 int gc_cmd_exit_for(const struct gc_error *err)
 {
@@ -139,85 +116,6 @@ bool gc_cmd_confirm(struct gc_cmd_ctx *ctx, const char *question)
 	return true;
 }
 
-/* ---- progress -------------------------------------------------------------------- */
-
-static void close_line(struct progress *pr)
-{
-	if (pr->line_open) {
-		gc_out_puts(pr->ctx->out, pr->ctx->out->err, "\n");
-		pr->line_open = false;
-	}
-}
-
-void gc_cmd_engine_progress_done(void)
-{
-	if (progress_state.ctx)
-		close_line(&progress_state);
-}
-
-static void on_progress(void *arg, const struct gc_engine_event *ev)
-{
-	struct progress *pr = arg;
-	struct gc_output *o = pr->ctx->out;
-	FILE *s = o->err;
-
-	if (o->quiet)
-		return;
-	switch (ev->kind) {
-	case GC_EV_WAITING:
-		if (pr->tty) {
-			gc_out_printf(o, s, "\r  waiting: %u/%u %s (%llus)\x1b[K", ev->done,
-				      ev->total, ev->message ? ev->message : "running",
-				      (unsigned long long)(ev->elapsed_ms / 1000));
-			pr->line_open = true;
-		} else if (ev->done != pr->last_done ||
-			   ev->elapsed_ms >= pr->last_ms + PLAIN_REPEAT_MS || pr->last_ms == 0) {
-			gc_out_printf(o, s, "  waiting: %u/%u %s (%llus)\n", ev->done, ev->total,
-				      ev->message ? ev->message : "running",
-				      (unsigned long long)(ev->elapsed_ms / 1000));
-			pr->last_done = ev->done;
-			pr->last_ms = ev->elapsed_ms ? ev->elapsed_ms : 1;
-		}
-		return;
-	case GC_EV_CREATE_START:
-		close_line(pr);
-		gc_out_printf(o, s, "  creating %u in group '%s': %s, %s, %s\n", ev->count,
-			      ev->group ? ev->group : "?", ev->type ? ev->type : "?",
-			      ev->zone ? ev->zone : "any zone", market_word(ev->spot));
-		return;
-	case GC_EV_CREATED:
-		close_line(pr);
-		gc_out_printf(o, s, "  %screated%s %u in group '%s'\n",
-			      gc_out_style(o, s, GC_STYLE_GREEN),
-			      gc_out_style(o, s, GC_STYLE_RESET), ev->count,
-			      ev->group ? ev->group : "?");
-		return;
-	case GC_EV_CREATE_FAILED:
-		close_line(pr);
-		gc_out_printf(o, s, "  %sno luck%s with %s/%s/%s: %s\n",
-			      gc_out_style(o, s, GC_STYLE_YELLOW),
-			      gc_out_style(o, s, GC_STYLE_RESET), ev->zone ? ev->zone : "any zone",
-			      ev->type ? ev->type : "?", market_word(ev->spot),
-			      ev->err ? ev->err->message : "failed");
-		return;
-	case GC_EV_TERMINATING:
-		close_line(pr);
-		gc_out_printf(o, s, "  terminating %u instance%s\n", ev->count,
-			      ev->count == 1 ? "" : "s");
-		return;
-	case GC_EV_TERMINATED:
-		close_line(pr);
-		gc_out_printf(o, s, "  terminated %u instance%s\n", ev->count,
-			      ev->count == 1 ? "" : "s");
-		return;
-	case GC_EV_INFO:
-		close_line(pr);
-		if (ev->message)
-			gc_out_printf(o, s, "  %s\n", ev->message);
-		return;
-	}
-}
-
 static bool on_cancelled(void *arg)
 {
 	(void)arg;
@@ -227,16 +125,11 @@ static bool on_cancelled(void *arg)
 int gc_cmd_engine(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_engine_opts *opts)
 {
 	struct gc_error err;
-	const struct gc_cmd_io *io = ctx->io;
 
 	gc_error_init(&err);
-	memset(&progress_state, 0, sizeof(progress_state));
-	progress_state.ctx = ctx;
-	progress_state.tty = io->err_tty >= 0 ? io->err_tty != 0 : isatty(fileno(io->err)) != 0;
 	memset(opts, 0, sizeof(*opts));
 	opts->cancelled = on_cancelled;
-	opts->progress = on_progress;
-	opts->progress_ctx = &progress_state;
+	gc_cmd_engine_progress_begin(ctx, opts);
 	if (gc_engine_init(e, ctx->spec, ctx->provider, ctx->env, ctx->log, &err) < 0) {
 		gc_cmd_report_error(ctx, NULL, &err);
 		return -1;
@@ -303,7 +196,7 @@ void gc_cmd_print_report(struct gc_cmd_ctx *ctx, const char *verb, const struct 
 {
 	struct gc_output *o = ctx->out;
 
-	close_line(&progress_state);
+	gc_cmd_engine_progress_done();
 	if (o->format == GC_OUTPUT_JSON) {
 		json_t *doc = gc_cmd_report_json(r);
 

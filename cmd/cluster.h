@@ -45,7 +45,9 @@ void gc_cmd_print_report(struct gc_cmd_ctx *ctx, const char *verb,
 /* That outcome as the JSON document gc_cmd_print_report writes (apply adds to it). */
 json_t *gc_cmd_report_json(const struct gc_engine_report *r);
 
-/* Ends the engine's live progress line, if one is open on the terminal. */
+/* progress.c: the engine's progress on stderr (gc_cmd_engine sets it up in opts), and
+ * the end of its live line, if one is open on the terminal. */
+void gc_cmd_engine_progress_begin(struct gc_cmd_ctx *ctx, struct gc_engine_opts *opts);
 void gc_cmd_engine_progress_done(void);
 
 /* Acquires the cluster's local lock, reporting a held lock clearly. */

@@ -1,8 +1,8 @@
 /*
  * cmd-bootstrap.c: `gpucluster bootstrap [FILE] [--from STEP] [--node NODE]...`.
  *
- * Runs the bootstrap steps (detect, driver, cuda, cudnn, container, the spec's own steps,
- * smoke) on the cluster's running nodes, as apply does after creating them, without
+ * Runs the bootstrap steps (the step table of core/steps.h, the spec's own steps, smoke)
+ * on the cluster's running nodes, as apply does after creating them, without
  * touching any instance. Each step leaves a marker keyed by its script and inputs on the
  * node, so a node that finished skips in one round trip per step and a changed input
  * (say bootstrap.cuda) reruns that step and the ones after it; --from reruns from a step
@@ -22,18 +22,14 @@ static const struct gc_opt bootstrap_opts[] = {
 	  .type = GC_OPT_STRING,
 	  .arg = "STEP",
 	  .help = "rerun from this step, even where it is done" },
-	{ .name = "node",
-	  .type = GC_OPT_STRING,
-	  .arg = "NODE",
-	  .help = "only this node (an id, a prefix of one, or GROUP/N)",
-	  .repeat = true },
+	GC_CMD_NODE_OPT,
 	GC_CMD_SSH_OPTS,
 	{ .name = NULL },
 };
 
 static int bootstrap_exec(struct gc_cmd_ctx *ctx)
 {
-	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_FULL };
+	struct gc_session_opts o = { .mode = GC_BOOT_FULL };
 
 	o.from = gc_cmd_opt_str(ctx, "from");
 	o.names = gc_cmd_opt_list(ctx, "node", &o.n_names);
@@ -45,7 +41,7 @@ const struct gc_cmd_entry gc_cmd_bootstrap = {
 	.summary = "install the GPU stack on the running nodes and smoke-test them",
 	.usage = "[FILE]",
 	.description = "Runs the bootstrap steps on every running node, as apply does after\n"
-		       "creating them: detect, driver, cuda, cudnn, container, the spec's own\n"
+		       "creating them: the GPU stack's steps (docs/bootstrap.md), the spec's own\n"
 		       "steps (as step-NAME), then the smoke test. A step a node finished with\n"
 		       "the same inputs is skipped; a changed input reruns that step and every\n"
 		       "later one. Instances are neither created nor terminated.",

@@ -20,11 +20,7 @@
 #include "core/buf.h"
 
 static const struct gc_opt exec_opts[] = {
-	{ .name = "node",
-	  .type = GC_OPT_STRING,
-	  .arg = "NODE",
-	  .help = "only this node (an id, a prefix of one, or GROUP/N)",
-	  .repeat = true },
+	GC_CMD_NODE_OPT,
 	{ .name = "timeout",
 	  .type = GC_OPT_INT,
 	  .arg = "SECONDS",
@@ -36,7 +32,7 @@ static const struct gc_opt exec_opts[] = {
 	{ .name = NULL },
 };
 
-static void print_block(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b, size_t i)
+static void print_block(struct gc_cmd_ctx *ctx, const struct gc_session *b, size_t i)
 {
 	struct gc_output *o = ctx->out;
 	const struct gc_boot_node *bn = &b->boot.info[i];
@@ -71,7 +67,7 @@ static json_t *text_json(const struct gc_buf *b)
 	return s ? s : json_null();
 }
 
-static json_t *exec_json(const struct gc_cmd_boot *b)
+static json_t *exec_json(const struct gc_session *b)
 {
 	json_t *nodes = json_array();
 
@@ -103,14 +99,14 @@ static int exec_exec(struct gc_cmd_ctx *ctx)
 {
 	struct gc_engine e;
 	struct gc_engine_opts eopts;
-	struct gc_cmd_boot b;
-	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_EXEC };
+	struct gc_session b;
+	struct gc_session_opts o = { .mode = GC_BOOT_EXEC };
 	char *script;
 	int rc;
 
 	if (gc_cmd_engine(ctx, &e, &eopts) < 0)
 		return GC_EXIT_FAILURE;
-	gc_cmd_boot_init(&b);
+	gc_session_init(&b);
 	script = gc_cmd_user_script(ctx, "", "");
 	o.command = script;
 	o.timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "timeout") * 1000;
@@ -140,7 +136,7 @@ static int exec_exec(struct gc_cmd_ctx *ctx)
 				      b.boot.n_nodes, b.boot.n_nodes == 1 ? "" : "s");
 	}
 	free(script);
-	gc_cmd_boot_release(&b);
+	gc_session_release(&b);
 	gc_engine_release(&e);
 	return rc;
 }

@@ -15,15 +15,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bootstrap/cluster.h"
 #include "bootstrap/hosts.h"
 #include "bootstrap/known_hosts.h"
+#include "bootstrap/session.h"
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
 #include "cmd/output.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/engine.h"
+#include "core/state.h"
 
 static const struct gc_opt hosts_opts[] = {
 	{ .name = "format",
@@ -93,8 +94,8 @@ static int hosts_exec(struct gc_cmd_ctx *ctx)
 {
 	struct gc_engine e;
 	struct gc_engine_opts eopts;
-	struct gc_instance_list live;
-	struct gc_boot b;
+	struct gc_session s;
+	const struct gc_session_opts so = { .mode = GC_BOOT_NODES };
 	struct gc_hosts h;
 	struct gc_known_hosts kh;
 	struct gc_hosts_opts ho = { .only = SIZE_MAX };
@@ -112,21 +113,19 @@ static int hosts_exec(struct gc_cmd_ctx *ctx)
 	if (gc_cmd_engine(ctx, &e, &eopts) < 0)
 		return GC_EXIT_FAILURE;
 	gc_error_init(&err);
-	gc_instance_list_init(&live);
-	gc_boot_init(&b);
+	gc_session_init(&s);
 	memset(&kh, 0, sizeof(kh));
 	gc_hosts_init(&h, ctx->spec->name, ctx->spec->ssh.user, ctx->spec->ssh.port, NULL, NULL);
-	if (gc_engine_discover(&e, &live, &err) < 0 ||
-	    gc_boot_add_nodes(&b, ctx->spec, &live, e.provider, ctx->log, &err) < 0) {
+	if (gc_session_open(&s, &e, NULL, &so, &err) < 0) {
 		gc_cmd_report_error(ctx, NULL, &err);
 		goto out;
 	}
-	if (!b.n_nodes) {
+	if (!s.boot.n_nodes) {
 		gc_out_error(ctx->out, "cluster '%s' has no running nodes", ctx->spec->name);
 		gc_out_hint(ctx->out, "'%s apply' creates them", GC_PROGRAM);
 		goto out;
 	}
-	if (node && gc_boot_find(&b, node, &ho.only, &err) < 0) {
+	if (node && gc_boot_find(&s.boot, node, &ho.only, &err) < 0) {
 		gc_cmd_report_error(ctx, NULL, &err);
 		gc_out_hint(ctx->out, "'%s status' lists the cluster's nodes", GC_PROGRAM);
 		goto out;
@@ -135,15 +134,15 @@ static int hosts_exec(struct gc_cmd_ctx *ctx)
 	dir = realpath(e.state_dir, NULL);
 	if (!dir)
 		dir = gc_xstrdup(e.state_dir);
-	key_path = gc_xasprintf("%s/id_ed25519", dir);
-	kh_path = gc_xasprintf("%s/known_hosts", dir);
+	key_path = gc_state_path(dir, GC_STATE_KEY);
+	kh_path = gc_state_path(dir, GC_STATE_KNOWN_HOSTS);
 	if (gc_known_hosts_open(&kh, kh_path, &err) < 0)
 		gc_out_warn(ctx->out, "%s", err.message);
 	else
 		kh_open = true;
 	gc_hosts_release(&h);
-	gc_hosts_init(&h, ctx->spec->name, b.user, b.port, key_path, kh_path);
-	if (gc_hosts_add_boot(&h, &b, &live, kh_open ? &kh : NULL, &err) < 0 ||
+	gc_hosts_init(&h, ctx->spec->name, s.boot.user, s.boot.port, key_path, kh_path);
+	if (gc_hosts_add_boot(&h, &s.boot, s.live, kh_open ? &kh : NULL, &err) < 0 ||
 	    gc_hosts_format(&text, &h, &ho, &err) < 0) {
 		gc_cmd_report_error(ctx, NULL, &err);
 		goto out;
@@ -171,8 +170,7 @@ out:
 	free(kh_path);
 	free(key_path);
 	free(dir);
-	gc_boot_release(&b);
-	gc_instance_list_release(&live);
+	gc_session_release(&s);
 	gc_engine_release(&e);
 	return rc;
 }

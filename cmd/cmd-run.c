@@ -28,7 +28,6 @@
 
 #include "bootstrap/cluster.h"
 #include "bootstrap/hosts.h"
-#include "bootstrap/known_hosts.h"
 #include "bootstrap/runner.h"
 #include "cmd/boot.h"
 #include "cmd/cluster.h"
@@ -38,7 +37,6 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/engine.h"
-#include "core/keygen.h"
 
 #define RUN_N_VARS	 (GC_HOSTS_N_ENV + 2) /* + GPUCLUSTER_NODE, GPUCLUSTER_RUN_ID */
 #define STOP_TIMEOUT_MS	 30000
@@ -103,7 +101,6 @@ static const char stop_script[] = "f=" RUN_PGID_FILE "\n"
 
 struct run_state {
 	struct gc_cmd_ctx *ctx;
-	const struct gc_instance_list *live;
 	unsigned master_port;
 	char run_id[48];
 	struct gc_hosts hosts;
@@ -115,11 +112,12 @@ struct run_state {
 
 /* The nodes are known: each gets its rank variables (the ones hosts --format torchrun
  * prints), its label and the run's id. */
-static int run_prepare(void *arg, struct gc_boot *b, struct gc_error *err)
+static int run_prepare(void *arg, struct gc_session *s, struct gc_error *err)
 {
 	struct run_state *rs = arg;
+	struct gc_boot *b = &s->boot;
 
-	if (gc_hosts_add_boot(&rs->hosts, b, rs->live, NULL, err) < 0)
+	if (gc_hosts_add_boot(&rs->hosts, b, s->live, NULL, err) < 0)
 		return -1;
 	rs->env = gc_xcalloc(b->n_nodes * GC_HOSTS_N_ENV + 1, sizeof(*rs->env));
 	rs->vars = gc_xcalloc(b->n_nodes * RUN_N_VARS + 1, sizeof(*rs->vars));
@@ -171,51 +169,27 @@ static void run_line(void *arg, const struct gc_runner_line *l)
  * command without a terminal outlives its SSH channel, so each node is asked to kill the
  * command's process group. Bounded; a further signal ends gpucluster at once.
  */
-static void stop_remote(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_cmd_boot *b,
-			const char *run_id)
+static void stop_remote(struct gc_cmd_ctx *ctx, struct gc_session *b, const char *run_id)
 {
 	const struct gc_runner_step step = {
 		.name = "stop", .script = stop_script, .timeout_ms = STOP_TIMEOUT_MS, .always = true
 	};
 	const struct gc_runner_var var = { .name = "GPUCLUSTER_RUN_ID", .value = run_id };
-	struct gc_runner_opts ro;
+	const struct gc_session_opts o = { .ssh_wait_ms = STOP_SSH_WAIT_MS };
 	struct gc_runner_report rep;
-	struct gc_keypair key;
-	struct gc_known_hosts kh;
 	struct gc_error err;
-	char *kh_path = gc_xasprintf("%s/known_hosts", e->state_dir);
 
 	gc_error_init(&err);
-	gc_keypair_init(&key);
 	gc_runner_report_init(&rep);
-	memset(&kh, 0, sizeof(kh));
 	gc_out_printf(ctx->out, ctx->out->err,
 		      "run: interrupted: stopping the command on %zu node%s\n", b->boot.n_nodes,
 		      b->boot.n_nodes == 1 ? "" : "s");
-	if (gc_engine_keypair(e, &key, &err) < 0 || gc_known_hosts_open(&kh, kh_path, &err) < 0) {
-		gc_out_warn(ctx->out, "cannot stop the command on the nodes: %s", err.message);
-		goto out;
-	}
-	memset(&ro, 0, sizeof(ro));
-	ro.user = b->boot.user;
-	ro.key = &key;
-	ro.known_hosts = &kh;
-	ro.steps = &step;
-	ro.n_steps = 1;
-	ro.vars = &var;
-	ro.n_vars = 1;
-	ro.ssh_wait_ms = STOP_SSH_WAIT_MS;
-	ro.log = ctx->log;
-	if (gc_runner_run(&ro, b->boot.nodes, b->boot.n_nodes, &rep, &err) < 0)
+	if (gc_session_run_steps(b, &step, 1, &var, 1, &o, &rep, &err) < 0)
 		gc_out_warn(ctx->out,
 			    "the command may still run on some nodes (%s): '%s exec -- pkill "
 			    "...' or the cluster's TTL ends it",
 			    err.message, GC_PROGRAM);
-	gc_known_hosts_release(&kh);
-out:
 	gc_runner_report_release(&rep);
-	gc_keypair_release(&key);
-	free(kh_path);
 }
 
 /* ---- the teardown ----------------------------------------------------------------- */
@@ -317,7 +291,7 @@ out:
 /* ---- the command ------------------------------------------------------------------- */
 
 /* The summary of the command: each failed node, then one line. */
-static void print_outcome(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b)
+static void print_outcome(struct gc_cmd_ctx *ctx, const struct gc_session *b)
 {
 	size_t n = b->boot.n_nodes;
 
@@ -353,29 +327,19 @@ static void print_outcome(struct gc_cmd_ctx *ctx, const struct gc_cmd_boot *b)
 /* Runs the command on every running node; returns an exit code. b->ran says whether it
  * started anywhere. */
 static int run_command(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_state *rs,
-		       struct gc_cmd_boot *b)
+		       struct gc_session *b)
 {
-	struct gc_instance_list live;
-	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_EXEC };
-	struct gc_error err;
+	struct gc_session_opts o = { .mode = GC_BOOT_EXEC };
 	char *script = run_script(ctx);
 	int rc;
 
-	gc_error_init(&err);
-	gc_instance_list_init(&live);
-	if (gc_engine_discover(e, &live, &err) < 0) {
-		gc_cmd_report_error(ctx, NULL, &err);
-		rc = gc_cmd_exit_for(&err);
-		goto out;
-	}
-	rs->live = &live;
 	o.command = script;
 	o.timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "timeout") * 1000;
 	o.prepare = run_prepare;
 	o.prepare_ctx = rs;
 	o.output = run_line;
 	o.output_ctx = rs;
-	rc = gc_cmd_boot_run(ctx, e, &live, &o, b);
+	rc = gc_cmd_boot_run(ctx, e, NULL, &o, b);
 	if (rc == GC_EXIT_OK && !b->ran) {
 		gc_out_error(ctx->out, "cluster '%s' has no running nodes", ctx->spec->name);
 		if (gc_cmd_opt_given(ctx, "no-apply"))
@@ -385,9 +349,6 @@ static int run_command(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_s
 		fflush(ctx->out->out);
 		print_outcome(ctx, b);
 	}
-out:
-	rs->live = NULL;
-	gc_instance_list_release(&live);
 	free(script);
 	return rc;
 }
@@ -397,7 +358,7 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 	struct gc_output *o = ctx->out;
 	struct gc_engine e;
 	struct gc_engine_opts eopts;
-	struct gc_cmd_boot b;
+	struct gc_session b;
 	struct run_state rs;
 	FILE *stdout_saved = o->out;
 	bool color_saved = o->color_out, down = gc_cmd_opt_given(ctx, "down"), engine = false;
@@ -427,7 +388,7 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 	snprintf(rs.run_id, sizeof(rs.run_id), "%lld-%ld", (long long)time(NULL), (long)getpid());
 	gc_hosts_init(&rs.hosts, ctx->spec->name, ctx->spec->ssh.user, ctx->spec->ssh.port, NULL,
 		      NULL);
-	gc_cmd_boot_init(&b);
+	gc_session_init(&b);
 
 	/* what gpucluster says goes to stderr: stdout is the nodes' */
 	o->out = o->err;
@@ -450,7 +411,7 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 	if (interrupted)
 		why = "interrupted";
 	if (interrupted && !down && b.ran)
-		stop_remote(ctx, &e, &b, rs.run_id);
+		stop_remote(ctx, &b, rs.run_id);
 	if (down) {
 		o->out = o->err;
 		o->color_out = o->color_err;
@@ -465,7 +426,7 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 	if (interrupted)
 		rc = GC_EXIT_INTERRUPTED;
 out:
-	gc_cmd_boot_release(&b);
+	gc_session_release(&b);
 	gc_hosts_release(&rs.hosts);
 	free(rs.env);
 	free(rs.vars);

@@ -17,11 +17,7 @@
 #include "cmd/output.h"
 
 static const struct gc_opt smoke_opts[] = {
-	{ .name = "node",
-	  .type = GC_OPT_STRING,
-	  .arg = "NODE",
-	  .help = "only this node (an id, a prefix of one, or GROUP/N)",
-	  .repeat = true },
+	GC_CMD_NODE_OPT,
 	GC_CMD_SSH_OPTS,
 	{ .name = NULL },
 };
@@ -30,7 +26,7 @@ static int smoke_exec(struct gc_cmd_ctx *ctx)
 {
 	/* forced: it tests again whatever passed before, and its outcome replaces the node's
 	 * per-boot smoke marker (a failure removes it, so the next apply tests again) */
-	struct gc_cmd_boot_opts o = { .mode = GC_BOOT_SMOKE, .from = GC_BOOT_SMOKE_STEP };
+	struct gc_session_opts o = { .mode = GC_BOOT_SMOKE, .from = GC_STEP_SMOKE };
 
 	o.names = gc_cmd_opt_list(ctx, "node", &o.n_names);
 	return gc_cmd_boot_command(ctx, &o, NULL);

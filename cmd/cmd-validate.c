@@ -21,23 +21,12 @@
 #include "core/diag.h"
 #include "core/error.h"
 #include "core/spec.h"
+#include "core/steps.h"
 
 static const char *container_name(enum gc_container c)
 {
 	return c == GC_CONTAINER_DOCKER ? "docker" : "none";
 }
-
-static const struct {
-	unsigned flag;
-	const char *name;
-} smoke_names[] = {
-	{ GC_SMOKE_DRIVER, "driver" },
-	{ GC_SMOKE_CUDA, "cuda" },
-	{ GC_SMOKE_CONTAINER, "container" },
-	{ GC_SMOKE_NCCL, "nccl" },
-};
-
-#define N_SMOKE (sizeof(smoke_names) / sizeof(smoke_names[0]))
 
 /* ---- text ------------------------------------------------------------------------ */
 
@@ -126,9 +115,9 @@ static void explain(struct gc_buf *b, const struct gc_spec *s)
 	LABEL(b, "smoke");
 	if (s->bootstrap.smoke == 0)
 		gc_buf_addstr(b, "none");
-	for (size_t i = 0, k = 0; i < N_SMOKE; i++)
-		if (s->bootstrap.smoke & smoke_names[i].flag)
-			gc_buf_addf(b, "%s%s", k++ ? ", " : "", smoke_names[i].name);
+	for (size_t i = 0, k = 0; i < GC_SMOKE_N_CHECKS; i++)
+		if (s->bootstrap.smoke & (1u << i))
+			gc_buf_addf(b, "%s%s", k++ ? ", " : "", gc_smoke_names[i]);
 	gc_buf_addch(b, '\n');
 
 	if (s->lifecycle.ttl_s > 0) {
@@ -249,9 +238,9 @@ static json_t *spec_json(const struct gc_spec *s)
 		json_array_append_new(a, jstr(s->bootstrap.steps[i].name));
 	json_object_set_new(o, "steps", a);
 	a = json_array();
-	for (size_t i = 0; i < N_SMOKE; i++)
-		if (s->bootstrap.smoke & smoke_names[i].flag)
-			json_array_append_new(a, json_string(smoke_names[i].name));
+	for (size_t i = 0; i < GC_SMOKE_N_CHECKS; i++)
+		if (s->bootstrap.smoke & (1u << i))
+			json_array_append_new(a, json_string(gc_smoke_names[i]));
 	json_object_set_new(o, "smoke", a);
 	json_object_set_new(j, "bootstrap", o);
 

@@ -1,5 +1,11 @@
 /*
- * progress.c: the bootstrapper's live progress on stderr (see boot.h).
+ * progress.c: the one progress printer: the bootstrapper's and the engine's live progress
+ * on stderr (see boot.h and cluster.h), and ssh's wait for a node.
+ *
+ * Progress goes to stderr so that stdout stays the command's result (a plan, a JSON
+ * document). The engine's wait for instances is one line rewritten in place on a
+ * terminal; in CI logs, where \r makes a mess, each change is its own line and an
+ * unchanged count is repeated at most every 30 seconds.
  *
  * On a terminal, every node has one line, rewritten in place: which step it is on, out of
  * how many, and for how long; a last line counts the nodes done. Past MAX_LIVE_NODES only
@@ -20,6 +26,7 @@
 #include <unistd.h>
 
 #include "cmd/boot.h"
+#include "cmd/cluster.h"
 #include "cmd/gha.h"
 #include "cmd/output.h"
 #include "core/alloc.h"
@@ -340,7 +347,7 @@ bool gc_cmd_progress_tick(void *arg)
 {
 	struct gc_cmd_progress *p = arg;
 
-	if (p->live)
+	if (p && p->live)
 		redraw(p, false);
 	return gc_cmd_interrupted();
 }
@@ -357,4 +364,121 @@ void gc_cmd_progress_end(struct gc_cmd_progress *p)
 	}
 	free(p->nodes);
 	p->nodes = NULL;
+}
+
+/* ---- the engine's progress ------------------------------------------------------ */
+
+/* Seconds between repeated "waiting" lines when stderr is not a terminal. */
+#define PLAIN_REPEAT_MS 30000
+
+struct engine_progress {
+	struct gc_cmd_ctx *ctx;
+	bool tty;
+	bool line_open; /* a \r line is on screen */
+	unsigned last_done;
+	uint64_t last_ms;
+};
+
+static struct engine_progress progress_state;
+
+static const char *market_word(bool spot)
+{
+	return spot ? "spot" : "on-demand";
+}
+
+static void close_line(struct engine_progress *pr)
+{
+	if (pr->line_open) {
+		gc_out_puts(pr->ctx->out, pr->ctx->out->err, "\n");
+		pr->line_open = false;
+	}
+}
+
+void gc_cmd_engine_progress_done(void)
+{
+	if (progress_state.ctx)
+		close_line(&progress_state);
+}
+
+static void on_progress(void *arg, const struct gc_engine_event *ev)
+{
+	struct engine_progress *pr = arg;
+	struct gc_output *o = pr->ctx->out;
+	FILE *s = o->err;
+
+	if (o->quiet)
+		return;
+	switch (ev->kind) {
+	case GC_EV_WAITING:
+		if (pr->tty) {
+			gc_out_printf(o, s, "\r  waiting: %u/%u %s (%llus)\x1b[K", ev->done,
+				      ev->total, ev->message ? ev->message : "running",
+				      (unsigned long long)(ev->elapsed_ms / 1000));
+			pr->line_open = true;
+		} else if (ev->done != pr->last_done ||
+			   ev->elapsed_ms >= pr->last_ms + PLAIN_REPEAT_MS || pr->last_ms == 0) {
+			gc_out_printf(o, s, "  waiting: %u/%u %s (%llus)\n", ev->done, ev->total,
+				      ev->message ? ev->message : "running",
+				      (unsigned long long)(ev->elapsed_ms / 1000));
+			pr->last_done = ev->done;
+			pr->last_ms = ev->elapsed_ms ? ev->elapsed_ms : 1;
+		}
+		return;
+	case GC_EV_CREATE_START:
+		close_line(pr);
+		gc_out_printf(o, s, "  creating %u in group '%s': %s, %s, %s\n", ev->count,
+			      ev->group ? ev->group : "?", ev->type ? ev->type : "?",
+			      ev->zone ? ev->zone : "any zone", market_word(ev->spot));
+		return;
+	case GC_EV_CREATED:
+		close_line(pr);
+		gc_out_printf(o, s, "  %screated%s %u in group '%s'\n",
+			      gc_out_style(o, s, GC_STYLE_GREEN),
+			      gc_out_style(o, s, GC_STYLE_RESET), ev->count,
+			      ev->group ? ev->group : "?");
+		return;
+	case GC_EV_CREATE_FAILED:
+		close_line(pr);
+		gc_out_printf(o, s, "  %sno luck%s with %s/%s/%s: %s\n",
+			      gc_out_style(o, s, GC_STYLE_YELLOW),
+			      gc_out_style(o, s, GC_STYLE_RESET), ev->zone ? ev->zone : "any zone",
+			      ev->type ? ev->type : "?", market_word(ev->spot),
+			      ev->err ? ev->err->message : "failed");
+		return;
+	case GC_EV_TERMINATING:
+		close_line(pr);
+		gc_out_printf(o, s, "  terminating %u instance%s\n", ev->count,
+			      ev->count == 1 ? "" : "s");
+		return;
+	case GC_EV_TERMINATED:
+		close_line(pr);
+		gc_out_printf(o, s, "  terminated %u instance%s\n", ev->count,
+			      ev->count == 1 ? "" : "s");
+		return;
+	case GC_EV_INFO:
+		close_line(pr);
+		if (ev->message)
+			gc_out_printf(o, s, "  %s\n", ev->message);
+		return;
+	}
+}
+
+void gc_cmd_engine_progress_begin(struct gc_cmd_ctx *ctx, struct gc_engine_opts *opts)
+{
+	memset(&progress_state, 0, sizeof(progress_state));
+	progress_state.ctx = ctx;
+	progress_state.tty = err_is_tty(ctx);
+	opts->progress = on_progress;
+	opts->progress_ctx = &progress_state;
+}
+
+/* ---- ssh's wait ------------------------------------------------------------------ */
+
+void gc_cmd_progress_wait(void *arg, const struct gc_runner_event *ev)
+{
+	struct gc_cmd_ctx *ctx = arg;
+
+	if (ev->phase == GC_RUN_WAITING_SSH && ev->err && !ctx->out->quiet)
+		gc_out_printf(ctx->out, ctx->out->err, "waiting for SSH on %s: %s\n", ev->node_name,
+			      ev->err->message);
 }

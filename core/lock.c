@@ -19,6 +19,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/engine.h"
+#include "core/state.h"
 #include "core/str.h"
 
 #define LOCK_INFO_MAX 256
@@ -74,7 +75,7 @@ static void describe_holder(int fd, char *out, size_t size)
 int gc_lock_acquire(struct gc_lock *out, const char *state_dir, const char *what,
 		    struct gc_error *err)
 {
-	char *path = gc_xasprintf("%s/lock", state_dir);
+	char *path = gc_state_path(state_dir, GC_STATE_LOCK);
 	struct gc_buf info = GC_BUF_INIT(LOCK_INFO_MAX);
 	int fd;
 

@@ -20,6 +20,7 @@
 #include "core/buf.h"
 #include "core/cidr.h"
 #include "core/spec-tree.h"
+#include "core/steps.h"
 #include "core/str.h"
 #include "core/suggest.h"
 
@@ -59,7 +60,6 @@ static const char *const cloud_names[] = { "aws", "alibaba", "tencent" };
 static const char *const market_names[] = { "on-demand", "spot", "spot-then-on-demand" };
 static const char *const placement_names[] = { "any", "same-zone" };
 static const char *const container_names[] = { "docker", "none" };
-static const char *const smoke_names[] = { "driver", "cuda", "container", "nccl" };
 static const char *const image_aliases[] = { "ubuntu-22.04", "ubuntu-24.04", "gpu-ready" };
 static const char *const reserved_tag_prefixes[] = { "gpucluster:", "aws:",   "acs:",
 						     "aliyun",	    "qcloud", "tencent" };
@@ -1331,18 +1331,18 @@ static void check_steps(struct val *v, const struct spec_node *n, struct gc_spec
 static void check_smoke(struct val *v, const struct spec_node *n, struct gc_spec *spec,
 			bool cuda_known, bool container_known)
 {
-	const struct spec_node *seen[ARRAY_SIZE(smoke_names)] = { NULL };
+	const struct spec_node *seen[GC_SMOKE_N_CHECKS] = { NULL };
 	unsigned flags = 0;
 	size_t count;
 
-	if (get_list(v, n, ARRAY_SIZE(smoke_names), false, &count) < 0)
+	if (get_list(v, n, GC_SMOKE_N_CHECKS, false, &count) < 0)
 		return;
 	for (size_t i = 0; i < count; i++) {
 		const struct spec_node *e = n->items[i];
 		size_t mark = path_index(v, i);
 		int k;
 
-		if (get_enum(v, e, smoke_names, ARRAY_SIZE(smoke_names), &k) < 0) {
+		if (get_enum(v, e, gc_smoke_names, GC_SMOKE_N_CHECKS, &k) < 0) {
 			path_pop(v, mark);
 			continue;
 		}

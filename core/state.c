@@ -16,6 +16,7 @@
 #include "core/alloc.h"
 #include "core/engine.h"
 #include "core/keygen.h"
+#include "core/state.h"
 
 static const char *env_get(const struct gc_spec_env *env, const char *name)
 {
@@ -120,9 +121,20 @@ void gc_engine_release(struct gc_engine *e)
 	e->state_dir = NULL;
 }
 
+char *gc_state_path(const char *state_dir, enum gc_state_file file)
+{
+	static const char *const names[] = {
+		[GC_STATE_KEY] = "id_ed25519",
+		[GC_STATE_KNOWN_HOSTS] = "known_hosts",
+		[GC_STATE_LOCK] = "lock",
+	};
+
+	return gc_xasprintf("%s/%s", state_dir, names[file]);
+}
+
 int gc_engine_keypair(struct gc_engine *e, struct gc_keypair *out, struct gc_error *err)
 {
-	char *path = gc_xasprintf("%s/id_ed25519", e->state_dir);
+	char *path = gc_state_path(e->state_dir, GC_STATE_KEY);
 	char *comment = NULL;
 	struct gc_keypair kp;
 	struct gc_error lerr;

@@ -8,7 +8,9 @@
  * (immediately, after the console lagged, never: trust on first use or, strict, an error;
  * a changed key is an error; nodes pinned before cost no call; no console at all); the
  * smoke report parser on the documented example and on hostile documents; terminate by
- * id touching only the cluster's instances.
+ * id touching only the cluster's instances; every row of the step table in a full
+ * bootstrap; a session (bootstrap/session.c) opened for the nodes alone, on one node, on a
+ * name that matches none, with a bad --from, and on no node.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,11 +24,14 @@
 
 #include "bootstrap/cluster.h"
 #include "bootstrap/known_hosts.h"
+#include "bootstrap/session.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/engine.h"
 #include "core/keygen.h"
 #include "core/spec.h"
+#include "core/state.h"
+#include "core/steps.h"
 #include "fake-clock.h"
 
 /* ---- the fake cloud ------------------------------------------------------------- */
@@ -240,20 +245,17 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* The cluster's instances as the engine would discover them. */
-static void cluster_nodes(struct gc_boot *b)
+/* The cluster's running instances, with their addresses. */
+static void cluster_live(struct gc_instance_list *l)
 {
-	struct gc_instance_list l;
-	struct gc_error err;
-
-	gc_instance_list_init(&l);
+	gc_instance_list_init(l);
 	for (size_t i = 0; i < F.insts.n; i++) {
 		const struct gc_instance *in = &F.insts.items[i];
 		struct gc_instance *c;
 
 		if (!in->cluster || strcmp(in->cluster, "t1") != 0)
 			continue;
-		c = gc_instance_list_push(&l);
+		c = gc_instance_list_push(l);
 		c->id = gc_xstrdup(in->id);
 		c->type = gc_xstrdup(in->type);
 		c->state = in->state;
@@ -262,6 +264,15 @@ static void cluster_nodes(struct gc_boot *b)
 		for (size_t k = 0; k < in->n_tags; k++)
 			gc_instance_set_tag(c, in->tags[k].key, in->tags[k].value);
 	}
+}
+
+/* The cluster's instances as the engine would discover them. */
+static void cluster_nodes(struct gc_boot *b)
+{
+	struct gc_instance_list l;
+	struct gc_error err;
+
+	cluster_live(&l);
 	gc_error_init(&err);
 	gc_boot_init(b);
 	assert_int_equal(gc_boot_add_nodes(b, spec, &l, &prov, NULL, &err), 0);
@@ -435,6 +446,150 @@ static void test_smoke_and_exec_steps(void **state)
 	gc_boot_release(&b);
 }
 
+/* Every row of the step table (core/steps.h) is in a full bootstrap, in the table's
+ * order around the spec's steps, with its script, its guard, its rerun rule and its
+ * inputs from the spec: adding a row needs no change here. */
+static void test_table_steps(void **state)
+{
+	struct gc_boot b;
+	struct gc_error err;
+	size_t at = 0;
+
+	(void)state;
+	cluster_nodes(&b);
+	gc_error_init(&err);
+	assert_int_equal(gc_boot_set_steps(&b, spec, GC_BOOT_FULL, NULL, 0, false, &err), 0);
+	assert_int_equal(b.n_steps, gc_n_steps + spec->bootstrap.n_steps);
+	for (int after = 0; after < 2; after++) {
+		for (size_t i = 0; i < gc_n_steps; i++) {
+			const struct gc_step_def *d = &gc_steps[i];
+			const struct gc_runner_step *st = &b.steps[at];
+			char file[64];
+
+			if (d->after_user_steps != (after == 1))
+				continue;
+			assert_string_equal(st->name, d->name);
+			assert_int_equal(st->per_boot, d->rerun == GC_STEP_RERUN_PER_BOOT);
+			assert_int_equal(st->always, d->rerun == GC_STEP_RERUN_ALWAYS);
+			/* the script is the embedded NAME.sh behind the row's guard */
+			snprintf(file, sizeof(file), "%s.sh", d->name);
+			for (size_t f = 0; f < b.n_files; f++)
+				if (strcmp(b.files[f].name, file) == 0)
+					assert_ptr_equal(b.files[f].data, st->script);
+			assert_int_equal(strstr(st->script, "GC_NODE_GPUS") != NULL,
+					 d->guard != GC_STEP_GUARD_NONE);
+			for (size_t k = 0; k < GC_STEP_MAX_INPUTS && d->inputs[k].var; k++) {
+				char *want = d->inputs[k].value(spec);
+				const char *got = var_of(&b, d->name, d->inputs[k].var);
+
+				assert_non_null(got);
+				assert_string_equal(got, want);
+				free(want);
+			}
+			if (strcmp(d->name, GC_STEP_SMOKE) == 0)
+				assert_int_equal(b.smoke_step, at);
+			at++;
+		}
+		for (size_t i = 0; !after && i < spec->bootstrap.n_steps; i++, at++)
+			assert_string_equal(b.steps[at].name + strlen(GC_STEP_USER_PREFIX),
+					    spec->bootstrap.steps[i].name);
+	}
+	assert_int_equal(at, b.n_steps);
+	assert_non_null(gc_step_find(GC_STEP_SMOKE));
+	assert_null(gc_step_find("nope"));
+	gc_boot_release(&b);
+}
+
+/* ---- the session ------------------------------------------------------------------ */
+
+static struct gc_session_opts session_opts(enum gc_boot_mode mode)
+{
+	struct gc_session_opts o = { .mode = mode, .ssh_wait_ms = 1000 };
+	return o;
+}
+
+static void test_session_open(void **state)
+{
+	static const char *const one[] = { "workers/1" }, *const bad[] = { "nope" };
+	struct gc_engine e;
+	struct gc_instance_list live;
+	struct gc_session s;
+	struct gc_session_opts o;
+	struct gc_error err;
+	char *key = NULL, *kh = NULL, *line = host_key_line();
+
+	(void)state;
+	gc_error_init(&err);
+	cluster_live(&live);
+	assert_int_equal(gc_engine_init(&e, spec, &prov, &test_env, NULL, &err), 0);
+	kh = gc_state_path(e.state_dir, GC_STATE_KNOWN_HOSTS);
+	key = gc_state_path(e.state_dir, GC_STATE_KEY);
+	/* hosts: the nodes alone, from the caller's list; no key made, nothing pinned */
+	o = session_opts(GC_BOOT_NODES);
+	gc_session_init(&s);
+	assert_int_equal(gc_session_open(&s, &e, &live, &o, &err), 0);
+	assert_int_equal(s.boot.n_nodes, 3);
+	assert_ptr_equal(s.live, &live);
+	assert_int_equal(s.boot.n_steps, 0);
+	assert_int_equal(access(key, F_OK), -1);
+	gc_session_release(&s);
+	F.type_calls = 0;
+	/* ssh: one node by name, its key from the console, no instance type looked up */
+	F.console[0] = console_with(line);
+	o = session_opts(GC_BOOT_LOGIN);
+	o.names = one;
+	o.n_names = 1;
+	gc_session_init(&s);
+	assert_int_equal(gc_session_open(&s, &e, &live, &o, &err), 0);
+	assert_int_equal(s.boot.n_nodes, 1);
+	assert_string_equal(s.boot.info[0].id, "i-0bbb");
+	assert_int_equal(s.boot.n_steps, 0);
+	assert_int_equal(s.boot.info[0].pin, GC_BOOT_PIN_CONSOLE);
+	assert_false(s.tofu);
+	assert_int_equal(F.type_calls, 0);
+	/* the state files are where core/state.h says */
+	assert_string_equal(s.kh_path, kh);
+	assert_int_equal(access(key, R_OK), 0);
+	assert_int_equal(access(kh, R_OK), 0);
+	gc_session_release(&s);
+
+	/* a name that matches nothing: stopped at the selection */
+	o.names = bad;
+	gc_session_init(&s);
+	assert_int_equal(gc_session_open(&s, &e, &live, &o, &err), -1);
+	assert_int_equal(s.stage, GC_SESSION_SELECT);
+	assert_int_equal(err.code, GC_ENOTFOUND);
+	gc_session_release(&s);
+
+	/* a full bootstrap with a --from that names no step: stopped there, steps set */
+	o = session_opts(GC_BOOT_FULL);
+	o.from = "cuda-toolkit";
+	gc_error_init(&err);
+	gc_session_init(&s);
+	assert_int_equal(gc_session_open(&s, &e, &live, &o, &err), -1);
+	assert_int_equal(s.stage, GC_SESSION_FROM);
+	assert_int_equal(err.code, GC_ENOTFOUND);
+	assert_int_equal(s.boot.n_steps, gc_n_steps + 1);
+	assert_true(F.type_calls > 0);
+	gc_session_release(&s);
+
+	/* no running node: nothing to do, and no error */
+	gc_instance_list_release(&live);
+	gc_instance_list_init(&live);
+	o.from = NULL;
+	gc_error_init(&err);
+	gc_session_init(&s);
+	assert_int_equal(gc_session_open(&s, &e, &live, &o, &err), 0);
+	assert_int_equal(s.boot.n_nodes, 0);
+	gc_session_release(&s);
+
+	gc_instance_list_release(&live);
+	gc_engine_release(&e);
+	free(line);
+	free(key);
+	free(kh);
+}
+
 /* ---- host keys ------------------------------------------------------------------- */
 
 static struct gc_boot_pin_opts pin_opts(bool strict)
@@ -447,7 +602,7 @@ static struct gc_boot_pin_opts pin_opts(bool strict)
 
 static void open_kh(struct gc_known_hosts *kh)
 {
-	char *path = gc_xasprintf("%s/known_hosts", F.state_dir);
+	char *path = gc_state_path(F.state_dir, GC_STATE_KNOWN_HOSTS);
 	struct gc_error err;
 
 	gc_error_init(&err);
@@ -523,7 +678,7 @@ static void test_pin_from_console(void **state)
 	gc_known_hosts_release(&kh);
 	/* without the pin's instance id the console is asked, and its other key refused */
 	{
-		char *path = gc_xasprintf("%s/known_hosts", F.state_dir);
+		char *path = gc_state_path(F.state_dir, GC_STATE_KNOWN_HOSTS);
 		char *cmd = gc_xasprintf("sed -i 's/ gpucluster:instance=i-0aaa//' '%s'", path);
 
 		assert_int_equal(system(cmd), 0);
@@ -581,7 +736,7 @@ static void test_pin_from_tag(void **state)
 	/* another key in the tag for an address pinned without its instance id: refused */
 	gc_known_hosts_release(&kh);
 	{
-		char *path = gc_xasprintf("%s/known_hosts", F.state_dir);
+		char *path = gc_state_path(F.state_dir, GC_STATE_KNOWN_HOSTS);
 		char *cmd = gc_xasprintf("sed -i 's/ gpucluster:instance=[^ ]*//' '%s'", path);
 
 		assert_int_equal(system(cmd), 0);
@@ -826,6 +981,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nodes_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_smoke_and_exec_steps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_steps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pin_from_console, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pin_from_tag, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pin_without_console, setup, teardown),

@@ -1,0 +1,84 @@
+/*
+ * steps.c: the bootstrap's step table and the smoke checks (see steps.h).
+ *
+ * To add a step: its script in templates/bootstrap/NAME.sh and one row here, in the
+ * place where it runs. The inputs' value functions below read one spec field each.
+ */
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/steps.h"
+
+static char *str_or_empty(const char *s)
+{
+	return gc_xstrdup(s ? s : "");
+}
+
+static char *in_driver(const struct gc_spec *spec)
+{
+	return str_or_empty(spec->bootstrap.driver);
+}
+
+static char *in_cuda(const struct gc_spec *spec)
+{
+	return str_or_empty(spec->bootstrap.cuda);
+}
+
+static char *in_cudnn(const struct gc_spec *spec)
+{
+	return str_or_empty(spec->bootstrap.cudnn);
+}
+
+static char *in_container(const struct gc_spec *spec)
+{
+	return gc_xstrdup(spec->bootstrap.container == GC_CONTAINER_DOCKER ? "docker" : "none");
+}
+
+static char *in_ssh_user(const struct gc_spec *spec)
+{
+	return str_or_empty(spec->ssh.user);
+}
+
+/* "driver,cuda,container": the checks asked for, in the table's order. */
+static char *in_smoke(const struct gc_spec *spec)
+{
+	struct gc_buf s = GC_BUF_INIT(0);
+
+	for (size_t k = 0; k < GC_SMOKE_N_CHECKS; k++)
+		if (spec->bootstrap.smoke & (1u << k))
+			gc_buf_addf(&s, "%s%s", s.len ? "," : "", gc_smoke_names[k]);
+	return gc_buf_detach(&s, NULL);
+}
+
+/* clang-format off */
+const struct gc_step_def gc_steps[] = {
+	{ .name = "detect" },
+	{ .name = "driver", .guard = GC_STEP_GUARD_GPU,
+	  .inputs = { { "DRIVER", "bootstrap.driver", in_driver } } },
+	{ .name = "cuda", .guard = GC_STEP_GUARD_GPU,
+	  .inputs = { { "CUDA", "bootstrap.cuda", in_cuda } } },
+	{ .name = "cudnn", .guard = GC_STEP_GUARD_GPU,
+	  .inputs = { { "CUDNN", "bootstrap.cudnn", in_cudnn },
+		      { "CUDA", "bootstrap.cuda", in_cuda } } },
+	{ .name = "container", .guard = GC_STEP_GUARD_GPU,
+	  .inputs = { { "CONTAINER", "bootstrap.container", in_container },
+		      { "DOCKER_USER", "ssh.user", in_ssh_user } } },
+	{ .name = GC_STEP_SMOKE, .guard = GC_STEP_GUARD_SMOKE, .rerun = GC_STEP_RERUN_PER_BOOT,
+	  .after_user_steps = true, .node_facts = true,
+	  .inputs = { { "SMOKE", "bootstrap.smoke", in_smoke },
+		      { "CUDA", "bootstrap.cuda", in_cuda } } },
+};
+/* clang-format on */
+const size_t gc_n_steps = sizeof(gc_steps) / sizeof(gc_steps[0]);
+
+const struct gc_step_def *gc_step_find(const char *name)
+{
+	for (size_t i = 0; i < gc_n_steps; i++)
+		if (strcmp(gc_steps[i].name, name) == 0)
+			return &gc_steps[i];
+	return NULL;
+}
+
+/* In flag order: GC_SMOKE_DRIVER is 1u << 0. */
+const char *const gc_smoke_names[GC_SMOKE_N_CHECKS] = { "driver", "cuda", "container", "nccl" };
