@@ -84,27 +84,13 @@ void gc_driver_wire_release(struct gc_driver_wire *w)
 
 /* ---- life cycle ------------------------------------------------------------------- */
 
-int gc_driver_init(struct gc_driver *d, struct gc_provider *p, const struct gc_driver_hooks *hooks,
-		   void *creds, const struct gc_provider_config *cfg, struct gc_error *err)
+static void driver_free(struct gc_provider *p)
 {
-	d->hooks = hooks;
-	d->creds = creds;
-	hooks->creds.init(creds);
-	gc_retry_quota_init(&d->quota, 0);
-	d->policy.max_attempts = hooks->max_attempts;
-	d->policy.quota = &d->quota;
-	d->policy.clock = p->clock;
-	d->rate_limit = !cfg->no_rate_limit;
-	d->profile = cfg->profile ? gc_xstrdup(cfg->profile) : NULL;
-	gc_spec_oidc_copy(&d->oidc, cfg->oidc);
-	d->http = gc_http_new(p->log, err);
-	return d->http ? 0 : -1;
-}
+	struct gc_driver *d = gc_driver(p);
 
-void gc_driver_release(struct gc_driver *d)
-{
-	if (!d || !d->hooks)
+	if (!d)
 		return;
+	d->hooks->close(p);
 	gc_http_free(d->http);
 	d->hooks->creds.release(d->creds);
 	free(d->profile);
@@ -116,6 +102,37 @@ void gc_driver_release(struct gc_driver *d)
 		free(d->buckets[i]);
 	}
 	free(d->buckets);
+	free(d);
+	p->impl = NULL;
+}
+
+int gc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		   const struct gc_driver_hooks *hooks, struct gc_error *err)
+{
+	struct gc_driver *d = gc_xcalloc(1, hooks->size);
+
+	p->impl = d;
+	d->hooks = hooks;
+	d->creds = (char *)d + hooks->creds.at;
+	hooks->creds.init(d->creds);
+	gc_retry_quota_init(&d->quota, 0);
+	d->policy.max_attempts = hooks->max_attempts;
+	d->policy.quota = &d->quota;
+	d->policy.clock = p->clock;
+	d->rate_limit = !cfg->no_rate_limit;
+	d->profile = cfg->profile ? gc_xstrdup(cfg->profile) : NULL;
+	gc_spec_oidc_copy(&d->oidc, cfg->oidc);
+	d->http = gc_http_new(p->log, err);
+	if (!d->http || hooks->open(p, cfg, err) != 0) {
+		driver_free(p);
+		return gc_error_prefix(err, "cannot open %s in '%s'", hooks->title, p->region);
+	}
+	return 0;
+}
+
+void gc_driver_close(struct gc_provider *p)
+{
+	driver_free(p);
 }
 
 int gc_driver_resolve_creds(struct gc_provider *p, struct gc_error *err)
@@ -125,23 +142,33 @@ int gc_driver_resolve_creds(struct gc_provider *p, struct gc_error *err)
 	return d->hooks->creds.resolve(p, d->creds, err);
 }
 
+static int64_t creds_expiration(const struct gc_driver *d)
+{
+	return *(const int64_t *)((const char *)d->creds + d->hooks->creds.expiration_at);
+}
+
+static const char *creds_source(const struct gc_driver *d, const void *creds)
+{
+	return *(char *const *)((const char *)creds + d->hooks->creds.source_at);
+}
+
 /* The chain again; the fresh credentials replace the old ones. */
 static int renew_creds(struct gc_provider *p, struct gc_error *err)
 {
 	struct gc_driver *d = gc_driver(p);
-	const struct gc_driver_creds_ops *ops = &d->hooks->creds;
-	void *fresh = gc_xcalloc(1, ops->size);
+	const struct gc_driver_creds_ops *co = &d->hooks->creds;
+	void *fresh = gc_xcalloc(1, co->size);
 
-	ops->init(fresh);
-	if (ops->resolve(p, fresh, err) != 0) {
-		ops->release(fresh);
+	co->init(fresh);
+	if (co->resolve(p, fresh, err) != 0) {
+		co->release(fresh);
 		free(fresh);
 		return -1;
 	}
 	gc_log_debug(p->log, "%s: renewed the credentials from %s", p->ops->name,
-		     ops->source(fresh) ? ops->source(fresh) : "the chain");
-	ops->release(d->creds);
-	memcpy(d->creds, fresh, ops->size);
+		     creds_source(d, fresh) ? creds_source(d, fresh) : "the chain");
+	co->release(d->creds);
+	memcpy(d->creds, fresh, co->size);
 	free(fresh);
 	return 0;
 }
@@ -149,8 +176,7 @@ static int renew_creds(struct gc_provider *p, struct gc_error *err)
 int gc_driver_refresh_creds(struct gc_provider *p, struct gc_error *err)
 {
 	struct gc_driver *d = gc_driver(p);
-	const struct gc_driver_creds_ops *ops = &d->hooks->creds;
-	int64_t expiration = ops->expiration(d->creds);
+	int64_t expiration = creds_expiration(d);
 	int64_t now = (int64_t)time(NULL);
 	struct gc_error e;
 
@@ -160,7 +186,7 @@ int gc_driver_refresh_creds(struct gc_provider *p, struct gc_error *err)
 	if (renew_creds(p, &e) == 0)
 		return 0;
 	if (now < expiration) {
-		const char *source = ops->source(d->creds);
+		const char *source = creds_source(d, d->creds);
 
 		/* still valid for a few minutes: keep going, try again next call */
 		gc_log_warn(p->log, "%s: cannot renew credentials from %s: %s", p->ops->name,
@@ -169,7 +195,7 @@ int gc_driver_refresh_creds(struct gc_provider *p, struct gc_error *err)
 	}
 	if (err)
 		*err = e;
-	return gc_error_prefix(err, "the %s credentials expired", ops->title);
+	return gc_error_prefix(err, "the %s credentials expired", d->hooks->title);
 }
 
 /* ---- our own rate limits ---------------------------------------------------------- */
@@ -505,4 +531,16 @@ int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *
 out:
 	free(left);
 	return ret;
+}
+
+char *gc_driver_key_body(const char *line)
+{
+	const char *s = line, *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strcspn(s, " \t");
+	if (*e)
+		e += 1 + strcspn(e + 1, " \t\r\n");
+	return gc_xstrndup(s, (size_t)(e - s));
 }

@@ -32,9 +32,9 @@
  * Layout: a driver's state (p->impl) starts with a struct gc_driver, so core reaches the
  * common part through gc_driver(p). Threads: one at a time, as the provider.
  *
- * Life cycle: the cloud's open calls gc_driver_init, resolves its endpoints, then
- * gc_driver_resolve_creds; its close (and a failed open) calls gc_driver_release before
- * freeing its own caches.
+ * Life cycle: the ops table's open is gc_driver_open with the cloud's hooks (which runs
+ * the cloud's own open hook: endpoints, gc_driver_resolve_creds, its buckets), its close
+ * gc_driver_close (the cloud's close hook, then the common part).
  */
 #ifndef GC_DRIVER_H
 #define GC_DRIVER_H
@@ -103,17 +103,31 @@ struct gc_driver_request;
 
 /* The cloud's credentials, kept in its driver struct and renewed by the pipeline. */
 struct gc_driver_creds_ops {
-	size_t size;	   /* sizeof the cloud's credentials struct */
-	const char *title; /* "the <title> credentials expired" */
+	size_t size;	      /* sizeof the cloud's credentials struct */
+	size_t at;	      /* its offset in the cloud's driver struct */
+	size_t expiration_at; /* offset of its int64_t expiry (unix seconds; 0: never) */
+	size_t source_at;     /* offset of its char *source (where they came from), or NULL */
 	void (*init)(void *creds);
 	void (*release)(void *creds);
 	/* Resolves the cloud's credential chain into creds (initialised, empty). */
 	int (*resolve)(struct gc_provider *p, void *creds, struct gc_error *err);
-	int64_t (*expiration)(const void *creds); /* unix seconds; 0: never */
-	const char *(*source)(const void *creds); /* where they came from, or NULL */
 };
 
 struct gc_driver_hooks {
+	/* The cloud's name in messages: "cannot open <title> in 'REGION'", "the <title>
+	 * credentials expired". */
+	const char *title;
+	size_t size; /* sizeof the cloud's driver struct, which starts with a struct gc_driver */
+	/*
+	 * The cloud's part of open, after the common state is set up: its region and
+	 * endpoints, the credentials (gc_driver_resolve_creds, where the chain needs them),
+	 * its own buckets. On failure gc_driver_open calls close and prefixes err.
+	 */
+	int (*open)(struct gc_provider *p, const struct gc_provider_config *cfg,
+		    struct gc_error *err);
+	/* Frees what the cloud's part made (its caches too); safe on a half-open driver. */
+	void (*close)(struct gc_provider *p);
+
 	size_t max_response;		    /* every answer is capped at this */
 	unsigned max_attempts;		    /* the retry policy's */
 	const struct gc_driver_code *codes; /* the cloud's code table */
@@ -152,7 +166,7 @@ struct gc_driver {
 	bool rate_limit; /* our own buckets; off for benchmarks of the naive client */
 	struct gc_driver_bucket **buckets;
 	size_t n_buckets, alloc_buckets;
-	void *creds; /* the cloud's credentials, inside its driver struct */
+	void *creds; /* the cloud's credentials, inside its driver struct (hooks->creds.at) */
 	/* what the credential chain was resolved from, to resolve it again before expiry */
 	char *profile;
 	char *endpoint; /* the spec's provider.endpoint as the cloud keeps it, or NULL */
@@ -165,14 +179,16 @@ static inline struct gc_driver *gc_driver(struct gc_provider *p)
 }
 
 /*
- * Sets up d for p: the hooks, one HTTP client, the retry quota and policy, the buckets
- * on unless cfg says no, the profile and the OIDC role copied from cfg; creds points at
- * the cloud's credentials struct, initialised here. The endpoint is the cloud's to set.
+ * The ops table's open for every cloud: allocates the cloud's driver struct into p->impl,
+ * sets up the common part (one HTTP client, the retry quota and policy, the buckets on
+ * unless cfg says no, the profile and OIDC role copied, the credentials initialised),
+ * then runs the cloud's open hook. On failure p->impl is NULL again and err is prefixed
+ * "cannot open <title> in 'REGION'".
  */
-int gc_driver_init(struct gc_driver *d, struct gc_provider *p, const struct gc_driver_hooks *hooks,
-		   void *creds, const struct gc_provider_config *cfg, struct gc_error *err);
-/* Frees what gc_driver_init and the pipeline made; d itself is the cloud's. NULL-safe. */
-void gc_driver_release(struct gc_driver *d);
+int gc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		   const struct gc_driver_hooks *hooks, struct gc_error *err);
+/* The ops table's close for every cloud: the cloud's close hook, then the common part. */
+void gc_driver_close(struct gc_provider *p);
 
 /* Resolves the credential chain into the driver's credentials (open). */
 int gc_driver_resolve_creds(struct gc_provider *p, struct gc_error *err);
@@ -281,5 +297,9 @@ int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *
 				      int (*call)(struct gc_provider *p, const char *const *ids,
 						  size_t n, struct gc_error *err),
 				      bool (*gone)(const char *cloud_code), struct gc_error *err);
+
+/* The "TYPE BASE64" part of an OpenSSH public key line (no comment), for comparing the
+ * key a cloud holds with ours; a new string. */
+char *gc_driver_key_body(const char *line);
 
 #endif

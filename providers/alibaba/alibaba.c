@@ -24,11 +24,10 @@
 #include "providers/alibaba/alibaba.h"
 #include "providers/alibaba/ecs.h"
 
-static void driver_free(struct ali_driver *d)
+void ali_driver_close(struct gc_provider *p)
 {
-	if (!d)
-		return;
-	gc_driver_release(&d->base);
+	struct ali_driver *d = ali_driver(p);
+
 	free(d->ecs_url);
 	free(d->ecs_host);
 	free(d->vpc_url);
@@ -45,7 +44,6 @@ static void driver_free(struct ali_driver *d)
 	gc_params_release(&d->aliases);
 	free(d->types);
 	gc_price_cache_release(&d->prices);
-	free(d);
 }
 
 static bool valid_region(const char *r)
@@ -84,42 +82,32 @@ static int endpoints(struct gc_provider *p, struct ali_driver *d, struct gc_erro
 	return 0;
 }
 
-static int ali_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+int ali_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 		    struct gc_error *err)
 {
-	struct ali_driver *d = gc_xcalloc(1, sizeof(*d));
+	struct ali_driver *d = ali_driver(p);
 
-	p->impl = d;
-	if (gc_driver_init(&d->base, p, &ali_hooks, &d->creds, cfg, err) != 0)
-		goto fail;
 	d->base.endpoint = cfg->endpoint && *cfg->endpoint ? gc_xstrdup(cfg->endpoint) : NULL;
-	if (!valid_region(p->region)) {
-		gc_error_set(err, GC_EINVALID, "'%s' is not an Alibaba Cloud region name",
-			     p->region ? p->region : "");
-		goto fail;
-	}
+	if (!valid_region(p->region))
+		return gc_error_set(err, GC_EINVALID, "'%s' is not an Alibaba Cloud region name",
+				    p->region);
 	if (endpoints(p, d, err) != 0 || gc_driver_resolve_creds(p, err) != 0)
-		goto fail;
+		return -1;
 	if (d->base.rate_limit) {
 		if (gc_ratelimit_init(&d->launch_bucket, ALI_LAUNCH_PER_MINUTE,
 				      ALI_LAUNCH_PER_MINUTE, 60000, p->clock, err) != 0)
-			goto fail;
+			return -1;
 		d->launch_bucket_set = true;
 	}
 	gc_log_debug(p->log, "alibaba: %s via '%s', credentials from %s", p->region, d->ecs_host,
 		     d->creds.source ? d->creds.source : "?");
 	return 0;
-fail:
-	driver_free(d);
-	p->impl = NULL;
-	return gc_error_prefix(err, "cannot open Alibaba Cloud in '%s'",
-			       p->region ? p->region : "");
 }
 
-static void ali_close(struct gc_provider *p)
+static int ali_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		    struct gc_error *err)
 {
-	driver_free(ali_driver(p));
-	p->impl = NULL;
+	return gc_driver_open(p, cfg, &ali_hooks, err);
 }
 
 const struct gc_provider_ops gc_provider_alibaba = {
@@ -133,7 +121,7 @@ const struct gc_provider_ops gc_provider_alibaba = {
 	.min_ttl_s = ALI_RELEASE_MIN_S,
 	.max_disk_gb = ALI_MAX_DISK_GB,
 	.open = ali_open,
-	.close = ali_close,
+	.close = gc_driver_close,
 	.discover = ali_discover,
 	.create = ali_create,
 	.terminate = ali_terminate,

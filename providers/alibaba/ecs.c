@@ -17,6 +17,7 @@
  * 2500 a minute). Throttling that still happens is retried, waiting at least the
  * x-acs-retry-after the answer carries.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,17 +365,11 @@ static void creds_release(void *creds)
 	ali_creds_release(creds);
 }
 
-static int64_t creds_expiration(const void *creds)
-{
-	return ((const struct ali_creds *)creds)->expiration;
-}
-
-static const char *creds_source(const void *creds)
-{
-	return ((const struct ali_creds *)creds)->source;
-}
-
 const struct gc_driver_hooks ali_hooks = {
+	.title = "Alibaba Cloud",
+	.size = sizeof(struct ali_driver),
+	.open = ali_driver_open,
+	.close = ali_driver_close,
 	.max_response = ALI_MAX_RESPONSE,
 	.max_attempts = ALI_MAX_ATTEMPTS,
 	.codes = ali_codes,
@@ -384,12 +379,12 @@ const struct gc_driver_hooks ali_hooks = {
 	.answer = ali_answer,
 	.creds = {
 		.size = sizeof(struct ali_creds),
-		.title = "Alibaba Cloud",
+		.at = offsetof(struct ali_driver, creds),
+		.expiration_at = offsetof(struct ali_creds, expiration),
+		.source_at = offsetof(struct ali_creds, source),
 		.init = creds_init,
 		.release = creds_release,
 		.resolve = creds_resolve,
-		.expiration = creds_expiration,
-		.source = creds_source,
 	},
 };
 

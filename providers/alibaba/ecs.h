@@ -100,6 +100,15 @@ static inline struct ali_driver *ali_driver(struct gc_provider *p)
 	return (struct ali_driver *)p->impl;
 }
 
+/* ---- alibaba.c: the cloud's part of open and close (core/driver.h's hooks) ------------- */
+
+/* Checks the region, sets the endpoints, resolves the credentials, sets up the launch
+ * bucket. */
+int ali_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		    struct gc_error *err);
+/* Frees the endpoints, the launch bucket and the caches. */
+void ali_driver_close(struct gc_provider *p);
+
 /* ---- ecs.c: the pipeline's hooks ---------------------------------------------------------- */
 
 /* ACS3 signing, the JSON errors and the server's retry hint, the code table, the

@@ -24,11 +24,10 @@
 #include "providers/aws/aws.h"
 #include "providers/aws/ec2.h"
 
-static void driver_free(struct aws_driver *d)
+void aws_driver_close(struct gc_provider *p)
 {
-	if (!d)
-		return;
-	gc_driver_release(&d->base);
+	struct aws_driver *d = aws_driver(p);
+
 	aws_config_release(&d->cfg);
 	free(d->ec2_host);
 	free(d->pricing_host);
@@ -42,53 +41,43 @@ static void driver_free(struct aws_driver *d)
 	gc_params_release(&d->aliases);
 	free(d->types);
 	gc_price_cache_release(&d->prices);
-	free(d);
 }
 
-static int aws_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+int aws_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 		    struct gc_error *err)
 {
-	struct aws_driver *d = gc_xcalloc(1, sizeof(*d));
+	struct aws_driver *d = aws_driver(p);
 	struct aws_creds_input in;
 
-	p->impl = d;
 	aws_config_init(&d->cfg);
-	if (gc_driver_init(&d->base, p, &aws_hooks, &d->creds, cfg, err) != 0)
-		goto fail;
 	d->base.endpoint = cfg->endpoint ? gc_xstrdup(cfg->endpoint) : NULL;
 	aws_creds_input(p, &in);
 	if (aws_config_resolve(&d->cfg, &in, err) != 0 || gc_driver_resolve_creds(p, err) != 0)
-		goto fail;
+		return -1;
 	d->ec2_host = aws_url_host(d->cfg.ec2_endpoint);
 	d->pricing_host = d->cfg.pricing_endpoint ? aws_url_host(d->cfg.pricing_endpoint) : NULL;
-	if (!d->ec2_host || !d->pricing_host) {
-		gc_error_set(err, GC_EINVALID, "aws: endpoint '%s' is not a URL",
-			     !d->ec2_host ? d->cfg.ec2_endpoint : d->cfg.pricing_endpoint);
-		goto fail;
-	}
+	if (!d->ec2_host || !d->pricing_host)
+		return gc_error_set(err, GC_EINVALID, "aws: endpoint '%s' is not a URL",
+				    !d->ec2_host ? d->cfg.ec2_endpoint : d->cfg.pricing_endpoint);
 	/* the devguide's resource buckets, counted in instances */
 	if (d->base.rate_limit) {
 		if (gc_ratelimit_init(&d->run_resource, 1000, 2, 1000, p->clock, err) != 0)
-			goto fail;
+			return -1;
 		if (gc_ratelimit_init(&d->terminate_resource, 1000, 20, 1000, p->clock, err) != 0) {
 			gc_ratelimit_release(&d->run_resource);
-			goto fail;
+			return -1;
 		}
 		d->resource_buckets = true;
 	}
 	gc_log_debug(p->log, "aws: %s via '%s', credentials from %s", d->cfg.region, d->ec2_host,
 		     d->creds.source ? d->creds.source : "?");
 	return 0;
-fail:
-	driver_free(d);
-	p->impl = NULL;
-	return gc_error_prefix(err, "cannot open AWS in '%s'", p->region);
 }
 
-static void aws_close(struct gc_provider *p)
+static int aws_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		    struct gc_error *err)
 {
-	driver_free(aws_driver(p));
-	p->impl = NULL;
+	return gc_driver_open(p, cfg, &aws_hooks, err);
 }
 
 const struct gc_provider_ops gc_provider_aws = {
@@ -100,7 +89,7 @@ const struct gc_provider_ops gc_provider_aws = {
 	.max_terminate_batch = AWS_TERMINATE_BATCH,
 	.client_token_max = AWS_CLIENT_TOKEN_MAX,
 	.open = aws_open,
-	.close = aws_close,
+	.close = gc_driver_close,
 	.discover = aws_discover,
 	.create = aws_create,
 	.terminate = aws_terminate,

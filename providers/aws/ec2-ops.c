@@ -669,19 +669,6 @@ int aws_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 	return gc_error_set(err, GC_EINVALID, "unknown resource kind %d", (int)kind);
 }
 
-/* The "TYPE BASE64" part of an OpenSSH public key line, for comparing two keys. */
-static char *key_body(const char *line)
-{
-	const char *s = line, *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strcspn(s, " \t");
-	if (*e)
-		e += 1 + strcspn(e + 1, " \t\r\n");
-	return gc_xstrndup(s, (size_t)(e - s));
-}
-
 /*
  * ImportKeyPair answered InvalidKeyPair.Duplicate. That is our own earlier import when the
  * key of that name carries the same public key (a retry after a lost answer, or a re-run):
@@ -705,8 +692,8 @@ static int adopt_keypair(struct gc_provider *p, const struct gc_keypair_request 
 	gc_buf_release(&body);
 	if (ret != 0)
 		goto out;
-	want = key_body(req->public_key_line);
-	have = line ? key_body(line) : NULL;
+	want = gc_driver_key_body(req->public_key_line);
+	have = line ? gc_driver_key_body(line) : NULL;
 	if (!have || !id || !*id || strcmp(want, have) != 0) {
 		ret = gc_error_set(err, GC_EINVALID,
 				   "a key pair named '%s' already exists with another public key",

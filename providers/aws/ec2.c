@@ -11,6 +11,7 @@
  * pipeline answers by signing once more with a fresh time. Retries, waits and counting
  * are the pipeline's.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,17 +231,11 @@ static void creds_release(void *creds)
 	aws_creds_release(creds);
 }
 
-static int64_t creds_expiration(const void *creds)
-{
-	return ((const struct aws_creds *)creds)->expiration;
-}
-
-static const char *creds_source(const void *creds)
-{
-	return ((const struct aws_creds *)creds)->source;
-}
-
 const struct gc_driver_hooks aws_hooks = {
+	.title = "AWS",
+	.size = sizeof(struct aws_driver),
+	.open = aws_driver_open,
+	.close = aws_driver_close,
 	.max_response = AWS_MAX_RESPONSE,
 	.max_attempts = AWS_MAX_ATTEMPTS,
 	.codes = aws_codes,
@@ -250,12 +245,12 @@ const struct gc_driver_hooks aws_hooks = {
 	.answer = aws_answer,
 	.creds = {
 		.size = sizeof(struct aws_creds),
-		.title = "AWS",
+		.at = offsetof(struct aws_driver, creds),
+		.expiration_at = offsetof(struct aws_creds, expiration),
+		.source_at = offsetof(struct aws_creds, source),
 		.init = creds_init,
 		.release = creds_release,
 		.resolve = creds_resolve,
-		.expiration = creds_expiration,
-		.source = creds_source,
 	},
 };
 

@@ -89,6 +89,15 @@ static inline struct aws_driver *aws_driver(struct gc_provider *p)
 	return (struct aws_driver *)p->impl;
 }
 
+/* ---- aws.c: the cloud's part of open and close (core/driver.h's hooks) ------------------ */
+
+/* Resolves the configuration (region, endpoints), then the credentials; sets up EC2's
+ * resource buckets. */
+int aws_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		    struct gc_error *err);
+/* Frees the configuration, the hosts, the resource buckets and the caches. */
+void aws_driver_close(struct gc_provider *p);
+
 /* ---- ec2.c: the request hooks -------------------------------------------------------- */
 
 /* The pipeline's hooks (core/driver.h): SigV4, EC2's and the JSON protocol's errors, the

@@ -1099,19 +1099,6 @@ out:
 
 /* ---- key pairs ----------------------------------------------------------------------------- */
 
-/* The "TYPE BASE64" part of an OpenSSH public key line, for comparing two keys. */
-static char *key_body(const char *line)
-{
-	const char *s = line, *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strcspn(s, " \t");
-	if (*e)
-		e += 1 + strcspn(e + 1, " \t\r\n");
-	return gc_xstrndup(s, (size_t)(e - s));
-}
-
 /* DescribeKeyPairs over every page of base, each key pair appended to out. */
 static int describe_keypairs(struct gc_provider *p, json_t *base, struct gc_resource_list *out,
 			     char ***pubs, size_t *n_pubs, struct gc_error *err)
@@ -1176,7 +1163,7 @@ static int adopt_keypair(struct gc_provider *p, const struct gc_keypair_request 
 {
 	struct gc_resource_list got;
 	json_t *base = json_pack("{s:[o]}", "Filters", filter("key-name", req->name));
-	char **pubs = NULL, *want = key_body(req->public_key_line);
+	char **pubs = NULL, *want = gc_driver_key_body(req->public_key_line);
 	size_t n_pubs = 0;
 	int ret;
 
@@ -1195,7 +1182,7 @@ static int adopt_keypair(struct gc_provider *p, const struct gc_keypair_request 
 					   req->name);
 		gc_error_set_cloud(err, code, NULL, 200);
 		for (size_t i = 0; i < got.n; i++) {
-			char *have = key_body(pubs[i]);
+			char *have = gc_driver_key_body(pubs[i]);
 			bool same = strcmp(got.items[i].name, req->name) == 0 &&
 				strcmp(have, want) == 0;
 

@@ -18,6 +18,7 @@
  * minutes off the server's, as after a long wait) is signed again with a fresh timestamp
  * and sent once more.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,17 +227,11 @@ static void creds_release(void *creds)
 	tc_creds_release(creds);
 }
 
-static int64_t creds_expiration(const void *creds)
-{
-	return ((const struct tc_creds *)creds)->expiration;
-}
-
-static const char *creds_source(const void *creds)
-{
-	return ((const struct tc_creds *)creds)->source;
-}
-
 const struct gc_driver_hooks tc_hooks = {
+	.title = "Tencent Cloud",
+	.size = sizeof(struct tc_driver),
+	.open = tc_driver_open,
+	.close = tc_driver_close,
 	.max_response = TC_MAX_RESPONSE,
 	.max_attempts = TC_MAX_ATTEMPTS,
 	.codes = tc_codes,
@@ -246,12 +241,12 @@ const struct gc_driver_hooks tc_hooks = {
 	.answer = tc_answer,
 	.creds = {
 		.size = sizeof(struct tc_creds),
-		.title = "Tencent Cloud",
+		.at = offsetof(struct tc_driver, creds),
+		.expiration_at = offsetof(struct tc_creds, expiration),
+		.source_at = offsetof(struct tc_creds, source),
 		.init = creds_init,
 		.release = creds_release,
 		.resolve = creds_resolve,
-		.expiration = creds_expiration,
-		.source = creds_source,
 	},
 };
 

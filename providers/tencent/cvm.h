@@ -86,6 +86,14 @@ static inline struct tc_driver *tc_driver(struct gc_provider *p)
 	return (struct tc_driver *)p->impl;
 }
 
+/* ---- tencent.c: the cloud's part of open and close (core/driver.h's hooks) ------------------ */
+
+/* Checks the region, sets the endpoints, resolves the credentials. */
+int tc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		   struct gc_error *err);
+/* Frees the endpoints and the caches. */
+void tc_driver_close(struct gc_provider *p);
+
 /* ---- cvm.c: the pipeline's hooks and the call ---------------------------------------------- */
 
 /* TC3 signing, the Response document's errors, the code table, the buckets; the keys are

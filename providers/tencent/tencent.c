@@ -31,11 +31,10 @@
 #include "providers/tencent/cvm.h"
 #include "providers/tencent/tencent.h"
 
-static void driver_free(struct tc_driver *d)
+void tc_driver_close(struct gc_provider *p)
 {
-	if (!d)
-		return;
-	gc_driver_release(&d->base);
+	struct tc_driver *d = tc_driver(p);
+
 	free(d->cvm_url);
 	free(d->cvm_host);
 	free(d->vpc_url);
@@ -56,7 +55,6 @@ static void driver_free(struct tc_driver *d)
 		free(d->subnets[i].id);
 	}
 	free(d->subnets);
-	free(d);
 }
 
 /* An endpoint as given: http(s)://, no blanks, no trailing '/'. */
@@ -75,22 +73,17 @@ static int endpoint_url(char **out, const char *url, struct gc_error *err)
 	return 0;
 }
 
-static int tc_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+int tc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 		   struct gc_error *err)
 {
-	struct tc_driver *d = gc_xcalloc(1, sizeof(*d));
+	struct tc_driver *d = tc_driver(p);
 
-	p->impl = d;
-	if (gc_driver_init(&d->base, p, &tc_hooks, &d->creds, cfg, err) != 0)
-		goto fail;
-	if (strspn(p->region, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(p->region)) {
-		gc_error_set(err, GC_EINVALID, "'%s' is not a Tencent Cloud region name",
-			     p->region);
-		goto fail;
-	}
+	if (strspn(p->region, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(p->region))
+		return gc_error_set(err, GC_EINVALID, "'%s' is not a Tencent Cloud region name",
+				    p->region);
 	if (cfg->endpoint) {
 		if (endpoint_url(&d->cvm_url, cfg->endpoint, err) != 0)
-			goto fail;
+			return -1;
 		d->vpc_url = gc_xstrdup(d->cvm_url);
 		d->base.endpoint = gc_xstrdup(d->cvm_url);
 	} else {
@@ -99,25 +92,19 @@ static int tc_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 	}
 	d->cvm_host = tc_url_host(d->cvm_url);
 	d->vpc_host = tc_url_host(d->vpc_url);
-	if (!d->cvm_host || !d->vpc_host) {
-		gc_error_set(err, GC_EINVALID, "endpoint '%s' has no host", d->cvm_url);
-		goto fail;
-	}
+	if (!d->cvm_host || !d->vpc_host)
+		return gc_error_set(err, GC_EINVALID, "endpoint '%s' has no host", d->cvm_url);
 	if (gc_driver_resolve_creds(p, err) != 0)
-		goto fail;
+		return -1;
 	gc_log_debug(p->log, "tencent: %s via '%s' and '%s', credentials from %s", p->region,
 		     d->cvm_host, d->vpc_host, d->creds.source ? d->creds.source : "?");
 	return 0;
-fail:
-	driver_free(d);
-	p->impl = NULL;
-	return gc_error_prefix(err, "cannot open Tencent Cloud in '%s'", p->region);
 }
 
-static void tc_close(struct gc_provider *p)
+static int tc_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		   struct gc_error *err)
 {
-	driver_free(tc_driver(p));
-	p->impl = NULL;
+	return gc_driver_open(p, cfg, &tc_hooks, err);
 }
 
 const struct gc_provider_ops gc_provider_tencent = {
@@ -130,7 +117,7 @@ const struct gc_provider_ops gc_provider_tencent = {
 	.client_token_max = TC_CLIENT_TOKEN_MAX,
 	.max_disk_gb = TC_SYSTEM_DISK_MAX,
 	.open = tc_open,
-	.close = tc_close,
+	.close = gc_driver_close,
 	.discover = tc_discover,
 	.create = tc_create,
 	.terminate = tc_terminate,
