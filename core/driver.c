@@ -29,8 +29,7 @@ static bool code_matches(const struct gc_driver_code *row, const char *code)
 	return false;
 }
 
-enum gc_errcode gc_driver_classify(const struct gc_driver_code *table, const char *code,
-				   int status)
+enum gc_errcode gc_driver_classify(const struct gc_driver_code *table, const char *code, int status)
 {
 	if (code && *code)
 		for (const struct gc_driver_code *row = table; row && row->text; row++)
@@ -351,8 +350,8 @@ out:
 	return ret;
 }
 
-int gc_driver_send(struct gc_provider *p, const struct gc_driver_request *req,
-		   struct gc_buf *out, struct gc_error *err)
+int gc_driver_send(struct gc_provider *p, const struct gc_driver_request *req, struct gc_buf *out,
+		   struct gc_error *err)
 {
 	struct gc_driver *d = gc_driver(p);
 	struct gc_retry r;

@@ -69,12 +69,14 @@ struct gc_driver_code {
 	enum gc_errcode code;
 };
 
-/* Rows, for the tables' readability. */
-#define GC_CODE_IS(text, code)	     { GC_MATCH_EXACT, (text), (code) }
+/* Rows of a code table, one a line. */
+/* clang-format off */
+#define GC_CODE_IS(text, code)       { GC_MATCH_EXACT, (text), (code) }
 #define GC_CODE_PREFIX(text, code)   { GC_MATCH_PREFIX, (text), (code) }
 #define GC_CODE_SUFFIX(text, code)   { GC_MATCH_SUFFIX, (text), (code) }
 #define GC_CODE_CONTAINS(text, code) { GC_MATCH_CONTAINS, (text), (code) }
-#define GC_CODE_END		     { GC_MATCH_EXACT, NULL, GC_OK }
+#define GC_CODE_END                  { GC_MATCH_EXACT, NULL, GC_OK }
+/* clang-format on */
 
 /*
  * The shared taxonomy for a cloud's error code and HTTP status: the first row of table
@@ -228,8 +230,8 @@ struct gc_driver_request {
  * failure). On failure err carries the classified code, the cloud's code, request id and
  * HTTP status, and a message naming the action.
  */
-int gc_driver_send(struct gc_provider *p, const struct gc_driver_request *req,
-		   struct gc_buf *out, struct gc_error *err);
+int gc_driver_send(struct gc_provider *p, const struct gc_driver_request *req, struct gc_buf *out,
+		   struct gc_error *err);
 
 /*
  * For answer hooks: fills err with what the cloud said about req, classified with the

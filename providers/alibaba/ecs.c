@@ -234,7 +234,7 @@ static const struct gc_driver_code ali_codes[] = {
 	GC_CODE_IS("InvalidAccessKeyId.Inactive", GC_EAUTH),
 	GC_CODE_IS("InvalidAccessKeyId", GC_EAUTH),
 	GC_CODE_IS("Forbidden", GC_EAUTH),
-	GC_CODE_IS("Forbbiden", GC_EAUTH), /* sic: ECS's own spelling in some answers */
+	GC_CODE_IS("Forbbiden", GC_EAUTH),	/* sic: ECS's own spelling in some answers */
 	GC_CODE_PREFIX("Forbidden.", GC_EAUTH), /* Forbidden.RAM, Forbidden.Unauthorized... */
 	GC_CODE_IS("NoPermission", GC_EAUTH),
 	GC_CODE_IS("MissingSecurityToken", GC_EAUTH),

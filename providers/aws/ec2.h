@@ -40,7 +40,7 @@
 #define AWS_TERMINATE_BATCH  100
 #define AWS_CLIENT_TOKEN_MAX 64
 #define AWS_MAX_TAGS	     50 /* EC2's limit per resource */
-#define AWS_MAX_ATTEMPTS     5 /* bursts of an apply meet throttling; the quota bounds a storm */
+#define AWS_MAX_ATTEMPTS     5	/* bursts of an apply meet throttling; the quota bounds a storm */
 /* Items per Describe page. 1000 halves nothing that matters (1000 nodes: 10 calls of 100
  * still plan in 0.6 s) but costs 13 MiB of parsed XML per page: libxml2 builds the whole
  * document tree. bench/README.md, "Engine at 1000 nodes", has the figures; a streaming

@@ -1014,7 +1014,8 @@ static int recycle_poll(void *ctx, struct gc_error *err)
 		if (strcmp(w, "SHUTDOWN") == 0)
 			bin[n_bin++] = now.items[i].id;
 		else if (now.items[i].state != GC_STATE_TERMINATING &&
-			 now.items[i].state != GC_STATE_TERMINATED && strcmp(w, "LAUNCH_FAILED") != 0)
+			 now.items[i].state != GC_STATE_TERMINATED &&
+			 strcmp(w, "LAUNCH_FAILED") != 0)
 			rc->n_busy++;
 	}
 	if (n_bin && terminate_some(p, bin, &n_bin, err) != 0)

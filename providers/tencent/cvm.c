@@ -50,7 +50,7 @@ static const struct gc_driver_code tc_codes[] = {
 	GC_CODE_PREFIX("RequestLimitExceeded", GC_ETHROTTLED),
 	/* stock-outs that are not prefixed like the rest: the engine falls back on them */
 	GC_CODE_IS("InvalidParameterValue.InsufficientOffering", GC_ECAPACITY), /* spot */
-	GC_CODE_IS("InvalidParameterValue.InsufficientPrice", GC_ECAPACITY), /* low bid */
+	GC_CODE_IS("InvalidParameterValue.InsufficientPrice", GC_ECAPACITY),	/* low bid */
 	GC_CODE_IS("UnsupportedOperation.NoInstanceTypeSupportSpot", GC_ECAPACITY),
 	GC_CODE_IS("UnsupportedOperation.SpotUnsupportedRegion", GC_ECAPACITY),
 	/* "the spot offerings are out of stock" */

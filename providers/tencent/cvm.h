@@ -44,7 +44,7 @@
 #define TC_MAX_FILTERS	    10	 /* "at most 10 Filters of 5 Values" */
 #define TC_MAX_TAGS	    50	 /* tags per resource */
 #define TC_SYSTEM_DISK_MAX  1024 /* GB, a cloud system disk's largest size */
-#define TC_MAX_ATTEMPTS	    5 /* bursts of an apply meet throttling; the quota bounds a storm */
+#define TC_MAX_ATTEMPTS	    5	 /* bursts of an apply meet throttling; the quota bounds a storm */
 
 /* What the driver knows of an image (DescribeImages). */
 struct tc_image {
