@@ -17,23 +17,22 @@
 
 /* ---- classification --------------------------------------------------------------- */
 
-static bool code_matches(const struct gc_driver_code *row, const char *code)
+static bool code_matches(enum gc_driver_match how, const char *text, const char *code)
 {
-	switch (row->how) {
-	case GC_MATCH_EXACT: return strcmp(code, row->text) == 0;
-	case GC_MATCH_PREFIX: return gc_starts_with(code, row->text);
-	case GC_MATCH_SUFFIX:
-		return strlen(code) > strlen(row->text) && gc_ends_with(code, row->text);
-	case GC_MATCH_CONTAINS: return strstr(code, row->text) != NULL;
+	switch (how) {
+	case GC_MATCH_EXACT: return strcmp(code, text) == 0;
+	case GC_MATCH_PREFIX: return gc_starts_with(code, text);
+	case GC_MATCH_SUFFIX: return strlen(code) > strlen(text) && gc_ends_with(code, text);
+	case GC_MATCH_CONTAINS: return strstr(code, text) != NULL;
 	}
 	return false;
 }
 
 enum gc_errcode gc_driver_classify(const struct gc_driver_code *table, const char *code, int status)
 {
-	if (code && *code)
-		for (const struct gc_driver_code *row = table; row && row->text; row++)
-			if (code_matches(row, code))
+	for (const struct gc_driver_code *row = table; code && *code && row->texts; row++)
+		for (const char *const *t = row->texts; *t; t++)
+			if (code_matches(row->how, *t, code))
 				return row->code;
 	if (status >= 500)
 		return GC_ETRANSIENT;
@@ -199,7 +198,8 @@ int gc_driver_refresh_creds(struct gc_provider *p, struct gc_error *err)
 
 /* ---- our own rate limits ---------------------------------------------------------- */
 
-void gc_driver_cancel(const struct gc_provider *p, struct gc_cancel *out)
+/* The caller's cancel (gc_provider_config.cancelled) as core/wait.h takes it. */
+static void cancel_of(const struct gc_provider *p, struct gc_cancel *out)
 {
 	out->fn = p->cancelled;
 	out->ctx = p->cancel_ctx;
@@ -211,7 +211,7 @@ int gc_driver_take(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n, c
 	struct gc_cancel cancel;
 	uint64_t waited = 0, wait;
 
-	gc_driver_cancel(p, &cancel);
+	cancel_of(p, &cancel);
 	for (;;) {
 		uint64_t t0;
 
@@ -415,7 +415,7 @@ int gc_driver_wait_busy(struct gc_provider *p, gc_busy_attempt_fn attempt_fn, vo
 	struct gc_retry r;
 	struct gc_error e;
 
-	gc_driver_cancel(p, &cancel);
+	cancel_of(p, &cancel);
 	gc_retry_begin(&r, &busy);
 	for (;;) {
 		struct gc_retry_decision dec;

@@ -4,37 +4,21 @@
  * the credentials and their renewal) and the waits on busy resources. For drivers
  * (providers/), never the engine.
  *
- * One request goes, for every cloud alike:
+ * One request, for every cloud alike (docs/internals/providers.md has the details): our
+ * token buckets (cancellable) -> the credentials renewed when they are about to expire ->
+ * the cloud's sign hook (URL, headers and body, signed afresh every attempt) ->
+ * core/http.h -> the cloud's answer hook (success, or what the cloud said, classified by
+ * its code table through gc_driver_fail) -> on failure: a cancel ends the call, a clock
+ * complaint is signed again once, an unsafe call is repeated only after throttling, the
+ * rest is retried with core/retry.h while retryable. Counted in p->stats.
  *
- *   our token buckets (the request bucket the cloud names for the call, made on first use
- *   with the cloud's figures, then an optional resource bucket counted in units such as
- *   instances; both sleep through core/wait.h, so a cancel stops them)
- *   -> the credentials renewed when temporary ones are about to expire
- *   -> the cloud's sign hook, which builds the URL, headers and body afresh, with a fresh
- *      timestamp and nonce, for every attempt
- *   -> core/http.h, the answer capped at the cloud's max_response
- *   -> the cloud's answer hook, which says whether the answer is a success and, when it is
- *      not, reports the cloud's code, message and request id through gc_driver_fail
- *      (the code classified into the shared taxonomy by the cloud's code table)
- *   -> on failure, in this order: a cancel (GC_ECANCELLED) ends the call; a clock
- *      complaint (one of the cloud's clock codes) is signed again with a fresh time once,
- *      and a second one is reported as "check this machine's clock"; a call marked unsafe
- *      (a launch a lost answer may hide) is repeated only after throttling, which means
- *      nothing happened; everything else is retried with core/retry.h while retryable,
- *      waiting at least the server's hint when the answer carried one.
+ * A cloud gives its differences in one const struct gc_driver_hooks: its signer, its code
+ * table, its answer parser, its bucket figures, its credential chain, its part of open
+ * and close. Its driver struct (p->impl) starts with a struct gc_driver, the common part.
+ * Threads: one at a time, as the provider.
  *
- * Counted in p->stats: every attempt sent (calls), the retries among them and the
- * throttling answers; the time spent on our own buckets.
- *
- * A cloud gives its hooks in one const struct gc_driver_hooks and keeps only what
- * differs: its signer, its code tables, its answer parser and its operations.
- *
- * Layout: a driver's state (p->impl) starts with a struct gc_driver, so core reaches the
- * common part through gc_driver(p). Threads: one at a time, as the provider.
- *
- * Life cycle: the ops table's open is gc_driver_open with the cloud's hooks (which runs
- * the cloud's own open hook: endpoints, gc_driver_resolve_creds, its buckets), its close
- * gc_driver_close (the cloud's close hook, then the common part).
+ * Life cycle: every ops table's open is gc_driver_open with the cloud's hooks, its close
+ * gc_driver_close.
  */
 #ifndef GC_DRIVER_H
 #define GC_DRIVER_H
@@ -62,27 +46,24 @@ enum gc_driver_match {
 	GC_MATCH_CONTAINS,
 };
 
-/* One row of a cloud's code table: the first row that matches decides. */
+/* One row of a cloud's code table: any of the codes, matched as `how` says, means `code`.
+ * The first row that matches decides. */
 struct gc_driver_code {
 	enum gc_driver_match how;
-	const char *text;
 	enum gc_errcode code;
+	const char *const *texts; /* NULL-terminated; a NULL texts ends the table */
 };
 
-/* Rows of a code table, one a line. */
+/* A row: GC_CODES(GC_MATCH_EXACT, GC_EAUTH, "AuthFailure", "Blocked"). */
 /* clang-format off */
-#define GC_CODE_IS(text, code)       { GC_MATCH_EXACT, (text), (code) }
-#define GC_CODE_PREFIX(text, code)   { GC_MATCH_PREFIX, (text), (code) }
-#define GC_CODE_SUFFIX(text, code)   { GC_MATCH_SUFFIX, (text), (code) }
-#define GC_CODE_CONTAINS(text, code) { GC_MATCH_CONTAINS, (text), (code) }
-#define GC_CODE_END                  { GC_MATCH_EXACT, NULL, GC_OK }
+#define GC_CODES(how, code, ...) { (how), (code), (const char *const[]){ __VA_ARGS__, NULL } }
 /* clang-format on */
 
 /*
  * The shared taxonomy for a cloud's error code and HTTP status: the first row of table
- * (ended by a NULL text) that matches; without one, a 5xx is transient, 429 throttled,
- * any other code "invalid" (the request itself is wrong) and no code the status's own
- * meaning (gc_http_status_errcode).
+ * that matches; without one, a 5xx is transient, 429 throttled, any other code "invalid"
+ * (the request itself is wrong) and no code the status's own meaning
+ * (gc_http_status_errcode).
  */
 enum gc_errcode gc_driver_classify(const struct gc_driver_code *table, const char *code,
 				   int status);
@@ -253,9 +234,6 @@ int gc_driver_fail(struct gc_provider *p, const struct gc_driver_request *req, i
  */
 int gc_driver_take(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n, const char *action,
 		   struct gc_error *err);
-
-/* The caller's cancel (gc_provider_config.cancelled) as core/wait.h takes it. */
-void gc_driver_cancel(const struct gc_provider *p, struct gc_cancel *out);
 
 /* ---- busy resources --------------------------------------------------------------- */
 

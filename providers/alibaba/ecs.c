@@ -216,50 +216,34 @@ static bool processing_code(const char *code)
 }
 
 static const struct gc_driver_code ali_codes[] = {
-	GC_CODE_CONTAINS("Throttling", GC_ETHROTTLED), /* as the SDK decides ThrottlingError */
-	GC_CODE_IS("OperationDenied.NoStock", GC_ECAPACITY),
-	GC_CODE_IS("Zone.NotOnSale", GC_ECAPACITY),
-	GC_CODE_IS("Zone.NotOpen", GC_ECAPACITY),
-	GC_CODE_IS("InvalidResourceType.NotSupported", GC_ECAPACITY),
-	GC_CODE_IS("InstanceType.Offline", GC_ECAPACITY),
-	GC_CODE_IS("InvalidInstanceType.ZoneNotSupported", GC_ECAPACITY),
-	GC_CODE_IS("InvalidSpotPriceLimit.LowerThanPublicPrice", GC_ECAPACITY),
-	GC_CODE_IS("OperationDenied.SpotPriceLowerThanPublicPrice", GC_ECAPACITY),
-	GC_CODE_IS("ResourceNotAvailable", GC_ECAPACITY),
-	GC_CODE_PREFIX("QuotaExceed", GC_EQUOTA),
-	GC_CODE_IS("InvalidTagCount", GC_EQUOTA),
-	GC_CODE_IS("SignatureDoesNotMatch", GC_EAUTH),
-	GC_CODE_IS("IncompleteSignature", GC_EAUTH),
-	GC_CODE_IS("InvalidAccessKeyId.NotFound", GC_EAUTH),
-	GC_CODE_IS("InvalidAccessKeyId.Inactive", GC_EAUTH),
-	GC_CODE_IS("InvalidAccessKeyId", GC_EAUTH),
-	GC_CODE_IS("Forbidden", GC_EAUTH),
-	GC_CODE_IS("Forbbiden", GC_EAUTH),	/* sic: ECS's own spelling in some answers */
-	GC_CODE_PREFIX("Forbidden.", GC_EAUTH), /* Forbidden.RAM, Forbidden.Unauthorized... */
-	GC_CODE_IS("NoPermission", GC_EAUTH),
-	GC_CODE_IS("MissingSecurityToken", GC_EAUTH),
-	GC_CODE_IS("InvalidSecurityToken.Expired", GC_EAUTH),
-	GC_CODE_IS("InvalidSecurityToken.Malformed", GC_EAUTH),
-	GC_CODE_IS("InvalidSecurityToken.MismatchWithAccessKey", GC_EAUTH),
-	GC_CODE_IS("InvalidTimeStamp.Expired", GC_EAUTH),
-	GC_CODE_IS("IllegalTimestamp", GC_EAUTH),
-	/* the account itself cannot buy: nothing else will work either */
-	GC_CODE_IS("InsufficientBalance", GC_EAUTH),
-	GC_CODE_IS("Account.Arrearage", GC_EAUTH),
-	GC_CODE_IS("RealNameAuthenticationError", GC_EAUTH),
-	GC_CODE_IS("PaymentMethodNotFound", GC_EAUTH),
-	GC_CODE_IS("IdempotentParameterMismatch", GC_EIDEMPOTENCY),
-	GC_CODE_IS("IdempotentProcessing", GC_ETRANSIENT),
-	GC_CODE_IS("LastTokenProcessing", GC_ETRANSIENT),
-	GC_CODE_SUFFIX(".NotFound", GC_ENOTFOUND),
-	GC_CODE_IS("InternalError", GC_ETRANSIENT),
-	GC_CODE_IS("ServiceUnavailable", GC_ETRANSIENT),
-	GC_CODE_IS("UnknownError", GC_ETRANSIENT),
+	/* as the SDK decides ThrottlingError */
+	GC_CODES(GC_MATCH_CONTAINS, GC_ETHROTTLED, "Throttling"),
+	GC_CODES(GC_MATCH_EXACT, GC_ECAPACITY, "OperationDenied.NoStock", "Zone.NotOnSale",
+		 "Zone.NotOpen", "InvalidResourceType.NotSupported", "InstanceType.Offline",
+		 "InvalidInstanceType.ZoneNotSupported",
+		 "InvalidSpotPriceLimit.LowerThanPublicPrice",
+		 "OperationDenied.SpotPriceLowerThanPublicPrice", "ResourceNotAvailable"),
+	GC_CODES(GC_MATCH_PREFIX, GC_EQUOTA, "QuotaExceed"),
+	GC_CODES(GC_MATCH_EXACT, GC_EQUOTA, "InvalidTagCount"),
+	/* "Forbbiden", sic: ECS's own spelling in some answers; the account that cannot
+	 * buy (InsufficientBalance...) is auth too: nothing else will work either */
+	GC_CODES(GC_MATCH_EXACT, GC_EAUTH, "SignatureDoesNotMatch", "IncompleteSignature",
+		 "InvalidAccessKeyId.NotFound", "InvalidAccessKeyId.Inactive", "InvalidAccessKeyId",
+		 "Forbidden.RAM", "Forbidden.Unauthorized", "Forbidden", "Forbbiden",
+		 "NoPermission", "MissingSecurityToken", "InvalidSecurityToken.Expired",
+		 "InvalidSecurityToken.Malformed", "InvalidSecurityToken.MismatchWithAccessKey",
+		 "InvalidTimeStamp.Expired", "IllegalTimestamp", "InsufficientBalance",
+		 "Account.Arrearage", "RealNameAuthenticationError", "PaymentMethodNotFound"),
+	GC_CODES(GC_MATCH_PREFIX, GC_EAUTH, "Forbidden."),
+	GC_CODES(GC_MATCH_EXACT, GC_EIDEMPOTENCY, "IdempotentParameterMismatch"),
+	GC_CODES(GC_MATCH_EXACT, GC_ETRANSIENT, "IdempotentProcessing", "LastTokenProcessing"),
+	GC_CODES(GC_MATCH_SUFFIX, GC_ENOTFOUND, ".NotFound"),
 	/* SignatureNonceUsed: an earlier attempt of ours reached the server (libcurl resends
 	 * a request whose reused connection died before the answer, nonce and all); every
 	 * attempt is signed afresh, so it is a retry like any lost answer */
-	GC_CODE_IS("SignatureNonceUsed", GC_ETRANSIENT),
-	GC_CODE_END,
+	GC_CODES(GC_MATCH_EXACT, GC_ETRANSIENT, "InternalError", "ServiceUnavailable",
+		 "UnknownError", "SignatureNonceUsed"),
+	{ 0 },
 };
 
 enum gc_errcode ali_classify(const char *code, int status)

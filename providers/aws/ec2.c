@@ -40,59 +40,35 @@ char *aws_url_host(const char *url)
 /* ---- classification ----------------------------------------------------------------- */
 
 static const struct gc_driver_code aws_codes[] = {
-	GC_CODE_IS("RequestLimitExceeded", GC_ETHROTTLED),
-	GC_CODE_IS("Throttling", GC_ETHROTTLED),
-	GC_CODE_IS("ThrottlingException", GC_ETHROTTLED),
-	GC_CODE_IS("RequestThrottled", GC_ETHROTTLED),
-	GC_CODE_IS("RequestThrottledException", GC_ETHROTTLED),
-	GC_CODE_IS("InsufficientInstanceCapacity", GC_ECAPACITY),
-	GC_CODE_IS("InsufficientCapacity", GC_ECAPACITY),
-	GC_CODE_IS("InsufficientHostCapacity", GC_ECAPACITY),
-	GC_CODE_IS("InsufficientReservedInstanceCapacity", GC_ECAPACITY),
-	GC_CODE_IS("UnfulfillableCapacity", GC_ECAPACITY),
-	GC_CODE_IS("SpotMaxPriceTooLow", GC_ECAPACITY),
-	GC_CODE_IS("Unsupported", GC_ECAPACITY),
-	GC_CODE_IS("VcpuLimitExceeded", GC_EQUOTA),
-	GC_CODE_IS("InstanceLimitExceeded", GC_EQUOTA),
-	GC_CODE_IS("MaxSpotInstanceCountExceeded", GC_EQUOTA),
+	GC_CODES(GC_MATCH_EXACT, GC_ETHROTTLED, "RequestLimitExceeded", "Throttling",
+		 "ThrottlingException", "RequestThrottled", "RequestThrottledException"),
+	GC_CODES(GC_MATCH_EXACT, GC_ECAPACITY, "InsufficientInstanceCapacity",
+		 "InsufficientCapacity", "InsufficientHostCapacity",
+		 "InsufficientReservedInstanceCapacity", "UnfulfillableCapacity",
+		 "SpotMaxPriceTooLow", "Unsupported"),
+	GC_CODES(GC_MATCH_EXACT, GC_EQUOTA, "VcpuLimitExceeded", "InstanceLimitExceeded",
+		 "MaxSpotInstanceCountExceeded"),
 	/* ResourceLimitExceeded, SecurityGroupLimitExceeded, KeyPairLimitExceeded... */
-	GC_CODE_SUFFIX("LimitExceeded", GC_EQUOTA),
-	GC_CODE_IS("AuthFailure", GC_EAUTH),
-	GC_CODE_IS("SignatureDoesNotMatch", GC_EAUTH),
-	GC_CODE_IS("InvalidClientTokenId", GC_EAUTH),
-	GC_CODE_IS("UnauthorizedOperation", GC_EAUTH),
-	GC_CODE_IS("OptInRequired", GC_EAUTH),
-	GC_CODE_IS("RequestExpired", GC_EAUTH),
-	GC_CODE_IS("IncompleteSignature", GC_EAUTH),
-	GC_CODE_IS("MissingAuthenticationToken", GC_EAUTH),
-	GC_CODE_IS("InvalidSignatureException", GC_EAUTH),
-	GC_CODE_IS("UnrecognizedClientException", GC_EAUTH),
-	GC_CODE_IS("AccessDeniedException", GC_EAUTH),
-	GC_CODE_IS("IncompleteSignatureException", GC_EAUTH),
-	GC_CODE_IS("MissingAuthenticationTokenException", GC_EAUTH),
-	GC_CODE_IS("ExpiredTokenException", GC_EAUTH),
-	GC_CODE_IS("Blocked", GC_EAUTH),
-	GC_CODE_IS("IdempotentParameterMismatch", GC_EIDEMPOTENCY),
-	GC_CODE_SUFFIX(".NotFound", GC_ENOTFOUND),
-	GC_CODE_IS("NotFoundException", GC_ENOTFOUND),
-	GC_CODE_IS("InternalError", GC_ETRANSIENT),
-	GC_CODE_IS("InternalFailure", GC_ETRANSIENT),
-	GC_CODE_IS("ServiceUnavailable", GC_ETRANSIENT),
-	GC_CODE_IS("Unavailable", GC_ETRANSIENT),
-	GC_CODE_IS("InternalErrorException", GC_ETRANSIENT),
-	GC_CODE_IS("ServiceUnavailableException", GC_ETRANSIENT),
-	GC_CODE_END,
+	GC_CODES(GC_MATCH_SUFFIX, GC_EQUOTA, "LimitExceeded"),
+	GC_CODES(GC_MATCH_EXACT, GC_EAUTH, "AuthFailure", "SignatureDoesNotMatch",
+		 "InvalidClientTokenId", "UnauthorizedOperation", "OptInRequired", "RequestExpired",
+		 "IncompleteSignature", "MissingAuthenticationToken", "InvalidSignatureException",
+		 "UnrecognizedClientException", "AccessDeniedException",
+		 "IncompleteSignatureException", "MissingAuthenticationTokenException",
+		 "ExpiredTokenException", "Blocked"),
+	GC_CODES(GC_MATCH_EXACT, GC_EIDEMPOTENCY, "IdempotentParameterMismatch"),
+	GC_CODES(GC_MATCH_SUFFIX, GC_ENOTFOUND, ".NotFound"),
+	GC_CODES(GC_MATCH_EXACT, GC_ENOTFOUND, "NotFoundException"),
+	GC_CODES(GC_MATCH_EXACT, GC_ETRANSIENT, "InternalError", "InternalFailure",
+		 "ServiceUnavailable", "Unavailable", "InternalErrorException",
+		 "ServiceUnavailableException"),
+	{ 0 },
 };
 
 /* Our timestamp is off AWS's by more than five minutes (EC2, S3 and the JSON services'
  * words for it): signed again once with a fresh time. */
 static const char *const aws_clock_codes[] = { "RequestExpired", "RequestTimeTooSkewed",
 					       "RequestInTheFuture", NULL };
-
-enum gc_errcode aws_classify(const char *code, int status)
-{
-	return gc_driver_classify(aws_codes, code, status);
-}
 
 /* ---- rate limiting ------------------------------------------------------------------ */
 

@@ -145,9 +145,6 @@ int aws_send(struct gc_provider *p, const struct aws_call *c, struct gc_buf *out
 int aws_ec2_call(struct gc_provider *p, const char *action, const struct gc_params *params,
 		 unsigned resource_tokens, bool unsafe, struct gc_buf *out, struct gc_error *err);
 
-/* The shared taxonomy for an AWS error code (EC2 or JSON protocol) and HTTP status. */
-enum gc_errcode aws_classify(const char *code, int status);
-
 /* The Host header value for an endpoint URL ("http://127.0.0.1:4566" -> "127.0.0.1:4566");
  * NULL when the URL has no authority. */
 char *aws_url_host(const char *url);

@@ -47,38 +47,33 @@ char *tc_url_host(const char *url)
 /* ---- classification ------------------------------------------------------------------ */
 
 static const struct gc_driver_code tc_codes[] = {
-	GC_CODE_PREFIX("RequestLimitExceeded", GC_ETHROTTLED),
-	/* stock-outs that are not prefixed like the rest: the engine falls back on them */
-	GC_CODE_IS("InvalidParameterValue.InsufficientOffering", GC_ECAPACITY), /* spot */
-	GC_CODE_IS("InvalidParameterValue.InsufficientPrice", GC_ECAPACITY),	/* low bid */
-	GC_CODE_IS("UnsupportedOperation.NoInstanceTypeSupportSpot", GC_ECAPACITY),
-	GC_CODE_IS("UnsupportedOperation.SpotUnsupportedRegion", GC_ECAPACITY),
-	/* "the spot offerings are out of stock" */
-	GC_CODE_IS("LimitExceeded.SpotQuota", GC_ECAPACITY),
-	/* the type is not sold in the zone */
-	GC_CODE_IS("ResourceNotFound.InvalidZoneInstanceType", GC_ECAPACITY),
-	GC_CODE_CONTAINS("Quota", GC_EQUOTA),
-	GC_CODE_IS("InstancesQuotaLimitExceeded", GC_EQUOTA),
-	GC_CODE_IS("InvalidKeyPair.LimitExceeded", GC_EQUOTA),
-	GC_CODE_IS("InvalidAccount.InsufficientBalance", GC_EQUOTA),
-	GC_CODE_IS("InvalidAccount.UnpaidOrder", GC_EQUOTA),
-	GC_CODE_IS("OverQuota", GC_EQUOTA),
-	GC_CODE_PREFIX("ResourceInsufficient", GC_ECAPACITY),
-	GC_CODE_PREFIX("ResourcesSoldOut", GC_ECAPACITY),
-	GC_CODE_PREFIX("ResourceUnavailable", GC_ECAPACITY),
-	GC_CODE_PREFIX("LimitExceeded", GC_EQUOTA),
-	GC_CODE_PREFIX("AuthFailure", GC_EAUTH),
-	GC_CODE_PREFIX("UnauthorizedOperation", GC_EAUTH),
-	GC_CODE_IS("InvalidPermission", GC_EAUTH),
-	GC_CODE_SUFFIX(".NotFound", GC_ENOTFOUND),
-	GC_CODE_PREFIX("ResourceNotFound", GC_ENOTFOUND),
-	GC_CODE_IS("InternalError", GC_ETRANSIENT),
-	GC_CODE_IS("InternalServerError", GC_ETRANSIENT),
-	GC_CODE_IS("ServiceUnavailable", GC_ETRANSIENT),
-	GC_CODE_IS("MutexOperation.TaskRunning", GC_ETRANSIENT), /* an identical job runs */
-	GC_CODE_IS("OperationDenied.InstanceOperationInProgress", GC_ETRANSIENT), /* later */
-	GC_CODE_PREFIX("InternalError.", GC_ETRANSIENT),
-	GC_CODE_END,
+	GC_CODES(GC_MATCH_PREFIX, GC_ETHROTTLED, "RequestLimitExceeded"),
+	/* stock-outs that are not prefixed like the rest: the engine falls back on them (spot
+	 * out of stock, a bid below the spot price, "the spot offerings are out of stock",
+	 * the type not sold in the zone) */
+	GC_CODES(GC_MATCH_EXACT, GC_ECAPACITY, "InvalidParameterValue.InsufficientOffering",
+		 "InvalidParameterValue.InsufficientPrice",
+		 "UnsupportedOperation.NoInstanceTypeSupportSpot",
+		 "UnsupportedOperation.SpotUnsupportedRegion", "LimitExceeded.SpotQuota",
+		 "ResourceNotFound.InvalidZoneInstanceType"),
+	GC_CODES(GC_MATCH_CONTAINS, GC_EQUOTA, "Quota"),
+	GC_CODES(GC_MATCH_EXACT, GC_EQUOTA, "InstancesQuotaLimitExceeded",
+		 "InvalidKeyPair.LimitExceeded", "InvalidAccount.InsufficientBalance",
+		 "InvalidAccount.UnpaidOrder", "OverQuota"),
+	GC_CODES(GC_MATCH_PREFIX, GC_ECAPACITY, "ResourceInsufficient", "ResourcesSoldOut",
+		 "ResourceUnavailable"),
+	GC_CODES(GC_MATCH_PREFIX, GC_EQUOTA, "LimitExceeded"),
+	GC_CODES(GC_MATCH_PREFIX, GC_EAUTH, "AuthFailure", "UnauthorizedOperation"),
+	GC_CODES(GC_MATCH_EXACT, GC_EAUTH, "InvalidPermission"),
+	GC_CODES(GC_MATCH_SUFFIX, GC_ENOTFOUND, ".NotFound"),
+	GC_CODES(GC_MATCH_PREFIX, GC_ENOTFOUND, "ResourceNotFound"),
+	/* MutexOperation.TaskRunning: an identical job is running; InstanceOperationInProgress:
+	 * try again later */
+	GC_CODES(GC_MATCH_EXACT, GC_ETRANSIENT, "InternalError", "InternalServerError",
+		 "ServiceUnavailable", "MutexOperation.TaskRunning",
+		 "OperationDenied.InstanceOperationInProgress"),
+	GC_CODES(GC_MATCH_PREFIX, GC_ETRANSIENT, "InternalError."),
+	{ 0 },
 };
 
 /* Our timestamp more than five minutes off the server's (as after a long wait, a slow
