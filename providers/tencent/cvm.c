@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "core/alloc.h"
+#include "core/keygen.h"
 #include "core/str.h"
 #include "providers/tencent/cvm.h"
 #include "providers/tencent/tc3.h"
@@ -247,14 +248,6 @@ const struct gc_driver_hooks tc_hooks = {
 
 /* ---- the call ------------------------------------------------------------------------------ */
 
-/* The body may hold a host's private key (a launch's user-data): wiped before it is freed. */
-static void body_free(char *body)
-{
-	for (volatile char *q = body; q && *q; q++)
-		*q = '\0';
-	free(body);
-}
-
 int tc_call(struct gc_provider *p, enum tc_service svc, const char *action, json_t *params,
 	    bool unsafe, json_t **out, struct gc_error *err)
 {
@@ -265,11 +258,12 @@ int tc_call(struct gc_provider *p, enum tc_service svc, const char *action, json
 	int ret;
 
 	*out = NULL;
+	/* the body may hold a host's private key (a launch's user-data): wiped when freed */
 	body = params ? json_dumps(params, JSON_COMPACT) : gc_xstrdup("{}");
 	if (!body)
 		return gc_error_set(err, GC_EINVALID, "%s: cannot write the request body", action);
 	if (strlen(body) > TC_MAX_REQUEST) {
-		body_free(body);
+		gc_wipe_free(body);
 		return gc_error_set(err, GC_ETOOBIG, "%s: the request is over %zu bytes", action,
 				    (size_t)TC_MAX_REQUEST);
 	}
@@ -286,6 +280,6 @@ int tc_call(struct gc_provider *p, enum tc_service svc, const char *action, json
 	req.unsafe = unsafe;
 	req.ctx = &c;
 	ret = gc_driver_send(p, &req, NULL, err);
-	body_free(body);
+	gc_wipe_free(body);
 	return ret;
 }
