@@ -1,7 +1,6 @@
 /*
  * provider.c: the wrappers around a cloud's ops table, the cloud-neutral instance and
- * resource lists the drivers fill, and the waits on busy resources that every driver
- * needs alike.
+ * resource lists the drivers fill (what drivers share beyond that is core/driver.c).
  *
  * This file is the only place outside a driver that calls through `ops->`: every call
  * checks that the cloud implements the operation (GC_EUNSUPPORTED otherwise, naming the
@@ -15,8 +14,6 @@
 
 #include "core/alloc.h"
 #include "core/provider.h"
-#include "core/ratelimit.h"
-#include "core/retry.h"
 #include "core/str.h"
 
 const char *gc_instance_state_name(enum gc_instance_state s)
@@ -299,179 +296,6 @@ int gc_parse_rfc3339(const char *s, int64_t *out)
 		return -1;
 	*out = gc_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
 	return 0;
-}
-
-/* ---- for drivers ---------------------------------------------------------------- */
-
-int gc_driver_wait_busy(struct gc_provider *p, gc_busy_attempt_fn attempt, void *ctx,
-			const char *waiting, struct gc_error *err)
-{
-	const struct gc_retry_policy busy = {
-		.max_attempts = 10,
-		.base_transient_ms = 2000,
-		.max_backoff_ms = 20000,
-		.clock = p->clock,
-	};
-	struct gc_retry r;
-	struct gc_error e;
-
-	gc_retry_begin(&r, &busy);
-	for (;;) {
-		int rc;
-
-		gc_error_init(&e);
-		rc = attempt(p, ctx, &e);
-		if (rc == 0)
-			return 0;
-		if (rc < 0)
-			break;
-		e.code = GC_ETRANSIENT;
-		if (gc_retry_pause(&r, &e, -1) != 0)
-			break;
-		gc_log_debug(p->log, "%s: %s; waiting", p->ops->name, waiting);
-	}
-	if (err)
-		*err = e;
-	return -1;
-}
-
-struct secgroup_delete {
-	const char *id;
-	int (*once)(struct gc_provider *p, const char *id, struct gc_error *err);
-};
-
-static int secgroup_delete_attempt(struct gc_provider *p, void *ctx, struct gc_error *err)
-{
-	const struct secgroup_delete *d = ctx;
-	int rc = d->once(p, d->id, err);
-
-	return rc != 0 && err->code == GC_ENOTFOUND ? 0 : rc;
-}
-
-int gc_driver_delete_secgroup(struct gc_provider *p, const char *id,
-			      int (*once)(struct gc_provider *p, const char *id,
-					  struct gc_error *err),
-			      struct gc_error *err)
-{
-	struct secgroup_delete d = { id, once };
-	char *waiting = gc_xasprintf("security group '%s' still in use", id);
-	int rc = gc_driver_wait_busy(p, secgroup_delete_attempt, &d, waiting, err);
-
-	free(waiting);
-	if (rc != 0)
-		return gc_error_prefix(err, "cannot delete security group '%s'", id);
-	return 0;
-}
-
-int gc_driver_take(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n, const char *action,
-		   struct gc_error *err)
-{
-	uint64_t waited = 0, wait;
-
-	for (;;) {
-		if (gc_ratelimit_take(rl, n, &wait, err) != 0)
-			return gc_error_prefix(err, "%s", action);
-		if (wait == 0)
-			break;
-		if (waited + wait > GC_DRIVER_RATE_WAIT_MAX_MS)
-			return gc_error_set(err, GC_ETIMEOUT,
-					    "%s: our own rate limit would hold the call for more "
-					    "than %u s",
-					    action, GC_DRIVER_RATE_WAIT_MAX_MS / 1000);
-		if (gc_provider_cancelled(p)) {
-			p->stats.ratelimit_wait_ms += waited;
-			return gc_error_set(err, GC_ECANCELLED,
-					    "%s: cancelled while waiting on our own rate limit",
-					    action);
-		}
-		if (wait > GC_DRIVER_RATE_WAIT_SLICE_MS)
-			wait = GC_DRIVER_RATE_WAIT_SLICE_MS;
-		gc_clock_sleep_ms(p->clock, wait);
-		waited += wait;
-	}
-	p->stats.ratelimit_wait_ms += waited;
-	return 0;
-}
-
-int gc_driver_refresh_creds(struct gc_provider *p, int64_t expiration, const char *source,
-			    const char *title,
-			    int (*renew)(struct gc_provider *p, struct gc_error *err),
-			    struct gc_error *err)
-{
-	struct gc_error e;
-	int64_t now = (int64_t)time(NULL);
-
-	if (!expiration || now + GC_CREDS_REFRESH_AHEAD < expiration)
-		return 0;
-	gc_error_init(&e);
-	if (renew(p, &e) == 0)
-		return 0;
-	if (now < expiration) {
-		/* still valid for a few minutes: keep going, try again next call */
-		gc_log_warn(p->log, "%s: cannot renew credentials from %s: %s", p->ops->name,
-			    source ? source : "the chain", e.message);
-		return 0;
-	}
-	if (err)
-		*err = e;
-	return gc_error_prefix(err, "the %s credentials expired", title);
-}
-
-int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *ids, size_t n,
-				      int (*call)(struct gc_provider *p, const char *const *ids,
-						  size_t n, struct gc_error *err),
-				      bool (*gone)(const char *cloud_code), struct gc_error *err)
-{
-	const char **left;
-	size_t n_left = n;
-	int ret = -1;
-
-	if (n == 0)
-		return 0;
-	left = gc_xcalloc(n, sizeof(*left));
-	memcpy(left, ids, n * sizeof(*left));
-	while (n_left) {
-		struct gc_error e;
-		size_t kept = 0;
-
-		gc_error_init(&e);
-		if (call(p, left, n_left, &e) == 0)
-			break;
-		if (!gone(e.cloud_code)) {
-			if (err)
-				*err = e;
-			gc_error_prefix(err, "cannot terminate %zu instance%s", n_left,
-					n_left == 1 ? "" : "s");
-			goto out;
-		}
-		for (size_t i = 0; i < n_left; i++) {
-			if (gc_names_id(e.message, left[i]))
-				gc_log_debug(p->log, "%s: '%s' is already gone", p->ops->name,
-					     left[i]);
-			else
-				left[kept++] = left[i];
-		}
-		if (n_left == 1 || kept == 0)
-			break; /* the only one, or every one, is gone */
-		if (kept == n_left) {
-			/* the message named none of ours: one at a time, gone meaning done */
-			for (size_t i = 0; i < n_left; i++) {
-				gc_error_init(&e);
-				if (call(p, &left[i], 1, &e) != 0 && !gone(e.cloud_code)) {
-					if (err)
-						*err = e;
-					gc_error_prefix(err, "cannot terminate '%s'", left[i]);
-					goto out;
-				}
-			}
-			break;
-		}
-		n_left = kept;
-	}
-	ret = 0;
-out:
-	free(left);
-	return ret;
 }
 
 /* ---- the wrappers --------------------------------------------------------------- */

@@ -20,9 +20,10 @@
  *
  * Drivers retry throttling, 5xx and dropped connections themselves with the retry policy
  * (core/retry.h) and keep under the cloud's documented rate limits with token buckets
- * (core/ratelimit.h); an error that reaches the engine has already been retried. A
- * resource the cloud calls busy for a while (a security group still in use) is waited out
- * with gc_driver_wait_busy, the same for every cloud.
+ * (core/ratelimit.h), all through core/driver.h's one pipeline; an error that reaches the
+ * engine has already been retried. A resource the cloud calls busy for a while (a
+ * security group still in use) is waited out with gc_driver_wait_busy, the same for
+ * every cloud.
  *
  * Threads: a struct gc_provider is used by one thread at a time.
  *
@@ -411,78 +412,7 @@ int gc_parse_rfc3339(const char *s, int64_t *out);
  * locale games: for the parsers of the clouds' looser time formats too. */
 int64_t gc_days_from_civil(int64_t y, unsigned m, unsigned d);
 
-/* ---- for drivers (providers/), never the engine ---- */
-
-/*
- * One attempt at something a cloud refuses for a while because a resource is busy:
- * 0 done, 1 the cloud said to wait (err holds its answer), -1 failed (err filled).
- */
-typedef int (*gc_busy_attempt_fn)(struct gc_provider *p, void *ctx, struct gc_error *err);
-
-/*
- * Makes attempts until one is done or fails, waiting out "busy" answers (a security
- * group still used by instances that are going, an instance still initialising). A wait
- * is retried as a transient error on a policy of its own: 10 attempts, base 2 s, cap 20 s
- * (about two minutes), no share of the retry quota since the endpoint is fine. Each wait
- * is logged at debug as "<cloud>: <waiting>; waiting". When the waits run out, err keeps
- * the cloud's code with the code GC_ETRANSIENT.
- */
-int gc_driver_wait_busy(struct gc_provider *p, gc_busy_attempt_fn attempt, void *ctx,
-			const char *waiting, struct gc_error *err);
-
-/*
- * Deletes security group id with `once` (one DeleteSecurityGroup: 0 deleted, 1 still in
- * use, -1 failed), waiting "still in use" out as gc_driver_wait_busy does; not found
- * counts as deleted. On failure err is prefixed "cannot delete security group 'id'".
- */
-int gc_driver_delete_secgroup(struct gc_provider *p, const char *id,
-			      int (*once)(struct gc_provider *p, const char *id,
-					  struct gc_error *err),
-			      struct gc_error *err);
-
-struct gc_ratelimit;
-
-/* The longest a call waits on our own buckets (longer than any bucket needs to refill),
- * and the longest single sleep there: a cancel is noticed this fast. */
-#define GC_DRIVER_RATE_WAIT_MAX_MS   (15u * 60 * 1000)
-#define GC_DRIVER_RATE_WAIT_SLICE_MS 200
-
-/*
- * Takes n tokens from rl before a call of `action`, sleeping on p's clock as long as the
- * bucket needs, in slices so that the caller's cancel stops the wait (GC_ECANCELLED); a
- * wait past GC_DRIVER_RATE_WAIT_MAX_MS fails at once (GC_ETIMEOUT). The time waited is
- * counted in p->stats.ratelimit_wait_ms.
- */
-int gc_driver_take(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n, const char *action,
-		   struct gc_error *err);
-
-/* Seconds before their expiry that a driver's temporary credentials are renewed. */
-#define GC_CREDS_REFRESH_AHEAD 300
-
-/*
- * Before a call: renews a driver's temporary credentials that expire at `expiration` (0:
- * never) once they are within GC_CREDS_REFRESH_AHEAD of it, with `renew` (the chain
- * resolved again, the fresh credentials swapped in on success). A renewal that fails while
- * the old ones still hold is a warning, "<cloud>: cannot renew credentials from <source>",
- * and the call goes on (the next one tries again); once they have expired it fails,
- * prefixed "the <title> credentials expired".
- */
-int gc_driver_refresh_creds(struct gc_provider *p, int64_t expiration, const char *source,
-			    const char *title,
-			    int (*renew)(struct gc_provider *p, struct gc_error *err),
-			    struct gc_error *err);
-
-/*
- * Terminates ids with `call` (one request for a batch) on a cloud that fails a whole batch
- * when one id is gone and names the missing ids in its message. After an error whose cloud
- * code `gone` accepts, the ids the message names are dropped (logged at debug) and the
- * rest asked again, each round dropping one at least; a lone id is gone; a message naming
- * none of ours sends each id alone, `gone` meaning done. Failures are prefixed "cannot
- * terminate N instances" or "cannot terminate 'id'".
- */
-int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *ids, size_t n,
-				      int (*call)(struct gc_provider *p, const char *const *ids,
-						  size_t n, struct gc_error *err),
-				      bool (*gone)(const char *cloud_code), struct gc_error *err);
+/* What drivers share beyond this interface (the request pipeline, busy waits) is in
+ * core/driver.h. */
 
 #endif

@@ -1,10 +1,11 @@
 /*
  * alibaba.c: the Alibaba Cloud ECS driver's ops table, and opening and closing a session.
  *
- * Open resolves the endpoints and the credentials (creds.h: the aliyun CLI's and the
- * Credentials SDK's chain), sets up one HTTP client, one retry quota and the token
- * buckets, and leaves the caches empty; nothing is sent to ECS until the first
- * operation. Close frees all of it.
+ * Open sets up the pipeline's common state (core/driver.h: one HTTP client, one retry
+ * quota, the request buckets made on first use) with the hooks of ecs.c, resolves the
+ * endpoints and the credentials (creds.h: the aliyun CLI's and the Credentials SDK's
+ * chain), sets up the launch bucket, and leaves the caches empty; nothing is sent to ECS
+ * until the first operation. Close frees all of it.
  *
  * Figures in the table:
  *   max_create_batch 100: RunInstances takes Amount 1-100 (WIRE.md 2.5), all or nothing
@@ -17,34 +18,21 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/alloc.h"
-#include "core/oidc.h"
 #include "core/str.h"
 #include "providers/alibaba/alibaba.h"
 #include "providers/alibaba/ecs.h"
 
-static void driver_free(struct ali_driver *d)
+void ali_driver_close(struct gc_provider *p)
 {
-	if (!d)
-		return;
-	gc_http_free(d->http);
-	ali_creds_release(&d->creds);
-	free(d->profile);
-	free(d->endpoint);
-	gc_spec_oidc_release(&d->oidc);
+	struct ali_driver *d = ali_driver(p);
+
 	free(d->ecs_url);
 	free(d->ecs_host);
 	free(d->vpc_url);
 	free(d->vpc_host);
-	gc_retry_quota_release(&d->quota);
-	for (size_t i = 0; i < d->n_buckets; i++) {
-		gc_ratelimit_release(&d->buckets[i]->rl);
-		free(d->buckets[i]);
-	}
-	free(d->buckets);
-	if (d->rate_limit)
+	if (d->launch_bucket_set)
 		gc_ratelimit_release(&d->launch_bucket);
 	free(d->vpc_id);
 	for (size_t i = 0; i < d->n_vswitches; i++) {
@@ -56,48 +44,6 @@ static void driver_free(struct ali_driver *d)
 	gc_params_release(&d->aliases);
 	free(d->types);
 	gc_price_cache_release(&d->prices);
-	free(d);
-}
-
-static void creds_input(struct gc_provider *p, struct ali_driver *d, struct ali_creds_input *in)
-{
-	memset(in, 0, sizeof(*in));
-	in->profile = d->profile;
-	in->region = p->region;
-	in->endpoint = d->endpoint;
-	in->env = p->env;
-	in->http = d->http;
-	in->log = p->log;
-	in->now = (int64_t)time(NULL);
-	in->clock = p->clock;
-	in->oidc = &d->oidc;
-}
-
-/* The chain again; the fresh credentials replace the old ones. */
-static int renew_creds(struct gc_provider *p, struct gc_error *err)
-{
-	struct ali_driver *d = ali_driver(p);
-	struct ali_creds_input in;
-	struct ali_creds fresh;
-
-	creds_input(p, d, &in);
-	ali_creds_init(&fresh);
-	if (ali_creds_resolve(&fresh, &in, err) != 0) {
-		ali_creds_release(&fresh);
-		return -1;
-	}
-	gc_log_debug(p->log, "alibaba: renewed the credentials from %s", fresh.source);
-	ali_creds_release(&d->creds);
-	d->creds = fresh;
-	return 0;
-}
-
-int ali_refresh_creds(struct gc_provider *p, struct gc_error *err)
-{
-	struct ali_driver *d = ali_driver(p);
-
-	return gc_driver_refresh_creds(p, d->creds.expiration, d->creds.source, "Alibaba Cloud",
-				       renew_creds, err);
 }
 
 static bool valid_region(const char *r)
@@ -112,13 +58,15 @@ static bool valid_region(const char *r)
  * from the VPC API reference's endpoint table). */
 static int endpoints(struct gc_provider *p, struct ali_driver *d, struct gc_error *err)
 {
-	if (d->endpoint) {
-		size_t n = strlen(d->endpoint);
+	const char *endpoint = d->base.endpoint;
 
-		while (n > 0 && d->endpoint[n - 1] == '/')
+	if (endpoint) {
+		size_t n = strlen(endpoint);
+
+		while (n > 0 && endpoint[n - 1] == '/')
 			n--;
-		d->ecs_url = gc_xstrndup(d->endpoint, n);
-		d->vpc_url = gc_xstrndup(d->endpoint, n);
+		d->ecs_url = gc_xstrndup(endpoint, n);
+		d->vpc_url = gc_xstrndup(endpoint, n);
 	} else {
 		d->ecs_url = gc_xasprintf("https://ecs.%s.aliyuncs.com", p->region);
 		d->vpc_url = gc_xasprintf("https://vpc.%s.aliyuncs.com", p->region);
@@ -130,58 +78,36 @@ static int endpoints(struct gc_provider *p, struct ali_driver *d, struct gc_erro
 			err, GC_EINVALID,
 			"endpoint '%s' (the spec's provider.endpoint) is not an http:// "
 			"or https:// URL",
-			d->endpoint ? d->endpoint : d->ecs_url);
+			endpoint ? endpoint : d->ecs_url);
+	return 0;
+}
+
+int ali_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		    struct gc_error *err)
+{
+	struct ali_driver *d = ali_driver(p);
+
+	d->base.endpoint = cfg->endpoint && *cfg->endpoint ? gc_xstrdup(cfg->endpoint) : NULL;
+	if (!valid_region(p->region))
+		return gc_error_set(err, GC_EINVALID, "'%s' is not an Alibaba Cloud region name",
+				    p->region);
+	if (endpoints(p, d, err) != 0 || gc_driver_resolve_creds(p, err) != 0)
+		return -1;
+	if (d->base.rate_limit) {
+		if (gc_ratelimit_init(&d->launch_bucket, ALI_LAUNCH_PER_MINUTE,
+				      ALI_LAUNCH_PER_MINUTE, 60000, p->clock, err) != 0)
+			return -1;
+		d->launch_bucket_set = true;
+	}
+	gc_log_debug(p->log, "alibaba: %s via '%s', credentials from %s", p->region, d->ecs_host,
+		     d->creds.source ? d->creds.source : "?");
 	return 0;
 }
 
 static int ali_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 		    struct gc_error *err)
 {
-	struct ali_driver *d = gc_xcalloc(1, sizeof(*d));
-	struct ali_creds_input in;
-
-	ali_creds_init(&d->creds);
-	gc_retry_quota_init(&d->quota, 0);
-	d->profile = cfg->profile ? gc_xstrdup(cfg->profile) : NULL;
-	d->endpoint = cfg->endpoint && *cfg->endpoint ? gc_xstrdup(cfg->endpoint) : NULL;
-	gc_spec_oidc_copy(&d->oidc, cfg->oidc);
-	if (!valid_region(p->region)) {
-		gc_error_set(err, GC_EINVALID, "'%s' is not an Alibaba Cloud region name",
-			     p->region ? p->region : "");
-		goto fail;
-	}
-	if (endpoints(p, d, err) != 0)
-		goto fail;
-	d->http = gc_http_new(p->log, err);
-	if (!d->http)
-		goto fail;
-	creds_input(p, d, &in);
-	if (ali_creds_resolve(&d->creds, &in, err) != 0)
-		goto fail;
-
-	d->policy.max_attempts = ALI_MAX_ATTEMPTS;
-	d->policy.quota = &d->quota;
-	d->policy.clock = p->clock;
-	if (!cfg->no_rate_limit) {
-		if (gc_ratelimit_init(&d->launch_bucket, ALI_LAUNCH_PER_MINUTE,
-				      ALI_LAUNCH_PER_MINUTE, 60000, p->clock, err) != 0)
-			goto fail;
-		d->rate_limit = true;
-	}
-	gc_log_debug(p->log, "alibaba: %s via '%s', credentials from %s", p->region, d->ecs_host,
-		     d->creds.source ? d->creds.source : "?");
-	p->impl = d;
-	return 0;
-fail:
-	driver_free(d);
-	return gc_error_prefix(err, "cannot open Alibaba Cloud in '%s'",
-			       p->region ? p->region : "");
-}
-
-static void ali_close(struct gc_provider *p)
-{
-	driver_free(ali_driver(p));
-	p->impl = NULL;
+	return gc_driver_open(p, cfg, &ali_hooks, err);
 }
 
 const struct gc_provider_ops gc_provider_alibaba = {
@@ -195,7 +121,7 @@ const struct gc_provider_ops gc_provider_alibaba = {
 	.min_ttl_s = ALI_RELEASE_MIN_S,
 	.max_disk_gb = ALI_MAX_DISK_GB,
 	.open = ali_open,
-	.close = ali_close,
+	.close = gc_driver_close,
 	.discover = ali_discover,
 	.create = ali_create,
 	.terminate = ali_terminate,

@@ -890,19 +890,6 @@ int ali_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 	return 0;
 }
 
-/* The "TYPE BASE64" part of an OpenSSH public key line, for comparing two keys. */
-static char *key_body(const char *line)
-{
-	const char *s = line, *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strcspn(s, " \t");
-	if (*e)
-		e += 1 + strcspn(e + 1, " \t\r\n");
-	return gc_xstrndup(s, (size_t)(e - s));
-}
-
 /*
  * ImportKeyPair answered KeyPair.AlreadyExist. That is our own earlier import when the
  * key of that name holds the same public key (a retry after a lost answer, or a re-run);
@@ -914,7 +901,7 @@ static int adopt_keypair(struct gc_provider *p, const struct gc_keypair_request 
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf body;
 	json_t *j = NULL, *o;
-	char *want = key_body(req->public_key_line), *have = NULL;
+	char *want = gc_driver_key_body(req->public_key_line), *have = NULL;
 	size_t i;
 	int ret = -1;
 
@@ -929,7 +916,7 @@ static int adopt_keypair(struct gc_provider *p, const struct gc_keypair_request 
 
 		if (name && pub && strcmp(name, req->name) == 0) {
 			free(have);
-			have = key_body(pub);
+			have = gc_driver_key_body(pub);
 		}
 	}
 	if (!have || strcmp(want, have) != 0) {

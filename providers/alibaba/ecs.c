@@ -1,6 +1,7 @@
 /*
- * ecs.c: the Alibaba driver's one road to the cloud: ACS3-signed requests, error
- * classification, our own token buckets and retries (ecs.h has the flow).
+ * ecs.c: the Alibaba driver's hooks for core/driver.h's request pipeline: ACS3-signed
+ * requests, the error answers and their code table, the clock complaints, our token
+ * buckets' figures (ecs.h has the flow; retries, waits and counting are the pipeline's).
  *
  * Requests are sent the way the official SDK (@alicloud/openapi-core, WIRE.md 2.1-2.3)
  * sends them: POST / with every parameter in the query string and no body, the action and
@@ -16,6 +17,7 @@
  * 2500 a minute). Throttling that still happens is retried, waiting at least the
  * x-acs-retry-after the answer carries.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,35 +93,20 @@ int ali_parse_time(const char *s, int64_t *out)
 	return 0;
 }
 
-static bool in_list(const char *code, const char *const *list)
-{
-	for (; *list; list++)
-		if (strcmp(code, *list) == 0)
-			return true;
-	return false;
-}
-
 /* ---- the wire ------------------------------------------------------------------------------ */
 
 void ali_wire_release(struct ali_wire *w)
 {
+	struct gc_driver_wire g;
+
 	if (!w)
 		return;
-	free(w->url);
-	for (size_t i = 0; i < w->n_headers; i++) {
-		/* header lines carry the security token */
-		for (volatile char *s = w->headers[i]; *s; s++)
-			*s = '\0';
-		free(w->headers[i]);
-	}
-	free(w->headers);
+	memset(&g, 0, sizeof(g));
+	g.url = w->url;
+	g.headers = w->headers;
+	g.n_headers = w->n_headers;
+	gc_driver_wire_release(&g);
 	memset(w, 0, sizeof(*w));
-}
-
-static void wire_add(struct ali_wire *w, const char *name, const char *value)
-{
-	w->headers = gc_xreallocarray(w->headers, w->n_headers + 1, sizeof(*w->headers));
-	w->headers[w->n_headers++] = gc_xasprintf("%s: %s", name, value);
 }
 
 int ali_wire_build(struct ali_wire *out, const struct ali_wire_input *in, struct gc_error *err)
@@ -129,12 +116,13 @@ int ali_wire_build(struct ali_wire *out, const struct ali_wire_input *in, struct
 	struct gc_sign_request sr;
 	struct gc_sign_result sig;
 	struct ali_acs3_input ai;
-	struct ali_wire w = { NULL, NULL, 0 };
+	struct gc_driver_wire w;
 	unsigned char rnd[16];
 	char nonce[33], ts[ALI_TIMESTAMP_LEN + 1];
 	char *host = ali_url_host(in->base_url);
 	int ret = -1;
 
+	memset(&w, 0, sizeof(w));
 	if (!host) {
 		gc_error_set(err, GC_EINVALID, "endpoint '%s' is not an http(s) URL", in->base_url);
 		goto out;
@@ -170,16 +158,16 @@ int ali_wire_build(struct ali_wire *out, const struct ali_wire_input *in, struct
 		goto out;
 	}
 	w.url = gc_xasprintf("%s/%s%s", in->base_url, query.len ? "?" : "", query.data);
-	for (size_t i = 0; i < headers.n; i++)
-		wire_add(&w, headers.items[i].name, headers.items[i].value);
-	for (size_t i = 0; i < sig.added_headers.n; i++)
-		wire_add(&w, sig.added_headers.items[i].name, sig.added_headers.items[i].value);
+	gc_driver_wire_add_all(&w, &headers);
+	gc_driver_wire_add_all(&w, &sig.added_headers);
 	gc_sign_result_release(&sig);
-	wire_add(&w, "Accept", "application/json");
+	gc_driver_wire_add(&w, "Accept", "application/json");
 	/* no body, so no Content-Type: curl would add an unsigned form one */
 	w.headers = gc_xreallocarray(w.headers, w.n_headers + 1, sizeof(*w.headers));
 	w.headers[w.n_headers++] = gc_xstrdup("Content-Type:");
-	*out = w;
+	out->url = w.url;
+	out->headers = w.headers;
+	out->n_headers = w.n_headers;
 	ret = 0;
 out:
 	free(host);
@@ -216,12 +204,8 @@ int ali_json_error(const char *body, size_t len, char code[128], char message[51
 }
 
 /* A clock complaint: signed again with a fresh time, once; twice means the clock is off. */
-static bool clock_code(const char *code)
-{
-	static const char *const list[] = { "InvalidTimeStamp.Expired", "IllegalTimestamp", NULL };
-
-	return code && in_list(code, list);
-}
+static const char *const ali_clock_codes[] = { "InvalidTimeStamp.Expired", "IllegalTimestamp",
+					       NULL };
 
 /* The first call with this client token is still being processed: ask again later. */
 static bool processing_code(const char *code)
@@ -231,219 +215,184 @@ static bool processing_code(const char *code)
 		 strcmp(code, "LastTokenProcessing") == 0);
 }
 
-enum gc_errcode ali_classify(const char *code, int status)
-{
-	static const char *const capacity[] = {
-		"OperationDenied.NoStock",
-		"Zone.NotOnSale",
-		"Zone.NotOpen",
-		"InvalidResourceType.NotSupported",
-		"InstanceType.Offline",
-		"InvalidInstanceType.ZoneNotSupported",
-		"InvalidSpotPriceLimit.LowerThanPublicPrice",
-		"OperationDenied.SpotPriceLowerThanPublicPrice",
-		"ResourceNotAvailable",
-		NULL,
-	};
-	static const char *const auth[] = {
-		"SignatureDoesNotMatch",
-		"IncompleteSignature",
-		"InvalidAccessKeyId.NotFound",
-		"InvalidAccessKeyId.Inactive",
-		"InvalidAccessKeyId",
-		"Forbidden.RAM",
-		"Forbidden.Unauthorized",
-		"Forbidden",
-		"Forbbiden", /* sic: ECS's own spelling in some answers */
-		"NoPermission",
-		"MissingSecurityToken",
-		"InvalidSecurityToken.Expired",
-		"InvalidSecurityToken.Malformed",
-		"InvalidSecurityToken.MismatchWithAccessKey",
-		"InvalidTimeStamp.Expired",
-		"IllegalTimestamp",
-		/* the account itself cannot buy: nothing else will work either */
-		"InsufficientBalance",
-		"Account.Arrearage",
-		"RealNameAuthenticationError",
-		"PaymentMethodNotFound",
-		NULL,
-	};
+static const struct gc_driver_code ali_codes[] = {
+	/* as the SDK decides ThrottlingError */
+	GC_CODES(GC_MATCH_CONTAINS, GC_ETHROTTLED, "Throttling"),
+	GC_CODES(GC_MATCH_EXACT, GC_ECAPACITY, "OperationDenied.NoStock", "Zone.NotOnSale",
+		 "Zone.NotOpen", "InvalidResourceType.NotSupported", "InstanceType.Offline",
+		 "InvalidInstanceType.ZoneNotSupported",
+		 "InvalidSpotPriceLimit.LowerThanPublicPrice",
+		 "OperationDenied.SpotPriceLowerThanPublicPrice", "ResourceNotAvailable"),
+	GC_CODES(GC_MATCH_PREFIX, GC_EQUOTA, "QuotaExceed"),
+	GC_CODES(GC_MATCH_EXACT, GC_EQUOTA, "InvalidTagCount"),
+	/* "Forbbiden", sic: ECS's own spelling in some answers; the account that cannot
+	 * buy (InsufficientBalance...) is auth too: nothing else will work either */
+	GC_CODES(GC_MATCH_EXACT, GC_EAUTH, "SignatureDoesNotMatch", "IncompleteSignature",
+		 "InvalidAccessKeyId.NotFound", "InvalidAccessKeyId.Inactive", "InvalidAccessKeyId",
+		 "Forbidden.RAM", "Forbidden.Unauthorized", "Forbidden", "Forbbiden",
+		 "NoPermission", "MissingSecurityToken", "InvalidSecurityToken.Expired",
+		 "InvalidSecurityToken.Malformed", "InvalidSecurityToken.MismatchWithAccessKey",
+		 "InvalidTimeStamp.Expired", "IllegalTimestamp", "InsufficientBalance",
+		 "Account.Arrearage", "RealNameAuthenticationError", "PaymentMethodNotFound"),
+	GC_CODES(GC_MATCH_PREFIX, GC_EAUTH, "Forbidden."),
+	GC_CODES(GC_MATCH_EXACT, GC_EIDEMPOTENCY, "IdempotentParameterMismatch"),
+	GC_CODES(GC_MATCH_EXACT, GC_ETRANSIENT, "IdempotentProcessing", "LastTokenProcessing"),
+	GC_CODES(GC_MATCH_SUFFIX, GC_ENOTFOUND, ".NotFound"),
 	/* SignatureNonceUsed: an earlier attempt of ours reached the server (libcurl resends
 	 * a request whose reused connection died before the answer, nonce and all); every
 	 * attempt is signed afresh, so it is a retry like any lost answer */
-	static const char *const transient[] = { "InternalError", "ServiceUnavailable",
-						 "UnknownError", "SignatureNonceUsed", NULL };
+	GC_CODES(GC_MATCH_EXACT, GC_ETRANSIENT, "InternalError", "ServiceUnavailable",
+		 "UnknownError", "SignatureNonceUsed"),
+	{ 0 },
+};
 
-	if (code && *code) {
-		if (strstr(code, "Throttling")) /* as the SDK decides ThrottlingError */
-			return GC_ETHROTTLED;
-		if (in_list(code, capacity))
-			return GC_ECAPACITY;
-		if (gc_starts_with(code, "QuotaExceed") || strcmp(code, "InvalidTagCount") == 0)
-			return GC_EQUOTA;
-		if (in_list(code, auth) || gc_starts_with(code, "Forbidden."))
-			return GC_EAUTH;
-		if (strcmp(code, "IdempotentParameterMismatch") == 0)
-			return GC_EIDEMPOTENCY;
-		if (processing_code(code))
-			return GC_ETRANSIENT;
-		if (gc_ends_with(code, ".NotFound"))
-			return GC_ENOTFOUND;
-		if (in_list(code, transient))
-			return GC_ETRANSIENT;
-	}
-	if (status >= 500)
-		return GC_ETRANSIENT;
-	if (status == 429)
-		return GC_ETHROTTLED;
-	if (code && *code && status >= 400)
-		return GC_EINVALID; /* every other 4xx: the request itself is wrong */
-	return gc_http_status_errcode(status);
+enum gc_errcode ali_classify(const char *code, int status)
+{
+	return gc_driver_classify(ali_codes, code, status);
 }
 
 /* ---- rate limiting ---------------------------------------------------------------------------- */
 
-static struct gc_ratelimit *bucket_for(struct gc_provider *p, const char *api, struct gc_error *err)
+/* One bucket per API ("ecs:RunInstances"): see the top of this file. */
+static void ali_bucket(const char *api, uint64_t *cap, uint64_t *refill, uint64_t *interval_ms)
+{
+	(void)api;
+	*cap = ALI_API_PER_MINUTE;
+	*refill = ALI_API_PER_MINUTE;
+	*interval_ms = 60000;
+}
+
+/* ---- signing and answers ------------------------------------------------------------------------ */
+
+/* What the pipeline carries for one call: the product and the parameters, RegionId in. */
+struct ali_req {
+	const struct ali_call *call;
+	const struct gc_params *params;
+};
+
+static int ali_sign(struct gc_provider *p, const struct gc_driver_request *req,
+		    struct gc_driver_wire *out, struct gc_error *err)
 {
 	struct ali_driver *d = ali_driver(p);
-	struct ali_bucket *b;
-
-	for (size_t i = 0; i < d->n_buckets; i++)
-		if (strcmp(d->buckets[i]->api, api) == 0)
-			return &d->buckets[i]->rl;
-	b = gc_xcalloc(1, sizeof(*b));
-	snprintf(b->api, sizeof(b->api), "%s", api);
-	if (gc_ratelimit_init(&b->rl, ALI_API_PER_MINUTE, ALI_API_PER_MINUTE, 60000, p->clock,
-			      err) != 0) {
-		free(b);
-		return NULL;
-	}
-	GC_ALLOC_GROW(d->buckets, d->n_buckets + 1, d->alloc_buckets);
-	d->buckets[d->n_buckets++] = b;
-	return &b->rl;
-}
-
-static const char *product_name(enum ali_product product)
-{
-	return product == ALI_VPC ? "vpc" : "ecs";
-}
-
-static int throttle_ourselves(struct gc_provider *p, const struct ali_call *c, struct gc_error *err)
-{
-	struct ali_driver *d = ali_driver(p);
-	struct gc_ratelimit *rl;
-	char api[80];
-
-	if (!d->rate_limit)
-		return 0;
-	snprintf(api, sizeof(api), "%s:%s", product_name(c->product), c->action);
-	if (!(rl = bucket_for(p, api, err)) || gc_driver_take(p, rl, 1, c->action, err) != 0)
-		return -1;
-	if (c->launch_tokens)
-		return gc_driver_take(p, &d->launch_bucket, c->launch_tokens, c->action, err);
-	return 0;
-}
-
-/* ---- one attempt -------------------------------------------------------------------------------- */
-
-/* The cloud's error out of a non-2xx answer, classified, into err; *retry_after_ms gets
- * the server's hint or stays negative. */
-static void answer_error(const struct ali_call *c, const char *host,
-			 const struct gc_http_response *res, int64_t *retry_after_ms,
-			 struct gc_error *err)
-{
-	char code[128], msg[512], rid[128];
-	const char *v;
-	uint64_t ms;
-
-	if ((v = gc_http_response_header(res, ALI_RETRY_AFTER_HEADER)) &&
-	    gc_parse_u64(v, 24 * 3600 * 1000ull, &ms) == 0)
-		*retry_after_ms = (int64_t)ms;
-	if (ali_json_error(res->body.data, res->body.len, code, msg, rid) != 0) {
-		v = gc_http_response_header(res, ALI_REQUEST_ID_HEADER);
-		gc_error_set(err, ali_classify(NULL, res->status), "%s: HTTP %d from '%s'",
-			     c->action, res->status, host);
-		gc_error_set_cloud(err, NULL, v, res->status);
-		return;
-	}
-	if (!rid[0] && (v = gc_http_response_header(res, ALI_REQUEST_ID_HEADER)))
-		snprintf(rid, sizeof(rid), "%s", v);
-	if (rid[0])
-		gc_error_set(err, ali_classify(code, res->status), "%s: %s: %s (request %s)",
-			     c->action, code, msg, rid);
-	else
-		gc_error_set(err, ali_classify(code, res->status), "%s: %s: %s", c->action, code,
-			     msg);
-	gc_error_set_cloud(err, code, rid[0] ? rid : NULL, res->status);
-}
-
-static int attempt(struct gc_provider *p, const struct ali_call *c, const struct gc_params *params,
-		   struct gc_buf *out, int64_t *retry_after_ms, struct gc_error *err)
-{
-	struct ali_driver *d = ali_driver(p);
+	const struct ali_req *r = req->ctx;
 	struct ali_wire_input wi;
 	struct ali_wire w = { NULL, NULL, 0 };
-	struct gc_http_request req;
-	struct gc_http_response res;
-	const char *host = c->product == ALI_VPC ? d->vpc_host : d->ecs_host;
-	int ret = -1;
 
-	*retry_after_ms = -1;
-	if (throttle_ourselves(p, c, err) != 0 || ali_refresh_creds(p, err) != 0)
-		return -1;
 	memset(&wi, 0, sizeof(wi));
-	wi.base_url = c->product == ALI_VPC ? d->vpc_url : d->ecs_url;
-	wi.action = c->action;
-	wi.version = c->product == ALI_VPC ? ALI_VPC_VERSION : ALI_ECS_VERSION;
-	wi.params = params;
+	wi.base_url = r->call->product == ALI_VPC ? d->vpc_url : d->ecs_url;
+	wi.action = req->action;
+	wi.version = r->call->product == ALI_VPC ? ALI_VPC_VERSION : ALI_ECS_VERSION;
+	wi.params = r->params;
 	wi.access_key_id = d->creds.access_key_id;
 	wi.access_key_secret = d->creds.access_key_secret;
 	wi.security_token = d->creds.security_token;
 	wi.now = time(NULL);
 	if (ali_wire_build(&w, &wi, err) != 0)
 		return -1;
-	memset(&req, 0, sizeof(req));
-	req.method = "POST";
-	req.url = w.url;
-	req.headers = (const char *const *)w.headers;
-	req.n_headers = w.n_headers;
-	req.max_response = ALI_MAX_RESPONSE;
-
-	p->stats.calls++;
-	gc_log_trace(p->log, "alibaba: %s to '%s'", c->action, host);
-	if (gc_http_perform(d->http, &req, &res, err) != 0) {
-		gc_error_prefix(err, "%s", c->action);
-		goto out;
-	}
-	if (res.status < 200 || res.status > 299) {
-		answer_error(c, host, &res, retry_after_ms, err);
-		goto out;
-	}
-	gc_buf_reset(out);
-	if (gc_buf_add(out, res.body.data, res.body.len) != 0) {
-		gc_error_set(err, GC_ETOOBIG, "%s: the answer is over %zu bytes", c->action,
-			     (size_t)ALI_MAX_RESPONSE);
-		goto out;
-	}
-	ret = 0;
-out:
-	gc_http_response_release(&res);
-	ali_wire_release(&w);
-	return ret;
+	out->url = w.url;
+	out->headers = w.headers;
+	out->n_headers = w.n_headers;
+	return 0;
 }
+
+/* A 2xx is a success; otherwise the JSON error, and the server's hint for a retry. */
+static int ali_answer(struct gc_provider *p, const struct gc_driver_request *req,
+		      const struct gc_http_response *res, int64_t *retry_after_ms,
+		      struct gc_error *err)
+{
+	char code[128], msg[512], rid[128];
+	const char *v;
+	uint64_t ms;
+
+	if (res->status >= 200 && res->status <= 299)
+		return 0;
+	if ((v = gc_http_response_header(res, ALI_RETRY_AFTER_HEADER)) &&
+	    gc_parse_u64(v, 24 * 3600 * 1000ull, &ms) == 0)
+		*retry_after_ms = (int64_t)ms;
+	if (ali_json_error(res->body.data, res->body.len, code, msg, rid) != 0)
+		return gc_driver_fail(p, req, res->status, NULL, NULL,
+				      gc_http_response_header(res, ALI_REQUEST_ID_HEADER), err);
+	if (!rid[0] && (v = gc_http_response_header(res, ALI_REQUEST_ID_HEADER)))
+		snprintf(rid, sizeof(rid), "%s", v);
+	if (processing_code(code) && *retry_after_ms < ALI_PROCESSING_RETRY_MS)
+		*retry_after_ms = ALI_PROCESSING_RETRY_MS;
+	return gc_driver_fail(p, req, res->status, code, msg, rid, err);
+}
+
+/* ---- credentials ------------------------------------------------------------------------------- */
+
+static int creds_resolve(struct gc_provider *p, void *creds, struct gc_error *err)
+{
+	struct ali_driver *d = ali_driver(p);
+	struct ali_creds_input in;
+
+	memset(&in, 0, sizeof(in));
+	in.profile = d->base.profile;
+	in.region = p->region;
+	in.endpoint = d->base.endpoint;
+	in.env = p->env;
+	in.http = d->base.http;
+	in.log = p->log;
+	in.now = (int64_t)time(NULL);
+	in.clock = p->clock;
+	in.oidc = &d->base.oidc;
+	return ali_creds_resolve(creds, &in, err);
+}
+
+static void creds_init(void *creds)
+{
+	ali_creds_init(creds);
+}
+
+static void creds_release(void *creds)
+{
+	ali_creds_release(creds);
+}
+
+const struct gc_driver_hooks ali_hooks = {
+	.title = "Alibaba Cloud",
+	.size = sizeof(struct ali_driver),
+	.open = ali_driver_open,
+	.close = ali_driver_close,
+	.max_response = ALI_MAX_RESPONSE,
+	.max_attempts = ALI_MAX_ATTEMPTS,
+	.codes = ali_codes,
+	.clock_codes = ali_clock_codes,
+	.bucket = ali_bucket,
+	.sign = ali_sign,
+	.answer = ali_answer,
+	.creds = {
+		.size = sizeof(struct ali_creds),
+		.at = offsetof(struct ali_driver, creds),
+		.expiration_at = offsetof(struct ali_creds, expiration),
+		.source_at = offsetof(struct ali_creds, source),
+		.init = creds_init,
+		.release = creds_release,
+		.resolve = creds_resolve,
+	},
+};
+
+/* ---- the calls ------------------------------------------------------------------------------------ */
 
 int ali_send(struct gc_provider *p, const struct ali_call *c, struct gc_buf *out,
 	     struct gc_error *err)
 {
 	struct ali_driver *d = ali_driver(p);
 	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_retry r;
-	struct gc_error e;
-	bool resigned = false;
-	int ret = -1;
+	struct ali_req r = { c, &params };
+	char api[80];
+	struct gc_driver_request req = {
+		.action = c->action,
+		.bucket = api,
+		.host = c->product == ALI_VPC ? d->vpc_host : d->ecs_host,
+		.resource = c->launch_tokens ? &d->launch_bucket : NULL,
+		.resource_tokens = c->launch_tokens,
+		.unsafe = c->unsafe,
+		.ctx = &r,
+	};
+	int ret;
 
-	gc_buf_init(out, ALI_MAX_RESPONSE);
+	snprintf(api, sizeof(api), "%s:%s", c->product == ALI_VPC ? "vpc" : "ecs", c->action);
 	/* the two catalogue actions that are not per region take no RegionId (their SDK
 	 * models have none) */
 	if (strcmp(c->action, "DescribeRegions") != 0 &&
@@ -451,44 +400,8 @@ int ali_send(struct gc_provider *p, const struct ali_call *c, struct gc_buf *out
 		gc_params_add(&params, "RegionId", p->region);
 	if (c->params)
 		gc_params_add_all(&params, c->params);
-	gc_retry_begin(&r, &d->policy);
-	for (unsigned n = 0;; n++) {
-		int64_t hint;
-
-		gc_error_init(&e);
-		if (n)
-			p->stats.retries++;
-		if (attempt(p, c, &params, out, &hint, &e) == 0) {
-			gc_retry_succeeded(&r);
-			ret = 0;
-			break;
-		}
-		if (e.code == GC_ETHROTTLED)
-			p->stats.throttled++;
-		/* a clock complaint: a fresh time, once; a second one means the clock really is
-		 * off */
-		if (clock_code(e.cloud_code)) {
-			if (resigned) {
-				gc_error_prefix(&e, "check this machine's clock");
-				break;
-			}
-			resigned = true;
-			gc_log_debug(p->log, "alibaba: signing %s again after: %s", c->action,
-				     e.message);
-			continue;
-		}
-		/* a launch without a client token may have happened: never repeat it */
-		if (c->unsafe && e.code != GC_ETHROTTLED)
-			break;
-		if (processing_code(e.cloud_code) && hint < ALI_PROCESSING_RETRY_MS)
-			hint = ALI_PROCESSING_RETRY_MS;
-		if (gc_retry_pause(&r, &e, hint) != 0)
-			break;
-		gc_log_debug(p->log, "alibaba: retrying %s after: %s", c->action, e.message);
-	}
+	ret = gc_driver_send(p, &req, out, err);
 	gc_params_release(&params);
-	if (ret != 0 && err)
-		*err = e;
 	return ret;
 }
 

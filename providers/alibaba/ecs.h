@@ -1,9 +1,10 @@
 /*
  * ecs.h: the Alibaba Cloud driver's internals, shared by alibaba.c (the ops table, open
- * and close), ecs.c (the request helper), ecs-ops.c (the operations) and creds.c (which
- * signs its STS calls the same way). Nothing outside providers/alibaba includes it.
+ * and close), ecs.c (the request hooks and tables), ecs-ops.c (the operations) and
+ * creds.c (which signs its STS calls the same way). Nothing outside providers/alibaba
+ * includes it.
  *
- * One request goes: parameters (struct gc_params, RegionId added where the action takes
+ * One request goes through core/driver.h's pipeline: parameters (struct gc_params, RegionId added where the action takes
  * it) -> our token buckets
  * (a one-minute window per API, and for RunInstances the 5000-instances-a-minute launch
  * cap) -> ACS3-HMAC-SHA256 with x-acs-action / x-acs-version, every parameter in the
@@ -34,10 +35,10 @@
 #include <time.h>
 
 #include "core/buf.h"
+#include "core/driver.h"
 #include "core/http.h"
 #include "core/provider.h"
 #include "core/ratelimit.h"
-#include "core/retry.h"
 #include "core/urlenc.h"
 #include "providers/alibaba/creds.h"
 
@@ -66,12 +67,6 @@
  * report ClientToken, and the engine looks instances up by it */
 #define ALI_TAG_CLIENT_TOKEN GC_TAG_PREFIX "client-token"
 
-/* A request bucket for one API ("ecs:RunInstances"), made on first use. */
-struct ali_bucket {
-	char api[80];
-	struct gc_ratelimit rl;
-};
-
 /* The default VPC's vSwitch chosen for a zone asked for (want NULL: any zone). */
 struct ali_vswitch {
 	char *want;
@@ -80,22 +75,13 @@ struct ali_vswitch {
 };
 
 struct ali_driver {
-	struct gc_http *http;
+	struct gc_driver base; /* first: core/driver.h reaches it through p->impl */
 	struct ali_creds creds;
-	/* what the credential chain was resolved from, to resolve it again before expiry */
-	char *profile;
-	char *endpoint;
-	struct gc_spec_oidc oidc; /* the spec's provider.oidc, copied */
 
 	char *ecs_url, *ecs_host;
 	char *vpc_url, *vpc_host;
 
-	struct gc_retry_quota quota;
-	struct gc_retry_policy policy;
-
-	bool rate_limit;
-	struct ali_bucket **buckets;
-	size_t n_buckets, alloc_buckets;
+	bool launch_bucket_set;		   /* launch_bucket is set up */
 	struct gc_ratelimit launch_bucket; /* RunInstances: instances a minute */
 
 	/* caches, for the life of the driver */
@@ -114,11 +100,21 @@ static inline struct ali_driver *ali_driver(struct gc_provider *p)
 	return (struct ali_driver *)p->impl;
 }
 
-/* ---- alibaba.c ------------------------------------------------------------------------ */
+/* ---- alibaba.c: the cloud's part of open and close (core/driver.h's hooks) ------------- */
 
-/* Resolves the credential chain again when the credentials in use expire within five
- * minutes (STS, the instance's RAM role); a no-op for long-term keys. */
-int ali_refresh_creds(struct gc_provider *p, struct gc_error *err);
+/* Checks the region, sets the endpoints, resolves the credentials, sets up the launch
+ * bucket. */
+int ali_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		    struct gc_error *err);
+/* Frees the endpoints, the launch bucket and the caches. */
+void ali_driver_close(struct gc_provider *p);
+
+/* ---- ecs.c: the pipeline's hooks ---------------------------------------------------------- */
+
+/* ACS3 signing, the JSON errors and the server's retry hint, the code table, the
+ * buckets; the credentials are renewed through the chain (creds.h) when temporary ones
+ * (STS, the instance's RAM role) expire within five minutes. */
+extern const struct gc_driver_hooks ali_hooks;
 
 /* ---- ecs.c: one signed request --------------------------------------------------------- */
 
@@ -162,7 +158,7 @@ char *ali_url_host(const char *url);
  * seconds; -1 when malformed. */
 int ali_parse_time(const char *s, int64_t *out);
 
-/* ---- ecs.c: the request helper ---------------------------------------------------------- */
+/* ---- ecs.c: the calls ---------------------------------------------------------- */
 
 enum ali_product {
 	ALI_ECS,
@@ -180,7 +176,7 @@ struct ali_call {
 };
 
 /*
- * Sends c, retrying as the header says, and puts the successful answer's body into *out
+ * Sends c through the pipeline (gc_driver_send), retrying as the header says, and puts the successful answer's body into *out
  * (initialised here, released by the caller, also on failure). On failure err carries
  * the classified code, the cloud's code, request id and HTTP status, and a message
  * naming the action.

@@ -1,9 +1,11 @@
 /*
  * aws.c: the AWS EC2 driver's ops table, and opening and closing a session.
  *
- * Open resolves region, endpoints and credentials through the AWS CLI's chain (creds.h),
- * sets up one HTTP client, one retry quota and EC2's token buckets, and leaves the caches
- * empty; nothing is sent to AWS until the first operation. Close frees all of it.
+ * Open sets up the pipeline's common state (core/driver.h: one HTTP client, one retry
+ * quota, the request buckets made on first use) with the hooks of ec2.c, resolves region,
+ * endpoints and credentials through the AWS CLI's chain (creds.h), sets up EC2's resource
+ * buckets, and leaves the caches empty; nothing is sent to AWS until the first operation.
+ * Close frees all of it.
  *
  * Figures in the table:
  *   max_create_batch 100: RunInstances takes MinCount = MaxCount up to the account's
@@ -17,35 +19,19 @@
  *   client_token_max 64: EC2's ClientToken limit (ASCII).
  */
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "core/alloc.h"
-#include "core/oidc.h"
 #include "providers/aws/aws.h"
 #include "providers/aws/ec2.h"
 
-#define AWS_MAX_ATTEMPTS 5 /* bursts of an apply meet throttling; the quota bounds a storm */
-
-static void driver_free(struct aws_driver *d)
+void aws_driver_close(struct gc_provider *p)
 {
-	if (!d)
-		return;
-	gc_http_free(d->http);
+	struct aws_driver *d = aws_driver(p);
+
 	aws_config_release(&d->cfg);
-	aws_creds_release(&d->creds);
-	free(d->profile);
-	free(d->endpoint);
-	gc_spec_oidc_release(&d->oidc);
 	free(d->ec2_host);
 	free(d->pricing_host);
-	gc_retry_quota_release(&d->quota);
-	for (size_t i = 0; i < d->n_buckets; i++) {
-		gc_ratelimit_release(&d->buckets[i]->rl);
-		free(d->buckets[i]);
-	}
-	free(d->buckets);
-	if (d->rate_limit) {
+	if (d->resource_buckets) {
 		gc_ratelimit_release(&d->run_resource);
 		gc_ratelimit_release(&d->terminate_resource);
 	}
@@ -55,101 +41,43 @@ static void driver_free(struct aws_driver *d)
 	gc_params_release(&d->aliases);
 	free(d->types);
 	gc_price_cache_release(&d->prices);
-	free(d);
 }
 
-static void creds_input(struct gc_provider *p, struct aws_driver *d, struct aws_creds_input *in)
-{
-	memset(in, 0, sizeof(*in));
-	in->profile = d->profile;
-	in->region = p->region;
-	in->endpoint = d->endpoint;
-	in->env = p->env;
-	in->http = d->http;
-	in->log = p->log;
-	in->now = (int64_t)time(NULL);
-	in->oidc = &d->oidc;
-}
-
-/* The chain again; the fresh credentials replace the old ones. */
-static int renew_creds(struct gc_provider *p, struct gc_error *err)
+int aws_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		    struct gc_error *err)
 {
 	struct aws_driver *d = aws_driver(p);
 	struct aws_creds_input in;
-	struct aws_creds fresh;
 
-	creds_input(p, d, &in);
-	aws_creds_init(&fresh);
-	if (aws_creds_resolve(&fresh, &d->cfg, &in, err) != 0) {
-		aws_creds_release(&fresh);
+	aws_config_init(&d->cfg);
+	d->base.endpoint = cfg->endpoint ? gc_xstrdup(cfg->endpoint) : NULL;
+	aws_creds_input(p, &in);
+	if (aws_config_resolve(&d->cfg, &in, err) != 0 || gc_driver_resolve_creds(p, err) != 0)
 		return -1;
+	d->ec2_host = aws_url_host(d->cfg.ec2_endpoint);
+	d->pricing_host = d->cfg.pricing_endpoint ? aws_url_host(d->cfg.pricing_endpoint) : NULL;
+	if (!d->ec2_host || !d->pricing_host)
+		return gc_error_set(err, GC_EINVALID, "aws: endpoint '%s' is not a URL",
+				    !d->ec2_host ? d->cfg.ec2_endpoint : d->cfg.pricing_endpoint);
+	/* the devguide's resource buckets, counted in instances */
+	if (d->base.rate_limit) {
+		if (gc_ratelimit_init(&d->run_resource, 1000, 2, 1000, p->clock, err) != 0)
+			return -1;
+		if (gc_ratelimit_init(&d->terminate_resource, 1000, 20, 1000, p->clock, err) != 0) {
+			gc_ratelimit_release(&d->run_resource);
+			return -1;
+		}
+		d->resource_buckets = true;
 	}
-	aws_creds_release(&d->creds);
-	d->creds = fresh;
+	gc_log_debug(p->log, "aws: %s via '%s', credentials from %s", d->cfg.region, d->ec2_host,
+		     d->creds.source ? d->creds.source : "?");
 	return 0;
-}
-
-int aws_refresh_creds(struct gc_provider *p, struct gc_error *err)
-{
-	struct aws_driver *d = aws_driver(p);
-
-	return gc_driver_refresh_creds(p, d->creds.expiration, d->creds.source, "AWS", renew_creds,
-				       err);
 }
 
 static int aws_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 		    struct gc_error *err)
 {
-	struct aws_driver *d = gc_xcalloc(1, sizeof(*d));
-	struct aws_creds_input in;
-
-	aws_config_init(&d->cfg);
-	aws_creds_init(&d->creds);
-	gc_retry_quota_init(&d->quota, 0);
-	d->profile = cfg->profile ? gc_xstrdup(cfg->profile) : NULL;
-	d->endpoint = cfg->endpoint ? gc_xstrdup(cfg->endpoint) : NULL;
-	gc_spec_oidc_copy(&d->oidc, cfg->oidc);
-	d->http = gc_http_new(p->log, err);
-	if (!d->http)
-		goto fail;
-	creds_input(p, d, &in);
-	if (aws_config_resolve(&d->cfg, &in, err) != 0 ||
-	    aws_creds_resolve(&d->creds, &d->cfg, &in, err) != 0)
-		goto fail;
-	d->ec2_host = aws_url_host(d->cfg.ec2_endpoint);
-	d->pricing_host = d->cfg.pricing_endpoint ? aws_url_host(d->cfg.pricing_endpoint) : NULL;
-	if (!d->ec2_host || !d->pricing_host) {
-		gc_error_set(err, GC_EINVALID, "aws: endpoint '%s' is not a URL",
-			     !d->ec2_host ? d->cfg.ec2_endpoint : d->cfg.pricing_endpoint);
-		goto fail;
-	}
-
-	d->policy.max_attempts = AWS_MAX_ATTEMPTS;
-	d->policy.quota = &d->quota;
-	d->policy.clock = p->clock;
-	/* the devguide's resource buckets, counted in instances */
-	if (!cfg->no_rate_limit) {
-		if (gc_ratelimit_init(&d->run_resource, 1000, 2, 1000, p->clock, err) != 0)
-			goto fail;
-		if (gc_ratelimit_init(&d->terminate_resource, 1000, 20, 1000, p->clock, err) != 0) {
-			gc_ratelimit_release(&d->run_resource);
-			goto fail;
-		}
-		d->rate_limit = true;
-	}
-	gc_log_debug(p->log, "aws: %s via '%s', credentials from %s", d->cfg.region, d->ec2_host,
-		     d->creds.source ? d->creds.source : "?");
-	p->impl = d;
-	return 0;
-fail:
-	driver_free(d);
-	return gc_error_prefix(err, "cannot open AWS in '%s'", p->region);
-}
-
-static void aws_close(struct gc_provider *p)
-{
-	driver_free(aws_driver(p));
-	p->impl = NULL;
+	return gc_driver_open(p, cfg, &aws_hooks, err);
 }
 
 const struct gc_provider_ops gc_provider_aws = {
@@ -161,7 +89,7 @@ const struct gc_provider_ops gc_provider_aws = {
 	.max_terminate_batch = AWS_TERMINATE_BATCH,
 	.client_token_max = AWS_CLIENT_TOKEN_MAX,
 	.open = aws_open,
-	.close = aws_close,
+	.close = gc_driver_close,
 	.discover = aws_discover,
 	.create = aws_create,
 	.terminate = aws_terminate,

@@ -1,38 +1,28 @@
 /*
- * ec2.c: the AWS driver's requests and operations, on the EC2 Query API 2016-11-15.
+ * ec2.c: the AWS driver's hooks for core/driver.h's request pipeline, and its tables.
  *
- * The request helper (aws_send) is the one road to AWS: token buckets at EC2's documented
- * rates ("Request throttling for the Amazon EC2 API": a request bucket per action by
- * category, and the resource buckets of RunInstances and TerminateInstances counted in
- * instances), SigV4, the HTTP client with a capped body, EC2's error codes mapped onto the
- * shared taxonomy (WIRE.md §1.5), and retries of throttling, 5xx and dropped connections
- * with one retry quota per driver. Everything an operation gets back has been retried.
- *
- * The operations map the cloud-neutral provider interface onto EC2 (the table is in
- * docs/internals/providers.md): discover is DescribeInstances with tag filters over all
- * pages, create one RunInstances with MinCount = MaxCount and a client token, and so on.
- * Each one checks what the cloud answered against what it asked for where a mistake
- * would cost money or touch what is not ours: discover keeps only instances that carry
- * every filter tag exactly, whatever the server's filtering did.
+ * What is AWS's own in a request: the token buckets at EC2's documented rates ("Request
+ * throttling for the Amazon EC2 API": a request bucket per action by category, and the
+ * resource buckets of RunInstances and TerminateInstances counted in instances), SigV4
+ * over Host, Content-Type and X-Amz-Target, the error answers (EC2's XML
+ * <Response><Errors><Error>, the Price List API's JSON {"__type", "message"}) and their
+ * codes mapped onto the shared taxonomy (WIRE.md §1.5), and the clock complaints
+ * (RequestExpired and its kin: our timestamp more than five minutes off AWS's), which the
+ * pipeline answers by signing once more with a fresh time. Retries, waits and counting
+ * are the pipeline's.
  */
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "core/alloc.h"
-#include "core/hash.h"
 #include "core/str.h"
 #include "providers/aws/ec2.h"
 #include "providers/aws/sigv4.h"
 
 #define AWS_FORM_TYPE "application/x-www-form-urlencoded" /* as the SDK sends it */
-
-/* Canonical's account, which publishes the Ubuntu images. */
-#define AWS_CANONICAL_OWNER "099720109477"
-
-/* ---- small helpers ------------------------------------------------------------------ */
 
 char *aws_url_host(const char *url)
 {
@@ -47,164 +37,38 @@ char *aws_url_host(const char *url)
 	return gc_xstrndup(s, (size_t)(e - s));
 }
 
-static void addf(struct gc_params *p, const char *value, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void addf(struct gc_params *p, const char *value, const char *fmt, ...)
-{
-	char name[160];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(name, sizeof(name), fmt, ap);
-	va_end(ap);
-	gc_params_add(p, name, value);
-}
-
-static void addu(struct gc_params *p, const char *name, unsigned long v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%lu", v);
-	gc_params_add(p, name, buf);
-}
-
-/* EC2 filter values take * and ? as wildcards; a backslash makes one literal. */
-static char *filter_value(const char *v)
-{
-	struct gc_buf b = GC_BUF_INIT(4096);
-
-	for (const char *s = v; *s; s++) {
-		if (*s == '*' || *s == '?' || *s == '\\')
-			gc_buf_addch(&b, '\\');
-		gc_buf_addch(&b, *s);
-	}
-	return gc_buf_detach(&b, NULL);
-}
-
-/* Filter.N for each tag filter, from *idx on: tag:KEY=VALUE, or tag-key=KEY. */
-static void add_tag_filters(struct gc_params *p, const struct gc_tag_filter *tags, size_t n,
-			    unsigned *idx)
-{
-	for (size_t i = 0; i < n; i++, (*idx)++) {
-		char *v;
-
-		if (tags[i].value) {
-			char *name = gc_xasprintf("tag:%s", tags[i].key);
-			addf(p, name, "Filter.%u.Name", *idx);
-			free(name);
-			v = filter_value(tags[i].value);
-		} else {
-			addf(p, "tag-key", "Filter.%u.Name", *idx);
-			v = filter_value(tags[i].key);
-		}
-		addf(p, v, "Filter.%u.Value.1", *idx);
-		free(v);
-	}
-}
-
-/* TagSpecification.N for a resource type with every tag. */
-static void add_tag_spec(struct gc_params *p, unsigned n, const char *type,
-			 const struct gc_tag *tags, size_t n_tags)
-{
-	if (!n_tags)
-		return;
-	addf(p, type, "TagSpecification.%u.ResourceType", n);
-	for (size_t i = 0; i < n_tags; i++) {
-		addf(p, tags[i].key, "TagSpecification.%u.Tag.%zu.Key", n, i + 1);
-		addf(p, tags[i].value ? tags[i].value : "", "TagSpecification.%u.Tag.%zu.Value", n,
-		     i + 1);
-	}
-}
-
-static void iso_now(char out[32])
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	if (!gmtime_r(&t, &tm) || !strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(out, 32, "1970-01-01T00:00:00Z");
-}
-
 /* ---- classification ----------------------------------------------------------------- */
 
-static bool in_list(const char *code, const char *const *list)
-{
-	for (; *list; list++)
-		if (strcmp(code, *list) == 0)
-			return true;
-	return false;
-}
+static const struct gc_driver_code aws_codes[] = {
+	GC_CODES(GC_MATCH_EXACT, GC_ETHROTTLED, "RequestLimitExceeded", "Throttling",
+		 "ThrottlingException", "RequestThrottled", "RequestThrottledException"),
+	GC_CODES(GC_MATCH_EXACT, GC_ECAPACITY, "InsufficientInstanceCapacity",
+		 "InsufficientCapacity", "InsufficientHostCapacity",
+		 "InsufficientReservedInstanceCapacity", "UnfulfillableCapacity",
+		 "SpotMaxPriceTooLow", "Unsupported"),
+	GC_CODES(GC_MATCH_EXACT, GC_EQUOTA, "VcpuLimitExceeded", "InstanceLimitExceeded",
+		 "MaxSpotInstanceCountExceeded"),
+	/* ResourceLimitExceeded, SecurityGroupLimitExceeded, KeyPairLimitExceeded... */
+	GC_CODES(GC_MATCH_SUFFIX, GC_EQUOTA, "LimitExceeded"),
+	GC_CODES(GC_MATCH_EXACT, GC_EAUTH, "AuthFailure", "SignatureDoesNotMatch",
+		 "InvalidClientTokenId", "UnauthorizedOperation", "OptInRequired", "RequestExpired",
+		 "IncompleteSignature", "MissingAuthenticationToken", "InvalidSignatureException",
+		 "UnrecognizedClientException", "AccessDeniedException",
+		 "IncompleteSignatureException", "MissingAuthenticationTokenException",
+		 "ExpiredTokenException", "Blocked"),
+	GC_CODES(GC_MATCH_EXACT, GC_EIDEMPOTENCY, "IdempotentParameterMismatch"),
+	GC_CODES(GC_MATCH_SUFFIX, GC_ENOTFOUND, ".NotFound"),
+	GC_CODES(GC_MATCH_EXACT, GC_ENOTFOUND, "NotFoundException"),
+	GC_CODES(GC_MATCH_EXACT, GC_ETRANSIENT, "InternalError", "InternalFailure",
+		 "ServiceUnavailable", "Unavailable", "InternalErrorException",
+		 "ServiceUnavailableException"),
+	{ 0 },
+};
 
-enum gc_errcode aws_classify(const char *code, int status)
-{
-	static const char *const throttled[] = { "RequestLimitExceeded",      "Throttling",
-						 "ThrottlingException",	      "RequestThrottled",
-						 "RequestThrottledException", NULL };
-	static const char *const capacity[] = { "InsufficientInstanceCapacity",
-						"InsufficientCapacity",
-						"InsufficientHostCapacity",
-						"InsufficientReservedInstanceCapacity",
-						"UnfulfillableCapacity",
-						"SpotMaxPriceTooLow",
-						"Unsupported",
-						NULL };
-	static const char *const quota[] = { "VcpuLimitExceeded", "InstanceLimitExceeded",
-					     "MaxSpotInstanceCountExceeded", NULL };
-	static const char *const auth[] = { "AuthFailure",
-					    "SignatureDoesNotMatch",
-					    "InvalidClientTokenId",
-					    "UnauthorizedOperation",
-					    "OptInRequired",
-					    "RequestExpired",
-					    "IncompleteSignature",
-					    "MissingAuthenticationToken",
-					    "InvalidSignatureException",
-					    "UnrecognizedClientException",
-					    "AccessDeniedException",
-					    "IncompleteSignatureException",
-					    "MissingAuthenticationTokenException",
-					    "ExpiredTokenException",
-					    "Blocked",
-					    NULL };
-	static const char *const transient[] = { "InternalError",
-						 "InternalFailure",
-						 "ServiceUnavailable",
-						 "Unavailable",
-						 "InternalErrorException",
-						 "ServiceUnavailableException",
-						 NULL };
-
-	if (code && *code) {
-		size_t len = strlen(code);
-
-		if (in_list(code, throttled))
-			return GC_ETHROTTLED;
-		if (in_list(code, capacity))
-			return GC_ECAPACITY;
-		if (in_list(code, quota))
-			return GC_EQUOTA;
-		/* ResourceLimitExceeded, SecurityGroupLimitExceeded, KeyPairLimitExceeded... */
-		if (len > 13 && strcmp(code + len - 13, "LimitExceeded") == 0)
-			return GC_EQUOTA;
-		if (in_list(code, auth))
-			return GC_EAUTH;
-		if (strcmp(code, "IdempotentParameterMismatch") == 0)
-			return GC_EIDEMPOTENCY;
-		if ((len > 9 && strcmp(code + len - 9, ".NotFound") == 0) ||
-		    strcmp(code, "NotFoundException") == 0)
-			return GC_ENOTFOUND;
-		if (in_list(code, transient))
-			return GC_ETRANSIENT;
-	}
-	if (status >= 500)
-		return GC_ETRANSIENT;
-	if (status == 429)
-		return GC_ETHROTTLED;
-	if (code && *code && status >= 400)
-		return GC_EINVALID; /* every other 4xx: the request itself is wrong */
-	return gc_http_status_errcode(status);
-}
+/* Our timestamp is off AWS's by more than five minutes (EC2, S3 and the JSON services'
+ * words for it): signed again once with a fresh time. */
+static const char *const aws_clock_codes[] = { "RequestExpired", "RequestTimeTooSkewed",
+					       "RequestInTheFuture", NULL };
 
 /* ---- rate limiting ------------------------------------------------------------------ */
 
@@ -215,8 +79,9 @@ enum gc_errcode aws_classify(const char *code, int status)
  * 5/s) have their own; everything else is "mutating" or "resource-intensive", both 50,
  * 5/s. GetProducts (pricing) has no published figure and gets the non-mutating one.
  */
-static void bucket_figures(const char *action, uint64_t *cap, uint64_t *per_s)
+static void aws_bucket(const char *action, uint64_t *cap, uint64_t *per_s, uint64_t *interval_ms)
 {
+	*interval_ms = 1000;
 	if (gc_starts_with(action, "Describe") || gc_starts_with(action, "Get") ||
 	    gc_starts_with(action, "List") || gc_starts_with(action, "Search")) {
 		*cap = 100;
@@ -233,99 +98,23 @@ static void bucket_figures(const char *action, uint64_t *cap, uint64_t *per_s)
 	}
 }
 
-static struct gc_ratelimit *bucket_for(struct gc_provider *p, const char *action,
-				       struct gc_error *err)
+/* ---- signing and answers ------------------------------------------------------------- */
+
+static int aws_sign(struct gc_provider *p, const struct gc_driver_request *req,
+		    struct gc_driver_wire *out, struct gc_error *err)
 {
 	struct aws_driver *d = aws_driver(p);
-	struct aws_bucket *b;
-	uint64_t cap, per_s;
-
-	for (size_t i = 0; i < d->n_buckets; i++)
-		if (strcmp(d->buckets[i]->action, action) == 0)
-			return &d->buckets[i]->rl;
-	bucket_figures(action, &cap, &per_s);
-	b = gc_xcalloc(1, sizeof(*b));
-	snprintf(b->action, sizeof(b->action), "%s", action);
-	if (gc_ratelimit_init(&b->rl, cap, per_s, 1000, p->clock, err) != 0) {
-		free(b);
-		return NULL;
-	}
-	GC_ALLOC_GROW(d->buckets, d->n_buckets + 1, d->alloc_buckets);
-	d->buckets[d->n_buckets++] = b;
-	return &b->rl;
-}
-
-static int throttle_ourselves(struct gc_provider *p, const struct aws_call *c, struct gc_error *err)
-{
-	struct aws_driver *d = aws_driver(p);
-	struct gc_ratelimit *rl;
-
-	if (!d->rate_limit)
-		return 0;
-	if (!(rl = bucket_for(p, c->action, err)) || gc_driver_take(p, rl, 1, c->action, err) != 0)
-		return -1;
-	if (c->resource_tokens && strcmp(c->action, "RunInstances") == 0)
-		return gc_driver_take(p, &d->run_resource, c->resource_tokens, c->action, err);
-	if (c->resource_tokens && strcmp(c->action, "TerminateInstances") == 0)
-		return gc_driver_take(p, &d->terminate_resource, c->resource_tokens, c->action,
-				      err);
-	return 0;
-}
-
-/* ---- one attempt -------------------------------------------------------------------- */
-
-/* The cloud's error out of a non-2xx answer, classified, into err. */
-static void answer_error(const struct aws_call *c, const struct gc_http_response *res,
-			 struct gc_error *err)
-{
-	char code[128], msg[512], rid[128];
-	const char *hdr_rid;
-	int parsed;
-
-	if (c->proto == AWS_PROTO_QUERY)
-		parsed = aws_xml_error(res->body.data, res->body.len, code, msg, rid);
-	else
-		parsed = aws_json_error(res->body.data, res->body.len, code, msg);
-	if (c->proto == AWS_PROTO_JSON || !rid[0]) {
-		hdr_rid = gc_http_response_header(res, "x-amzn-requestid");
-		if (!hdr_rid)
-			hdr_rid = gc_http_response_header(res, "x-amz-request-id");
-		snprintf(rid, sizeof(rid), "%s", hdr_rid ? hdr_rid : "");
-	}
-	if (parsed != 0) {
-		gc_error_set(err, aws_classify(NULL, res->status), "%s: HTTP %d from '%s'",
-			     c->action, res->status, c->host);
-		gc_error_set_cloud(err, NULL, rid[0] ? rid : NULL, res->status);
-		return;
-	}
-	if (rid[0])
-		gc_error_set(err, aws_classify(code, res->status), "%s: %s: %s (request %s)",
-			     c->action, code, msg, rid);
-	else
-		gc_error_set(err, aws_classify(code, res->status), "%s: %s: %s", c->action, code,
-			     msg);
-	gc_error_set_cloud(err, code, rid[0] ? rid : NULL, res->status);
-}
-
-static int attempt(struct gc_provider *p, const struct aws_call *c, struct gc_buf *out,
-		   struct gc_error *err)
-{
-	struct aws_driver *d = aws_driver(p);
+	const struct aws_call *c = req->ctx;
 	struct gc_params headers = GC_PARAMS_INIT;
 	struct gc_sign_request sr;
 	struct gc_sign_result sig;
 	struct aws_sigv4_input in;
-	struct gc_http_response res;
 	char ts[AWS_SIGV4_TIMESTAMP_LEN + 1];
-	int ret = -1;
 
-	if (throttle_ourselves(p, c, err) != 0 || aws_refresh_creds(p, err) != 0)
-		return -1;
 	gc_params_add(&headers, "Host", c->host);
 	gc_params_add(&headers, "Content-Type", c->content_type);
 	if (c->target)
 		gc_params_add(&headers, "X-Amz-Target", c->target);
-
 	memset(&sr, 0, sizeof(sr));
 	sr.method = "POST";
 	sr.host = c->host;
@@ -345,62 +134,121 @@ static int attempt(struct gc_provider *p, const struct aws_call *c, struct gc_bu
 		gc_params_release(&headers);
 		return gc_error_prefix(err, "cannot sign %s", c->action);
 	}
-	gc_params_add_all(&headers, &sig.added_headers);
+	out->url = gc_xstrdup(c->url);
+	gc_driver_wire_add_all(out, &headers);
+	gc_driver_wire_add_all(out, &sig.added_headers);
+	out->body = c->body;
+	out->body_len = c->body_len;
 	gc_sign_result_release(&sig);
-
-	p->stats.calls++;
-	gc_log_trace(p->log, "aws: %s to '%s'", c->action, c->host);
-	if (gc_http_post(d->http, c->url, &headers, c->body, c->body_len, AWS_MAX_RESPONSE, &res,
-			 err) != 0) {
-		gc_error_prefix(err, "%s", c->action);
-		goto out;
-	}
-	if (res.status < 200 || res.status > 299) {
-		answer_error(c, &res, err);
-		goto out;
-	}
-	gc_buf_reset(out);
-	if (gc_buf_add(out, res.body.data, res.body.len) != 0) {
-		gc_error_set(err, GC_ETOOBIG, "%s: the answer is over %zu bytes", c->action,
-			     (size_t)AWS_MAX_RESPONSE);
-		goto out;
-	}
-	ret = 0;
-out:
-	gc_http_response_release(&res);
 	gc_params_release(&headers);
-	return ret;
+	return 0;
 }
+
+/* A 2xx is a success; otherwise the cloud's error, from the body the protocol has. */
+static int aws_answer(struct gc_provider *p, const struct gc_driver_request *req,
+		      const struct gc_http_response *res, int64_t *retry_after_ms,
+		      struct gc_error *err)
+{
+	const struct aws_call *c = req->ctx;
+	char code[128], msg[512], rid[128] = "";
+	int parsed;
+
+	(void)retry_after_ms;
+	if (res->status >= 200 && res->status <= 299)
+		return 0;
+	if (c->proto == AWS_PROTO_QUERY)
+		parsed = aws_xml_error(res->body.data, res->body.len, code, msg, rid);
+	else
+		parsed = aws_json_error(res->body.data, res->body.len, code, msg);
+	if (c->proto == AWS_PROTO_JSON || !rid[0]) {
+		const char *h = gc_http_response_header(res, "x-amzn-requestid");
+
+		if (!h)
+			h = gc_http_response_header(res, "x-amz-request-id");
+		snprintf(rid, sizeof(rid), "%s", h ? h : "");
+	}
+	if (parsed != 0)
+		return gc_driver_fail(p, req, res->status, NULL, NULL, rid, err);
+	return gc_driver_fail(p, req, res->status, code, msg, rid, err);
+}
+
+/* ---- credentials ----------------------------------------------------------------------- */
+
+void aws_creds_input(struct gc_provider *p, struct aws_creds_input *in)
+{
+	struct aws_driver *d = aws_driver(p);
+
+	memset(in, 0, sizeof(*in));
+	in->profile = d->base.profile;
+	in->region = p->region;
+	in->endpoint = d->base.endpoint;
+	in->env = p->env;
+	in->http = d->base.http;
+	in->log = p->log;
+	in->now = (int64_t)time(NULL);
+	in->oidc = &d->base.oidc;
+}
+
+static int creds_resolve(struct gc_provider *p, void *creds, struct gc_error *err)
+{
+	struct aws_creds_input in;
+
+	aws_creds_input(p, &in);
+	return aws_creds_resolve(creds, &aws_driver(p)->cfg, &in, err);
+}
+
+static void creds_init(void *creds)
+{
+	aws_creds_init(creds);
+}
+
+static void creds_release(void *creds)
+{
+	aws_creds_release(creds);
+}
+
+const struct gc_driver_hooks aws_hooks = {
+	.title = "AWS",
+	.size = sizeof(struct aws_driver),
+	.open = aws_driver_open,
+	.close = aws_driver_close,
+	.max_response = AWS_MAX_RESPONSE,
+	.max_attempts = AWS_MAX_ATTEMPTS,
+	.codes = aws_codes,
+	.clock_codes = aws_clock_codes,
+	.bucket = aws_bucket,
+	.sign = aws_sign,
+	.answer = aws_answer,
+	.creds = {
+		.size = sizeof(struct aws_creds),
+		.at = offsetof(struct aws_driver, creds),
+		.expiration_at = offsetof(struct aws_creds, expiration),
+		.source_at = offsetof(struct aws_creds, source),
+		.init = creds_init,
+		.release = creds_release,
+		.resolve = creds_resolve,
+	},
+};
+
+/* ---- the calls ---------------------------------------------------------------------------- */
 
 int aws_send(struct gc_provider *p, const struct aws_call *c, struct gc_buf *out,
 	     struct gc_error *err)
 {
 	struct aws_driver *d = aws_driver(p);
-	struct gc_retry r;
-	struct gc_error e;
+	struct gc_driver_request req = {
+		.action = c->action,
+		.host = c->host,
+		.resource_tokens = c->resource_tokens,
+		.unsafe = c->unsafe,
+		.ctx = c,
+	};
 
-	gc_buf_init(out, AWS_MAX_RESPONSE);
-	gc_retry_begin(&r, &d->policy);
-	for (unsigned n = 0;; n++) {
-		gc_error_init(&e);
-		if (n)
-			p->stats.retries++;
-		if (attempt(p, c, out, &e) == 0) {
-			gc_retry_succeeded(&r);
-			return 0;
-		}
-		if (e.code == GC_ETHROTTLED)
-			p->stats.throttled++;
-		/* a launch without a client token may have happened: never repeat it */
-		if (c->unsafe && e.code != GC_ETHROTTLED)
-			break;
-		if (gc_retry_pause(&r, &e, -1) != 0)
-			break;
-		gc_log_debug(p->log, "aws: retrying %s after: %s", c->action, e.message);
-	}
-	if (err)
-		*err = e;
-	return -1;
+	if (strcmp(c->action, "RunInstances") == 0)
+		req.resource = &d->run_resource;
+	else if (strcmp(c->action, "TerminateInstances") == 0)
+		req.resource = &d->terminate_resource;
+	return gc_driver_send(p, &req, out, err);
 }
 
 int aws_ec2_call(struct gc_provider *p, const char *action, const struct gc_params *params,
@@ -437,1101 +285,4 @@ int aws_ec2_call(struct gc_provider *p, const char *action, const struct gc_para
 	ret = aws_send(p, &c, out, err);
 	gc_buf_release(&body);
 	return ret;
-}
-
-/* A well-formed answer we could not read: name the action and the endpoint. */
-static int bad_answer(struct gc_provider *p, const char *action, struct gc_error *err)
-{
-	return gc_error_prefix(err, "cannot read the %s answer from '%s'", action,
-			       aws_driver(p)->ec2_host);
-}
-
-/* ---- discover ------------------------------------------------------------------------ */
-
-int aws_discover(struct gc_provider *p, const struct gc_discover_query *q,
-		 struct gc_instance_list *out, struct gc_error *err)
-{
-	static const char *const live[] = { "pending", "running", "shutting-down", "stopping",
-					    "stopped" };
-	struct gc_instance_list found, page;
-	char *token = NULL;
-	int ret = -1;
-
-	gc_instance_list_init(&found);
-	gc_instance_list_init(&page);
-	for (unsigned pages = 0;; pages++) {
-		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
-		unsigned idx = 1;
-		char *next = NULL;
-
-		if (pages >= AWS_MAX_PAGES) {
-			gc_error_set(err, GC_EINVALID,
-				     "DescribeInstances: more than %u pages; the paging loops",
-				     AWS_MAX_PAGES);
-			goto out;
-		}
-		add_tag_filters(&params, q->tags, q->n_tags, &idx);
-		if (!q->include_terminated) {
-			addf(&params, "instance-state-name", "Filter.%u.Name", idx);
-			for (size_t i = 0; i < sizeof(live) / sizeof(live[0]); i++)
-				addf(&params, live[i], "Filter.%u.Value.%zu", idx, i + 1);
-			idx++;
-		}
-		addu(&params, "MaxResults", AWS_PAGE_SIZE);
-		if (token)
-			gc_params_add(&params, "NextToken", token);
-		if (aws_ec2_call(p, "DescribeInstances", &params, 0, false, &body, err) != 0) {
-			gc_params_release(&params);
-			gc_buf_release(&body);
-			gc_error_prefix(err, "cannot list instances in '%s'", p->region);
-			goto out;
-		}
-		gc_params_release(&params);
-		if (aws_xml_instances(body.data, body.len, &page, &next, err) != 0) {
-			gc_buf_release(&body);
-			bad_answer(p, "DescribeInstances", err);
-			goto out;
-		}
-		gc_buf_release(&body);
-		for (size_t i = 0; i < page.n; i++) {
-			struct gc_instance *in = &page.items[i];
-			bool keep = gc_tags_match(in->tags, in->n_tags, q->tags, q->n_tags) &&
-				(q->include_terminated || in->state != GC_STATE_TERMINATED);
-
-			if (keep)
-				*gc_instance_list_push(&found) = *in;
-			else
-				gc_instance_release(in);
-		}
-		free(page.items);
-		gc_instance_list_init(&page);
-		if (next && token && strcmp(next, token) == 0) {
-			free(next);
-			gc_error_set(err, GC_EINVALID,
-				     "DescribeInstances: the same NextToken came back twice");
-			goto out;
-		}
-		free(token);
-		token = next;
-		if (!token)
-			break;
-	}
-	gc_instance_list_take(out, &found);
-	ret = 0;
-out:
-	free(token);
-	gc_instance_list_release(&found);
-	gc_instance_list_release(&page);
-	return ret;
-}
-
-/* ---- images --------------------------------------------------------------------------- */
-
-static const struct aws_image *image_cached(struct aws_driver *d, const char *id)
-{
-	for (size_t i = 0; i < d->n_images; i++)
-		if (strcmp(d->images[i].id, id) == 0)
-			return &d->images[i];
-	return NULL;
-}
-
-/* Keeps what a DescribeImages answer told us (first answer wins for an id). */
-static void cache_images(struct aws_driver *d, struct aws_image *ims, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (image_cached(d, ims[i].id)) {
-			aws_image_release(&ims[i]);
-			continue;
-		}
-		GC_ALLOC_GROW(d->images, d->n_images + 1, d->alloc_images);
-		d->images[d->n_images++] = ims[i];
-		memset(&ims[i], 0, sizeof(ims[i]));
-	}
-}
-
-/* DescribeImages over all pages into *out (caller releases each and frees). */
-static int describe_images(struct gc_provider *p, const struct gc_params *base,
-			   struct aws_image **out, size_t *n, struct gc_error *err)
-{
-	size_t alloc = 0;
-	char *token = NULL;
-	bool by_id = gc_params_get(base, "ImageId.1") != NULL;
-	int ret = -1;
-
-	*out = NULL;
-	*n = 0;
-	for (unsigned pages = 0;; pages++) {
-		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
-		char *next = NULL;
-
-		if (pages >= AWS_MAX_PAGES) {
-			ret = gc_error_set(err, GC_EINVALID, "DescribeImages: more than %u pages",
-					   AWS_MAX_PAGES);
-			break;
-		}
-		gc_params_add_all(&params, base);
-		if (!by_id) /* MaxResults cannot go with ImageId.N */
-			addu(&params, "MaxResults", AWS_PAGE_SIZE);
-		if (token)
-			gc_params_add(&params, "NextToken", token);
-		ret = aws_ec2_call(p, "DescribeImages", &params, 0, false, &body, err);
-		gc_params_release(&params);
-		if (ret == 0 &&
-		    aws_xml_images(body.data, body.len, out, n, &alloc, &next, err) != 0)
-			ret = bad_answer(p, "DescribeImages", err);
-		gc_buf_release(&body);
-		free(token);
-		token = next;
-		if (ret != 0 || !token)
-			break;
-	}
-	free(token);
-	if (ret != 0) {
-		for (size_t i = 0; i < *n; i++)
-			aws_image_release(&(*out)[i]);
-		free(*out);
-		*out = NULL;
-		*n = 0;
-	}
-	return ret;
-}
-
-/* The image with this id, from the cache or DescribeImages ImageId.1. */
-static int image_by_id(struct gc_provider *p, const char *id, const struct aws_image **out,
-		       struct gc_error *err)
-{
-	struct aws_driver *d = aws_driver(p);
-	struct gc_params params = GC_PARAMS_INIT;
-	struct aws_image *ims = NULL;
-	size_t n = 0;
-
-	if ((*out = image_cached(d, id)))
-		return 0;
-	if (!gc_starts_with(id, "ami-") || strlen(id) < 5)
-		return gc_error_set(err, GC_EINVALID, "'%s' is not an AMI id (ami-...)", id);
-	gc_params_add(&params, "ImageId.1", id);
-	if (describe_images(p, &params, &ims, &n, err) != 0) {
-		gc_params_release(&params);
-		if (err &&
-		    (err->code == GC_ENOTFOUND ||
-		     strcmp(err->cloud_code, "InvalidAMIID.Malformed") == 0)) {
-			struct gc_error was = *err;
-
-			gc_error_set(err, was.code, "image '%s' not found in %s", id, p->region);
-			gc_error_set_cloud(err, was.cloud_code, was.request_id, was.http_status);
-		}
-		return -1;
-	}
-	gc_params_release(&params);
-	cache_images(d, ims, n);
-	free(ims);
-	if (!(*out = image_cached(d, id)))
-		return gc_error_set(err, GC_ENOTFOUND, "image '%s' not found in %s", id, p->region);
-	return 0;
-}
-
-struct aws_alias_def {
-	const char *alias;
-	const char *owner;
-	const char *name; /* DescribeImages name filter, with wildcards */
-};
-
-/* The aliases of docs/spec.md (image:), as AWS publishes them. */
-static const struct aws_alias_def alias_defs[] = {
-	{ "ubuntu-22.04", AWS_CANONICAL_OWNER,
-	  "ubuntu/images/hvm-ssd*/ubuntu-jammy-22.04-amd64-server-*" },
-	{ "ubuntu-24.04", AWS_CANONICAL_OWNER,
-	  "ubuntu/images/hvm-ssd*/ubuntu-noble-24.04-amd64-server-*" },
-	{ "gpu-ready", "amazon", "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 22.04)*" },
-	{ "dlami", "amazon", "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 22.04)*" },
-};
-
-static int resolve_alias(struct gc_provider *p, const char *alias, char **out_id,
-			 struct gc_error *err)
-{
-	struct aws_driver *d = aws_driver(p);
-	const struct aws_alias_def *def = NULL;
-	const char *cached;
-	struct gc_params params = GC_PARAMS_INIT;
-	struct aws_image *ims = NULL, *best = NULL;
-	size_t n = 0;
-
-	if ((cached = gc_params_get(&d->aliases, alias))) {
-		*out_id = gc_xstrdup(cached);
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(alias_defs) / sizeof(alias_defs[0]); i++)
-		if (strcmp(alias_defs[i].alias, alias) == 0)
-			def = &alias_defs[i];
-	if (!def)
-		return gc_error_set(err, GC_EINVALID,
-				    "unknown image alias '%s' (aws has ubuntu-22.04, ubuntu-24.04, "
-				    "gpu-ready, dlami, or an ami-... id)",
-				    alias);
-	gc_params_add(&params, "Owner.1", def->owner);
-	gc_params_add(&params, "Filter.1.Name", "name");
-	gc_params_add(&params, "Filter.1.Value.1", def->name);
-	gc_params_add(&params, "Filter.2.Name", "architecture");
-	gc_params_add(&params, "Filter.2.Value.1", "x86_64");
-	gc_params_add(&params, "Filter.3.Name", "state");
-	gc_params_add(&params, "Filter.3.Value.1", "available");
-	if (describe_images(p, &params, &ims, &n, err) != 0) {
-		gc_params_release(&params);
-		return gc_error_prefix(err, "cannot resolve image alias '%s'", alias);
-	}
-	gc_params_release(&params);
-	/* the newest build; ids break a tie so the answer does not depend on list order */
-	for (size_t i = 0; i < n; i++)
-		if (!best || ims[i].created_at > best->created_at ||
-		    (ims[i].created_at == best->created_at && strcmp(ims[i].id, best->id) > 0))
-			best = &ims[i];
-	if (!best) {
-		free(ims);
-		return gc_error_set(err, GC_ENOTFOUND,
-				    "image alias '%s': no image named '%s' owned by '%s' in %s",
-				    alias, def->name, def->owner, p->region);
-	}
-	*out_id = gc_xstrdup(best->id);
-	gc_params_add(&d->aliases, alias, best->id);
-	cache_images(d, ims, n);
-	free(ims);
-	return 0;
-}
-
-int aws_resolve_image(struct gc_provider *p, const char *image, bool is_alias, char **out_id,
-		      struct gc_error *err)
-{
-	const struct aws_image *im;
-
-	if (!image || !*image)
-		return gc_error_set(err, GC_EINVALID, "no image given");
-	if (is_alias)
-		return resolve_alias(p, image, out_id, err);
-	if (image_by_id(p, image, &im, err) != 0)
-		return -1;
-	*out_id = gc_xstrdup(im->id);
-	return 0;
-}
-
-/* ---- create ---------------------------------------------------------------------------- */
-
-/* The user-data script that powers the node off at expires_at (docs/internals/providers.md). */
-static char *aws_ttl_user_data(int64_t expires_at)
-{
-	time_t t = (time_t)expires_at;
-	struct tm tm;
-	char when[32];
-
-	if (!gmtime_r(&t, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
-		return NULL;
-	/*
-	 * Powering off is enough: the instance is launched with
-	 * InstanceInitiatedShutdownBehavior=terminate, so EC2 terminates it. The timer is
-	 * persistent, so a node that was rebooted or stopped past the deadline goes at boot;
-	 * and a node that boots after the deadline (it never had the timer) goes at once.
-	 */
-	return gc_xasprintf(
-		"#!/bin/sh\n"
-		"# gpucluster: this node expires at %s UTC (gpucluster:expires-at).\n"
-		"cat >/etc/systemd/system/gpucluster-expire.service <<'EOF'\n"
-		"[Unit]\n"
-		"Description=gpucluster: power off at the cluster's expiry time\n"
-		"[Service]\n"
-		"Type=oneshot\n"
-		"ExecStart=/bin/systemctl --no-block poweroff\n"
-		"EOF\n"
-		"cat >/etc/systemd/system/gpucluster-expire.timer <<'EOF'\n"
-		"[Unit]\n"
-		"Description=gpucluster: the expiry time of this node\n"
-		"[Timer]\n"
-		"OnCalendar=%s UTC\n"
-		"Persistent=true\n"
-		"[Install]\n"
-		"WantedBy=timers.target\n"
-		"EOF\n"
-		"systemctl daemon-reload\n"
-		"systemctl enable --now gpucluster-expire.timer\n"
-		"if [ \"$(date -u +%%s)\" -ge %lld ]; then systemctl --no-block poweroff; fi\n",
-		when, when, (long long)expires_at);
-}
-
-static int create_params(struct gc_provider *p, const struct gc_create_request *req,
-			 struct gc_params *params, struct gc_error *err)
-{
-	const struct aws_image *im;
-
-	if (image_by_id(p, req->image_id, &im, err) != 0)
-		return -1;
-	gc_params_add(params, "ImageId", req->image_id);
-	gc_params_add(params, "InstanceType", req->type);
-	addu(params, "MinCount", req->count);
-	addu(params, "MaxCount", req->count);
-	if (req->client_token)
-		gc_params_add(params, "ClientToken", req->client_token);
-	if (req->key_name)
-		gc_params_add(params, "KeyName", req->key_name);
-	if (req->security_group_id)
-		gc_params_add(params, "SecurityGroupId.1", req->security_group_id);
-	if (req->zone)
-		gc_params_add(params, "Placement.AvailabilityZone", req->zone);
-	add_tag_spec(params, 1, "instance", req->tags, req->n_tags);
-	add_tag_spec(params, 2, "volume", req->tags, req->n_tags);
-	if (req->spot) {
-		gc_params_add(params, "InstanceMarketOptions.MarketType", "spot");
-		gc_params_add(params, "InstanceMarketOptions.SpotOptions.SpotInstanceType",
-			      "one-time");
-		gc_params_add(params,
-			      "InstanceMarketOptions.SpotOptions.InstanceInterruptionBehavior",
-			      "terminate");
-		if (req->spot_max_price > 0) {
-			char price[32];
-			gc_format_decimal(req->spot_max_price, price);
-			gc_params_add(params, "InstanceMarketOptions.SpotOptions.MaxPrice", price);
-		}
-	}
-	gc_params_add(params, "MetadataOptions.HttpTokens", "required");
-	gc_params_add(params, "MetadataOptions.HttpPutResponseHopLimit", "2");
-	gc_params_add(params, "MetadataOptions.HttpEndpoint", "enabled");
-	if (im->root_device && *im->root_device) {
-		gc_params_add(params, "BlockDeviceMapping.1.DeviceName", im->root_device);
-		if (req->disk_gb)
-			addu(params, "BlockDeviceMapping.1.Ebs.VolumeSize", req->disk_gb);
-		gc_params_add(params, "BlockDeviceMapping.1.Ebs.VolumeType", "gp3");
-		gc_params_add(params, "BlockDeviceMapping.1.Ebs.Encrypted", "true");
-		gc_params_add(params, "BlockDeviceMapping.1.Ebs.DeleteOnTermination", "true");
-	}
-	gc_params_add(params, "InstanceInitiatedShutdownBehavior", "terminate");
-	if (req->expires_at > 0) {
-		char *script = aws_ttl_user_data(req->expires_at);
-		struct gc_buf b64 = GC_BUF_INIT(64 << 10);
-
-		if (!script || gc_base64_encode(&b64, script, strlen(script)) != 0) {
-			free(script);
-			gc_buf_release(&b64);
-			return gc_error_set(err, GC_EINVALID, "cannot write the TTL user-data");
-		}
-		gc_params_add(params, "UserData", b64.data);
-		free(script);
-		gc_buf_release(&b64);
-	}
-	return 0;
-}
-
-int aws_create(struct gc_provider *p, const struct gc_create_request *req,
-	       struct gc_instance_list *out, struct gc_error *err)
-{
-	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_instance_list got;
-	struct gc_buf body = GC_BUF_INIT(1);
-	const char *where = req->zone ? req->zone : p->region;
-	int ret = -1;
-
-	gc_instance_list_init(&got);
-	if (!req->type || !req->image_id || req->count == 0 || req->count > AWS_CREATE_BATCH)
-		return gc_error_set(err, GC_EINVALID,
-				    "cannot launch: a type, an image and 1 to %u instances are "
-				    "needed",
-				    AWS_CREATE_BATCH);
-	if (req->n_tags > AWS_MAX_TAGS)
-		return gc_error_set(err, GC_EINVALID, "cannot launch: %zu tags, EC2 takes %d",
-				    req->n_tags, AWS_MAX_TAGS);
-	if (create_params(p, req, &params, err) != 0)
-		goto fail;
-	/* with a client token a repeat is answered with the first launch; without one a
-	 * repeat after a lost answer could launch twice, so only throttling is retried */
-	if (aws_ec2_call(p, "RunInstances", &params, req->count, req->client_token == NULL, &body,
-			 err) != 0)
-		goto fail;
-	if (aws_xml_instances(body.data, body.len, &got, NULL, err) != 0) {
-		bad_answer(p, "RunInstances", err);
-		goto fail;
-	}
-	if (got.n == 0) {
-		gc_error_set(err, GC_EINVALID, "RunInstances answered without instances");
-		goto fail;
-	}
-	for (size_t i = 0; i < got.n; i++)
-		if (got.items[i].n_tags == 0) /* an answer that does not echo the tags */
-			for (size_t k = 0; k < req->n_tags; k++)
-				gc_instance_set_tag(&got.items[i], req->tags[k].key,
-						    req->tags[k].value ? req->tags[k].value : "");
-	gc_log_debug(p->log, "aws: launched %zu '%s' in '%s'%s", got.n, req->type, where,
-		     req->spot ? " (spot)" : "");
-	gc_instance_list_take(out, &got);
-	ret = 0;
-	goto out;
-fail:
-	gc_error_prefix(err, "cannot launch %u '%s' instance%s in '%s'", req->count, req->type,
-			req->count == 1 ? "" : "s", where);
-out:
-	gc_instance_list_release(&got);
-	gc_params_release(&params);
-	gc_buf_release(&body);
-	return ret;
-}
-
-/* ---- terminate ----------------------------------------------------------------------------- */
-
-static int terminate_call(struct gc_provider *p, const char *const *ids, size_t n,
-			  struct gc_error *err)
-{
-	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body;
-	int ret;
-
-	for (size_t i = 0; i < n; i++)
-		addf(&params, ids[i], "InstanceId.%zu", i + 1);
-	ret = aws_ec2_call(p, "TerminateInstances", &params, (unsigned)n, false, &body, err);
-	gc_params_release(&params);
-	gc_buf_release(&body);
-	return ret;
-}
-
-static bool gone_code(const char *code)
-{
-	return strcmp(code, "InvalidInstanceID.NotFound") == 0;
-}
-
-int aws_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err)
-{
-	if (n > AWS_TERMINATE_BATCH)
-		return gc_error_set(err, GC_EINVALID,
-				    "cannot terminate %zu instances in one call "
-				    "(at most %u)",
-				    n, AWS_TERMINATE_BATCH);
-	/*
-	 * One unknown id fails the whole call with InvalidInstanceID.NotFound and names the
-	 * missing ids. They are gone (EC2 lists terminated instances for about an hour, so
-	 * NotFound means long gone): drop them and ask again for the rest. Each round drops at
-	 * least one id; if the message names none of ours, each id is tried alone.
-	 */
-	return gc_driver_terminate_dropping_gone(p, ids, n, terminate_call, gone_code, err);
-}
-
-/* ---- key pairs and security groups --------------------------------------------------------- */
-
-static int list_keypairs(struct gc_provider *p, const struct gc_tag_filter *tags, size_t n_tags,
-			 struct gc_resource_list *out, struct gc_error *err)
-{
-	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_resource_list got;
-	struct gc_buf body;
-	unsigned idx = 1;
-	int ret;
-
-	gc_resource_list_init(&got);
-	add_tag_filters(&params, tags, n_tags, &idx);
-	/* DescribeKeyPairs has no paging: one answer holds every key pair of the region */
-	ret = aws_ec2_call(p, "DescribeKeyPairs", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	if (ret == 0 && (ret = aws_xml_keypairs(body.data, body.len, &got, err)) != 0)
-		bad_answer(p, "DescribeKeyPairs", err);
-	gc_buf_release(&body);
-	if (ret == 0)
-		gc_resource_list_take_tagged(out, &got, tags, n_tags);
-	gc_resource_list_release(&got);
-	return ret;
-}
-
-static int list_secgroups(struct gc_provider *p, const struct gc_params *extra,
-			  const struct gc_tag_filter *tags, size_t n_tags,
-			  struct gc_resource_list *out, struct gc_error *err)
-{
-	struct gc_resource_list got;
-	char *token = NULL;
-	int ret = -1;
-
-	gc_resource_list_init(&got);
-	for (unsigned pages = 0;; pages++) {
-		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
-		unsigned idx = 1;
-		char *next = NULL;
-
-		if (pages >= AWS_MAX_PAGES) {
-			ret = gc_error_set(err, GC_EINVALID,
-					   "DescribeSecurityGroups: more than %u pages",
-					   AWS_MAX_PAGES);
-			break;
-		}
-		if (extra) {
-			/* extra holds whole filters (Filter.N.*); ours follow them */
-			gc_params_add_all(&params, extra);
-			for (size_t i = 0; i < extra->n; i++)
-				if (gc_starts_with(extra->items[i].name, "Filter.") &&
-				    gc_ends_with(extra->items[i].name, ".Name"))
-					idx++;
-		}
-		add_tag_filters(&params, tags, n_tags, &idx);
-		addu(&params, "MaxResults", AWS_PAGE_SIZE);
-		if (token)
-			gc_params_add(&params, "NextToken", token);
-		ret = aws_ec2_call(p, "DescribeSecurityGroups", &params, 0, false, &body, err);
-		gc_params_release(&params);
-		if (ret == 0 &&
-		    (ret = aws_xml_secgroups(body.data, body.len, &got, &next, err)) != 0)
-			bad_answer(p, "DescribeSecurityGroups", err);
-		gc_buf_release(&body);
-		free(token);
-		token = next;
-		if (ret != 0 || !token)
-			break;
-	}
-	free(token);
-	if (ret == 0)
-		gc_resource_list_take_tagged(out, &got, tags, n_tags);
-	gc_resource_list_release(&got);
-	return ret;
-}
-
-int aws_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
-		       const struct gc_tag_filter *tags, size_t n_tags,
-		       struct gc_resource_list *out, struct gc_error *err)
-{
-	switch (kind) {
-	case GC_RESOURCE_KEYPAIR:
-		if (list_keypairs(p, tags, n_tags, out, err) != 0)
-			return gc_error_prefix(err, "cannot list key pairs in '%s'", p->region);
-		return 0;
-	case GC_RESOURCE_SECGROUP:
-		if (list_secgroups(p, NULL, tags, n_tags, out, err) != 0)
-			return gc_error_prefix(err, "cannot list security groups in '%s'",
-					       p->region);
-		return 0;
-	}
-	return gc_error_set(err, GC_EINVALID, "unknown resource kind %d", (int)kind);
-}
-
-/* The "TYPE BASE64" part of an OpenSSH public key line, for comparing two keys. */
-static char *key_body(const char *line)
-{
-	const char *s = line, *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strcspn(s, " \t");
-	if (*e)
-		e += 1 + strcspn(e + 1, " \t\r\n");
-	return gc_xstrndup(s, (size_t)(e - s));
-}
-
-/*
- * ImportKeyPair answered InvalidKeyPair.Duplicate. That is our own earlier import when the
- * key of that name carries the same public key (a retry after a lost answer, or a re-run):
- * then its id is the answer. Anything else is someone else's key, never reused.
- */
-static int adopt_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
-			 struct gc_error *err)
-{
-	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body;
-	char *line = NULL, *id = NULL, *want = NULL, *have = NULL;
-	int ret;
-
-	gc_params_add(&params, "KeyName.1", req->name);
-	gc_params_add(&params, "IncludePublicKey", "true");
-	ret = aws_ec2_call(p, "DescribeKeyPairs", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	if (ret == 0 &&
-	    (ret = aws_xml_keypair_public(body.data, body.len, req->name, &line, &id, err)) != 0)
-		bad_answer(p, "DescribeKeyPairs", err);
-	gc_buf_release(&body);
-	if (ret != 0)
-		goto out;
-	want = key_body(req->public_key_line);
-	have = line ? key_body(line) : NULL;
-	if (!have || !id || !*id || strcmp(want, have) != 0) {
-		ret = gc_error_set(err, GC_EINVALID,
-				   "a key pair named '%s' already exists with another public key",
-				   req->name);
-		gc_error_set_cloud(err, "InvalidKeyPair.Duplicate", NULL, 400);
-		goto out;
-	}
-	*out_id = id;
-	id = NULL;
-out:
-	free(line);
-	free(id);
-	free(want);
-	free(have);
-	return ret;
-}
-
-int aws_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
-		       struct gc_error *err)
-{
-	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf b64 = GC_BUF_INIT(64 << 10), body = GC_BUF_INIT(1);
-	char *id = NULL;
-	int ret = -1;
-
-	if (!req->name || !req->public_key_line || !*req->public_key_line)
-		return gc_error_set(err, GC_EINVALID,
-				    "cannot import a key pair without a name "
-				    "and a public key");
-	if (gc_base64_encode(&b64, req->public_key_line, strlen(req->public_key_line)) != 0) {
-		gc_error_set(err, GC_ETOOBIG, "the public key is too long");
-		goto fail;
-	}
-	gc_params_add(&params, "KeyName", req->name);
-	gc_params_add(&params, "PublicKeyMaterial", b64.data);
-	add_tag_spec(&params, 1, "key-pair", req->tags, req->n_tags);
-	if (aws_ec2_call(p, "ImportKeyPair", &params, 0, false, &body, err) != 0) {
-		if (err && strcmp(err->cloud_code, "InvalidKeyPair.Duplicate") == 0 &&
-		    adopt_keypair(p, req, out_id, err) == 0) {
-			gc_error_init(err);
-			ret = 0;
-			goto out;
-		}
-		goto fail;
-	}
-	if (aws_xml_root_text(body.data, body.len, "keyPairId", &id, err) != 0) {
-		bad_answer(p, "ImportKeyPair", err);
-		goto fail;
-	}
-	if (!id || !*id) {
-		gc_error_set(err, GC_EINVALID, "ImportKeyPair answered without a keyPairId");
-		goto fail;
-	}
-	*out_id = id;
-	id = NULL;
-	ret = 0;
-	goto out;
-fail:
-	gc_error_prefix(err, "cannot import key pair '%s'", req->name);
-out:
-	free(id);
-	gc_params_release(&params);
-	gc_buf_release(&b64);
-	gc_buf_release(&body);
-	return ret;
-}
-
-int aws_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err)
-{
-	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body;
-	int ret;
-
-	gc_params_add(&params, "KeyPairId", id);
-	ret = aws_ec2_call(p, "DeleteKeyPair", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	gc_buf_release(&body);
-	if (ret != 0 && err && err->code == GC_ENOTFOUND)
-		return 0; /* already gone: what we wanted */
-	if (ret != 0)
-		return gc_error_prefix(err, "cannot delete key pair '%s'", id);
-	return 0;
-}
-
-/*
- * One AuthorizeSecurityGroupIngress: the SSH port from cidrs (n = 0: no SSH permission)
- * and, with members, every protocol and port from the group itself: IpProtocol -1 (every
- * port, whatever the range) with the group as its source, IpPermissions.N.Groups.M.GroupId
- * in the Query API. One call carries both, and EC2 adds all of it or none.
- */
-static int authorize(struct gc_provider *p, const char *group_id, unsigned port,
-		     const char *const *cidrs, size_t n, bool members, struct gc_error *err)
-{
-	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body;
-	char port_s[16];
-	unsigned perm = 0;
-	int ret;
-
-	snprintf(port_s, sizeof(port_s), "%u", port);
-	gc_params_add(&params, "GroupId", group_id);
-	if (n) {
-		perm++;
-		addf(&params, "tcp", "IpPermissions.%u.IpProtocol", perm);
-		addf(&params, port_s, "IpPermissions.%u.FromPort", perm);
-		addf(&params, port_s, "IpPermissions.%u.ToPort", perm);
-		for (size_t i = 0; i < n; i++) {
-			addf(&params, cidrs[i], "IpPermissions.%u.IpRanges.%zu.CidrIp", perm,
-			     i + 1);
-			addf(&params, "gpucluster ssh", "IpPermissions.%u.IpRanges.%zu.Description",
-			     perm, i + 1);
-		}
-	}
-	if (members) {
-		perm++;
-		addf(&params, "-1", "IpPermissions.%u.IpProtocol", perm);
-		addf(&params, group_id, "IpPermissions.%u.Groups.1.GroupId", perm);
-		addf(&params, "gpucluster members", "IpPermissions.%u.Groups.1.Description", perm);
-	}
-	ret = aws_ec2_call(p, "AuthorizeSecurityGroupIngress", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	gc_buf_release(&body);
-	return ret;
-}
-
-/*
- * Adds the SSH rule and, when asked, the members' rule; a rule that is already there (a
- * re-run, an adopted group) is fine.
- */
-static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
-			const char *group_id, struct gc_error *err)
-{
-	if (authorize(p, group_id, req->ssh_port, req->allow_from, req->n_allow_from,
-		      req->allow_members, err) == 0)
-		return 0;
-	if (!err || strcmp(err->cloud_code, "InvalidPermission.Duplicate") != 0)
-		return -1;
-	/* one duplicate fails the whole call: add each rule alone, duplicates skipped */
-	for (size_t i = 0; i <= req->n_allow_from; i++) {
-		bool members = i == req->n_allow_from;
-
-		if (members && !req->allow_members)
-			break;
-		gc_error_init(err);
-		if (authorize(p, group_id, req->ssh_port, members ? NULL : &req->allow_from[i],
-			      members ? 0 : 1, members, err) != 0 &&
-		    strcmp(err->cloud_code, "InvalidPermission.Duplicate") != 0)
-			return -1;
-	}
-	gc_error_init(err);
-	return 0;
-}
-
-/* CreateSecurityGroup answered InvalidGroup.Duplicate: ours if it carries our tags. */
-static int adopt_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req,
-			  char **out_id, struct gc_error *err)
-{
-	struct gc_params by_name = GC_PARAMS_INIT;
-	struct gc_resource_list found;
-	struct gc_tag_filter *want = gc_xcalloc(req->n_tags + 1, sizeof(*want));
-	int ret;
-
-	for (size_t i = 0; i < req->n_tags; i++) {
-		want[i].key = req->tags[i].key;
-		want[i].value = req->tags[i].value;
-	}
-	gc_resource_list_init(&found);
-	gc_params_add(&by_name, "Filter.1.Name", "group-name");
-	gc_params_add(&by_name, "Filter.1.Value.1", req->name);
-	ret = list_secgroups(p, &by_name, want, req->n_tags, &found, err);
-	if (ret == 0 && found.n != 1) {
-		ret = gc_error_set(err, GC_EINVALID,
-				   "a security group named '%s' already exists and is not ours",
-				   req->name);
-		gc_error_set_cloud(err, "InvalidGroup.Duplicate", NULL, 400);
-	}
-	if (ret == 0) {
-		*out_id = found.items[0].id;
-		found.items[0].id = NULL;
-	}
-	gc_resource_list_release(&found);
-	gc_params_release(&by_name);
-	free(want);
-	return ret;
-}
-
-int aws_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req, char **out_id,
-			struct gc_error *err)
-{
-	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body = GC_BUF_INIT(1);
-	char *id = NULL;
-	bool created = false;
-	int ret = -1;
-
-	if (!req->name || !req->n_allow_from || req->ssh_port == 0 || req->ssh_port > 65535)
-		return gc_error_set(err, GC_EINVALID,
-				    "cannot create a security group without a "
-				    "name, a port and an address to allow");
-	gc_params_add(&params, "GroupName", req->name);
-	gc_params_add(&params, "GroupDescription",
-		      req->description && *req->description ? req->description : "gpucluster");
-	add_tag_spec(&params, 1, "security-group", req->tags, req->n_tags);
-	if (aws_ec2_call(p, "CreateSecurityGroup", &params, 0, false, &body, err) == 0) {
-		if (aws_xml_root_text(body.data, body.len, "groupId", &id, err) != 0) {
-			bad_answer(p, "CreateSecurityGroup", err);
-			goto fail;
-		}
-		if (!id || !*id) {
-			gc_error_set(err, GC_EINVALID,
-				     "CreateSecurityGroup answered without a "
-				     "groupId");
-			goto fail;
-		}
-		created = true;
-	} else if (!err || strcmp(err->cloud_code, "InvalidGroup.Duplicate") != 0 ||
-		   adopt_secgroup(p, req, &id, err) != 0) {
-		goto fail;
-	}
-	if (ensure_rules(p, req, id, err) != 0) {
-		if (created) {
-			/* not left half-made: a group without its rule is of no use */
-			struct gc_error ignored;
-			gc_error_init(&ignored);
-			if (aws_delete_secgroup(p, id, &ignored) != 0)
-				gc_log_warn(p->log, "aws: cannot delete security group '%s': %s",
-					    id, ignored.message);
-		}
-		goto fail;
-	}
-	*out_id = id;
-	id = NULL;
-	ret = 0;
-	goto out;
-fail:
-	gc_error_prefix(err, "cannot create security group '%s'", req->name);
-out:
-	free(id);
-	gc_params_release(&params);
-	gc_buf_release(&body);
-	return ret;
-}
-
-/*
- * One DeleteSecurityGroup. DependencyViolation while instances that used the group are
- * still shutting down (their network interfaces go a little after them) is a wait, not a
- * failure: gc_driver_delete_secgroup waits it out.
- */
-static int delete_secgroup_once(struct gc_provider *p, const char *id, struct gc_error *err)
-{
-	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body;
-	int ret;
-
-	gc_params_add(&params, "GroupId", id);
-	ret = aws_ec2_call(p, "DeleteSecurityGroup", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	gc_buf_release(&body);
-	if (ret != 0 && strcmp(err->cloud_code, "DependencyViolation") == 0)
-		return 1;
-	return ret;
-}
-
-int aws_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err)
-{
-	return gc_driver_delete_secgroup(p, id, delete_secgroup_once, err);
-}
-
-/* ---- catalogue: types, prices, zones ---------------------------------------------------------- */
-
-int aws_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
-		      struct gc_error *err)
-{
-	struct aws_driver *d = aws_driver(p);
-	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body;
-	struct gc_type_facts *got = NULL;
-	size_t n = 0, alloc = 0;
-	int ret;
-
-	for (size_t i = 0; i < d->n_types; i++)
-		if (strcmp(d->types[i].name, type) == 0) {
-			*out = d->types[i];
-			return 0;
-		}
-	gc_params_add(&params, "InstanceType.1", type);
-	ret = aws_ec2_call(p, "DescribeInstanceTypes", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	if (ret == 0 &&
-	    (ret = aws_xml_instance_types(body.data, body.len, &got, &n, &alloc, NULL, err)) != 0)
-		bad_answer(p, "DescribeInstanceTypes", err);
-	gc_buf_release(&body);
-	if (ret != 0 && err && strcmp(err->cloud_code, "InvalidInstanceType") == 0) {
-		err->code = GC_ENOTFOUND;
-		ret = gc_error_prefix(err, "instance type '%s' is not offered in %s", type,
-				      p->region);
-	} else if (ret != 0) {
-		ret = gc_error_prefix(err, "cannot look up instance type '%s'", type);
-	}
-	for (size_t i = 0; ret == 0 && i < n; i++)
-		if (strcmp(got[i].name, type) == 0) {
-			GC_ALLOC_GROW(d->types, d->n_types + 1, d->alloc_types);
-			d->types[d->n_types++] = got[i];
-			*out = got[i];
-			free(got);
-			return 0;
-		}
-	free(got);
-	if (ret == 0)
-		ret = gc_error_set(err, GC_ENOTFOUND, "instance type '%s' is not offered in %s",
-				   type, p->region);
-	return ret;
-}
-
-/*
- * The current spot price of type in every zone (DescribeSpotPriceHistory with StartTime
- * now answers the price in effect per zone), cached per zone and as the region's lowest.
- */
-static int fetch_spot(struct gc_provider *p, const char *type, struct gc_error *err)
-{
-	struct aws_driver *d = aws_driver(p);
-	struct aws_spot_price *sp = NULL;
-	size_t n = 0, alloc = 0;
-	char *token = NULL, now[32];
-	int ret = -1;
-
-	iso_now(now);
-	for (unsigned pages = 0;; pages++) {
-		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
-		char *next = NULL;
-
-		if (pages >= AWS_MAX_PAGES) {
-			ret = gc_error_set(err, GC_EINVALID,
-					   "DescribeSpotPriceHistory: more than %u pages",
-					   AWS_MAX_PAGES);
-			break;
-		}
-		gc_params_add(&params, "InstanceType.1", type);
-		gc_params_add(&params, "ProductDescription.1", "Linux/UNIX");
-		gc_params_add(&params, "StartTime", now);
-		addu(&params, "MaxResults", AWS_PAGE_SIZE);
-		if (token)
-			gc_params_add(&params, "NextToken", token);
-		ret = aws_ec2_call(p, "DescribeSpotPriceHistory", &params, 0, false, &body, err);
-		gc_params_release(&params);
-		if (ret == 0 &&
-		    (ret = aws_xml_spot_prices(body.data, body.len, &sp, &n, &alloc, &next, err)) !=
-			    0)
-			bad_answer(p, "DescribeSpotPriceHistory", err);
-		gc_buf_release(&body);
-		free(token);
-		token = next;
-		if (ret != 0 || !token)
-			break;
-	}
-	free(token);
-	if (ret == 0) {
-		double lowest = -1;
-
-		/* the latest record of each zone is its price now */
-		for (size_t i = 0; i < n; i++) {
-			bool latest = true;
-
-			for (size_t k = 0; k < n && latest; k++)
-				latest = k == i || strcmp(sp[k].zone, sp[i].zone) != 0 ||
-					sp[k].at < sp[i].at || (sp[k].at == sp[i].at && k > i);
-			if (!latest || gc_price_cache_find(&d->prices, type, sp[i].zone, true))
-				continue;
-			gc_price_cache_add(&d->prices, type, sp[i].zone, true, sp[i].price);
-			if (lowest < 0 || sp[i].price < lowest)
-				lowest = sp[i].price;
-		}
-		if (lowest >= 0)
-			gc_price_cache_add(&d->prices, type, NULL, true, lowest);
-	}
-	for (size_t i = 0; i < n; i++)
-		free(sp[i].zone);
-	free(sp);
-	return ret;
-}
-
-int aws_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
-	      struct gc_error *err)
-{
-	struct aws_driver *d = aws_driver(p);
-	const struct gc_price_entry *c;
-	double usd;
-
-	if (!spot) {
-		/* on-demand prices are per region, the zone does not matter */
-		if ((c = gc_price_cache_find(&d->prices, type, NULL, false))) {
-			*out = c->amount;
-			return 0;
-		}
-		if (aws_pricing_on_demand(p, type, &usd, err) != 0)
-			return gc_error_prefix(err, "cannot get the on-demand price of '%s' in %s",
-					       type, p->region);
-		gc_price_cache_add(&d->prices, type, NULL, false, usd);
-		*out = usd;
-		return 0;
-	}
-	if (!(c = gc_price_cache_find(&d->prices, type, zone, true)) &&
-	    !gc_price_cache_find(&d->prices, type, NULL, true)) {
-		if (fetch_spot(p, type, err) != 0)
-			return gc_error_prefix(err, "cannot get the spot price of '%s' in %s", type,
-					       p->region);
-		c = gc_price_cache_find(&d->prices, type, zone, true);
-	}
-	if (!c)
-		return gc_error_set(err, GC_ENOTFOUND, "no spot price for '%s' in %s", type,
-				    zone ? zone : p->region);
-	*out = c->amount;
-	return 0;
-}
-
-int aws_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
-{
-	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body;
-	char **zones = NULL;
-	size_t n = 0;
-	int ret;
-
-	/* availability zones only: local and wavelength zones are not for GPU clusters */
-	gc_params_add(&params, "Filter.1.Name", "zone-type");
-	gc_params_add(&params, "Filter.1.Value.1", "availability-zone");
-	gc_params_add(&params, "Filter.2.Name", "state");
-	gc_params_add(&params, "Filter.2.Value.1", "available");
-	ret = aws_ec2_call(p, "DescribeAvailabilityZones", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	if (ret == 0 && (ret = aws_xml_zones(body.data, body.len, &zones, &n, err)) != 0)
-		bad_answer(p, "DescribeAvailabilityZones", err);
-	gc_buf_release(&body);
-	if (ret != 0) {
-		gc_strv_free(zones, n);
-		return gc_error_prefix(err, "cannot list the zones of %s", p->region);
-	}
-	*out = zones;
-	*n_out = n;
-	return 0;
-}
-
-/* The regions the account can use: without AllRegions, EC2 leaves out the opt-in regions
- * that are not enabled, where nothing of ours can be. */
-int aws_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
-{
-	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body;
-	char **regions = NULL;
-	size_t n = 0;
-	int ret;
-
-	ret = aws_ec2_call(p, "DescribeRegions", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	if (ret == 0 && (ret = aws_xml_regions(body.data, body.len, &regions, &n, err)) != 0)
-		bad_answer(p, "DescribeRegions", err);
-	gc_buf_release(&body);
-	if (ret != 0) {
-		gc_strv_free(regions, n);
-		return gc_error_prefix(err, "cannot list the regions of AWS");
-	}
-	*out = regions;
-	*n_out = n;
-	return 0;
-}
-
-int aws_console_output(struct gc_provider *p, const char *id, char **out, struct gc_error *err)
-{
-	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body, text = GC_BUF_INIT(AWS_CONSOLE_MAX);
-	char *b64 = NULL;
-	int ret;
-
-	gc_params_add(&params, "InstanceId", id);
-	ret = aws_ec2_call(p, "GetConsoleOutput", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	if (ret == 0 && (ret = aws_xml_root_text(body.data, body.len, "output", &b64, err)) != 0)
-		bad_answer(p, "GetConsoleOutput", err);
-	gc_buf_release(&body);
-	if (ret == 0 && b64 && gc_base64_decode(&text, b64, strlen(b64)) != 0)
-		ret = gc_error_set(err, GC_EINVALID,
-				   "GetConsoleOutput: the output is not base64 or over %zu bytes",
-				   (size_t)AWS_CONSOLE_MAX);
-	free(b64);
-	if (ret != 0) {
-		gc_buf_release(&text);
-		return gc_error_prefix(err, "cannot read the console of '%s'", id);
-	}
-	/* NUL-terminated by the buffer; a NUL inside would only cut the text short */
-	*out = gc_buf_detach(&text, NULL);
-	return 0;
 }

@@ -1,14 +1,16 @@
 /*
  * ec2.h: the AWS driver's internals, shared by aws.c (the ops table, open and close),
- * ec2.c (the request helper and the operations), ec2-xml.c (EC2's XML answers into plain
- * structs) and pricing.c (the Price List API). Nothing outside providers/aws includes it.
+ * ec2.c (the request hooks and tables), ec2-ops.c (the operations), ec2-xml.c (EC2's XML
+ * answers into plain structs) and pricing.c (the Price List API). Nothing outside
+ * providers/aws includes it.
  *
- * One request goes: parameters (struct gc_params) -> our token buckets (request bucket
- * per action, resource bucket in instances for RunInstances / TerminateInstances) ->
- * SigV4 -> core/http.h -> on an error status, the cloud's code classified into the
- * shared taxonomy -> retried with core/retry.h while retryable, counted in p->stats.
- * Answers are parsed with libxml2 (EC2) or jansson (pricing) inside this folder and
- * handed on as plain structs; no xmlNode or json_t leaves it.
+ * One request goes through core/driver.h's pipeline: parameters (struct gc_params) -> our
+ * token buckets (request bucket per action, resource bucket in instances for
+ * RunInstances / TerminateInstances) -> SigV4 -> core/http.h -> on an error status, the
+ * cloud's code classified into the shared taxonomy -> retried with core/retry.h while
+ * retryable (signed again once after a clock complaint), counted in p->stats. Answers
+ * are parsed with libxml2 (EC2) or jansson (pricing) inside this folder and handed on as
+ * plain structs; no xmlNode or json_t leaves it.
  *
  * Invariants: every response body is capped (AWS_MAX_RESPONSE); a struct aws_driver is
  * used by one thread at a time (the provider's rule), so its caches need no lock; the
@@ -24,10 +26,10 @@
 #include <stdint.h>
 
 #include "core/buf.h"
+#include "core/driver.h"
 #include "core/http.h"
 #include "core/provider.h"
 #include "core/ratelimit.h"
-#include "core/retry.h"
 #include "core/urlenc.h"
 #include "providers/aws/creds.h"
 
@@ -38,18 +40,13 @@
 #define AWS_TERMINATE_BATCH  100
 #define AWS_CLIENT_TOKEN_MAX 64
 #define AWS_MAX_TAGS	     50 /* EC2's limit per resource */
+#define AWS_MAX_ATTEMPTS     5	/* bursts of an apply meet throttling; the quota bounds a storm */
 /* Items per Describe page. 1000 halves nothing that matters (1000 nodes: 10 calls of 100
  * still plan in 0.6 s) but costs 13 MiB of parsed XML per page: libxml2 builds the whole
  * document tree. bench/README.md, "Engine at 1000 nodes", has the figures; a streaming
  * parser (xmlTextReader) would allow bigger pages again. */
 #define AWS_PAGE_SIZE 100
 #define AWS_MAX_PAGES 10000 /* a runaway NextToken loop ends here, as an error */
-
-/* A request bucket for one action, made on first use. */
-struct aws_bucket {
-	char action[64];
-	struct gc_ratelimit rl;
-};
 
 /* What the driver knows of an image (DescribeImages). */
 struct aws_image {
@@ -68,22 +65,13 @@ struct aws_spot_price {
 };
 
 struct aws_driver {
-	struct gc_http *http;
+	struct gc_driver base; /* first: core/driver.h reaches it through p->impl */
 	struct aws_config cfg;
 	struct aws_creds creds;
-	/* what the credential chain was resolved from, to resolve it again before expiry */
-	char *profile;
-	char *endpoint;
-	struct gc_spec_oidc oidc; /* the spec's provider.oidc, copied */
-	char *ec2_host;		  /* the Host header: the endpoint's authority */
-	char *pricing_host;	  /* the same for the Price List endpoint */
+	char *ec2_host;	    /* the Host header: the endpoint's authority */
+	char *pricing_host; /* the same for the Price List endpoint */
 
-	struct gc_retry_quota quota;
-	struct gc_retry_policy policy;
-
-	bool rate_limit;
-	struct aws_bucket **buckets;
-	size_t n_buckets, alloc_buckets;
+	bool resource_buckets;			/* the two below are set up */
 	struct gc_ratelimit run_resource;	/* RunInstances: instances launched */
 	struct gc_ratelimit terminate_resource; /* TerminateInstances: instances */
 
@@ -101,13 +89,25 @@ static inline struct aws_driver *aws_driver(struct gc_provider *p)
 	return (struct aws_driver *)p->impl;
 }
 
-/* ---- aws.c ------------------------------------------------------------------------- */
+/* ---- aws.c: the cloud's part of open and close (core/driver.h's hooks) ------------------ */
 
-/* Resolves the credential chain again when the credentials in use expire within five
- * minutes (STS, IMDS, credential_process); a no-op for long-term keys. */
-int aws_refresh_creds(struct gc_provider *p, struct gc_error *err);
+/* Resolves the configuration (region, endpoints), then the credentials; sets up EC2's
+ * resource buckets. */
+int aws_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		    struct gc_error *err);
+/* Frees the configuration, the hosts, the resource buckets and the caches. */
+void aws_driver_close(struct gc_provider *p);
 
-/* ---- ec2.c: the request helper ------------------------------------------------------ */
+/* ---- ec2.c: the request hooks -------------------------------------------------------- */
+
+/* The pipeline's hooks (core/driver.h): SigV4, EC2's and the JSON protocol's errors, the
+ * code table and the buckets; the credentials are renewed through the chain (creds.h)
+ * when temporary ones (STS, IMDS, credential_process) expire within five minutes. */
+extern const struct gc_driver_hooks aws_hooks;
+
+/* What the credential chain is resolved from: the driver's profile, endpoint and OIDC
+ * role, the provider's region, environment and log. */
+void aws_creds_input(struct gc_provider *p, struct aws_creds_input *in);
 
 /* The wire protocol of a call: how its errors look. */
 enum aws_protocol {
@@ -133,8 +133,8 @@ struct aws_call {
 };
 
 /*
- * Sends c, retrying throttling, 5xx and dropped connections with the driver's policy,
- * and puts the successful answer's body into *out (initialised here, released by the
+ * Sends c through the pipeline (gc_driver_send), retrying throttling, 5xx and dropped
+ * connections with the driver's policy, and puts the successful answer's body into *out (initialised here, released by the
  * caller, also on failure). On failure err carries the classified code, the cloud's code,
  * request id and HTTP status, and a message naming the action.
  */
@@ -144,9 +144,6 @@ int aws_send(struct gc_provider *p, const struct aws_call *c, struct gc_buf *out
 /* An EC2 Query call: Action and Version are added in front of params. */
 int aws_ec2_call(struct gc_provider *p, const char *action, const struct gc_params *params,
 		 unsigned resource_tokens, bool unsafe, struct gc_buf *out, struct gc_error *err);
-
-/* The shared taxonomy for an AWS error code (EC2 or JSON protocol) and HTTP status. */
-enum gc_errcode aws_classify(const char *code, int status);
 
 /* The Host header value for an endpoint URL ("http://127.0.0.1:4566" -> "127.0.0.1:4566");
  * NULL when the URL has no authority. */
@@ -211,7 +208,7 @@ int aws_pricing_on_demand(struct gc_provider *p, const char *type, double *out,
 /* A JSON-protocol error body: __type (namespace stripped), message, into code/message. */
 int aws_json_error(const char *body, size_t len, char code[128], char message[512]);
 
-/* ---- ec2.c: the operations (the ops table is in aws.c) ------------------------------ */
+/* ---- ec2-ops.c: the operations (the ops table is in aws.c) -------------------------- */
 
 int aws_discover(struct gc_provider *p, const struct gc_discover_query *q,
 		 struct gc_instance_list *out, struct gc_error *err);

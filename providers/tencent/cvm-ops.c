@@ -972,67 +972,105 @@ static bool keep_listed(const struct gc_instance *in, const void *ctx)
 	return false;
 }
 
+struct recycle {
+	struct gc_provider *p;
+	const char **ids;
+	size_t n;
+	size_t n_busy; /* after the last look */
+	unsigned looks;
+};
+
+/* The caller's cancel, from the second look on: the first one always empties the bin. */
+static bool recycle_cancelled(void *ctx)
+{
+	const struct recycle *rc = ctx;
+
+	return rc->looks > 0 && gc_provider_cancelled(rc->p);
+}
+
+/* One look: empties the bin of what is in it; 0 when nothing is still changing state. */
+static int recycle_poll(void *ctx, struct gc_error *err)
+{
+	struct recycle *rc = ctx;
+	struct gc_provider *p = rc->p;
+	struct gc_instance_list now;
+	json_t *base = json_object(), *arr = json_array();
+	struct id_set set = { rc->ids, rc->n };
+	const char **bin = gc_xcalloc(rc->n, sizeof(*bin));
+	size_t n_bin = 0;
+	int ret = -1;
+
+	rc->looks++;
+	rc->n_busy = 0;
+	for (size_t i = 0; i < rc->n; i++)
+		json_array_append_new(arr, json_string(rc->ids[i]));
+	json_object_set_new(base, "InstanceIds", arr);
+	gc_instance_list_init(&now);
+	if (describe_instances(p, base, keep_listed, &set, &now, err) != 0)
+		goto out;
+	for (size_t i = 0; i < now.n; i++) {
+		const char *w = now.items[i].state_name;
+
+		if (strcmp(w, "SHUTDOWN") == 0)
+			bin[n_bin++] = now.items[i].id;
+		else if (now.items[i].state != GC_STATE_TERMINATING &&
+			 now.items[i].state != GC_STATE_TERMINATED &&
+			 strcmp(w, "LAUNCH_FAILED") != 0)
+			rc->n_busy++;
+	}
+	if (n_bin && terminate_some(p, bin, &n_bin, err) != 0)
+		goto out;
+	if (n_bin)
+		gc_log_debug(p->log, "tencent: %zu instance%s out of the recycle bin", n_bin,
+			     n_bin == 1 ? "" : "s");
+	ret = rc->n_busy ? 1 : 0;
+out:
+	json_decref(base);
+	free(bin);
+	gc_instance_list_release(&now);
+	return ret;
+}
+
 /*
  * After the first TerminateInstances: "When this API is called for the first time, the
  * instance will be moved to the recycle bin. When this API is called for the second
  * time, the instance will be terminated." Instances that show up in the bin (SHUTDOWN)
  * get the second call, so destroy leaves nothing there; ones still changing state are
- * polled a little while (on the provider's clock); terminating or vanished ones are done.
+ * polled a little while (gc_wait_until on the provider's clock, TC_SETTLE_POLLS looks
+ * TC_SETTLE_WAIT_MS apart); terminating or vanished ones are done. Running out of looks
+ * or a cancel is not a failure: destroy asks again.
  */
 static int empty_recycle_bin(struct gc_provider *p, const char **ids, size_t n,
 			     struct gc_error *err)
 {
-	for (unsigned poll = 0; n > 0; poll++) {
-		struct gc_instance_list now;
-		json_t *base = json_object(), *arr = json_array();
-		struct id_set set = { ids, n };
-		const char **bin = gc_xcalloc(n, sizeof(*bin));
-		size_t n_bin = 0, n_busy = 0;
-		int rc;
+	struct recycle rc = { p, ids, n, 0, 0 };
+	struct gc_cancel cancel = { recycle_cancelled, &rc };
+	struct gc_wait w = {
+		.clock = p->clock,
+		.cancel = &cancel,
+		.interval_ms = TC_SETTLE_WAIT_MS,
+		.timeout_ms = (TC_SETTLE_POLLS - 1) * (uint64_t)TC_SETTLE_WAIT_MS,
+		.what = "terminated instances to settle",
+	};
+	struct gc_error e;
 
-		for (size_t i = 0; i < n; i++)
-			json_array_append_new(arr, json_string(ids[i]));
-		json_object_set_new(base, "InstanceIds", arr);
-		gc_instance_list_init(&now);
-		rc = describe_instances(p, base, keep_listed, &set, &now, err);
-		json_decref(base);
-		if (rc != 0) {
-			free(bin);
-			gc_instance_list_release(&now);
-			return -1;
-		}
-		for (size_t i = 0; i < now.n; i++) {
-			const char *w = now.items[i].state_name;
-
-			if (strcmp(w, "SHUTDOWN") == 0)
-				bin[n_bin++] = now.items[i].id;
-			else if (now.items[i].state != GC_STATE_TERMINATING &&
-				 now.items[i].state != GC_STATE_TERMINATED &&
-				 strcmp(w, "LAUNCH_FAILED") != 0)
-				n_busy++;
-		}
-		rc = n_bin ? terminate_some(p, bin, &n_bin, err) : 0;
-		if (rc == 0 && n_bin)
-			gc_log_debug(p->log, "tencent: %zu instance%s out of the recycle bin",
-				     n_bin, n_bin == 1 ? "" : "s");
-		free(bin);
-		gc_instance_list_release(&now);
-		if (rc != 0)
-			return -1;
-		if (n_busy == 0)
-			return 0;
-		if (poll + 1 >= TC_SETTLE_POLLS) {
-			gc_log_warn(p->log,
-				    "tencent: %zu instance%s did not leave their state after "
-				    "TerminateInstances; destroy will ask again",
-				    n_busy, n_busy == 1 ? "" : "s");
-			return 0;
-		}
-		if (gc_provider_cancelled(p))
-			return 0;
-		gc_clock_sleep_ms(p->clock, TC_SETTLE_WAIT_MS);
+	if (n == 0)
+		return 0;
+	gc_error_init(&e);
+	if (gc_wait_until(&w, recycle_poll, &rc, &e) == 0)
+		return 0;
+	if (e.code == GC_ETIMEOUT) {
+		gc_log_warn(p->log,
+			    "tencent: %zu instance%s did not leave their state after "
+			    "TerminateInstances; destroy will ask again",
+			    rc.n_busy, rc.n_busy == 1 ? "" : "s");
+		return 0;
 	}
-	return 0;
+	if (e.code == GC_ECANCELLED)
+		return 0;
+	if (err)
+		*err = e;
+	return -1;
 }
 
 int tc_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err)
@@ -1061,19 +1099,6 @@ out:
 }
 
 /* ---- key pairs ----------------------------------------------------------------------------- */
-
-/* The "TYPE BASE64" part of an OpenSSH public key line, for comparing two keys. */
-static char *key_body(const char *line)
-{
-	const char *s = line, *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strcspn(s, " \t");
-	if (*e)
-		e += 1 + strcspn(e + 1, " \t\r\n");
-	return gc_xstrndup(s, (size_t)(e - s));
-}
 
 /* DescribeKeyPairs over every page of base, each key pair appended to out. */
 static int describe_keypairs(struct gc_provider *p, json_t *base, struct gc_resource_list *out,
@@ -1139,7 +1164,7 @@ static int adopt_keypair(struct gc_provider *p, const struct gc_keypair_request 
 {
 	struct gc_resource_list got;
 	json_t *base = json_pack("{s:[o]}", "Filters", filter("key-name", req->name));
-	char **pubs = NULL, *want = key_body(req->public_key_line);
+	char **pubs = NULL, *want = gc_driver_key_body(req->public_key_line);
 	size_t n_pubs = 0;
 	int ret;
 
@@ -1158,7 +1183,7 @@ static int adopt_keypair(struct gc_provider *p, const struct gc_keypair_request 
 					   req->name);
 		gc_error_set_cloud(err, code, NULL, 200);
 		for (size_t i = 0; i < got.n; i++) {
-			char *have = key_body(pubs[i]);
+			char *have = gc_driver_key_body(pubs[i]);
 			bool same = strcmp(got.items[i].name, req->name) == 0 &&
 				strcmp(have, want) == 0;
 
@@ -1471,7 +1496,7 @@ static int create_group(struct gc_provider *p, const struct gc_secgroup_request 
 			   "ProjectId", "0");
 	if (req->n_tags)
 		json_object_set_new(params, "Tags", tags_json(req->tags, req->n_tags));
-	gc_retry_begin(&r, &d->policy);
+	gc_retry_begin(&r, &d->base.policy);
 	for (;;) {
 		struct gc_error e;
 

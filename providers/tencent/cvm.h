@@ -1,9 +1,9 @@
 /*
  * cvm.h: the Tencent Cloud driver's internals, shared by tencent.c (the ops table, open
- * and close), cvm.c (the request helper) and cvm-ops.c (the operations). Nothing
- * outside providers/tencent includes it.
+ * and close), cvm.c (the request hooks and tables) and cvm-ops.c (the operations).
+ * Nothing outside providers/tencent includes it.
  *
- * One request goes: a JSON object of parameters -> our token bucket for the action (the
+ * One request goes through core/driver.h's pipeline: a JSON object of parameters -> our token bucket for the action (the
  * CVM API overview's per-API limits) -> the body text, signed with TC3-HMAC-SHA256
  * (tc3.h; service "cvm" or "vpc", the X-TC-* headers of WIRE.md 3.1) -> core/http.h ->
  * the {"Response":{...}} document, whose Error object (Tencent answers errors with HTTP
@@ -26,10 +26,10 @@
 
 #include <jansson.h>
 
+#include "core/driver.h"
 #include "core/http.h"
 #include "core/provider.h"
 #include "core/ratelimit.h"
-#include "core/retry.h"
 #include "core/urlenc.h"
 #include "providers/tencent/creds.h"
 
@@ -44,12 +44,7 @@
 #define TC_MAX_FILTERS	    10	 /* "at most 10 Filters of 5 Values" */
 #define TC_MAX_TAGS	    50	 /* tags per resource */
 #define TC_SYSTEM_DISK_MAX  1024 /* GB, a cloud system disk's largest size */
-
-/* A request bucket for one action, made on first use. */
-struct tc_bucket {
-	char action[64];
-	struct gc_ratelimit rl;
-};
+#define TC_MAX_ATTEMPTS	    5	 /* bursts of an apply meet throttling; the quota bounds a storm */
 
 /* What the driver knows of an image (DescribeImages). */
 struct tc_image {
@@ -65,21 +60,12 @@ struct tc_subnet {
 };
 
 struct tc_driver {
-	struct gc_http *http;
+	/* first: core/driver.h reaches it through p->impl; its endpoint is the spec's
+	 * provider.endpoint (STS goes there too), or NULL */
+	struct gc_driver base;
 	struct tc_creds creds;
-	/* what the credential chain was resolved from, to resolve it again before expiry */
-	char *profile;
-	char *endpoint;		  /* the spec's provider.endpoint (STS goes there too), or NULL */
-	struct gc_spec_oidc oidc; /* the spec's provider.oidc, copied */
 	char *cvm_url, *cvm_host; /* the endpoint and its authority (the Host header) */
 	char *vpc_url, *vpc_host;
-
-	struct gc_retry_quota quota;
-	struct gc_retry_policy policy;
-
-	bool rate_limit;
-	struct tc_bucket **buckets;
-	size_t n_buckets, alloc_buckets;
 
 	/* caches, for the life of the driver */
 	struct tc_image *images;
@@ -100,13 +86,20 @@ static inline struct tc_driver *tc_driver(struct gc_provider *p)
 	return (struct tc_driver *)p->impl;
 }
 
-/* ---- tencent.c ---------------------------------------------------------------------- */
+/* ---- tencent.c: the cloud's part of open and close (core/driver.h's hooks) ------------------ */
 
-/* Resolves the credential chain again when the keys in use expire within five minutes
- * (the instance role); a no-op for long-term keys. */
-int tc_refresh_creds(struct gc_provider *p, struct gc_error *err);
+/* Checks the region, sets the endpoints, resolves the credentials. */
+int tc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		   struct gc_error *err);
+/* Frees the endpoints and the caches. */
+void tc_driver_close(struct gc_provider *p);
 
-/* ---- cvm.c: the request helper ---------------------------------------------------------- */
+/* ---- cvm.c: the pipeline's hooks and the call ---------------------------------------------- */
+
+/* TC3 signing, the Response document's errors, the code table, the buckets; the keys are
+ * renewed through the chain (creds.h) when temporary ones (the instance role) expire
+ * within five minutes. */
+extern const struct gc_driver_hooks tc_hooks;
 
 /* The products we call, each its own endpoint and TC3 service name. */
 enum tc_service {
@@ -115,7 +108,8 @@ enum tc_service {
 };
 
 /*
- * Calls action with params (a JSON object, or NULL for {}) and puts the Response object
+ * Calls action with params (a JSON object, or NULL for {}) through the pipeline
+ * (gc_driver_send) and puts the Response object
  * of a successful answer into *out (a new reference; the caller decrefs it; NULL on
  * failure). Throttling, transient errors and dropped connections are retried, unless
  * the call is unsafe (a launch or a create that a lost answer may hide: then only

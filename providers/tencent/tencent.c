@@ -1,10 +1,10 @@
 /*
  * tencent.c: the Tencent Cloud CVM driver's ops table, and opening and closing a session.
  *
- * Open resolves the endpoints and credentials (creds.h), sets up one HTTP client, one
- * retry quota and the per-action token buckets (made on first use, cvm.c), and leaves the
- * caches empty; nothing is sent to Tencent Cloud until the first operation. Close frees
- * all of it.
+ * Open sets up the pipeline's common state (core/driver.h: one HTTP client, one retry
+ * quota, the per-action token buckets made on first use) with the hooks of cvm.c,
+ * resolves the endpoints and credentials (creds.h), and leaves the caches empty; nothing
+ * is sent to Tencent Cloud until the first operation. Close frees all of it.
  *
  * Endpoints: the spec's provider.endpoint serves both products (that is how the emulator
  * and proxies are used: it routes by X-TC-Action), else the regional public hosts
@@ -25,35 +25,20 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/alloc.h"
-#include "core/oidc.h"
 #include "core/str.h"
 #include "providers/tencent/cvm.h"
 #include "providers/tencent/tencent.h"
 
-#define TC_MAX_ATTEMPTS 5 /* bursts of an apply meet throttling; the quota bounds a storm */
-
-static void driver_free(struct tc_driver *d)
+void tc_driver_close(struct gc_provider *p)
 {
-	if (!d)
-		return;
-	gc_http_free(d->http);
-	tc_creds_release(&d->creds);
-	free(d->profile);
-	free(d->endpoint);
-	gc_spec_oidc_release(&d->oidc);
+	struct tc_driver *d = tc_driver(p);
+
 	free(d->cvm_url);
 	free(d->cvm_host);
 	free(d->vpc_url);
 	free(d->vpc_host);
-	gc_retry_quota_release(&d->quota);
-	for (size_t i = 0; i < d->n_buckets; i++) {
-		gc_ratelimit_release(&d->buckets[i]->rl);
-		free(d->buckets[i]);
-	}
-	free(d->buckets);
 	for (size_t i = 0; i < d->n_images; i++) {
 		free(d->images[i].id);
 		free(d->images[i].name);
@@ -70,46 +55,6 @@ static void driver_free(struct tc_driver *d)
 		free(d->subnets[i].id);
 	}
 	free(d->subnets);
-	free(d);
-}
-
-static void creds_input(struct gc_provider *p, struct tc_driver *d, struct tc_creds_input *in)
-{
-	memset(in, 0, sizeof(*in));
-	in->profile = d->profile;
-	in->env = p->env;
-	in->http = d->http;
-	in->log = p->log;
-	in->clock = p->clock;
-	in->region = p->region;
-	in->endpoint = d->endpoint;
-	in->oidc = &d->oidc;
-}
-
-/* The chain again; the fresh keys replace the old ones. */
-static int renew_creds(struct gc_provider *p, struct gc_error *err)
-{
-	struct tc_driver *d = tc_driver(p);
-	struct tc_creds_input in;
-	struct tc_creds fresh;
-
-	creds_input(p, d, &in);
-	tc_creds_init(&fresh);
-	if (tc_creds_resolve(&fresh, &in, err) != 0) {
-		tc_creds_release(&fresh);
-		return -1;
-	}
-	tc_creds_release(&d->creds);
-	d->creds = fresh;
-	return 0;
-}
-
-int tc_refresh_creds(struct gc_provider *p, struct gc_error *err)
-{
-	struct tc_driver *d = tc_driver(p);
-
-	return gc_driver_refresh_creds(p, d->creds.expiration, d->creds.source, "Tencent Cloud",
-				       renew_creds, err);
 }
 
 /* An endpoint as given: http(s)://, no blanks, no trailing '/'. */
@@ -128,59 +73,38 @@ static int endpoint_url(char **out, const char *url, struct gc_error *err)
 	return 0;
 }
 
-static int tc_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+int tc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 		   struct gc_error *err)
 {
-	struct tc_driver *d = gc_xcalloc(1, sizeof(*d));
-	struct tc_creds_input in;
+	struct tc_driver *d = tc_driver(p);
 
-	tc_creds_init(&d->creds);
-	gc_retry_quota_init(&d->quota, 0);
-	d->profile = cfg->profile ? gc_xstrdup(cfg->profile) : NULL;
-	if (strspn(p->region, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(p->region)) {
-		gc_error_set(err, GC_EINVALID, "'%s' is not a Tencent Cloud region name",
-			     p->region);
-		goto fail;
-	}
-	gc_spec_oidc_copy(&d->oidc, cfg->oidc);
+	if (strspn(p->region, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(p->region))
+		return gc_error_set(err, GC_EINVALID, "'%s' is not a Tencent Cloud region name",
+				    p->region);
 	if (cfg->endpoint) {
 		if (endpoint_url(&d->cvm_url, cfg->endpoint, err) != 0)
-			goto fail;
+			return -1;
 		d->vpc_url = gc_xstrdup(d->cvm_url);
-		d->endpoint = gc_xstrdup(d->cvm_url);
+		d->base.endpoint = gc_xstrdup(d->cvm_url);
 	} else {
 		d->cvm_url = gc_xasprintf("https://cvm.%s.tencentcloudapi.com", p->region);
 		d->vpc_url = gc_xasprintf("https://vpc.%s.tencentcloudapi.com", p->region);
 	}
 	d->cvm_host = tc_url_host(d->cvm_url);
 	d->vpc_host = tc_url_host(d->vpc_url);
-	if (!d->cvm_host || !d->vpc_host) {
-		gc_error_set(err, GC_EINVALID, "endpoint '%s' has no host", d->cvm_url);
-		goto fail;
-	}
-	d->http = gc_http_new(p->log, err);
-	if (!d->http)
-		goto fail;
-	creds_input(p, d, &in);
-	if (tc_creds_resolve(&d->creds, &in, err) != 0)
-		goto fail;
-	d->policy.max_attempts = TC_MAX_ATTEMPTS;
-	d->policy.quota = &d->quota;
-	d->policy.clock = p->clock;
-	d->rate_limit = !cfg->no_rate_limit;
+	if (!d->cvm_host || !d->vpc_host)
+		return gc_error_set(err, GC_EINVALID, "endpoint '%s' has no host", d->cvm_url);
+	if (gc_driver_resolve_creds(p, err) != 0)
+		return -1;
 	gc_log_debug(p->log, "tencent: %s via '%s' and '%s', credentials from %s", p->region,
 		     d->cvm_host, d->vpc_host, d->creds.source ? d->creds.source : "?");
-	p->impl = d;
 	return 0;
-fail:
-	driver_free(d);
-	return gc_error_prefix(err, "cannot open Tencent Cloud in '%s'", p->region);
 }
 
-static void tc_close(struct gc_provider *p)
+static int tc_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		   struct gc_error *err)
 {
-	driver_free(tc_driver(p));
-	p->impl = NULL;
+	return gc_driver_open(p, cfg, &tc_hooks, err);
 }
 
 const struct gc_provider_ops gc_provider_tencent = {
@@ -193,7 +117,7 @@ const struct gc_provider_ops gc_provider_tencent = {
 	.client_token_max = TC_CLIENT_TOKEN_MAX,
 	.max_disk_gb = TC_SYSTEM_DISK_MAX,
 	.open = tc_open,
-	.close = tc_close,
+	.close = gc_driver_close,
 	.discover = tc_discover,
 	.create = tc_create,
 	.terminate = tc_terminate,

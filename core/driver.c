@@ -1,0 +1,545 @@
+/*
+ * driver.c: the one request pipeline of the cloud drivers, their common state and life
+ * cycle, and the waits on busy resources that every driver needs alike (driver.h has the
+ * flow). The cloud's hooks build, sign and read; everything between them is here, so the
+ * clouds cannot drift apart on retries, rate limits, clock complaints or cancels.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/alloc.h"
+#include "core/driver.h"
+#include "core/oidc.h"
+#include "core/str.h"
+#include "core/urlenc.h"
+
+/* ---- classification --------------------------------------------------------------- */
+
+static bool code_matches(enum gc_driver_match how, const char *text, const char *code)
+{
+	switch (how) {
+	case GC_MATCH_EXACT: return strcmp(code, text) == 0;
+	case GC_MATCH_PREFIX: return gc_starts_with(code, text);
+	case GC_MATCH_SUFFIX: return strlen(code) > strlen(text) && gc_ends_with(code, text);
+	case GC_MATCH_CONTAINS: return strstr(code, text) != NULL;
+	}
+	return false;
+}
+
+enum gc_errcode gc_driver_classify(const struct gc_driver_code *table, const char *code, int status)
+{
+	for (const struct gc_driver_code *row = table; code && *code && row->texts; row++)
+		for (const char *const *t = row->texts; *t; t++)
+			if (code_matches(row->how, *t, code))
+				return row->code;
+	if (status >= 500)
+		return GC_ETRANSIENT;
+	if (status == 429)
+		return GC_ETHROTTLED;
+	if (code && *code)
+		return GC_EINVALID; /* every other code: the request itself is wrong */
+	return gc_http_status_errcode(status);
+}
+
+static bool in_list(const char *code, const char *const *list)
+{
+	for (; code && list && *list; list++)
+		if (strcmp(code, *list) == 0)
+			return true;
+	return false;
+}
+
+/* ---- the wire --------------------------------------------------------------------- */
+
+void gc_driver_wire_add(struct gc_driver_wire *w, const char *name, const char *value)
+{
+	w->headers = gc_xreallocarray(w->headers, w->n_headers + 1, sizeof(*w->headers));
+	w->headers[w->n_headers++] = gc_xasprintf("%s: %s", name, value);
+}
+
+void gc_driver_wire_add_all(struct gc_driver_wire *w, const struct gc_params *params)
+{
+	for (size_t i = 0; i < params->n; i++)
+		gc_driver_wire_add(w, params->items[i].name, params->items[i].value);
+}
+
+void gc_driver_wire_release(struct gc_driver_wire *w)
+{
+	if (!w)
+		return;
+	free(w->url);
+	for (size_t i = 0; i < w->n_headers; i++) {
+		/* header lines carry the session token */
+		for (volatile char *s = w->headers[i]; *s; s++)
+			*s = '\0';
+		free(w->headers[i]);
+	}
+	free(w->headers);
+	memset(w, 0, sizeof(*w));
+}
+
+/* ---- life cycle ------------------------------------------------------------------- */
+
+static void driver_free(struct gc_provider *p)
+{
+	struct gc_driver *d = gc_driver(p);
+
+	if (!d)
+		return;
+	d->hooks->close(p);
+	gc_http_free(d->http);
+	d->hooks->creds.release(d->creds);
+	free(d->profile);
+	free(d->endpoint);
+	gc_spec_oidc_release(&d->oidc);
+	gc_retry_quota_release(&d->quota);
+	for (size_t i = 0; i < d->n_buckets; i++) {
+		gc_ratelimit_release(&d->buckets[i]->rl);
+		free(d->buckets[i]);
+	}
+	free(d->buckets);
+	free(d);
+	p->impl = NULL;
+}
+
+int gc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
+		   const struct gc_driver_hooks *hooks, struct gc_error *err)
+{
+	struct gc_driver *d = gc_xcalloc(1, hooks->size);
+
+	p->impl = d;
+	d->hooks = hooks;
+	d->creds = (char *)d + hooks->creds.at;
+	hooks->creds.init(d->creds);
+	gc_retry_quota_init(&d->quota, 0);
+	d->policy.max_attempts = hooks->max_attempts;
+	d->policy.quota = &d->quota;
+	d->policy.clock = p->clock;
+	d->rate_limit = !cfg->no_rate_limit;
+	d->profile = cfg->profile ? gc_xstrdup(cfg->profile) : NULL;
+	gc_spec_oidc_copy(&d->oidc, cfg->oidc);
+	d->http = gc_http_new(p->log, err);
+	if (!d->http || hooks->open(p, cfg, err) != 0) {
+		driver_free(p);
+		return gc_error_prefix(err, "cannot open %s in '%s'", hooks->title, p->region);
+	}
+	return 0;
+}
+
+void gc_driver_close(struct gc_provider *p)
+{
+	driver_free(p);
+}
+
+int gc_driver_resolve_creds(struct gc_provider *p, struct gc_error *err)
+{
+	struct gc_driver *d = gc_driver(p);
+
+	return d->hooks->creds.resolve(p, d->creds, err);
+}
+
+static int64_t creds_expiration(const struct gc_driver *d)
+{
+	return *(const int64_t *)((const char *)d->creds + d->hooks->creds.expiration_at);
+}
+
+static const char *creds_source(const struct gc_driver *d, const void *creds)
+{
+	return *(char *const *)((const char *)creds + d->hooks->creds.source_at);
+}
+
+/* The chain again; the fresh credentials replace the old ones. */
+static int renew_creds(struct gc_provider *p, struct gc_error *err)
+{
+	struct gc_driver *d = gc_driver(p);
+	const struct gc_driver_creds_ops *co = &d->hooks->creds;
+	void *fresh = gc_xcalloc(1, co->size);
+
+	co->init(fresh);
+	if (co->resolve(p, fresh, err) != 0) {
+		co->release(fresh);
+		free(fresh);
+		return -1;
+	}
+	gc_log_debug(p->log, "%s: renewed the credentials from %s", p->ops->name,
+		     creds_source(d, fresh) ? creds_source(d, fresh) : "the chain");
+	co->release(d->creds);
+	memcpy(d->creds, fresh, co->size);
+	free(fresh);
+	return 0;
+}
+
+int gc_driver_refresh_creds(struct gc_provider *p, struct gc_error *err)
+{
+	struct gc_driver *d = gc_driver(p);
+	int64_t expiration = creds_expiration(d);
+	int64_t now = (int64_t)time(NULL);
+	struct gc_error e;
+
+	if (!expiration || now + GC_CREDS_REFRESH_AHEAD < expiration)
+		return 0;
+	gc_error_init(&e);
+	if (renew_creds(p, &e) == 0)
+		return 0;
+	if (now < expiration) {
+		const char *source = creds_source(d, d->creds);
+
+		/* still valid for a few minutes: keep going, try again next call */
+		gc_log_warn(p->log, "%s: cannot renew credentials from %s: %s", p->ops->name,
+			    source ? source : "the chain", e.message);
+		return 0;
+	}
+	if (err)
+		*err = e;
+	return gc_error_prefix(err, "the %s credentials expired", d->hooks->title);
+}
+
+/* ---- our own rate limits ---------------------------------------------------------- */
+
+/* The caller's cancel (gc_provider_config.cancelled) as core/wait.h takes it. */
+static void cancel_of(const struct gc_provider *p, struct gc_cancel *out)
+{
+	out->fn = p->cancelled;
+	out->ctx = p->cancel_ctx;
+}
+
+int gc_driver_take(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n, const char *action,
+		   struct gc_error *err)
+{
+	struct gc_cancel cancel;
+	uint64_t waited = 0, wait;
+
+	cancel_of(p, &cancel);
+	for (;;) {
+		uint64_t t0;
+
+		if (gc_ratelimit_take(rl, n, &wait, err) != 0)
+			return gc_error_prefix(err, "%s", action);
+		if (wait == 0)
+			break;
+		if (waited + wait > GC_DRIVER_RATE_WAIT_MAX_MS)
+			return gc_error_set(err, GC_ETIMEOUT,
+					    "%s: our own rate limit would hold the call for more "
+					    "than %u s",
+					    action, GC_DRIVER_RATE_WAIT_MAX_MS / 1000);
+		t0 = gc_clock_now_ns(p->clock);
+		if (gc_wait_sleep(p->clock, &cancel, wait) != 0) {
+			waited += (gc_clock_now_ns(p->clock) - t0) / GC_NS_PER_MS;
+			p->stats.ratelimit_wait_ms += waited;
+			return gc_error_set(err, GC_ECANCELLED,
+					    "%s: cancelled while waiting on our own rate limit",
+					    action);
+		}
+		waited += wait;
+	}
+	p->stats.ratelimit_wait_ms += waited;
+	return 0;
+}
+
+static struct gc_ratelimit *bucket_for(struct gc_provider *p, const char *name,
+				       struct gc_error *err)
+{
+	struct gc_driver *d = gc_driver(p);
+	struct gc_driver_bucket *b;
+	uint64_t cap, refill, interval_ms;
+
+	for (size_t i = 0; i < d->n_buckets; i++)
+		if (strcmp(d->buckets[i]->name, name) == 0)
+			return &d->buckets[i]->rl;
+	d->hooks->bucket(name, &cap, &refill, &interval_ms);
+	b = gc_xcalloc(1, sizeof(*b));
+	snprintf(b->name, sizeof(b->name), "%s", name);
+	if (gc_ratelimit_init(&b->rl, cap, refill, interval_ms, p->clock, err) != 0) {
+		free(b);
+		return NULL;
+	}
+	GC_ALLOC_GROW(d->buckets, d->n_buckets + 1, d->alloc_buckets);
+	d->buckets[d->n_buckets++] = b;
+	return &b->rl;
+}
+
+static int throttle_ourselves(struct gc_provider *p, const struct gc_driver_request *req,
+			      struct gc_error *err)
+{
+	struct gc_ratelimit *rl;
+
+	if (!gc_driver(p)->rate_limit)
+		return 0;
+	if (!(rl = bucket_for(p, req->bucket ? req->bucket : req->action, err)))
+		return gc_error_prefix(err, "%s", req->action);
+	if (gc_driver_take(p, rl, 1, req->action, err) != 0)
+		return -1;
+	if (req->resource && req->resource_tokens)
+		return gc_driver_take(p, req->resource, req->resource_tokens, req->action, err);
+	return 0;
+}
+
+/* ---- the pipeline ----------------------------------------------------------------- */
+
+int gc_driver_fail(struct gc_provider *p, const struct gc_driver_request *req, int status,
+		   const char *code, const char *message, const char *request_id,
+		   struct gc_error *err)
+{
+	enum gc_errcode ec = gc_driver_classify(gc_driver(p)->hooks->codes, code, status);
+	const char *rid = request_id && *request_id ? request_id : NULL;
+
+	if ((!code || !*code) && !message) {
+		/* a gateway or transport answer: the status is all there is */
+		gc_error_set(err, ec, "%s: HTTP %d from '%s'", req->action, status, req->host);
+		gc_error_set_cloud(err, NULL, rid, status);
+		return -1;
+	}
+	if (rid)
+		gc_error_set(err, ec, "%s: %s: %s (request %s)", req->action,
+			     code && *code ? code : "?", message ? message : "", rid);
+	else
+		gc_error_set(err, ec, "%s: %s: %s", req->action, code && *code ? code : "?",
+			     message ? message : "");
+	gc_error_set_cloud(err, code && *code ? code : NULL, rid, status);
+	return -1;
+}
+
+static int attempt(struct gc_provider *p, const struct gc_driver_request *req, struct gc_buf *out,
+		   int64_t *retry_after_ms, struct gc_error *err)
+{
+	struct gc_driver *d = gc_driver(p);
+	struct gc_driver_wire w;
+	struct gc_http_request hr;
+	struct gc_http_response res;
+	int ret = -1;
+
+	*retry_after_ms = -1;
+	if (throttle_ourselves(p, req, err) != 0 || gc_driver_refresh_creds(p, err) != 0)
+		return -1;
+	memset(&w, 0, sizeof(w));
+	if (d->hooks->sign(p, req, &w, err) != 0) {
+		gc_driver_wire_release(&w);
+		return -1;
+	}
+	memset(&hr, 0, sizeof(hr));
+	hr.method = "POST";
+	hr.url = w.url;
+	hr.headers = (const char *const *)w.headers;
+	hr.n_headers = w.n_headers;
+	hr.body = w.body;
+	hr.body_len = w.body_len;
+	hr.max_response = d->hooks->max_response;
+
+	p->stats.calls++;
+	gc_log_trace(p->log, "%s: %s to '%s'", p->ops->name, req->action, req->host);
+	if (gc_http_perform(d->http, &hr, &res, err) != 0) {
+		gc_error_prefix(err, "%s", req->action);
+		goto out;
+	}
+	if (d->hooks->answer(p, req, &res, retry_after_ms, err) != 0)
+		goto out;
+	if (out) {
+		gc_buf_reset(out);
+		if (gc_buf_add(out, res.body.data, res.body.len) != 0) {
+			gc_error_set(err, GC_ETOOBIG, "%s: the answer is over %zu bytes",
+				     req->action, d->hooks->max_response);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	gc_http_response_release(&res);
+	gc_driver_wire_release(&w);
+	return ret;
+}
+
+int gc_driver_send(struct gc_provider *p, const struct gc_driver_request *req, struct gc_buf *out,
+		   struct gc_error *err)
+{
+	struct gc_driver *d = gc_driver(p);
+	struct gc_retry r;
+	struct gc_error e;
+	bool resigned = false;
+
+	if (out)
+		gc_buf_init(out, d->hooks->max_response);
+	gc_retry_begin(&r, &d->policy);
+	for (unsigned n = 0;; n++) {
+		int64_t hint;
+
+		gc_error_init(&e);
+		if (n)
+			p->stats.retries++;
+		if (attempt(p, req, out, &hint, &e) == 0) {
+			gc_retry_succeeded(&r);
+			return 0;
+		}
+		if (e.code == GC_ETHROTTLED)
+			p->stats.throttled++;
+		if (e.code == GC_ECANCELLED)
+			break;
+		/* a clock complaint: a fresh time, once; a second one means the clock really is
+		 * off */
+		if (in_list(e.cloud_code, d->hooks->clock_codes)) {
+			if (resigned) {
+				gc_error_prefix(&e, "check this machine's clock");
+				break;
+			}
+			resigned = true;
+			gc_log_debug(p->log, "%s: signing %s again after: %s", p->ops->name,
+				     req->action, e.message);
+			continue;
+		}
+		/* a launch without a client token may have happened: never repeat it */
+		if (req->unsafe && e.code != GC_ETHROTTLED)
+			break;
+		if (gc_retry_pause(&r, &e, hint) != 0)
+			break;
+		gc_log_debug(p->log, "%s: retrying %s after: %s", p->ops->name, req->action,
+			     e.message);
+	}
+	if (err)
+		*err = e;
+	return -1;
+}
+
+/* ---- busy resources --------------------------------------------------------------- */
+
+int gc_driver_wait_busy(struct gc_provider *p, gc_busy_attempt_fn attempt_fn, void *ctx,
+			const char *waiting, struct gc_error *err)
+{
+	const struct gc_retry_policy busy = {
+		.max_attempts = 10,
+		.base_transient_ms = 2000,
+		.max_backoff_ms = 20000,
+		.clock = p->clock,
+	};
+	struct gc_cancel cancel;
+	struct gc_retry r;
+	struct gc_error e;
+
+	cancel_of(p, &cancel);
+	gc_retry_begin(&r, &busy);
+	for (;;) {
+		struct gc_retry_decision dec;
+		int rc;
+
+		gc_error_init(&e);
+		rc = attempt_fn(p, ctx, &e);
+		if (rc == 0)
+			return 0;
+		if (rc < 0)
+			break;
+		e.code = GC_ETRANSIENT;
+		dec = gc_retry_decide(&r, e.code, -1);
+		if (!dec.retry) {
+			gc_error_prefix(&e, "gave up after %u attempt%s (%s)", r.attempts,
+					r.attempts == 1 ? "" : "s",
+					gc_retry_reason_name(dec.reason));
+			e.code = GC_ETRANSIENT;
+			break;
+		}
+		if (gc_wait_sleep(p->clock, &cancel, dec.delay_ms) != 0) {
+			gc_error_set(&e, GC_ECANCELLED, "cancelled while waiting: %s", waiting);
+			break;
+		}
+		gc_log_debug(p->log, "%s: %s; waiting", p->ops->name, waiting);
+	}
+	if (err)
+		*err = e;
+	return -1;
+}
+
+struct secgroup_delete {
+	const char *id;
+	int (*once)(struct gc_provider *p, const char *id, struct gc_error *err);
+};
+
+static int secgroup_delete_attempt(struct gc_provider *p, void *ctx, struct gc_error *err)
+{
+	const struct secgroup_delete *sd = ctx;
+	int rc = sd->once(p, sd->id, err);
+
+	return rc != 0 && err->code == GC_ENOTFOUND ? 0 : rc;
+}
+
+int gc_driver_delete_secgroup(struct gc_provider *p, const char *id,
+			      int (*once)(struct gc_provider *p, const char *id,
+					  struct gc_error *err),
+			      struct gc_error *err)
+{
+	struct secgroup_delete sd = { id, once };
+	char *waiting = gc_xasprintf("security group '%s' still in use", id);
+	int rc = gc_driver_wait_busy(p, secgroup_delete_attempt, &sd, waiting, err);
+
+	free(waiting);
+	if (rc != 0)
+		return gc_error_prefix(err, "cannot delete security group '%s'", id);
+	return 0;
+}
+
+int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *ids, size_t n,
+				      int (*call)(struct gc_provider *p, const char *const *ids,
+						  size_t n, struct gc_error *err),
+				      bool (*gone)(const char *cloud_code), struct gc_error *err)
+{
+	const char **left;
+	size_t n_left = n;
+	int ret = -1;
+
+	if (n == 0)
+		return 0;
+	left = gc_xcalloc(n, sizeof(*left));
+	memcpy(left, ids, n * sizeof(*left));
+	while (n_left) {
+		struct gc_error e;
+		size_t kept = 0;
+
+		gc_error_init(&e);
+		if (call(p, left, n_left, &e) == 0)
+			break;
+		if (!gone(e.cloud_code)) {
+			if (err)
+				*err = e;
+			gc_error_prefix(err, "cannot terminate %zu instance%s", n_left,
+					n_left == 1 ? "" : "s");
+			goto out;
+		}
+		for (size_t i = 0; i < n_left; i++) {
+			if (gc_names_id(e.message, left[i]))
+				gc_log_debug(p->log, "%s: '%s' is already gone", p->ops->name,
+					     left[i]);
+			else
+				left[kept++] = left[i];
+		}
+		if (n_left == 1 || kept == 0)
+			break; /* the only one, or every one, is gone */
+		if (kept == n_left) {
+			/* the message named none of ours: one at a time, gone meaning done */
+			for (size_t i = 0; i < n_left; i++) {
+				gc_error_init(&e);
+				if (call(p, &left[i], 1, &e) != 0 && !gone(e.cloud_code)) {
+					if (err)
+						*err = e;
+					gc_error_prefix(err, "cannot terminate '%s'", left[i]);
+					goto out;
+				}
+			}
+			break;
+		}
+		n_left = kept;
+	}
+	ret = 0;
+out:
+	free(left);
+	return ret;
+}
+
+char *gc_driver_key_body(const char *line)
+{
+	const char *s = line, *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strcspn(s, " \t");
+	if (*e)
+		e += 1 + strcspn(e + 1, " \t\r\n");
+	return gc_xstrndup(s, (size_t)(e - s));
+}
