@@ -32,7 +32,7 @@
 #include "core/oidc.h"
 #include "core/retry.h"
 #include "core/str.h"
-#include "providers/aws/ini.h"
+#include "core/ini.h"
 #include "providers/tencent/creds.h"
 #include "providers/tencent/cvm.h"
 

@@ -30,7 +30,7 @@
 #include "creds-fixture.h"
 #include "fake-http.h"
 #include "providers/aws/creds.h"
-#include "providers/aws/ini.h"
+#include "core/ini.h"
 
 #define NOW	  1800000000 /* 2027-01-15T08:00:00Z */
 #define TEST_AKID "AKIAIOSFODNN7EXAMPLE"

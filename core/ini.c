@@ -1,6 +1,5 @@
 /*
- * ini.c: the INI reader behind ~/.aws/config and ~/.aws/credentials (see ini.h for the
- * dialect). It parses into a scratch struct and merges that into the caller's only when
+ * ini.c: the INI reader behind the cloud CLIs' profile files (see ini.h for the dialect). It parses into a scratch struct and merges that into the caller's only when
  * the whole text parsed, so a syntax error leaves nothing half-added.
  */
 #include <errno.h>
@@ -15,7 +14,7 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
-#include "providers/aws/ini.h"
+#include "core/ini.h"
 
 void gc_ini_init(struct gc_ini *ini)
 {
