@@ -268,6 +268,17 @@ void gc_creds_tried_add(struct gc_creds_tried *t, const char *fmt, ...)
 	va_end(ap);
 }
 
+bool gc_creds_spec_oidc(struct gc_creds_tried *t, const struct gc_spec_oidc *oidc,
+			const struct gc_spec_env *env)
+{
+	if (!oidc || !oidc->role)
+		return false;
+	if (gc_oidc_in_actions(env))
+		return true;
+	gc_creds_tried_add(t, "the spec's provider.oidc (GITHUB_ACTIONS is not true)");
+	return false;
+}
+
 int gc_creds_tried_fail(const struct gc_creds_tried *t, const char *cloud, struct gc_error *err)
 {
 	return gc_error_set(err, GC_EAUTH, "no %s credentials found; tried: %s", cloud,

@@ -153,6 +153,14 @@ void gc_creds_tried_init(struct gc_creds_tried *t);
 void gc_creds_tried_release(struct gc_creds_tried *t);
 void gc_creds_tried_add(struct gc_creds_tried *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * Whether the spec's provider.oidc applies, the first source of every chain: it names a
+ * role, and this runs in GitHub Actions. A role outside GitHub Actions is skipped (so a
+ * spec works from a laptop too), and t says so.
+ */
+bool gc_creds_spec_oidc(struct gc_creds_tried *t, const struct gc_spec_oidc *oidc,
+			const struct gc_spec_env *env);
+
 /* GC_EAUTH "no CLOUD credentials found; tried: ..."; returns -1. */
 int gc_creds_tried_fail(const struct gc_creds_tried *t, const char *cloud, struct gc_error *err);
 

@@ -872,14 +872,10 @@ int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in, s
 	gc_creds_tried_init(&tried);
 
 	/* 0. the spec's OIDC role, in GitHub Actions: the spec asks for it by name */
-	if (in->oidc && in->oidc->role) {
-		if (gc_oidc_in_actions(in->env)) {
-			rc = actions_oidc(&got, &ch, in->oidc->role, in->oidc->provider,
-					  in->oidc->audience, in->oidc->session_name,
-					  "the spec's provider.oidc", err);
-			goto done;
-		}
-		gc_creds_tried_add(&tried, "the spec's provider.oidc (GITHUB_ACTIONS is not true)");
+	if (gc_creds_spec_oidc(&tried, in->oidc, in->env)) {
+		rc = actions_oidc(&got, &ch, in->oidc->role, in->oidc->provider, in->oidc->audience,
+				  in->oidc->session_name, "the spec's provider.oidc", err);
+		goto done;
 	}
 
 	/* 1. the environment, unless the spec names a profile */

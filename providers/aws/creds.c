@@ -678,15 +678,38 @@ out:
 	return ret;
 }
 
+struct sts_try {
+	struct aws_creds *out;
+	struct chain *ch;
+	const struct sts_call *call;
+	const char *url, *source;
+	const struct gc_buf *body;
+};
+
+/* One attempt at an STS call (for gc_creds_retried), signed afresh. */
+static int sts_try(void *arg, bool *final, struct gc_error *err)
+{
+	struct sts_try *t = arg;
+	struct gc_http_response res;
+	int rc = sts_attempt(t->ch, t->call, t->url, t->body, &res, err);
+
+	(void) final;
+	if (rc == 0 && res.status == 200)
+		rc = sts_parse_creds(t->out, t->ch, t->call, &res, t->source, err);
+	else if (rc == 0)
+		rc = sts_fail(t->ch, t->call, &res, err);
+	gc_http_response_release(&res);
+	return rc;
+}
+
 /* One STS call, retried on throttling and transient failures; credentials into out. */
 static int sts_credentials(struct aws_creds *out, struct chain *ch, const struct sts_call *call,
 			   char *source, struct gc_error *err)
 {
 	struct gc_params form = GC_PARAMS_INIT;
 	struct gc_buf body = GC_BUF_INIT(GC_BUF_DEFAULT_MAX);
-	struct gc_retry_policy policy = { .clock = ch->cx.clock };
-	struct gc_retry r;
-	char *url = gc_xasprintf("%s/", ch->cfg->sts_endpoint);
+	struct sts_try t;
+	char *url = gc_xasprintf("%s/", ch->cfg->sts_endpoint), *retry_what;
 	int ret = -1;
 
 	if (!ch->in->http) {
@@ -702,25 +725,12 @@ static int sts_credentials(struct aws_creds *out, struct chain *ch, const struct
 		goto out;
 	}
 	gc_log_debug(ch->in->log, "aws: sts %s at %s", call->action, ch->cfg->sts_endpoint);
-	gc_retry_begin(&r, &policy);
-	for (;;) {
-		struct gc_http_response res;
-		int rc = sts_attempt(ch, call, url, &body, &res, err);
-
-		if (rc == 0 && res.status == 200)
-			rc = sts_parse_creds(out, ch, call, &res, source, err);
-		else if (rc == 0)
-			rc = sts_fail(ch, call, &res, err);
-		gc_http_response_release(&res);
-		if (rc == 0) {
-			gc_retry_succeeded(&r);
-			ret = 0;
-			break;
-		}
-		if (gc_retry_pause(&r, err, -1) != 0)
-			break;
-		gc_log_debug(ch->in->log, "aws: retrying sts %s: %s", call->action, err->message);
-	}
+	retry_what = gc_xasprintf("aws: retrying sts %s", call->action);
+	t = (struct sts_try){
+		.out = out, .ch = ch, .call = call, .url = url, .source = source, .body = &body
+	};
+	ret = gc_creds_retried(&ch->cx, retry_what, sts_try, &t, err);
+	free(retry_what);
 out:
 	free(source);
 	free(url);
@@ -1502,20 +1512,15 @@ int aws_creds_resolve(struct aws_creds *out, const struct aws_config *cfg,
 	name = profile_name(in, &named_by);
 
 	/* 0. the spec's OIDC role, in GitHub Actions: the spec asks for it by name */
-	if (in->oidc && in->oidc->role) {
-		if (gc_oidc_in_actions(in->env)) {
-			char *what = gc_xasprintf("assume role '%s' (the spec's provider.oidc) "
-						  "with the GitHub Actions OIDC token",
-						  in->oidc->role);
-			rc = actions_identity(
-				&got, &ch, in->oidc->role, in->oidc->audience,
-				in->oidc->session_name, what,
-				gc_xasprintf("GitHub Actions OIDC (role '%s')", in->oidc->role),
-				err);
-			free(what);
-			goto done;
-		}
-		gc_creds_tried_add(&tried, "the spec's provider.oidc (GITHUB_ACTIONS is not true)");
+	if (gc_creds_spec_oidc(&tried, in->oidc, in->env)) {
+		char *what = gc_xasprintf("assume role '%s' (the spec's provider.oidc) "
+					  "with the GitHub Actions OIDC token",
+					  in->oidc->role);
+		rc = actions_identity(
+			&got, &ch, in->oidc->role, in->oidc->audience, in->oidc->session_name, what,
+			gc_xasprintf("GitHub Actions OIDC (role '%s')", in->oidc->role), err);
+		free(what);
+		goto done;
 	}
 
 	/* 1. the environment, unless the spec names a profile */

@@ -643,14 +643,11 @@ int tc_creds_resolve(struct tc_creds *out, const struct tc_creds_input *in, stru
 	gc_creds_tried_init(&tried);
 
 	/* 0. the spec's OIDC role, in GitHub Actions: the spec asks for it by name */
-	if (in->oidc && in->oidc->role) {
-		if (gc_oidc_in_actions(in->env)) {
-			rc = web_identity_actions(&got, &ch, in->oidc->role, in->oidc->provider,
-						  in->oidc->audience, in->oidc->session_name,
-						  in->region, "the spec's provider.oidc", err);
-			goto done;
-		}
-		gc_creds_tried_add(&tried, "the spec's provider.oidc (GITHUB_ACTIONS is not true)");
+	if (gc_creds_spec_oidc(&tried, in->oidc, in->env)) {
+		rc = web_identity_actions(&got, &ch, in->oidc->role, in->oidc->provider,
+					  in->oidc->audience, in->oidc->session_name, in->region,
+					  "the spec's provider.oidc", err);
+		goto done;
 	}
 
 	/* 1. the environment, unless the spec names a profile */
