@@ -1,5 +1,6 @@
 /*
- * ini.c: the INI reader behind the cloud CLIs' profile files (see ini.h for the dialect). It parses into a scratch struct and merges that into the caller's only when
+ * ini.c: the INI reader behind the cloud CLIs' profile files (see ini.h for the
+ * dialect). It parses into a scratch struct and merges that into the caller's only when
  * the whole text parsed, so a syntax error leaves nothing half-added.
  */
 #include <errno.h>

@@ -8,12 +8,14 @@
  * Every variable is read through the input's struct gc_spec_env, never getenv(), so
  * tests decide what is set (HOME included). Every failure says which source failed and
  * why; when nothing applies, the error lists each source tried. Secrets are registered
- * with the log as soon as they are read.
+ * with the log as soon as they are read. The plumbing under that (files under HOME, the
+ * metadata service's requests, the GitHub Actions token, the list of sources tried,
+ * retries) is core/creds.h's; what is here is Alibaba Cloud's own.
  *
  * The network parts: STS AssumeRole (an ACS3-signed POST built by ali_wire_build, JSON
  * answers), STS AssumeRoleWithOIDC (anonymous, the token being the proof; the token from
- * a file or from GitHub Actions, core/oidc.h) and the ECS metadata service (a PUT for a session token, then GETs). Both
- * retry through core/retry.h.
+ * a file or from GitHub Actions, core/oidc.h) and the ECS metadata service (a PUT for a
+ * session token, then GETs). Both retry through core/retry.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,9 +31,9 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/creds.h"
 #include "core/keygen.h"
 #include "core/oidc.h"
-#include "core/retry.h"
 #include "core/str.h"
 #include "providers/alibaba/creds.h"
 #include "providers/alibaba/ecs.h"

@@ -9,7 +9,9 @@
  * getenv(), so tests decide what is set (HOME included). Every failure says which
  * source failed and why; when nothing applies, the error lists each source tried.
  * Secrets (secret keys, session tokens, web identity and IMDS tokens) are registered
- * with the log as soon as they are read.
+ * with the log as soon as they are read. The plumbing under that (files under HOME, INI,
+ * the metadata service's requests, the GitHub Actions token, the list of sources tried,
+ * retries) is core/creds.h's; what is here is AWS's own.
  *
  * The network parts: STS (Query API 2011-06-15, a SigV4-signed form POST, or unsigned
  * for AssumeRoleWithWebIdentity; XML answers read with libxml2) and IMDSv2 (a PUT for a
@@ -35,14 +37,14 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/creds.h"
+#include "core/ini.h"
 #include "core/keygen.h"
 #include "core/oidc.h"
 #include "core/provider.h"
-#include "core/retry.h"
 #include "core/str.h"
 #include "core/urlenc.h"
 #include "providers/aws/creds.h"
-#include "core/ini.h"
 #include "providers/aws/sigv4.h"
 
 extern char **environ;

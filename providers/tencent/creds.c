@@ -9,7 +9,9 @@
  * Every environment variable is read through the input's struct gc_spec_env, never
  * getenv(), so tests decide what is set (HOME included). Every failure says which source
  * failed and why; when nothing applies, the error lists each source tried. Secrets are
- * registered with the log as soon as they are read.
+ * registered with the log as soon as they are read. The plumbing under that (files under
+ * HOME, INI, the metadata service's requests, the GitHub Actions token, the list of
+ * sources tried, retries) is core/creds.h's; what is here is Tencent Cloud's own.
  *
  * The network parts: the CVM metadata service, and STS AssumeRoleWithWebIdentity
  * (unsigned, the token being the proof) with a token from TKE's file or from GitHub
@@ -28,11 +30,11 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/creds.h"
+#include "core/ini.h"
 #include "core/keygen.h"
 #include "core/oidc.h"
-#include "core/retry.h"
 #include "core/str.h"
-#include "core/ini.h"
 #include "providers/tencent/creds.h"
 #include "providers/tencent/cvm.h"
 
