@@ -122,6 +122,16 @@ out:
 
 /* --- the instance metadata services -------------------------------------------------- */
 
+/* The first line of b without trailing blanks, copied. */
+static char *first_line(const struct gc_buf *b)
+{
+	size_t n = strcspn(b->data, "\r\n");
+
+	while (n && (b->data[n - 1] == ' ' || b->data[n - 1] == '\t'))
+		n--;
+	return gc_xstrndup(b->data, n);
+}
+
 void gc_metadata_release(struct gc_metadata *m)
 {
 	gc_wipe_free(m->token_header);
@@ -171,7 +181,7 @@ int gc_metadata_token(struct gc_metadata *m, const char *path, const char *ttl_h
 		gc_http_response_release(&res);
 		return 1;
 	}
-	token = gc_creds_first_line(&res.body);
+	token = first_line(&res.body);
 	gc_http_response_release(&res);
 	gc_log_add_secret(m->cx->log, token);
 	gc_metadata_release(m);
@@ -201,7 +211,7 @@ int gc_metadata_role(const struct gc_metadata *m, const char *dir, const char *n
 		gc_http_response_release(&res);
 		return 1;
 	}
-	r = gc_creds_first_line(&res.body);
+	r = first_line(&res.body);
 	gc_http_response_release(&res);
 	if (!role_ok(r)) {
 		free(r);
@@ -210,15 +220,6 @@ int gc_metadata_role(const struct gc_metadata *m, const char *dir, const char *n
 	}
 	*role = r;
 	return 0;
-}
-
-char *gc_creds_first_line(const struct gc_buf *b)
-{
-	size_t n = strcspn(b->data, "\r\n");
-
-	while (n && (b->data[n - 1] == ' ' || b->data[n - 1] == '\t'))
-		n--;
-	return gc_xstrndup(b->data, n);
 }
 
 bool gc_creds_role_name_ok(const char *s)
@@ -257,15 +258,36 @@ void gc_creds_tried_release(struct gc_creds_tried *t)
 	gc_buf_release(&t->buf);
 }
 
+static void __attribute__((format(printf, 2, 0)))
+tried_vadd(struct gc_creds_tried *t, const char *fmt, va_list ap)
+{
+	if (t->buf.len)
+		gc_buf_addstr(&t->buf, ", ");
+	gc_buf_vaddf(&t->buf, fmt, ap);
+}
+
 void gc_creds_tried_add(struct gc_creds_tried *t, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (t->buf.len)
-		gc_buf_addstr(&t->buf, ", ");
 	va_start(ap, fmt);
-	gc_buf_vaddf(&t->buf, fmt, ap);
+	tried_vadd(t, fmt, ap);
 	va_end(ap);
+}
+
+bool gc_creds_tried_stop(struct gc_creds_tried *t, int rc, char **why, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rc <= 0)
+		return true;
+	va_start(ap, fmt);
+	tried_vadd(t, fmt, ap);
+	va_end(ap);
+	gc_buf_addf(&t->buf, " (%s)", *why);
+	free(*why);
+	*why = NULL;
+	return false;
 }
 
 bool gc_creds_spec_oidc(struct gc_creds_tried *t, const struct gc_spec_oidc *oidc,

@@ -128,9 +128,6 @@ int gc_metadata_token(struct gc_metadata *m, const char *path, const char *ttl_h
 int gc_metadata_role(const struct gc_metadata *m, const char *dir, const char *no_role, bool first,
 		     bool (*role_ok)(const char *), char **role, char **why);
 
-/* The first line of b without trailing blanks, copied. */
-char *gc_creds_first_line(const struct gc_buf *b);
-
 /* A role name as the metadata services and STS take it: [A-Za-z0-9+=,.@_-]+. */
 bool gc_creds_role_name_ok(const char *s);
 
@@ -153,6 +150,14 @@ void gc_creds_tried_init(struct gc_creds_tried *t);
 void gc_creds_tried_release(struct gc_creds_tried *t);
 void gc_creds_tried_add(struct gc_creds_tried *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * After a source that returned rc: whether the chain stops there (0: found; -1: it
+ * applies but failed). Otherwise (1: it does not apply) adds "NAME (WHY)", NAME from fmt,
+ * to t, and frees *why.
+ */
+bool gc_creds_tried_stop(struct gc_creds_tried *t, int rc, char **why, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /*
  * Whether the spec's provider.oidc applies, the first source of every chain: it names a
  * role, and this runs in GitHub Actions. A role outside GitHub Actions is skipped (so a

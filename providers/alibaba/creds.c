@@ -886,10 +886,8 @@ int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in, s
 				   in->profile);
 	} else {
 		rc = env_keys(&got, &ch, &why, err);
-		if (rc <= 0)
+		if (gc_creds_tried_stop(&tried, rc, &why, "environment"))
 			goto done;
-		gc_creds_tried_add(&tried, "environment (%s)", why);
-		free(why), why = NULL;
 	}
 
 	/* 2. OIDC from the environment (GitHub Actions, ACK RRSA) */
@@ -954,10 +952,8 @@ int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in, s
 		rc = metadata_creds(&got, &ch,
 				    gc_spec_env_get(in->env, "ALIBABA_CLOUD_ECS_METADATA"), &why,
 				    err);
-		if (rc <= 0)
+		if (gc_creds_tried_stop(&tried, rc, &why, "ECS RAM role"))
 			goto done;
-		gc_creds_tried_add(&tried, "ECS RAM role (%s)", why);
-		free(why), why = NULL;
 	}
 	if (gc_spec_env_get(in->env, "ALIBABA_CLOUD_CREDENTIALS_URI"))
 		gc_creds_tried_add(&tried,

@@ -1531,10 +1531,8 @@ int aws_creds_resolve(struct aws_creds *out, const struct aws_config *cfg,
 				   name);
 	} else {
 		rc = env_keys(&got, &ch, &why, err);
-		if (rc <= 0)
+		if (gc_creds_tried_stop(&tried, rc, &why, "environment"))
 			goto done;
-		gc_creds_tried_add(&tried, "environment (%s)", why);
-		free(why), why = NULL;
 	}
 
 	/* 2. the profile */
@@ -1546,10 +1544,8 @@ int aws_creds_resolve(struct aws_creds *out, const struct aws_config *cfg,
 		}
 	}
 	rc = from_profile(&got, &ch, name, NULL, &why, err);
-	if (rc <= 0)
+	if (gc_creds_tried_stop(&tried, rc, &why, "profile '%s'", name))
 		goto done;
-	gc_creds_tried_add(&tried, "profile '%s' (%s)", name, why);
-	free(why), why = NULL;
 
 	/* 3. web identity from the environment (GitHub Actions OIDC, EKS) */
 	role_arn = gc_spec_env_get(in->env, "AWS_ROLE_ARN");
@@ -1587,10 +1583,8 @@ int aws_creds_resolve(struct aws_creds *out, const struct aws_config *cfg,
 
 	/* 5. the instance's role */
 	rc = imds_creds(&got, &ch, &why, err);
-	if (rc <= 0)
+	if (gc_creds_tried_stop(&tried, rc, &why, "instance metadata"))
 		goto done;
-	gc_creds_tried_add(&tried, "instance metadata (%s)", why);
-	free(why), why = NULL;
 	rc = gc_creds_tried_fail(&tried, "AWS", err);
 done:
 	free(why);

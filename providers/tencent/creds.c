@@ -658,10 +658,8 @@ int tc_creds_resolve(struct tc_creds *out, const struct tc_creds_input *in, stru
 				   ch.profile);
 	} else {
 		rc = env_keys(&got, &ch, &why, err);
-		if (rc <= 0)
+		if (gc_creds_tried_stop(&tried, rc, &why, "environment"))
 			goto done;
-		gc_creds_tried_add(&tried, "environment (%s)", why);
-		free(why), why = NULL;
 	}
 
 	/* 2. the profile: the SDKs' file, then tccli's */
@@ -722,9 +720,8 @@ int tc_creds_resolve(struct tc_creds *out, const struct tc_creds_input *in, stru
 
 	/* 4. the instance's CAM role */
 	rc = cvm_role(&got, &ch, &why, err);
-	if (rc <= 0)
+	if (gc_creds_tried_stop(&tried, rc, &why, "instance role"))
 		goto done;
-	gc_creds_tried_add(&tried, "instance role (%s)", why);
 	rc = gc_creds_tried_fail(&tried, "Tencent Cloud", err);
 done:
 	free(why);
