@@ -3,22 +3,10 @@
  * creds.c holds only what is its own (its chain order, file formats, STS calls and
  * metadata paths; docs/internals/credentials.md).
  *
- * What is here:
- *   - struct gc_creds: a key id, its secret, a session token, an expiry and where they
- *     came from. gc_creds_set registers the secret and the token with the log as it
- *     stores them; gc_creds_release wipes them;
- *   - struct gc_creds_ctx: what every source reads through: the caller's environment
- *     (never getenv, HOME included, so tests decide what is set), the HTTP client, the
- *     log, the clock for retry waits, and the time;
- *   - files under HOME ("~/" expanded, a variable that names another file) and small
- *     capped files read whole, such as web identity token files (a secret);
- *   - the instance metadata services: a request retried with short timeouts (off the
- *     cloud there is no such service, and every run would wait for it), a session token
- *     fetched with a PUT, and the role name listed in a directory;
- *   - the web identity token from GitHub Actions' token service (core/oidc.h);
- *   - the list of sources tried, for the "no credentials found; tried: ..." error;
- *   - the stack of profiles being resolved, which catches source_profile loops;
- *   - the retry loop of one STS call.
+ * Every source reads through a gc_creds_ctx: the caller's environment (never getenv, HOME
+ * included, so tests decide what is set), HTTP client, log, clock and time. Secrets are
+ * registered with the log as they are stored (gc_creds_set, gc_metadata_token) and wiped
+ * when freed.
  *
  * Life cycle: gc_creds_init -> gc_creds_set (any number of times) -> gc_creds_release.
  * A gc_creds_ctx is plain configuration, filled by the caller. The helpers share no

@@ -92,77 +92,34 @@ void aws_config_release(struct aws_config *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static bool digits(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
-}
-
-static int num(const char *s, size_t n)
-{
-	int v = 0;
-
-	for (size_t i = 0; i < n; i++)
-		v = v * 10 + (s[i] - '0');
-	return v;
-}
-
 /*
  * An ISO 8601 / RFC 3339 time as STS, IMDS and credential_process write it:
- * "2026-03-14T15:09:27Z", with optional fractional seconds and a "+HH:MM" offset.
+ * "2026-03-14T15:09:27Z", with optional fractional seconds, a ' ' for the 'T', or a
+ * "+HH:MM" offset for the 'Z': core's RFC 3339 parser, once those are undone.
  */
 static int parse_time(const char *s, int64_t *out)
 {
-	int64_t t;
-	int mo, d, h, mi, se;
-	size_t len = strlen(s);
-	const char *p;
+	size_t len = strlen(s), n = len;
+	const char *o = len > 6 ? s + len - 6 : "";
+	int64_t off = 0;
+	char *utc;
+	int ret;
 
-	if (len < 20 || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) || s[7] != '-' ||
-	    !digits(s + 8, 2) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
-	    !digits(s + 11, 2) || s[13] != ':' || !digits(s + 14, 2) || s[16] != ':' ||
-	    !digits(s + 17, 2))
-		return -1;
-	mo = num(s + 5, 2);
-	d = num(s + 8, 2);
-	h = num(s + 11, 2);
-	mi = num(s + 14, 2);
-	se = num(s + 17, 2);
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
-		return -1;
-	t = gc_days_from_civil(num(s, 4), (unsigned)mo, (unsigned)d) * 86400;
-	t += h * 3600 + mi * 60 + se;
-	p = s + 19;
-	if (*p == '.') {
-		p++;
-		if (*p < '0' || *p > '9')
-			return -1;
-		while (*p >= '0' && *p <= '9')
-			p++;
+	if ((o[0] == '+' || o[0] == '-') && strspn(o + 1, "0123456789") == 2 && o[3] == ':' &&
+	    strspn(o + 4, "0123456789") == 2) {
+		off = ((o[1] - '0') * 10 + (o[2] - '0')) * 3600 +
+			((o[4] - '0') * 10 + (o[5] - '0')) * 60;
+		off = o[0] == '+' ? off : -off;
+		n -= 6;
 	}
-	if ((*p == 'Z' || *p == 'z') && p[1] == '\0') {
-		*out = t;
-		return 0;
-	}
-	if ((*p == '+' || *p == '-') && strlen(p) == 6 && digits(p + 1, 2) && p[3] == ':' &&
-	    digits(p + 4, 2)) {
-		int off = num(p + 1, 2) * 3600 + num(p + 4, 2) * 60;
-		*out = *p == '+' ? t - off : t + off;
-		return 0;
-	}
-	return -1;
-}
-
-/* "2026-03-14T15:09:27Z" */
-static void format_time(int64_t t, char out[32])
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (!gmtime_r(&tt, &tm) || !strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(out, 32, "%lld", (long long)t);
+	utc = gc_xasprintf("%.*s%s", (int)n, s, n < len ? "Z" : "");
+	if (n > 10 && utc[10] == ' ')
+		utc[10] = 'T';
+	ret = gc_parse_rfc3339(utc, out);
+	free(utc);
+	if (ret == 0)
+		*out -= off;
+	return ret;
 }
 
 /* --- the shared files ----------------------------------------------------------------- */
@@ -1148,8 +1105,8 @@ static int creds_from_json(struct aws_creds *out, const struct chain *ch, json_t
 				    what);
 	}
 	if (exp && expiration <= ch->cx.now) {
-		char when[32];
-		format_time(expiration, when);
+		char when[21];
+		gc_format_rfc3339(expiration, when);
 		free(source);
 		return gc_error_set(err, GC_EAUTH, "%s gave credentials that expired at %s", what,
 				    when);
