@@ -87,6 +87,30 @@ char *gc_creds_home_file(const struct gc_spec_env *env, const char *var, const c
 	return home ? gc_xasprintf("%s/%s", home, dflt) : NULL;
 }
 
+int gc_creds_endpoint(char **out, const char *url, const char *from, struct gc_error *err)
+{
+	size_t n = strlen(url);
+
+	if (!gc_starts_with(url, "http://") && !gc_starts_with(url, "https://"))
+		return gc_error_set(err, GC_EINVALID,
+				    "endpoint '%s' (from %s) is not an http:// or https:// URL",
+				    url, from);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)url[i] <= ' ' || url[i] == 0x7f || url[i] == '?' ||
+		    url[i] == '#')
+			return gc_error_set(err, GC_EINVALID,
+					    "endpoint '%s' (from %s) holds a character an endpoint "
+					    "cannot have",
+					    url, from);
+	while (n > 0 && url[n - 1] == '/')
+		n--;
+	if (n <= strlen(gc_starts_with(url, "https://") ? "https://" : "http://"))
+		return gc_error_set(err, GC_EINVALID, "endpoint '%s' (from %s) has no host", url,
+				    from);
+	*out = gc_xstrndup(url, n);
+	return 0;
+}
+
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';

@@ -70,6 +70,11 @@ char *gc_creds_expand_home(const struct gc_spec_env *env, const char *path);
 char *gc_creds_home_file(const struct gc_spec_env *env, const char *var, const char *dflt,
 			 char **shown);
 
+/* A configured endpoint into *out: an http(s) URL with a host, without blanks, control
+ * characters, '?' or '#', its trailing '/' dropped; from names where it was configured,
+ * for the GC_EINVALID message. */
+int gc_creds_endpoint(char **out, const char *url, const char *from, struct gc_error *err);
+
 /*
  * Reads a small file whole into a string, capped at cap bytes; the bytes read are wiped
  * (such a file holds a key or a token). name is how messages name it (NULL: path). A

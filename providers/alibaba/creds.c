@@ -71,28 +71,6 @@ static const char *jstr(json_t *o, const char *key)
 	return json_is_string(v) && json_string_length(v) ? json_string_value(v) : NULL;
 }
 
-/* An http(s) URL without a trailing '/', taken from where it was configured. */
-static int endpoint_take(char **out, const char *url, const char *from, struct gc_error *err)
-{
-	size_t n = strlen(url);
-	char *host;
-
-	while (n > 0 && url[n - 1] == '/')
-		n--;
-	*out = gc_xstrndup(url, n);
-	host = ali_url_host(*out);
-	if (!host || strpbrk(*out, " \t\r\n?#")) {
-		free(host);
-		free(*out);
-		*out = NULL;
-		return gc_error_set(err, GC_EINVALID,
-				    "endpoint '%s' (from %s) is not an http:// or https:// URL",
-				    url, from);
-	}
-	free(host);
-	return 0;
-}
-
 /* --- the chain's state ---------------------------------------------------------------- */
 
 struct chain {
@@ -124,7 +102,8 @@ static int sts_base(char **out, const struct chain *ch, json_t *profile, struct 
 		gc_spec_env_true(ch->in->env, "ALIBABA_CLOUD_VPC_ENDPOINT_ENABLED");
 
 	if (ch->in->endpoint && *ch->in->endpoint)
-		return endpoint_take(out, ch->in->endpoint, "the spec's provider.endpoint", err);
+		return gc_creds_endpoint(out, ch->in->endpoint, "the spec's provider.endpoint",
+					 err);
 	if (!region)
 		region = gc_spec_env_get(ch->in->env, "ALIBABA_CLOUD_STS_REGION");
 	if (region && strspn(region, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(region))

@@ -241,31 +241,6 @@ static bool valid_region(const char *r)
 	return true;
 }
 
-/* A configured endpoint: http(s)://, no blanks or control characters, no trailing '/'. */
-static int endpoint_take(char **out, const char *url, const char *from, struct gc_error *err)
-{
-	size_t n = strlen(url);
-
-	if (!gc_starts_with(url, "http://") && !gc_starts_with(url, "https://"))
-		return gc_error_set(err, GC_EINVALID,
-				    "endpoint '%s' (from %s) is not an http:// or https:// URL",
-				    url, from);
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)url[i] <= ' ' || url[i] == 0x7f || url[i] == '?' ||
-		    url[i] == '#')
-			return gc_error_set(err, GC_EINVALID,
-					    "endpoint '%s' (from %s) holds a character an endpoint "
-					    "cannot have",
-					    url, from);
-	while (n > 0 && url[n - 1] == '/')
-		n--;
-	if (n <= strlen(gc_starts_with(url, "https://") ? "https://" : "http://"))
-		return gc_error_set(err, GC_EINVALID, "endpoint '%s' (from %s) has no host", url,
-				    from);
-	*out = gc_xstrndup(url, n);
-	return 0;
-}
-
 struct service {
 	const char *id;	 /* as in "[services NAME]" blocks: "ec2" */
 	const char *env; /* AWS_ENDPOINT_URL_EC2 */
@@ -285,7 +260,7 @@ static int configured_endpoint(char **out, const struct aws_creds_input *in,
 
 	*out = NULL;
 	if (in->endpoint && *in->endpoint)
-		return endpoint_take(out, in->endpoint, "the spec's provider.endpoint", err);
+		return gc_creds_endpoint(out, in->endpoint, "the spec's provider.endpoint", err);
 	if (have_profile) {
 		v = pget(p, "ignore_configured_endpoint_urls");
 		if (v && strcasecmp(v, "true") == 0)
@@ -294,9 +269,9 @@ static int configured_endpoint(char **out, const struct aws_creds_input *in,
 	if (ignore)
 		return 0;
 	if ((v = gc_spec_env_get(in->env, svc->env)))
-		return endpoint_take(out, v, svc->env, err);
+		return gc_creds_endpoint(out, v, svc->env, err);
 	if ((v = gc_spec_env_get(in->env, "AWS_ENDPOINT_URL")))
-		return endpoint_take(out, v, "AWS_ENDPOINT_URL", err);
+		return gc_creds_endpoint(out, v, "AWS_ENDPOINT_URL", err);
 	if (!have_profile)
 		return 0;
 	if ((v = pget(p, "services"))) {
@@ -307,7 +282,7 @@ static int configured_endpoint(char **out, const struct aws_creds_input *in,
 
 		if (u && *u) {
 			char *from = gc_xasprintf("[services %s] in %s", v, sh->config_name);
-			rc = endpoint_take(out, u, from, err);
+			rc = gc_creds_endpoint(out, u, from, err);
 			free(from);
 		}
 		free(sec_name);
@@ -317,7 +292,7 @@ static int configured_endpoint(char **out, const struct aws_creds_input *in,
 	}
 	if ((v = pget(p, "endpoint_url"))) {
 		char *from = gc_xasprintf("endpoint_url of profile '%s'", p->name);
-		int rc = endpoint_take(out, v, from, err);
+		int rc = gc_creds_endpoint(out, v, from, err);
 		free(from);
 		return rc;
 	}
@@ -1191,7 +1166,7 @@ static int imds_creds(struct aws_creds *out, struct chain *ch, char **why, struc
 	memset(&m, 0, sizeof(m));
 	gc_error_init(&e);
 	if ((v = gc_spec_env_get(env, "AWS_EC2_METADATA_SERVICE_ENDPOINT"))) {
-		if (endpoint_take(&base, v, "AWS_EC2_METADATA_SERVICE_ENDPOINT", err) != 0)
+		if (gc_creds_endpoint(&base, v, "AWS_EC2_METADATA_SERVICE_ENDPOINT", err) != 0)
 			return -1;
 	} else {
 		v = gc_spec_env_get(env, "AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE");
