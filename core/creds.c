@@ -357,7 +357,7 @@ int gc_creds_stack_push(struct gc_creds_stack *s, const char *name, const char *
 }
 
 int gc_creds_retried(const struct gc_creds_ctx *cx, const char *log_what,
-		     int (*attempt)(void *arg, bool *final, struct gc_error *err), void *arg,
+		     int (*attempt)(void *arg, bool *last, struct gc_error *err), void *arg,
 		     struct gc_error *err)
 {
 	struct gc_retry_policy policy;
@@ -367,13 +367,13 @@ int gc_creds_retried(const struct gc_creds_ctx *cx, const char *log_what,
 	policy.clock = cx->clock;
 	gc_retry_begin(&r, &policy);
 	for (;;) {
-		bool final = false;
+		bool last = false;
 
-		if (attempt(arg, &final, err) == 0) {
+		if (attempt(arg, &last, err) == 0) {
 			gc_retry_succeeded(&r);
 			return 0;
 		}
-		if (final || gc_retry_pause(&r, err, -1) != 0)
+		if (last || gc_retry_pause(&r, err, -1) != 0)
 			return -1;
 		gc_log_debug(cx->log, "%s: %s", log_what, err->message);
 	}

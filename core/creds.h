@@ -177,12 +177,13 @@ int gc_creds_stack_push(struct gc_creds_stack *s, const char *name, const char *
 			struct gc_error *err);
 
 /*
- * Calls attempt(arg, &final, err) until it returns 0, or fails with *final set, or the
+ * Calls attempt(arg, &last, err) until it returns 0, or fails having set *last (the
+ * error will not go away: a refusal that was read, a request that cannot be built), or the
  * retry policy (core/retry.h: three attempts, cx's clock) gives up; each retry is logged
  * as "LOG_WHAT: message" ("NAME: retrying sts AssumeRole"). Returns attempt's last result.
  */
 int gc_creds_retried(const struct gc_creds_ctx *cx, const char *log_what,
-		     int (*attempt)(void *arg, bool *final, struct gc_error *err), void *arg,
+		     int (*attempt)(void *arg, bool *last, struct gc_error *err), void *arg,
 		     struct gc_error *err);
 
 #endif

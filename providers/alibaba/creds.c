@@ -177,8 +177,8 @@ struct sts_call {
 };
 
 /* One attempt at a call (for gc_creds_retried), with a fresh timestamp and signature. An
- * answer of 200 is final, read or not. */
-static int sts_attempt(void *arg, bool *final, struct gc_error *err)
+ * answer of 200 ends the call, read or not. */
+static int sts_attempt(void *arg, bool *last, struct gc_error *err)
 {
 	static const char *const oidc_headers[2] = {
 		"Content-Type: application/x-www-form-urlencoded", "Accept: application/json"
@@ -206,7 +206,7 @@ static int sts_attempt(void *arg, bool *final, struct gc_error *err)
 		wi.security_token = c->signer->security_token;
 		wi.now = (time_t)time(NULL);
 		if (ali_wire_build(&w, &wi, err) != 0) {
-			*final = true;
+			*last = true;
 			return gc_error_prefix(err, "cannot %s", c->a->what);
 		}
 		req.url = w.url;
@@ -238,7 +238,7 @@ static int sts_attempt(void *arg, bool *final, struct gc_error *err)
 	if (rc != 0) {
 		gc_error_prefix(err, "cannot %s at '%s'", c->a->what, c->base);
 	} else if (res.status == 200) {
-		*final = true;
+		*last = true;
 		rc = sts_parse(c->out, c->ch, c->a, c->base, &res, c->source, err);
 		c->source = NULL;
 	} else {

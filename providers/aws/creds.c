@@ -621,13 +621,13 @@ struct sts_try {
 };
 
 /* One attempt at an STS call (for gc_creds_retried), signed afresh. */
-static int sts_try(void *arg, bool *final, struct gc_error *err)
+static int sts_try(void *arg, bool *last, struct gc_error *err)
 {
 	struct sts_try *t = arg;
 	struct gc_http_response res;
 	int rc = sts_attempt(t->ch, t->call, t->url, t->body, &res, err);
 
-	(void) final;
+	(void)last;
 	if (rc == 0 && res.status == 200)
 		rc = sts_parse_creds(t->out, t->ch, t->call, &res, t->source, err);
 	else if (rc == 0)

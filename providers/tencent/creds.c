@@ -456,7 +456,7 @@ struct sts_call {
 };
 
 /* One attempt at a call (for gc_creds_retried), with a fresh timestamp. */
-static int sts_attempt(void *arg, bool *final, struct gc_error *err)
+static int sts_attempt(void *arg, bool *last, struct gc_error *err)
 {
 	struct sts_call *c = arg;
 	const char *headers[6];
@@ -465,7 +465,7 @@ static int sts_attempt(void *arg, bool *final, struct gc_error *err)
 	char h_ts[48];
 	int rc;
 
-	(void) final;
+	(void)last;
 	snprintf(h_ts, sizeof(h_ts), "X-TC-Timestamp: %lld", (long long)time(NULL));
 	headers[0] = "Authorization: SKIP";
 	headers[1] = "Content-Type: application/json";
