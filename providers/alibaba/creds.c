@@ -8,12 +8,14 @@
  * Every variable is read through the input's struct gc_spec_env, never getenv(), so
  * tests decide what is set (HOME included). Every failure says which source failed and
  * why; when nothing applies, the error lists each source tried. Secrets are registered
- * with the log as soon as they are read.
+ * with the log as soon as they are read. The plumbing under that (files under HOME, the
+ * metadata service's requests, the GitHub Actions token, the list of sources tried,
+ * retries) is core/creds.h's; what is here is Alibaba Cloud's own.
  *
  * The network parts: STS AssumeRole (an ACS3-signed POST built by ali_wire_build, JSON
  * answers), STS AssumeRoleWithOIDC (anonymous, the token being the proof; the token from
- * a file or from GitHub Actions, core/oidc.h) and the ECS metadata service (a PUT for a session token, then GETs). Both
- * retry through core/retry.h.
+ * a file or from GitHub Actions, core/oidc.h) and the ECS metadata service (a PUT for a
+ * session token, then GETs). Both retry through core/retry.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,9 +31,9 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/creds.h"
 #include "core/keygen.h"
 #include "core/oidc.h"
-#include "core/retry.h"
 #include "core/str.h"
 #include "providers/alibaba/creds.h"
 #include "providers/alibaba/ecs.h"
@@ -43,69 +45,23 @@
 #define DURATION_MIN	     900
 #define DURATION_MAX	     43200 /* the longest session a RAM role may allow */
 #define DURATION_DEFAULT     3600
-#define MAX_PROFILE_HOPS     16
 #define METADATA_TOKEN_TTL   "21600" /* seconds; what the SDKs ask for */
 #define METADATA_TIMEOUT_MS  1000    /* the SDKs' 1 s: on a laptop there is no service */
 #define METADATA_ATTEMPTS    2
-#define METADATA_MAX	     ((size_t)64 << 10)
 #define METADATA_CREDS_PATH  "/latest/meta-data/ram/security-credentials/"
 #define DEFAULT_STS_ENDPOINT "https://sts.aliyuncs.com"
 
 /* --- small helpers ------------------------------------------------------------------- */
 
-static const char *env_get(const struct ali_creds_input *in, const char *name)
-{
-	return gc_spec_env_get(in->env, name);
-}
-
-static bool env_true(const struct ali_creds_input *in, const char *name)
-{
-	return gc_spec_env_true(in->env, name);
-}
-
 void ali_creds_init(struct ali_creds *c)
 {
-	memset(c, 0, sizeof(*c));
+	gc_creds_init(&c->base);
 }
 
 void ali_creds_release(struct ali_creds *c)
 {
-	if (!c)
-		return;
-	free(c->access_key_id);
-	gc_wipe_free(c->access_key_secret);
-	gc_wipe_free(c->security_token);
-	free(c->source);
-	memset(c, 0, sizeof(*c));
-}
-
-/* Fills c, taking source; registers the secrets with the log. */
-static void creds_fill(struct ali_creds *c, struct gc_log *log, const char *akid,
-		       const char *secret, const char *token, int64_t expiration, char *source)
-{
-	ali_creds_release(c);
-	gc_log_add_secret(log, secret);
-	gc_log_add_secret(log, token);
-	c->access_key_id = gc_xstrdup(akid);
-	c->access_key_secret = gc_xstrdup(secret);
-	c->security_token = token && *token ? gc_xstrdup(token) : NULL;
-	c->expiration = expiration;
-	c->source = source;
-}
-
-/* path with a leading "~/" replaced by HOME. */
-static char *expand_home(const struct ali_creds_input *in, const char *path)
-{
-	const char *home = env_get(in, "HOME");
-
-	if (home && (strcmp(path, "~") == 0 || gc_starts_with(path, "~/")))
-		return gc_xasprintf("%s%s", home, path + 1);
-	return gc_xstrdup(path);
-}
-
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+	if (c)
+		gc_creds_release(&c->base);
 }
 
 static const char *jstr(json_t *o, const char *key)
@@ -115,47 +71,25 @@ static const char *jstr(json_t *o, const char *key)
 	return json_is_string(v) && json_string_length(v) ? json_string_value(v) : NULL;
 }
 
-/* An http(s) URL without a trailing '/', taken from where it was configured. */
-static int endpoint_take(char **out, const char *url, const char *from, struct gc_error *err)
-{
-	size_t n = strlen(url);
-	char *host;
-
-	while (n > 0 && url[n - 1] == '/')
-		n--;
-	*out = gc_xstrndup(url, n);
-	host = ali_url_host(*out);
-	if (!host || strpbrk(*out, " \t\r\n?#")) {
-		free(host);
-		free(*out);
-		*out = NULL;
-		return gc_error_set(err, GC_EINVALID,
-				    "endpoint '%s' (from %s) is not an http:// or https:// URL",
-				    url, from);
-	}
-	free(host);
-	return 0;
-}
-
 /* --- the chain's state ---------------------------------------------------------------- */
 
 struct chain {
 	const struct ali_creds_input *in;
-	int64_t now;
-	json_t *config;	   /* the aliyun CLI's config.json, NULL when absent */
-	char *config_name; /* as messages show it */
-	const char *stack[MAX_PROFILE_HOPS];
-	size_t depth;
+	struct gc_creds_ctx cx;
+	json_t *config;		     /* the aliyun CLI's config.json, NULL when absent */
+	char *config_name;	     /* as messages show it */
+	struct gc_creds_stack stack; /* profiles being resolved */
 };
 
-static struct gc_retry_policy retry_policy(const struct chain *ch, unsigned attempts)
+static void chain_init(struct chain *ch, const struct ali_creds_input *in)
 {
-	struct gc_retry_policy p;
-
-	memset(&p, 0, sizeof(p));
-	p.max_attempts = attempts;
-	p.clock = ch->in->clock;
-	return p;
+	memset(ch, 0, sizeof(*ch));
+	ch->in = in;
+	ch->cx = (struct gc_creds_ctx){ .env = in->env,
+					.http = in->http,
+					.log = in->log,
+					.clock = in->clock,
+					.now = in->now ? in->now : (int64_t)time(NULL) };
 }
 
 /* --- STS ------------------------------------------------------------------------------- */
@@ -165,12 +99,13 @@ static int sts_base(char **out, const struct chain *ch, json_t *profile, struct 
 {
 	const char *region = profile ? jstr(profile, "sts_region") : NULL;
 	bool vpc = (profile && json_is_true(json_object_get(profile, "enable_vpc"))) ||
-		env_true(ch->in, "ALIBABA_CLOUD_VPC_ENDPOINT_ENABLED");
+		gc_spec_env_true(ch->in->env, "ALIBABA_CLOUD_VPC_ENDPOINT_ENABLED");
 
 	if (ch->in->endpoint && *ch->in->endpoint)
-		return endpoint_take(out, ch->in->endpoint, "the spec's provider.endpoint", err);
+		return gc_creds_endpoint(out, ch->in->endpoint, "the spec's provider.endpoint",
+					 err);
 	if (!region)
-		region = env_get(ch->in, "ALIBABA_CLOUD_STS_REGION");
+		region = gc_spec_env_get(ch->in->env, "ALIBABA_CLOUD_STS_REGION");
 	if (region && strspn(region, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(region))
 		return gc_error_set(err, GC_EINVALID, "STS region '%s' is not a region name",
 				    region);
@@ -221,11 +156,104 @@ static int sts_parse(struct ali_creds *out, struct chain *ch, const struct assum
 		free(source);
 		goto out;
 	}
-	creds_fill(out, ch->in->log, akid, secret, token, expiration, source);
+	gc_creds_set(&out->base, ch->in->log, akid, secret, token, expiration, source);
 	ret = 0;
 out:
 	json_decref(j);
 	return ret;
+}
+
+/* One STS call: AssumeRole signed with signer's credentials (params), or
+ * AssumeRoleWithOIDC, anonymous, with its form body. */
+struct sts_call {
+	struct ali_creds *out;
+	struct chain *ch;
+	const struct assume *a;
+	const char *base;
+	char *source; /* taken by the answer that is read */
+	const struct ali_creds *signer;
+	const struct gc_params *params;
+	const struct gc_buf *body;
+};
+
+/* One attempt at a call (for gc_creds_retried), with a fresh timestamp and signature. An
+ * answer of 200 ends the call, read or not. */
+static int sts_attempt(void *arg, bool *last, struct gc_error *err)
+{
+	static const char *const oidc_headers[2] = {
+		"Content-Type: application/x-www-form-urlencoded", "Accept: application/json"
+	};
+	struct sts_call *c = arg;
+	struct ali_wire w = { NULL, NULL, 0 };
+	struct gc_http_request req;
+	struct gc_http_response res;
+	char *url = NULL;
+	int rc;
+
+	memset(&req, 0, sizeof(req));
+	req.method = "POST";
+	req.max_response = STS_MAX_RESPONSE;
+	if (c->signer) {
+		struct ali_wire_input wi;
+
+		memset(&wi, 0, sizeof(wi));
+		wi.base_url = c->base;
+		wi.action = "AssumeRole";
+		wi.version = ALI_STS_VERSION;
+		wi.params = c->params;
+		wi.access_key_id = c->signer->access_key_id;
+		wi.access_key_secret = c->signer->access_key_secret;
+		wi.security_token = c->signer->security_token;
+		wi.now = (time_t)time(NULL);
+		if (ali_wire_build(&w, &wi, err) != 0) {
+			*last = true;
+			return gc_error_prefix(err, "cannot %s", c->a->what);
+		}
+		req.url = w.url;
+		req.headers = (const char *const *)w.headers;
+		req.n_headers = w.n_headers;
+	} else {
+		struct gc_params query = GC_PARAMS_INIT;
+		struct gc_buf qs = GC_BUF_INIT(4096);
+		char ts[ALI_TIMESTAMP_LEN + 1];
+
+		ali_format_time((time_t)time(NULL), ts);
+		gc_params_add(&query, "Action", "AssumeRoleWithOIDC");
+		gc_params_add(&query, "Format", "JSON");
+		gc_params_add(&query, "Version", ALI_STS_VERSION);
+		gc_params_add(&query, "Timestamp", ts);
+		(void)gc_params_encode(&qs, &query);
+		url = gc_xasprintf("%s/?%s", c->base, qs.data);
+		gc_params_release(&query);
+		gc_buf_release(&qs);
+		req.url = url;
+		req.headers = oidc_headers;
+		req.n_headers = 2;
+		req.body = c->body->data;
+		req.body_len = c->body->len;
+	}
+	rc = gc_http_perform(c->ch->in->http, &req, &res, err);
+	ali_wire_release(&w);
+	free(url);
+	if (rc != 0) {
+		gc_error_prefix(err, "cannot %s at '%s'", c->a->what, c->base);
+	} else if (res.status == 200) {
+		*last = true;
+		rc = sts_parse(c->out, c->ch, c->a, c->base, &res, c->source, err);
+		c->source = NULL;
+	} else {
+		char code[128], msg[512], rid[128];
+		bool ok = ali_json_error(res.body.data, res.body.len, code, msg, rid) == 0;
+
+		gc_error_set(err, sts_errcode(ok ? code : NULL, res.status),
+			     "cannot %s: %s%s%s (HTTP %d from '%s'%s%s)", c->a->what,
+			     ok ? code : "no error code", ok ? ": " : "", ok ? msg : "", res.status,
+			     c->base, ok && rid[0] ? ", request " : "", ok ? rid : "");
+		gc_error_set_cloud(err, ok ? code : NULL, ok && rid[0] ? rid : NULL, res.status);
+		rc = -1;
+	}
+	gc_http_response_release(&res);
+	return rc;
 }
 
 /* STS AssumeRole signed with signer's credentials; retried on throttling and 5xx. */
@@ -233,10 +261,9 @@ static int assume_role(struct ali_creds *out, struct chain *ch, const struct ali
 		       const struct assume *a, char *source, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_retry_policy policy = retry_policy(ch, 0);
-	struct gc_retry r;
+	struct sts_call call;
 	char *base = NULL, dflt[48], num[24];
-	int ret = -1;
+	int ret;
 
 	if (!ch->in->http) {
 		free(source);
@@ -248,7 +275,7 @@ static int assume_role(struct ali_creds *out, struct chain *ch, const struct ali
 		free(source);
 		return -1;
 	}
-	snprintf(dflt, sizeof(dflt), "gpucluster-%lld", (long long)ch->now);
+	snprintf(dflt, sizeof(dflt), "gpucluster-%lld", (long long)ch->cx.now);
 	snprintf(num, sizeof(num), "%lld",
 		 (long long)(a->duration ? a->duration : DURATION_DEFAULT));
 	gc_params_add(&params, "RoleArn", a->role_arn);
@@ -259,62 +286,16 @@ static int assume_role(struct ali_creds *out, struct chain *ch, const struct ali
 	if (a->policy)
 		gc_params_add(&params, "Policy", a->policy);
 	gc_log_debug(ch->in->log, "alibaba: sts AssumeRole '%s' at '%s'", a->role_arn, base);
-	gc_retry_begin(&r, &policy);
-	for (;;) {
-		struct ali_wire_input wi;
-		struct ali_wire w = { NULL, NULL, 0 };
-		struct gc_http_request req;
-		struct gc_http_response res;
-		int rc;
-
-		memset(&wi, 0, sizeof(wi));
-		wi.base_url = base;
-		wi.action = "AssumeRole";
-		wi.version = ALI_STS_VERSION;
-		wi.params = &params;
-		wi.access_key_id = signer->access_key_id;
-		wi.access_key_secret = signer->access_key_secret;
-		wi.security_token = signer->security_token;
-		wi.now = (time_t)time(NULL);
-		if (ali_wire_build(&w, &wi, err) != 0) {
-			gc_error_prefix(err, "cannot %s", a->what);
-			break;
-		}
-		memset(&req, 0, sizeof(req));
-		req.method = "POST";
-		req.url = w.url;
-		req.headers = (const char *const *)w.headers;
-		req.n_headers = w.n_headers;
-		req.max_response = STS_MAX_RESPONSE;
-		rc = gc_http_perform(ch->in->http, &req, &res, err);
-		ali_wire_release(&w);
-		if (rc != 0) {
-			gc_error_prefix(err, "cannot %s at '%s'", a->what, base);
-		} else if (res.status == 200) {
-			rc = sts_parse(out, ch, a, base, &res, source, err);
-			source = NULL;
-			gc_http_response_release(&res);
-			if (rc == 0)
-				gc_retry_succeeded(&r);
-			ret = rc;
-			break;
-		} else {
-			char code[128], msg[512], rid[128];
-
-			rc = ali_json_error(res.body.data, res.body.len, code, msg, rid);
-			gc_error_set(err, sts_errcode(rc == 0 ? code : NULL, res.status),
-				     "cannot %s: %s%s%s (HTTP %d from '%s'%s%s)", a->what,
-				     rc == 0 ? code : "no error code", rc == 0 ? ": " : "",
-				     rc == 0 ? msg : "", res.status, base,
-				     rc == 0 && rid[0] ? ", request " : "", rc == 0 ? rid : "");
-			gc_error_set_cloud(err, rc == 0 ? code : NULL,
-					   rc == 0 && rid[0] ? rid : NULL, res.status);
-		}
-		gc_http_response_release(&res);
-		if (gc_retry_pause(&r, err, -1) != 0)
-			break;
-		gc_log_debug(ch->in->log, "alibaba: retrying sts AssumeRole: %s", err->message);
-	}
+	call = (struct sts_call){ .out = out,
+				  .ch = ch,
+				  .a = a,
+				  .base = base,
+				  .source = source,
+				  .signer = signer,
+				  .params = &params };
+	ret = gc_creds_retried(&ch->cx, "alibaba: retrying sts AssumeRole", sts_attempt, &call,
+			       err);
+	source = call.source;
 	free(source);
 	free(base);
 	gc_params_release(&params);
@@ -333,13 +314,10 @@ static int assume_oidc(struct ali_creds *out, struct chain *ch, const char *role
 		       const char *provider_arn, const char *token, const char *session_name,
 		       const char *what, char *source, struct gc_error *err)
 {
-	static const char ctype[] = "Content-Type: application/x-www-form-urlencoded";
-	struct gc_params form = GC_PARAMS_INIT, query = GC_PARAMS_INIT;
-	struct gc_buf body = GC_BUF_INIT(GC_BUF_DEFAULT_MAX), qs = GC_BUF_INIT(4096);
-	struct gc_retry_policy policy = retry_policy(ch, 0);
-	struct gc_retry r;
-	char *base = NULL, *url = NULL, dflt[48], num[24], ts[ALI_TIMESTAMP_LEN + 1];
-	const char *headers[2] = { ctype, "Accept: application/json" };
+	struct gc_params form = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(GC_BUF_DEFAULT_MAX);
+	struct sts_call call;
+	char *base = NULL, dflt[48], num[24];
 	struct assume a;
 	int ret = -1;
 
@@ -354,7 +332,7 @@ static int assume_oidc(struct ali_creds *out, struct chain *ch, const char *role
 		gc_error_prefix(err, "cannot %s", what);
 		goto out;
 	}
-	snprintf(dflt, sizeof(dflt), "gpucluster-%lld", (long long)ch->now);
+	snprintf(dflt, sizeof(dflt), "gpucluster-%lld", (long long)ch->cx.now);
 	snprintf(num, sizeof(num), "%d", DURATION_DEFAULT);
 	gc_params_add(&form, "OIDCProviderArn", provider_arn);
 	gc_params_add(&form, "OIDCToken", token);
@@ -366,70 +344,20 @@ static int assume_oidc(struct ali_creds *out, struct chain *ch, const char *role
 		goto out;
 	}
 	gc_log_debug(ch->in->log, "alibaba: sts AssumeRoleWithOIDC '%s' at '%s'", role_arn, base);
-	gc_retry_begin(&r, &policy);
-	for (;;) {
-		struct gc_http_request req;
-		struct gc_http_response res;
-		int rc;
-
-		ali_format_time((time_t)time(NULL), ts);
-		gc_params_release(&query);
-		gc_buf_reset(&qs);
-		gc_params_add(&query, "Action", "AssumeRoleWithOIDC");
-		gc_params_add(&query, "Format", "JSON");
-		gc_params_add(&query, "Version", ALI_STS_VERSION);
-		gc_params_add(&query, "Timestamp", ts);
-		(void)gc_params_encode(&qs, &query);
-		free(url);
-		url = gc_xasprintf("%s/?%s", base, qs.data);
-		memset(&req, 0, sizeof(req));
-		req.method = "POST";
-		req.url = url;
-		req.headers = headers;
-		req.n_headers = 2;
-		req.body = body.data;
-		req.body_len = body.len;
-		req.max_response = STS_MAX_RESPONSE;
-		rc = gc_http_perform(ch->in->http, &req, &res, err);
-		if (rc != 0) {
-			gc_error_prefix(err, "cannot %s at '%s'", what, base);
-		} else if (res.status == 200) {
-			rc = sts_parse(out, ch, &a, base, &res, source, err);
-			source = NULL;
-			gc_http_response_release(&res);
-			if (rc == 0)
-				gc_retry_succeeded(&r);
-			ret = rc;
-			break;
-		} else {
-			char code[128], msg[512], rid[128];
-
-			rc = ali_json_error(res.body.data, res.body.len, code, msg, rid);
-			gc_error_set(err, sts_errcode(rc == 0 ? code : NULL, res.status),
-				     "cannot %s: %s%s%s (HTTP %d from '%s'%s%s)", what,
-				     rc == 0 ? code : "no error code", rc == 0 ? ": " : "",
-				     rc == 0 ? msg : "", res.status, base,
-				     rc == 0 && rid[0] ? ", request " : "", rc == 0 ? rid : "");
-			gc_error_set_cloud(err, rc == 0 ? code : NULL,
-					   rc == 0 && rid[0] ? rid : NULL, res.status);
-		}
-		gc_http_response_release(&res);
-		if (gc_retry_pause(&r, err, -1) != 0)
-			break;
-		gc_log_debug(ch->in->log, "alibaba: retrying sts AssumeRoleWithOIDC: %s",
-			     err->message);
-	}
+	call = (struct sts_call){
+		.out = out, .ch = ch, .a = &a, .base = base, .source = source, .body = &body
+	};
+	ret = gc_creds_retried(&ch->cx, "alibaba: retrying sts AssumeRoleWithOIDC", sts_attempt,
+			       &call, err);
+	source = call.source;
 out:
 	free(source);
 	free(base);
-	free(url);
 	gc_keypair_wipe_buf(&body);
 	for (size_t i = 0; i < form.n; i++)
 		if (strcmp(form.items[i].name, "OIDCToken") == 0)
 			memset(form.items[i].value, 0, strlen(form.items[i].value));
 	gc_params_release(&form);
-	gc_params_release(&query);
-	gc_buf_release(&qs);
 	return ret;
 }
 
@@ -443,9 +371,7 @@ int ali_assume_role_with_oidc(struct ali_creds *out, const struct ali_creds_inpu
 				  oidc_provider_arn);
 	int ret;
 
-	memset(&ch, 0, sizeof(ch));
-	ch.in = in;
-	ch.now = in->now ? in->now : (int64_t)time(NULL);
+	chain_init(&ch, in);
 	ret = assume_oidc(out, &ch, role_arn, oidc_provider_arn, oidc_token, session_name, what,
 			  gc_xasprintf("OIDC (role '%s')", role_arn), err);
 	free(what);
@@ -457,30 +383,26 @@ static int oidc(struct ali_creds *out, struct chain *ch, const char *role_arn,
 		const char *provider_arn, const char *token_file, const char *session_name,
 		struct gc_error *err)
 {
-	struct gc_buf token = GC_BUF_INIT(TOKEN_FILE_MAX);
-	char *path = expand_home(ch->in, token_file), *what;
+	char *path = gc_creds_expand_home(ch->in->env, token_file), *token = NULL, *what;
 	bool found;
 	int ret = -1;
 
-	if (gc_buf_read_file(&token, path, path, &found, err) != 0) {
+	if (gc_creds_read_file(&token, path, path, TOKEN_FILE_MAX, true, &found, err) != 0) {
 		gc_error_prefix(err, "OIDC token file");
 		goto out;
 	}
-	while (token.len && is_space(token.data[token.len - 1]))
-		token.len--;
-	token.data[token.len] = '\0';
-	if (!found || !token.len) {
+	if (!found || !*token) {
 		gc_error_set(err, GC_EAUTH, "OIDC token file '%s' is %s", path,
 			     found ? "empty" : "missing");
 		goto out;
 	}
-	gc_log_add_secret(ch->in->log, token.data);
+	gc_log_add_secret(ch->in->log, token);
 	what = gc_xasprintf("assume role '%s' with the OIDC token in '%s'", role_arn, path);
-	ret = assume_oidc(out, ch, role_arn, provider_arn, token.data, session_name, what,
+	ret = assume_oidc(out, ch, role_arn, provider_arn, token, session_name, what,
 			  gc_xasprintf("OIDC (role '%s')", role_arn), err);
 	free(what);
 out:
-	gc_keypair_wipe_buf(&token);
+	gc_wipe_free(token);
 	free(path);
 	return ret;
 }
@@ -491,7 +413,6 @@ static int actions_oidc(struct ali_creds *out, struct chain *ch, const char *rol
 			const char *provider_arn, const char *audience, const char *session_name,
 			const char *named_by, struct gc_error *err)
 {
-	struct gc_oidc_request req;
 	char *token = NULL, *what, session[GC_OIDC_SESSION_MAX + 1];
 	int ret;
 
@@ -503,18 +424,12 @@ static int actions_oidc(struct ali_creds *out, struct chain *ch, const char *rol
 				   what);
 		goto out;
 	}
-	memset(&req, 0, sizeof(req));
-	req.audience = audience && *audience ? audience : GC_OIDC_AUDIENCE_ALIBABA;
-	req.env = ch->in->env;
-	req.http = ch->in->http;
-	req.log = ch->in->log;
-	req.clock = ch->in->clock;
-	if (gc_oidc_fetch(&token, &req, err) != 0) {
-		ret = gc_error_prefix(err, "cannot %s", what);
+	ret = gc_creds_actions_token(&token, &ch->cx, audience, GC_OIDC_AUDIENCE_ALIBABA, what,
+				     err);
+	if (ret != 0)
 		goto out;
-	}
 	if (!session_name) {
-		gc_oidc_session_name(session, ch->in->env, ch->now);
+		gc_oidc_session_name(session, ch->in->env, ch->cx.now);
 		session_name = session;
 	}
 	ret = assume_oidc(out, ch, role_arn, provider_arn, token, session_name, what,
@@ -545,8 +460,8 @@ static int env_keys(struct ali_creds *out, struct chain *ch, char **why, struct 
 	};
 
 	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
-		const char *akid = env_get(ch->in, sets[i].id);
-		const char *secret = env_get(ch->in, sets[i].secret);
+		const char *akid = gc_spec_env_get(ch->in->env, sets[i].id);
+		const char *secret = gc_spec_env_get(ch->in->env, sets[i].secret);
 
 		if (!akid && !secret)
 			continue;
@@ -556,8 +471,9 @@ static int env_keys(struct ali_creds *out, struct chain *ch, char **why, struct 
 					    "%s is set but %s is not",
 					    akid ? sets[i].id : sets[i].secret,
 					    akid ? sets[i].secret : sets[i].id);
-		creds_fill(out, ch->in->log, akid, secret, env_get(ch->in, sets[i].token), 0,
-			   gc_xasprintf("environment (%s)", sets[i].id));
+		gc_creds_set(&out->base, ch->in->log, akid, secret,
+			     gc_spec_env_get(ch->in->env, sets[i].token), 0,
+			     gc_xasprintf("environment (%s)", sets[i].id));
 		return 0;
 	}
 	*why = gc_xstrdup("ALIBABA_CLOUD_ACCESS_KEY_ID not set");
@@ -565,44 +481,6 @@ static int env_keys(struct ali_creds *out, struct chain *ch, char **why, struct 
 }
 
 /* --- the ECS metadata service ------------------------------------------------------------ */
-
-struct metadata {
-	char *base;
-	char *token_header; /* "X-aliyun-ecs-metadata-token: ..." or NULL (IMDSv1) */
-};
-
-/* One metadata request with its retries; 0 when a response arrived (any status). */
-static int metadata_request(const struct chain *ch, const struct metadata *m, const char *method,
-			    const char *path, const char *header, struct gc_http_response *res,
-			    struct gc_error *err)
-{
-	struct gc_retry_policy policy = retry_policy(ch, METADATA_ATTEMPTS);
-	struct gc_http_request req;
-	char *url = gc_xasprintf("%s%s", m->base, path);
-	const char *hdrs[1] = { header };
-	int ret;
-
-	memset(&req, 0, sizeof(req));
-	req.method = method;
-	req.url = url;
-	req.headers = hdrs;
-	req.n_headers = header ? 1 : 0;
-	req.connect_timeout_ms = METADATA_TIMEOUT_MS;
-	req.timeout_ms = METADATA_TIMEOUT_MS;
-	req.max_response = METADATA_MAX;
-	ret = gc_http_perform_retried(ch->in->http, &req, res, &policy, err);
-	free(url);
-	return ret;
-}
-
-static char *first_line(const struct gc_buf *b)
-{
-	size_t n = strcspn(b->data, "\r\n");
-
-	while (n && (b->data[n - 1] == ' ' || b->data[n - 1] == '\t'))
-		n--;
-	return gc_xstrndup(b->data, n);
-}
 
 static bool role_name_ok(const char *s)
 {
@@ -619,11 +497,11 @@ static int metadata_creds(struct ali_creds *out, struct chain *ch, const char *r
 {
 	struct gc_http_response res;
 	struct gc_error e;
-	struct metadata m;
-	char *token = NULL, *listed = NULL, *path = NULL, *what = NULL;
+	struct gc_metadata m;
+	char *listed = NULL, *path = NULL, *what = NULL;
 	json_t *j = NULL;
-	const char *v;
-	int ret = 1;
+	const char *v, *base = ch->in->metadata_url ? ch->in->metadata_url : ALI_METADATA_URL;
+	int status, ret = 1;
 
 	*why = NULL;
 	if (!ch->in->http) {
@@ -631,65 +509,48 @@ static int metadata_creds(struct ali_creds *out, struct chain *ch, const char *r
 		return 1;
 	}
 	memset(&m, 0, sizeof(m));
+	m.cx = &ch->cx;
+	m.base = base;
+	m.timeout_ms = METADATA_TIMEOUT_MS;
+	m.attempts = METADATA_ATTEMPTS;
 	gc_error_init(&e);
-	m.base = gc_xstrdup(ch->in->metadata_url ? ch->in->metadata_url : ALI_METADATA_URL);
-	if (metadata_request(ch, &m, "PUT", "/latest/api/token",
-			     "X-aliyun-ecs-metadata-token-ttl-seconds: " METADATA_TOKEN_TTL, &res,
-			     &e) != 0) {
-		*why = gc_xasprintf("no answer from %s: %s", m.base, e.message);
-		goto out;
+	switch (gc_metadata_token(&m, "/latest/api/token",
+				  "X-aliyun-ecs-metadata-token-ttl-seconds: " METADATA_TOKEN_TTL,
+				  "X-aliyun-ecs-metadata-token", &status, &e)) {
+	case -1: *why = gc_xasprintf("no answer from %s: %s", base, e.message); goto out;
+	case 1: /* an old service: IMDSv1 */
+		if (gc_spec_env_true(ch->in->env, "ALIBABA_CLOUD_IMDSV1_DISABLED")) {
+			*why = gc_xasprintf("%s refused a session token (HTTP %d) and "
+					    "ALIBABA_CLOUD_IMDSV1_DISABLED is true",
+					    base, status);
+			goto out;
+		}
+		break;
+	default: break;
 	}
-	if (res.status == 200 && res.body.len) {
-		token = first_line(&res.body);
-		gc_log_add_secret(ch->in->log, token);
-		m.token_header = gc_xasprintf("X-aliyun-ecs-metadata-token: %s", token);
-	} else if (env_true(ch->in, "ALIBABA_CLOUD_IMDSV1_DISABLED")) {
-		*why = gc_xasprintf("%s refused a session token (HTTP %d) and "
-				    "ALIBABA_CLOUD_IMDSV1_DISABLED is true",
-				    m.base, res.status);
-		gc_http_response_release(&res);
-		goto out;
-	}
-	gc_http_response_release(&res);
-
 	if (!role) {
-		if (metadata_request(ch, &m, "GET", METADATA_CREDS_PATH, m.token_header, &res,
-				     &e) != 0) {
-			*why = gc_xasprintf("%s failed: %s", m.base, e.message);
+		if (gc_metadata_role(&m, METADATA_CREDS_PATH,
+				     "no RAM role is attached to this instance", false,
+				     role_name_ok, &listed, why) != 0)
 			goto out;
-		}
-		if (res.status == 404) {
-			*why = gc_xasprintf("no RAM role is attached to this instance (%s)",
-					    m.base);
-			gc_http_response_release(&res);
-			goto out;
-		}
-		if (res.status != 200) {
-			*why = gc_xasprintf("%s answered HTTP %d for the role name", m.base,
-					    res.status);
-			gc_http_response_release(&res);
-			goto out;
-		}
-		listed = first_line(&res.body);
-		gc_http_response_release(&res);
 		role = listed;
 	}
 	if (!role_name_ok(role)) {
-		*why = gc_xasprintf("%s gave no usable role name", m.base);
+		*why = gc_xasprintf("%s gave no usable role name", base);
 		goto out;
 	}
 	path = gc_xasprintf("%s%s", METADATA_CREDS_PATH, role);
-	if (metadata_request(ch, &m, "GET", path, m.token_header, &res, &e) != 0) {
-		*why = gc_xasprintf("%s failed: %s", m.base, e.message);
+	if (gc_metadata_request(&m, "GET", path, NULL, &res, &e) != 0) {
+		*why = gc_xasprintf("%s failed: %s", base, e.message);
 		goto out;
 	}
 	if (res.status != 200) {
-		*why = gc_xasprintf("%s answered HTTP %d for the credentials of role '%s'", m.base,
+		*why = gc_xasprintf("%s answered HTTP %d for the credentials of role '%s'", base,
 				    res.status, role);
 		gc_http_response_release(&res);
 		goto out;
 	}
-	what = gc_xasprintf("the ECS metadata service at %s (role '%s')", m.base, role);
+	what = gc_xasprintf("the ECS metadata service at %s (role '%s')", base, role);
 	j = json_loadb(res.body.data, res.body.len, 0, NULL);
 	gc_http_response_release(&res);
 	ret = -1;
@@ -718,20 +579,18 @@ static int metadata_creds(struct ali_creds *out, struct chain *ch, const char *r
 			gc_error_set(err, GC_EINVALID, "%s gave no Expiration in ISO 8601", what);
 			goto out;
 		}
-		if (expiration <= ch->now) {
+		if (expiration <= ch->cx.now) {
 			gc_error_set(err, GC_EAUTH, "%s gave credentials that expired at %s", what,
 				     exp);
 			goto out;
 		}
-		creds_fill(out, ch->in->log, akid, secret, tok, expiration,
-			   gc_xasprintf("ECS RAM role '%s'", role));
+		gc_creds_set(&out->base, ch->in->log, akid, secret, tok, expiration,
+			     gc_xasprintf("ECS RAM role '%s'", role));
 	}
 	ret = 0;
 out:
 	json_decref(j);
-	gc_wipe_free(token);
-	gc_wipe_free(m.token_header);
-	free(m.base);
+	gc_metadata_release(&m);
 	free(listed);
 	free(path);
 	free(what);
@@ -742,23 +601,15 @@ out:
 
 static int config_load(struct chain *ch, struct gc_error *err)
 {
-	const char *set = env_get(ch->in, "ALIBABA_CLOUD_CONFIG_FILE");
-	const char *home = env_get(ch->in, "HOME");
 	struct gc_buf text = GC_BUF_INIT(CONFIG_MAX);
 	json_error_t jerr;
-	char *path;
+	char *path = gc_creds_home_file(ch->in->env, "ALIBABA_CLOUD_CONFIG_FILE",
+					".aliyun/config.json", &ch->config_name);
 	bool found;
 	int ret = -1;
 
-	if (set) {
-		ch->config_name = gc_xstrdup(set);
-		path = expand_home(ch->in, set);
-	} else {
-		ch->config_name = gc_xstrdup("~/.aliyun/config.json");
-		if (!home)
-			return 0; /* nowhere to look */
-		path = gc_xasprintf("%s/.aliyun/config.json", home);
-	}
+	if (!path)
+		return 0; /* nowhere to look */
 	if (gc_buf_read_file(&text, path, ch->config_name, &found, err) != 0)
 		goto out;
 	if (!found) {
@@ -816,7 +667,7 @@ static const char *profile_name(const struct chain *ch, const char **named_by)
 		*named_by = "the spec's provider.profile";
 		return ch->in->profile;
 	}
-	if ((v = env_get(ch->in, "ALIBABA_CLOUD_PROFILE"))) {
+	if ((v = gc_spec_env_get(ch->in->env, "ALIBABA_CLOUD_PROFILE"))) {
 		*named_by = "ALIBABA_CLOUD_PROFILE";
 		return v;
 	}
@@ -843,7 +694,8 @@ static int profile_keys(struct ali_creds *out, struct chain *ch, json_t *p, cons
 		return gc_error_set(err, GC_EAUTH,
 				    "profile '%s' (mode StsToken) in %s has no sts_token", name,
 				    ch->config_name);
-	creds_fill(out, ch->in->log, akid, secret, token, 0, gc_xasprintf("profile '%s'", name));
+	gc_creds_set(&out->base, ch->in->log, akid, secret, token, 0,
+		     gc_xasprintf("profile '%s'", name));
 	return 0;
 }
 
@@ -878,7 +730,7 @@ static int profile_role(struct ali_creds *out, struct chain *ch, json_t *p, cons
 	a.role_arn = arn;
 	a.session_name = jstr(p, "ram_session_name");
 	if (!a.session_name)
-		a.session_name = env_get(ch->in, "ALIBABA_CLOUD_ROLE_SESSION_NAME");
+		a.session_name = gc_spec_env_get(ch->in->env, "ALIBABA_CLOUD_ROLE_SESSION_NAME");
 	a.external_id = jstr(p, "external_id");
 	a.policy = jstr(p, "policy");
 	a.profile = p;
@@ -930,14 +782,15 @@ static int profile_creds(struct ali_creds *out, struct chain *ch, json_t *p, con
 	if (strcasecmp(mode, "EcsRamRole") == 0) {
 		const char *role = jstr(p, "ram_role_name");
 
-		if (env_true(ch->in, "ALIBABA_CLOUD_ECS_METADATA_DISABLED"))
+		if (gc_spec_env_true(ch->in->env, "ALIBABA_CLOUD_ECS_METADATA_DISABLED"))
 			return gc_error_set(err, GC_EAUTH,
 					    "profile '%s' has mode EcsRamRole, but "
 					    "ALIBABA_CLOUD_ECS_METADATA_DISABLED is true",
 					    name);
-		rc = metadata_creds(out, ch,
-				    role ? role : env_get(ch->in, "ALIBABA_CLOUD_ECS_METADATA"),
-				    &why, err);
+		rc = metadata_creds(
+			out, ch,
+			role ? role : gc_spec_env_get(ch->in->env, "ALIBABA_CLOUD_ECS_METADATA"),
+			&why, err);
 		if (rc == 1)
 			rc = gc_error_set(err, GC_EAUTH,
 					  "profile '%s' has mode EcsRamRole, but the ECS "
@@ -976,28 +829,10 @@ static int from_profile(struct ali_creds *out, struct chain *ch, const char *nam
 		return gc_error_set(err, GC_EINVALID,
 				    "source_profile '%s' of profile '%s' not found in %s", name,
 				    via, ch->config_name);
-	for (size_t i = 0; i < ch->depth; i++) {
-		if (strcmp(ch->stack[i], name) != 0)
-			continue;
-		{
-			struct gc_buf loop = GC_BUF_INIT(GC_ERROR_MSG_MAX);
-
-			for (size_t k = i; k < ch->depth; k++)
-				gc_buf_addf(&loop, "'%s' -> ", ch->stack[k]);
-			gc_buf_addf(&loop, "'%s'", name);
-			gc_error_set(err, GC_EINVALID, "source_profile loop in %s: %s",
-				     ch->config_name, loop.data);
-			gc_buf_release(&loop);
-			return -1;
-		}
-	}
-	if (ch->depth == MAX_PROFILE_HOPS)
-		return gc_error_set(err, GC_EINVALID,
-				    "profile '%s': more than %d profiles in a source_profile chain",
-				    name, MAX_PROFILE_HOPS);
-	ch->stack[ch->depth++] = name;
+	if (gc_creds_stack_push(&ch->stack, name, ch->config_name, err) != 0)
+		return -1;
 	rc = profile_creds(out, ch, p, name, err);
-	ch->depth--;
+	ch->stack.depth--;
 	return rc;
 }
 
@@ -1005,69 +840,62 @@ static int from_profile(struct ali_creds *out, struct chain *ch, const char *nam
 
 int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in, struct gc_error *err)
 {
-	struct gc_buf tried = GC_BUF_INIT(GC_ERROR_MSG_MAX * 4);
+	struct gc_creds_tried tried;
 	struct ali_creds got;
 	struct chain ch;
 	const char *named_by, *name, *role_arn, *prov, *file;
 	bool spec_profile = in->profile && *in->profile;
 	char *why = NULL;
-	int rc = -1, ret = -1;
+	int rc = -1;
 
-	memset(&ch, 0, sizeof(ch));
-	ch.in = in;
-	ch.now = in->now ? in->now : (int64_t)time(NULL);
+	chain_init(&ch, in);
 	ali_creds_init(&got);
+	gc_creds_tried_init(&tried);
 
 	/* 0. the spec's OIDC role, in GitHub Actions: the spec asks for it by name */
-	if (in->oidc && in->oidc->role) {
-		if (gc_oidc_in_actions(in->env)) {
-			rc = actions_oidc(&got, &ch, in->oidc->role, in->oidc->provider,
-					  in->oidc->audience, in->oidc->session_name,
-					  "the spec's provider.oidc", err);
-			goto done;
-		}
-		gc_buf_addstr(&tried, "the spec's provider.oidc (GITHUB_ACTIONS is not true), ");
+	if (gc_creds_spec_oidc(&tried, in->oidc, in->env)) {
+		rc = actions_oidc(&got, &ch, in->oidc->role, in->oidc->provider, in->oidc->audience,
+				  in->oidc->session_name, "the spec's provider.oidc", err);
+		goto done;
 	}
 
 	/* 1. the environment, unless the spec names a profile */
 	if (spec_profile) {
-		gc_buf_addf(&tried, "environment (skipped: the spec names profile '%s')",
-			    in->profile);
+		gc_creds_tried_add(&tried, "environment (skipped: the spec names profile '%s')",
+				   in->profile);
 	} else {
 		rc = env_keys(&got, &ch, &why, err);
-		if (rc <= 0)
+		if (gc_creds_tried_stop(&tried, rc, &why, "environment"))
 			goto done;
-		gc_buf_addf(&tried, "environment (%s)", why);
-		free(why), why = NULL;
 	}
 
 	/* 2. OIDC from the environment (GitHub Actions, ACK RRSA) */
-	role_arn = env_get(in, "ALIBABA_CLOUD_ROLE_ARN");
-	prov = env_get(in, "ALIBABA_CLOUD_OIDC_PROVIDER_ARN");
-	file = env_get(in, "ALIBABA_CLOUD_OIDC_TOKEN_FILE");
+	role_arn = gc_spec_env_get(in->env, "ALIBABA_CLOUD_ROLE_ARN");
+	prov = gc_spec_env_get(in->env, "ALIBABA_CLOUD_OIDC_PROVIDER_ARN");
+	file = gc_spec_env_get(in->env, "ALIBABA_CLOUD_OIDC_TOKEN_FILE");
 	if (!spec_profile && role_arn && prov && file) {
 		rc = oidc(&got, &ch, role_arn, prov, file,
-			  env_get(in, "ALIBABA_CLOUD_ROLE_SESSION_NAME"), err);
+			  gc_spec_env_get(in->env, "ALIBABA_CLOUD_ROLE_SESSION_NAME"), err);
 		goto done;
 	}
 	/* GitHub Actions without a token file: the runner's token service gives one */
 	if (!spec_profile && role_arn && prov && gc_oidc_available(in->env)) {
 		rc = actions_oidc(&got, &ch, role_arn, prov, in->oidc ? in->oidc->audience : NULL,
-				  env_get(in, "ALIBABA_CLOUD_ROLE_SESSION_NAME"),
+				  gc_spec_env_get(in->env, "ALIBABA_CLOUD_ROLE_SESSION_NAME"),
 				  "ALIBABA_CLOUD_ROLE_ARN", err);
 		goto done;
 	}
-	gc_buf_addf(&tried, ", OIDC (%s)",
-		    spec_profile	? "skipped: the spec names a profile"
-			    : !role_arn ? "ALIBABA_CLOUD_ROLE_ARN not set"
-			    : !prov	? "ALIBABA_CLOUD_OIDC_PROVIDER_ARN not set"
-					: "ALIBABA_CLOUD_OIDC_TOKEN_FILE not set");
+	gc_creds_tried_add(&tried, "OIDC (%s)",
+			   spec_profile	       ? "skipped: the spec names a profile"
+				   : !role_arn ? "ALIBABA_CLOUD_ROLE_ARN not set"
+				   : !prov     ? "ALIBABA_CLOUD_OIDC_PROVIDER_ARN not set"
+					       : "ALIBABA_CLOUD_OIDC_TOKEN_FILE not set");
 
 	/* 3. the aliyun CLI's profile */
-	if (env_true(in, "ALIBABA_CLOUD_CLI_PROFILE_DISABLED") && !spec_profile) {
-		gc_buf_addstr(&tried,
-			      ", aliyun CLI profile (disabled by "
-			      "ALIBABA_CLOUD_CLI_PROFILE_DISABLED)");
+	if (gc_spec_env_true(in->env, "ALIBABA_CLOUD_CLI_PROFILE_DISABLED") && !spec_profile) {
+		gc_creds_tried_add(&tried,
+				   "aliyun CLI profile (disabled by "
+				   "ALIBABA_CLOUD_CLI_PROFILE_DISABLED)");
 	} else {
 		json_t *p;
 
@@ -1086,44 +914,35 @@ int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in, s
 			goto done;
 		}
 		if (p) {
-			ch.stack[ch.depth++] = name;
+			ch.stack.names[ch.stack.depth++] = name;
 			rc = profile_creds(&got, &ch, p, name, err);
 			goto done;
 		}
-		gc_buf_addf(&tried, ", aliyun CLI profile '%s' (%s %s)", name,
-			    ch.config ? "not in" : "no", ch.config_name);
+		gc_creds_tried_add(&tried, "aliyun CLI profile '%s' (%s %s)", name,
+				   ch.config ? "not in" : "no", ch.config_name);
 	}
 
 	/* 4. the instance's RAM role */
-	if (env_true(in, "ALIBABA_CLOUD_ECS_METADATA_DISABLED")) {
-		gc_buf_addstr(&tried,
-			      ", ECS RAM role (disabled by "
-			      "ALIBABA_CLOUD_ECS_METADATA_DISABLED)");
+	if (gc_spec_env_true(in->env, "ALIBABA_CLOUD_ECS_METADATA_DISABLED")) {
+		gc_creds_tried_add(&tried,
+				   "ECS RAM role (disabled by "
+				   "ALIBABA_CLOUD_ECS_METADATA_DISABLED)");
 	} else {
-		rc = metadata_creds(&got, &ch, env_get(in, "ALIBABA_CLOUD_ECS_METADATA"), &why,
+		rc = metadata_creds(&got, &ch,
+				    gc_spec_env_get(in->env, "ALIBABA_CLOUD_ECS_METADATA"), &why,
 				    err);
-		if (rc <= 0)
+		if (gc_creds_tried_stop(&tried, rc, &why, "ECS RAM role"))
 			goto done;
-		gc_buf_addf(&tried, ", ECS RAM role (%s)", why);
-		free(why), why = NULL;
 	}
-	if (env_get(in, "ALIBABA_CLOUD_CREDENTIALS_URI"))
-		gc_buf_addstr(&tried,
-			      ", ALIBABA_CLOUD_CREDENTIALS_URI (set, but gpucluster "
-			      "does not use it)");
-	rc = gc_error_set(err, GC_EAUTH, "no Alibaba Cloud credentials found; tried: %s",
-			  tried.data);
+	if (gc_spec_env_get(in->env, "ALIBABA_CLOUD_CREDENTIALS_URI"))
+		gc_creds_tried_add(&tried,
+				   "ALIBABA_CLOUD_CREDENTIALS_URI (set, but gpucluster "
+				   "does not use it)");
+	rc = gc_creds_tried_fail(&tried, "Alibaba Cloud", err);
 done:
-	if (rc == 0) {
-		gc_log_debug(in->log, "alibaba: credentials from %s", got.source);
-		*out = got;
-		ali_creds_init(&got);
-		ret = 0;
-	}
 	free(why);
-	ali_creds_release(&got);
-	gc_buf_release(&tried);
+	gc_creds_tried_release(&tried);
 	json_decref(ch.config);
 	free(ch.config_name);
-	return ret;
+	return gc_creds_finish(&out->base, &got.base, rc, &ch.cx, "alibaba");
 }

@@ -66,6 +66,7 @@
 #include <stdint.h>
 
 #include "core/clock.h"
+#include "core/creds.h"
 #include "core/error.h"
 #include "core/http.h"
 #include "core/log.h"
@@ -73,12 +74,19 @@
 
 #define ALI_METADATA_URL "http://100.100.100.200"
 
+/* The fields of struct gc_creds (core/creds.h, whose helpers fill `base`) by their
+ * Alibaba Cloud names. */
 struct ali_creds {
-	char *access_key_id;
-	char *access_key_secret;
-	char *security_token; /* NULL for long-term keys */
-	int64_t expiration;   /* unix seconds; 0: does not expire */
-	char *source;	      /* where they came from: "environment", "profile 'ci'", ... */
+	union {
+		struct gc_creds base;
+		struct {
+			char *access_key_id;
+			char *access_key_secret;
+			char *security_token; /* NULL for long-term keys */
+			int64_t expiration;   /* unix seconds; 0: does not expire */
+			char *source; /* where they came from: "environment", "profile 'ci'" */
+		};
+	};
 };
 
 struct ali_creds_input {

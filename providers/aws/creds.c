@@ -9,7 +9,9 @@
  * getenv(), so tests decide what is set (HOME included). Every failure says which
  * source failed and why; when nothing applies, the error lists each source tried.
  * Secrets (secret keys, session tokens, web identity and IMDS tokens) are registered
- * with the log as soon as they are read.
+ * with the log as soon as they are read. The plumbing under that (files under HOME, INI,
+ * the metadata service's requests, the GitHub Actions token, the list of sources tried,
+ * retries) is core/creds.h's; what is here is AWS's own.
  *
  * The network parts: STS (Query API 2011-06-15, a SigV4-signed form POST, or unsigned
  * for AssumeRoleWithWebIdentity; XML answers read with libxml2) and IMDSv2 (a PUT for a
@@ -35,58 +37,41 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/creds.h"
+#include "core/ini.h"
 #include "core/keygen.h"
 #include "core/oidc.h"
 #include "core/provider.h"
-#include "core/retry.h"
 #include "core/str.h"
 #include "core/urlenc.h"
 #include "providers/aws/creds.h"
-#include "providers/aws/ini.h"
 #include "providers/aws/sigv4.h"
 
 extern char **environ;
 
 #define STS_VERSION	      "2011-06-15"
 #define STS_MAX_RESPONSE      ((size_t)1 << 20)
-#define DURATION_MIN	      900   /* STS's bounds on DurationSeconds */
-#define DURATION_MAX	      43200 /* 12 h, the longest a role may allow */
-#define MAX_ROLE_HOPS	      16    /* source_profile chains longer than this are a mistake */
+#define DURATION_MIN	      900		 /* STS's bounds on DurationSeconds */
+#define DURATION_MAX	      43200		 /* 12 h, the longest a role may allow */
 #define TOKEN_FILE_MAX	      ((size_t)64 << 10) /* STS takes JWTs of up to 20000 chars */
 #define PROCESS_MAX_OUTPUT    ((size_t)64 << 10)
 #define PROCESS_TIMEOUT_MS    60000L
 #define IMDS_DEFAULT_ENDPOINT "http://169.254.169.254"
 #define IMDS_IPV6_ENDPOINT    "http://[fd00:ec2::254]"
 #define IMDS_TOKEN_TTL	      "21600" /* seconds; the SDKs ask for 6 h */
-#define IMDS_MAX_RESPONSE     ((size_t)64 << 10)
 #define IMDS_CREDS_PATH	      "/latest/meta-data/iam/security-credentials/"
 
 /* --- small helpers -------------------------------------------------------------------- */
 
-static const char *env_get(const struct aws_creds_input *in, const char *name)
-{
-	return gc_spec_env_get(in->env, name);
-}
-
-static bool env_true(const struct aws_creds_input *in, const char *name)
-{
-	return gc_spec_env_true(in->env, name);
-}
-
 void aws_creds_init(struct aws_creds *c)
 {
-	memset(c, 0, sizeof(*c));
+	gc_creds_init(&c->base);
 }
 
 void aws_creds_release(struct aws_creds *c)
 {
-	if (!c)
-		return;
-	free(c->access_key_id);
-	gc_wipe_free(c->secret_access_key);
-	gc_wipe_free(c->session_token);
-	free(c->source);
-	memset(c, 0, sizeof(*c));
+	if (c)
+		gc_creds_release(&c->base);
 }
 
 void aws_config_init(struct aws_config *c)
@@ -107,130 +92,34 @@ void aws_config_release(struct aws_config *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Fills c, taking source; registers the secrets with the log. */
-static void creds_fill(struct aws_creds *c, struct gc_log *log, const char *akid,
-		       const char *secret, const char *token, int64_t expiration, char *source)
-{
-	aws_creds_release(c);
-	gc_log_add_secret(log, secret);
-	gc_log_add_secret(log, token);
-	c->access_key_id = gc_xstrdup(akid);
-	c->secret_access_key = gc_xstrdup(secret);
-	c->session_token = token && *token ? gc_xstrdup(token) : NULL;
-	c->expiration = expiration;
-	c->source = source;
-}
-
-static bool digits(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
-}
-
-static int num(const char *s, size_t n)
-{
-	int v = 0;
-
-	for (size_t i = 0; i < n; i++)
-		v = v * 10 + (s[i] - '0');
-	return v;
-}
-
 /*
  * An ISO 8601 / RFC 3339 time as STS, IMDS and credential_process write it:
- * "2026-03-14T15:09:27Z", with optional fractional seconds and a "+HH:MM" offset.
+ * "2026-03-14T15:09:27Z", with optional fractional seconds, a ' ' for the 'T', or a
+ * "+HH:MM" offset for the 'Z': core's RFC 3339 parser, once those are undone.
  */
 static int parse_time(const char *s, int64_t *out)
 {
-	int64_t t;
-	int mo, d, h, mi, se;
-	size_t len = strlen(s);
-	const char *p;
+	size_t len = strlen(s), n = len;
+	const char *o = len > 6 ? s + len - 6 : "";
+	int64_t off = 0;
+	char *utc;
+	int ret;
 
-	if (len < 20 || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) || s[7] != '-' ||
-	    !digits(s + 8, 2) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
-	    !digits(s + 11, 2) || s[13] != ':' || !digits(s + 14, 2) || s[16] != ':' ||
-	    !digits(s + 17, 2))
-		return -1;
-	mo = num(s + 5, 2);
-	d = num(s + 8, 2);
-	h = num(s + 11, 2);
-	mi = num(s + 14, 2);
-	se = num(s + 17, 2);
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
-		return -1;
-	t = gc_days_from_civil(num(s, 4), (unsigned)mo, (unsigned)d) * 86400;
-	t += h * 3600 + mi * 60 + se;
-	p = s + 19;
-	if (*p == '.') {
-		p++;
-		if (*p < '0' || *p > '9')
-			return -1;
-		while (*p >= '0' && *p <= '9')
-			p++;
+	if ((o[0] == '+' || o[0] == '-') && strspn(o + 1, "0123456789") == 2 && o[3] == ':' &&
+	    strspn(o + 4, "0123456789") == 2) {
+		off = ((o[1] - '0') * 10 + (o[2] - '0')) * 3600 +
+			((o[4] - '0') * 10 + (o[5] - '0')) * 60;
+		off = o[0] == '+' ? off : -off;
+		n -= 6;
 	}
-	if ((*p == 'Z' || *p == 'z') && p[1] == '\0') {
-		*out = t;
-		return 0;
-	}
-	if ((*p == '+' || *p == '-') && strlen(p) == 6 && digits(p + 1, 2) && p[3] == ':' &&
-	    digits(p + 4, 2)) {
-		int off = num(p + 1, 2) * 3600 + num(p + 4, 2) * 60;
-		*out = *p == '+' ? t - off : t + off;
-		return 0;
-	}
-	return -1;
-}
-
-/* "2026-03-14T15:09:27Z" */
-static void format_time(int64_t t, char out[32])
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (!gmtime_r(&tt, &tm) || !strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(out, 32, "%lld", (long long)t);
-}
-
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-/* Reads a small text file whole (capped), trimmed of surrounding whitespace. */
-static int read_small_file(char **out, const char *path, size_t cap, struct gc_error *err)
-{
-	struct gc_buf b = GC_BUF_INIT(cap);
-	size_t start = 0;
-	int ret = -1;
-
-	if (gc_buf_read_file(&b, path, NULL, NULL, err) != 0)
-		goto out;
-	while (b.len && is_space(b.data[b.len - 1]))
-		b.len--;
-	while (start < b.len && is_space(b.data[start]))
-		start++;
-	if (memchr(b.data + start, '\0', b.len - start)) {
-		gc_error_set(err, GC_EINVALID, "'%s' holds a NUL byte", path);
-		goto out;
-	}
-	*out = gc_xstrndup(b.data + start, b.len - start);
-	ret = 0;
-out:
-	gc_keypair_wipe_buf(&b); /* a token file's bytes are a secret */
+	utc = gc_xasprintf("%.*s%s", (int)n, s, n < len ? "Z" : "");
+	if (n > 10 && utc[10] == ' ')
+		utc[10] = 'T';
+	ret = gc_parse_rfc3339(utc, out);
+	free(utc);
+	if (ret == 0)
+		*out -= off;
 	return ret;
-}
-
-/* path with a leading "~/" replaced by HOME (the CLI expands it in its path settings). */
-static char *expand_home(const struct aws_creds_input *in, const char *path)
-{
-	const char *home = env_get(in, "HOME");
-
-	if (home && (strcmp(path, "~") == 0 || gc_starts_with(path, "~/")))
-		return gc_xasprintf("%s%s", home, path + 1);
-	return gc_xstrdup(path);
 }
 
 /* --- the shared files ----------------------------------------------------------------- */
@@ -252,21 +141,13 @@ static void shared_release(struct shared *sh)
 static int load_one(const struct aws_creds_input *in, const char *var, const char *dflt,
 		    struct gc_ini *ini, char **name, bool *found, struct gc_error *err)
 {
-	const char *set = env_get(in, var), *home = env_get(in, "HOME");
-	char *path;
+	char *path = gc_creds_home_file(in->env, var, dflt, name);
 	int rc;
 
 	gc_ini_init(ini);
 	*found = false;
-	if (set) {
-		*name = gc_xstrdup(set);
-		path = expand_home(in, set);
-	} else {
-		*name = gc_xasprintf("~/%s", dflt);
-		if (!home)
-			return 0; /* nowhere to look */
-		path = gc_xasprintf("%s/%s", home, dflt);
-	}
+	if (!path)
+		return 0; /* nowhere to look */
 	rc = gc_ini_load_file(ini, path, *name, found, err);
 	free(path);
 	return rc;
@@ -323,7 +204,7 @@ static const char *pget(const struct profile *p, const char *key)
 /* The profile in effect: the spec's, else AWS_PROFILE, else "default". */
 static const char *profile_name(const struct aws_creds_input *in, const char **named_by)
 {
-	const char *env = env_get(in, "AWS_PROFILE");
+	const char *env = gc_spec_env_get(in->env, "AWS_PROFILE");
 
 	if (in->profile && *in->profile) {
 		*named_by = "the spec's provider.profile";
@@ -360,31 +241,6 @@ static bool valid_region(const char *r)
 	return true;
 }
 
-/* A configured endpoint: http(s)://, no blanks or control characters, no trailing '/'. */
-static int endpoint_take(char **out, const char *url, const char *from, struct gc_error *err)
-{
-	size_t n = strlen(url);
-
-	if (!gc_starts_with(url, "http://") && !gc_starts_with(url, "https://"))
-		return gc_error_set(err, GC_EINVALID,
-				    "endpoint '%s' (from %s) is not an http:// or https:// URL",
-				    url, from);
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)url[i] <= ' ' || url[i] == 0x7f || url[i] == '?' ||
-		    url[i] == '#')
-			return gc_error_set(err, GC_EINVALID,
-					    "endpoint '%s' (from %s) holds a character an endpoint "
-					    "cannot have",
-					    url, from);
-	while (n > 0 && url[n - 1] == '/')
-		n--;
-	if (n <= strlen(gc_starts_with(url, "https://") ? "https://" : "http://"))
-		return gc_error_set(err, GC_EINVALID, "endpoint '%s' (from %s) has no host", url,
-				    from);
-	*out = gc_xstrndup(url, n);
-	return 0;
-}
-
 struct service {
 	const char *id;	 /* as in "[services NAME]" blocks: "ec2" */
 	const char *env; /* AWS_ENDPOINT_URL_EC2 */
@@ -400,11 +256,11 @@ static int configured_endpoint(char **out, const struct aws_creds_input *in,
 			       const struct service *svc, struct gc_error *err)
 {
 	const char *v;
-	bool ignore = env_true(in, "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS");
+	bool ignore = gc_spec_env_true(in->env, "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS");
 
 	*out = NULL;
 	if (in->endpoint && *in->endpoint)
-		return endpoint_take(out, in->endpoint, "the spec's provider.endpoint", err);
+		return gc_creds_endpoint(out, in->endpoint, "the spec's provider.endpoint", err);
 	if (have_profile) {
 		v = pget(p, "ignore_configured_endpoint_urls");
 		if (v && strcasecmp(v, "true") == 0)
@@ -412,10 +268,10 @@ static int configured_endpoint(char **out, const struct aws_creds_input *in,
 	}
 	if (ignore)
 		return 0;
-	if ((v = env_get(in, svc->env)))
-		return endpoint_take(out, v, svc->env, err);
-	if ((v = env_get(in, "AWS_ENDPOINT_URL")))
-		return endpoint_take(out, v, "AWS_ENDPOINT_URL", err);
+	if ((v = gc_spec_env_get(in->env, svc->env)))
+		return gc_creds_endpoint(out, v, svc->env, err);
+	if ((v = gc_spec_env_get(in->env, "AWS_ENDPOINT_URL")))
+		return gc_creds_endpoint(out, v, "AWS_ENDPOINT_URL", err);
 	if (!have_profile)
 		return 0;
 	if ((v = pget(p, "services"))) {
@@ -426,7 +282,7 @@ static int configured_endpoint(char **out, const struct aws_creds_input *in,
 
 		if (u && *u) {
 			char *from = gc_xasprintf("[services %s] in %s", v, sh->config_name);
-			rc = endpoint_take(out, u, from, err);
+			rc = gc_creds_endpoint(out, u, from, err);
 			free(from);
 		}
 		free(sec_name);
@@ -436,7 +292,7 @@ static int configured_endpoint(char **out, const struct aws_creds_input *in,
 	}
 	if ((v = pget(p, "endpoint_url"))) {
 		char *from = gc_xasprintf("endpoint_url of profile '%s'", p->name);
-		int rc = endpoint_take(out, v, from, err);
+		int rc = gc_creds_endpoint(out, v, from, err);
 		free(from);
 		return rc;
 	}
@@ -470,9 +326,9 @@ int aws_config_resolve(struct aws_config *out, const struct aws_creds_input *in,
 	if (in->region && *in->region) {
 		region = in->region;
 		from = "the spec's provider.region";
-	} else if ((region = env_get(in, "AWS_REGION"))) {
+	} else if ((region = gc_spec_env_get(in->env, "AWS_REGION"))) {
 		from = "AWS_REGION";
-	} else if ((region = env_get(in, "AWS_DEFAULT_REGION"))) {
+	} else if ((region = gc_spec_env_get(in->env, "AWS_DEFAULT_REGION"))) {
 		from = "AWS_DEFAULT_REGION";
 	} else if (have && (region = pget(&p, "region"))) {
 		from = "the profile's region";
@@ -520,21 +376,10 @@ out:
 struct chain {
 	const struct aws_creds_input *in;
 	const struct aws_config *cfg;
+	struct gc_creds_ctx cx;
 	struct shared sh;
-	int64_t now;
-	const char *stack[MAX_ROLE_HOPS]; /* profiles being resolved, outermost first */
-	size_t depth;
+	struct gc_creds_stack stack; /* profiles being resolved */
 };
-
-static struct gc_retry_policy retry_policy(const struct chain *ch, unsigned attempts)
-{
-	struct gc_retry_policy p;
-
-	memset(&p, 0, sizeof(p));
-	p.max_attempts = attempts;
-	p.clock = ch->in->clock;
-	return p;
-}
 
 /* --- STS ------------------------------------------------------------------------------ */
 
@@ -651,7 +496,7 @@ static int sts_parse_creds(struct aws_creds *out, struct chain *ch, const struct
 			     call->what, ch->cfg->sts_endpoint, result);
 		goto out;
 	}
-	creds_fill(out, ch->in->log, akid, secret, token, expiration, gc_xstrdup(source));
+	gc_creds_set(&out->base, ch->in->log, akid, secret, token, expiration, gc_xstrdup(source));
 	ret = 0;
 out:
 	free(akid);
@@ -716,7 +561,7 @@ static int sts_attempt(struct chain *ch, const struct sts_call *call, const char
 		char ts[AWS_SIGV4_TIMESTAMP_LEN + 1];
 
 		url_parts(url, &host, &path);
-		aws_sigv4_format_time((time_t)ch->now, ts);
+		aws_sigv4_format_time((time_t)ch->cx.now, ts);
 		memset(&sreq, 0, sizeof(sreq));
 		sreq.method = "POST";
 		sreq.host = host;
@@ -767,15 +612,38 @@ out:
 	return ret;
 }
 
+struct sts_try {
+	struct aws_creds *out;
+	struct chain *ch;
+	const struct sts_call *call;
+	const char *url, *source;
+	const struct gc_buf *body;
+};
+
+/* One attempt at an STS call (for gc_creds_retried), signed afresh. */
+static int sts_try(void *arg, bool *last, struct gc_error *err)
+{
+	struct sts_try *t = arg;
+	struct gc_http_response res;
+	int rc = sts_attempt(t->ch, t->call, t->url, t->body, &res, err);
+
+	(void)last;
+	if (rc == 0 && res.status == 200)
+		rc = sts_parse_creds(t->out, t->ch, t->call, &res, t->source, err);
+	else if (rc == 0)
+		rc = sts_fail(t->ch, t->call, &res, err);
+	gc_http_response_release(&res);
+	return rc;
+}
+
 /* One STS call, retried on throttling and transient failures; credentials into out. */
 static int sts_credentials(struct aws_creds *out, struct chain *ch, const struct sts_call *call,
 			   char *source, struct gc_error *err)
 {
 	struct gc_params form = GC_PARAMS_INIT;
 	struct gc_buf body = GC_BUF_INIT(GC_BUF_DEFAULT_MAX);
-	struct gc_retry_policy policy = retry_policy(ch, 0);
-	struct gc_retry r;
-	char *url = gc_xasprintf("%s/", ch->cfg->sts_endpoint);
+	struct sts_try t;
+	char *url = gc_xasprintf("%s/", ch->cfg->sts_endpoint), *retry_what;
 	int ret = -1;
 
 	if (!ch->in->http) {
@@ -791,25 +659,12 @@ static int sts_credentials(struct aws_creds *out, struct chain *ch, const struct
 		goto out;
 	}
 	gc_log_debug(ch->in->log, "aws: sts %s at %s", call->action, ch->cfg->sts_endpoint);
-	gc_retry_begin(&r, &policy);
-	for (;;) {
-		struct gc_http_response res;
-		int rc = sts_attempt(ch, call, url, &body, &res, err);
-
-		if (rc == 0 && res.status == 200)
-			rc = sts_parse_creds(out, ch, call, &res, source, err);
-		else if (rc == 0)
-			rc = sts_fail(ch, call, &res, err);
-		gc_http_response_release(&res);
-		if (rc == 0) {
-			gc_retry_succeeded(&r);
-			ret = 0;
-			break;
-		}
-		if (gc_retry_pause(&r, err, -1) != 0)
-			break;
-		gc_log_debug(ch->in->log, "aws: retrying sts %s: %s", call->action, err->message);
-	}
+	retry_what = gc_xasprintf("aws: retrying sts %s", call->action);
+	t = (struct sts_try){
+		.out = out, .ch = ch, .call = call, .url = url, .source = source, .body = &body
+	};
+	ret = gc_creds_retried(&ch->cx, retry_what, sts_try, &t, err);
+	free(retry_what);
 out:
 	free(source);
 	free(url);
@@ -827,7 +682,7 @@ static void role_params(struct gc_params *p, const struct chain *ch, const char 
 {
 	char dflt[48];
 
-	snprintf(dflt, sizeof(dflt), "gpucluster-%lld", (long long)ch->now);
+	snprintf(dflt, sizeof(dflt), "gpucluster-%lld", (long long)ch->cx.now);
 	gc_params_add(p, "RoleArn", role_arn);
 	gc_params_add(p, "RoleSessionName", session_name ? session_name : dflt);
 	if (duration)
@@ -878,10 +733,10 @@ static int web_identity(struct aws_creds *out, struct chain *ch, const char *rol
 			const char *token_file, const char *session_name, const char *duration,
 			const char *what, char *source, struct gc_error *err)
 {
-	char *path = expand_home(ch->in, token_file), *token = NULL;
+	char *path = gc_creds_expand_home(ch->in->env, token_file), *token = NULL;
 	int ret = -1;
 
-	if (read_small_file(&token, path, TOKEN_FILE_MAX, err) != 0) {
+	if (gc_creds_read_file(&token, path, NULL, TOKEN_FILE_MAX, true, NULL, err) != 0) {
 		gc_error_prefix(err, "cannot %s: web identity token file", what);
 		goto out;
 	}
@@ -907,22 +762,16 @@ static int actions_identity(struct aws_creds *out, struct chain *ch, const char 
 			    const char *audience, const char *session_name, const char *what,
 			    char *source, struct gc_error *err)
 {
-	struct gc_oidc_request req;
 	char *token = NULL, session[GC_OIDC_SESSION_MAX + 1];
 	int ret;
 
-	memset(&req, 0, sizeof(req));
-	req.audience = audience && *audience ? audience : GC_OIDC_AUDIENCE_AWS;
-	req.env = ch->in->env;
-	req.http = ch->in->http;
-	req.log = ch->in->log;
-	req.clock = ch->in->clock;
-	if (gc_oidc_fetch(&token, &req, err) != 0) {
+	if (gc_creds_actions_token(&token, &ch->cx, audience, GC_OIDC_AUDIENCE_AWS, what, err) !=
+	    0) {
 		free(source);
-		return gc_error_prefix(err, "cannot %s", what);
+		return -1;
 	}
 	if (!session_name) {
-		gc_oidc_session_name(session, ch->in->env, ch->now);
+		gc_oidc_session_name(session, ch->in->env, ch->cx.now);
 		session_name = session;
 	}
 	ret = web_identity_token(out, ch, role_arn, token, session_name, NULL, what, source, err);
@@ -935,14 +784,14 @@ static int actions_identity(struct aws_creds *out, struct chain *ch, const char 
 /* 0 found, 1 not set (*why), -1 partial. */
 static int env_keys(struct aws_creds *out, struct chain *ch, char **why, struct gc_error *err)
 {
-	const char *akid = env_get(ch->in, "AWS_ACCESS_KEY_ID");
-	const char *secret = env_get(ch->in, "AWS_SECRET_ACCESS_KEY");
-	const char *token = env_get(ch->in, "AWS_SESSION_TOKEN");
-	const char *exp = env_get(ch->in, "AWS_CREDENTIAL_EXPIRATION");
+	const char *akid = gc_spec_env_get(ch->in->env, "AWS_ACCESS_KEY_ID");
+	const char *secret = gc_spec_env_get(ch->in->env, "AWS_SECRET_ACCESS_KEY");
+	const char *token = gc_spec_env_get(ch->in->env, "AWS_SESSION_TOKEN");
+	const char *exp = gc_spec_env_get(ch->in->env, "AWS_CREDENTIAL_EXPIRATION");
 	int64_t expiration = 0;
 
 	if (!token) /* the name older SDKs used */
-		token = env_get(ch->in, "AWS_SECURITY_TOKEN");
+		token = gc_spec_env_get(ch->in->env, "AWS_SECURITY_TOKEN");
 	if (!akid && !secret) {
 		*why = gc_xstrdup("AWS_ACCESS_KEY_ID not set");
 		return 1;
@@ -956,7 +805,8 @@ static int env_keys(struct aws_creds *out, struct chain *ch, char **why, struct 
 	if (exp && parse_time(exp, &expiration) != 0)
 		return gc_error_set(err, GC_EINVALID,
 				    "AWS_CREDENTIAL_EXPIRATION '%s' is not an ISO 8601 time", exp);
-	creds_fill(out, ch->in->log, akid, secret, token, expiration, gc_xstrdup("environment"));
+	gc_creds_set(&out->base, ch->in->log, akid, secret, token, expiration,
+		     gc_xstrdup("environment"));
 	return 0;
 }
 
@@ -1054,7 +904,7 @@ dangling:
  * match along PATH (the input's PATH, as the environment is the input's). */
 static char *find_program(const struct chain *ch, const char *argv0)
 {
-	const char *path = env_get(ch->in, "PATH");
+	const char *path = gc_spec_env_get(ch->in->env, "PATH");
 	const char *p;
 
 	if (strchr(argv0, '/'))
@@ -1229,14 +1079,14 @@ static int creds_from_json(struct aws_creds *out, const struct chain *ch, json_t
 				    "ISO 8601 time",
 				    what);
 	}
-	if (exp && expiration <= ch->now) {
-		char when[32];
-		format_time(expiration, when);
+	if (exp && expiration <= ch->cx.now) {
+		char when[21];
+		gc_format_rfc3339(expiration, when);
 		free(source);
 		return gc_error_set(err, GC_EAUTH, "%s gave credentials that expired at %s", what,
 				    when);
 	}
-	creds_fill(out, ch->in->log, akid, secret, token, expiration, source);
+	gc_creds_set(&out->base, ch->in->log, akid, secret, token, expiration, source);
 	return 0;
 }
 
@@ -1291,59 +1141,21 @@ out:
 
 /* --- IMDSv2 --------------------------------------------------------------------------- */
 
-struct imds {
-	char *base;
-	long timeout_ms;
-	unsigned attempts;
-};
-
-/* One IMDS request with its retries; 0 when a response arrived (any status). */
-static int imds_request(const struct chain *ch, const struct imds *m, const char *method,
-			const char *path, const char *header, struct gc_http_response *res,
-			struct gc_error *err)
-{
-	struct gc_retry_policy policy = retry_policy(ch, m->attempts);
-	struct gc_http_request req;
-	char *url = gc_xasprintf("%s%s", m->base, path);
-	const char *hdrs[1] = { header };
-	int ret;
-
-	memset(&req, 0, sizeof(req));
-	req.method = method;
-	req.url = url;
-	req.headers = hdrs;
-	req.n_headers = header ? 1 : 0;
-	req.connect_timeout_ms = m->timeout_ms;
-	req.timeout_ms = m->timeout_ms;
-	req.max_response = IMDS_MAX_RESPONSE;
-	ret = gc_http_perform_retried(ch->in->http, &req, res, &policy, err);
-	free(url);
-	return ret;
-}
-
-static char *first_line(const struct gc_buf *b)
-{
-	size_t n = strcspn(b->data, "\r\n");
-
-	while (n && (b->data[n - 1] == ' ' || b->data[n - 1] == '\t'))
-		n--;
-	return gc_xstrndup(b->data, n);
-}
-
 /* 0 found; 1 not available here (*why); -1 a broken answer. */
 static int imds_creds(struct aws_creds *out, struct chain *ch, char **why, struct gc_error *err)
 {
+	const struct gc_spec_env *env = ch->in->env;
 	struct gc_http_response res;
 	struct gc_error e;
-	struct imds m;
+	struct gc_metadata m;
 	const char *v;
-	char *token = NULL, *hdr = NULL, *role = NULL, *path = NULL, *what = NULL;
+	char *base = NULL, *role = NULL, *path = NULL, *what = NULL;
 	json_t *j = NULL;
 	uint64_t n;
-	int ret = 1;
+	int status, ret = 1;
 
 	*why = NULL;
-	if (env_true(ch->in, "AWS_EC2_METADATA_DISABLED")) {
+	if (gc_spec_env_true(env, "AWS_EC2_METADATA_DISABLED")) {
 		*why = gc_xstrdup("disabled by AWS_EC2_METADATA_DISABLED");
 		return 1;
 	}
@@ -1353,70 +1165,44 @@ static int imds_creds(struct aws_creds *out, struct chain *ch, char **why, struc
 	}
 	memset(&m, 0, sizeof(m));
 	gc_error_init(&e);
-	if ((v = env_get(ch->in, "AWS_EC2_METADATA_SERVICE_ENDPOINT"))) {
-		if (endpoint_take(&m.base, v, "AWS_EC2_METADATA_SERVICE_ENDPOINT", err) != 0)
+	if ((v = gc_spec_env_get(env, "AWS_EC2_METADATA_SERVICE_ENDPOINT"))) {
+		if (gc_creds_endpoint(&base, v, "AWS_EC2_METADATA_SERVICE_ENDPOINT", err) != 0)
 			return -1;
 	} else {
-		v = env_get(ch->in, "AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE");
-		m.base = gc_xstrdup(v && strcasecmp(v, "IPv6") == 0 ? IMDS_IPV6_ENDPOINT
-								    : IMDS_DEFAULT_ENDPOINT);
+		v = gc_spec_env_get(env, "AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE");
+		base = gc_xstrdup(v && strcasecmp(v, "IPv6") == 0 ? IMDS_IPV6_ENDPOINT
+								  : IMDS_DEFAULT_ENDPOINT);
 	}
+	m.cx = &ch->cx;
+	m.base = base;
 	/* short: on a laptop there is no IMDS, and every run would wait for it */
 	m.timeout_ms = 1000;
 	m.attempts = 2;
-	if ((v = env_get(ch->in, "AWS_METADATA_SERVICE_TIMEOUT")) && gc_parse_u64(v, 60, &n) == 0 &&
-	    n > 0)
+	if ((v = gc_spec_env_get(env, "AWS_METADATA_SERVICE_TIMEOUT")) &&
+	    gc_parse_u64(v, 60, &n) == 0 && n > 0)
 		m.timeout_ms = (long)n * 1000;
-	if ((v = env_get(ch->in, "AWS_METADATA_SERVICE_NUM_ATTEMPTS")) &&
+	if ((v = gc_spec_env_get(env, "AWS_METADATA_SERVICE_NUM_ATTEMPTS")) &&
 	    gc_parse_u64(v, 10, &n) == 0 && n > 0)
 		m.attempts = (unsigned)n;
 
-	if (imds_request(ch, &m, "PUT", "/latest/api/token",
-			 "X-aws-ec2-metadata-token-ttl-seconds: " IMDS_TOKEN_TTL, &res, &e) != 0) {
-		*why = gc_xasprintf("no usable answer from %s: %s", m.base, e.message);
-		goto out;
+	switch (gc_metadata_token(&m, "/latest/api/token",
+				  "X-aws-ec2-metadata-token-ttl-seconds: " IMDS_TOKEN_TTL,
+				  "X-aws-ec2-metadata-token", &status, &e)) {
+	case -1: *why = gc_xasprintf("no usable answer from %s: %s", base, e.message); goto out;
+	case 1: *why = gc_xasprintf("%s refused a session token (HTTP %d)", base, status); goto out;
+	default: break;
 	}
-	if (res.status != 200 || res.body.len == 0) {
-		*why = gc_xasprintf("%s refused a session token (HTTP %d)", m.base, res.status);
-		gc_http_response_release(&res);
+	if (gc_metadata_role(&m, IMDS_CREDS_PATH, "no IAM role is attached to this instance", false,
+			     gc_creds_role_name_ok, &role, why) != 0)
 		goto out;
-	}
-	token = first_line(&res.body);
-	gc_http_response_release(&res);
-	gc_log_add_secret(ch->in->log, token);
-	hdr = gc_xasprintf("X-aws-ec2-metadata-token: %s", token);
-
-	if (imds_request(ch, &m, "GET", IMDS_CREDS_PATH, hdr, &res, &e) != 0) {
-		*why = gc_xasprintf("%s failed: %s", m.base, e.message);
-		goto out;
-	}
-	if (res.status == 404) {
-		*why = gc_xasprintf("no IAM role is attached to this instance (%s)", m.base);
-		gc_http_response_release(&res);
-		goto out;
-	}
-	if (res.status != 200) {
-		*why = gc_xasprintf("%s answered HTTP %d for the role name", m.base, res.status);
-		gc_http_response_release(&res);
-		goto out;
-	}
-	role = first_line(&res.body);
-	gc_http_response_release(&res);
-	if (!*role ||
-	    strspn(role,
-		   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		   "0123456789+=,.@_-") != strlen(role)) {
-		*why = gc_xasprintf("%s gave no usable role name", m.base);
-		goto out;
-	}
 	path = gc_xasprintf("%s%s", IMDS_CREDS_PATH, role);
-	if (imds_request(ch, &m, "GET", path, hdr, &res, &e) != 0) {
-		*why = gc_xasprintf("%s failed: %s", m.base, e.message);
+	if (gc_metadata_request(&m, "GET", path, NULL, &res, &e) != 0) {
+		*why = gc_xasprintf("%s failed: %s", base, e.message);
 		goto out;
 	}
-	what = gc_xasprintf("the instance metadata service at %s (role '%s')", m.base, role);
+	what = gc_xasprintf("the instance metadata service at %s (role '%s')", base, role);
 	if (res.status != 200) {
-		*why = gc_xasprintf("%s answered HTTP %d for the credentials of role '%s'", m.base,
+		*why = gc_xasprintf("%s answered HTTP %d for the credentials of role '%s'", base,
 				    res.status, role);
 		gc_http_response_release(&res);
 		goto out;
@@ -1436,12 +1222,11 @@ static int imds_creds(struct aws_creds *out, struct chain *ch, char **why, struc
 			      gc_xasprintf("instance metadata (role '%s')", role), err);
 out:
 	json_decref(j);
-	gc_wipe_free(token);
-	gc_wipe_free(hdr);
+	gc_metadata_release(&m);
 	free(role);
 	free(path);
 	free(what);
-	free(m.base);
+	free(base);
 	return ret;
 }
 
@@ -1460,8 +1245,8 @@ static int static_keys(struct aws_creds *out, struct chain *ch, const struct pro
 		return gc_error_set(err, GC_EAUTH, "profile '%s' sets %s but not %s", p->name,
 				    akid ? "aws_access_key_id" : "aws_secret_access_key",
 				    akid ? "aws_secret_access_key" : "aws_access_key_id");
-	creds_fill(out, ch->in->log, akid, secret, pget(p, "aws_session_token"), 0,
-		   gc_xasprintf("profile '%s'", p->name));
+	gc_creds_set(&out->base, ch->in->log, akid, secret, pget(p, "aws_session_token"), 0,
+		     gc_xasprintf("profile '%s'", p->name));
 	return 0;
 }
 
@@ -1627,26 +1412,10 @@ static int from_profile(struct aws_creds *out, struct chain *ch, const char *nam
 				    ch->sh.config_name);
 		return 1;
 	}
-	for (size_t i = 0; i < ch->depth; i++) {
-		if (strcmp(ch->stack[i], name) != 0)
-			continue;
-		{
-			struct gc_buf loop = GC_BUF_INIT(GC_ERROR_MSG_MAX);
-			for (size_t k = i; k < ch->depth; k++)
-				gc_buf_addf(&loop, "'%s' -> ", ch->stack[k]);
-			gc_buf_addf(&loop, "'%s'", name);
-			gc_error_set(err, GC_EINVALID, "source_profile loop: %s", loop.data);
-			gc_buf_release(&loop);
-			return -1;
-		}
-	}
-	if (ch->depth == MAX_ROLE_HOPS)
-		return gc_error_set(err, GC_EINVALID,
-				    "profile '%s': more than %d profiles in a source_profile chain",
-				    name, MAX_ROLE_HOPS);
-	ch->stack[ch->depth++] = name;
+	if (gc_creds_stack_push(&ch->stack, name, NULL, err) != 0)
+		return -1;
 	rc = profile_creds(out, ch, &p, via, why, err);
-	ch->depth--;
+	ch->stack.depth--;
 	return rc;
 }
 
@@ -1655,48 +1424,47 @@ static int from_profile(struct aws_creds *out, struct chain *ch, const char *nam
 int aws_creds_resolve(struct aws_creds *out, const struct aws_config *cfg,
 		      const struct aws_creds_input *in, struct gc_error *err)
 {
-	struct gc_buf tried = GC_BUF_INIT(GC_ERROR_MSG_MAX * 4);
+	struct gc_creds_tried tried;
 	struct aws_creds got;
 	struct chain ch;
 	const char *named_by, *name, *role_arn, *token_file;
 	char *why = NULL;
-	int rc = -1, ret = -1;
+	int rc = -1;
 
 	memset(&ch, 0, sizeof(ch));
 	ch.in = in;
 	ch.cfg = cfg;
-	ch.now = in->now ? in->now : (int64_t)time(NULL);
-	aws_creds_init(&got);
+	ch.cx = (struct gc_creds_ctx){ .env = in->env,
+				       .http = in->http,
+				       .log = in->log,
+				       .clock = in->clock,
+				       .now = in->now ? in->now : (int64_t)time(NULL) };
 	if (shared_load(&ch.sh, in, err) != 0)
 		return -1;
+	aws_creds_init(&got);
+	gc_creds_tried_init(&tried);
 	name = profile_name(in, &named_by);
 
 	/* 0. the spec's OIDC role, in GitHub Actions: the spec asks for it by name */
-	if (in->oidc && in->oidc->role) {
-		if (gc_oidc_in_actions(in->env)) {
-			char *what = gc_xasprintf("assume role '%s' (the spec's provider.oidc) "
-						  "with the GitHub Actions OIDC token",
-						  in->oidc->role);
-			rc = actions_identity(
-				&got, &ch, in->oidc->role, in->oidc->audience,
-				in->oidc->session_name, what,
-				gc_xasprintf("GitHub Actions OIDC (role '%s')", in->oidc->role),
-				err);
-			free(what);
-			goto done;
-		}
-		gc_buf_addstr(&tried, "the spec's provider.oidc (GITHUB_ACTIONS is not true), ");
+	if (gc_creds_spec_oidc(&tried, in->oidc, in->env)) {
+		char *what = gc_xasprintf("assume role '%s' (the spec's provider.oidc) "
+					  "with the GitHub Actions OIDC token",
+					  in->oidc->role);
+		rc = actions_identity(
+			&got, &ch, in->oidc->role, in->oidc->audience, in->oidc->session_name, what,
+			gc_xasprintf("GitHub Actions OIDC (role '%s')", in->oidc->role), err);
+		free(what);
+		goto done;
 	}
 
 	/* 1. the environment, unless the spec names a profile */
 	if (in->profile && *in->profile) {
-		gc_buf_addf(&tried, "environment (skipped: the spec names profile '%s')", name);
+		gc_creds_tried_add(&tried, "environment (skipped: the spec names profile '%s')",
+				   name);
 	} else {
 		rc = env_keys(&got, &ch, &why, err);
-		if (rc <= 0)
+		if (gc_creds_tried_stop(&tried, rc, &why, "environment"))
 			goto done;
-		gc_buf_addf(&tried, "environment (%s)", why);
-		free(why), why = NULL;
 	}
 
 	/* 2. the profile */
@@ -1708,19 +1476,17 @@ int aws_creds_resolve(struct aws_creds *out, const struct aws_config *cfg,
 		}
 	}
 	rc = from_profile(&got, &ch, name, NULL, &why, err);
-	if (rc <= 0)
+	if (gc_creds_tried_stop(&tried, rc, &why, "profile '%s'", name))
 		goto done;
-	gc_buf_addf(&tried, ", profile '%s' (%s)", name, why);
-	free(why), why = NULL;
 
 	/* 3. web identity from the environment (GitHub Actions OIDC, EKS) */
-	role_arn = env_get(in, "AWS_ROLE_ARN");
-	token_file = env_get(in, "AWS_WEB_IDENTITY_TOKEN_FILE");
+	role_arn = gc_spec_env_get(in->env, "AWS_ROLE_ARN");
+	token_file = gc_spec_env_get(in->env, "AWS_WEB_IDENTITY_TOKEN_FILE");
 	if (role_arn && token_file) {
 		char *what =
 			gc_xasprintf("assume role '%s' (AWS_ROLE_ARN) with web identity", role_arn);
 		rc = web_identity(&got, &ch, role_arn, token_file,
-				  env_get(in, "AWS_ROLE_SESSION_NAME"), NULL, what,
+				  gc_spec_env_get(in->env, "AWS_ROLE_SESSION_NAME"), NULL, what,
 				  gc_xasprintf("web identity (role '%s')", role_arn), err);
 		free(what);
 		goto done;
@@ -1731,40 +1497,30 @@ int aws_creds_resolve(struct aws_creds *out, const struct aws_config *cfg,
 					  "OIDC token",
 					  role_arn);
 		rc = actions_identity(&got, &ch, role_arn, in->oidc ? in->oidc->audience : NULL,
-				      env_get(in, "AWS_ROLE_SESSION_NAME"), what,
+				      gc_spec_env_get(in->env, "AWS_ROLE_SESSION_NAME"), what,
 				      gc_xasprintf("GitHub Actions OIDC (role '%s')", role_arn),
 				      err);
 		free(what);
 		goto done;
 	}
-	gc_buf_addf(&tried, ", web identity (%s not set)",
-		    role_arn ? "AWS_WEB_IDENTITY_TOKEN_FILE" : "AWS_ROLE_ARN");
+	gc_creds_tried_add(&tried, "web identity (%s not set)",
+			   role_arn ? "AWS_WEB_IDENTITY_TOKEN_FILE" : "AWS_ROLE_ARN");
 
 	/* 4. the container endpoint is not used; say so when it is configured */
-	if (env_get(in, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") ||
-	    env_get(in, "AWS_CONTAINER_CREDENTIALS_FULL_URI"))
-		gc_buf_addstr(&tried,
-			      ", container credentials (set, but gpucluster does not use "
-			      "them)");
+	if (gc_spec_env_get(in->env, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") ||
+	    gc_spec_env_get(in->env, "AWS_CONTAINER_CREDENTIALS_FULL_URI"))
+		gc_creds_tried_add(&tried,
+				   "container credentials (set, but gpucluster does not use "
+				   "them)");
 
 	/* 5. the instance's role */
 	rc = imds_creds(&got, &ch, &why, err);
-	if (rc <= 0)
+	if (gc_creds_tried_stop(&tried, rc, &why, "instance metadata"))
 		goto done;
-	gc_buf_addf(&tried, ", instance metadata (%s)", why);
-	free(why), why = NULL;
-	gc_error_set(err, GC_EAUTH, "no AWS credentials found; tried: %s", tried.data);
-	rc = -1;
+	rc = gc_creds_tried_fail(&tried, "AWS", err);
 done:
-	if (rc == 0) {
-		gc_log_debug(in->log, "aws: credentials from %s", got.source);
-		*out = got;
-		aws_creds_init(&got);
-		ret = 0;
-	}
 	free(why);
-	aws_creds_release(&got);
-	gc_buf_release(&tried);
+	gc_creds_tried_release(&tried);
 	shared_release(&ch.sh);
-	return ret;
+	return gc_creds_finish(&out->base, &got.base, rc, &ch.cx, "aws");
 }

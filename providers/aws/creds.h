@@ -85,17 +85,25 @@
 #include <stdint.h>
 
 #include "core/clock.h"
+#include "core/creds.h"
 #include "core/error.h"
 #include "core/http.h"
 #include "core/log.h"
 #include "core/spec.h"
 
+/* The fields of struct gc_creds (core/creds.h, whose helpers fill `base`) by their AWS
+ * names. */
 struct aws_creds {
-	char *access_key_id;
-	char *secret_access_key;
-	char *session_token; /* NULL for long-term keys */
-	int64_t expiration;  /* unix seconds; 0: does not expire */
-	char *source;	     /* where they came from: "environment", "profile 'ci'", ... */
+	union {
+		struct gc_creds base;
+		struct {
+			char *access_key_id;
+			char *secret_access_key;
+			char *session_token; /* NULL for long-term keys */
+			int64_t expiration;  /* unix seconds; 0: does not expire */
+			char *source; /* where they came from: "environment", "profile 'ci'" */
+		};
+	};
 };
 
 struct aws_config {

@@ -9,7 +9,9 @@
  * Every environment variable is read through the input's struct gc_spec_env, never
  * getenv(), so tests decide what is set (HOME included). Every failure says which source
  * failed and why; when nothing applies, the error lists each source tried. Secrets are
- * registered with the log as soon as they are read.
+ * registered with the log as soon as they are read. The plumbing under that (files under
+ * HOME, INI, the metadata service's requests, the GitHub Actions token, the list of
+ * sources tried, retries) is core/creds.h's; what is here is Tencent Cloud's own.
  *
  * The network parts: the CVM metadata service, and STS AssumeRoleWithWebIdentity
  * (unsigned, the token being the proof) with a token from TKE's file or from GitHub
@@ -28,17 +30,16 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/creds.h"
+#include "core/ini.h"
 #include "core/keygen.h"
 #include "core/oidc.h"
-#include "core/retry.h"
 #include "core/str.h"
-#include "providers/aws/ini.h"
 #include "providers/tencent/creds.h"
 #include "providers/tencent/cvm.h"
 
 #define METADATA_BASE	     "http://metadata.tencentyun.com"
 #define METADATA_CREDS_PATH  "/latest/meta-data/cam/security-credentials/"
-#define METADATA_MAX	     ((size_t)64 << 10)
 #define METADATA_TIMEOUT_MS  1000L
 #define METADATA_ATTEMPTS    2
 #define ETC_CREDENTIALS	     "/etc/tencentcloud/credentials"
@@ -52,11 +53,6 @@
 
 /* --- small helpers -------------------------------------------------------------------- */
 
-static const char *env_get(const struct tc_creds_input *in, const char *name)
-{
-	return gc_spec_env_get(in->env, name);
-}
-
 /* Whether name is set at all, empty included (TENCENTCLOUD_CREDENTIALS_FILE=""). */
 static bool env_isset(const struct tc_creds_input *in, const char *name)
 {
@@ -67,32 +63,13 @@ static bool env_isset(const struct tc_creds_input *in, const char *name)
 
 void tc_creds_init(struct tc_creds *c)
 {
-	memset(c, 0, sizeof(*c));
+	gc_creds_init(&c->base);
 }
 
 void tc_creds_release(struct tc_creds *c)
 {
-	if (!c)
-		return;
-	free(c->secret_id);
-	gc_wipe_free(c->secret_key);
-	gc_wipe_free(c->token);
-	free(c->source);
-	memset(c, 0, sizeof(*c));
-}
-
-/* Fills c, taking source; registers the secrets with the log. */
-static void creds_fill(struct tc_creds *c, struct gc_log *log, const char *id, const char *key,
-		       const char *token, int64_t expiration, char *source)
-{
-	tc_creds_release(c);
-	gc_log_add_secret(log, key);
-	gc_log_add_secret(log, token);
-	c->secret_id = gc_xstrdup(id);
-	c->secret_key = gc_xstrdup(key);
-	c->token = token && *token ? gc_xstrdup(token) : NULL;
-	c->expiration = expiration;
-	c->source = source;
+	if (c)
+		gc_creds_release(&c->base);
 }
 
 /* A value from the SDKs' INI file without one surrounding pair of double quotes (the
@@ -106,22 +83,11 @@ static char *unquote(const char *v)
 	return gc_xstrdup(v);
 }
 
-/* Reads a small file whole; *found false (and 0) when it does not exist. */
-static int read_file(char **out, bool *found, const char *path, size_t cap, struct gc_error *err)
-{
-	struct gc_buf b = GC_BUF_INIT(cap);
-	int ret = gc_buf_read_file(&b, path, NULL, found, err);
-
-	if (ret == 0 && *found)
-		*out = gc_buf_detach(&b, NULL);
-	gc_keypair_wipe_buf(&b); /* it holds a secret key */
-	return ret;
-}
-
 /* --- the chain's state ------------------------------------------------------------------ */
 
 struct chain {
 	const struct tc_creds_input *in;
+	struct gc_creds_ctx cx;
 	const char *profile;  /* the profile in effect */
 	const char *named_by; /* what named it ("the spec", "TENCENTCLOUD_PROFILE"), or NULL */
 	bool want_role;	      /* a tccli profile of type cvm-role */
@@ -132,9 +98,9 @@ struct chain {
 /* 0 found, 1 not set (*why), -1 a half-set pair. */
 static int env_keys(struct tc_creds *out, struct chain *ch, char **why, struct gc_error *err)
 {
-	const char *id = env_get(ch->in, "TENCENTCLOUD_SECRET_ID");
-	const char *key = env_get(ch->in, "TENCENTCLOUD_SECRET_KEY");
-	const char *token = env_get(ch->in, "TENCENTCLOUD_SESSION_TOKEN");
+	const char *id = gc_spec_env_get(ch->in->env, "TENCENTCLOUD_SECRET_ID");
+	const char *key = gc_spec_env_get(ch->in->env, "TENCENTCLOUD_SECRET_KEY");
+	const char *token = gc_spec_env_get(ch->in->env, "TENCENTCLOUD_SESSION_TOKEN");
 
 	if (!id && !key) {
 		*why = gc_xstrdup("TENCENTCLOUD_SECRET_ID not set");
@@ -146,8 +112,8 @@ static int env_keys(struct tc_creds *out, struct chain *ch, char **why, struct g
 				    "not; set both or neither",
 				    id ? "ID" : "KEY", id ? "KEY" : "ID");
 	if (!token)
-		token = env_get(ch->in, "TENCENTCLOUD_TOKEN"); /* tccli's name */
-	creds_fill(out, ch->in->log, id, key, token, 0, gc_xstrdup("environment"));
+		token = gc_spec_env_get(ch->in->env, "TENCENTCLOUD_TOKEN"); /* tccli's name */
+	gc_creds_set(&out->base, ch->in->log, id, key, token, 0, gc_xstrdup("environment"));
 	return 0;
 }
 
@@ -161,13 +127,13 @@ static int env_keys(struct tc_creds *out, struct chain *ch, char **why, struct g
 static int sdk_file(struct chain *ch, char **path, char **shown, struct gc_error *err)
 {
 	const struct tc_creds_input *in = ch->in;
-	const char *home = env_get(in, "HOME");
+	const char *home = gc_spec_env_get(in->env, "HOME");
 	const char *etc = in->etc_credentials ? in->etc_credentials : ETC_CREDENTIALS;
 	struct stat st;
 
 	*path = NULL;
 	if (env_isset(in, "TENCENTCLOUD_CREDENTIALS_FILE")) {
-		const char *set = env_get(in, "TENCENTCLOUD_CREDENTIALS_FILE");
+		const char *set = gc_spec_env_get(in->env, "TENCENTCLOUD_CREDENTIALS_FILE");
 
 		if (!set)
 			return gc_error_set(err, GC_EINVALID,
@@ -237,8 +203,8 @@ static int sdk_profile(struct tc_creds *out, struct chain *ch, char **why, struc
 			     id && *id ? "secret_key" : "secret_id");
 		goto out;
 	}
-	creds_fill(out, ch->in->log, id, key, NULL, 0,
-		   gc_xasprintf("profile '%s' (%s)", ch->profile, shown));
+	gc_creds_set(&out->base, ch->in->log, id, key, NULL, 0,
+		     gc_xasprintf("profile '%s' (%s)", ch->profile, shown));
 	ret = 0;
 out:
 	free(path);
@@ -261,7 +227,7 @@ static const char *jstr(json_t *o, const char *key)
 /* 0 found, 1 not there (*why), 2 a cvm-role profile, -1 broken. */
 static int tccli_profile(struct tc_creds *out, struct chain *ch, char **why, struct gc_error *err)
 {
-	const char *home = env_get(ch->in, "HOME");
+	const char *home = gc_spec_env_get(ch->in->env, "HOME");
 	char *path, *shown, *text = NULL;
 	const char *id, *key, *type;
 	json_error_t jerr;
@@ -276,7 +242,7 @@ static int tccli_profile(struct tc_creds *out, struct chain *ch, char **why, str
 		return 1;
 	}
 	path = gc_xasprintf("%s/.tccli/%s.credential", home, ch->profile);
-	if (read_file(&text, &found, path, TCCLI_CREDENTIAL_MAX, err) != 0)
+	if (gc_creds_read_file(&text, path, NULL, TCCLI_CREDENTIAL_MAX, false, &found, err) != 0)
 		goto out;
 	if (!found) {
 		*why = gc_xasprintf("no %s", shown);
@@ -321,8 +287,8 @@ static int tccli_profile(struct tc_creds *out, struct chain *ch, char **why, str
 			     id ? "secretId" : "secretKey", id ? "secretKey" : "secretId");
 		goto out;
 	}
-	creds_fill(out, ch->in->log, id, key, jstr(j, "token"), 0,
-		   gc_xasprintf("tccli profile '%s'", ch->profile));
+	gc_creds_set(&out->base, ch->in->log, id, key, jstr(j, "token"), 0,
+		     gc_xasprintf("tccli profile '%s'", ch->profile));
 	ret = 0;
 out:
 	if (text) {
@@ -338,44 +304,12 @@ out:
 
 /* --- 4. the CVM instance role -------------------------------------------------------------- */
 
-/* One metadata GET with its retries; 0 when an answer arrived (any status below 500). */
-static int metadata_get(const struct chain *ch, const char *base, const char *path,
-			struct gc_http_response *res, struct gc_error *err)
-{
-	struct gc_retry_policy policy;
-	struct gc_http_request req;
-	long timeout =
-		ch->in->metadata_timeout_ms ? ch->in->metadata_timeout_ms : METADATA_TIMEOUT_MS;
-	char *url = gc_xasprintf("%s%s", base, path);
-	int ret;
-
-	memset(&policy, 0, sizeof(policy));
-	policy.max_attempts = METADATA_ATTEMPTS;
-	policy.clock = ch->in->clock;
-	memset(&req, 0, sizeof(req));
-	req.method = "GET";
-	req.url = url;
-	req.connect_timeout_ms = timeout;
-	req.timeout_ms = timeout;
-	req.max_response = METADATA_MAX;
-	ret = gc_http_perform_retried(ch->in->http, &req, res, &policy, err);
-	free(url);
-	return ret;
-}
-
-static bool role_name_ok(const char *s)
-{
-	return *s &&
-		strspn(s,
-		       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		       "0123456789+=,.@_-") == strlen(s);
-}
-
 /* 0 found; 1 not available here (*why); -1 a broken answer. */
 static int cvm_role(struct tc_creds *out, struct chain *ch, char **why, struct gc_error *err)
 {
 	const char *base = ch->in->metadata_base ? ch->in->metadata_base : METADATA_BASE;
 	const char *v, *id, *key, *token;
+	struct gc_metadata m = { .cx = &ch->cx, .base = base, .attempts = METADATA_ATTEMPTS };
 	struct gc_http_response res;
 	struct gc_error e;
 	char *role = NULL, *path = NULL;
@@ -383,7 +317,8 @@ static int cvm_role(struct tc_creds *out, struct chain *ch, char **why, struct g
 	int ret = 1;
 
 	*why = NULL;
-	if (!ch->want_role && (v = env_get(ch->in, "TENCENTCLOUD_CVM_ROLE_DISABLED")) &&
+	if (!ch->want_role &&
+	    (v = gc_spec_env_get(ch->in->env, "TENCENTCLOUD_CVM_ROLE_DISABLED")) &&
 	    strcasecmp(v, "true") == 0) {
 		*why = gc_xstrdup("disabled by TENCENTCLOUD_CVM_ROLE_DISABLED");
 		return 1;
@@ -393,28 +328,13 @@ static int cvm_role(struct tc_creds *out, struct chain *ch, char **why, struct g
 		return 1;
 	}
 	gc_error_init(&e);
-	if (metadata_get(ch, base, METADATA_CREDS_PATH, &res, &e) != 0) {
-		*why = gc_xasprintf("no answer from %s: %s", base, e.message);
+	m.timeout_ms =
+		ch->in->metadata_timeout_ms ? ch->in->metadata_timeout_ms : METADATA_TIMEOUT_MS;
+	if (gc_metadata_role(&m, METADATA_CREDS_PATH, "no CAM role is bound to this instance", true,
+			     gc_creds_role_name_ok, &role, why) != 0)
 		goto out;
-	}
-	if (res.status == 404) {
-		*why = gc_xasprintf("no CAM role is bound to this instance (%s)", base);
-		gc_http_response_release(&res);
-		goto out;
-	}
-	if (res.status != 200) {
-		*why = gc_xasprintf("%s answered HTTP %d for the role name", base, res.status);
-		gc_http_response_release(&res);
-		goto out;
-	}
-	role = gc_xstrndup(res.body.data, strcspn(res.body.data, "\r\n"));
-	gc_http_response_release(&res);
-	if (!role_name_ok(role)) {
-		*why = gc_xasprintf("%s gave no usable role name", base);
-		goto out;
-	}
 	path = gc_xasprintf("%s%s", METADATA_CREDS_PATH, role);
-	if (metadata_get(ch, base, path, &res, &e) != 0) {
+	if (gc_metadata_request(&m, "GET", path, NULL, &res, &e) != 0) {
 		*why = gc_xasprintf("%s failed: %s", base, e.message);
 		goto out;
 	}
@@ -447,8 +367,8 @@ static int cvm_role(struct tc_creds *out, struct chain *ch, char **why, struct g
 			     base, role);
 		goto out;
 	}
-	creds_fill(out, ch->in->log, id, key, token, (int64_t)json_integer_value(exp),
-		   gc_xasprintf("instance role '%s'", role));
+	gc_creds_set(&out->base, ch->in->log, id, key, token, (int64_t)json_integer_value(exp),
+		     gc_xasprintf("instance role '%s'", role));
 	ret = 0;
 out:
 	json_decref(j);
@@ -520,12 +440,54 @@ static int sts_read(struct tc_creds *out, struct chain *ch, const struct gc_http
 			     what, url);
 		goto out;
 	}
-	creds_fill(out, ch->in->log, id, key, token, (int64_t)json_integer_value(exp),
-		   gc_xstrdup(source));
+	gc_creds_set(&out->base, ch->in->log, id, key, token, (int64_t)json_integer_value(exp),
+		     gc_xstrdup(source));
 	ret = 0;
 out:
 	json_decref(doc);
 	return ret;
+}
+
+/* One AssumeRoleWithWebIdentity call: its body (the token in it) and where it goes. */
+struct sts_call {
+	struct tc_creds *out;
+	struct chain *ch;
+	const char *url, *body, *h_region, *what, *source;
+};
+
+/* One attempt at a call (for gc_creds_retried), with a fresh timestamp. */
+static int sts_attempt(void *arg, bool *last, struct gc_error *err)
+{
+	struct sts_call *c = arg;
+	const char *headers[6];
+	struct gc_http_request req;
+	struct gc_http_response res;
+	char h_ts[48];
+	int rc;
+
+	(void)last;
+	snprintf(h_ts, sizeof(h_ts), "X-TC-Timestamp: %lld", (long long)time(NULL));
+	headers[0] = "Authorization: SKIP";
+	headers[1] = "Content-Type: application/json";
+	headers[2] = "X-TC-Action: AssumeRoleWithWebIdentity";
+	headers[3] = "X-TC-Version: " STS_VERSION;
+	headers[4] = h_ts;
+	headers[5] = c->h_region;
+	memset(&req, 0, sizeof(req));
+	req.method = "POST";
+	req.url = c->url;
+	req.headers = headers;
+	req.n_headers = 6;
+	req.body = c->body;
+	req.body_len = strlen(c->body);
+	req.max_response = STS_MAX_RESPONSE;
+	rc = gc_http_perform(c->ch->in->http, &req, &res, err);
+	if (rc != 0)
+		gc_error_prefix(err, "cannot %s at '%s'", c->what, c->url);
+	else
+		rc = sts_read(c->out, c->ch, &res, c->what, c->url, c->source, err);
+	gc_http_response_release(&res);
+	return rc;
 }
 
 /*
@@ -538,10 +500,9 @@ static int web_identity_token(struct tc_creds *out, struct chain *ch, const char
 			      const char *region, const char *what, const char *source,
 			      struct gc_error *err)
 {
-	struct gc_retry_policy policy;
-	struct gc_retry r;
+	struct sts_call call;
 	char *url = sts_url(ch), *body = NULL, *h_region = NULL;
-	char session[GC_OIDC_SESSION_MAX + 1], h_ts[48];
+	char session[GC_OIDC_SESSION_MAX + 1];
 	json_t *params;
 	int ret = -1;
 
@@ -563,48 +524,17 @@ static int web_identity_token(struct tc_creds *out, struct chain *ch, const char
 		goto out;
 	}
 	h_region = gc_xasprintf("X-TC-Region: %s", region ? region : STS_DEFAULT_REGION);
-	memset(&policy, 0, sizeof(policy));
-	policy.clock = ch->in->clock;
-	gc_retry_begin(&r, &policy);
 	gc_log_debug(ch->in->log, "tencent: sts AssumeRoleWithWebIdentity '%s' at '%s'", role_arn,
 		     url);
-	for (;;) {
-		const char *headers[6];
-		struct gc_http_request req;
-		struct gc_http_response res;
-		int rc;
-
-		snprintf(h_ts, sizeof(h_ts), "X-TC-Timestamp: %lld", (long long)time(NULL));
-		headers[0] = "Authorization: SKIP";
-		headers[1] = "Content-Type: application/json";
-		headers[2] = "X-TC-Action: AssumeRoleWithWebIdentity";
-		headers[3] = "X-TC-Version: " STS_VERSION;
-		headers[4] = h_ts;
-		headers[5] = h_region;
-		memset(&req, 0, sizeof(req));
-		req.method = "POST";
-		req.url = url;
-		req.headers = headers;
-		req.n_headers = 6;
-		req.body = body;
-		req.body_len = strlen(body);
-		req.max_response = STS_MAX_RESPONSE;
-		rc = gc_http_perform(ch->in->http, &req, &res, err);
-		if (rc != 0)
-			gc_error_prefix(err, "cannot %s at '%s'", what, url);
-		else
-			rc = sts_read(out, ch, &res, what, url, source, err);
-		gc_http_response_release(&res);
-		if (rc == 0) {
-			gc_retry_succeeded(&r);
-			ret = 0;
-			break;
-		}
-		if (gc_retry_pause(&r, err, -1) != 0)
-			break;
-		gc_log_debug(ch->in->log, "tencent: retrying sts AssumeRoleWithWebIdentity: %s",
-			     err->message);
-	}
+	call = (struct sts_call){ .out = out,
+				  .ch = ch,
+				  .url = url,
+				  .body = body,
+				  .h_region = h_region,
+				  .what = what,
+				  .source = source };
+	ret = gc_creds_retried(&ch->cx, "tencent: retrying sts AssumeRoleWithWebIdentity",
+			       sts_attempt, &call, err);
 out:
 	if (body) {
 		for (char *p = body; *p; p++) /* it holds the token */
@@ -622,15 +552,11 @@ static int web_identity_file(struct tc_creds *out, struct chain *ch, const char 
 {
 	char *text = NULL, *what = NULL, *source = NULL;
 	bool found = false;
-	size_t n;
 	int ret = -1;
 
-	if (read_file(&text, &found, file, TOKEN_FILE_MAX, err) != 0)
+	if (gc_creds_read_file(&text, file, NULL, TOKEN_FILE_MAX, true, &found, err) != 0)
 		return gc_error_prefix(err, "TKE_WEB_IDENTITY_TOKEN_FILE");
-	n = text ? strlen(text) : 0;
-	while (n && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
-		text[--n] = '\0';
-	if (!found || !n) {
+	if (!found || !*text) {
 		gc_error_set(err, GC_EAUTH,
 			     "web identity token file '%s' (TKE_WEB_IDENTITY_TOKEN_FILE) "
 			     "is %s",
@@ -642,7 +568,7 @@ static int web_identity_file(struct tc_creds *out, struct chain *ch, const char 
 			    role_arn, file);
 	source = gc_xasprintf("web identity (role '%s')", role_arn);
 	ret = web_identity_token(out, ch, role_arn, provider_id, text, NULL,
-				 env_get(ch->in, "TKE_REGION"), what, source, err);
+				 gc_spec_env_get(ch->in->env, "TKE_REGION"), what, source, err);
 out:
 	gc_wipe_free(text);
 	free(what);
@@ -656,7 +582,6 @@ static int web_identity_actions(struct tc_creds *out, struct chain *ch, const ch
 				const char *session_name, const char *region, const char *named_by,
 				struct gc_error *err)
 {
-	struct gc_oidc_request req;
 	char *token = NULL, *what, *source;
 	int ret = -1;
 
@@ -668,16 +593,9 @@ static int web_identity_actions(struct tc_creds *out, struct chain *ch, const ch
 			     "cannot %s: no OIDC provider id (provider.oidc.provider)", what);
 		goto out;
 	}
-	memset(&req, 0, sizeof(req));
-	req.audience = audience && *audience ? audience : GC_OIDC_AUDIENCE_TENCENT;
-	req.env = ch->in->env;
-	req.http = ch->in->http;
-	req.log = ch->in->log;
-	req.clock = ch->in->clock;
-	if (gc_oidc_fetch(&token, &req, err) != 0) {
-		gc_error_prefix(err, "cannot %s", what);
+	if (gc_creds_actions_token(&token, &ch->cx, audience, GC_OIDC_AUDIENCE_TENCENT, what,
+				   err) != 0)
 		goto out;
-	}
 	ret = web_identity_token(out, ch, role_arn, provider_id, token, session_name, region, what,
 				 source, err);
 out:
@@ -697,10 +615,10 @@ static void pick_profile(struct chain *ch)
 	if (ch->in->profile && *ch->in->profile) {
 		ch->profile = ch->in->profile;
 		ch->named_by = "the spec (provider.profile)";
-	} else if ((v = env_get(ch->in, "TENCENTCLOUD_PROFILE"))) {
+	} else if ((v = gc_spec_env_get(ch->in->env, "TENCENTCLOUD_PROFILE"))) {
 		ch->profile = v;
 		ch->named_by = "TENCENTCLOUD_PROFILE";
-	} else if ((v = env_get(ch->in, "TCCLI_PROFILE"))) {
+	} else if ((v = gc_spec_env_get(ch->in->env, "TCCLI_PROFILE"))) {
 		ch->profile = v;
 		ch->named_by = "TCCLI_PROFILE";
 	} else {
@@ -711,38 +629,37 @@ static void pick_profile(struct chain *ch)
 
 int tc_creds_resolve(struct tc_creds *out, const struct tc_creds_input *in, struct gc_error *err)
 {
-	struct gc_buf tried = GC_BUF_INIT(GC_ERROR_MSG_MAX * 4);
+	struct gc_creds_tried tried;
 	struct tc_creds got;
 	struct chain ch;
 	char *why = NULL, *why2 = NULL;
-	int rc, ret = -1;
+	int rc;
 
 	memset(&ch, 0, sizeof(ch));
 	ch.in = in;
+	ch.cx = (struct gc_creds_ctx){
+		.env = in->env, .http = in->http, .log = in->log, .clock = in->clock
+	};
 	pick_profile(&ch);
 	tc_creds_init(&got);
+	gc_creds_tried_init(&tried);
 
 	/* 0. the spec's OIDC role, in GitHub Actions: the spec asks for it by name */
-	if (in->oidc && in->oidc->role) {
-		if (gc_oidc_in_actions(in->env)) {
-			rc = web_identity_actions(&got, &ch, in->oidc->role, in->oidc->provider,
-						  in->oidc->audience, in->oidc->session_name,
-						  in->region, "the spec's provider.oidc", err);
-			goto done;
-		}
-		gc_buf_addstr(&tried, "the spec's provider.oidc (GITHUB_ACTIONS is not true), ");
+	if (gc_creds_spec_oidc(&tried, in->oidc, in->env)) {
+		rc = web_identity_actions(&got, &ch, in->oidc->role, in->oidc->provider,
+					  in->oidc->audience, in->oidc->session_name, in->region,
+					  "the spec's provider.oidc", err);
+		goto done;
 	}
 
 	/* 1. the environment, unless the spec names a profile */
 	if (in->profile && *in->profile) {
-		gc_buf_addf(&tried, "environment (skipped: the spec names profile '%s')",
-			    ch.profile);
+		gc_creds_tried_add(&tried, "environment (skipped: the spec names profile '%s')",
+				   ch.profile);
 	} else {
 		rc = env_keys(&got, &ch, &why, err);
-		if (rc <= 0)
+		if (gc_creds_tried_stop(&tried, rc, &why, "environment"))
 			goto done;
-		gc_buf_addf(&tried, "environment (%s)", why);
-		free(why), why = NULL;
 	}
 
 	/* 2. the profile: the SDKs' file, then tccli's */
@@ -768,23 +685,23 @@ int tc_creds_resolve(struct tc_creds *out, const struct tc_creds_input *in, stru
 				  ch.profile, ch.named_by, why, why2);
 		goto done;
 	}
-	gc_buf_addf(&tried, ", profile '%s' (%s; %s)", ch.profile, why, why2);
+	gc_creds_tried_add(&tried, "profile '%s' (%s; %s)", ch.profile, why, why2);
 	free(why), why = NULL;
 	free(why2), why2 = NULL;
 
 	/* 3. web identity (TKE's variables), before the instance role as AWS has it before
 	 * IMDS: a token file, else GitHub Actions' token service */
 	{
-		const char *role = env_get(in, "TKE_ROLE_ARN");
-		const char *prov = env_get(in, "TKE_PROVIDER_ID");
-		const char *file = env_get(in, "TKE_WEB_IDENTITY_TOKEN_FILE");
+		const char *role = gc_spec_env_get(in->env, "TKE_ROLE_ARN");
+		const char *prov = gc_spec_env_get(in->env, "TKE_PROVIDER_ID");
+		const char *file = gc_spec_env_get(in->env, "TKE_WEB_IDENTITY_TOKEN_FILE");
 
 		if (role && prov && file) {
 			rc = web_identity_file(&got, &ch, role, prov, file, err);
 			goto done;
 		}
 		if (role && prov && gc_oidc_available(in->env)) {
-			const char *region = env_get(in, "TKE_REGION");
+			const char *region = gc_spec_env_get(in->env, "TKE_REGION");
 
 			rc = web_identity_actions(
 				&got, &ch, role, prov, in->oidc ? in->oidc->audience : NULL, NULL,
@@ -792,32 +709,23 @@ int tc_creds_resolve(struct tc_creds *out, const struct tc_creds_input *in, stru
 			goto done;
 		}
 		if (!role)
-			gc_buf_addstr(&tried, ", web identity (TKE_ROLE_ARN not set)");
+			gc_creds_tried_add(&tried, "web identity (TKE_ROLE_ARN not set)");
 		else if (!prov)
-			gc_buf_addstr(&tried, ", web identity (TKE_PROVIDER_ID not set)");
+			gc_creds_tried_add(&tried, "web identity (TKE_PROVIDER_ID not set)");
 		else
-			gc_buf_addstr(&tried,
-				      ", web identity (neither TKE_WEB_IDENTITY_TOKEN_FILE "
-				      "nor ACTIONS_ID_TOKEN_REQUEST_URL set)");
+			gc_creds_tried_add(&tried,
+					   "web identity (neither TKE_WEB_IDENTITY_TOKEN_FILE "
+					   "nor ACTIONS_ID_TOKEN_REQUEST_URL set)");
 	}
 
 	/* 4. the instance's CAM role */
 	rc = cvm_role(&got, &ch, &why, err);
-	if (rc <= 0)
+	if (gc_creds_tried_stop(&tried, rc, &why, "instance role"))
 		goto done;
-	gc_buf_addf(&tried, ", instance role (%s)", why);
-	rc = gc_error_set(err, GC_EAUTH, "no Tencent Cloud credentials found; tried: %s",
-			  tried.data);
+	rc = gc_creds_tried_fail(&tried, "Tencent Cloud", err);
 done:
-	if (rc == 0) {
-		gc_log_debug(in->log, "tencent: credentials from %s", got.source);
-		*out = got;
-		tc_creds_init(&got);
-		ret = 0;
-	}
 	free(why);
 	free(why2);
-	tc_creds_release(&got);
-	gc_buf_release(&tried);
-	return ret;
+	gc_creds_tried_release(&tried);
+	return gc_creds_finish(&out->base, &got.base, rc, &ch.cx, "tencent");
 }

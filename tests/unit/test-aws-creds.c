@@ -25,12 +25,12 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/http.h"
+#include "core/ini.h"
 #include "core/log.h"
 #include "core/str.h"
 #include "creds-fixture.h"
 #include "fake-http.h"
 #include "providers/aws/creds.h"
-#include "providers/aws/ini.h"
 
 #define NOW	  1800000000 /* 2027-01-15T08:00:00Z */
 #define TEST_AKID "AKIAIOSFODNN7EXAMPLE"

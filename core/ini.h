@@ -1,17 +1,18 @@
 /*
- * ini.h: a small INI reader, in the dialect of the AWS shared config and credentials
- * files (the AWS SDKs' "profile file format"), with nothing AWS-specific in it.
+ * ini.h: a small INI reader, in the dialect of the cloud CLIs' profile files (the shared
+ * config and credentials files whose format the SDKs specify, read by Python's
+ * configparser in the CLIs), with nothing specific to one cloud in it.
  *
  * The dialect:
  *   - "[name]" starts a section; the name is trimmed and kept as written ("profile ci"),
  *     so the caller decides what a prefix means. A comment may follow the ']'.
  *   - "key = value": key and value trimmed; keys compare case-insensitively (as Python's
- *     configparser, behind the AWS CLI, lower-cases them). A '#' or ';' preceded by a
+ *     configparser, behind the CLIs, lower-cases them). A '#' or ';' preceded by a
  *     space or tab starts an inline comment; one inside a word ("a#b") is kept.
  *   - A line starting with '#' or ';' (after any indentation) is a comment; blank lines
  *     are skipped.
  *   - An indented line continues the property above it: after "key =" with an empty
- *     value it is a nested "sub = value", stored as "key.sub" (the shape of the AWS
+ *     value it is a nested "sub = value", stored as "key.sub" (the shape of the
  *     "[services NAME]" sections); after a non-empty value it is appended to that value
  *     with a newline.
  *   - A section repeated later in the file is merged into the first; a key repeated
@@ -20,14 +21,14 @@
  *     '[', a NUL byte) is an error naming the file and line.
  * Files are capped at GC_INI_MAX_FILE bytes: they are user input, read on every run.
  *
- * Lives with the AWS provider, its first user; the gc_ prefix is because it is meant to
- * move to core/ when a second cloud needs INI files.
+ * Shared by the providers' credential chains (core/creds.h): more than one cloud's CLI
+ * keeps its profiles in INI files.
  *
  * Life cycle: gc_ini_init -> gc_ini_parse or gc_ini_load_file -> lookups ->
  * gc_ini_release. Lookups return pointers into the struct, valid until it is released.
  */
-#ifndef GC_AWS_INI_H
-#define GC_AWS_INI_H
+#ifndef GC_INI_H
+#define GC_INI_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -59,7 +60,7 @@ void gc_ini_release(struct gc_ini *ini);
 
 /*
  * Parses text[0..len) and adds its sections to ini (merging into sections it already
- * has). name is how messages refer to the text ("~/.aws/config"). On failure ini is
+ * has). name is how messages refer to the text ("~/.config/tool/config"). On failure ini is
  * left as it was and err (GC_EINVALID) says "NAME:LINE: what is wrong".
  */
 int gc_ini_parse(struct gc_ini *ini, const char *name, const char *text, size_t len,

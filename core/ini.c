@@ -1,21 +1,17 @@
 /*
- * ini.c: the INI reader behind ~/.aws/config and ~/.aws/credentials (see ini.h for the
+ * ini.c: the INI reader behind the cloud CLIs' profile files (see ini.h for the
  * dialect). It parses into a scratch struct and merges that into the caller's only when
  * the whole text parsed, so a syntax error leaves nothing half-added.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/buf.h"
-#include "providers/aws/ini.h"
+#include "core/ini.h"
 
 void gc_ini_init(struct gc_ini *ini)
 {
@@ -247,46 +243,17 @@ int gc_ini_load_file(struct gc_ini *ini, const char *path, const char *name, boo
 		     struct gc_error *err)
 {
 	struct gc_buf b = GC_BUF_INIT(GC_INI_MAX_FILE);
-	struct stat st;
-	char chunk[8192];
-	int fd, ret = -1;
+	bool exists;
+	int ret = -1;
 
-	if (!name)
-		name = path;
 	*found = false;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return 0;
-		return gc_error_set(err, GC_EIO, "cannot open '%s': %s", name, strerror(errno));
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		gc_error_set(err, GC_EIO, "'%s' is not a regular file", name);
+	if (gc_buf_read_file(&b, path, name, &exists, err) != 0)
 		goto out;
-	}
-	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			gc_error_set(err, GC_EIO, "cannot read '%s': %s", name, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		if (gc_buf_add(&b, chunk, (size_t)n) != 0) {
-			gc_error_set(err, GC_ETOOBIG, "'%s' is larger than %zu KiB", name,
-				     GC_INI_MAX_FILE >> 10);
-			goto out;
-		}
-	}
-	if (gc_ini_parse(ini, name, b.data, b.len, err) != 0)
+	if (exists && gc_ini_parse(ini, name ? name : path, b.data, b.len, err) != 0)
 		goto out;
-	*found = true;
+	*found = exists;
 	ret = 0;
 out:
-	close(fd);
 	gc_buf_release(&b);
 	return ret;
 }
