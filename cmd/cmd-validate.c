@@ -88,8 +88,7 @@ static void explain(struct gc_buf *b, const struct gc_spec *s)
 	unsigned nodes = gc_spec_node_count(s);
 
 	LABEL(b, "cluster");
-	gc_buf_addf(b, "%s on %s, region %s\n", s->name, gc_cloud_name(s->provider.cloud),
-		    s->provider.region);
+	gc_buf_addf(b, "%s on %s, region %s\n", s->name, s->provider.name, s->provider.region);
 	if (s->provider.endpoint) {
 		LABEL(b, "endpoint");
 		gc_buf_addf(b, "%s\n", s->provider.endpoint);
@@ -212,7 +211,7 @@ static json_t *spec_json(const struct gc_spec *s)
 
 	json_object_set_new(j, "name", jstr(s->name));
 	o = json_object();
-	json_object_set_new(o, "name", jstr(gc_cloud_name(s->provider.cloud)));
+	json_object_set_new(o, "name", jstr(s->provider.name));
 	json_object_set_new(o, "region", jstr(s->provider.region));
 	json_object_set_new(o, "profile", jstr(s->provider.profile));
 	json_object_set_new(o, "endpoint", jstr(s->provider.endpoint));

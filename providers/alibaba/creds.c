@@ -33,6 +33,7 @@
 #include "core/oidc.h"
 #include "core/retry.h"
 #include "core/str.h"
+#include "providers/alibaba/alibaba.h"
 #include "providers/alibaba/creds.h"
 #include "providers/alibaba/ecs.h"
 #include "providers/alibaba/sign.h"
@@ -504,7 +505,7 @@ static int actions_oidc(struct ali_creds *out, struct chain *ch, const char *rol
 		goto out;
 	}
 	memset(&req, 0, sizeof(req));
-	req.audience = audience && *audience ? audience : GC_OIDC_AUDIENCE_ALIBABA;
+	req.audience = audience && *audience ? audience : ali_facts.oidc_audience;
 	req.env = ch->in->env;
 	req.http = ch->in->http;
 	req.log = ch->in->log;

@@ -41,6 +41,7 @@
 #include "core/retry.h"
 #include "core/str.h"
 #include "core/urlenc.h"
+#include "providers/aws/aws.h"
 #include "providers/aws/creds.h"
 #include "providers/aws/ini.h"
 #include "providers/aws/sigv4.h"
@@ -912,7 +913,7 @@ static int actions_identity(struct aws_creds *out, struct chain *ch, const char 
 	int ret;
 
 	memset(&req, 0, sizeof(req));
-	req.audience = audience && *audience ? audience : GC_OIDC_AUDIENCE_AWS;
+	req.audience = audience && *audience ? audience : aws_facts.oidc_audience;
 	req.env = ch->in->env;
 	req.http = ch->in->http;
 	req.log = ch->in->log;

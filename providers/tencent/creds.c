@@ -33,6 +33,7 @@
 #include "core/retry.h"
 #include "core/str.h"
 #include "providers/aws/ini.h"
+#include "providers/tencent/tencent.h"
 #include "providers/tencent/creds.h"
 #include "providers/tencent/cvm.h"
 
@@ -669,7 +670,7 @@ static int web_identity_actions(struct tc_creds *out, struct chain *ch, const ch
 		goto out;
 	}
 	memset(&req, 0, sizeof(req));
-	req.audience = audience && *audience ? audience : GC_OIDC_AUDIENCE_TENCENT;
+	req.audience = audience && *audience ? audience : tc_facts.oidc_audience;
 	req.env = ch->in->env;
 	req.http = ch->in->http;
 	req.log = ch->in->log;
