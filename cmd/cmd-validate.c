@@ -204,6 +204,15 @@ static json_t *group_json(const struct gc_spec_group *g)
 	return j;
 }
 
+static json_t *step_json(const struct gc_spec_step *st)
+{
+	char timeout[32];
+
+	gc_format_duration(st->timeout_s, timeout, sizeof(timeout));
+	return json_pack("{s:o, s:o, s:s, s:I}", "name", jstr(st->name), "run", jstr(st->run),
+			 "timeout", timeout, "timeout_seconds", (json_int_t)st->timeout_s);
+}
+
 static json_t *spec_json(const struct gc_spec *s)
 {
 	json_t *j = json_object(), *o, *a;
@@ -245,7 +254,7 @@ static json_t *spec_json(const struct gc_spec *s)
 	json_object_set_new(o, "container", jstr(container_name(s->bootstrap.container)));
 	a = json_array();
 	for (size_t i = 0; i < s->bootstrap.n_steps; i++)
-		json_array_append_new(a, jstr(s->bootstrap.steps[i].name));
+		json_array_append_new(a, step_json(&s->bootstrap.steps[i]));
 	json_object_set_new(o, "steps", a);
 	a = json_array();
 	for (size_t i = 0; i < N_SMOKE; i++)
