@@ -1620,9 +1620,19 @@ static void test_foreign_names_refused(void **state)
 	fake_reset();
 	assert_int_equal(gc_engine_keypair(&t->e, &kp, &err), 0);
 	gc_engine_keypair_name(name, sizeof(name), gc_provider_by_name("aws"), CLUSTER, &kp);
-	gc_keypair_release(&kp);
 	assert_true(gc_starts_with(name, "gpucluster-" CLUSTER "-"));
 	assert_int_equal(strlen(name), strlen("gpucluster-" CLUSTER "-") + 8);
+	{
+		/* a cloud whose names take letters, digits and '_' only, 25 at most */
+		char tc[64];
+
+		gc_engine_keypair_name(tc, sizeof(tc), gc_provider_by_name("tencent"),
+				       "a-very-long-cluster-name", &kp);
+		assert_true(gc_starts_with(tc, "gc_a_very_long_c_"));
+		assert_int_equal(strlen(tc), 25);
+		assert_string_equal(tc + 17, name + strlen(name) - 8); /* the same fingerprint */
+	}
+	gc_keypair_release(&kp);
 	fake_res_add(GC_RESOURCE_KEYPAIR, name, NULL);
 	assert_int_equal(apply_quiet(t, &err), -1);
 	assert_non_null(strstr(err.message, "a key pair named"));
