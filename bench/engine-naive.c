@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "engine-naive: '%s': %s\n", argv[1], err.message);
 		goto out;
 	}
-	if (spec->provider.cloud != GC_CLOUD_AWS) {
+	if (strcmp(spec->provider.name, "aws") != 0) {
 		fprintf(stderr, "engine-naive: '%s' is not an aws spec\n", argv[1]);
 		goto out;
 	}

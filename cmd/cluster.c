@@ -39,7 +39,7 @@ void gc_cmd_report_error(struct gc_cmd_ctx *ctx, const char *what, const struct 
 	switch (err->code) {
 	case GC_EAUTH:
 		gc_out_hint(ctx->out, "check the credentials for %s: see docs/credentials.md",
-			    ctx->spec ? gc_cloud_name(ctx->spec->provider.cloud) : "the cloud");
+			    ctx->spec ? ctx->spec->provider.name : "the cloud");
 		break;
 	case GC_EQUOTA:
 		gc_out_hint(ctx->out, "ask for a higher limit, or lower the counts in the spec");
@@ -58,7 +58,7 @@ static bool on_cancelled(void *arg);
 int gc_cmd_open_provider(struct gc_cmd_ctx *ctx)
 {
 	const struct gc_spec *spec = ctx->spec;
-	const struct gc_provider_ops *ops = gc_provider_find(spec->provider.cloud);
+	const struct gc_provider_ops *ops = spec->provider.ops;
 	struct gc_provider_config cfg = {
 		.region = spec->provider.region,
 		.profile = spec->provider.profile,
@@ -72,15 +72,10 @@ int gc_cmd_open_provider(struct gc_cmd_ctx *ctx)
 	int rc;
 
 	gc_error_init(&err);
-	if (!ops) {
-		gc_out_error(ctx->out, "%s: the %s cloud is not supported by this build yet",
-			     ctx->spec_file, gc_cloud_name(spec->provider.cloud));
-		return -1;
-	}
 	rc = gc_provider_open(&ctx->provider, ops, &cfg, &err);
 	gc_gha_flush_masks(ctx->gha); /* the credentials it found, before anything else */
 	if (rc < 0) {
-		gc_cmd_report_error(ctx, gc_cloud_name(spec->provider.cloud), &err);
+		gc_cmd_report_error(ctx, spec->provider.name, &err);
 		return -1;
 	}
 	return 0;

@@ -106,15 +106,14 @@ static int destroy_exec(struct gc_cmd_ctx *ctx)
 			 "Destroy the instances of cluster '%s' (%s %s) tagged %s: terminate %zu "
 			 "instance%s, and delete its key pair and security group if nothing else "
 			 "is left?",
-			 ctx->spec->name, gc_cloud_name(ctx->spec->provider.cloud),
-			 ctx->spec->provider.region, sel_text.data, n_selected,
-			 n_selected == 1 ? "" : "s");
+			 ctx->spec->name, ctx->spec->provider.name, ctx->spec->provider.region,
+			 sel_text.data, n_selected, n_selected == 1 ? "" : "s");
 	else
 		snprintf(question, sizeof(question),
 			 "Destroy cluster '%s' (%s %s): terminate %zu instance%s and delete its "
 			 "key pair and security group?",
-			 ctx->spec->name, gc_cloud_name(ctx->spec->provider.cloud),
-			 ctx->spec->provider.region, n_selected, n_selected == 1 ? "" : "s");
+			 ctx->spec->name, ctx->spec->provider.name, ctx->spec->provider.region,
+			 n_selected, n_selected == 1 ? "" : "s");
 	if (!gc_cmd_confirm(ctx, question)) {
 		gc_error_set(&err, GC_EGENERIC, "not confirmed");
 		goto out;

@@ -28,19 +28,10 @@
 #include "core/spec.h"
 #include "core/sweep.h"
 
-/* Where --all-regions asks for the region list when nothing names a region. */
-static const char *const home_regions[] = {
-	[GC_CLOUD_AWS] = "us-east-1",
-	[GC_CLOUD_ALIBABA] = "cn-hangzhou",
-	[GC_CLOUD_TENCENT] = "ap-guangzhou",
-};
-
-static const char *const cloud_choices[] = { "aws", "alibaba", "tencent", NULL };
-
 static const struct gc_opt gc_opts[] = {
 	{ .name = "cloud",
 	  .type = GC_OPT_CHOICE,
-	  .choices = cloud_choices,
+	  .choices = gc_provider_names,
 	  .arg = "CLOUD",
 	  .help = "the cloud to sweep (else the spec FILE's)" },
 	{ .name = "region",
@@ -95,7 +86,6 @@ static const struct gc_opt gc_opts[] = {
 
 /* What the command line (and the spec, when one is given) asks for. */
 struct gc_job {
-	enum gc_cloud cloud;
 	const struct gc_provider_ops *ops;
 	char **regions;
 	size_t n_regions;
@@ -166,16 +156,14 @@ static int setup(struct gc_cmd_ctx *ctx, struct gc_job *j, struct gc_spec **spec
 			return GC_EXIT_FAILURE;
 		}
 		gc_diags_release(&diags);
-		j->cloud = (*spec)->provider.cloud;
+		j->ops = (*spec)->provider.ops;
 		j->profile = (*spec)->provider.profile;
 		j->endpoint = (*spec)->provider.endpoint;
 		j->oidc = &(*spec)->provider.oidc;
 		j->home = (*spec)->provider.region;
 	} else if (gc_cmd_opt_given(ctx, "cloud")) {
 		text = gc_cmd_opt_str(ctx, "cloud");
-		j->cloud = strcmp(text, "aws") == 0    ? GC_CLOUD_AWS
-			: strcmp(text, "alibaba") == 0 ? GC_CLOUD_ALIBABA
-						       : GC_CLOUD_TENCENT;
+		j->ops = gc_provider_by_name(text);
 	} else {
 		return usage(ctx, "gc needs --cloud CLOUD or a spec FILE");
 	}
@@ -212,12 +200,6 @@ static int setup(struct gc_cmd_ctx *ctx, struct gc_job *j, struct gc_spec **spec
 		j->sweep.want = j->sel.n ? GC_SWEEP_SELECTED : GC_SWEEP_EXPIRED | GC_SWEEP_ORPHANED;
 	j->sweep.sel = &j->sel;
 	j->dry_run = !gc_cmd_opt_given(ctx, "yes");
-	j->ops = gc_provider_find(j->cloud);
-	if (!j->ops) {
-		gc_out_error(ctx->out, "the %s cloud is not supported by this build yet",
-			     gc_cloud_name(j->cloud));
-		return GC_EXIT_FAILURE;
-	}
 	return 0;
 }
 
@@ -245,7 +227,7 @@ static int list_regions(struct gc_cmd_ctx *ctx, struct gc_job *j)
 {
 	const char *home = j->n_regions ? j->regions[0]
 		: j->home		? j->home
-					: home_regions[j->cloud];
+					: j->ops->facts->home_region;
 	struct gc_provider *p = NULL;
 	struct gc_error err;
 	char **regions = NULL;
@@ -254,7 +236,7 @@ static int list_regions(struct gc_cmd_ctx *ctx, struct gc_job *j)
 	gc_error_init(&err);
 	if (open_region(ctx, j, home, &p, &err) < 0 ||
 	    gc_provider_regions(p, &regions, &n, &err) < 0) {
-		gc_cmd_report_error(ctx, gc_cloud_name(j->cloud), &err);
+		gc_cmd_report_error(ctx, j->ops->name, &err);
 		gc_provider_close(p);
 		return -1;
 	}
@@ -303,7 +285,7 @@ static void print_table(struct gc_cmd_ctx *ctx, const struct gc_job *j)
 	static const char *const head[] = { "CLOUD", "REGION",	"KIND", "ID",
 					    "NAME",  "CLUSTER", "WHY",	"AGE" };
 	struct gc_output *o = ctx->out;
-	const char *cloud = gc_cloud_name(j->cloud);
+	const char *cloud = j->ops->name;
 	int w[8];
 	char why[32], age[32];
 
@@ -418,7 +400,7 @@ static json_t *doc_json(const struct gc_job *j, size_t scanned)
 					    : json_null());
 		json_array_append_new(res, ji);
 	}
-	json_object_set_new(doc, "cloud", json_string(gc_cloud_name(j->cloud)));
+	json_object_set_new(doc, "cloud", json_string(j->ops->name));
 	json_object_set_new(doc, "regions", regions);
 	json_object_set_new(doc, "dry_run", json_boolean(j->dry_run));
 	json_object_set_new(doc, "as_of", time_json(j->sweep.now));

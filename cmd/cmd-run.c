@@ -240,7 +240,7 @@ static int teardown(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_engin
 	teardown_state = (struct teardown){ .out = o, .before = gc_cmd_interrupts() };
 	gc_out_printf(o, o->err, "\n%s==> run --down: %s; destroying cluster '%s' (%s %s)%s\n",
 		      gc_out_style(o, o->err, GC_STYLE_BOLD), why, ctx->spec->name,
-		      gc_cloud_name(ctx->spec->provider.cloud), ctx->spec->provider.region,
+		      ctx->spec->provider.name, ctx->spec->provider.region,
 		      gc_out_style(o, o->err, GC_STYLE_RESET));
 	gc_out_printf(o, o->err,
 		      "%s==> press Ctrl-C %s to abort the teardown: the nodes then keep running, "

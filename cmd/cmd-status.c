@@ -143,18 +143,17 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 	}
 	if (ctx->out->format == GC_OUTPUT_JSON) {
 		json_t *doc = json_pack("{s:s, s:s, s:s, s:o, s:{s:f, s:f, s:b, s:s}}", "cluster",
-					ctx->spec->name, "cloud",
-					gc_cloud_name(ctx->spec->provider.cloud), "region",
-					ctx->spec->provider.region, "nodes", nodes, "cost",
-					"usd_per_hour", total_hour, "usd_so_far", total_so_far,
-					"known", all_known, "currency", "USD");
+					ctx->spec->name, "cloud", ctx->spec->provider.name,
+					"region", ctx->spec->provider.region, "nodes", nodes,
+					"cost", "usd_per_hour", total_hour, "usd_so_far",
+					total_so_far, "known", all_known, "currency", "USD");
 
 		nodes = NULL;
 		gc_out_json(ctx->out, doc);
 		json_decref(doc);
 	} else if (live.n == 0) {
 		gc_out_printf(ctx->out, ctx->out->out, "Cluster '%s' has no instances in %s %s.\n",
-			      ctx->spec->name, gc_cloud_name(ctx->spec->provider.cloud),
+			      ctx->spec->name, ctx->spec->provider.name,
 			      ctx->spec->provider.region);
 	} else {
 		gc_out_printf(ctx->out, ctx->out->out,

@@ -77,8 +77,7 @@ static void explain(struct gc_buf *b, const struct gc_spec *s)
 	unsigned nodes = gc_spec_node_count(s);
 
 	LABEL(b, "cluster");
-	gc_buf_addf(b, "%s on %s, region %s\n", s->name, gc_cloud_name(s->provider.cloud),
-		    s->provider.region);
+	gc_buf_addf(b, "%s on %s, region %s\n", s->name, s->provider.name, s->provider.region);
 	if (s->provider.endpoint) {
 		LABEL(b, "endpoint");
 		gc_buf_addf(b, "%s\n", s->provider.endpoint);
@@ -194,6 +193,15 @@ static json_t *group_json(const struct gc_spec_group *g)
 	return j;
 }
 
+static json_t *step_json(const struct gc_spec_step *st)
+{
+	char timeout[32];
+
+	gc_format_duration(st->timeout_s, timeout, sizeof(timeout));
+	return json_pack("{s:o, s:o, s:s, s:I}", "name", jstr(st->name), "run", jstr(st->run),
+			 "timeout", timeout, "timeout_seconds", (json_int_t)st->timeout_s);
+}
+
 static json_t *spec_json(const struct gc_spec *s)
 {
 	json_t *j = json_object(), *o, *a;
@@ -201,7 +209,7 @@ static json_t *spec_json(const struct gc_spec *s)
 
 	json_object_set_new(j, "name", jstr(s->name));
 	o = json_object();
-	json_object_set_new(o, "name", jstr(gc_cloud_name(s->provider.cloud)));
+	json_object_set_new(o, "name", jstr(s->provider.name));
 	json_object_set_new(o, "region", jstr(s->provider.region));
 	json_object_set_new(o, "profile", jstr(s->provider.profile));
 	json_object_set_new(o, "endpoint", jstr(s->provider.endpoint));
@@ -235,7 +243,7 @@ static json_t *spec_json(const struct gc_spec *s)
 	json_object_set_new(o, "container", jstr(container_name(s->bootstrap.container)));
 	a = json_array();
 	for (size_t i = 0; i < s->bootstrap.n_steps; i++)
-		json_array_append_new(a, jstr(s->bootstrap.steps[i].name));
+		json_array_append_new(a, step_json(&s->bootstrap.steps[i]));
 	json_object_set_new(o, "steps", a);
 	a = json_array();
 	for (size_t i = 0; i < GC_SMOKE_N_CHECKS; i++)

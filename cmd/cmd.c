@@ -26,6 +26,7 @@
 #include "core/diag.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "core/provider.h"
 #include "core/spec.h"
 #include "core/str.h"
 #include "core/suggest.h"
@@ -241,15 +242,21 @@ void gc_cmd_print_help(struct gc_output *out, FILE *s, const struct gc_cmd_entry
 void gc_cmd_print_overview(struct gc_output *out, FILE *s, const struct gc_cmd_entry *const *table,
 			   size_t len)
 {
+	const struct gc_provider_ops *p;
 	int width = 0;
 
 	for (size_t i = 0; i < len; i++)
 		if ((int)strlen(table[i]->name) > width)
 			width = (int)strlen(table[i]->name);
 	gc_out_printf(out, s, "usage: %s [options] COMMAND [ARGS...]\n\n", GC_PROGRAM);
-	gc_out_puts(out, s,
-		    "Provision GPU clusters on AWS EC2, Alibaba Cloud ECS and Tencent Cloud CVM\n"
-		    "from one YAML spec.\n");
+	gc_out_puts(out, s, "Provision GPU clusters on ");
+	for (size_t i = 0; (p = gc_provider_at(i)); i++)
+		gc_out_printf(out, s, "%s%s",
+			      i == 0			      ? ""
+				      : gc_provider_at(i + 1) ? ", "
+							      : " and ",
+			      p->facts->title);
+	gc_out_puts(out, s, "\nfrom one YAML spec.\n");
 	gc_out_printf(out, s, "\n%sCommands:%s\n", gc_out_style(out, s, GC_STYLE_BOLD),
 		      gc_out_style(out, s, GC_STYLE_RESET));
 	for (size_t i = 0; i < len; i++)

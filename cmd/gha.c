@@ -488,7 +488,7 @@ void gc_gha_report_apply(struct gc_cmd_ctx *ctx, struct gc_engine *e, const stru
 	memset(&a, 0, sizeof(a));
 	a.command = ctx->entry->name;
 	a.cluster = ctx->spec->name;
-	a.cloud = gc_cloud_name(ctx->spec->provider.cloud);
+	a.cloud = ctx->spec->provider.name;
 	a.region = ctx->spec->provider.region;
 	a.cost = 0;
 	if (err && err->code != GC_OK) {
@@ -567,7 +567,7 @@ void gc_gha_report_destroy(struct gc_cmd_ctx *ctx, const char *selector, size_t 
 	if (!ctx->gha)
 		return;
 	gc_buf_addf(&s, "### gpucluster destroy: `%s` (%s %s)\n\n", ctx->spec->name,
-		    gc_cloud_name(ctx->spec->provider.cloud), ctx->spec->provider.region);
+		    ctx->spec->provider.name, ctx->spec->provider.region);
 	if (selector && *selector) {
 		gc_buf_addstr(&s, "- **Selector:** ");
 		md(&s, selector);

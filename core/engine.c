@@ -169,9 +169,8 @@ static void base_tags(struct tagv *t, const struct gc_engine *e, const char *nam
 		tagv_add(t, spec->tags[i].key, spec->tags[i].value);
 		user_name |= strcmp(spec->tags[i].key, "Name") == 0;
 	}
-	/* Name is EC2's console convention; ECS and CVM have a name field of their own, which
-	 * the drivers fill, and Alibaba's 20 tags per resource are all needed elsewhere */
-	if (name && !user_name && spec->provider.cloud == GC_CLOUD_AWS)
+	/* a console convention on some clouds; the others have a name field of their own */
+	if (name && !user_name && spec->provider.ops->facts->name_tag)
 		tagv_add(t, "Name", name);
 	run_tags(t, e);
 }
@@ -648,7 +647,7 @@ static int ensure_keypair(struct run *r, struct gc_error *err)
 		goto out;
 	memcpy(r->cluster_seed, kp.priv, sizeof(r->cluster_seed));
 	r->have_seed = true;
-	gc_engine_keypair_name(name, sizeof(name), spec->provider.cloud, spec->name, &kp);
+	gc_engine_keypair_name(name, sizeof(name), spec->provider.ops, spec->name, &kp);
 	if (!(r->p->ops->caps & GC_CAP_ED25519_KEYPAIR)) {
 		/* the cloud's ImportKeyPair takes no Ed25519 keys: the key goes to cloud-init
 		 * in each launch's user-data instead, and there is no key pair to keep */

@@ -195,12 +195,12 @@ int gc_engine_terminate(struct gc_engine *e, const char *const *ids, size_t n,
  * "gpucluster:<cluster>") when the file does not exist. out is filled on success. */
 int gc_engine_keypair(struct gc_engine *e, struct gc_keypair *out, struct gc_error *err);
 
-/* The cloud name of the key pair: "gpucluster-<cluster>-<8 characters of the
- * fingerprint>", lowercase letters and digits only in the fingerprint part, so a new local
- * key never reuses the name of an old one. Tencent allows only letters, digits and '_'
- * and 25 characters: "gc_<cluster, other characters as '_', at most 13>_<8>". */
-void gc_engine_keypair_name(char *out, size_t size, enum gc_cloud cloud, const char *cluster,
-			    const struct gc_keypair *kp);
+/* The cloud name of the key pair, by the cloud's rule (gc_provider_facts.keypair): for
+ * most, "gpucluster-<cluster>-<8 characters of the fingerprint>", lowercase letters and
+ * digits only in the fingerprint part, so a new local key never reuses the name of an old
+ * one. */
+void gc_engine_keypair_name(char *out, size_t size, const struct gc_provider_ops *cloud,
+			    const char *cluster, const struct gc_keypair *kp);
 
 /* The deterministic client token of one batch (see above); out has room for 64 + 1.
  * context may be NULL (none); zone NULL stands for "any zone". max_len 0 or above 64

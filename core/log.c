@@ -15,8 +15,10 @@
  *   - PEM private key blocks, from the BEGIN line to the END line (bodies cut short by
  *     truncation are masked to the end), and bare base64 of "openssh-key-v1";
  *   - named values: HTTP headers, query and form parameters, JSON fields, YAML and INI
- *     keys and XML elements whose name is in `names` (case-insensitive);
- *   - AWS access key ids (AKIA/ASIA + 16), all but the first 4 characters.
+ *     keys and XML elements whose name is in `names` or in a registered cloud's
+ *     secret_names (case-insensitive);
+ *   - access key ids of the shapes the clouds' facts give (key_id_prefixes, key_id_len),
+ *     all but the prefix.
  * The rules err towards masking too much: a log that hides a harmless value costs a
  * little debugging, one that shows a key costs the account.
  */
@@ -30,6 +32,7 @@
 #include "core/buf.h"
 #include "core/hash.h"
 #include "core/log.h"
+#include "core/provider.h"
 
 #define SECRET_MIN   4 /* shorter values would garble ordinary text */
 #define B64_CORE_MIN 4 /* shortest base64 fragment of a secret worth masking */
@@ -39,9 +42,10 @@
  * Names whose values are masked. Matching ignores case and, unless `strict`, does not look
  * at what precedes the name, so "MasterUserPassword" and "TmpSecretKey" are caught by
  * "Password" and "SecretKey". A strict name must start at a non-identifier byte: "Token"
- * is Tencent's session token field, but "NextToken" and "ClientToken" are not secrets.
+ * is one cloud's session token field, but "NextToken" and "ClientToken" are not secrets.
  * What follows the name decides the form (see mark_named_value), so "PasswordInherit" or
- * "SignatureMethod" are not matches. To add a name, add a line here and a test.
+ * "SignatureMethod" are not matches. To add a name, add a line here (or, for a name only
+ * one cloud uses, in its facts' secret_names) and a test.
  */
 static const struct {
 	const char *name;
@@ -50,25 +54,14 @@ static const struct {
 	/* HTTP headers (also caught in other forms) */
 	{ "Authorization", false },
 	{ "Proxy-Authorization", false },
-	{ "X-Amz-Security-Token", false },
-	{ "x-acs-security-token", false },
-	{ "X-TC-Token", false },
-	/* signing and credentials: AWS, Alibaba, Tencent, their CLI files and env vars */
-	{ "X-Amz-Signature", false },
-	{ "X-Amz-Credential", false },
+	/* signing and credentials, as several clouds name them; each cloud's own names are
+	 * in its facts (secret_names) */
 	{ "Signature", false },
 	{ "SecurityToken", false },
 	{ "SessionToken", false },
 	{ "Token", true },
-	{ "WebIdentityToken", false },
-	{ "OIDCToken", false },
-	{ "AccessKeySecret", false },
-	{ "access_key_secret", false },
-	{ "SecretAccessKey", false },
 	{ "SecretKey", false },
 	{ "secret_key", false },
-	{ "aws_secret_access_key", false },
-	{ "aws_session_token", false },
 	/* things handed to machines */
 	{ "Password", false },
 	{ "UserData", false }, /* also "userdata": names ignore case */
@@ -312,20 +305,32 @@ static void mark_openssh_base64(struct redactor *r)
 	}
 }
 
-/* AWS access key ids: AKIA/ASIA and 16 of [A-Z0-9]; the prefix stays, it says which. */
-static void mark_aws_key_ids(struct redactor *r)
+/* Access key ids: a prefix and [A-Z0-9] up to len characters; the prefix stays, it says
+ * which kind of key it is. */
+static void mark_key_ids(struct redactor *r, const char *prefix, size_t len)
 {
-	for (size_t i = 0; i + 20 <= r->n; i++) {
-		const char *t = r->t + i;
-		size_t k = 4;
+	size_t p = strlen(prefix);
 
-		if (t[0] != 'A' || (t[1] != 'K' && t[1] != 'S') || t[2] != 'I' || t[3] != 'A')
+	for (size_t i = 0; p < len && i + len <= r->n; i++) {
+		const char *t = r->t + i;
+		size_t k = p;
+
+		if (memcmp(t, prefix, p) != 0)
 			continue;
-		while (k < 20 && ((t[k] >= 'A' && t[k] <= 'Z') || (t[k] >= '0' && t[k] <= '9')))
+		while (k < len && ((t[k] >= 'A' && t[k] <= 'Z') || (t[k] >= '0' && t[k] <= '9')))
 			k++;
-		if (k == 20)
-			mark(r, i + 4, i + 20);
+		if (k == len)
+			mark(r, i + p, i + len);
 	}
+}
+
+static void mark_cloud_key_ids(struct redactor *r)
+{
+	const struct gc_provider_ops *c;
+
+	for (size_t i = 0; (c = gc_provider_at(i)); i++)
+		for (const char *const *p = c->facts->key_id_prefixes; p && *p; p++)
+			mark_key_ids(r, *p, c->facts->key_id_len);
 }
 
 enum quote { Q_NONE, Q_DOUBLE, Q_SINGLE, Q_ESCAPED };
@@ -500,27 +505,38 @@ static void mark_named_value(struct redactor *r, size_t i, size_t j)
 		mark_value(r, skip_blanks(r, k + 1), "&\"'<>");
 }
 
+/* Marks the value after the name nm when t[i..] starts with it; a strict name only after a
+ * non-identifier byte. */
+static void mark_name_at(struct redactor *r, size_t i, const char *nm, bool strict)
+{
+	size_t m = 0;
+
+	if (strict && i > 0 && is_ident(r->t[i - 1]))
+		return;
+	while (nm[m] && i + m < r->n && lower(r->t[i + m]) == lower(nm[m]))
+		m++;
+	if (!nm[m])
+		mark_named_value(r, i, i + m);
+}
+
 static void mark_names(struct redactor *r)
 {
+	const struct gc_provider_ops *c;
 	bool first[256] = { false };
 
-	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
 		first[(unsigned char)lower(names[k].name[0])] = true;
-	}
+	for (size_t k = 0; (c = gc_provider_at(k)); k++)
+		for (const char *const *nm = c->facts->secret_names; nm && *nm; nm++)
+			first[(unsigned char)lower((*nm)[0])] = true;
 	for (size_t i = 0; i < r->n; i++) {
 		if (!first[(unsigned char)lower(r->t[i])])
 			continue;
-		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-			const char *nm = names[k].name;
-			size_t m = 0;
-
-			if (names[k].strict && i > 0 && is_ident(r->t[i - 1]))
-				continue;
-			while (nm[m] && i + m < r->n && lower(r->t[i + m]) == lower(nm[m]))
-				m++;
-			if (!nm[m])
-				mark_named_value(r, i, i + m);
-		}
+		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			mark_name_at(r, i, names[k].name, names[k].strict);
+		for (size_t k = 0; (c = gc_provider_at(k)); k++)
+			for (const char *const *nm = c->facts->secret_names; nm && *nm; nm++)
+				mark_name_at(r, i, *nm, false);
 	}
 }
 
@@ -535,7 +551,7 @@ static void redact(char *const *secrets, size_t n_secrets, const char *t, size_t
 	mark_pem(&r);
 	mark_openssh_base64(&r);
 	mark_names(&r);
-	mark_aws_key_ids(&r);
+	mark_cloud_key_ids(&r);
 	while (i < n) {
 		size_t j = i;
 

@@ -28,16 +28,6 @@
 #define OIDC_URL_MAX	     4096
 #define OIDC_NEED_PERMISSION "the workflow needs `permissions: id-token: write`"
 
-const char *gc_oidc_default_audience(enum gc_cloud cloud)
-{
-	switch (cloud) {
-	case GC_CLOUD_AWS: return GC_OIDC_AUDIENCE_AWS;
-	case GC_CLOUD_ALIBABA: return GC_OIDC_AUDIENCE_ALIBABA;
-	case GC_CLOUD_TENCENT: return GC_OIDC_AUDIENCE_TENCENT;
-	}
-	return GC_OIDC_AUDIENCE_AWS;
-}
-
 bool gc_oidc_in_actions(const struct gc_spec_env *env)
 {
 	const char *v = gc_spec_env_get(env, "GITHUB_ACTIONS");

@@ -7,10 +7,11 @@
  * the URL with `&audience=AUD` and `Authorization: bearer TOKEN` answers {"value": JWT}:
  * a short-lived RS256 token whose iss is GitHub's issuer, whose sub names the repository
  * and ref, and whose aud is AUD. Each cloud's STS trusts that issuer once the account has
- * an identity provider for it, and exchanges the token for temporary keys of a role:
- * AWS AssumeRoleWithWebIdentity, Alibaba AssumeRoleWithOIDC, Tencent
- * AssumeRoleWithWebIdentity. This module only fetches the token; the drivers exchange it
- * (providers/CLOUD/creds.c) and fetch a new one whenever their temporary keys need renewing.
+ * an identity provider for it, and exchanges the token for temporary keys of a role (an
+ * AssumeRoleWithWebIdentity or AssumeRoleWithOIDC call). The audience the identity
+ * provider trusts by default is one of the cloud's facts (gc_provider_facts.oidc_audience).
+ * This module only fetches the token; the drivers exchange it (providers/CLOUD/creds.c)
+ * and fetch a new one whenever their temporary keys need renewing.
  *
  * Invariants: the variables are read through a struct gc_spec_env, never getenv; the
  * request token and every token fetched are registered with the log's redactor before
@@ -30,18 +31,10 @@
 #include "core/log.h"
 #include "core/spec.h"
 
-/* The audiences each cloud's documentation has the identity provider trust. */
-#define GC_OIDC_AUDIENCE_AWS	 "sts.amazonaws.com"
-#define GC_OIDC_AUDIENCE_ALIBABA "sts.aliyuncs.com"
-#define GC_OIDC_AUDIENCE_TENCENT "sts.cloud.tencent.com"
-
 #define GC_OIDC_MAX_ANSWER   ((size_t)64 << 10) /* the token service's JSON answer */
 #define GC_OIDC_TOKEN_MAX    20000		/* the longest token the clouds' STS take */
 #define GC_OIDC_AUDIENCE_MAX 256
 #define GC_OIDC_SESSION_MAX  64 /* role session names: 2-64 characters on every cloud */
-
-/* The audience the cloud's identity provider trusts by default. */
-const char *gc_oidc_default_audience(enum gc_cloud cloud);
 
 /* Whether this runs in GitHub Actions (GITHUB_ACTIONS=true); env NULL: the process's. */
 bool gc_oidc_in_actions(const struct gc_spec_env *env);

@@ -874,11 +874,11 @@ int gc_plan_render_text(struct gc_buf *out, const struct gc_plan *plan, const st
 
 	if (changes)
 		tx_addf(&t, "gpucluster will perform these actions on cluster '%s' (%s %s):\n",
-			spec->name, gc_cloud_name(spec->provider.cloud), spec->provider.region);
+			spec->name, spec->provider.name, spec->provider.region);
 	else
 		tx_addf(&t, "No changes. Cluster '%s' (%s %s) matches the spec (%u %s).\n",
-			spec->name, gc_cloud_name(spec->provider.cloud), spec->provider.region,
-			plan->n_keep, plural(plan->n_keep, "instance", "instances"));
+			spec->name, spec->provider.name, spec->provider.region, plan->n_keep,
+			plural(plan->n_keep, "instance", "instances"));
 
 	for (size_t i = 0; i < plan->n_groups; i++) {
 		const struct gc_plan_group *g = &plan->groups[i];
@@ -1033,7 +1033,7 @@ int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const st
 	int r = -1;
 
 	json_object_set_new(doc, "cluster", json_string(spec->name));
-	json_object_set_new(doc, "cloud", json_string(gc_cloud_name(spec->provider.cloud)));
+	json_object_set_new(doc, "cloud", json_string(spec->provider.name));
 	json_object_set_new(doc, "region", json_string(spec->provider.region));
 	json_object_set_new(doc, "changes", json_boolean(gc_plan_has_changes(plan)));
 	json_object_set_new(summary, "create", json_integer(plan->n_create));

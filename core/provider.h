@@ -255,9 +255,59 @@ enum gc_resource_kind {
 
 struct gc_provider;
 
+/* How a cloud names the key pair of a cluster: "<prefix><sep><cluster><sep><8 characters
+ * of the key's fingerprint>", where each character of the cluster name outside [A-Za-z0-9]
+ * becomes sep and at most cluster_max of them are kept (0: all). */
+struct gc_keypair_naming {
+	const char *prefix;
+	char sep;
+	unsigned cluster_max;
+};
+
+/*
+ * What core and cmd/ know about a cloud, kept with its driver (providers/NAME/facts.c) so
+ * that nothing outside providers/ names a cloud. Lists end with NULL. The shape checks see
+ * a spec's string (len bytes of s) and judge only its form; whether the cloud has the
+ * image or the role is for the cloud to say at apply time.
+ */
+struct gc_provider_facts {
+	const char *title;    /* the cloud and its compute service, for help texts: "X Cloud VMs" */
+	const char *env_vars; /* its credential variables, for the manual: "X_*" */
+	const char *home_region; /* where gc asks for the region list when nothing names one */
+	const char
+		*oidc_audience; /* the audience the cloud's identity provider trusts by default */
+	const char *const *name_aliases; /* what else users call the cloud, for "did you mean" */
+	/* Tag key prefixes the cloud keeps for itself (lowercase, matched in any case); the
+	 * spec refuses them on every cloud, since a spec may move between clouds. */
+	const char *const *reserved_tag_prefixes;
+	/* The alias words resolve_image takes; the spec validator accepts exactly these. */
+	const char *const *image_aliases;
+	bool (*image_id)(const char *s, size_t len); /* a literal image id */
+	/* Whether s is meant as this cloud's image id (its "ami-" prefix), valid or not: on
+	 * another cloud the validator says "not an image id for" rather than "unknown image". */
+	bool (*image_id_like)(const char *s, size_t len);
+	const char *image_id_hint;		 /* how an id looks, for messages: "ami-..." */
+	bool (*role)(const char *s, size_t len); /* provider.oidc.role */
+	const char *role_hint;			 /* "arn:...:role/NAME" */
+	/* provider.oidc.provider; NULL: the cloud finds the identity provider by itself and
+	 * the key must be left out, oidc_provider_hint saying why. */
+	bool (*oidc_provider)(const char *s, size_t len);
+	const char *oidc_provider_hint;
+	struct gc_keypair_naming keypair;
+	bool name_tag; /* the cloud's console names resources by a "Name" tag */
+	/* For the log's redactor (core/log.c), which masks every cloud's secrets in every log
+	 * line: the names of the cloud's headers, parameters, fields and credential-file keys
+	 * whose values are secret (matched in any case, at any position, as "Password" is),
+	 * and the prefixes of its access key ids (key_id_len characters of [A-Z0-9] in all),
+	 * which are masked but for the prefix. */
+	const char *const *secret_names;
+	const char *const *key_id_prefixes;
+	unsigned key_id_len;
+};
+
 struct gc_provider_ops {
-	const char *name; /* "aws" */
-	enum gc_cloud cloud;
+	const char *name; /* what provider.name says: lowercase, [a-z0-9] */
+	const struct gc_provider_facts *facts;
 	unsigned caps;		      /* GC_CAP_* */
 	unsigned max_create_batch;    /* instances in one create call */
 	unsigned max_terminate_batch; /* ids in one terminate call */
@@ -339,9 +389,15 @@ struct gc_provider {
 /* Whether the caller asked to stop (gc_provider_config.cancelled). */
 bool gc_provider_cancelled(const struct gc_provider *p);
 
-/* The registered clouds (providers/registry.c, in the providers library, which depends on
- * core and not the other way round); NULL when the cloud has no driver in this build. */
-const struct gc_provider_ops *gc_provider_find(enum gc_cloud cloud);
+/*
+ * The registered clouds (providers/registry.c, in the providers library, which the spec
+ * validator calls too: the two libraries link each other). gc_provider_by_name: NULL for
+ * a name no driver has; gc_provider_at: the i-th cloud in the registry's order, NULL past
+ * the last; gc_provider_names: every name in that order, then NULL (an option's choices).
+ */
+const struct gc_provider_ops *gc_provider_by_name(const char *name);
+const struct gc_provider_ops *gc_provider_at(size_t i);
+extern const char *const gc_provider_names[];
 
 /* Opens a session on a cloud. On failure *out is untouched and err names the problem
  * (for credentials: every source of the chain that was tried). */

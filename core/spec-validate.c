@@ -19,6 +19,8 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/cidr.h"
+#include "core/provider.h"
+#include "core/shape.h"
 #include "core/spec-tree.h"
 #include "core/steps.h"
 #include "core/str.h"
@@ -26,28 +28,25 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-#define PATH_MAX_BYTES	   1024
-#define STEP_NAME_MAX	   32
-#define STEP_RUN_MAX	   (64u << 10)
-#define ENDPOINT_MAX	   256
-#define PROFILE_MAX	   64
-#define REGION_MAX	   32
-#define USER_MAX	   32
-#define INSTANCE_TYPE_MAX  64
-#define ZONE_MAX	   64
-#define ALI_IMAGE_NAME_MAX 128
-#define MAX_SPOT_PRICE	   1000.0
-#define MAX_HOURLY_COST	   1000000.0
-#define OIDC_ROLE_MAX	   2048
-#define OIDC_AUDIENCE_MAX  256
+#define PATH_MAX_BYTES	  1024
+#define STEP_NAME_MAX	  32
+#define STEP_RUN_MAX	  (64u << 10)
+#define ENDPOINT_MAX	  256
+#define PROFILE_MAX	  64
+#define REGION_MAX	  32
+#define USER_MAX	  32
+#define INSTANCE_TYPE_MAX 64
+#define ZONE_MAX	  64
+#define MAX_SPOT_PRICE	  1000.0
+#define MAX_HOURLY_COST	  1000000.0
+#define OIDC_AUDIENCE_MAX 256
 
 struct val {
 	struct gc_diags *diags;
 	struct gc_buf path; /* where the walk is: "node_groups[0].count" */
 	size_t problems;
-	bool cloud_known;
-	enum gc_cloud cloud;
-	bool cuda_none; /* bootstrap.cuda is none (valid or defaulted) */
+	const struct gc_provider_ops *cloud; /* NULL until provider.name is known */
+	bool cuda_none;			     /* bootstrap.cuda is none (valid or defaulted) */
 };
 
 /* A known key's entry in a mapping. */
@@ -56,13 +55,9 @@ struct slot {
 	const struct spec_node *val;
 };
 
-static const char *const cloud_names[] = { "aws", "alibaba", "tencent" };
 static const char *const market_names[] = { "on-demand", "spot", "spot-then-on-demand" };
 static const char *const placement_names[] = { "any", "same-zone" };
 static const char *const container_names[] = { "docker", "none" };
-static const char *const image_aliases[] = { "ubuntu-22.04", "ubuntu-24.04", "gpu-ready" };
-static const char *const reserved_tag_prefixes[] = { "gpucluster:", "aws:",   "acs:",
-						     "aliyun",	    "qcloud", "tencent" };
 
 /* Path. */
 
@@ -284,9 +279,11 @@ static int get_duration(struct val *v, const struct spec_node *n, uint64_t min, 
 	return 0;
 }
 
+/* nickname: NULL, or what a word that is not among names stands for (a "did you mean"). */
 static int get_enum(struct val *v, const struct spec_node *n, const char *const *names,
-		    size_t count, int *out)
+		    size_t count, const char *(*nickname)(const char *word), int *out)
 {
+	const char *meant;
 	char q[SPEC_QUOTE_SIZE], list[128] = "", dym[96];
 	const char *s = get_str(v, n);
 	size_t used = 0;
@@ -303,7 +300,10 @@ static int get_enum(struct val *v, const struct spec_node *n, const char *const 
 		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
 					 names[i]);
 	spec_quote(q, n->text, n->len);
-	did_you_mean(dym, sizeof(dym), s, names, count);
+	if (nickname && (meant = nickname(s)))
+		snprintf(dym, sizeof(dym), "; did you mean '%s'?", meant);
+	else
+		did_you_mean(dym, sizeof(dym), s, names, count);
 	bad(v, n, "unknown value '%s'; expected one of %s%s", q, list, dym);
 	return -1;
 }
@@ -463,23 +463,10 @@ static bool lower_or_digit(char c)
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
-/* Whether every byte is a-z, 0-9, A-Z when upper is set, or one of extra. */
-static bool chars_ok(const char *s, size_t len, bool upper, const char *extra)
-{
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-
-		if (lower_or_digit(c) || (upper && c >= 'A' && c <= 'Z') || (c && strchr(extra, c)))
-			continue;
-		return false;
-	}
-	return true;
-}
-
 static bool valid_name(const char *s, size_t len, size_t max)
 {
 	return len >= 1 && len <= max && s[0] >= 'a' && s[0] <= 'z' && s[len - 1] != '-' &&
-		chars_ok(s, len, false, "-");
+		gc_shape_chars(s, len, false, "-");
 }
 
 static bool valid_region(const char *s, size_t len)
@@ -490,7 +477,7 @@ static bool valid_region(const char *s, size_t len)
 
 static bool valid_profile(const char *s, size_t len)
 {
-	return len >= 1 && len <= PROFILE_MAX && chars_ok(s, len, true, "_.-");
+	return len >= 1 && len <= PROFILE_MAX && gc_shape_chars(s, len, true, "_.-");
 }
 
 static bool valid_port_text(const char *s, size_t len)
@@ -528,14 +515,14 @@ static bool valid_endpoint(const char *s, size_t len)
 	if (*p == '[') {
 		host_end = memchr(p, ']', (size_t)(auth_end - p));
 		if (!host_end || host_end == p + 1 ||
-		    !chars_ok(p + 1, (size_t)(host_end - p - 1), true, ":."))
+		    !gc_shape_chars(p + 1, (size_t)(host_end - p - 1), true, ":."))
 			return false;
 		host_end++;
 	} else {
 		host_end = memchr(p, ':', (size_t)(auth_end - p));
 		if (!host_end)
 			host_end = auth_end;
-		if (host_end == p || !chars_ok(p, (size_t)(host_end - p), true, ".-"))
+		if (host_end == p || !gc_shape_chars(p, (size_t)(host_end - p), true, ".-"))
 			return false;
 	}
 	if (host_end == auth_end)
@@ -546,76 +533,19 @@ static bool valid_endpoint(const char *s, size_t len)
 static bool valid_user(const char *s, size_t len)
 {
 	return len >= 1 && len <= USER_MAX && ((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_') &&
-		chars_ok(s, len, false, "_-");
+		gc_shape_chars(s, len, false, "_-");
 }
 
 static bool valid_instance_type(const char *s, size_t len)
 {
 	bool first_ok = len && ((s[0] >= 'A' && s[0] <= 'Z') || lower_or_digit(s[0]));
 
-	return first_ok && len <= INSTANCE_TYPE_MAX && chars_ok(s, len, true, "._-");
+	return first_ok && len <= INSTANCE_TYPE_MAX && gc_shape_chars(s, len, true, "._-");
 }
 
 static bool valid_zone(const char *s, size_t len)
 {
-	return len >= 1 && len <= ZONE_MAX && chars_ok(s, len, false, "-");
-}
-
-static bool hex_run(const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return true;
-}
-
-static bool aws_image(const char *s, size_t len)
-{
-	return gc_starts_with(s, "ami-") && (len == 4 + 8 || len == 4 + 17) &&
-		hex_run(s + 4, len - 4);
-}
-
-static bool ali_image(const char *s, size_t len)
-{
-	if (gc_starts_with(s, "m-") && len >= 2 + 10 && len <= 2 + 30 &&
-	    chars_ok(s + 2, len - 2, false, ""))
-		return true;
-	/* a public image by name: ubuntu_22_04_x64_20G_alibase_20240101.vhd */
-	return len > 4 && len <= ALI_IMAGE_NAME_MAX && gc_ends_with(s, ".vhd") &&
-		chars_ok(s, len, true, "._-");
-}
-
-static bool tc_image(const char *s, size_t len)
-{
-	return gc_starts_with(s, "img-") && len == 4 + 8 && chars_ok(s + 4, 8, false, "");
-}
-
-static bool image_for(enum gc_cloud c, const char *s, size_t len)
-{
-	switch (c) {
-	case GC_CLOUD_AWS: return aws_image(s, len);
-	case GC_CLOUD_ALIBABA: return ali_image(s, len);
-	case GC_CLOUD_TENCENT: return tc_image(s, len);
-	}
-	return false;
-}
-
-static bool looks_like_image_id(const char *s)
-{
-	return gc_starts_with(s, "ami-") || gc_starts_with(s, "m-") || gc_starts_with(s, "img-") ||
-		gc_ends_with(s, ".vhd");
-}
-
-static const char *image_id_hint(const struct val *v)
-{
-	if (!v->cloud_known)
-		return "an image id";
-	switch (v->cloud) {
-	case GC_CLOUD_AWS: return "ami-...";
-	case GC_CLOUD_ALIBABA: return "m-... or an image name ending in .vhd";
-	case GC_CLOUD_TENCENT: return "img-...";
-	}
-	return "an image id";
+	return len >= 1 && len <= ZONE_MAX && gc_shape_chars(s, len, false, "-");
 }
 
 /* "570", "570.124.06": 3 digits, then up to two dot-separated runs of 1-3 digits. */
@@ -670,21 +600,48 @@ static bool valid_cudnn(const char *s)
 
 static bool valid_tag_text(const char *s, size_t len)
 {
-	return chars_ok(s, len, true, " _.:/=+-@");
+	return gc_shape_chars(s, len, true, " _.:/=+-@");
 }
 
+/* Whether s starts with prefix (lowercase) in any case. */
+static bool starts_with_nocase(const char *s, const char *prefix)
+{
+	size_t k = 0;
+
+	while (prefix[k] && s[k] && (s[k] | 0x20) == prefix[k])
+		k++;
+	return !prefix[k];
+}
+
+/* Our own prefix, or one a registered cloud keeps for itself (on every cloud). */
 static bool reserved_tag(const char *s)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(reserved_tag_prefixes); i++) {
-		const char *p = reserved_tag_prefixes[i];
-		size_t k = 0;
+	const struct gc_provider_ops *p;
 
-		while (p[k] && s[k] && (s[k] | 0x20) == p[k])
-			k++;
-		if (!p[k])
-			return true;
-	}
+	if (starts_with_nocase(s, GC_TAG_PREFIX))
+		return true;
+	for (size_t i = 0; (p = gc_provider_at(i)); i++)
+		for (const char *const *r = p->facts->reserved_tag_prefixes; r && *r; r++)
+			if (starts_with_nocase(s, *r))
+				return true;
 	return false;
+}
+
+/* "gpucluster:, aws:, ... or tencent": the prefixes reserved_tag refuses. */
+static void reserved_tag_list(struct gc_buf *out)
+{
+	const struct gc_provider_ops *p;
+	const char *prev = GC_TAG_PREFIX;
+
+	for (size_t i = 0; (p = gc_provider_at(i)); i++) {
+		for (const char *const *r = p->facts->reserved_tag_prefixes; r && *r; r++) {
+			gc_buf_addf(out, "%s, ", prev);
+			prev = *r;
+		}
+	}
+	if (out->len >= 2)
+		gc_buf_truncate(out, out->len - 2);
+	gc_buf_addf(out, "%s%s", out->len ? " or " : "", prev);
 }
 
 /*
@@ -767,99 +724,129 @@ static void get_str_list(struct val *v, const struct spec_node *n, size_t max,
 	}
 }
 
-/* provider.oidc values: ARNs and names as each cloud writes them. */
+/* Values only a cloud can judge: each registered cloud's facts (core/provider.h). */
 
-/* How many decimal digits s (of len bytes) starts with. */
-static size_t digit_run(const char *s, size_t len)
+typedef bool (*shape_fn)(const char *s, size_t len);
+
+enum shape { SHAPE_IMAGE_ID, SHAPE_IMAGE_ID_LIKE, SHAPE_ROLE, SHAPE_OIDC_PROVIDER };
+
+static shape_fn shape_of(const struct gc_provider_facts *f, enum shape k)
 {
-	size_t n = 0;
-
-	while (n < len && s[n] >= '0' && s[n] <= '9')
-		n++;
-	return n;
+	switch (k) {
+	case SHAPE_IMAGE_ID: return f->image_id;
+	case SHAPE_IMAGE_ID_LIKE: return f->image_id_like;
+	case SHAPE_ROLE: return f->role;
+	case SHAPE_OIDC_PROVIDER: return f->oidc_provider;
+	}
+	return NULL;
 }
 
-/* s (of len bytes) is prefix, an account of min..max digits, mid, then a rest of 1 to
- * name_max bytes, returned in *rest. */
-static bool arn_shape(const char *s, size_t len, const char *prefix, size_t min, size_t max,
-		      const char *mid, size_t name_max, const char **rest, size_t *rest_len)
+/* Whether some registered cloud's check of kind k takes s. */
+static bool any_cloud(enum shape k, const char *s, size_t len)
 {
-	size_t p = strlen(prefix), m = strlen(mid), d;
+	const struct gc_provider_ops *p;
 
-	if (len <= p || memcmp(s, prefix, p) != 0)
-		return false;
-	d = digit_run(s + p, len - p);
-	if (d < min || d > max)
-		return false;
-	d += p;
-	if (len < d + m + 1 || memcmp(s + d, mid, m) != 0 || len - d - m > name_max)
-		return false;
-	*rest = s + d + m;
-	*rest_len = len - d - m;
-	return true;
-}
+	for (size_t i = 0; (p = gc_provider_at(i)); i++) {
+		shape_fn ok = shape_of(p->facts, k);
 
-/* arn:PARTITION:iam::ACCOUNT:role/[PATH/]NAME */
-static bool aws_role(const char *s, size_t len)
-{
-	static const char *const partitions[] = { "arn:aws:iam::", "arn:aws-cn:iam::",
-						  "arn:aws-us-gov:iam::" };
-	const char *name;
-	size_t n;
-
-	for (size_t i = 0; i < ARRAY_SIZE(partitions); i++)
-		if (len <= OIDC_ROLE_MAX &&
-		    arn_shape(s, len, partitions[i], 12, 12, ":role/", 512, &name, &n))
-			return chars_ok(name, n, true, "_+=,.@/-") && name[n - 1] != '/';
+		if (ok && ok(s, len))
+			return true;
+	}
 	return false;
-}
-
-/* acs:ram::ACCOUNT:role/NAME */
-static bool ali_role(const char *s, size_t len)
-{
-	const char *name;
-	size_t n;
-
-	return arn_shape(s, len, "acs:ram::", 1, 20, ":role/", 64, &name, &n) &&
-		chars_ok(name, n, true, ".-");
-}
-
-/* qcs::cam::uin/ACCOUNT:roleName/NAME, or :role/ROLE-ID */
-static bool tc_role(const char *s, size_t len)
-{
-	const char *name;
-	size_t n;
-
-	if (arn_shape(s, len, "qcs::cam::uin/", 1, 20, ":roleName/", 128, &name, &n))
-		return chars_ok(name, n, true, "_+=,.@-");
-	return arn_shape(s, len, "qcs::cam::uin/", 1, 20, ":role/", 32, &name, &n) &&
-		digit_run(name, n) == n;
 }
 
 static bool any_role(const char *s, size_t len)
 {
-	return aws_role(s, len) || ali_role(s, len) || tc_role(s, len);
-}
-
-/* acs:ram::ACCOUNT:oidc-provider/NAME */
-static bool ali_oidc_provider(const char *s, size_t len)
-{
-	const char *name;
-	size_t n;
-
-	return arn_shape(s, len, "acs:ram::", 1, 20, ":oidc-provider/", 128, &name, &n) &&
-		chars_ok(name, n, true, ".-");
-}
-
-/* A Tencent ProviderId: the CAM identity provider's name. */
-static bool tc_oidc_provider(const char *s, size_t len)
-{
-	return len >= 1 && len <= 128 && chars_ok(s, len, true, "_.-");
+	return any_cloud(SHAPE_ROLE, s, len);
 }
 
 static bool any_oidc_provider(const char *s, size_t len)
 {
-	return ali_oidc_provider(s, len) || tc_oidc_provider(s, len);
+	return any_cloud(SHAPE_OIDC_PROVIDER, s, len);
+}
+
+static bool in_list(const char *const *list, const char *s)
+{
+	for (; list && *list; list++)
+		if (strcmp(*list, s) == 0)
+			return true;
+	return false;
+}
+
+/* An image alias of the spec's cloud, or of any cloud while that is not known. */
+static bool image_alias(const struct val *v, const char *s)
+{
+	const struct gc_provider_ops *p;
+
+	if (v->cloud)
+		return in_list(v->cloud->facts->image_aliases, s);
+	for (size_t i = 0; (p = gc_provider_at(i)); i++)
+		if (in_list(p->facts->image_aliases, s))
+			return true;
+	return false;
+}
+
+#define MAX_CANDIDATES 32
+
+/* The words of lists[0..n) without repeats, at most MAX_CANDIDATES; returns how many. */
+static size_t collect_words(const char **out, const char *const *const *lists, size_t n)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		for (const char *const *w = lists[i]; w && *w && m < MAX_CANDIDATES; w++) {
+			size_t j = 0;
+
+			while (j < m && strcmp(out[j], *w) != 0)
+				j++;
+			if (j == m)
+				out[m++] = *w;
+		}
+	}
+	return m;
+}
+
+/* The image aliases a "did you mean" may suggest: the spec's cloud's, else every cloud's. */
+static size_t image_alias_candidates(const struct val *v, const char **out)
+{
+	const char *const *lists[MAX_CANDIDATES];
+	const struct gc_provider_ops *p;
+	size_t n = 0;
+
+	if (v->cloud)
+		lists[n++] = v->cloud->facts->image_aliases;
+	for (size_t i = 0; !v->cloud && (p = gc_provider_at(i)) && n < MAX_CANDIDATES; i++)
+		lists[n++] = p->facts->image_aliases;
+	return collect_words(out, lists, n);
+}
+
+/* "ubuntu-22.04, ubuntu-24.04, gpu-ready": the aliases every cloud has, which messages
+ * offer (a cloud's own synonyms, such as a second name for gpu-ready, are accepted but
+ * not advertised: a spec that uses only these moves between clouds). */
+static void portable_aliases(struct gc_buf *out)
+{
+	const struct gc_provider_ops *first = gc_provider_at(0), *p;
+
+	for (const char *const *w = first ? first->facts->image_aliases : NULL; w && *w; w++) {
+		bool everywhere = true;
+
+		for (size_t i = 1; (p = gc_provider_at(i)); i++)
+			everywhere &= in_list(p->facts->image_aliases, *w);
+		if (everywhere)
+			gc_buf_addf(out, "%s%s", out->len ? ", " : "", *w);
+	}
+}
+
+/* The cloud a nickname of provider.name ("aliyun", in any case) stands for, or NULL. */
+static const char *cloud_nickname(const char *word)
+{
+	const struct gc_provider_ops *p;
+
+	for (size_t i = 0; (p = gc_provider_at(i)); i++)
+		for (const char *const *a = p->facts->name_aliases; a && *a; a++)
+			if (strlen(word) == strlen(*a) && starts_with_nocase(word, *a))
+				return p->name;
+	return NULL;
 }
 
 /* Printable ASCII without blanks: a client id, often a host name or a URL. */
@@ -876,74 +863,62 @@ static bool valid_audience(const char *s, size_t len)
 /* What every cloud's RoleSessionName takes. */
 static bool valid_session_name(const char *s, size_t len)
 {
-	return len >= 2 && len <= 64 && chars_ok(s, len, true, "_.@-");
+	return len >= 2 && len <= 64 && gc_shape_chars(s, len, true, "_.@-");
 }
 
 /* Sections. */
 
+enum oidc_key { OIDC_ROLE, OIDC_PROVIDER, OIDC_AUDIENCE, OIDC_SESSION_NAME, OIDC_KEYS };
+static const char *const oidc_keys[OIDC_KEYS] = {
+	[OIDC_ROLE] = "role",
+	[OIDC_PROVIDER] = "provider",
+	[OIDC_AUDIENCE] = "audience",
+	[OIDC_SESSION_NAME] = "session_name",
+};
+
 static void check_oidc(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
-	static const char *const keys[] = { "role", "provider", "audience", "session_name" };
+	const struct gc_provider_facts *f = v->cloud ? v->cloud->facts : NULL;
 	struct gc_spec_oidc *o = &spec->provider.oidc;
-	bool (*role_ok)(const char *, size_t) = any_role;
-	bool (*provider_ok)(const char *, size_t) = any_oidc_provider;
-	const char *role_what = "role: expected the cloud's role ARN";
-	const char *provider_what = "OIDC provider: expected the OIDC provider's ARN or id";
-	struct slot s[ARRAY_SIZE(keys)];
+	shape_fn role_ok = f ? f->role : any_role;
+	shape_fn provider_ok = f ? f->oidc_provider : any_oidc_provider;
+	char role_what[160], provider_what[160];
+	struct slot s[OIDC_KEYS];
 	const struct spec_node *x;
 	size_t mark;
 
-	if (scan_map(v, n, keys, ARRAY_SIZE(keys), s) < 0)
+	if (scan_map(v, n, oidc_keys, OIDC_KEYS, s) < 0)
 		return;
-	if (v->cloud_known) {
-		switch (v->cloud) {
-		case GC_CLOUD_AWS:
-			role_ok = aws_role;
-			role_what = "role: expected arn:aws:iam::ACCOUNT:role/NAME";
-			break;
-		case GC_CLOUD_ALIBABA:
-			role_ok = ali_role;
-			role_what = "role: expected acs:ram::ACCOUNT:role/NAME";
-			provider_ok = ali_oidc_provider;
-			provider_what =
-				"OIDC provider: expected acs:ram::ACCOUNT:oidc-provider/NAME";
-			break;
-		case GC_CLOUD_TENCENT:
-			role_ok = tc_role;
-			role_what = "role: expected qcs::cam::uin/ACCOUNT:roleName/NAME";
-			provider_ok = tc_oidc_provider;
-			provider_what = "OIDC provider: expected a ProviderId of 1-128 characters "
-					"of A-Z, a-z, 0-9, '_', '.' and '-'";
-			break;
-		}
-	}
-	if ((x = required(v, n, &s[0], "role"))) {
+	snprintf(role_what, sizeof(role_what), "role: expected %s",
+		 f ? f->role_hint : "the cloud's role ARN");
+	snprintf(provider_what, sizeof(provider_what), "OIDC provider: expected %s",
+		 f ? f->oidc_provider_hint : "the OIDC provider's ARN or id");
+	if ((x = required(v, n, &s[OIDC_ROLE], "role"))) {
 		mark = path_key(v, "role");
 		o->role = get_checked(v, x, role_ok, role_what);
 		path_pop(v, mark);
 	}
-	if (v->cloud_known && v->cloud == GC_CLOUD_AWS) {
-		/* AWS finds the identity provider by the token's issuer */
-		if ((x = optional(&s[1]))) {
+	if (f && !provider_ok) {
+		/* the cloud finds the identity provider itself (by the token's issuer) */
+		if ((x = optional(&s[OIDC_PROVIDER]))) {
 			mark = path_key(v, "provider");
-			bad(v, x,
-			    "AWS finds the identity provider by the token's issuer; leave this "
-			    "key out");
+			bad(v, x, "%s", f->oidc_provider_hint);
 			path_pop(v, mark);
 		}
-	} else if ((x = v->cloud_known ? required(v, n, &s[1], "provider") : optional(&s[1]))) {
+	} else if ((x = f ? required(v, n, &s[OIDC_PROVIDER], "provider")
+			  : optional(&s[OIDC_PROVIDER]))) {
 		mark = path_key(v, "provider");
 		o->provider = get_checked(v, x, provider_ok, provider_what);
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[2]))) {
+	if ((x = optional(&s[OIDC_AUDIENCE]))) {
 		mark = path_key(v, "audience");
 		o->audience = get_checked(v, x, valid_audience,
 					  "audience: use 1-256 printable ASCII characters "
 					  "without blanks");
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[3]))) {
+	if ((x = optional(&s[OIDC_SESSION_NAME]))) {
 		mark = path_key(v, "session_name");
 		o->session_name = get_checked(v, x, valid_session_name,
 					      "session name: use 2-64 characters of A-Z, a-z, "
@@ -952,26 +927,43 @@ static void check_oidc(struct val *v, const struct spec_node *n, struct gc_spec 
 	}
 }
 
-static void check_provider(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+enum provider_key { PROV_NAME, PROV_REGION, PROV_PROFILE, PROV_ENDPOINT, PROV_OIDC, PROV_KEYS };
+static const char *const provider_keys[PROV_KEYS] = {
+	[PROV_NAME] = "name",	      [PROV_REGION] = "region", [PROV_PROFILE] = "profile",
+	[PROV_ENDPOINT] = "endpoint", [PROV_OIDC] = "oidc",
+};
+
+/* provider.name: one of the registered clouds. */
+static void check_cloud(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
-	static const char *const keys[] = { "name", "region", "profile", "endpoint", "oidc" };
-	struct slot s[ARRAY_SIZE(keys)];
-	const struct spec_node *x;
-	size_t mark;
+	const char *names[MAX_CANDIDATES];
+	const struct gc_provider_ops *p;
+	size_t count = 0;
 	int e;
 
-	if (scan_map(v, n, keys, ARRAY_SIZE(keys), s) < 0)
+	for (size_t i = 0; (p = gc_provider_at(i)) && count < MAX_CANDIDATES; i++)
+		names[count++] = p->name;
+	if (get_enum(v, n, names, count, cloud_nickname, &e) == 0) {
+		v->cloud = gc_provider_at((size_t)e);
+		spec->provider.ops = v->cloud;
+		spec->provider.name = v->cloud->name;
+	}
+}
+
+static void check_provider(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+{
+	struct slot s[PROV_KEYS];
+	const struct spec_node *x;
+	size_t mark;
+
+	if (scan_map(v, n, provider_keys, PROV_KEYS, s) < 0)
 		return;
-	if ((x = required(v, n, &s[0], "name"))) {
+	if ((x = required(v, n, &s[PROV_NAME], "name"))) {
 		mark = path_key(v, "name");
-		if (get_enum(v, x, cloud_names, ARRAY_SIZE(cloud_names), &e) == 0) {
-			spec->provider.cloud = (enum gc_cloud)e;
-			v->cloud = spec->provider.cloud;
-			v->cloud_known = true;
-		}
+		check_cloud(v, x, spec);
 		path_pop(v, mark);
 	}
-	if ((x = required(v, n, &s[1], "region"))) {
+	if ((x = required(v, n, &s[PROV_REGION], "region"))) {
 		mark = path_key(v, "region");
 		spec->provider.region = get_checked(
 			v, x, valid_region,
@@ -979,14 +971,14 @@ static void check_provider(struct val *v, const struct spec_node *n, struct gc_s
 			"starting with a letter and not ending with '-'");
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[2]))) {
+	if ((x = optional(&s[PROV_PROFILE]))) {
 		mark = path_key(v, "profile");
 		spec->provider.profile = get_checked(
 			v, x, valid_profile,
 			"profile: use 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'");
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[3]))) {
+	if ((x = optional(&s[PROV_ENDPOINT]))) {
 		mark = path_key(v, "endpoint");
 		spec->provider.endpoint =
 			get_checked(v, x, valid_endpoint,
@@ -994,7 +986,7 @@ static void check_provider(struct val *v, const struct spec_node *n, struct gc_s
 				    "at most 256 characters");
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[4]))) {
+	if ((x = optional(&s[PROV_OIDC]))) {
 		mark = path_key(v, "oidc");
 		check_oidc(v, x, spec);
 		path_pop(v, mark);
@@ -1061,16 +1053,22 @@ static void check_allow_from(struct val *v, const struct spec_node *n, struct gc
 	free(valid);
 }
 
+enum ssh_key { SSH_USER, SSH_PORT, SSH_ALLOW_FROM, SSH_KEYS };
+static const char *const ssh_keys[SSH_KEYS] = {
+	[SSH_USER] = "user",
+	[SSH_PORT] = "port",
+	[SSH_ALLOW_FROM] = "allow_from",
+};
+
 static void check_ssh(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
-	static const char *const keys[] = { "user", "port", "allow_from" };
-	struct slot s[ARRAY_SIZE(keys)];
+	struct slot s[SSH_KEYS];
 	const struct spec_node *x;
 	size_t mark;
 
-	if (scan_map(v, n, keys, ARRAY_SIZE(keys), s) < 0)
+	if (scan_map(v, n, ssh_keys, SSH_KEYS, s) < 0)
 		return;
-	if ((x = optional(&s[0]))) {
+	if ((x = optional(&s[SSH_USER]))) {
 		mark = path_key(v, "user");
 		free(spec->ssh.user);
 		spec->ssh.user = get_checked(v, x, valid_user,
@@ -1078,12 +1076,12 @@ static void check_ssh(struct val *v, const struct spec_node *n, struct gc_spec *
 					     "starting with a letter or '_'");
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[1]))) {
+	if ((x = optional(&s[SSH_PORT]))) {
 		mark = path_key(v, "port");
 		get_uint(v, x, 1, 65535, &spec->ssh.port);
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[2]))) {
+	if ((x = optional(&s[SSH_ALLOW_FROM]))) {
 		mark = path_key(v, "allow_from");
 		check_allow_from(v, x, spec);
 		path_pop(v, mark);
@@ -1093,42 +1091,42 @@ static void check_ssh(struct val *v, const struct spec_node *n, struct gc_spec *
 static void check_image(struct val *v, const struct spec_node *n, struct gc_spec_group *g)
 {
 	char q[SPEC_QUOTE_SIZE], dym[96];
+	const char *cands[MAX_CANDIDATES];
 	const char *s = get_str(v, n);
-	bool any_cloud;
+	struct gc_buf aliases;
+	bool ok;
 
 	if (!s)
 		return;
-	for (size_t i = 0; i < ARRAY_SIZE(image_aliases); i++) {
-		if (strcmp(s, image_aliases[i]) == 0) {
-			g->image = gc_xstrdup(s);
-			g->image_is_alias = true;
-			return;
-		}
+	if (image_alias(v, s)) {
+		g->image = gc_xstrdup(s);
+		g->image_is_alias = true;
+		return;
 	}
-	any_cloud = aws_image(s, n->len) || ali_image(s, n->len) || tc_image(s, n->len);
-	if (v->cloud_known ? image_for(v->cloud, s, n->len) : any_cloud) {
+	ok = v->cloud ? v->cloud->facts->image_id(s, n->len) : any_cloud(SHAPE_IMAGE_ID, s, n->len);
+	if (ok) {
 		g->image = gc_xstrdup(s);
 		g->image_is_alias = false;
 		return;
 	}
 	spec_quote(q, s, n->len);
-	if (looks_like_image_id(s)) {
+	gc_buf_init(&aliases, 0);
+	portable_aliases(&aliases);
+	if (any_cloud(SHAPE_IMAGE_ID_LIKE, s, n->len)) {
 		/* without a known cloud there is nothing to hold the id against */
-		if (v->cloud_known)
-			bad(v, n,
-			    "'%s' is not an image id for %s; expected an alias "
-			    "(ubuntu-22.04, ubuntu-24.04, gpu-ready) or %s",
-			    q, gc_cloud_name(v->cloud), image_id_hint(v));
-		return;
+		if (v->cloud)
+			bad(v, n, "'%s' is not an image id for %s; expected an alias (%s) or %s", q,
+			    v->cloud->name, aliases.data, v->cloud->facts->image_id_hint);
+		goto out;
 	}
-	did_you_mean(dym, sizeof(dym), s, image_aliases, ARRAY_SIZE(image_aliases));
+	did_you_mean(dym, sizeof(dym), s, cands, image_alias_candidates(v, cands));
 	if (dym[0])
 		bad(v, n, "unknown image '%s'%s", q, dym);
 	else
-		bad(v, n,
-		    "unknown image '%s'; expected an alias (ubuntu-22.04, ubuntu-24.04, "
-		    "gpu-ready) or %s",
-		    q, image_id_hint(v));
+		bad(v, n, "unknown image '%s'; expected an alias (%s) or %s", q, aliases.data,
+		    v->cloud ? v->cloud->facts->image_id_hint : "an image id");
+out:
+	gc_buf_release(&aliases);
 }
 
 /* Reports names[i] when an earlier entry of the same list has that name already. */
@@ -1147,13 +1145,34 @@ static void check_unique_name(struct val *v, const struct spec_node **names, siz
 	}
 }
 
+enum group_key {
+	GROUP_NAME,
+	GROUP_COUNT,
+	GROUP_INSTANCE_TYPES,
+	GROUP_ZONES,
+	GROUP_MARKET,
+	GROUP_MAX_SPOT_PRICE,
+	GROUP_IMAGE,
+	GROUP_DISK_GB,
+	GROUP_PLACEMENT,
+	GROUP_KEYS
+};
+static const char *const group_keys[GROUP_KEYS] = {
+	[GROUP_NAME] = "name",
+	[GROUP_COUNT] = "count",
+	[GROUP_INSTANCE_TYPES] = "instance_types",
+	[GROUP_ZONES] = "zones",
+	[GROUP_MARKET] = "market",
+	[GROUP_MAX_SPOT_PRICE] = "max_spot_price",
+	[GROUP_IMAGE] = "image",
+	[GROUP_DISK_GB] = "disk_gb",
+	[GROUP_PLACEMENT] = "placement",
+};
+
 static void check_group(struct val *v, const struct spec_node *n, struct gc_spec_group *g,
 			const struct spec_node **name_node)
 {
-	static const char *const keys[] = { "name",  "count",	"instance_types",
-					    "zones", "market",	"max_spot_price",
-					    "image", "disk_gb", "placement" };
-	struct slot s[ARRAY_SIZE(keys)];
+	struct slot s[GROUP_KEYS];
 	const struct spec_node *x, *price = NULL;
 	bool market_known = true;
 	size_t mark;
@@ -1164,22 +1183,22 @@ static void check_group(struct val *v, const struct spec_node *n, struct gc_spec
 	g->placement = GC_PLACEMENT_ANY;
 	g->pos.line = n->line;
 	g->pos.col = n->col;
-	if (scan_map(v, n, keys, ARRAY_SIZE(keys), s) == 0) {
-		if ((x = required(v, n, &s[0], "name"))) {
+	if (scan_map(v, n, group_keys, GROUP_KEYS, s) == 0) {
+		if ((x = required(v, n, &s[GROUP_NAME], "name"))) {
 			mark = path_key(v, "name");
 			g->name = get_name(v, x, GC_SPEC_GROUP_NAME_MAX);
 			if (g->name)
 				*name_node = x;
 			path_pop(v, mark);
 		}
-		if ((x = required(v, n, &s[1], "count"))) {
+		if ((x = required(v, n, &s[GROUP_COUNT], "count"))) {
 			mark = path_key(v, "count");
 			g->count_pos.line = x->line;
 			g->count_pos.col = x->col;
 			get_uint(v, x, 0, GC_SPEC_MAX_GROUP_COUNT, &g->count);
 			path_pop(v, mark);
 		}
-		if ((x = required(v, n, &s[2], "instance_types"))) {
+		if ((x = required(v, n, &s[GROUP_INSTANCE_TYPES], "instance_types"))) {
 			mark = path_key(v, "instance_types");
 			get_str_list(v, x, GC_SPEC_MAX_INSTANCE_TYPES, valid_instance_type,
 				     "instance type: use 1-64 characters of A-Z, a-z, 0-9, '.', "
@@ -1187,40 +1206,41 @@ static void check_group(struct val *v, const struct spec_node *n, struct gc_spec
 				     &g->instance_types, &g->n_instance_types);
 			path_pop(v, mark);
 		}
-		if ((x = optional(&s[3]))) {
+		if ((x = optional(&s[GROUP_ZONES]))) {
 			mark = path_key(v, "zones");
 			get_str_list(v, x, GC_SPEC_MAX_ZONES, valid_zone,
 				     "zone: use 1-64 characters of a-z, 0-9 and '-'", &g->zones,
 				     &g->n_zones);
 			path_pop(v, mark);
 		}
-		if ((x = optional(&s[4]))) {
+		if ((x = optional(&s[GROUP_MARKET]))) {
 			mark = path_key(v, "market");
-			if (get_enum(v, x, market_names, ARRAY_SIZE(market_names), &e) == 0)
+			if (get_enum(v, x, market_names, ARRAY_SIZE(market_names), NULL, &e) == 0)
 				g->market = (enum gc_market)e;
 			else
 				market_known = false;
 			path_pop(v, mark);
 		}
-		if ((x = optional(&s[5]))) {
+		if ((x = optional(&s[GROUP_MAX_SPOT_PRICE]))) {
 			mark = path_key(v, "max_spot_price");
 			if (get_price(v, x, MAX_SPOT_PRICE, "1000", &g->max_spot_price) == 0)
 				price = x;
 			path_pop(v, mark);
 		}
-		if ((x = optional(&s[6]))) {
+		if ((x = optional(&s[GROUP_IMAGE]))) {
 			mark = path_key(v, "image");
 			check_image(v, x, g);
 			path_pop(v, mark);
 		}
-		if ((x = optional(&s[7]))) {
+		if ((x = optional(&s[GROUP_DISK_GB]))) {
 			mark = path_key(v, "disk_gb");
 			get_uint(v, x, 20, 16384, &g->disk_gb);
 			path_pop(v, mark);
 		}
-		if ((x = optional(&s[8]))) {
+		if ((x = optional(&s[GROUP_PLACEMENT]))) {
 			mark = path_key(v, "placement");
-			if (get_enum(v, x, placement_names, ARRAY_SIZE(placement_names), &e) == 0)
+			if (get_enum(v, x, placement_names, ARRAY_SIZE(placement_names), NULL,
+				     &e) == 0)
 				g->placement = (enum gc_placement)e;
 			path_pop(v, mark);
 		}
@@ -1230,7 +1250,7 @@ static void check_group(struct val *v, const struct spec_node *n, struct gc_spec
 			path_pop(v, mark);
 		}
 	}
-	if (!g->image && !optional(&s[6])) {
+	if (!g->image && !optional(&s[GROUP_IMAGE])) {
 		g->image = gc_xstrdup("ubuntu-22.04");
 		g->image_is_alias = true;
 	}
@@ -1256,11 +1276,17 @@ static void check_groups(struct val *v, const struct spec_node *n, struct gc_spe
 	free(names);
 }
 
+enum step_key { STEP_NAME, STEP_RUN, STEP_TIMEOUT, STEP_KEYS };
+static const char *const step_keys[STEP_KEYS] = {
+	[STEP_NAME] = "name",
+	[STEP_RUN] = "run",
+	[STEP_TIMEOUT] = "timeout",
+};
+
 static void check_step(struct val *v, const struct spec_node *n, struct gc_spec_step *st,
 		       const struct spec_node **name_node)
 {
-	static const char *const keys[] = { "name", "run", "timeout" };
-	struct slot s[ARRAY_SIZE(keys)];
+	struct slot s[STEP_KEYS];
 	const struct spec_node *x;
 	char q[SPEC_QUOTE_SIZE];
 	const char *str;
@@ -1268,13 +1294,13 @@ static void check_step(struct val *v, const struct spec_node *n, struct gc_spec_
 	uint64_t t;
 
 	st->timeout_s = 30 * 60;
-	if (scan_map(v, n, keys, ARRAY_SIZE(keys), s) < 0)
+	if (scan_map(v, n, step_keys, STEP_KEYS, s) < 0)
 		return;
-	if ((x = required(v, n, &s[0], "name"))) {
+	if ((x = required(v, n, &s[STEP_NAME], "name"))) {
 		mark = path_key(v, "name");
 		if ((str = get_str(v, x))) {
 			if (x->len <= STEP_NAME_MAX && str[0] >= 'a' && str[0] <= 'z' &&
-			    chars_ok(str, x->len, false, "-")) {
+			    gc_shape_chars(str, x->len, false, "-")) {
 				st->name = gc_xstrdup(str);
 				*name_node = x;
 			} else {
@@ -1287,7 +1313,7 @@ static void check_step(struct val *v, const struct spec_node *n, struct gc_spec_
 		}
 		path_pop(v, mark);
 	}
-	if ((x = required(v, n, &s[1], "run"))) {
+	if ((x = required(v, n, &s[STEP_RUN], "run"))) {
 		mark = path_key(v, "run");
 		if ((str = get_str(v, x))) {
 			if (x->len == 0)
@@ -1300,7 +1326,7 @@ static void check_step(struct val *v, const struct spec_node *n, struct gc_spec_
 		}
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[2]))) {
+	if ((x = optional(&s[STEP_TIMEOUT]))) {
 		mark = path_key(v, "timeout");
 		if (get_duration(v, x, 1, 24 * 3600, "1s", "24h", &t) == 0)
 			st->timeout_s = (unsigned)t;
@@ -1340,9 +1366,10 @@ static void check_smoke(struct val *v, const struct spec_node *n, struct gc_spec
 	for (size_t i = 0; i < count; i++) {
 		const struct spec_node *e = n->items[i];
 		size_t mark = path_index(v, i);
+		unsigned flag;
 		int k;
 
-		if (get_enum(v, e, gc_smoke_names, GC_SMOKE_N_CHECKS, &k) < 0) {
+		if (get_enum(v, e, gc_smoke_names, GC_SMOKE_N_CHECKS, NULL, &k) < 0) {
 			path_pop(v, mark);
 			continue;
 		}
@@ -1352,22 +1379,35 @@ static void check_smoke(struct val *v, const struct spec_node *n, struct gc_spec
 			continue;
 		}
 		seen[k] = e;
-		flags |= 1u << k;
-		if (k == 1 && cuda_known && v->cuda_none)
+		flag = 1u << k;
+		flags |= flag;
+		if (flag == GC_SMOKE_CUDA && cuda_known && v->cuda_none)
 			bad(v, e, "'cuda' only allowed when cuda is not none");
-		if (k == 2 && container_known && spec->bootstrap.container != GC_CONTAINER_DOCKER)
+		if (flag == GC_SMOKE_CONTAINER && container_known &&
+		    spec->bootstrap.container != GC_CONTAINER_DOCKER)
 			bad(v, e, "'container' only allowed with container docker");
 		path_pop(v, mark);
 	}
 	spec->bootstrap.smoke = flags;
 }
 
+enum bootstrap_key {
+	BOOT_DRIVER,
+	BOOT_CUDA,
+	BOOT_CUDNN,
+	BOOT_CONTAINER,
+	BOOT_STEPS,
+	BOOT_SMOKE,
+	BOOT_KEYS
+};
+static const char *const bootstrap_keys[BOOT_KEYS] = {
+	[BOOT_DRIVER] = "driver",	[BOOT_CUDA] = "cuda",	[BOOT_CUDNN] = "cudnn",
+	[BOOT_CONTAINER] = "container", [BOOT_STEPS] = "steps", [BOOT_SMOKE] = "smoke",
+};
+
 static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
-	static const char *const keys[] = {
-		"driver", "cuda", "cudnn", "container", "steps", "smoke"
-	};
-	struct slot s[ARRAY_SIZE(keys)] = { { NULL, NULL } };
+	struct slot s[BOOT_KEYS] = { { NULL, NULL } };
 	const struct spec_node *x;
 	bool cuda_known = true, container_known = true;
 	char q[SPEC_QUOTE_SIZE];
@@ -1375,9 +1415,9 @@ static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_
 	size_t mark;
 	int e;
 
-	if (n && scan_map(v, n, keys, ARRAY_SIZE(keys), s) < 0)
+	if (n && scan_map(v, n, bootstrap_keys, BOOT_KEYS, s) < 0)
 		return;
-	if ((x = optional(&s[0]))) {
+	if ((x = optional(&s[BOOT_DRIVER]))) {
 		mark = path_key(v, "driver");
 		/* a bare branch may be written unquoted; YAML reads it as a number */
 		if (env_ok(v, x)) {
@@ -1397,7 +1437,7 @@ static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_
 		}
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[1]))) {
+	if ((x = optional(&s[BOOT_CUDA]))) {
 		mark = path_key(v, "cuda");
 		cuda_known = false;
 		if ((str = get_str(v, x))) {
@@ -1415,7 +1455,7 @@ static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_
 		path_pop(v, mark);
 	}
 	v->cuda_none = spec->bootstrap.cuda && strcmp(spec->bootstrap.cuda, "none") == 0;
-	if ((x = optional(&s[2]))) {
+	if ((x = optional(&s[BOOT_CUDNN]))) {
 		mark = path_key(v, "cudnn");
 		if ((str = get_str(v, x))) {
 			spec_quote(q, str, x->len);
@@ -1431,15 +1471,15 @@ static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_
 		}
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[3]))) {
+	if ((x = optional(&s[BOOT_CONTAINER]))) {
 		mark = path_key(v, "container");
-		if (get_enum(v, x, container_names, ARRAY_SIZE(container_names), &e) == 0)
+		if (get_enum(v, x, container_names, ARRAY_SIZE(container_names), NULL, &e) == 0)
 			spec->bootstrap.container = (enum gc_container)e;
 		else
 			container_known = false;
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[4]))) {
+	if ((x = optional(&s[BOOT_STEPS]))) {
 		mark = path_key(v, "steps");
 		check_steps(v, x, spec);
 		path_pop(v, mark);
@@ -1447,34 +1487,49 @@ static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_
 	/* the default checks are the ones that apply */
 	spec->bootstrap.smoke = GC_SMOKE_DRIVER | (v->cuda_none ? 0 : GC_SMOKE_CUDA) |
 		(spec->bootstrap.container == GC_CONTAINER_DOCKER ? GC_SMOKE_CONTAINER : 0);
-	if ((x = optional(&s[5]))) {
+	if ((x = optional(&s[BOOT_SMOKE]))) {
 		mark = path_key(v, "smoke");
 		check_smoke(v, x, spec, cuda_known, container_known);
 		path_pop(v, mark);
 	}
 }
 
+enum lifecycle_key { LIFE_TTL, LIFE_MAX_HOURLY_COST, LIFE_KEYS };
+static const char *const lifecycle_keys[LIFE_KEYS] = {
+	[LIFE_TTL] = "ttl",
+	[LIFE_MAX_HOURLY_COST] = "max_hourly_cost",
+};
+
 static void check_lifecycle(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
-	static const char *const keys[] = { "ttl", "max_hourly_cost" };
-	struct slot s[ARRAY_SIZE(keys)];
+	struct slot s[LIFE_KEYS];
 	const struct spec_node *x;
 	size_t mark;
 
-	if (scan_map(v, n, keys, ARRAY_SIZE(keys), s) < 0)
+	if (scan_map(v, n, lifecycle_keys, LIFE_KEYS, s) < 0)
 		return;
-	if ((x = optional(&s[0]))) {
+	if ((x = optional(&s[LIFE_TTL]))) {
 		mark = path_key(v, "ttl");
 		get_duration(v, x, 10 * 60, 30 * 86400, "10m", "30d", &spec->lifecycle.ttl_s);
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[1]))) {
+	if ((x = optional(&s[LIFE_MAX_HOURLY_COST]))) {
 		mark = path_key(v, "max_hourly_cost");
 		spec->lifecycle.max_hourly_cost_pos.line = x->line;
 		spec->lifecycle.max_hourly_cost_pos.col = x->col;
 		get_price(v, x, MAX_HOURLY_COST, "1000000", &spec->lifecycle.max_hourly_cost);
 		path_pop(v, mark);
 	}
+}
+
+static void bad_reserved_tag(struct val *v, const struct spec_node *key, const char *q)
+{
+	struct gc_buf list;
+
+	gc_buf_init(&list, 0);
+	reserved_tag_list(&list);
+	bad(v, key, "'%s' is a reserved tag key: keys may not start with %s", q, list.data);
+	gc_buf_release(&list);
 }
 
 static void check_tag(struct val *v, const struct spec_node *key, const struct spec_node *val,
@@ -1495,10 +1550,7 @@ static void check_tag(struct val *v, const struct spec_node *key, const struct s
 		    "space and _ . : / = + - @",
 		    q);
 	else if (reserved_tag(key->text))
-		bad(v, key,
-		    "'%s' is a reserved tag key: keys may not start with gpucluster:, "
-		    "aws:, acs:, aliyun, qcloud or tencent",
-		    q);
+		bad_reserved_tag(v, key, q);
 	else
 		key_valid = true;
 	if (key_valid)
@@ -1559,48 +1611,66 @@ static void check_tags(struct val *v, const struct spec_node *n, struct gc_spec 
 	free(first);
 }
 
+enum root_key {
+	ROOT_NAME,
+	ROOT_PROVIDER,
+	ROOT_SSH,
+	ROOT_NODE_GROUPS,
+	ROOT_BOOTSTRAP,
+	ROOT_LIFECYCLE,
+	ROOT_TAGS,
+	ROOT_KEYS
+};
+static const char *const root_keys[ROOT_KEYS] = {
+	[ROOT_NAME] = "name",
+	[ROOT_PROVIDER] = "provider",
+	[ROOT_SSH] = "ssh",
+	[ROOT_NODE_GROUPS] = "node_groups",
+	[ROOT_BOOTSTRAP] = "bootstrap",
+	[ROOT_LIFECYCLE] = "lifecycle",
+	[ROOT_TAGS] = "tags",
+};
+
 static void check_root(struct val *v, const struct spec_node *root, struct gc_spec *spec)
 {
-	static const char *const keys[] = { "name",	 "provider",  "ssh", "node_groups",
-					    "bootstrap", "lifecycle", "tags" };
-	struct slot s[ARRAY_SIZE(keys)];
+	struct slot s[ROOT_KEYS];
 	const struct spec_node *x;
 	size_t mark;
 
-	if (scan_map(v, root, keys, ARRAY_SIZE(keys), s) < 0) {
+	if (scan_map(v, root, root_keys, ROOT_KEYS, s) < 0) {
 		check_bootstrap(v, NULL, spec);
 		return;
 	}
-	if ((x = required(v, root, &s[0], "name"))) {
+	if ((x = required(v, root, &s[ROOT_NAME], "name"))) {
 		mark = path_key(v, "name");
 		spec->name = get_name(v, x, GC_SPEC_CLUSTER_NAME_MAX);
 		path_pop(v, mark);
 	}
 	/* before the groups: their images are checked against the cloud */
-	if ((x = required(v, root, &s[1], "provider"))) {
+	if ((x = required(v, root, &s[ROOT_PROVIDER], "provider"))) {
 		mark = path_key(v, "provider");
 		check_provider(v, x, spec);
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[2]))) {
+	if ((x = optional(&s[ROOT_SSH]))) {
 		mark = path_key(v, "ssh");
 		check_ssh(v, x, spec);
 		path_pop(v, mark);
 	}
-	if ((x = required(v, root, &s[3], "node_groups"))) {
+	if ((x = required(v, root, &s[ROOT_NODE_GROUPS], "node_groups"))) {
 		mark = path_key(v, "node_groups");
 		check_groups(v, x, spec);
 		path_pop(v, mark);
 	}
 	mark = path_key(v, "bootstrap");
-	check_bootstrap(v, optional(&s[4]), spec);
+	check_bootstrap(v, optional(&s[ROOT_BOOTSTRAP]), spec);
 	path_pop(v, mark);
-	if ((x = optional(&s[5]))) {
+	if ((x = optional(&s[ROOT_LIFECYCLE]))) {
 		mark = path_key(v, "lifecycle");
 		check_lifecycle(v, x, spec);
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[6]))) {
+	if ((x = optional(&s[ROOT_TAGS]))) {
 		mark = path_key(v, "tags");
 		check_tags(v, x, spec);
 		path_pop(v, mark);

@@ -24,16 +24,6 @@
 
 #define READ_CHUNK 16384
 
-const char *gc_cloud_name(enum gc_cloud c)
-{
-	switch (c) {
-	case GC_CLOUD_AWS: return "aws";
-	case GC_CLOUD_ALIBABA: return "alibaba";
-	case GC_CLOUD_TENCENT: return "tencent";
-	}
-	return "unknown";
-}
-
 const char *gc_market_name(enum gc_market m)
 {
 	switch (m) {

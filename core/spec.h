@@ -36,15 +36,9 @@
 #define GC_SPEC_MAX_ZONES	   8
 #define GC_SPEC_MAX_ALLOW_FROM	   32
 #define GC_SPEC_MAX_STEPS	   32
-#define GC_SPEC_MAX_USER_TAGS	   12  /* Alibaba's 20 per resource, less ours */
-#define GC_SPEC_TAG_KEY_MAX	   127 /* Tencent's key limit, the tightest */
-#define GC_SPEC_TAG_VALUE_MAX	   128 /* Alibaba's value limit, the tightest */
-
-enum gc_cloud {
-	GC_CLOUD_AWS,
-	GC_CLOUD_ALIBABA,
-	GC_CLOUD_TENCENT,
-};
+#define GC_SPEC_MAX_USER_TAGS	   12  /* the tightest cloud's 20 per resource, less ours */
+#define GC_SPEC_TAG_KEY_MAX	   127 /* the tightest cloud's key limit */
+#define GC_SPEC_TAG_VALUE_MAX	   128 /* the tightest cloud's value limit */
 
 enum gc_market {
 	GC_MARKET_ON_DEMAND,
@@ -107,16 +101,20 @@ struct gc_spec_tag {
  */
 struct gc_spec_oidc {
 	char *role;	    /* NULL: no oidc block */
-	char *provider;	    /* Alibaba: the OIDC provider's ARN; Tencent: its ProviderId */
+	char *provider;	    /* the OIDC provider's ARN or id, on clouds that ask for one */
 	char *audience;	    /* NULL: the cloud's default (core/oidc.h) */
 	char *session_name; /* NULL: gpucluster-RUN-ATTEMPT */
 };
+
+struct gc_provider_ops;
 
 struct gc_spec {
 	char *file; /* as given to the loader */
 	char *name;
 	struct {
-		enum gc_cloud cloud;
+		/* the registry's cloud of that name (core/provider.h): its driver and facts */
+		const struct gc_provider_ops *ops;
+		const char *name; /* ops->name */
 		char *region;
 		char *profile;	/* NULL: the cloud's default credential chain */
 		char *endpoint; /* NULL: the cloud's public endpoint */
@@ -181,7 +179,6 @@ int gc_spec_load_buffer(struct gc_spec **out, const char *name, const char *data
 void gc_spec_free(struct gc_spec *spec);
 
 /* Names of the enums, as written in the spec. */
-const char *gc_cloud_name(enum gc_cloud c);
 const char *gc_market_name(enum gc_market m);
 const char *gc_placement_name(enum gc_placement p);
 

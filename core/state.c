@@ -49,8 +49,8 @@ char *gc_engine_state_dir(const struct gc_spec *spec, const struct gc_spec_env *
 		return NULL;
 	}
 	/* cloud, region and name are validated to [a-z0-9-], so they are safe path parts */
-	dir = gc_xasprintf("%s/clusters/%s/%s/%s", base, gc_cloud_name(spec->provider.cloud),
-			   spec->provider.region, spec->name);
+	dir = gc_xasprintf("%s/clusters/%s/%s/%s", base, spec->provider.name, spec->provider.region,
+			   spec->name);
 	free(base);
 	return dir;
 }
@@ -168,11 +168,12 @@ out:
 	return ret;
 }
 
-void gc_engine_keypair_name(char *out, size_t size, enum gc_cloud cloud, const char *cluster,
-			    const struct gc_keypair *kp)
+void gc_engine_keypair_name(char *out, size_t size, const struct gc_provider_ops *cloud,
+			    const char *cluster, const struct gc_keypair *kp)
 {
-	char fp[GC_SSH_FINGERPRINT_SIZE], tag[9];
-	size_t n = 0;
+	const struct gc_keypair_naming *rule = &cloud->facts->keypair;
+	char fp[GC_SSH_FINGERPRINT_SIZE], tag[9], base[GC_SPEC_CLUSTER_NAME_MAX + 1];
+	size_t n = 0, k = 0;
 
 	gc_keypair_fingerprint(fp, kp);
 	/* base64 has '+' and '/', which key names on some clouds refuse: keep letters and
@@ -186,21 +187,17 @@ void gc_engine_keypair_name(char *out, size_t size, enum gc_cloud cloud, const c
 			tag[n++] = c;
 	}
 	tag[n] = '\0';
-	if (cloud == GC_CLOUD_TENCENT) {
-		char base[14];
-		size_t k = 0;
+	/* the cloud's alphabet for names: letters, digits and its separator */
+	for (const char *s = cluster; *s && k < sizeof(base) - 1; s++) {
+		char c = *s;
 
-		for (const char *s = cluster; *s && k < sizeof(base) - 1; s++) {
-			char c = *s;
-
-			base[k++] = (char)(((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-					    (c >= '0' && c <= '9'))
-						   ? c
-						   : '_');
-		}
-		base[k] = '\0';
-		snprintf(out, size, "gc_%s_%s", base, tag);
-		return;
+		if (rule->cluster_max && k == rule->cluster_max)
+			break;
+		base[k++] =
+			(c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+			? c
+			: rule->sep;
 	}
-	snprintf(out, size, "gpucluster-%s-%s", cluster, tag);
+	base[k] = '\0';
+	snprintf(out, size, "%s%c%s%c%s", rule->prefix, rule->sep, base, rule->sep, tag);
 }

@@ -112,7 +112,7 @@ static int ali_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 
 const struct gc_provider_ops gc_provider_alibaba = {
 	.name = "alibaba",
-	.cloud = GC_CLOUD_ALIBABA,
+	.facts = &ali_facts,
 	.caps = GC_CAP_SPOT | GC_CAP_SPOT_MAX_PRICE | GC_CAP_CLOUD_TTL | GC_CAP_CONSOLE_OUTPUT |
 		GC_CAP_CLIENT_TOKEN | GC_CAP_PRICE,
 	.max_create_batch = ALI_CREATE_BATCH,

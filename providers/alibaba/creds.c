@@ -35,6 +35,7 @@
 #include "core/keygen.h"
 #include "core/oidc.h"
 #include "core/str.h"
+#include "providers/alibaba/alibaba.h"
 #include "providers/alibaba/creds.h"
 #include "providers/alibaba/ecs.h"
 #include "providers/alibaba/sign.h"
@@ -424,8 +425,7 @@ static int actions_oidc(struct ali_creds *out, struct chain *ch, const char *rol
 				   what);
 		goto out;
 	}
-	ret = gc_creds_actions_token(&token, &ch->cx, audience, GC_OIDC_AUDIENCE_ALIBABA, what,
-				     err);
+	ret = gc_creds_actions_token(&token, &ch->cx, audience, ali_facts.oidc_audience, what, err);
 	if (ret != 0)
 		goto out;
 	if (!session_name) {

@@ -82,7 +82,7 @@ static int aws_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 
 const struct gc_provider_ops gc_provider_aws = {
 	.name = "aws",
-	.cloud = GC_CLOUD_AWS,
+	.facts = &aws_facts,
 	.caps = GC_CAP_SPOT | GC_CAP_SPOT_MAX_PRICE | GC_CAP_CLOUD_TTL | GC_CAP_CONSOLE_OUTPUT |
 		GC_CAP_CLIENT_TOKEN | GC_CAP_PRICE | GC_CAP_ED25519_KEYPAIR,
 	.max_create_batch = AWS_CREATE_BATCH,

@@ -44,6 +44,7 @@
 #include "core/provider.h"
 #include "core/str.h"
 #include "core/urlenc.h"
+#include "providers/aws/aws.h"
 #include "providers/aws/creds.h"
 #include "providers/aws/sigv4.h"
 
@@ -765,7 +766,7 @@ static int actions_identity(struct aws_creds *out, struct chain *ch, const char 
 	char *token = NULL, session[GC_OIDC_SESSION_MAX + 1];
 	int ret;
 
-	if (gc_creds_actions_token(&token, &ch->cx, audience, GC_OIDC_AUDIENCE_AWS, what, err) !=
+	if (gc_creds_actions_token(&token, &ch->cx, audience, aws_facts.oidc_audience, what, err) !=
 	    0) {
 		free(source);
 		return -1;

@@ -35,6 +35,7 @@
 #include "core/keygen.h"
 #include "core/oidc.h"
 #include "core/str.h"
+#include "providers/tencent/tencent.h"
 #include "providers/tencent/creds.h"
 #include "providers/tencent/cvm.h"
 
@@ -593,8 +594,8 @@ static int web_identity_actions(struct tc_creds *out, struct chain *ch, const ch
 			     "cannot %s: no OIDC provider id (provider.oidc.provider)", what);
 		goto out;
 	}
-	if (gc_creds_actions_token(&token, &ch->cx, audience, GC_OIDC_AUDIENCE_TENCENT, what,
-				   err) != 0)
+	if (gc_creds_actions_token(&token, &ch->cx, audience, tc_facts.oidc_audience, what, err) !=
+	    0)
 		goto out;
 	ret = web_identity_token(out, ch, role_arn, provider_id, token, session_name, region, what,
 				 source, err);

@@ -109,7 +109,7 @@ static int tc_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 
 const struct gc_provider_ops gc_provider_tencent = {
 	.name = "tencent",
-	.cloud = GC_CLOUD_TENCENT,
+	.facts = &tc_facts,
 	.caps = GC_CAP_SPOT | GC_CAP_SPOT_MAX_PRICE | GC_CAP_CLOUD_TTL | GC_CAP_CLIENT_TOKEN |
 		GC_CAP_PRICE,
 	.max_create_batch = TC_CREATE_BATCH,

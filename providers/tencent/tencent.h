@@ -8,5 +8,7 @@
 #include "core/provider.h"
 
 extern const struct gc_provider_ops gc_provider_tencent;
+/* Its facts (facts.c), for the ops table and the driver's own use. */
+extern const struct gc_provider_facts tc_facts;
 
 #endif

@@ -42,7 +42,7 @@
 
 /* What differs between the clouds' driver tests. */
 struct drv_cloud {
-	enum gc_cloud cloud;
+	const char *cloud;	 /* its name in the registry */
 	enum sim_cloud frontend; /* the emulator's port that is the endpoint */
 	const char *region;
 	const char *tmp_template; /* the temporary directory, for mkdtemp */
@@ -172,7 +172,7 @@ static int open_with(struct gc_provider **out, const char *ep, const char *profi
 	cfg.log = &tlog;
 	cfg.no_rate_limit = no_rate_limit;
 	cfg.cancelled = cancelled;
-	return gc_provider_open(out, gc_provider_find(drv->cloud), &cfg, err);
+	return gc_provider_open(out, gc_provider_by_name(drv->cloud), &cfg, err);
 }
 
 static int drv_setup(void **state, const struct drv_cloud *cloud)

@@ -135,7 +135,7 @@ static void after_test(void)
 }
 
 static const struct drv_cloud alibaba = {
-	.cloud = GC_CLOUD_ALIBABA,
+	.cloud = "alibaba",
 	.frontend = SIM_ALIBABA,
 	.region = REGION,
 	.tmp_template = "/tmp/gc-test-alidrv.XXXXXX",

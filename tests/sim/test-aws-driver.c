@@ -53,7 +53,7 @@ static void aws_console(struct sim_instance *inst)
 }
 
 static const struct drv_cloud aws = {
-	.cloud = GC_CLOUD_AWS,
+	.cloud = "aws",
 	.frontend = SIM_AWS,
 	.region = "us-east-1",
 	.tmp_template = "/tmp/gc-test-awsdrv.XXXXXX",

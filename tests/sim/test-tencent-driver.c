@@ -52,7 +52,7 @@
 #define TYPE	   "GN7.2XLARGE32"
 
 static const struct drv_cloud tencent = {
-	.cloud = GC_CLOUD_TENCENT,
+	.cloud = "tencent",
 	.frontend = SIM_TENCENT,
 	.region = REGION,
 	.tmp_template = "/tmp/gc-test-tcdrv.XXXXXX",

@@ -44,6 +44,7 @@
 #include "core/spec.h"
 #include "core/str.h"
 #include "core/sweep.h"
+#include "providers/aws/aws.h"
 #include "fake-clock.h"
 
 #define CLUSTER "t1"
@@ -590,7 +591,7 @@ static int fake_addr(struct gc_provider *p, char **out, struct gc_error *err)
 
 static const struct gc_provider_ops fake_ops = {
 	.name = "fake",
-	.cloud = GC_CLOUD_AWS,
+	.facts = &aws_facts,
 	.caps = GC_CAP_SPOT | GC_CAP_SPOT_MAX_PRICE | GC_CAP_CLOUD_TTL | GC_CAP_CLIENT_TOKEN |
 		GC_CAP_PRICE | GC_CAP_ED25519_KEYPAIR,
 	.max_create_batch = 2,
@@ -603,7 +604,7 @@ static const struct gc_provider_ops fake_ops = {
 /* A cloud without spot, TTL or a caller-address call: capability checks, check-ip. */
 static const struct gc_provider_ops plain_ops = {
 	.name = "plain",
-	.cloud = GC_CLOUD_AWS,
+	.facts = &aws_facts,
 	.caps = GC_CAP_CLIENT_TOKEN | GC_CAP_PRICE,
 	.max_create_batch = 2,
 	.max_terminate_batch = 3,
@@ -1618,10 +1619,20 @@ static void test_foreign_names_refused(void **state)
 	/* and a key pair with our very name */
 	fake_reset();
 	assert_int_equal(gc_engine_keypair(&t->e, &kp, &err), 0);
-	gc_engine_keypair_name(name, sizeof(name), GC_CLOUD_AWS, CLUSTER, &kp);
-	gc_keypair_release(&kp);
+	gc_engine_keypair_name(name, sizeof(name), gc_provider_by_name("aws"), CLUSTER, &kp);
 	assert_true(gc_starts_with(name, "gpucluster-" CLUSTER "-"));
 	assert_int_equal(strlen(name), strlen("gpucluster-" CLUSTER "-") + 8);
+	{
+		/* a cloud whose names take letters, digits and '_' only, 25 at most */
+		char tc[64];
+
+		gc_engine_keypair_name(tc, sizeof(tc), gc_provider_by_name("tencent"),
+				       "a-very-long-cluster-name", &kp);
+		assert_true(gc_starts_with(tc, "gc_a_very_long_c_"));
+		assert_int_equal(strlen(tc), 25);
+		assert_string_equal(tc + 17, name + strlen(name) - 8); /* the same fingerprint */
+	}
+	gc_keypair_release(&kp);
 	fake_res_add(GC_RESOURCE_KEYPAIR, name, NULL);
 	assert_int_equal(apply_quiet(t, &err), -1);
 	assert_non_null(strstr(err.message, "a key pair named"));

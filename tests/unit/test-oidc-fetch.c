@@ -23,6 +23,7 @@
 #include "core/http.h"
 #include "core/log.h"
 #include "core/oidc.h"
+#include "core/provider.h"
 #include "fake-clock.h"
 #include "fake-http.h"
 
@@ -362,9 +363,11 @@ static void test_names(void **state)
 	char name[GC_OIDC_SESSION_MAX + 1];
 
 	(void)state;
-	assert_string_equal(gc_oidc_default_audience(GC_CLOUD_AWS), "sts.amazonaws.com");
-	assert_string_equal(gc_oidc_default_audience(GC_CLOUD_ALIBABA), "sts.aliyuncs.com");
-	assert_string_equal(gc_oidc_default_audience(GC_CLOUD_TENCENT), "sts.cloud.tencent.com");
+	assert_string_equal(gc_provider_by_name("aws")->facts->oidc_audience, "sts.amazonaws.com");
+	assert_string_equal(gc_provider_by_name("alibaba")->facts->oidc_audience,
+			    "sts.aliyuncs.com");
+	assert_string_equal(gc_provider_by_name("tencent")->facts->oidc_audience,
+			    "sts.cloud.tencent.com");
 	assert_false(gc_oidc_in_actions(&t.env));
 	set_env("GITHUB_ACTIONS", "1");
 	assert_false(gc_oidc_in_actions(&t.env));

@@ -21,6 +21,7 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/provider.h"
 #include "core/spec.h"
 
 /* Loading. */
@@ -160,7 +161,8 @@ static void test_doc_example(void **state)
 	s = expect_ok(&l, text);
 	assert_string_equal(s->file, "t.yaml");
 	assert_string_equal(s->name, "llm-train");
-	assert_int_equal(s->provider.cloud, GC_CLOUD_AWS);
+	assert_ptr_equal(s->provider.ops, gc_provider_by_name("aws"));
+	assert_string_equal(s->provider.name, "aws");
 	assert_string_equal(s->provider.region, "us-east-1");
 	assert_null(s->provider.profile);
 	assert_null(s->provider.endpoint);
@@ -312,7 +314,7 @@ static void test_full_spec(void **state)
 		      "  flag: true\n"
 		      "  empty:\n"
 		      "  \"with space\": \"a b/c:d=e+f-g@h_i.j\"\n");
-	assert_int_equal(s->provider.cloud, GC_CLOUD_ALIBABA);
+	assert_ptr_equal(s->provider.ops, gc_provider_by_name("alibaba"));
 	assert_string_equal(s->provider.profile, "Research_1.x-y");
 	assert_string_equal(s->provider.endpoint, "http://127.0.0.1:4566/ecs?x=1");
 	assert_string_equal(s->ssh.user, "_deploy-1");
@@ -353,7 +355,7 @@ static void test_full_spec(void **state)
 		      "image: img-abcd1234, placement: same-zone}, "
 		      "{name: h, count: 3, instance_types: [x], image: gpu-ready}]\n"
 		      "bootstrap: {driver: preinstalled, cuda: none, cudnn: none, smoke: []}\n");
-	assert_int_equal(s->provider.cloud, GC_CLOUD_TENCENT);
+	assert_ptr_equal(s->provider.ops, gc_provider_by_name("tencent"));
 	assert_string_equal(s->groups[0].image, "img-abcd1234");
 	assert_int_equal(s->groups[0].placement, GC_PLACEMENT_SAME_ZONE);
 	assert_true(s->groups[1].image_is_alias);
@@ -1198,7 +1200,8 @@ static void test_env_expansion(void **state)
 	assert_int_equal(l.r, 0);
 	s = l.spec;
 	assert_string_equal(s->name, "train-1234");
-	assert_int_equal(s->provider.cloud, GC_CLOUD_AWS);
+	assert_ptr_equal(s->provider.ops, gc_provider_by_name("aws"));
+	assert_string_equal(s->provider.name, "aws");
 	assert_string_equal(s->provider.region, "us-east-4");
 	assert_string_equal(s->groups[0].name, "w");
 	/* a plain ${N} keeps plain typing: an integer */
@@ -1729,9 +1732,6 @@ static void test_durations(void **state)
 static void test_names(void **state)
 {
 	(void)state;
-	assert_string_equal(gc_cloud_name(GC_CLOUD_AWS), "aws");
-	assert_string_equal(gc_cloud_name(GC_CLOUD_ALIBABA), "alibaba");
-	assert_string_equal(gc_cloud_name(GC_CLOUD_TENCENT), "tencent");
 	assert_string_equal(gc_market_name(GC_MARKET_ON_DEMAND), "on-demand");
 	assert_string_equal(gc_market_name(GC_MARKET_SPOT), "spot");
 	assert_string_equal(gc_market_name(GC_MARKET_SPOT_THEN_ON_DEMAND), "spot-then-on-demand");
@@ -1739,6 +1739,81 @@ static void test_names(void **state)
 	assert_string_equal(gc_placement_name(GC_PLACEMENT_SAME_ZONE), "same-zone");
 	assert_int_equal(gc_spec_node_count(NULL), 0);
 	gc_spec_free(NULL);
+}
+
+/* The registry's two lists agree, and every cloud's facts are complete. */
+static void test_registry(void **state)
+{
+	const struct gc_provider_ops *p;
+	size_t i;
+
+	(void)state;
+	for (i = 0; (p = gc_provider_at(i)); i++) {
+		const struct gc_provider_facts *f = p->facts;
+
+		assert_non_null(gc_provider_names[i]);
+		assert_string_equal(gc_provider_names[i], p->name);
+		assert_ptr_equal(gc_provider_by_name(p->name), p);
+		assert_non_null(f);
+		assert_non_null(f->home_region);
+		assert_non_null(f->oidc_audience);
+		assert_non_null(f->image_aliases);
+		assert_non_null(f->image_aliases[0]);
+		assert_non_null(f->image_id);
+		assert_non_null(f->image_id_like);
+		assert_non_null(f->image_id_hint);
+		assert_non_null(f->role);
+		assert_non_null(f->role_hint);
+		assert_non_null(f->oidc_provider_hint);
+		assert_non_null(f->keypair.prefix);
+		assert_true(f->keypair.sep != '\0');
+	}
+	assert_true(i >= 1);
+	assert_null(gc_provider_names[i]);
+	assert_null(gc_provider_by_name("nimbus"));
+}
+
+/* The alias words a driver resolves are exactly what the validator takes for its cloud. */
+static void test_cloud_image_aliases(void **state)
+{
+	const struct gc_provider_ops *p;
+	struct load l;
+	char text[512];
+
+	(void)state;
+	for (size_t i = 0; (p = gc_provider_at(i)); i++) {
+		for (const char *const *a = p->facts->image_aliases; *a; a++) {
+			snprintf(text, sizeof(text),
+				 "name: t\nprovider: {name: %s, region: xx-east-1}\nnode_groups:\n"
+				 "  - {name: g, count: 1, instance_types: [a], image: %s}\n",
+				 p->name, *a);
+			expect_ok(&l, text);
+			assert_true(l.spec->groups[0].image_is_alias);
+			release(&l);
+		}
+	}
+	/* an alias of one cloud only is that cloud's */
+	expect1("name: t\nprovider: {name: tencent, region: ap-beijing}\nnode_groups:\n"
+		"  - {name: g, count: 1, instance_types: [a], image: dlami}\n",
+		4, 53,
+		"node_groups[0].image: unknown image 'dlami'; expected an alias (ubuntu-22.04, "
+		"ubuntu-24.04, gpu-ready) or img-...");
+}
+
+/* What else users call a cloud gets a "did you mean". */
+static void test_cloud_nicknames(void **state)
+{
+	(void)state;
+	expect1("name: t\nprovider: {name: Aliyun, region: cn-beijing}\nnode_groups:\n"
+		"  - {name: g, count: 1, instance_types: [a]}\n",
+		2, 18,
+		"provider.name: unknown value 'Aliyun'; expected one of aws, alibaba, tencent; did "
+		"you mean 'alibaba'?");
+	expect1("name: t\nprovider: {name: qcloud, region: ap-beijing}\nnode_groups:\n"
+		"  - {name: g, count: 1, instance_types: [a]}\n",
+		2, 18,
+		"provider.name: unknown value 'qcloud'; expected one of aws, alibaba, tencent; did "
+		"you mean 'tencent'?");
 }
 
 static void test_null_diags(void **state)
@@ -1791,6 +1866,9 @@ int main(void)
 		cmocka_unit_test(test_yaml_syntax),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_cloud_image_aliases),
+		cmocka_unit_test(test_cloud_nicknames),
 		cmocka_unit_test(test_null_diags),
 	};
 

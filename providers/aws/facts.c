@@ -1,0 +1,74 @@
+/*
+ * facts.c: what core and cmd/ know about AWS (struct gc_provider_facts): the shapes of
+ * its ids and role ARNs, its tag and key pair rules, its OIDC audience and home region.
+ */
+#include <string.h>
+
+#include "core/shape.h"
+#include "core/str.h"
+#include "providers/aws/aws.h"
+
+/* ami- and 8 or 17 lowercase hex digits */
+static bool aws_image_id(const char *s, size_t len)
+{
+	return gc_starts_with(s, "ami-") && (len == 4 + 8 || len == 4 + 17) &&
+		gc_shape_hex(s + 4, len - 4);
+}
+
+static bool aws_image_id_like(const char *s, size_t len)
+{
+	(void)len;
+	return gc_starts_with(s, "ami-");
+}
+
+/* arn:PARTITION:iam::ACCOUNT:role/[PATH/]NAME */
+static bool aws_role(const char *s, size_t len)
+{
+	static const char *const partitions[] = { "arn:aws:iam::", "arn:aws-cn:iam::",
+						  "arn:aws-us-gov:iam::" };
+	const char *name;
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(partitions) / sizeof(partitions[0]); i++)
+		if (len <= 2048 &&
+		    gc_shape_arn(s, len, partitions[i], 12, 12, ":role/", 512, &name, &n))
+			return gc_shape_chars(name, n, true, "_+=,.@/-") && name[n - 1] != '/';
+	return false;
+}
+
+static const char *const aws_name_aliases[] = { "amazon", "ec2", NULL };
+static const char *const aws_reserved_tags[] = { "aws:", NULL };
+/* the driver's table (ec2.c) resolves each; dlami is gpu-ready under its AWS name */
+static const char *const aws_image_aliases[] = { "ubuntu-22.04", "ubuntu-24.04", "gpu-ready",
+						 "dlami", NULL };
+
+static const char *const aws_secret_names[] = {
+	"X-Amz-Security-Token",	 "X-Amz-Signature",   "X-Amz-Credential", "SecretAccessKey",
+	"aws_secret_access_key", "aws_session_token", "WebIdentityToken", NULL,
+};
+static const char *const aws_key_id_prefixes[] = { "AKIA", "ASIA", NULL };
+
+const struct gc_provider_facts aws_facts = {
+	.title = "AWS EC2",
+	.env_vars = "AWS_*",
+	.home_region = "us-east-1",
+	.oidc_audience = "sts.amazonaws.com",
+	.name_aliases = aws_name_aliases,
+	.reserved_tag_prefixes = aws_reserved_tags,
+	.image_aliases = aws_image_aliases,
+	.image_id = aws_image_id,
+	.image_id_like = aws_image_id_like,
+	.image_id_hint = "ami-...",
+	.role = aws_role,
+	.role_hint = "arn:aws:iam::ACCOUNT:role/NAME",
+	/* NULL: STS finds the identity provider by the token's issuer */
+	.oidc_provider = NULL,
+	.oidc_provider_hint =
+		"AWS finds the identity provider by the token's issuer; leave this key out",
+	.keypair = { .prefix = "gpucluster", .sep = '-' },
+	/* Name is the EC2 console's convention */
+	.name_tag = true,
+	.secret_names = aws_secret_names,
+	.key_id_prefixes = aws_key_id_prefixes,
+	.key_id_len = 20,
+};

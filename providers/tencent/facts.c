@@ -1,0 +1,70 @@
+/*
+ * facts.c: what core and cmd/ know about Tencent Cloud (struct gc_provider_facts): the
+ * shapes of its image ids, role names and OIDC provider ids, its tag and key pair rules,
+ * its OIDC audience and home region.
+ */
+#include <string.h>
+
+#include "core/shape.h"
+#include "core/str.h"
+#include "providers/tencent/tencent.h"
+
+/* img- and 8 of a-z0-9 */
+static bool tc_image_id(const char *s, size_t len)
+{
+	return gc_starts_with(s, "img-") && len == 4 + 8 && gc_shape_chars(s + 4, 8, false, "");
+}
+
+static bool tc_image_id_like(const char *s, size_t len)
+{
+	(void)len;
+	return gc_starts_with(s, "img-");
+}
+
+/* qcs::cam::uin/ACCOUNT:roleName/NAME, or :role/ROLE-ID */
+static bool tc_role(const char *s, size_t len)
+{
+	const char *name;
+	size_t n;
+
+	if (gc_shape_arn(s, len, "qcs::cam::uin/", 1, 20, ":roleName/", 128, &name, &n))
+		return gc_shape_chars(name, n, true, "_+=,.@-");
+	return gc_shape_arn(s, len, "qcs::cam::uin/", 1, 20, ":role/", 32, &name, &n) &&
+		gc_shape_digits(name, n) == n;
+}
+
+/* A ProviderId: the CAM identity provider's name. */
+static bool tc_oidc_provider(const char *s, size_t len)
+{
+	return len >= 1 && len <= 128 && gc_shape_chars(s, len, true, "_.-");
+}
+
+static const char *const tc_name_aliases[] = { "qcloud", "tencentcloud", "cvm", NULL };
+static const char *const tc_reserved_tags[] = { "qcloud", "tencent", NULL };
+/* the driver's table (cvm-ops.c) resolves each */
+static const char *const tc_image_aliases[] = { "ubuntu-22.04", "ubuntu-24.04", "gpu-ready", NULL };
+
+static const char *const tc_secret_names[] = { "X-TC-Token", "WebIdentityToken", NULL };
+
+const struct gc_provider_facts tc_facts = {
+	.title = "Tencent Cloud CVM",
+	.env_vars = "TENCENTCLOUD_*",
+	.home_region = "ap-guangzhou",
+	.oidc_audience = "sts.cloud.tencent.com",
+	.name_aliases = tc_name_aliases,
+	.reserved_tag_prefixes = tc_reserved_tags,
+	.image_aliases = tc_image_aliases,
+	.image_id = tc_image_id,
+	.image_id_like = tc_image_id_like,
+	.image_id_hint = "img-...",
+	.role = tc_role,
+	.role_hint = "qcs::cam::uin/ACCOUNT:roleName/NAME",
+	.oidc_provider = tc_oidc_provider,
+	.oidc_provider_hint = "a ProviderId of 1-128 characters of A-Z, a-z, 0-9, '_', '.' and '-'",
+	/* key names take only letters, digits and '_', 25 characters at most:
+	 * "gc_" + 13 + "_" + 8 */
+	.keypair = { .prefix = "gc", .sep = '_', .cluster_max = 13 },
+	/* CVM has an instance name field of its own, which the driver fills */
+	.name_tag = false,
+	.secret_names = tc_secret_names,
+};
