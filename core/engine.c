@@ -1521,8 +1521,10 @@ static int wait_running(struct run *r, struct gc_error *err)
 	r->start_wait_ns = gc_clock_now_ns(r->e->clock);
 	if (gc_wait_until(&w, running_look, r, err) == 0 || r->look_failed)
 		return r->look_failed ? -1 : 0;
-	if (err && err->code == GC_ECANCELLED)
+	if (err && err->code == GC_ECANCELLED) {
+		gc_error_init(err); /* the report says what exists; the summary says cancelled */
 		return 0;
+	}
 	format_ms(t, sizeof(t), r->waited_ms);
 	return gc_error_set(err, GC_ETIMEOUT,
 			    "timed out after %s waiting for instances to run: %u of %u running", t,
