@@ -323,9 +323,8 @@ struct run {
 	const struct gc_tag_filter *sel;
 	size_t n_sel;
 
-	/* apply's and terminate's waits: the destroy sweep of late instances (teardown.h) */
-	bool sweeping;
-	unsigned asked; /* instances the cloud agreed to terminate in this teardown step */
+	bool sweeping;	/* destroy: a wait also terminates late instances (td_look) */
+	unsigned asked; /* instances the cloud agreed to terminate in this teardown */
 	/* the wait for instances to run, at its last look */
 	unsigned running, pending;
 	uint64_t waited_ms;
@@ -1656,7 +1655,7 @@ static void td_resource(void *ctx, const struct gc_teardown *t,
  * destroy --selector: the key pair and security group serve every instance of the
  * cluster, selected or not, so they go only when none is left. Asks how many instances
  * of the cluster are still there (terminated ones aside); when that cannot be known,
- * nothing is deleted either.
+ * nothing is deleted either. Without a selector nothing is left to ask about.
  */
 static bool td_may_delete(void *ctx, struct gc_teardown *t)
 {
@@ -1666,6 +1665,8 @@ static bool td_may_delete(void *ctx, struct gc_teardown *t)
 	long left;
 
 	(void)t;
+	if (!r->n_sel)
+		return true;
 	gc_instance_list_init(&live);
 	gc_error_init(&lerr);
 	if (discover_cluster(r->e, false, &live, &lerr) < 0) {
@@ -1689,12 +1690,6 @@ static bool td_may_delete(void *ctx, struct gc_teardown *t)
 static const struct gc_teardown_hooks td_hooks = {
 	.instance = td_instance,
 	.look = td_look,
-	.resource = td_resource,
-};
-
-static const struct gc_teardown_hooks td_hooks_selected = {
-	.instance = td_instance,
-	.look = td_look,
 	.may_delete = td_may_delete,
 	.resource = td_resource,
 };
@@ -1713,7 +1708,7 @@ static void teardown_init(struct run *r, struct gc_teardown *t)
 	t->sel = r->sel;
 	t->n_sel = r->n_sel;
 	t->no_wait = r->opts.no_wait;
-	t->hooks = r->n_sel ? &td_hooks_selected : &td_hooks;
+	t->hooks = &td_hooks;
 	t->ctx = r;
 	r->asked = 0;
 }
