@@ -15,6 +15,7 @@
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
 #include "cmd/output.h"
+#include "cmd/plan-render.h"
 #include "core/buf.h"
 #include "core/engine.h"
 #include "core/plan.h"

@@ -34,21 +34,27 @@ bool gc_output_want_color(bool is_tty, bool no_color_flag, const char *no_color_
 	return is_tty;
 }
 
-const char *gc_out_style(const struct gc_output *o, FILE *stream, enum gc_style style)
+const char *gc_style_escape(enum gc_style style)
 {
-	bool on = stream == o->out ? o->color_out : stream == o->err ? o->color_err : false;
-
-	if (!on)
-		return "";
 	switch (style) {
+	case GC_STYLE_NONE: return "";
 	case GC_STYLE_RESET: return "\033[0m";
 	case GC_STYLE_BOLD: return "\033[1m";
 	case GC_STYLE_RED: return "\033[1;31m";
 	case GC_STYLE_YELLOW: return "\033[1;33m";
 	case GC_STYLE_GREEN: return "\033[32m";
 	case GC_STYLE_DIM: return "\033[2m";
+	case GC_STYLE_REMOVED: return "\033[31m";
+	case GC_STYLE_REPLACED: return "\033[33m";
 	}
 	return "";
+}
+
+const char *gc_out_style(const struct gc_output *o, FILE *stream, enum gc_style style)
+{
+	bool on = stream == o->out ? o->color_out : stream == o->err ? o->color_err : false;
+
+	return on ? gc_style_escape(style) : "";
 }
 
 void gc_out_vprintf(struct gc_output *o, FILE *stream, const char *fmt, va_list ap)

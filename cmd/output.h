@@ -31,13 +31,17 @@ enum gc_output_format {
 	GC_OUTPUT_JSON,
 };
 
+/* The one palette: every colour gpucluster prints is one of these. */
 enum gc_style {
+	GC_STYLE_NONE, /* no escape at all */
 	GC_STYLE_RESET,
 	GC_STYLE_BOLD,
-	GC_STYLE_RED,	 /* bold red: "error:" */
-	GC_STYLE_YELLOW, /* bold yellow: "warning:" */
-	GC_STYLE_GREEN,
-	GC_STYLE_DIM,
+	GC_STYLE_RED,	   /* bold red: "error:" */
+	GC_STYLE_YELLOW,   /* bold yellow: "warning:" */
+	GC_STYLE_GREEN,	   /* what is created (a plan's "+") */
+	GC_STYLE_DIM,	   /* what is left alone (a plan's "~") */
+	GC_STYLE_REMOVED,  /* red: what goes (a plan's "-") */
+	GC_STYLE_REPLACED, /* yellow: what is replaced (a plan's "-/+") */
 };
 
 struct gc_output {
@@ -58,6 +62,8 @@ void gc_output_init(struct gc_output *o, FILE *out, FILE *err);
  */
 bool gc_output_want_color(bool is_tty, bool no_color_flag, const char *no_color_env);
 
+/* The escape sequence of style, whatever the stream ("" for GC_STYLE_NONE). */
+const char *gc_style_escape(enum gc_style style);
 /* The escape sequence for style on stream, or "" when that stream has no colour. */
 const char *gc_out_style(const struct gc_output *o, FILE *stream, enum gc_style style);
 

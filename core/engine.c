@@ -28,10 +28,11 @@
 #include "core/keygen.h"
 #include "core/retry.h"
 #include "core/str.h"
+#include "core/teardown.h"
+#include "core/wait.h"
 
 #define DEFAULT_WAIT_MS (15ull * 60 * 1000)
 #define DEFAULT_POLL_MS 2000ull
-#define WAIT_SLICE_MS	200ull /* cancellation is noticed this fast while waiting */
 /* Rounds of a batch that the driver gave up on with a retryable error (try_rounds). */
 #define ENGINE_BATCH_ROUNDS   3
 #define ENGINE_ROUND_PAUSE_MS 2000
@@ -294,6 +295,7 @@ struct run {
 	struct gc_engine_opts opts;
 	struct gc_engine_report *rep;
 	uint64_t start_ns;
+	uint64_t start_wait_ns;
 	unsigned long calls0, throttled0;
 
 	struct cand *blocked;
@@ -320,11 +322,22 @@ struct run {
 	const struct gc_tag_filter *sel;
 	size_t n_sel;
 
+	bool sweeping;	/* destroy: a wait also terminates late instances (td_look) */
+	unsigned asked; /* instances the cloud agreed to terminate in this teardown */
+	/* the wait for instances to run, at its last look */
+	unsigned running, pending;
+	uint64_t waited_ms;
+	unsigned poll_errors;
+	bool look_failed;
+
+	struct gc_cancel cancel; /* cancelled() for core/wait.h */
 	bool cancelled;
 	bool fatal; /* auth failed: nothing more is attempted */
 	struct gc_error fatal_err;
 	struct gc_error term_err; /* terminations, waits for them, resource deletions */
 };
+
+static bool run_cancelled(void *ctx);
 
 static void run_init(struct run *r, struct gc_engine *e, const struct gc_engine_opts *opts,
 		     struct gc_engine_report *rep)
@@ -342,6 +355,8 @@ static void run_init(struct run *r, struct gc_engine *e, const struct gc_engine_
 	r->start_ns = gc_clock_now_ns(e->clock);
 	r->calls0 = r->p->stats.calls;
 	r->throttled0 = r->p->stats.throttled;
+	r->cancel.fn = run_cancelled;
+	r->cancel.ctx = r;
 	gc_error_init(&r->fatal_err);
 	gc_error_init(&r->term_err);
 }
@@ -408,15 +423,9 @@ static bool cancelled(struct run *r)
 	return r->cancelled;
 }
 
-/* Sleeps ms on the engine's clock in slices, so a cancel is noticed quickly. */
-static void nap(struct run *r, uint64_t ms)
+static bool run_cancelled(void *ctx)
 {
-	while (ms && !cancelled(r)) {
-		uint64_t k = ms < WAIT_SLICE_MS ? ms : WAIT_SLICE_MS;
-
-		gc_clock_sleep_ms(r->e->clock, k);
-		ms -= k;
-	}
+	return cancelled(ctx);
 }
 
 /* An error that stops every further call: credentials do not heal within a run. */
@@ -455,41 +464,13 @@ static void add_terminated(struct run *r, const char *id)
 
 /* ---- discover ------------------------------------------------------------------- */
 
-/* Discover by the cluster tag, and nothing but it; what comes back without the tag (a
- * driver bug) is dropped rather than trusted. */
+/* Discover by the cluster tag, and nothing but it (core/teardown.h): what comes back
+ * without the tag (a driver bug) is dropped rather than trusted. */
 static int discover_cluster(struct gc_engine *e, bool include_terminated,
 			    struct gc_instance_list *out, struct gc_error *err)
 {
-	struct gc_tag_filter f = { GC_TAG_CLUSTER, e->spec->name };
-	struct gc_discover_query q = { &f, 1, include_terminated };
-	struct gc_instance_list got;
-	size_t dropped = 0;
-
-	gc_instance_list_init(&got);
-	if (gc_provider_discover(e->provider, &q, &got, err) < 0) {
-		gc_instance_list_release(&got);
-		return gc_error_prefix(err, "cannot list the instances of cluster '%s'",
-				       e->spec->name);
-	}
-	for (size_t i = 0; i < got.n; i++) {
-		struct gc_instance *inst = &got.items[i];
-
-		if (!str_eq(inst->cluster, e->spec->name)) {
-			dropped++;
-			continue;
-		}
-		if (!include_terminated && inst->state == GC_STATE_TERMINATED)
-			continue;
-		*gc_instance_list_push(out) = *inst;
-		memset(inst, 0, sizeof(*inst));
-	}
-	if (dropped)
-		gc_log_warn(e->log,
-			    "%s: discover returned %zu instances without the tag %s=%s; "
-			    "ignored",
-			    e->provider->ops->name, dropped, GC_TAG_CLUSTER, e->spec->name);
-	gc_instance_list_release(&got);
-	return 0;
+	return gc_teardown_discover(e->provider, e->log, e->spec->name, include_terminated, out,
+				    err);
 }
 
 int gc_engine_discover(struct gc_engine *e, struct gc_instance_list *out, struct gc_error *err)
@@ -977,6 +958,46 @@ static bool plan_counts(const struct gc_plan *plan, const char *id)
 	return false;
 }
 
+struct token_look {
+	struct run *r;
+	const char *token;
+	int retired; /* the answer once a look settles it */
+	bool failed; /* Describe failed: its error is the answer */
+};
+
+/* One look for a token's instances: done when some carry it (live ones: not retired). */
+static int token_look(void *ctx, struct gc_error *err)
+{
+	struct token_look *tl = ctx;
+	struct gc_instance_list now;
+	struct gc_buf live = GC_BUF_INIT(512);
+	unsigned found = 0;
+
+	gc_instance_list_init(&now);
+	if (discover_cluster(tl->r->e, true, &now, err) < 0) {
+		gc_buf_release(&live);
+		tl->failed = true;
+		return -1;
+	}
+	for (size_t i = 0; i < now.n; i++) {
+		if (!str_eq(now.items[i].client_token, tl->token))
+			continue;
+		found++;
+		if (!gone_state(now.items[i].state))
+			gc_buf_addf(&live, "%s%s", live.len ? ", " : "", now.items[i].id);
+	}
+	gc_instance_list_release(&now);
+	if (live.len) {
+		gc_error_set(err, GC_EIDEMPOTENCY,
+			     "client token %s was used with other parameters by instances that "
+			     "are still there (%s); run apply again to count them",
+			     tl->token, live.data);
+		tl->retired = 0;
+	}
+	gc_buf_release(&live);
+	return live.len || found ? 0 : 1;
+}
+
 /*
  * After the cloud said token was used before with other parameters: whether what it
  * launched then is gone, so a new generation may launch. Describe may lag a launch of
@@ -985,45 +1006,31 @@ static bool plan_counts(const struct gc_plan *plan, const char *id)
  */
 static int token_retired(struct run *r, const char *token, struct gc_error *err)
 {
-	uint64_t since = gc_clock_now_ns(r->e->clock);
-	uint64_t grace =
-		r->opts.wait_timeout_ms < TOKEN_GRACE_MS ? r->opts.wait_timeout_ms : TOKEN_GRACE_MS;
+	struct token_look tl = { r, token, 1, false };
+	const struct gc_wait w = {
+		.clock = r->e->clock,
+		.cancel = &r->cancel,
+		.interval_ms = r->opts.poll_ms,
+		.timeout_ms = r->opts.wait_timeout_ms < TOKEN_GRACE_MS ? r->opts.wait_timeout_ms
+								       : TOKEN_GRACE_MS,
+		.what = "a client token's instances",
+	};
+	struct gc_error lerr;
 
-	for (;;) {
-		struct gc_instance_list now;
-		struct gc_buf live = GC_BUF_INIT(512);
-		unsigned found = 0;
-		uint64_t el;
-
-		gc_instance_list_init(&now);
-		if (discover_cluster(r->e, true, &now, err) < 0) {
-			gc_buf_release(&live);
-			return -1;
-		}
-		for (size_t i = 0; i < now.n; i++) {
-			if (!str_eq(now.items[i].client_token, token))
-				continue;
-			found++;
-			if (!gone_state(now.items[i].state))
-				gc_buf_addf(&live, "%s%s", live.len ? ", " : "", now.items[i].id);
-		}
-		gc_instance_list_release(&now);
-		if (live.len) {
-			gc_error_set(err, GC_EIDEMPOTENCY,
-				     "client token %s was used with other parameters by instances "
-				     "that are still there (%s); run apply again to count them",
-				     token, live.data);
-			gc_buf_release(&live);
-			return 0;
-		}
-		gc_buf_release(&live);
-		el = elapsed_ms(r, since);
-		if (found || el >= grace)
-			return 1;
-		nap(r, grace - el < r->opts.poll_ms ? grace - el : r->opts.poll_ms);
-		if (cancelled(r))
-			return gc_error_set(err, GC_ECANCELLED, "cancelled");
+	gc_error_init(&lerr);
+	if (gc_wait_until(&w, token_look, &tl, &lerr) == 0) {
+		if (!tl.retired && err)
+			*err = lerr;
+		return tl.retired;
 	}
+	if (tl.failed) {
+		if (err)
+			*err = lerr;
+		return -1;
+	}
+	if (lerr.code == GC_ETIMEOUT)
+		return 1; /* unseen for the whole grace period */
+	return gc_error_set(err, GC_ECANCELLED, "cancelled");
 }
 
 /*
@@ -1282,7 +1289,7 @@ static enum attempt try_rounds(struct run *r, struct group_run *gr, unsigned slo
 		gc_log_warn(r->e->log,
 			    "group '%s': %s; sending the batch again (same client token)",
 			    gr->pg->name, cerr->message);
-		nap(r, d.delay_ms);
+		gc_wait_sleep(r->e->clock, &r->cancel, d.delay_ms);
 	}
 	return res;
 }
@@ -1436,221 +1443,304 @@ static void create_group(struct run *r, const struct gc_plan *plan, const struct
 
 /* ---- waiting -------------------------------------------------------------------- */
 
-/* Polls until every launched instance runs or is gone, the timeout passes, or the user
- * cancels. The report's instances are refreshed from each poll. */
+/* One look while waiting for the launched instances to run; the report's instances are
+ * refreshed from it. Done when none is pending. */
+static int running_look(void *ctx, struct gc_error *err)
+{
+	struct run *r = ctx;
+	struct gc_instance_list *c = &r->rep->created;
+	struct gc_instance_list now;
+	struct gc_engine_event ev = { .kind = GC_EV_WAITING };
+	unsigned running = 0, pending = 0;
+
+	gc_instance_list_init(&now);
+	if (discover_cluster(r->e, true, &now, err) < 0) {
+		gc_instance_list_release(&now);
+		if (check_fatal(r, err) || !gc_error_is_retryable(err ? err->code : 0) ||
+		    ++r->poll_errors >= MAX_POLL_ERRORS) {
+			r->look_failed = true;
+			return gc_error_prefix(err, "while waiting for instances to run");
+		}
+		return 1;
+	}
+	r->poll_errors = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		struct gc_instance *fresh;
+
+		if (r->wstate[i] == W_FAILED)
+			continue;
+		if ((fresh = find_instance(&now, c->items[i].id))) {
+			gc_instance_release(&c->items[i]);
+			c->items[i] = *fresh;
+			memset(fresh, 0, sizeof(*fresh));
+		}
+		if (c->items[i].state == GC_STATE_RUNNING) {
+			r->wstate[i] = W_RUNNING;
+		} else if (gone_state(c->items[i].state)) {
+			/* a spot instance reclaimed while starting, or a failed launch */
+			r->wstate[i] = W_FAILED;
+			gc_log_warn(r->e->log, "instance %s of group '%s' is %s before it ran",
+				    c->items[i].id, r->rep->groups[r->created_group[i]].group,
+				    gc_instance_state_name(c->items[i].state));
+			continue;
+		} else {
+			r->wstate[i] = W_PENDING;
+		}
+		if (r->wstate[i] == W_RUNNING)
+			running++;
+		else
+			pending++;
+	}
+	gc_instance_list_release(&now);
+	r->running = running;
+	r->pending = pending;
+	r->waited_ms = elapsed_ms(r, r->start_wait_ns);
+	ev.done = running;
+	ev.total = running + pending;
+	ev.elapsed_ms = r->waited_ms;
+	ev.message = "running";
+	emit(r, &ev);
+	return pending ? 1 : 0;
+}
+
+/* Waits until every launched instance runs or is gone, the timeout passes, or the user
+ * cancels (not an error here: the report says what exists). */
 static int wait_running(struct run *r, struct gc_error *err)
 {
-	struct gc_instance_list *c = &r->rep->created;
-	uint64_t since = gc_clock_now_ns(r->e->clock);
-	unsigned poll_errors = 0;
+	const struct gc_wait w = { .clock = r->e->clock,
+				   .cancel = &r->cancel,
+				   .interval_ms = r->opts.poll_ms,
+				   .timeout_ms = r->opts.wait_timeout_ms,
+				   .what = "instances to run" };
+	char t[32];
 
-	for (;;) {
-		struct gc_instance_list now;
-		struct gc_engine_event ev = { .kind = GC_EV_WAITING };
-		unsigned running = 0, pending = 0;
-		uint64_t el;
+	r->poll_errors = 0;
+	r->look_failed = false;
+	r->start_wait_ns = gc_clock_now_ns(r->e->clock);
+	if (gc_wait_until(&w, running_look, r, err) == 0 || r->look_failed)
+		return r->look_failed ? -1 : 0;
+	if (err && err->code == GC_ECANCELLED) {
+		gc_error_init(err); /* the report says what exists; the summary says cancelled */
+		return 0;
+	}
+	format_ms(t, sizeof(t), r->waited_ms);
+	return gc_error_set(err, GC_ETIMEOUT,
+			    "timed out after %s waiting for instances to run: %u of %u running", t,
+			    r->running, r->running + r->pending);
+}
 
-		if (cancelled(r))
-			return 0;
-		gc_instance_list_init(&now);
-		if (discover_cluster(r->e, true, &now, err) < 0) {
-			gc_instance_list_release(&now);
-			if (check_fatal(r, err) || !gc_error_is_retryable(err ? err->code : 0) ||
-			    ++poll_errors >= MAX_POLL_ERRORS)
-				return gc_error_prefix(err, "while waiting for instances to run");
-			nap(r, r->opts.poll_ms);
-			continue;
+/* ---- terminating: the teardown steps (core/teardown.h) ---------------------------- */
+
+static void set_term_err(struct run *r, const struct gc_error *err)
+{
+	if (r->term_err.code == GC_OK && err)
+		r->term_err = *err;
+}
+
+static void td_instance(void *ctx, const struct gc_teardown *t, const struct gc_teardown_node *n,
+			enum gc_teardown_fate fate, const struct gc_error *err)
+{
+	struct run *r = ctx;
+	struct gc_error e;
+	char el[32];
+
+	if (fate == GC_TEARDOWN_ASKED) {
+		add_terminated(r, n->id);
+		r->rep->groups[n->tag].terminated++;
+		r->asked++;
+	} else if (fate == GC_TEARDOWN_FAILED && r->term_err.code == GC_OK) {
+		e = *err;
+		if (e.code == GC_ETIMEOUT && !t->look_failed) {
+			format_ms(el, sizeof(el), t->elapsed_ms);
+			gc_error_set(
+				&e, GC_ETIMEOUT,
+				"timed out after %s waiting for instances to terminate: %zu of "
+				"%zu still there",
+				el, t->left, t->total);
 		}
-		poll_errors = 0;
-		for (size_t i = 0; i < c->n; i++) {
-			struct gc_instance *fresh;
-
-			if (r->wstate[i] == W_FAILED)
-				continue;
-			if ((fresh = find_instance(&now, c->items[i].id))) {
-				gc_instance_release(&c->items[i]);
-				c->items[i] = *fresh;
-				memset(fresh, 0, sizeof(*fresh));
-			}
-			if (c->items[i].state == GC_STATE_RUNNING) {
-				r->wstate[i] = W_RUNNING;
-			} else if (gone_state(c->items[i].state)) {
-				/* a spot instance reclaimed while starting, or a failed launch */
-				r->wstate[i] = W_FAILED;
-				gc_log_warn(
-					r->e->log, "instance %s of group '%s' is %s before it ran",
-					c->items[i].id, r->rep->groups[r->created_group[i]].group,
-					gc_instance_state_name(c->items[i].state));
-				continue;
-			} else {
-				r->wstate[i] = W_PENDING;
-			}
-			if (r->wstate[i] == W_RUNNING)
-				running++;
-			else
-				pending++;
-		}
-		gc_instance_list_release(&now);
-		el = elapsed_ms(r, since);
-		ev.done = running;
-		ev.total = running + pending;
-		ev.elapsed_ms = el;
-		ev.message = "running";
-		emit(r, &ev);
-		if (pending == 0)
-			return 0;
-		if (el >= r->opts.wait_timeout_ms) {
-			char t[32];
-
-			format_ms(t, sizeof(t), el);
-			return gc_error_set(
-				err, GC_ETIMEOUT,
-				"timed out after %s waiting for instances to run: %u of "
-				"%u running",
-				t, running, running + pending);
-		}
-		nap(r,
-		    r->opts.wait_timeout_ms - el < r->opts.poll_ms ? r->opts.wait_timeout_ms - el
-								   : r->opts.poll_ms);
+		set_term_err(r, &e);
 	}
 }
 
 /*
- * Polls until none of ids is left in any state but terminated (an id Describe no longer
- * returns is gone too). With sweep set (destroy), any other instance of the cluster that
- * shows up alive, say from a racing apply elsewhere, is terminated as well and waited for.
+ * Each look of a terminate wait: with sweeping set (destroy), any other instance of the
+ * cluster (carrying the selector's tags) that shows up alive, say from a racing apply
+ * elsewhere, is terminated as well and waited for. Then the progress event.
  */
-static int wait_gone(struct run *r, char ***ids, size_t *n_ids, bool sweep, struct gc_error *err)
+static int td_look(void *ctx, struct gc_teardown *t, const struct gc_instance_list *now,
+		   struct gc_error *err)
 {
-	uint64_t since = gc_clock_now_ns(r->e->clock);
-	unsigned poll_errors = 0;
+	struct run *r = ctx;
+	struct gc_engine_event ev = { .kind = GC_EV_WAITING };
+	size_t first_new = t->n, total, left;
 
-	for (;;) {
-		struct gc_instance_list now;
-		struct gc_engine_event ev = { .kind = GC_EV_WAITING };
-		unsigned left = 0;
-		uint64_t el;
+	for (size_t i = 0; r->sweeping && i < now->n; i++) {
+		const struct gc_instance *inst = &now->items[i];
+		bool known = false;
 
-		if (cancelled(r))
-			return 0;
-		gc_instance_list_init(&now);
-		if (discover_cluster(r->e, true, &now, err) < 0) {
-			gc_instance_list_release(&now);
-			if (check_fatal(r, err) || !gc_error_is_retryable(err ? err->code : 0) ||
-			    ++poll_errors >= MAX_POLL_ERRORS)
-				return gc_error_prefix(err,
-						       "while waiting for instances to terminate");
-			nap(r, r->opts.poll_ms);
+		if (inst->state == GC_STATE_TERMINATED ||
+		    !gc_tags_match(inst->tags, inst->n_tags, r->sel, r->n_sel))
 			continue;
+		for (size_t k = 0; k < t->n && !known; k++)
+			known = strcmp(t->nodes[k].id, inst->id) == 0;
+		if (!known)
+			gc_teardown_add(t, inst->id, SIZE_MAX, inst->state, false);
+	}
+	if (t->n > first_new) {
+		const char **ids = gc_xcalloc(t->n - first_new, sizeof(*ids));
+		int rc;
+
+		gc_log_warn(r->e->log,
+			    "cluster '%s': %zu more instances appeared while terminating; "
+			    "terminating them too",
+			    r->e->spec->name, t->n - first_new);
+		for (size_t k = first_new; k < t->n; k++)
+			ids[k - first_new] = t->nodes[k].id;
+		rc = gc_provider_terminate(r->p, ids, t->n - first_new, err);
+		free(ids);
+		if (rc < 0) {
+			check_fatal(r, err);
+			return gc_error_prefix(err, "cannot terminate instances");
 		}
-		poll_errors = 0;
-		for (size_t i = 0; i < *n_ids; i++) {
-			struct gc_instance *inst = find_instance(&now, (*ids)[i]);
+		for (size_t k = first_new; k < t->n; k++) {
+			const struct gc_instance *fi = NULL;
 
-			if (inst && inst->state != GC_STATE_TERMINATED)
-				left++;
+			for (size_t i = 0; i < now->n && !fi; i++)
+				if (str_eq(now->items[i].id, t->nodes[k].id))
+					fi = &now->items[i];
+
+			add_terminated(r, t->nodes[k].id);
+			t->nodes[k].tag = report_group(r->rep, fi ? fi->group : NULL);
+			r->rep->groups[t->nodes[k].tag].terminated++;
 		}
-		if (sweep) {
-			size_t first_new = *n_ids;
+	}
+	gc_teardown_counts(t, &total, &left);
+	ev.done = (unsigned)(total - left);
+	ev.total = (unsigned)total;
+	ev.elapsed_ms = t->elapsed_ms;
+	ev.message = "terminated";
+	emit(r, &ev);
+	if (left == 0) {
+		struct gc_engine_event done = { .kind = GC_EV_TERMINATED };
 
-			for (size_t i = 0; i < now.n; i++) {
-				const struct gc_instance *inst = &now.items[i];
-				bool known = false;
+		done.count = (unsigned)total;
+		emit(r, &done);
+	}
+	return 0;
+}
 
-				if (inst->state == GC_STATE_TERMINATED ||
-				    !gc_tags_match(inst->tags, inst->n_tags, r->sel, r->n_sel))
-					continue;
-				for (size_t k = 0; k < *n_ids && !known; k++)
-					known = strcmp((*ids)[k], inst->id) == 0;
-				if (known)
-					continue;
-				*ids = gc_xreallocarray(*ids, *n_ids + 1, sizeof(**ids));
-				(*ids)[(*n_ids)++] = gc_xstrdup(inst->id);
-				left++;
-			}
-			if (*n_ids > first_new) {
-				gc_log_warn(r->e->log,
-					    "cluster '%s': %zu more instances appeared while "
-					    "terminating; terminating them too",
-					    r->e->spec->name, *n_ids - first_new);
-				if (gc_provider_terminate(r->p,
-							  (const char *const *)*ids + first_new,
-							  *n_ids - first_new, err) < 0) {
-					gc_instance_list_release(&now);
-					check_fatal(r, err);
-					return gc_error_prefix(err, "cannot terminate instances");
-				}
-				for (size_t k = first_new; k < *n_ids; k++) {
-					const struct gc_instance *fi =
-						find_instance(&now, (*ids)[k]);
+static void td_resource(void *ctx, const struct gc_teardown *t,
+			const struct gc_teardown_resource *res, enum gc_teardown_fate fate,
+			const struct gc_error *err)
+{
+	struct run *r = ctx;
+	const char *what = res && res->kind == GC_RESOURCE_KEYPAIR ? "key pair" : "security group";
+	struct gc_error e;
 
-					add_terminated(r, (*ids)[k]);
-					r->rep->groups[report_group(r->rep, fi ? fi->group : NULL)]
-						.terminated++;
-				}
-			}
-		}
-		gc_instance_list_release(&now);
-		el = elapsed_ms(r, since);
-		ev.done = (unsigned)*n_ids - left;
-		ev.total = (unsigned)*n_ids;
-		ev.elapsed_ms = el;
-		ev.message = "terminated";
-		emit(r, &ev);
-		if (left == 0) {
-			struct gc_engine_event done = { .kind = GC_EV_TERMINATED };
-
-			done.count = (unsigned)*n_ids;
-			emit(r, &done);
-			return 0;
-		}
-		if (el >= r->opts.wait_timeout_ms) {
-			char t[32];
-
-			format_ms(t, sizeof(t), el);
-			return gc_error_set(
-				err, GC_ETIMEOUT,
-				"timed out after %s waiting for instances to terminate: "
-				"%u of %zu still there",
-				t, left, *n_ids);
-		}
-		nap(r,
-		    r->opts.wait_timeout_ms - el < r->opts.poll_ms ? r->opts.wait_timeout_ms - el
-								   : r->opts.poll_ms);
+	(void)t;
+	if (fate == GC_TEARDOWN_DONE) {
+		info(r, "deleted %s '%s'", what, res->name ? res->name : res->id);
+	} else if (fate == GC_TEARDOWN_REFUSED) {
+		e = *err;
+		gc_error_prefix(&e, "cannot delete %s '%s' (%s); run destroy again", what,
+				res->name ? res->name : "", res->id);
+		set_term_err(r, &e);
+	} else if (fate == GC_TEARDOWN_FAILED) {
+		set_term_err(r, err);
 	}
 }
 
-/* Terminates ids in the cloud's batch size, checking for cancellation between calls;
- * group_of gives each id's report group. Returns how many were accepted. */
-static size_t terminate_ids(struct run *r, char **ids, const size_t *group_of, size_t n,
-			    struct gc_error *err)
+/*
+ * destroy --selector: the key pair and security group serve every instance of the
+ * cluster, selected or not, so they go only when none is left. Asks how many instances
+ * of the cluster are still there (terminated ones aside); when that cannot be known,
+ * nothing is deleted either. Without a selector nothing is left to ask about.
+ */
+static bool td_may_delete(void *ctx, struct gc_teardown *t)
 {
-	size_t batch = r->p->ops->max_terminate_batch ? r->p->ops->max_terminate_batch : 1;
+	struct run *r = ctx;
+	struct gc_instance_list live;
+	struct gc_error lerr;
+	long left;
+
+	(void)t;
+	if (!r->n_sel)
+		return true;
+	gc_instance_list_init(&live);
+	gc_error_init(&lerr);
+	if (discover_cluster(r->e, false, &live, &lerr) < 0) {
+		check_fatal(r, &lerr);
+		set_term_err(r, &lerr);
+		gc_instance_list_release(&live);
+		return false;
+	}
+	left = (long)live.n;
+	gc_instance_list_release(&live);
+	if (left > 0)
+		info(r,
+		     "keeping the %s: %ld instance%s of cluster '%s' outside the selection %s "
+		     "still there",
+		     r->p->ops->caps & GC_CAP_ED25519_KEYPAIR ? "key pair and security group"
+							      : "security group",
+		     left, left == 1 ? "" : "s", r->e->spec->name, left == 1 ? "is" : "are");
+	return left == 0;
+}
+
+static const struct gc_teardown_hooks td_hooks = {
+	.instance = td_instance,
+	.look = td_look,
+	.may_delete = td_may_delete,
+	.resource = td_resource,
+};
+
+/* A teardown of this cluster on the run's clock, cancel and timeouts. */
+static void teardown_init(struct run *r, struct gc_teardown *t)
+{
+	gc_teardown_init(t);
+	t->p = r->p;
+	t->log = r->e->log;
+	t->wait.clock = r->e->clock;
+	t->wait.cancel = &r->cancel;
+	t->wait.interval_ms = r->opts.poll_ms;
+	t->wait.timeout_ms = r->opts.wait_timeout_ms;
+	t->cluster = r->e->spec->name;
+	t->sel = r->sel;
+	t->n_sel = r->n_sel;
+	t->no_wait = r->opts.no_wait;
+	t->hooks = &td_hooks;
+	t->ctx = r;
+	r->asked = 0;
+}
+
+/* What a teardown step learnt that the run must know: an auth error stops everything. */
+static void teardown_done(struct run *r, struct gc_teardown *t)
+{
+	if (t->fatal)
+		check_fatal(r, &t->fatal_err);
+}
+
+/* Terminates the teardown's instances (apply, terminate by id) and waits for them. */
+static void terminate_and_wait(struct run *r, struct gc_teardown *t)
+{
 	struct gc_engine_event ev = { .kind = GC_EV_TERMINATING };
-	size_t done = 0;
+	struct gc_error lerr;
+	size_t n = t->n, done;
 
 	if (n == 0)
-		return 0;
+		return;
 	ev.count = (unsigned)n;
 	emit(r, &ev);
-	while (done < n) {
-		size_t k = n - done < batch ? n - done : batch;
-
-		if (cancelled(r) || r->fatal)
-			break;
-		if (gc_provider_terminate(r->p, (const char *const *)ids + done, k, err) < 0) {
-			check_fatal(r, err);
-			gc_error_prefix(err, "cannot terminate %zu instances", n - done);
-			break;
-		}
-		for (size_t i = done; i < done + k; i++) {
-			add_terminated(r, ids[i]);
-			r->rep->groups[group_of[i]].terminated++;
-		}
-		gc_log_info(r->e->log, "terminating %s%s", ids[done], k > 1 ? " and others" : "");
-		done += k;
+	gc_error_init(&lerr);
+	done = gc_teardown_terminate(t, &lerr);
+	teardown_done(r, t);
+	if (done < n && lerr.code != GC_OK) {
+		gc_error_prefix(&lerr, "cannot terminate %zu instances", n - done);
+		set_term_err(r, &lerr);
 	}
-	return done;
+	if (done && !r->opts.no_wait && !r->cancelled && !r->fatal) {
+		gc_teardown_wait(t, NULL);
+		teardown_done(r, t);
+	}
 }
 
 /* ---- apply ---------------------------------------------------------------------- */
@@ -1776,13 +1866,13 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 		    struct gc_error *err)
 {
 	struct run r;
+	struct gc_teardown t;
 	struct gc_error lerr;
 	bool creates = false;
-	char **ids = NULL;
-	size_t *group_of = NULL, n_ids = 0;
 	int ret;
 
 	run_init(&r, e, opts, report);
+	teardown_init(&r, &t);
 	gc_error_init(&lerr);
 	for (size_t i = 0; i < plan->n_groups; i++) {
 		const struct gc_plan_group *pg = &plan->groups[i];
@@ -1845,10 +1935,7 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 			} else if (node->action != GC_PLAN_TERMINATE) {
 				continue;
 			}
-			ids = gc_xreallocarray(ids, n_ids + 1, sizeof(*ids));
-			group_of = gc_xreallocarray(group_of, n_ids + 1, sizeof(*group_of));
-			ids[n_ids] = gc_xstrdup(node->inst->id);
-			group_of[n_ids++] = gi;
+			gc_teardown_add(&t, node->inst->id, gi, node->inst->state, true);
 		}
 		if (skipped) {
 			info(&r,
@@ -1861,115 +1948,17 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 					     pg->name);
 		}
 	}
-	if (n_ids && !cancelled(&r) && !r.fatal) {
-		size_t done;
-
-		gc_error_init(&lerr);
-		done = terminate_ids(&r, ids, group_of, n_ids, &lerr);
-		if (done < n_ids && lerr.code != GC_OK && r.term_err.code == GC_OK)
-			r.term_err = lerr;
-		if (done && !r.opts.no_wait && !r.cancelled && !r.fatal) {
-			size_t n_wait = done;
-
-			gc_error_init(&lerr);
-			if (wait_gone(&r, &ids, &n_wait, false, &lerr) < 0 &&
-			    r.term_err.code == GC_OK)
-				r.term_err = lerr;
-		}
-	}
+	if (t.n && !cancelled(&r) && !r.fatal)
+		terminate_and_wait(&r, &t);
 
 	run_finish(&r);
 	ret = summarise(&r, "apply", err);
-	for (size_t i = 0; i < n_ids; i++)
-		free(ids[i]);
-	free(ids);
-	free(group_of);
+	gc_teardown_release(&t);
 	run_release(&r);
 	return ret;
 }
 
 /* ---- destroy -------------------------------------------------------------------- */
-
-static void delete_resources(struct run *r, enum gc_resource_kind kind)
-{
-	const char *cluster = r->e->spec->name;
-	const char *what = kind == GC_RESOURCE_KEYPAIR ? "key pair" : "security group";
-	struct gc_tag_filter *f = gc_xcalloc(r->n_sel + 1, sizeof(*f));
-	struct gc_resource_list found;
-	struct gc_error lerr;
-
-	f[0].key = GC_TAG_CLUSTER;
-	f[0].value = cluster;
-	for (size_t i = 0; i < r->n_sel; i++)
-		f[i + 1] = r->sel[i];
-	gc_resource_list_init(&found);
-	gc_error_init(&lerr);
-	if (gc_provider_list_resources(r->p, kind, f, r->n_sel + 1, &found, &lerr) < 0) {
-		check_fatal(r, &lerr);
-		gc_error_prefix(&lerr, "cannot list the %ss of cluster '%s'", what, cluster);
-		if (r->term_err.code == GC_OK)
-			r->term_err = lerr;
-		goto out;
-	}
-	for (size_t i = 0; i < found.n; i++) {
-		const struct gc_resource *res = &found.items[i];
-		int rc;
-
-		/* the filter is the driver's promise; the tag on what came back is ours to see */
-		if (!resource_is_ours(res, cluster) || !res->id ||
-		    !gc_tags_match(res->tags, res->n_tags, r->sel, r->n_sel)) {
-			gc_log_warn(r->e->log,
-				    "%s '%s' came back without the tag %s=%s%s; left alone", what,
-				    res->name ? res->name : "?", GC_TAG_CLUSTER, cluster,
-				    r->n_sel ? " or the selector's" : "");
-			continue;
-		}
-		if (cancelled(r) || r->fatal)
-			break;
-		gc_error_init(&lerr);
-		rc = kind == GC_RESOURCE_KEYPAIR
-			? gc_provider_delete_keypair(r->p, res->id, &lerr)
-			: gc_provider_delete_secgroup(r->p, res->id, &lerr);
-		if (rc < 0) {
-			check_fatal(r, &lerr);
-			gc_error_prefix(&lerr, "cannot delete %s '%s' (%s); run destroy again",
-					what, res->name ? res->name : "", res->id);
-			if (r->term_err.code == GC_OK)
-				r->term_err = lerr;
-			continue;
-		}
-		info(r, "deleted %s '%s'", what, res->name ? res->name : res->id);
-	}
-out:
-	free(f);
-	gc_resource_list_release(&found);
-}
-
-/*
- * destroy --selector: the key pair and security group serve every instance of the
- * cluster, selected or not, so they go only when none is left. Returns how many
- * instances of the cluster are still there (terminated ones aside), or -1 when that
- * cannot be known (then nothing is deleted either).
- */
-static long cluster_left(struct run *r)
-{
-	struct gc_instance_list live;
-	struct gc_error lerr;
-	long n;
-
-	gc_instance_list_init(&live);
-	gc_error_init(&lerr);
-	if (discover_cluster(r->e, false, &live, &lerr) < 0) {
-		check_fatal(r, &lerr);
-		if (r->term_err.code == GC_OK)
-			r->term_err = lerr;
-		gc_instance_list_release(&live);
-		return -1;
-	}
-	n = (long)live.n;
-	gc_instance_list_release(&live);
-	return n;
-}
 
 int gc_engine_destroy(struct gc_engine *e, const struct gc_engine_opts *opts,
 		      struct gc_engine_report *report, struct gc_error *err)
@@ -1982,16 +1971,18 @@ int gc_engine_destroy_selected(struct gc_engine *e, const struct gc_tag_filter *
 			       struct gc_error *err)
 {
 	struct gc_instance_list live;
+	struct gc_teardown t;
 	struct gc_error lerr;
 	struct run r;
-	char **ids = NULL;
-	size_t *group_of = NULL, n_ids = 0, done = 0;
-	bool settled = true;
+	size_t n_term = 0;
 	int ret;
 
 	run_init(&r, e, opts, report);
 	r.sel = sel;
 	r.n_sel = sel ? n_sel : 0;
+	r.sweeping = true;
+	teardown_init(&r, &t);
+	t.settle_first = true;
 	gc_instance_list_init(&live);
 	gc_error_init(&lerr);
 	for (size_t i = 0; i < e->spec->n_groups; i++)
@@ -2000,69 +1991,42 @@ int gc_engine_destroy_selected(struct gc_engine *e, const struct gc_tag_filter *
 	if (!cancelled(&r) && discover_cluster(e, false, &live, &lerr) < 0) {
 		check_fatal(&r, &lerr);
 		r.term_err = lerr;
-		settled = false;
 		goto finish;
 	}
+	/* terminating ones are on their way: waited for, not asked again */
 	for (size_t i = 0; i < live.n; i++) {
-		/* terminating ones are on their way: waited for, not asked again */
-		if (live.items[i].state == GC_STATE_TERMINATING ||
-		    !gc_tags_match(live.items[i].tags, live.items[i].n_tags, r.sel, r.n_sel))
+		const struct gc_instance *inst = &live.items[i];
+
+		if (inst->state == GC_STATE_TERMINATING ||
+		    !gc_tags_match(inst->tags, inst->n_tags, r.sel, r.n_sel))
 			continue;
-		ids = gc_xreallocarray(ids, n_ids + 1, sizeof(*ids));
-		group_of = gc_xreallocarray(group_of, n_ids + 1, sizeof(*group_of));
-		ids[n_ids] = gc_xstrdup(live.items[i].id);
-		group_of[n_ids++] = report_group(report, live.items[i].group);
+		gc_teardown_add(&t, inst->id, report_group(report, inst->group), inst->state, true);
+		n_term++;
 	}
-	gc_error_init(&lerr);
-	done = terminate_ids(&r, ids, group_of, n_ids, &lerr);
-	if (done < n_ids) {
-		if (lerr.code != GC_OK)
-			r.term_err = lerr;
-		settled = false;
-		goto finish;
-	}
-	/* wait for everything of the cluster, the already terminating ones included */
 	for (size_t i = 0; i < live.n; i++) {
-		if (live.items[i].state != GC_STATE_TERMINATING ||
-		    !gc_tags_match(live.items[i].tags, live.items[i].n_tags, r.sel, r.n_sel))
-			continue;
-		ids = gc_xreallocarray(ids, n_ids + 1, sizeof(*ids));
-		ids[n_ids++] = gc_xstrdup(live.items[i].id);
-	}
-	if (!r.opts.no_wait && !cancelled(&r)) {
-		gc_error_init(&lerr);
-		if (wait_gone(&r, &ids, &n_ids, true, &lerr) < 0) {
-			r.term_err = lerr;
-			settled = false;
-		}
-	}
+		const struct gc_instance *inst = &live.items[i];
 
-	/* key pairs and security groups once nothing uses them */
-	if (settled && !cancelled(&r) && !r.fatal && r.n_sel) {
-		long left = cluster_left(&r);
-
-		if (left != 0)
-			settled = false;
-		if (left > 0)
-			info(&r,
-			     "keeping the %s: %ld instance%s of cluster '%s' outside the "
-			     "selection %s still there",
-			     r.p->ops->caps & GC_CAP_ED25519_KEYPAIR ? "key pair and security group"
-								     : "security group",
-			     left, left == 1 ? "" : "s", e->spec->name, left == 1 ? "is" : "are");
+		if (inst->state == GC_STATE_TERMINATING &&
+		    gc_tags_match(inst->tags, inst->n_tags, r.sel, r.n_sel))
+			gc_teardown_add(&t, inst->id, SIZE_MAX, inst->state, false);
 	}
-	if (settled && !cancelled(&r) && !r.fatal) {
-		delete_resources(&r, GC_RESOURCE_KEYPAIR);
-		if (!cancelled(&r) && !r.fatal && !r.opts.no_wait)
-			delete_resources(&r, GC_RESOURCE_SECGROUP);
+	if (n_term) {
+		struct gc_engine_event ev = { .kind = GC_EV_TERMINATING,
+					      .count = (unsigned)n_term };
+
+		emit(&r, &ev);
+	}
+	/* instances, then the key pairs and security groups once nothing uses them */
+	gc_teardown_run(&t, &lerr);
+	teardown_done(&r, &t);
+	if (lerr.code != GC_OK) {
+		gc_error_prefix(&lerr, "cannot terminate %zu instances", n_term - r.asked);
+		set_term_err(&r, &lerr);
 	}
 finish:
 	run_finish(&r);
 	ret = summarise(&r, "destroy", err);
-	for (size_t i = 0; i < n_ids; i++)
-		free(ids[i]);
-	free(ids);
-	free(group_of);
+	gc_teardown_release(&t);
 	gc_instance_list_release(&live);
 	run_release(&r);
 	return ret;
@@ -2075,13 +2039,13 @@ int gc_engine_terminate(struct gc_engine *e, const char *const *ids, size_t n,
 			struct gc_error *err)
 {
 	struct gc_instance_list live;
+	struct gc_teardown t;
 	struct gc_error lerr;
 	struct run r;
-	char **mine = NULL;
-	size_t *group_of = NULL, n_mine = 0, done;
 	int ret;
 
 	run_init(&r, e, opts, report);
+	teardown_init(&r, &t);
 	gc_instance_list_init(&live);
 	gc_error_init(&lerr);
 	if (!cancelled(&r) && discover_cluster(e, false, &live, &lerr) < 0) {
@@ -2102,28 +2066,13 @@ int gc_engine_terminate(struct gc_engine *e, const char *const *ids, size_t n,
 					ids[i], e->spec->name);
 			continue;
 		}
-		mine = gc_xreallocarray(mine, n_mine + 1, sizeof(*mine));
-		group_of = gc_xreallocarray(group_of, n_mine + 1, sizeof(*group_of));
-		mine[n_mine] = gc_xstrdup(inst->id);
-		group_of[n_mine++] = report_group(report, inst->group);
+		gc_teardown_add(&t, inst->id, report_group(report, inst->group), inst->state, true);
 	}
-	done = terminate_ids(&r, mine, group_of, n_mine, &lerr);
-	if (done < n_mine && lerr.code != GC_OK && r.term_err.code == GC_OK)
-		r.term_err = lerr;
-	if (done && !r.opts.no_wait && !cancelled(&r) && !r.fatal) {
-		size_t n_wait = done;
-
-		gc_error_init(&lerr);
-		if (wait_gone(&r, &mine, &n_wait, false, &lerr) < 0 && r.term_err.code == GC_OK)
-			r.term_err = lerr;
-	}
+	terminate_and_wait(&r, &t);
 finish:
 	run_finish(&r);
 	ret = summarise(&r, "terminate", err);
-	for (size_t i = 0; i < n_mine; i++)
-		free(mine[i]);
-	free(mine);
-	free(group_of);
+	gc_teardown_release(&t);
 	gc_instance_list_release(&live);
 	run_release(&r);
 	return ret;

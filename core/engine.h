@@ -12,7 +12,8 @@
  *   gc_engine_destroy    terminates every instance carrying the cluster tag, waits until
  *                        the cloud says terminated, then deletes our key pairs and security
  *                        groups (found by tag, never by name alone); with a selector, only
- *                        the instances carrying its tags as well
+ *                        the instances carrying its tags as well. The steps are the one
+ *                        teardown that gc uses too (core/teardown.h)
  *
  * Client tokens. A new instance fills a "slot" of its group; slots are numbered from the
  * count of instances already kept (plan->first_slot). A batch covering slots [s, s+n) in

@@ -21,9 +21,9 @@
  * out. An instance tagged for another cluster is refused outright (never ours to touch).
  * docs/internals/plan.md says how each decision is made and why.
  *
- * Rendering (text like Terraform's, or JSON) goes into a buffer; cmd/ prints it.
+ * Showing a plan (text like Terraform's, or JSON) is cmd/'s: cmd/plan-render.h.
  *
- * Life cycle: gc_plan_init -> gc_plan_build -> render / execute -> gc_plan_release. The
+ * Life cycle: gc_plan_init -> gc_plan_build -> show / execute -> gc_plan_release. The
  * plan points into the spec and the live list it was built from (both must outlive it).
  */
 #ifndef GC_PLAN_H
@@ -143,14 +143,5 @@ bool gc_plan_has_changes(const struct gc_plan *plan);
  * max_spot_price; not its count, zones or placement, which never replace a node. The
  * encoding is fixed forever: a change would replace every node of every cluster. */
 void gc_spec_group_hash(const struct gc_spec_group *g, char out[GC_SPEC_HASH_LEN + 1]);
-
-/* Text in Terraform's manner (+ create, - terminate, -/+ replace, ~ ignored, with reasons)
- * and a cost line; colour escapes when color is set. Both renderers append to out and
- * return 0, or -1 at out's cap. */
-int gc_plan_render_text(struct gc_buf *out, const struct gc_plan *plan, const struct gc_spec *spec,
-			bool color);
-/* JSON: {"cluster","cloud","region","changes","summary","groups":[...],"cost":{...},
- * "expires_at"}, indented; documented in docs/cli.md. */
-int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const struct gc_spec *spec);
 
 #endif

@@ -15,11 +15,7 @@
 
 #include "core/alloc.h"
 #include "core/sweep.h"
-
-#define DEFAULT_WAIT_MS (15ull * 60 * 1000)
-#define DEFAULT_POLL_MS 2000ull
-#define WAIT_SLICE_MS	200ull
-#define MAX_POLL_ERRORS 3
+#include "core/teardown.h"
 
 /* ---- selectors ------------------------------------------------------------------- */
 
@@ -347,35 +343,29 @@ size_t gc_sweep_count(const struct gc_sweep *s)
 
 /* ---- execute --------------------------------------------------------------------- */
 
+/* The teardown (core/teardown.h) does the calls; this says what each outcome means for an
+ * item. */
 struct exec {
 	struct gc_sweep *s;
-	struct gc_provider *p;
 	const struct gc_sweep_exec_opts *o;
+	struct gc_cancel cancel;
 	bool cancelled;
-	bool fatal;
+	bool fatal; /* the credentials were refused: the first such error, as the item got it */
 	struct gc_error fatal_err;
 };
 
-static bool ex_cancelled(struct exec *x)
+static bool ex_cancelled(void *ctx)
 {
+	struct exec *x = ctx;
+
 	if (!x->cancelled && x->o->cancelled && x->o->cancelled(x->o->cancel_ctx))
 		x->cancelled = true;
 	return x->cancelled;
 }
 
-static void nap(struct exec *x, uint64_t ms)
+static bool mine(const struct gc_sweep_item *it, const struct gc_provider *p)
 {
-	while (ms && !ex_cancelled(x)) {
-		uint64_t k = ms < WAIT_SLICE_MS ? ms : WAIT_SLICE_MS;
-
-		gc_clock_sleep_ms(x->o->clock, k);
-		ms -= k;
-	}
-}
-
-static bool mine(const struct exec *x, const struct gc_sweep_item *it)
-{
-	return it->why && strcmp(it->region, x->p->region ? x->p->region : "") == 0;
+	return it->why && strcmp(it->region, p->region ? p->region : "") == 0;
 }
 
 static void finish(struct exec *x, struct gc_sweep_item *it, enum gc_sweep_outcome outcome,
@@ -392,231 +382,119 @@ static void finish(struct exec *x, struct gc_sweep_item *it, enum gc_sweep_outco
 		x->o->progress(x->o->progress_ctx, it);
 }
 
-static void fail_cancelled(struct exec *x, struct gc_sweep_item *it)
+/* What the teardown's fate is for the item: every fate but ASKED ends it. */
+static void fate(struct exec *x, const struct gc_teardown *t, struct gc_sweep_item *it,
+		 enum gc_teardown_fate f, const struct gc_error *err)
 {
 	struct gc_error e;
 
 	gc_error_init(&e);
-	if (x->fatal)
-		e = x->fatal_err;
-	else
-		gc_error_set(&e, GC_ECANCELLED, "cancelled before %s '%s' was deleted",
-			     gc_sweep_kind_name(it->kind), it->id);
+	switch (f) {
+	case GC_TEARDOWN_ASKED: return;
+	case GC_TEARDOWN_DONE: finish(x, it, GC_SWEEP_DONE, NULL); return;
+	case GC_TEARDOWN_KEPT: finish(x, it, GC_SWEEP_KEPT, err); return;
+	case GC_TEARDOWN_REFUSED:
+		e = *err;
+		if (it->kind == GC_SWEEP_INSTANCE)
+			gc_error_prefix(&e, "cannot terminate");
+		else
+			gc_error_prefix(&e, "cannot delete %s '%s'", gc_sweep_kind_name(it->kind),
+					it->name ? it->name : it->id);
+		break;
+	case GC_TEARDOWN_FAILED:
+		e = *err;
+		if (e.code == GC_ETIMEOUT && !t->look_failed)
+			gc_error_set(&e, GC_ETIMEOUT,
+				     "still not terminated after %llu s; run gc again to check",
+				     (unsigned long long)(t->elapsed_ms / 1000));
+		break;
+	case GC_TEARDOWN_STOPPED:
+		if (x->fatal)
+			e = x->fatal_err;
+		else
+			gc_error_set(&e, GC_ECANCELLED, "cancelled before %s '%s' was deleted",
+				     gc_sweep_kind_name(it->kind), it->id);
+		break;
+	}
 	finish(x, it, GC_SWEEP_FAILED, &e);
 }
 
-/* Terminates the region's collected instances in the cloud's batch size; the items of a
- * refused batch fail, the others are left for the wait. Returns how many were asked. */
-static size_t terminate_all(struct exec *x, size_t *idx, size_t n)
+static void on_instance(void *ctx, const struct gc_teardown *t, const struct gc_teardown_node *n,
+			enum gc_teardown_fate f, const struct gc_error *err)
 {
-	size_t batch = x->p->ops->max_terminate_batch ? x->p->ops->max_terminate_batch : 1;
-	const char **ids = gc_xcalloc(batch, sizeof(*ids));
-	size_t asked = 0;
+	struct exec *x = ctx;
+	struct gc_sweep_item *it = &x->s->items[n->tag];
 
-	for (size_t done = 0; done < n;) {
-		size_t k = n - done < batch ? n - done : batch;
-		struct gc_error e;
-
-		if (ex_cancelled(x) || x->fatal) {
-			for (size_t i = done; i < n; i++) {
-				fail_cancelled(x, &x->s->items[idx[i]]);
-				idx[i] = SIZE_MAX;
-			}
-			break;
-		}
-		for (size_t i = 0; i < k; i++)
-			ids[i] = x->s->items[idx[done + i]].id;
-		gc_error_init(&e);
-		if (gc_provider_terminate(x->p, ids, k, &e) < 0) {
-			gc_error_prefix(&e, "cannot terminate");
-			for (size_t i = done; i < done + k; i++) {
-				finish(x, &x->s->items[idx[i]], GC_SWEEP_FAILED, &e);
-				idx[i] = SIZE_MAX;
-			}
-		} else {
-			gc_log_info(x->o->log, "%s: terminating %s%s", x->p->region, ids[0],
-				    k > 1 ? " and others" : "");
-			asked += k;
-		}
-		done += k;
-	}
-	free(ids);
-	return asked;
+	it->state = n->state;
+	fate(x, t, it, f, err);
 }
 
-/* Polls until every asked instance is terminated (or gone from Describe). */
-static void wait_terminated(struct exec *x, size_t *idx, size_t n)
+static void on_resource(void *ctx, const struct gc_teardown *t,
+			const struct gc_teardown_resource *r, enum gc_teardown_fate f,
+			const struct gc_error *err)
 {
-	const struct gc_tag_filter f = { GC_TAG_CLUSTER, NULL };
-	const struct gc_discover_query q = { &f, 1, true };
-	uint64_t timeout = x->o->wait_timeout_ms ? x->o->wait_timeout_ms : DEFAULT_WAIT_MS;
-	uint64_t poll = x->o->poll_ms ? x->o->poll_ms : DEFAULT_POLL_MS;
-	uint64_t since = gc_clock_now_ns(x->o->clock);
-	unsigned poll_errors = 0;
+	struct exec *x = ctx;
 
-	for (;;) {
-		struct gc_instance_list now;
-		struct gc_error e;
-		size_t left = 0;
-		uint64_t el;
-
-		if (ex_cancelled(x))
-			break;
-		gc_instance_list_init(&now);
-		gc_error_init(&e);
-		if (gc_provider_discover(x->p, &q, &now, &e) < 0) {
-			gc_instance_list_release(&now);
-			if (e.code == GC_EAUTH || !gc_error_is_retryable(e.code) ||
-			    ++poll_errors >= MAX_POLL_ERRORS) {
-				gc_error_prefix(&e, "while waiting for instances to terminate");
-				for (size_t i = 0; i < n; i++)
-					if (idx[i] != SIZE_MAX) {
-						finish(x, &x->s->items[idx[i]], GC_SWEEP_FAILED,
-						       &e);
-						idx[i] = SIZE_MAX;
-					}
-				return;
-			}
-			nap(x, poll);
-			continue;
-		}
-		poll_errors = 0;
-		for (size_t i = 0; i < n; i++) {
-			struct gc_sweep_item *it;
-			const struct gc_instance *in = NULL;
-
-			if (idx[i] == SIZE_MAX)
-				continue;
-			it = &x->s->items[idx[i]];
-			for (size_t k = 0; k < now.n && !in; k++)
-				if (now.items[k].id && strcmp(now.items[k].id, it->id) == 0)
-					in = &now.items[k];
-			if (!in || in->state == GC_STATE_TERMINATED) {
-				it->state = GC_STATE_TERMINATED;
-				finish(x, it, GC_SWEEP_DONE, NULL);
-				idx[i] = SIZE_MAX;
-				continue;
-			}
-			it->state = in->state;
-			left++;
-		}
-		gc_instance_list_release(&now);
-		if (left == 0)
-			return;
-		el = (gc_clock_now_ns(x->o->clock) - since) / GC_NS_PER_MS;
-		if (el >= timeout) {
-			gc_error_set(&e, GC_ETIMEOUT,
-				     "still not terminated after %llu s; run gc again to check",
-				     (unsigned long long)(el / 1000));
-			for (size_t i = 0; i < n; i++)
-				if (idx[i] != SIZE_MAX) {
-					finish(x, &x->s->items[idx[i]], GC_SWEEP_FAILED, &e);
-					idx[i] = SIZE_MAX;
-				}
-			return;
-		}
-		nap(x, timeout - el < poll ? timeout - el : poll);
-	}
-	for (size_t i = 0; i < n; i++)
-		if (idx[i] != SIZE_MAX)
-			fail_cancelled(x, &x->s->items[idx[i]]);
+	fate(x, t, &x->s->items[r->tag], f, err);
 }
 
-/*
- * The last look before a key pair or security group goes: the cluster's instances now,
- * whatever the scan said. Returns how many are alive (not terminated), or -1 on error.
- */
-static long cluster_alive(struct exec *x, const char *cluster, char *first, size_t size,
-			  struct gc_error *err)
-{
-	const struct gc_tag_filter f = { GC_TAG_CLUSTER, cluster };
-	const struct gc_discover_query q = { &f, 1, false };
-	struct gc_instance_list now;
-	long n = 0;
-
-	gc_instance_list_init(&now);
-	if (gc_provider_discover(x->p, &q, &now, err) < 0) {
-		gc_instance_list_release(&now);
-		return -1;
-	}
-	for (size_t i = 0; i < now.n; i++) {
-		if (now.items[i].state == GC_STATE_TERMINATED || !now.items[i].cluster ||
-		    strcmp(now.items[i].cluster, cluster) != 0)
-			continue;
-		if (n++ == 0)
-			snprintf(first, size, "%s", now.items[i].id ? now.items[i].id : "?");
-	}
-	gc_instance_list_release(&now);
-	return n;
-}
-
-static void delete_resources(struct exec *x, enum gc_sweep_kind kind)
-{
-	for (size_t i = 0; i < x->s->n; i++) {
-		struct gc_sweep_item *it = &x->s->items[i];
-		struct gc_error e;
-		char first[128] = "";
-		long alive;
-		int rc;
-
-		if (it->kind != kind || !mine(x, it) || it->outcome != GC_SWEEP_LISTED)
-			continue;
-		if (ex_cancelled(x) || x->fatal) {
-			fail_cancelled(x, it);
-			continue;
-		}
-		gc_error_init(&e);
-		alive = cluster_alive(x, it->cluster, first, sizeof(first), &e);
-		if (alive < 0) {
-			gc_error_prefix(&e, "cannot check cluster '%s' for live instances",
-					it->cluster);
-			finish(x, it, GC_SWEEP_FAILED, &e);
-			continue;
-		}
-		if (alive > 0) {
-			gc_error_set(&e, GC_EGENERIC,
-				     "cluster '%s' has %ld live instance%s now (%s%s): left alone",
-				     it->cluster, alive, alive == 1 ? "" : "s", first,
-				     alive > 1 ? ", ..." : "");
-			finish(x, it, GC_SWEEP_KEPT, &e);
-			continue;
-		}
-		rc = kind == GC_SWEEP_KEYPAIR ? gc_provider_delete_keypair(x->p, it->id, &e)
-					      : gc_provider_delete_secgroup(x->p, it->id, &e);
-		if (rc < 0) {
-			gc_error_prefix(&e, "cannot delete %s '%s'", gc_sweep_kind_name(kind),
-					it->name ? it->name : it->id);
-			finish(x, it, GC_SWEEP_FAILED, &e);
-			continue;
-		}
-		finish(x, it, GC_SWEEP_DONE, NULL);
-	}
-}
+static const struct gc_teardown_hooks exec_hooks = {
+	.instance = on_instance,
+	.resource = on_resource,
+};
 
 int gc_sweep_execute(struct gc_sweep *s, struct gc_provider *p, const struct gc_sweep_exec_opts *o,
 		     struct gc_error *err)
 {
-	struct exec x = { .s = s, .p = p, .o = o };
-	size_t *idx = gc_xcalloc(s->n + 1, sizeof(*idx)), n_idx = 0, failed = 0, total = 0;
+	struct exec x = { .s = s, .o = o };
+	struct gc_teardown t;
+	struct gc_teardown_resource *res = gc_xcalloc(s->n + 1, sizeof(*res));
+	size_t n_res = 0, failed = 0, total = 0;
 
+	x.cancel.fn = ex_cancelled;
+	x.cancel.ctx = &x;
 	gc_error_init(&x.fatal_err);
+	gc_teardown_init(&t);
+	t.p = p;
+	t.log = o->log;
+	t.wait.clock = o->clock;
+	t.wait.cancel = &x.cancel;
+	t.wait.interval_ms = o->poll_ms;
+	t.wait.timeout_ms = o->wait_timeout_ms;
+	t.label = p->region;
+	t.keep_going = true;
+	t.recheck = true;
+	t.hooks = &exec_hooks;
+	t.ctx = &x;
 	for (size_t i = 0; i < s->n; i++) {
-		if (!mine(&x, &s->items[i]))
+		struct gc_sweep_item *it = &s->items[i];
+
+		if (!mine(it, p))
 			continue;
 		total++;
-		if (s->items[i].kind == GC_SWEEP_INSTANCE && s->items[i].outcome == GC_SWEEP_LISTED)
-			idx[n_idx++] = i;
+		if (it->outcome != GC_SWEEP_LISTED)
+			continue;
+		if (it->kind == GC_SWEEP_INSTANCE)
+			gc_teardown_add(&t, it->id, i, it->state, true);
+		else
+			res[n_res++] = (struct gc_teardown_resource){
+				.kind = it->kind == GC_SWEEP_KEYPAIR ? GC_RESOURCE_KEYPAIR
+								     : GC_RESOURCE_SECGROUP,
+				.id = it->id,
+				.name = it->name,
+				.cluster = it->cluster,
+				.tag = i,
+			};
 	}
-	if (n_idx && terminate_all(&x, idx, n_idx) > 0)
-		wait_terminated(&x, idx, n_idx);
-	free(idx);
-	/* key pairs first: a security group may still refuse while interfaces detach */
-	delete_resources(&x, GC_SWEEP_KEYPAIR);
-	delete_resources(&x, GC_SWEEP_SECGROUP);
+	t.resources = res;
+	t.n_resources = n_res;
+	gc_teardown_run(&t, NULL);
 
 	for (size_t i = 0; i < s->n; i++)
-		if (mine(&x, &s->items[i]) && s->items[i].outcome == GC_SWEEP_FAILED)
+		if (mine(&s->items[i], p) && s->items[i].outcome == GC_SWEEP_FAILED)
 			failed++;
+	gc_teardown_release(&t);
+	free(res);
 	if (x.fatal) {
 		if (err)
 			*err = x.fatal_err;

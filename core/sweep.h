@@ -28,7 +28,8 @@
  *   gc_sweep_execute   terminates the collected instances and waits until the cloud says
  *                      terminated, then deletes the collected key pairs, then the security
  *                      groups, each after looking again for live instances of its cluster
- *                      (an apply may have launched since the scan: then it is kept).
+ *                      (an apply may have launched since the scan: then it is kept). These
+ *                      are the steps of destroy too: one routine, core/teardown.h.
  * Terminating and terminated instances are never collected, but a terminating one still
  * counts as its cluster's, since it may still hold the security group.
  *

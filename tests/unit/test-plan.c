@@ -7,7 +7,8 @@
  * tie-break) and up (first slot), spec changes (replace, with the count lowered too),
  * stopped and terminating instances, expiry, groups that left the spec, scale overrides,
  * the hourly cost and its limit, unknown prices, instances of another cluster, duplicates
- * and independence from discover's order; then the text and JSON renderings.
+ * and independence from discover's order; then the text and JSON renderings
+ * (cmd/plan-render.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "cmd/plan-render.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/hash.h"

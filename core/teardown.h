@@ -1,0 +1,165 @@
+/*
+ * teardown.h: the one teardown: terminate in batches, wait until gone, then delete the key
+ * pairs and security groups.
+ *
+ * `destroy` (core/engine.c) and `gc` (core/sweep.c) both end a cluster's life the same
+ * way, and the executor's apply and terminate-by-id reuse the first two steps:
+ *
+ *   1. terminate  the instances to terminate, in the cloud's batch size; before each
+ *                 batch, a cancel or an earlier auth error stops the rest;
+ *   2. wait       Describe every poll interval (terminated ones included) until none of
+ *                 the instances asked (or added as already going) is left in any state
+ *                 but terminated; an id Describe no longer returns is gone too. Three
+ *                 retryable Describe failures in a row, or one that is not, end the wait;
+ *   3. delete     the key pairs, then (unless no_wait) the security groups.
+ *
+ * What differs is a parameter:
+ *   - cluster:    destroy names its cluster: the wait lists by its tag (dropping whatever
+ *                 comes back without it) and the key pairs and security groups are listed
+ *                 after the wait by that tag and the selectors (sel), and checked again on
+ *                 what came back. gc (cluster NULL) waits on every cluster of the region
+ *                 and hands in the resources its scan collected (resources);
+ *   - keep_going: gc goes on after a refused batch (its instances fail, the others are
+ *                 still worth trying); destroy stops there;
+ *   - settle_first: destroy deletes nothing unless every instance was asked and waited
+ *                 for; gc deletes anyway, since
+ *   - recheck:    gc looks at a resource's cluster once more before deleting it (an apply
+ *                 may have launched since the scan): then it is kept;
+ *   - hooks:      what each caller does with an outcome (a report, an item's fate), the
+ *                 sweep of late instances during destroy's wait, and destroy --selector's
+ *                 "only when nothing of the cluster is left".
+ * Messages: the hooks get the cloud's own error for a refused call (each caller words its
+ * summary), and errors already worded for everything else.
+ *
+ * Waits go through core/wait.h, so a cancel is noticed within GC_WAIT_SLICE_MS and tests
+ * wait on a fake clock. An auth error anywhere stops every later call (fatal).
+ *
+ * Life cycle: gc_teardown_init -> set the configuration fields -> gc_teardown_add per
+ * instance -> gc_teardown_run (or gc_teardown_terminate and gc_teardown_wait) ->
+ * gc_teardown_release.
+ */
+#ifndef GC_TEARDOWN_H
+#define GC_TEARDOWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/log.h"
+#include "core/provider.h"
+#include "core/wait.h"
+
+enum gc_teardown_fate {
+	GC_TEARDOWN_ASKED,   /* an instance the cloud agreed to terminate */
+	GC_TEARDOWN_DONE,    /* an instance terminated or no longer listed; a resource deleted */
+	GC_TEARDOWN_KEPT,    /* a resource whose cluster has live instances again (err says) */
+	GC_TEARDOWN_REFUSED, /* the cloud refused the call: err is the cloud's own error */
+	GC_TEARDOWN_FAILED,  /* the wait gave up, or a look failed: err is worded */
+	GC_TEARDOWN_STOPPED, /* never tried or no longer waited for: cancelled, or fatal */
+};
+
+enum gc_teardown_node_state {
+	GC_TEARDOWN_TODO,    /* to be terminated */
+	GC_TEARDOWN_WAITING, /* asked, or already going: waited for */
+	GC_TEARDOWN_GONE,    /* seen terminated or no longer listed */
+	GC_TEARDOWN_OUT,     /* refused, stopped or given up */
+};
+
+struct gc_teardown_node {
+	char *id;
+	size_t tag;		      /* the caller's: a report group, a sweep item */
+	enum gc_instance_state state; /* as the last look saw it */
+	enum gc_teardown_node_state st;
+};
+
+/* A key pair or security group to delete. Strings are borrowed. */
+struct gc_teardown_resource {
+	enum gc_resource_kind kind;
+	const char *id;
+	const char *name;    /* may be NULL */
+	const char *cluster; /* for recheck */
+	size_t tag;	     /* the caller's */
+};
+
+struct gc_teardown;
+
+struct gc_teardown_hooks {
+	/* An instance's fate; err as said above (NULL for ASKED, DONE and STOPPED). */
+	void (*instance)(void *ctx, const struct gc_teardown *t, const struct gc_teardown_node *n,
+			 enum gc_teardown_fate fate, const struct gc_error *err);
+	/* After each look of the wait (gone ones already marked), with the listing: may
+	 * terminate more and gc_teardown_add them (not to terminate). -1 ends the wait. */
+	int (*look)(void *ctx, struct gc_teardown *t, const struct gc_instance_list *now,
+		    struct gc_error *err);
+	/* Before any deletion: false leaves every key pair and security group alone. */
+	bool (*may_delete)(void *ctx, struct gc_teardown *t);
+	/* A resource's fate. r is NULL when listing them failed (FAILED, err worded). */
+	void (*resource)(void *ctx, const struct gc_teardown *t,
+			 const struct gc_teardown_resource *r, enum gc_teardown_fate fate,
+			 const struct gc_error *err);
+};
+
+struct gc_teardown {
+	/* configuration, set by the caller after gc_teardown_init */
+	struct gc_provider *p;
+	struct gc_log *log;  /* may be NULL */
+	struct gc_wait wait; /* clock, cancel, poll interval (0: 2 s), timeout (0: 15 min) */
+	const char *cluster; /* see above; NULL: any cluster (gc) */
+	const char *label;   /* prefix of the log lines ("us-east-1"), or NULL */
+	const struct gc_tag_filter *sel; /* destroy --selector, with cluster */
+	size_t n_sel;
+	const struct gc_teardown_resource *resources; /* gc's, without cluster */
+	size_t n_resources;
+	bool keep_going;
+	bool settle_first;
+	bool recheck;
+	bool no_wait; /* no wait, and no security group deleted (they refuse while in use) */
+	const struct gc_teardown_hooks *hooks; /* may be NULL */
+	void *ctx;
+
+	/* state */
+	struct gc_teardown_node *nodes;
+	size_t n, alloc;
+	bool fatal; /* an auth error: nothing more is attempted */
+	struct gc_error fatal_err;
+	uint64_t since_ns;   /* when the wait began */
+	uint64_t elapsed_ms; /* of the wait, at its last look */
+	size_t total, left;  /* gc_teardown_counts at the last look */
+	unsigned poll_errors;
+	bool look_failed; /* the wait ended on a failed look, not on its deadline or a cancel */
+};
+
+void gc_teardown_init(struct gc_teardown *t);
+void gc_teardown_release(struct gc_teardown *t);
+
+/* Adds an instance: to terminate, or (terminate false) only to wait for. */
+void gc_teardown_add(struct gc_teardown *t, const char *id, size_t tag,
+		     enum gc_instance_state state, bool terminate);
+
+/* Instances waited for, and of them those not gone yet. */
+void gc_teardown_counts(const struct gc_teardown *t, size_t *total, size_t *left);
+
+/* Step 1. Returns how many the cloud agreed to terminate; err (may be NULL) gets the
+ * cloud's error for the first refused batch. */
+size_t gc_teardown_terminate(struct gc_teardown *t, struct gc_error *err);
+
+/* Step 2. Returns 0 when every instance waited for is gone or the caller cancelled (the
+ * rest are STOPPED), -1 with err when the wait failed or timed out (the rest FAILED). */
+int gc_teardown_wait(struct gc_teardown *t, struct gc_error *err);
+
+/* The three steps, gated as said above; every outcome goes to the hooks, and err (may be
+ * NULL) gets the cloud's error for the first refused terminate batch. The wait happens
+ * when something is waited for, or when a look hook may find more (destroy's sweep). */
+void gc_teardown_run(struct gc_teardown *t, struct gc_error *err);
+
+/*
+ * The instances of cluster (terminated ones only with include_terminated), by its tag
+ * and nothing else; what comes back without it is dropped with a warning. cluster NULL:
+ * every instance carrying the tag, whatever its value, taken as it comes.
+ */
+int gc_teardown_discover(struct gc_provider *p, struct gc_log *log, const char *cluster,
+			 bool include_terminated, struct gc_instance_list *out,
+			 struct gc_error *err);
+
+#endif
