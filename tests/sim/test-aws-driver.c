@@ -111,8 +111,8 @@ static void test_discover_pages(void **state)
 	gc_error_init(&err);
 	assert_int_equal(gc_provider_discover(prov, &q, &got, &err), 0);
 	assert_int_equal(got.n, 1200);
-	/* ceil(1200 / AWS_PAGE_SIZE) pages */
-	assert_int_equal(prov->stats.calls - calls, (1200 + AWS_PAGE_SIZE - 1) / AWS_PAGE_SIZE);
+	/* ceil(1200 / AWS_INSTANCE_PAGE_SIZE) pages */
+	assert_int_equal(prov->stats.calls - calls, (1200 + AWS_INSTANCE_PAGE_SIZE - 1) / AWS_INSTANCE_PAGE_SIZE);
 	for (size_t i = 0; i < got.n; i++) {
 		assert_string_equal(got.items[i].cluster, CLUSTER);
 		assert_string_equal(got.items[i].group, "workers");
@@ -129,11 +129,11 @@ static void test_discover_pages(void **state)
 	gc_instance_list_release(&got);
 
 	pages = logged("DescribeInstances");
-	assert_int_equal(json_array_size(pages), (1200 + AWS_PAGE_SIZE - 1) / AWS_PAGE_SIZE);
+	assert_int_equal(json_array_size(pages), (1200 + AWS_INSTANCE_PAGE_SIZE - 1) / AWS_INSTANCE_PAGE_SIZE);
 	{
 		char max[16];
 
-		snprintf(max, sizeof(max), "%d", AWS_PAGE_SIZE);
+		snprintf(max, sizeof(max), "%d", AWS_INSTANCE_PAGE_SIZE);
 		assert_string_equal(param(json_array_get(pages, 0), "MaxResults"), max);
 	}
 	assert_null(param(json_array_get(pages, 0), "NextToken"));
