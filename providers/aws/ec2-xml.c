@@ -316,6 +316,27 @@ out:
 	return ret;
 }
 
+/* Streams the items of set ("imagesSet": set/item) to item; a missing set is an error. */
+static int stream_set(const char *body, size_t len, const char *set,
+		      int (*item)(xmlNodePtr item, void *ctx, struct gc_error *err), void *ctx,
+		      char **next_token, struct gc_error *err)
+{
+	char item_path[64];
+	const char *paths[] = { item_path };
+	struct stream s = { paths, 1, item, ctx, next_token, false };
+
+	snprintf(item_path, sizeof(item_path), "%s/item", set);
+	if (stream(body, len, &s, err) != 0)
+		return -1;
+	if (s.found)
+		return 0;
+	if (next_token) {
+		free(*next_token);
+		*next_token = NULL;
+	}
+	return gc_error_set(err, GC_EINVALID, "the answer has no %s", set);
+}
+
 static int one_instance(xmlNodePtr item, struct gc_instance *inst, struct gc_error *err)
 {
 	char *name, *code, *when, *life;
@@ -453,28 +474,14 @@ static int resources(const char *body, size_t len, const char *set_path, const c
 		     char **next_token, struct gc_error *err)
 {
 	struct resources rs = { set_path, id_name, name_name, fpr_name, { 0 } };
-	char item_path[64];
-	const char *paths[] = { item_path };
-	struct stream s = { paths, 1, resource_item, &rs, next_token, false };
-	int ret = -1;
+	int ret;
 
-	snprintf(item_path, sizeof(item_path), "%s/item", set_path);
 	gc_resource_list_init(&rs.got);
-	if (stream(body, len, &s, err) != 0)
-		goto out;
-	if (!s.found) {
-		gc_error_set(err, GC_EINVALID, "the answer has no %s", set_path);
-		goto out;
-	}
-	for (size_t i = 0; i < rs.got.n; i++)
+	ret = stream_set(body, len, set_path, resource_item, &rs, next_token, err);
+	for (size_t i = 0; ret == 0 && i < rs.got.n; i++)
 		*gc_resource_list_push(out) = rs.got.items[i];
-	rs.got.n = 0; /* moved: only the array is left to free */
-	ret = 0;
-out:
-	if (ret != 0 && next_token) {
-		free(*next_token);
-		*next_token = NULL;
-	}
+	if (ret == 0)
+		rs.got.n = 0; /* moved: only the array is left to free */
 	gc_resource_list_release(&rs.got);
 	return ret;
 }
@@ -590,21 +597,14 @@ static int image_item(xmlNodePtr it, void *ctx, struct gc_error *err)
 int aws_xml_images(const char *body, size_t len, struct aws_image **out, size_t *n, size_t *alloc,
 		   char **next_token, struct gc_error *err)
 {
-	static const char *const paths[] = { "imagesSet/item" };
 	struct grow g = { (void **)out, n, alloc };
-	struct stream s = { paths, 1, image_item, &g, next_token, false };
 	size_t n0 = *n;
-	int rc = stream(body, len, &s, err);
 
-	if (rc == 0 && s.found)
+	if (stream_set(body, len, "imagesSet", image_item, &g, next_token, err) == 0)
 		return 0;
-	if (next_token) {
-		free(*next_token);
-		*next_token = NULL;
-	}
 	while (*n > n0) /* all or nothing */
 		aws_image_release(&(*out)[--*n]);
-	return rc != 0 ? -1 : gc_error_set(err, GC_EINVALID, "the answer has no imagesSet");
+	return -1;
 }
 
 static unsigned uint_at(xmlNodePtr n, const char *p)
@@ -649,20 +649,13 @@ static int type_item(xmlNodePtr it, void *ctx, struct gc_error *err)
 int aws_xml_instance_types(const char *body, size_t len, struct gc_type_facts **out, size_t *n,
 			   size_t *alloc, char **next_token, struct gc_error *err)
 {
-	static const char *const paths[] = { "instanceTypeSet/item" };
 	struct grow g = { (void **)out, n, alloc };
-	struct stream s = { paths, 1, type_item, &g, next_token, false };
 	size_t n0 = *n;
-	int rc = stream(body, len, &s, err);
 
-	if (rc == 0 && s.found)
+	if (stream_set(body, len, "instanceTypeSet", type_item, &g, next_token, err) == 0)
 		return 0;
-	if (next_token) {
-		free(*next_token);
-		*next_token = NULL;
-	}
 	*n = n0; /* all or nothing; the facts own no memory */
-	return rc != 0 ? -1 : gc_error_set(err, GC_EINVALID, "the answer has no instanceTypeSet");
+	return -1;
 }
 
 static int spot_item(xmlNodePtr it, void *ctx, struct gc_error *err)
@@ -694,22 +687,14 @@ static int spot_item(xmlNodePtr it, void *ctx, struct gc_error *err)
 int aws_xml_spot_prices(const char *body, size_t len, struct aws_spot_price **out, size_t *n,
 			size_t *alloc, char **next_token, struct gc_error *err)
 {
-	static const char *const paths[] = { "spotPriceHistorySet/item" };
 	struct grow g = { (void **)out, n, alloc };
-	struct stream s = { paths, 1, spot_item, &g, next_token, false };
 	size_t n0 = *n;
-	int rc = stream(body, len, &s, err);
 
-	if (rc == 0 && s.found)
+	if (stream_set(body, len, "spotPriceHistorySet", spot_item, &g, next_token, err) == 0)
 		return 0;
-	if (next_token) {
-		free(*next_token);
-		*next_token = NULL;
-	}
 	while (*n > n0) /* all or nothing */
 		free((*out)[--*n].zone);
-	return rc != 0 ? -1
-		       : gc_error_set(err, GC_EINVALID, "the answer has no spotPriceHistorySet");
+	return -1;
 }
 
 /* The text of one element of each item, skipping empty ones, appended to a string array. */
@@ -738,19 +723,13 @@ static int names(const char *body, size_t len, const char *set, const char *name
 		 size_t *n, struct gc_error *err)
 {
 	struct names nm = { name, out, n, *n };
-	char item_path[64];
-	const char *paths[] = { item_path };
-	struct stream s = { paths, 1, name_item, &nm, NULL, false };
 	size_t n0 = *n;
-	int rc;
 
-	snprintf(item_path, sizeof(item_path), "%s/item", set);
-	rc = stream(body, len, &s, err);
-	if (rc == 0 && s.found)
+	if (stream_set(body, len, set, name_item, &nm, NULL, err) == 0)
 		return 0;
 	while (*n > n0) /* all or nothing */
 		free((*out)[--*n]);
-	return rc != 0 ? -1 : gc_error_set(err, GC_EINVALID, "the answer has no %s", set);
+	return -1;
 }
 
 int aws_xml_regions(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err)
