@@ -143,7 +143,7 @@ int aws_discover(struct gc_provider *p, const struct gc_discover_query *q,
 				addf(&params, live[i], "Filter.%u.Value.%zu", idx, i + 1);
 			idx++;
 		}
-		addu(&params, "MaxResults", AWS_PAGE_SIZE);
+		addu(&params, "MaxResults", AWS_INSTANCE_PAGE_SIZE);
 		if (token)
 			gc_params_add(&params, "NextToken", token);
 		if (aws_ec2_call(p, "DescribeInstances", &params, 0, false, &body, err) != 0) {

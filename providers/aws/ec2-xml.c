@@ -6,9 +6,13 @@
  *
  * The bodies are remote input. They arrive capped (AWS_MAX_RESPONSE) and are parsed
  * with network access off and without entity substitution; anything that is not the
- * expected document is GC_EINVALID naming what was missing.
+ * expected document is GC_EINVALID naming what was missing. The list answers are read
+ * as a stream, one item's tree at a time (stream() below), so memory does not grow with
+ * the page size; the small single answers (errors, a created id, console output) are
+ * read as one tree.
  */
 #include <libxml/parser.h>
+#include <libxml/xmlreader.h>
 #include <libxml/tree.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -100,17 +104,6 @@ static void text_into(xmlNodePtr n, const char *p, char *out, size_t size)
 	free(s);
 }
 
-static char *next_token_of(xmlNodePtr root)
-{
-	char *t = text(root, "nextToken");
-
-	if (t && !*t) {
-		free(t);
-		return NULL;
-	}
-	return t;
-}
-
 /* "2026-03-14T15:09:27.000Z" or without the fraction, or "+00:00" in place of Z. */
 int aws_parse_time(const char *s, int64_t *out)
 {
@@ -198,6 +191,152 @@ static void empty_to_null(char **s)
 	}
 }
 
+/*
+ * The list answers are read as a stream (xmlTextReader): only the item being read is a
+ * tree, expanded, read with the helpers above and freed as the reader moves on, so a
+ * DescribeInstances page of 1000 costs one instance's tree, not the whole document's.
+ */
+
+#define STREAM_DEPTH 8 /* the deepest item path below the root, plus one */
+
+/* What a stream looks for: items at any of paths ("reservationSet/item/instancesSet/item"),
+ * each handed to item; the root's nextToken when token is not NULL. */
+struct stream {
+	const char *const *paths;
+	size_t n_paths;
+	int (*item)(xmlNodePtr item, void *ctx, struct gc_error *err);
+	void *ctx;
+	char **token;
+	bool found; /* the first element of a path was there */
+};
+
+enum step { STEP_INTO, STEP_ITEM, STEP_TOKEN, STEP_SKIP };
+
+/*
+ * What to do with the element at depth (1: a child of the root) whose ancestors below the
+ * root are at[1..depth - 1]: enter it (a proper prefix of a path), read it (a whole path),
+ * or skip it. Only the first sibling of a name other than "item" counts, as with the
+ * tree's first-child lookups: first[depth] says one was entered.
+ */
+static enum step stream_step(struct stream *s, char at[][64], bool *first, int depth,
+			     const char *name)
+{
+	char p[STREAM_DEPTH * 64];
+	size_t k = 0;
+
+	if (depth == 1 && s->token && strcmp(name, "nextToken") == 0 && !*s->token)
+		return STEP_TOKEN;
+	for (int i = 1; i <= depth; i++)
+		k += (size_t)snprintf(p + k, sizeof(p) - k, "%s%s", i > 1 ? "/" : "",
+				      i < depth ? at[i] : name);
+	for (size_t i = 0; i < s->n_paths; i++) {
+		const char *want = s->paths[i];
+		bool whole = strcmp(want, p) == 0;
+
+		if (!whole && !(strncmp(want, p, k) == 0 && want[k] == '/'))
+			continue;
+		if (strcmp(name, "item") != 0) {
+			if (first[depth])
+				return STEP_SKIP;
+			first[depth] = true;
+		}
+		if (depth == 1)
+			s->found = true;
+		return whole ? STEP_ITEM : STEP_INTO;
+	}
+	return STEP_SKIP;
+}
+
+static int stream(const char *body, size_t len, struct stream *s, struct gc_error *err)
+{
+	xmlTextReaderPtr r;
+	char at[STREAM_DEPTH][64];
+	bool first[STREAM_DEPTH];
+	bool root = false;
+	int rc, ret = -1;
+
+	if (s->token)
+		*s->token = NULL;
+	if (len == 0 || len > INT_MAX)
+		return gc_error_set(err, GC_EINVALID, "empty or oversized XML answer");
+	r = xmlReaderForMemory(body, (int)len, "ec2.xml", NULL,
+			       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	if (!r)
+		return gc_error_set(err, GC_EINVALID, "the answer is not well-formed XML");
+	memset(first, 0, sizeof(first));
+	rc = xmlTextReaderRead(r);
+	while (rc == 1) {
+		int depth = xmlTextReaderDepth(r);
+		const char *name = (const char *)xmlTextReaderConstLocalName(r);
+		enum step step = STEP_INTO;
+		xmlNodePtr n;
+
+		if (xmlTextReaderNodeType(r) != XML_READER_TYPE_ELEMENT) {
+			rc = xmlTextReaderRead(r);
+			continue;
+		}
+		if (depth >= STREAM_DEPTH || !name || strlen(name) >= sizeof(at[0]))
+			step = STEP_SKIP;
+		else if (depth > 0)
+			step = stream_step(s, at, first, depth, name);
+		root = true;
+		if (step == STEP_INTO) {
+			snprintf(at[depth], sizeof(at[depth]), "%s", name);
+			for (int i = depth + 1; i < STREAM_DEPTH; i++)
+				first[i] = false;
+			rc = xmlTextReaderRead(r);
+			continue;
+		}
+		if (step != STEP_SKIP) {
+			n = xmlTextReaderExpand(r);
+			if (!n) {
+				rc = -1;
+				break;
+			}
+			if (step == STEP_TOKEN)
+				*s->token = text(n, "");
+			else if (s->item(n, s->ctx, err) != 0)
+				goto out;
+		}
+		rc = xmlTextReaderNext(r);
+	}
+	if (rc != 0 || !root) {
+		gc_error_set(err, GC_EINVALID, "the answer is not well-formed XML");
+		goto out;
+	}
+	if (s->token)
+		empty_to_null(s->token);
+	ret = 0;
+out:
+	if (ret != 0 && s->token) {
+		free(*s->token);
+		*s->token = NULL;
+	}
+	xmlFreeTextReader(r);
+	return ret;
+}
+
+/* Streams the items of set ("imagesSet": set/item) to item; a missing set is an error. */
+static int stream_set(const char *body, size_t len, const char *set,
+		      int (*item)(xmlNodePtr item, void *ctx, struct gc_error *err), void *ctx,
+		      char **next_token, struct gc_error *err)
+{
+	char item_path[64];
+	const char *paths[] = { item_path };
+	struct stream s = { paths, 1, item, ctx, next_token, false };
+
+	snprintf(item_path, sizeof(item_path), "%s/item", set);
+	if (stream(body, len, &s, err) != 0)
+		return -1;
+	if (s.found)
+		return 0;
+	if (next_token) {
+		free(*next_token);
+		*next_token = NULL;
+	}
+	return gc_error_set(err, GC_EINVALID, "the answer has no %s", set);
+}
+
 static int one_instance(xmlNodePtr item, struct gc_instance *inst, struct gc_error *err)
 {
 	char *name, *code, *when, *life;
@@ -241,19 +380,15 @@ static int one_instance(xmlNodePtr item, struct gc_instance *inst, struct gc_err
 	return 0;
 }
 
-static int instances_of(xmlNodePtr set, struct gc_instance_list *out, struct gc_error *err)
+static int instance_item(xmlNodePtr item, void *ctx, struct gc_error *err)
 {
-	for (xmlNodePtr it = set ? set->children : NULL; it; it = it->next) {
-		struct gc_instance *inst;
+	struct gc_instance_list *got = ctx;
+	struct gc_instance *inst = gc_instance_list_push(got);
 
-		if (!is(it, "item"))
-			continue;
-		inst = gc_instance_list_push(out);
-		if (one_instance(it, inst, err) != 0) {
-			gc_instance_release(inst);
-			out->n--;
-			return -1;
-		}
+	if (one_instance(item, inst, err) != 0) {
+		gc_instance_release(inst);
+		got->n--;
+		return -1;
 	}
 	return 0;
 }
@@ -261,35 +396,27 @@ static int instances_of(xmlNodePtr set, struct gc_instance_list *out, struct gc_
 int aws_xml_instances(const char *body, size_t len, struct gc_instance_list *out, char **next_token,
 		      struct gc_error *err)
 {
-	xmlDocPtr doc = parse(body, len, err);
-	xmlNodePtr root, set;
+	static const char *const paths[] = { "reservationSet/item/instancesSet/item",
+					     "instancesSet/item" };
 	struct gc_instance_list got;
+	struct stream s = { paths, 2, instance_item, &got, next_token, false };
 	int ret = -1;
 
-	if (next_token)
-		*next_token = NULL;
-	if (!doc)
-		return -1;
 	gc_instance_list_init(&got);
-	root = xmlDocGetRootElement(doc);
-	if ((set = child(root, "reservationSet"))) {
-		for (xmlNodePtr r = set->children; r; r = r->next)
-			if (is(r, "item") && instances_of(child(r, "instancesSet"), &got, err) != 0)
-				goto out;
-	} else if ((set = child(root, "instancesSet"))) {
-		if (instances_of(set, &got, err) != 0)
-			goto out;
-	} else {
+	if (stream(body, len, &s, err) != 0)
+		goto out;
+	if (!s.found) {
 		gc_error_set(err, GC_EINVALID, "the answer has no reservationSet or instancesSet");
 		goto out;
 	}
-	if (next_token)
-		*next_token = next_token_of(root);
 	gc_instance_list_take(out, &got);
 	ret = 0;
 out:
+	if (ret != 0 && next_token) {
+		free(*next_token);
+		*next_token = NULL;
+	}
 	gc_instance_list_release(&got);
-	xmlFreeDoc(doc);
 	return ret;
 }
 
@@ -314,57 +441,48 @@ static void resource_tags(xmlNodePtr item, struct gc_resource *r)
 	}
 }
 
-/* Items of the set at set_path into out (all or nothing): id, name and fingerprint from
- * the given element names. */
+/* Items of a set into a resource list: id, name and fingerprint from the given element
+ * names. */
+struct resources {
+	const char *set, *id_name, *name_name, *fpr_name;
+	struct gc_resource_list got;
+};
+
+static int resource_item(xmlNodePtr it, void *ctx, struct gc_error *err)
+{
+	struct resources *rs = ctx;
+	struct gc_resource *r;
+	char *id = text(it, rs->id_name);
+
+	if (!id || !*id) {
+		free(id);
+		return gc_error_set(err, GC_EINVALID, "an item of %s has no %s", rs->set,
+				    rs->id_name);
+	}
+	r = gc_resource_list_push(&rs->got);
+	r->id = id;
+	r->name = text(it, rs->name_name);
+	r->fingerprint = rs->fpr_name ? text(it, rs->fpr_name) : NULL;
+	empty_to_null(&r->fingerprint);
+	resource_tags(it, r);
+	return 0;
+}
+
+/* The items of set_path ("keySet/item") into out, all or nothing. */
 static int resources(const char *body, size_t len, const char *set_path, const char *id_name,
 		     const char *name_name, const char *fpr_name, struct gc_resource_list *out,
 		     char **next_token, struct gc_error *err)
 {
-	xmlDocPtr doc = parse(body, len, err);
-	xmlNodePtr root, set;
-	struct gc_resource_list got;
-	int ret = -1;
+	struct resources rs = { set_path, id_name, name_name, fpr_name, { 0 } };
+	int ret;
 
-	if (next_token)
-		*next_token = NULL;
-	if (!doc)
-		return -1;
-	gc_resource_list_init(&got);
-	root = xmlDocGetRootElement(doc);
-	set = path(root, set_path);
-	if (!set) {
-		gc_error_set(err, GC_EINVALID, "the answer has no %s", set_path);
-		goto out;
-	}
-	for (xmlNodePtr it = set->children; it; it = it->next) {
-		struct gc_resource *r;
-		char *id;
-
-		if (!is(it, "item"))
-			continue;
-		id = text(it, id_name);
-		if (!id || !*id) {
-			free(id);
-			gc_error_set(err, GC_EINVALID, "an item of %s has no %s", set_path,
-				     id_name);
-			goto out;
-		}
-		r = gc_resource_list_push(&got);
-		r->id = id;
-		r->name = text(it, name_name);
-		r->fingerprint = fpr_name ? text(it, fpr_name) : NULL;
-		empty_to_null(&r->fingerprint);
-		resource_tags(it, r);
-	}
-	if (next_token)
-		*next_token = next_token_of(root);
-	for (size_t i = 0; i < got.n; i++)
-		*gc_resource_list_push(out) = got.items[i];
-	got.n = 0; /* moved: only the array is left to free */
-	ret = 0;
-out:
-	gc_resource_list_release(&got);
-	xmlFreeDoc(doc);
+	gc_resource_list_init(&rs.got);
+	ret = stream_set(body, len, set_path, resource_item, &rs, next_token, err);
+	for (size_t i = 0; ret == 0 && i < rs.got.n; i++)
+		*gc_resource_list_push(out) = rs.got.items[i];
+	if (ret == 0)
+		rs.got.n = 0; /* moved: only the array is left to free */
+	gc_resource_list_release(&rs.got);
 	return ret;
 }
 
@@ -382,32 +500,44 @@ int aws_xml_secgroups(const char *body, size_t len, struct gc_resource_list *out
 			 next_token, err);
 }
 
+struct keypair_public {
+	const char *name;
+	char *line, *id;
+};
+
+static int keypair_public_item(xmlNodePtr it, void *ctx, struct gc_error *err)
+{
+	struct keypair_public *kp = ctx;
+	char *n;
+
+	(void)err;
+	if (kp->line || kp->id)
+		return 0; /* the first of that name */
+	n = text(it, "keyName");
+	if (n && strcmp(n, kp->name) == 0) {
+		kp->line = text(it, "publicKey");
+		kp->id = text(it, "keyPairId");
+	}
+	free(n);
+	return 0;
+}
+
 int aws_xml_keypair_public(const char *body, size_t len, const char *name, char **out_line,
 			   char **out_id, struct gc_error *err)
 {
-	xmlDocPtr doc = parse(body, len, err);
-	xmlNodePtr set;
+	static const char *const paths[] = { "keySet/item" };
+	struct keypair_public kp = { name, NULL, NULL };
+	struct stream s = { paths, 1, keypair_public_item, &kp, NULL, false };
 
 	*out_line = NULL;
 	*out_id = NULL;
-	if (!doc)
+	if (stream(body, len, &s, err) != 0) {
+		free(kp.line);
+		free(kp.id);
 		return -1;
-	set = child(xmlDocGetRootElement(doc), "keySet");
-	for (xmlNodePtr it = set ? set->children : NULL; it; it = it->next) {
-		char *n;
-
-		if (!is(it, "item"))
-			continue;
-		n = text(it, "keyName");
-		if (n && strcmp(n, name) == 0) {
-			*out_line = text(it, "publicKey");
-			*out_id = text(it, "keyPairId");
-			free(n);
-			break;
-		}
-		free(n);
 	}
-	xmlFreeDoc(doc);
+	*out_line = kp.line;
+	*out_id = kp.id;
 	return 0;
 }
 
@@ -435,45 +565,46 @@ void aws_image_release(struct aws_image *im)
 	memset(im, 0, sizeof(*im));
 }
 
+/* An array the items of a page are appended to: *n grows, *alloc with it. */
+struct grow {
+	void **out;
+	size_t *n, *alloc;
+};
+
+static int image_item(xmlNodePtr it, void *ctx, struct gc_error *err)
+{
+	struct grow *g = ctx;
+	struct aws_image **out = (struct aws_image **)g->out;
+	struct aws_image im;
+
+	(void)err;
+	memset(&im, 0, sizeof(im));
+	im.id = text(it, "imageId");
+	if (!im.id || !*im.id) {
+		aws_image_release(&im);
+		return 0;
+	}
+	im.name = text(it, "name");
+	im.root_device = text(it, "rootDeviceName");
+	im.created = text(it, "creationDate");
+	if (!im.created || aws_parse_time(im.created, &im.created_at) != 0)
+		im.created_at = 0;
+	GC_ALLOC_GROW(*out, *g->n + 1, *g->alloc);
+	(*out)[(*g->n)++] = im;
+	return 0;
+}
+
 int aws_xml_images(const char *body, size_t len, struct aws_image **out, size_t *n, size_t *alloc,
 		   char **next_token, struct gc_error *err)
 {
-	xmlDocPtr doc = parse(body, len, err);
-	xmlNodePtr root, set;
+	struct grow g = { (void **)out, n, alloc };
+	size_t n0 = *n;
 
-	if (next_token)
-		*next_token = NULL;
-	if (!doc)
-		return -1;
-	root = xmlDocGetRootElement(doc);
-	set = child(root, "imagesSet");
-	if (!set) {
-		xmlFreeDoc(doc);
-		return gc_error_set(err, GC_EINVALID, "the answer has no imagesSet");
-	}
-	for (xmlNodePtr it = set->children; it; it = it->next) {
-		struct aws_image im;
-
-		if (!is(it, "item"))
-			continue;
-		memset(&im, 0, sizeof(im));
-		im.id = text(it, "imageId");
-		if (!im.id || !*im.id) {
-			aws_image_release(&im);
-			continue;
-		}
-		im.name = text(it, "name");
-		im.root_device = text(it, "rootDeviceName");
-		im.created = text(it, "creationDate");
-		if (!im.created || aws_parse_time(im.created, &im.created_at) != 0)
-			im.created_at = 0;
-		GC_ALLOC_GROW(*out, *n + 1, *alloc);
-		(*out)[(*n)++] = im;
-	}
-	if (next_token)
-		*next_token = next_token_of(root);
-	xmlFreeDoc(doc);
-	return 0;
+	if (stream_set(body, len, "imagesSet", image_item, &g, next_token, err) == 0)
+		return 0;
+	while (*n > n0) /* all or nothing */
+		aws_image_release(&(*out)[--*n]);
+	return -1;
 }
 
 static unsigned uint_at(xmlNodePtr n, const char *p)
@@ -487,152 +618,126 @@ static unsigned uint_at(xmlNodePtr n, const char *p)
 	return (unsigned)v;
 }
 
+static int type_item(xmlNodePtr it, void *ctx, struct gc_error *err)
+{
+	struct grow *g = ctx;
+	struct gc_type_facts **out = (struct gc_type_facts **)g->out;
+	struct gc_type_facts f;
+
+	(void)err;
+	memset(&f, 0, sizeof(f));
+	text_into(it, "instanceType", f.name, sizeof(f.name));
+	if (!f.name[0])
+		return 0;
+	f.vcpus = uint_at(it, "vCpuInfo/defaultVCpus");
+	f.memory_mib = uint_at(it, "memoryInfo/sizeInMiB");
+	/* one item per GPU model; a type with two models would sum their counts */
+	for (xmlNodePtr gpu = child(path(it, "gpuInfo/gpus"), "item"); gpu; gpu = gpu->next) {
+		if (!is(gpu, "item"))
+			continue;
+		f.gpus += uint_at(gpu, "count");
+		if (!f.gpu_model[0]) {
+			text_into(gpu, "name", f.gpu_model, sizeof(f.gpu_model));
+			f.gpu_memory_mib = uint_at(gpu, "memoryInfo/sizeInMiB");
+		}
+	}
+	GC_ALLOC_GROW(*out, *g->n + 1, *g->alloc);
+	(*out)[(*g->n)++] = f;
+	return 0;
+}
+
 int aws_xml_instance_types(const char *body, size_t len, struct gc_type_facts **out, size_t *n,
 			   size_t *alloc, char **next_token, struct gc_error *err)
 {
-	xmlDocPtr doc = parse(body, len, err);
-	xmlNodePtr root, set;
+	struct grow g = { (void **)out, n, alloc };
+	size_t n0 = *n;
 
-	if (next_token)
-		*next_token = NULL;
-	if (!doc)
-		return -1;
-	root = xmlDocGetRootElement(doc);
-	set = child(root, "instanceTypeSet");
-	if (!set) {
-		xmlFreeDoc(doc);
-		return gc_error_set(err, GC_EINVALID, "the answer has no instanceTypeSet");
-	}
-	for (xmlNodePtr it = set->children; it; it = it->next) {
-		struct gc_type_facts f;
+	if (stream_set(body, len, "instanceTypeSet", type_item, &g, next_token, err) == 0)
+		return 0;
+	*n = n0; /* all or nothing; the facts own no memory */
+	return -1;
+}
 
-		if (!is(it, "item"))
-			continue;
-		memset(&f, 0, sizeof(f));
-		text_into(it, "instanceType", f.name, sizeof(f.name));
-		if (!f.name[0])
-			continue;
-		f.vcpus = uint_at(it, "vCpuInfo/defaultVCpus");
-		f.memory_mib = uint_at(it, "memoryInfo/sizeInMiB");
-		/* one item per GPU model; a type with two models would sum their counts */
-		for (xmlNodePtr g = child(path(it, "gpuInfo/gpus"), "item"); g; g = g->next) {
-			if (!is(g, "item"))
-				continue;
-			f.gpus += uint_at(g, "count");
-			if (!f.gpu_model[0]) {
-				text_into(g, "name", f.gpu_model, sizeof(f.gpu_model));
-				f.gpu_memory_mib = uint_at(g, "memoryInfo/sizeInMiB");
-			}
-		}
-		GC_ALLOC_GROW(*out, *n + 1, *alloc);
-		(*out)[(*n)++] = f;
+static int spot_item(xmlNodePtr it, void *ctx, struct gc_error *err)
+{
+	struct grow *g = ctx;
+	struct aws_spot_price **out = (struct aws_spot_price **)g->out;
+	struct aws_spot_price sp;
+	char *price, *when;
+
+	(void)err;
+	memset(&sp, 0, sizeof(sp));
+	sp.zone = text(it, "availabilityZone");
+	price = text(it, "spotPrice");
+	when = text(it, "timestamp");
+	if (!sp.zone || !price || gc_parse_double(price, &sp.price) != 0 || sp.price < 0 || !when ||
+	    aws_parse_time(when, &sp.at) != 0) {
+		free(sp.zone);
+		free(price);
+		free(when);
+		return 0; /* a record we cannot read is no price at all */
 	}
-	if (next_token)
-		*next_token = next_token_of(root);
-	xmlFreeDoc(doc);
+	free(price);
+	free(when);
+	GC_ALLOC_GROW(*out, *g->n + 1, *g->alloc);
+	(*out)[(*g->n)++] = sp;
 	return 0;
 }
 
 int aws_xml_spot_prices(const char *body, size_t len, struct aws_spot_price **out, size_t *n,
 			size_t *alloc, char **next_token, struct gc_error *err)
 {
-	xmlDocPtr doc = parse(body, len, err);
-	xmlNodePtr root, set;
+	struct grow g = { (void **)out, n, alloc };
+	size_t n0 = *n;
 
-	if (next_token)
-		*next_token = NULL;
-	if (!doc)
-		return -1;
-	root = xmlDocGetRootElement(doc);
-	set = child(root, "spotPriceHistorySet");
-	if (!set) {
-		xmlFreeDoc(doc);
-		return gc_error_set(err, GC_EINVALID, "the answer has no spotPriceHistorySet");
-	}
-	for (xmlNodePtr it = set->children; it; it = it->next) {
-		struct aws_spot_price sp;
-		char *price, *when;
+	if (stream_set(body, len, "spotPriceHistorySet", spot_item, &g, next_token, err) == 0)
+		return 0;
+	while (*n > n0) /* all or nothing */
+		free((*out)[--*n].zone);
+	return -1;
+}
 
-		if (!is(it, "item"))
-			continue;
-		memset(&sp, 0, sizeof(sp));
-		sp.zone = text(it, "availabilityZone");
-		price = text(it, "spotPrice");
-		when = text(it, "timestamp");
-		if (!sp.zone || !price || gc_parse_double(price, &sp.price) != 0 || sp.price < 0 ||
-		    !when || aws_parse_time(when, &sp.at) != 0) {
-			free(sp.zone);
-			free(price);
-			free(when);
-			continue; /* a record we cannot read is no price at all */
-		}
-		free(price);
-		free(when);
-		GC_ALLOC_GROW(*out, *n + 1, *alloc);
-		(*out)[(*n)++] = sp;
+/* The text of one element of each item, skipping empty ones, appended to a string array. */
+struct names {
+	const char *name;
+	char ***out;
+	size_t *n, alloc;
+};
+
+static int name_item(xmlNodePtr it, void *ctx, struct gc_error *err)
+{
+	struct names *nm = ctx;
+	char *s = text(it, nm->name);
+
+	(void)err;
+	if (!s || !*s) {
+		free(s);
+		return 0;
 	}
-	if (next_token)
-		*next_token = next_token_of(root);
-	xmlFreeDoc(doc);
+	GC_ALLOC_GROW(*nm->out, *nm->n + 1, nm->alloc);
+	(*nm->out)[(*nm->n)++] = s;
 	return 0;
+}
+
+static int names(const char *body, size_t len, const char *set, const char *name, char ***out,
+		 size_t *n, struct gc_error *err)
+{
+	struct names nm = { name, out, n, *n };
+	size_t n0 = *n;
+
+	if (stream_set(body, len, set, name_item, &nm, NULL, err) == 0)
+		return 0;
+	while (*n > n0) /* all or nothing */
+		free((*out)[--*n]);
+	return -1;
 }
 
 int aws_xml_regions(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err)
 {
-	xmlDocPtr doc = parse(body, len, err);
-	xmlNodePtr set;
-	size_t alloc = *n;
-
-	if (!doc)
-		return -1;
-	set = child(xmlDocGetRootElement(doc), "regionInfo");
-	if (!set) {
-		xmlFreeDoc(doc);
-		return gc_error_set(err, GC_EINVALID, "the answer has no regionInfo");
-	}
-	for (xmlNodePtr it = set->children; it; it = it->next) {
-		char *r;
-
-		if (!is(it, "item"))
-			continue;
-		r = text(it, "regionName");
-		if (!r || !*r) {
-			free(r);
-			continue;
-		}
-		GC_ALLOC_GROW(*out, *n + 1, alloc);
-		(*out)[(*n)++] = r;
-	}
-	xmlFreeDoc(doc);
-	return 0;
+	return names(body, len, "regionInfo", "regionName", out, n, err);
 }
 
 int aws_xml_zones(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err)
 {
-	xmlDocPtr doc = parse(body, len, err);
-	xmlNodePtr set;
-	size_t alloc = *n;
-
-	if (!doc)
-		return -1;
-	set = child(xmlDocGetRootElement(doc), "availabilityZoneInfo");
-	if (!set) {
-		xmlFreeDoc(doc);
-		return gc_error_set(err, GC_EINVALID, "the answer has no availabilityZoneInfo");
-	}
-	for (xmlNodePtr it = set->children; it; it = it->next) {
-		char *z;
-
-		if (!is(it, "item"))
-			continue;
-		z = text(it, "zoneName");
-		if (!z || !*z) {
-			free(z);
-			continue;
-		}
-		GC_ALLOC_GROW(*out, *n + 1, alloc);
-		(*out)[(*n)++] = z;
-	}
-	xmlFreeDoc(doc);
-	return 0;
+	return names(body, len, "availabilityZoneInfo", "zoneName", out, n, err);
 }

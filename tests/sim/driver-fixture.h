@@ -1,14 +1,17 @@
 /*
- * driver-fixture.h: what the driver tests (test-aws-driver.c, test-alibaba-driver.c,
- * test-tencent-driver.c) share, parameterised by a struct drv_cloud that each describes its
- * cloud with. Per test: the emulator (sim-fixture.h) served in-process on 127.0.0.1 with its
- * request log in a temporary directory, the driver opened against it (prov), the
- * environment the driver sees (HOME in that directory, the cloud's key pair, its metadata
- * service switched off: it would leave the loopback), warnings of the driver's log kept in
- * `warnings`, and optionally fake nodes whose console shows their host key. Besides: moving
- * the fake clock with the world ticked, the request log read back, launch requests with the
- * cluster's tags, and a scripted server for the answers no cloud gives (garbage, oversized
- * and endless bodies, retry hints).
+ * driver-fixture.h: what the driver tests share: the conformance suite
+ * (driver-conformance.c, every shared case run on each cloud) and the cloud-specific
+ * cases (test-aws-driver.c, test-alibaba-driver.c, test-tencent-driver.c). A struct
+ * drv_cloud describes a cloud (driver-aws.h, driver-alibaba.h, driver-tencent.h): its
+ * driver, region, zones, types and images, its credentials, what its answers and errors
+ * look like, and hooks for the checks only it has. Per test: the emulator (sim-fixture.h)
+ * served in-process on 127.0.0.1 with its request log in a temporary directory, the driver
+ * opened against it (prov), the environment the driver sees (HOME in that directory, the
+ * cloud's key pair, its metadata service switched off: it would leave the loopback),
+ * warnings of the driver's log kept in `warnings`, and optionally fake nodes whose console
+ * shows their host key. Besides: moving the fake clock with the world ticked, the request
+ * log read back, launch requests with the cluster's tags, and a scripted server for the
+ * answers no cloud gives (garbage, oversized and endless bodies, retry hints).
  *
  * Life cycle: a test's setup calls drv_setup with its cloud; test_teardown (here) undoes
  * it all, running the cloud's `after` check on the request log first. Header-only, after
@@ -40,10 +43,61 @@
 #include "sim/server.h"
 #include "sim/sim.h"
 
+struct sim_secgroup;
+
+/* An image a resolve gives (want), or refuses (code, and message whole or in part). */
+struct drv_image {
+	const char *image;
+	bool is_alias;
+	const char *want;
+	enum gc_errcode code;
+	const char *message;
+	bool whole_message;
+	const char *cloud_code; /* NULL: not checked */
+};
+
+/* A type's facts in the catalogue; -1 and NULL: not checked. */
+struct drv_type {
+	const char *name;
+	int vcpus, memory_mib, gpus;
+	const char *gpu_model;
+	int gpu_memory_mib;
+};
+
+/* The checks only one cloud has, called from the shared cases; each may be NULL. */
+struct drv_hooks {
+	/* before a launch or a call whose counts must be the launches alone (the image, the
+	 * network, the group resolved once) */
+	void (*warm)(void);
+	/* discover_pages: the DescribeInstances lines of the tag filter, then the lines
+	 * after the key-only filter ran too */
+	void (*discover_wire)(json_t *pages);
+	void (*discover_by_key_wire)(json_t *pages);
+	/* terminate_gone: the terminate calls of ids[1..3] (ids[2] never existed) */
+	void (*terminate_wire)(const char *const *ids);
+	/* keypairs: the request log once the key is gone */
+	void (*keypairs_wire)(void);
+	/* secgroups: our group just made (g: the emulator's, locked), its requests, then
+	 * what is left to check before it is used and deleted */
+	void (*secgroup_world)(const struct sim_secgroup *g, const char *id);
+	void (*secgroup_wire)(const char *id);
+	void (*secgroups_more)(struct gc_secgroup_request *sr, const char *id);
+	/* images: the request log after the three aliases */
+	void (*images_wire)(void);
+	/* types_prices: every price check (the caching is shared) */
+	void (*prices)(void);
+	/* faults: the retried action's lines after a 5xx and a drop; what else is checked */
+	void (*faults_more)(struct gc_create_request *r, struct gc_instance_list *got);
+	/* auth: a driver opened with a bad secret (which 0) or an unknown key id (which 1) */
+	void (*auth_bad)(struct gc_provider *bad, int which);
+	void (*auth_more)(void);
+};
+
 /* What differs between the clouds' driver tests. */
 struct drv_cloud {
-	const char *cloud;	 /* its name in the registry */
-	enum sim_cloud frontend; /* the emulator's port that is the endpoint */
+	const char *name; /* the ctest name sim.driver.NAME, the fault rules' cloud */
+	const struct gc_provider_ops *ops; /* the one place the suite names a driver */
+	enum sim_cloud frontend;	   /* the emulator's port that is the endpoint */
 	const char *region;
 	const char *tmp_template; /* the temporary directory, for mkdtemp */
 	/* the environment: the key pair's variables and values, the metadata service's off
@@ -52,14 +106,76 @@ struct drv_cloud {
 	const char *key_id, *secret;
 	const char *file_vars[2];
 	const char *file_name; /* NULL: no such file */
-	/* launch_req's type, image and zone (NULL: any) */
+	/* launch_req's type, image and zone (NULL: any), and the zone it lands in */
 	const char *type, *image, *zone;
+	const char *launch_zone;
 	/* fake nodes printing this console around their host key line; NULL: no nodes */
 	void (*console)(struct sim_instance *inst);
 	/* before launch_ok's create (a security group the cloud needs), or NULL */
 	void (*before_launch)(struct gc_create_request *r);
 	/* after the emulator stopped, before the request log goes, or NULL */
 	void (*after)(void);
+
+	/* discover: items per DescribeInstances page; launch_pages' least wait on our own
+	 * buckets; whether an instance listed shows its client token */
+	unsigned page_size, pages_wait_ms;
+	bool lists_client_token;
+	/* create: another type for a token's mismatch, the code and status it gets; the
+	 * HTTP status of an InternalError */
+	const char *other_type, *mismatch_code;
+	int mismatch_status, internal_status;
+	/* terminate: an id that never existed; how long a terminated instance is still
+	 * listed; the calls that ids 1..3 take; a malformed id and its code (NULL: none) */
+	const char *unknown_id;
+	uint64_t forget_ms;
+	unsigned gone_calls;
+	const char *malformed_id, *malformed_code;
+	/* key pairs: names (ours, someone's untagged one, an Ed25519 one), what an id looks
+	 * like (prefix; NULL: the name), the duplicate's code, the Ed25519 refusal's code
+	 * (NULL: the cloud takes Ed25519 keys, GC_CAP_ED25519_KEYPAIR, and the tests import
+	 * the engine's own; else fixed RSA keys); whether the listed fingerprint is the key's
+	 * SHA256 one */
+	const char *key_name, *foreign_key_name, *ed_key_name, *key_id_prefix;
+	const char *key_duplicate_code, *ed25519_code;
+	bool sha256_fingerprint;
+	/* security groups: the name of someone else's group; the in-use code */
+	const char *foreign_sg_name, *sg_in_use_code;
+	/* catalogue: images resolved (image NULL ends), literal ids passed through without a
+	 * call, images refused; types (name NULL ends), a type not offered */
+	const struct drv_image *images, *bad_images;
+	const char *const *literal_images;
+	const struct drv_type *types;
+	const char *unknown_type;
+	const char *price_zone; /* a spot price's zone, cached once asked */
+	/* zones and regions: how many, the first and last (regions: 0, not checked) */
+	size_t n_zones, n_regions;
+	const char *first_zone, *last_zone, *first_region, *last_region;
+	bool zones_cached; /* asked once per driver */
+	/* console output: empty until the node boots; the code for an unknown instance
+	 * (NULL: not checked) */
+	bool console_empty_before_boot;
+	const char *console_missing_code;
+	/* faults: the zone whose capacity runs out, the code, the HTTP status and where the
+	 * message says; the zone tried next; the quota code; the action a 5xx and a drop are
+	 * injected into (zones, or regions when retry_regions) */
+	const char *capacity_zone, *capacity_code, *capacity_where, *fallback_zone;
+	int capacity_status;
+	const char *quota_code;
+	const char *retry_action;
+	bool retry_regions;
+	/* a request libcurl resends after a dropped connection is refused as a nonce seen
+	 * before (SignatureNonceUsed) and signed again */
+	bool nonce_resend;
+	/* auth: a wrong secret, an unknown key id, the codes (and the first's status, 0: not
+	 * checked); what the message of no credentials names (NULL ends) */
+	const char *bad_secret, *bad_key_id, *bad_secret_code, *bad_key_code;
+	int bad_secret_status;
+	const char *const *no_creds_names;
+	/* our RunInstances request bucket's burst (0: not checked that way) */
+	int run_burst;
+	/* the zones call's action, named in a garbage answer's message */
+	const char *zones_action;
+	const struct drv_hooks *hooks;
 };
 
 #define CLUSTER "drv" /* the cluster of the tests' instances */
@@ -158,8 +274,8 @@ static void clear_proxy_env(void)
 }
 
 /* Opens the cloud's driver at ep, with the test's environment, clock and log. */
-static int open_with(struct gc_provider **out, const char *ep, const char *profile,
-		     bool no_rate_limit, bool (*cancelled)(void *), struct gc_error *err)
+static inline int open_with(struct gc_provider **out, const char *ep, const char *profile,
+			    bool no_rate_limit, bool (*cancelled)(void *), struct gc_error *err)
 {
 	struct gc_provider_config cfg;
 
@@ -172,7 +288,7 @@ static int open_with(struct gc_provider **out, const char *ep, const char *profi
 	cfg.log = &tlog;
 	cfg.no_rate_limit = no_rate_limit;
 	cfg.cancelled = cancelled;
-	return gc_provider_open(out, gc_provider_by_name(drv->cloud), &cfg, err);
+	return gc_provider_open(out, drv->ops, &cfg, err);
 }
 
 static int drv_setup(void **state, const struct drv_cloud *cloud)
@@ -233,7 +349,7 @@ static int test_teardown(void **state)
 	return teardown(state);
 }
 
-static void advance_ms(uint64_t ms)
+static inline void advance_ms(uint64_t ms)
 {
 	fc.now += ms * MS;
 	sim_world_lock(sim.world);
@@ -243,7 +359,7 @@ static void advance_ms(uint64_t ms)
 
 /* Request-log lines for an action (NULL: every line), in order, as JSON objects (caller
  * decrefs the array). */
-static json_t *logged(const char *action)
+static inline json_t *logged(const char *action)
 {
 	json_t *all = json_array();
 	FILE *f = fopen(logpath, "r");
@@ -262,7 +378,7 @@ static json_t *logged(const char *action)
 	return all;
 }
 
-static size_t logged_count(const char *action)
+static inline size_t logged_count(const char *action)
 {
 	json_t *l = logged(action);
 	size_t n = json_array_size(l);
@@ -271,8 +387,26 @@ static size_t logged_count(const char *action)
 	return n;
 }
 
+/* A parameter of a logged call, by its flat name ("Filter.1.Name"), or NULL. */
+static inline const char *param(json_t *line, const char *name)
+{
+	return json_string_value(json_object_get(json_object_get(line, "params"), name));
+}
+
+/* A fault rule for the cloud: "RunInstances:5xx,times=1" -> "aws:RunInstances:5xx,...". */
+static inline void add_fault(const char *rule)
+{
+	struct gc_error err;
+	char full[256];
+
+	gc_error_init(&err);
+	snprintf(full, sizeof(full), "%s:%s", drv->name, rule);
+	if (sim_faults_add(sim.faults, full, &err) != 0)
+		fail_msg("fault '%s': %s", full, err.message);
+}
+
 /* Instances of the cloud in the world: every one with any, else those in state only. */
-static size_t world_count(enum sim_state only, bool any)
+static inline size_t world_count(enum sim_state only, bool any)
 {
 	struct sim_instance **all;
 	size_t n, k = 0;
@@ -287,13 +421,23 @@ static size_t world_count(enum sim_state only, bool any)
 	return k;
 }
 
+/* The emulator's state of an instance of the cloud (it must exist). */
+static inline enum sim_state world_state(const char *id)
+{
+	enum sim_state s;
+
+	sim_world_lock(sim.world);
+	s = sim_world_instance(sim.world, drv->frontend, id)->state;
+	sim_world_unlock(sim.world);
+	return s;
+}
+
 /* ---- building requests -------------------------------------------------------------- */
 
 /* struct gc_tag holds owned (non-const) strings: writable copies of the literals */
 static char k_cluster[] = GC_TAG_CLUSTER, v_cluster[] = CLUSTER, k_group[] = GC_TAG_GROUP,
 	    v_group[] = "workers", k_hash[] = GC_TAG_SPEC_HASH, v_hash[] = "h4sh",
-	    k_team[] = "team", v_team[] = "research", v_other[] = "other", k_owner[] = "owner",
-	    v_owner[] = "someone";
+	    k_team[] = "team", v_team[] = "research";
 
 static struct gc_tag base_tags[] = {
 	{ k_cluster, v_cluster },
@@ -302,7 +446,7 @@ static struct gc_tag base_tags[] = {
 	{ k_team, v_team },
 };
 
-static struct gc_create_request launch_req(unsigned count, const char *token)
+static inline struct gc_create_request launch_req(unsigned count, const char *token)
 {
 	struct gc_create_request r;
 
@@ -319,12 +463,18 @@ static struct gc_create_request launch_req(unsigned count, const char *token)
 	return r;
 }
 
-static void launch_ok(struct gc_create_request *r, struct gc_instance_list *out)
+/* What a launch needs before it goes out (a security group on some clouds). */
+static inline void launch_prep(struct gc_create_request *r)
+{
+	if (drv->before_launch)
+		drv->before_launch(r);
+}
+
+static inline void launch_ok(struct gc_create_request *r, struct gc_instance_list *out)
 {
 	struct gc_error err;
 
-	if (drv->before_launch)
-		drv->before_launch(r);
+	launch_prep(r);
 	gc_error_init(&err);
 	if (gc_provider_create(prov, r, out, &err) != 0)
 		fail_msg("create: %s", err.message);
@@ -334,8 +484,9 @@ static void launch_ok(struct gc_create_request *r, struct gc_instance_list *out)
  * Twelve launches of 100 of the cluster's instances and one of three of another cluster,
  * with the emulator's own token buckets on: ours must keep under them (nothing throttled).
  */
-static void launch_pages(void)
+static inline void launch_pages(void)
 {
+	static char v_other[] = "other";
 	struct gc_tag other[] = { { k_cluster, v_other } };
 	struct gc_instance_list got;
 
@@ -361,7 +512,7 @@ static void launch_pages(void)
 }
 
 /* A fresh key pair's public line, as the engine imports it. */
-static void public_line(struct gc_buf *out, const char *comment)
+static inline void public_line(struct gc_buf *out, const char *comment)
 {
 	struct gc_keypair kp;
 
@@ -371,7 +522,7 @@ static void public_line(struct gc_buf *out, const char *comment)
 	gc_keypair_release(&kp);
 }
 
-static void expect_image(const char *alias, bool is_alias, const char *want)
+static inline void expect_image(const char *alias, bool is_alias, const char *want)
 {
 	struct gc_error err;
 	char *id = NULL;
@@ -388,7 +539,7 @@ static void expect_image(const char *alias, bool is_alias, const char *want)
  * waited on for ten attempts, then given up; once the instance is going, the wait ends
  * with the group deleted (the fake clock moves), and deleting it again is done at once.
  */
-static void secgroup_in_use(const char *id, const char *in_use)
+static inline void secgroup_in_use(const char *id, const char *in_use)
 {
 	struct gc_tag_filter mine[] = { { GC_TAG_CLUSTER, CLUSTER } };
 	struct gc_create_request r = launch_req(1, "gc-sg");
@@ -424,7 +575,7 @@ static void secgroup_in_use(const char *id, const char *in_use)
 /* The caller's cancel, for drivers opened with open_with(..., test_cancelled, ...). */
 static bool cancel_flag;
 
-static bool test_cancelled(void *ctx)
+static inline bool test_cancelled(void *ctx)
 {
 	(void)ctx;
 	return cancel_flag;
@@ -488,7 +639,7 @@ static const struct scripted *script;
 static size_t script_n, script_pos;
 static char *big;
 
-static ssize_t endless(void *cls, uint64_t pos, char *buf, size_t max)
+static inline ssize_t endless(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	(void)cls;
 	if (pos >= DRV_BIG_LEN)
@@ -498,9 +649,10 @@ static ssize_t endless(void *cls, uint64_t pos, char *buf, size_t max)
 }
 
 /* Answers script[script_pos++], the last entry again once the script has run out. */
-static enum MHD_Result scripted_handler(void *cls, struct MHD_Connection *c, const char *url,
-					const char *method, const char *version, const char *upload,
-					size_t *upload_size, void **con_cls)
+static inline enum MHD_Result scripted_handler(void *cls, struct MHD_Connection *c, const char *url,
+					       const char *method, const char *version,
+					       const char *upload, size_t *upload_size,
+					       void **con_cls)
 {
 	const struct scripted *s;
 	struct MHD_Response *r;
@@ -536,7 +688,7 @@ static enum MHD_Result scripted_handler(void *cls, struct MHD_Connection *c, con
 }
 
 /* Starts the scripted server and opens the driver at it into *p. */
-static struct MHD_Daemon *scripted_start(struct gc_provider **p)
+static inline struct MHD_Daemon *scripted_start(struct gc_provider **p)
 {
 	struct MHD_Daemon *d;
 	struct gc_error err;
@@ -551,7 +703,7 @@ static struct MHD_Daemon *scripted_start(struct gc_provider **p)
 	return d;
 }
 
-static void scripted_stop(struct MHD_Daemon *d, struct gc_provider *p)
+static inline void scripted_stop(struct MHD_Daemon *d, struct gc_provider *p)
 {
 	gc_provider_close(p);
 	MHD_stop_daemon(d);
@@ -560,7 +712,7 @@ static void scripted_stop(struct MHD_Daemon *d, struct gc_provider *p)
 }
 
 /* The next answers are s[0..n), then s[n - 1] for ever; p's call count starts again. */
-static void run_script(struct gc_provider *p, const struct scripted *s, size_t n)
+static inline void run_script(struct gc_provider *p, const struct scripted *s, size_t n)
 {
 	script = s;
 	script_n = n;

@@ -377,43 +377,41 @@ static void test_full_spec(void **state)
 
 static void test_rules_top(void **state)
 {
+	/* the cluster's name: refused values, and values of the wrong type */
+	static const char *const bad_names[] = {
+		"LLM_train",
+		"a23456789012345678901234567890123",
+		"train-",
+		"1train",
+	};
+	static const struct {
+		const char *value, *got;
+		unsigned col;
+	} wrong_type[] = {
+		{ "", "null", 6 },
+		{ " true", "a boolean", 7 },
+		{ " 123", "an integer", 7 },
+		{ " {a: b}", "a mapping", 7 },
+	};
+	const char *rest = "provider: {name: aws, region: us-east-1}\n"
+			   "node_groups: [{name: g, count: 1, instance_types: [a]}]\n";
+	char in[256], msg[256];
+
 	(void)state;
-	expect1("name: LLM_train\nprovider: {name: aws, region: us-east-1}\n"
-		"node_groups: [{name: g, count: 1, instance_types: [a]}]\n",
-		1, 7,
-		"name: 'LLM_train' is not a valid name: use 1-32 characters of a-z, 0-9 and '-', "
-		"starting with a letter and not ending with '-'");
-	expect1("name: a23456789012345678901234567890123\n"
-		"provider: {name: aws, region: us-east-1}\n"
-		"node_groups: [{name: g, count: 1, instance_types: [a]}]\n",
-		1, 7,
-		"name: 'a23456789012345678901234567890123' is not a valid name: use 1-32 "
-		"characters of a-z, 0-9 and '-', starting with a letter and not ending with '-'");
-	expect1("name: train-\nprovider: {name: aws, region: us-east-1}\n"
-		"node_groups: [{name: g, count: 1, instance_types: [a]}]\n",
-		1, 7,
-		"name: 'train-' is not a valid name: use 1-32 characters of a-z, 0-9 and '-', "
-		"starting with a letter and not ending with '-'");
-	expect1("name: 1train\nprovider: {name: aws, region: us-east-1}\n"
-		"node_groups: [{name: g, count: 1, instance_types: [a]}]\n",
-		1, 7,
-		"name: '1train' is not a valid name: use 1-32 characters of a-z, 0-9 and '-', "
-		"starting with a letter and not ending with '-'");
-	expect1("provider: {name: aws, region: us-east-1}\n"
-		"node_groups: [{name: g, count: 1, instance_types: [a]}]\n",
-		1, 1, "missing required key 'name'");
-	expect1("name:\nprovider: {name: aws, region: us-east-1}\n"
-		"node_groups: [{name: g, count: 1, instance_types: [a]}]\n",
-		1, 6, "name: expected a string, got null");
-	expect1("name: true\nprovider: {name: aws, region: us-east-1}\n"
-		"node_groups: [{name: g, count: 1, instance_types: [a]}]\n",
-		1, 7, "name: expected a string, got a boolean");
-	expect1("name: 123\nprovider: {name: aws, region: us-east-1}\n"
-		"node_groups: [{name: g, count: 1, instance_types: [a]}]\n",
-		1, 7, "name: expected a string, got an integer");
-	expect1("name: {a: b}\nprovider: {name: aws, region: us-east-1}\n"
-		"node_groups: [{name: g, count: 1, instance_types: [a]}]\n",
-		1, 7, "name: expected a string, got a mapping");
+	for (size_t i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+		snprintf(in, sizeof(in), "name: %s\n%s", bad_names[i], rest);
+		snprintf(msg, sizeof(msg),
+			 "name: '%s' is not a valid name: use 1-32 characters of a-z, 0-9 and '-', "
+			 "starting with a letter and not ending with '-'",
+			 bad_names[i]);
+		expect1(in, 1, 7, msg);
+	}
+	expect1(rest, 1, 1, "missing required key 'name'");
+	for (size_t i = 0; i < sizeof(wrong_type) / sizeof(wrong_type[0]); i++) {
+		snprintf(in, sizeof(in), "name:%s\n%s", wrong_type[i].value, rest);
+		snprintf(msg, sizeof(msg), "name: expected a string, got %s", wrong_type[i].got);
+		expect1(in, 1, wrong_type[i].col, msg);
+	}
 	expect1(HEAD_G "nmae: x\n", 7, 1, "unknown key 'nmae'; did you mean 'name'?");
 	expect1(HEAD_G "colour: x\n", 7, 1, "unknown key 'colour'");
 	expect1(HEAD_G "<<: {a: b}\n", 7, 1, "unknown key '<<'");
@@ -1606,6 +1604,12 @@ static void test_documents(void **state)
 
 static void test_typing(void **state)
 {
+	static const struct {
+		const char *value, *got;
+	} not_int[] = {
+		{ "TRUE", "a boolean" },     { ".inf", "a string" },  { "1_000", "a string" },
+		{ "!!str 100", "a string" }, { "! 100", "a string" },
+	};
 	const struct gc_spec *s;
 	struct load l;
 
@@ -1624,17 +1628,15 @@ static void test_typing(void **state)
 	assert_string_equal(s->tags[2].value, "");
 	assert_string_equal(s->tags[3].value, "007");
 	release(&l);
-	expect1(HEAD_G "    disk_gb: TRUE\n", 7, 14,
-		"node_groups[0].disk_gb: expected an integer, got a boolean");
-	expect1(HEAD_G "    disk_gb: .inf\n", 7, 14,
-		"node_groups[0].disk_gb: expected an integer, got a string");
-	expect1(HEAD_G "    disk_gb: 1_000\n", 7, 14,
-		"node_groups[0].disk_gb: expected an integer, got a string");
-	/* explicit tags: !!str and ! make strings, others are refused */
-	expect1(HEAD_G "    disk_gb: !!str 100\n", 7, 14,
-		"node_groups[0].disk_gb: expected an integer, got a string");
-	expect1(HEAD_G "    disk_gb: ! 100\n", 7, 14,
-		"node_groups[0].disk_gb: expected an integer, got a string");
+	/* not integers; explicit tags: !!str and ! make strings, others are refused */
+	for (size_t i = 0; i < sizeof(not_int) / sizeof(not_int[0]); i++) {
+		char in[256], msg[128];
+
+		snprintf(in, sizeof(in), HEAD_G "    disk_gb: %s\n", not_int[i].value);
+		snprintf(msg, sizeof(msg), "node_groups[0].disk_gb: expected an integer, got %s",
+			 not_int[i].got);
+		expect1(in, 7, 14, msg);
+	}
 	s = expect_ok(&l,
 		      "name: !!str t\nprovider: !!map {name: aws, region: us-east-1}\n"
 		      "node_groups: !!seq [{name: g, count: 1, instance_types: [a]}]\n"
@@ -1695,6 +1697,13 @@ static void test_durations(void **state)
 		"99999999999999999999s",
 		"0x1s",
 	};
+	static const struct {
+		uint64_t secs;
+		const char *s;
+	} formatted[] = {
+		{ 0, "0s" },	       { 90, "90s" },	 { 5400, "90m" },   { 7200, "2h" },
+		{ 86400 * 30, "30d" }, { 90000, "25h" }, { 3601, "3601s" },
+	};
 	char buf[32];
 	uint64_t v;
 
@@ -1710,20 +1719,10 @@ static void test_durations(void **state)
 		assert_int_equal(v, 777);
 	}
 	assert_int_equal(gc_parse_duration(NULL, &v), -1);
-	gc_format_duration(0, buf, sizeof(buf));
-	assert_string_equal(buf, "0s");
-	gc_format_duration(90, buf, sizeof(buf));
-	assert_string_equal(buf, "90s");
-	gc_format_duration(5400, buf, sizeof(buf));
-	assert_string_equal(buf, "90m");
-	gc_format_duration(7200, buf, sizeof(buf));
-	assert_string_equal(buf, "2h");
-	gc_format_duration(86400 * 30, buf, sizeof(buf));
-	assert_string_equal(buf, "30d");
-	gc_format_duration(90000, buf, sizeof(buf));
-	assert_string_equal(buf, "25h");
-	gc_format_duration(3601, buf, sizeof(buf));
-	assert_string_equal(buf, "3601s");
+	for (size_t i = 0; i < sizeof(formatted) / sizeof(formatted[0]); i++) {
+		gc_format_duration(formatted[i].secs, buf, sizeof(buf));
+		assert_string_equal(buf, formatted[i].s);
+	}
 	/* it round-trips */
 	assert_int_equal(gc_parse_duration("25h", &v), 0);
 	assert_int_equal(v, 90000);
