@@ -1,12 +1,12 @@
 /*
  * cloudinit.h: the #cloud-config user-data gpucluster gives instances on clouds that
- * take neither our Ed25519 login key as a key pair nor (for host keys) have console
- * output: Alibaba ECS and Tencent CVM document ImportKeyPair for RSA (and, Alibaba,
- * ECDSA/DSA) keys only, and CVM has no console API.
+ * take neither our Ed25519 login key as a key pair (no GC_CAP_ED25519_KEYPAIR: their
+ * ImportKeyPair documents RSA and the like only) nor, for host keys, have console output
+ * (no GC_CAP_CONSOLE_OUTPUT). docs/internals/providers.md says which clouds those are.
  *
  * The document holds, in cloud-init's own keys:
  *   ssh_authorized_keys  the cluster's public key, for the image's default user
- *   ssh_pwauth: false    no password logins (CVM mails a random password otherwise)
+ *   ssh_pwauth: false    no password logins (a cloud may mail a random password otherwise)
  *   ssh_deletekeys, ssh_genkeytypes: [], ssh_keys.ed25519_private/public
  *                        the host key the engine derived for the batch (provider.h,
  *                        gc_create_request.host_key_*), so the node presents exactly

@@ -5,8 +5,9 @@
  * A bucket holds up to `capacity` tokens and gains `refill_tokens` every
  * `refill_period_ms`, continuously (not in steps). It starts full, so a burst up to the
  * capacity goes out at once, as the clouds' own buckets allow. Drivers keep one bucket
- * per API action at the cloud's documented rate, e.g. EC2's RunInstances resource bucket
- * (1000 instances, refilling 2 per second) or Tencent's RunInstances (10 per second).
+ * per API action at the cloud's documented rate (a resource bucket of 1000 instances
+ * refilling 2 per second, say, or 10 launches a second): the figures are in each
+ * driver's page of docs/internals/.
  *
  * Invariants: tokens never exceed capacity; refill is exact (integer arithmetic in
  * token-nanoseconds, no drift however often it is asked); a request for more than the

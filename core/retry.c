@@ -143,7 +143,7 @@ struct gc_retry_decision gc_retry_decide(struct gc_retry *r, enum gc_errcode cod
 	random = p->rng ? p->rng(p->rng_ctx) : default_rng(NULL);
 	d.delay_ms = gc_retry_backoff_ms(p, code, r->attempts - 1, random);
 	if (retry_after_ms >= 0) {
-		/* the server knows its own window (Alibaba's is per minute): wait at least that
+		/* the server knows its own window (one cloud's is per minute): wait at least that
 		 * long, but never longer than the cap, which bounds a broken or hostile hint */
 		uint64_t hint = (uint64_t)retry_after_ms;
 

@@ -1,13 +1,13 @@
 /*
  * retry.h: the one retry policy: backoff with full jitter, a retry quota and a deadline.
  *
- * Modelled on the AWS SDKs' "standard" retry mode as updated in 2026 (see
- * docs/internals/retry.md for the figures and their sources):
+ * Modelled on the "standard" retry mode of the most used cloud SDKs as updated in 2026
+ * (docs/internals/retry.md has the figures and their sources):
  *   - only GC_ETHROTTLED, GC_ETRANSIENT and GC_ETIMEOUT are retried;
  *   - the delay before retry i (0-based) is FULL jitter: uniform in
  *     [0, min(max_backoff, base * 2^i)], base 50 ms for transient errors and timeouts,
  *     1 s for throttling, max_backoff 20 s (the cap applies before the jitter);
- *   - a server hint (Alibaba's x-acs-retry-after, in ms) raises the delay to at least the
+ *   - a server hint (a retry-after header in ms, where the cloud sends one) raises the delay to at least the
  *     hint, still bounded by max_backoff;
  *   - at most max_attempts attempts in all (the first one included);
  *   - a retry quota, a token bucket shared by every request to one endpoint, pays for each

@@ -1,7 +1,6 @@
 /*
- * urlenc.h: RFC 3986 percent-encoding, a name/value list, and what the three request
- * signers (providers/aws/sigv4.h, providers/alibaba/sign.h, providers/tencent/tc3.h)
- * share: the plain request shape the drivers and the emulator fill in, header
+ * urlenc.h: RFC 3986 percent-encoding, a name/value list, and what the clouds' request
+ * signers (each in its providers/ folder) share: the plain request shape the drivers and the emulator fill in, header
  * canonicalisation, Authorization parsing and a constant-time compare. Nothing here
  * keeps state; every function is safe to call from any thread.
  *
@@ -101,7 +100,7 @@ void gc_params_sort(struct gc_params *p);
  * -1 at out's cap. */
 int gc_params_encode(struct gc_buf *out, const struct gc_params *p);
 /* The same in sorted order (see gc_params_sort), leaving p as it is: the canonical
- * query string of AWS GET, Alibaba ACS3 and Alibaba RPC. */
+ * query string of the signing schemes that sort it (docs/internals/signing.md). */
 int gc_params_encode_sorted(struct gc_buf *out, const struct gc_params *p);
 
 /*
@@ -114,7 +113,7 @@ int gc_params_encode_sorted(struct gc_buf *out, const struct gc_params *p);
  *   path          the decoded path; NULL means "/"
  *   query         decoded query parameters in wire order, or NULL: then query_string
  *                 is decoded (RFC 3986 rules) where a scheme needs the parameters
- *   query_string  the raw query text as sent, or NULL (Tencent TC3 signs it verbatim)
+ *   query_string  the raw query text as sent, or NULL (for a scheme that signs it verbatim)
  *   headers       header name/value pairs as sent (names in any case), or NULL
  *   body          the exact body bytes, body_len of them (NULL with 0 for none)
  */
@@ -190,8 +189,8 @@ int gc_sign_canonical_headers(struct gc_buf *canon, struct gc_buf *signed_list,
 
 /*
  * The three parts of an "ALGORITHM Credential=...,SignedHeaders=...,Signature=..."
- * Authorization value (AWS and Tencent put a space after each comma, Alibaba ACS3 does
- * not; both are accepted, and the parts may come in any order). Owned strings.
+ * Authorization value (some clouds put a space after each comma, some do not; both are
+ * accepted, and the parts may come in any order). Owned strings.
  */
 struct gc_sign_auth {
 	char *credential;
