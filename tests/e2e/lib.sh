@@ -25,6 +25,7 @@ e2e_cleanup() {
 	fi
 	# GC_E2E_KEEP_LOGS=DIR keeps each case's request log (DIR/CASE.CLOUD.log), so a
 	# refactor can show that it sends the same actions with the same parameters
+	# (reqlog-diff.sh BEFORE AFTER compares two such folders)
 	if [ -n "${GC_E2E_KEEP_LOGS:-}" ] && [ -s "$work/requests.log" ]; then
 		cp "$work/requests.log" "$GC_E2E_KEEP_LOGS/${0##*/}.$CLOUD.log" || true
 	fi
