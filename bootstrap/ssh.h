@@ -133,8 +133,6 @@ bool gc_ssh_busy(const struct gc_ssh *s);	     /* an operation is in progress */
 void gc_ssh_disconnect(struct gc_ssh *s);
 /* The presented host key's fingerprint after a handshake ("" before). */
 const char *gc_ssh_host_fingerprint(const struct gc_ssh *s);
-/* "127.77.0.3:2222" */
-const char *gc_ssh_endpoint_name(const struct gc_ssh *s);
 
 /* Blocking forms: start, then poll and advance until done. */
 int gc_ssh_connect(struct gc_ssh *s, struct gc_error *err);
