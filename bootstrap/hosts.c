@@ -23,7 +23,7 @@
 #include "bootstrap/hosts.h"
 #include "bootstrap/ssh.h"
 #include "core/alloc.h"
-#include "core/str.h"
+#include "core/shape.h"
 
 const char *const gc_hosts_format_names[] = {
 	[GC_HOSTS_MPI] = "mpi",
@@ -126,29 +126,6 @@ void gc_hosts_add_node(struct gc_hosts *h, const struct gc_hosts_node_in *n)
 	c->pinned = n->pinned;
 }
 
-/* The host field of known_hosts for host:port, as known_hosts.h writes it. */
-static bool kh_pinned(const struct gc_known_hosts *kh, const char *host, unsigned port,
-		      const char *id)
-{
-	char field[300];
-
-	if (!kh || !host)
-		return false;
-	if (port == 22)
-		snprintf(field, sizeof(field), "%s", host);
-	else
-		snprintf(field, sizeof(field), "[%s]:%u", host, port);
-	for (size_t i = 0; i < kh->n; i++) {
-		const struct gc_known_host *e = &kh->v[i];
-
-		/* a pin recorded for another instance is an address reused: ssh would refuse */
-		if (e->type && e->host && strcmp(e->host, field) == 0 &&
-		    (!e->instance || strcmp(e->instance, id) == 0))
-			return true;
-	}
-	return false;
-}
-
 int gc_hosts_add_boot(struct gc_hosts *h, const struct gc_boot *b,
 		      const struct gc_instance_list *live, const struct gc_known_hosts *kh,
 		      struct gc_error *err)
@@ -177,7 +154,8 @@ int gc_hosts_add_boot(struct gc_hosts *h, const struct gc_boot *b,
 		n.have_facts = bn->have_facts;
 		n.gpus = bn->facts.gpus;
 		n.gpu_model = bn->facts.gpu_model;
-		n.pinned = kh_pinned(kh, bn->host, b->port, bn->id);
+		n.pinned = kh && bn->host &&
+			gc_known_hosts_pinned(kh, bn->host, b->port, bn->id, true);
 		gc_hosts_add_node(h, &n);
 	}
 	return 0;

@@ -22,6 +22,7 @@
 #include "bootstrap/known_hosts.h"
 #include "core/alloc.h"
 #include "core/hash.h"
+#include "core/shape.h"
 #include "core/str.h"
 
 #define BEGIN_KEYS    "-----BEGIN SSH HOST KEY KEYS-----"
@@ -458,6 +459,22 @@ static bool line_has_key(const struct gc_known_host *l, struct gc_buf *tmp, cons
 	if (decode_key(tmp, l->type, strlen(l->type), l->base64, strlen(l->base64)) < 0)
 		return false;
 	return tmp->len == len && memcmp(tmp->data, blob, len) == 0;
+}
+
+bool gc_known_hosts_pinned(const struct gc_known_hosts *kh, const char *host, unsigned port,
+			   const char *id, bool or_none)
+{
+	char *hf = host_field(host, port);
+	bool found = false;
+
+	for (size_t i = 0; i < kh->n && !found; i++) {
+		const struct gc_known_host *l = &kh->v[i];
+
+		found = l->type && l->host && strcmp(l->host, hf) == 0 &&
+			(l->instance ? strcmp(l->instance, id) == 0 : or_none);
+	}
+	free(hf);
+	return found;
 }
 
 enum gc_host_key_match gc_known_hosts_check(const struct gc_known_hosts *kh, const char *host,

@@ -160,17 +160,3 @@ bool gc_utf8_valid(const char *s, size_t len)
 			return false;
 	return true;
 }
-
-bool gc_word_of(const char *s, const char *extra)
-{
-	if (!s || !*s)
-		return false;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      strchr(extra, c)))
-			return false;
-	}
-	return true;
-}

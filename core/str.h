@@ -32,7 +32,4 @@ bool gc_utf8_valid(const char *s, size_t len);
 /* The length of the valid UTF-8 character s starts with (1 to 4), or 0. */
 size_t gc_utf8_char(const char *s, size_t len);
 
-/* Whether s (may be NULL) is non-empty and only ASCII letters, digits and bytes of extra. */
-bool gc_word_of(const char *s, const char *extra);
-
 #endif
