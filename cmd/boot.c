@@ -100,7 +100,6 @@ int gc_cmd_boot_run(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 		prog.live = false;
 	so.progress = gc_cmd_progress_event;
 	so.progress_ctx = &prog;
-	so.cancelled = gc_cmd_progress_tick;
 	so.cancel_ctx = &prog;
 	gc_session_run(out, &so, &err);
 	gc_cmd_progress_end(&prog);

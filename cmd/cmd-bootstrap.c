@@ -8,14 +8,8 @@
  * (say bootstrap.cuda) reruns that step and the ones after it; --from reruns from a step
  * whatever the markers say.
  */
-#include <stdlib.h>
-
-#include <jansson.h>
-
 #include "cmd/boot.h"
-#include "cmd/cluster.h"
 #include "cmd/cmd.h"
-#include "cmd/output.h"
 
 static const struct gc_opt bootstrap_opts[] = {
 	{ .name = "from",

@@ -7,14 +7,8 @@
  * from the emulator's simulated GPUs are labelled "(simulated)". Exit 1 when any node
  * fails a check.
  */
-#include <stdlib.h>
-
-#include <jansson.h>
-
 #include "cmd/boot.h"
-#include "cmd/cluster.h"
 #include "cmd/cmd.h"
-#include "cmd/output.h"
 
 static const struct gc_opt smoke_opts[] = {
 	GC_CMD_NODE_OPT,
