@@ -8,8 +8,8 @@
  * on a terminal (one line per node, rewritten in place, with elapsed times) or plain
  * lines in a log, and the engine's.
  *
- * Life cycle: gc_session_init -> gc_cmd_boot_run -> gc_cmd_boot_command / _json ->
- * gc_session_release. A struct gc_cmd_progress lives on the stack of gc_cmd_boot_run for
+ * Life cycle: gc_session_init -> gc_cmd_boot_run -> gc_cmd_boot_json (or the text report
+ * of gc_cmd_boot_command) -> gc_session_release. A struct gc_cmd_progress lives on the stack of gc_cmd_boot_run for
  * one run of the runner.
  */
 #ifndef GC_CMD_BOOT_H
