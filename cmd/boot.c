@@ -435,7 +435,9 @@ json_t *gc_cmd_boot_json(const struct gc_session *b)
 			 "wall_ms", (json_int_t)b->report.wall_ms);
 }
 
-int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_session_opts *o, const char *hint)
+int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_session_opts *o, const char *hint,
+			json_t *(*to_json)(const struct gc_session *),
+			void (*print)(struct gc_cmd_ctx *, const struct gc_session *))
 {
 	struct gc_engine e;
 	struct gc_engine_opts eopts;
@@ -452,12 +454,12 @@ int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_session_opts *o,
 			gc_out_hint(ctx->out, "%s", hint);
 		rc = GC_EXIT_FAILURE;
 	} else if (b.ran && ctx->out->format == GC_OUTPUT_JSON) {
-		json_t *doc = gc_cmd_boot_json(&b);
+		json_t *doc = (to_json ? to_json : gc_cmd_boot_json)(&b);
 
 		gc_out_json(ctx->out, doc);
 		json_decref(doc);
 	} else if (b.ran) {
-		boot_print(ctx, &b);
+		(print ? print : boot_print)(ctx, &b);
 	}
 	gc_session_release(&b);
 	gc_engine_release(&e);

@@ -8,8 +8,8 @@
  * on a terminal (one line per node, rewritten in place, with elapsed times) or plain
  * lines in a log, and the engine's.
  *
- * Life cycle: gc_session_init -> gc_cmd_boot_run -> gc_cmd_boot_json (or the text report
- * of gc_cmd_boot_command) -> gc_session_release. A struct gc_cmd_progress lives on the stack of gc_cmd_boot_run for
+ * Life cycle: gc_session_init -> gc_cmd_boot_run -> gc_cmd_boot_json or the text report ->
+ * gc_session_release. A struct gc_cmd_progress lives on the stack of gc_cmd_boot_run for
  * one run of the runner.
  */
 #ifndef GC_CMD_BOOT_H
@@ -74,10 +74,12 @@ int gc_cmd_boot_run(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 		    const struct gc_instance_list *live, const struct gc_session_opts *o,
 		    struct gc_session *out);
 
-/* The whole of `bootstrap` and `smoke`: run with o on the cluster's running nodes (an
- * error when there are none, with hint as a hint when not NULL), then print or write the
- * JSON report. Returns an exit code. */
-int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_session_opts *o, const char *hint);
+/* The whole of `bootstrap`, `smoke` and `exec`: run with o on the cluster's running nodes
+ * (an error when there are none, with hint as a hint when not NULL), then write the JSON
+ * report (to_json) or the text one (print); NULL: the bootstrap's. Returns an exit code. */
+int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_session_opts *o, const char *hint,
+			json_t *(*to_json)(const struct gc_session *),
+			void (*print)(struct gc_cmd_ctx *, const struct gc_session *));
 
 /*
  * The script that runs the user's command line (ctx->cmd, words joined by spaces, run by
