@@ -525,26 +525,6 @@ void gc_boot_runner_opts(const struct gc_boot *b, struct gc_runner_opts *o)
 
 /* ---- host keys --------------------------------------------------------------------- */
 
-/* Whether kh pins host:port for this very instance. */
-static bool pinned_for(const struct gc_known_hosts *kh, const char *host, unsigned port,
-		       const char *id)
-{
-	char field[300];
-
-	if (port == 22)
-		snprintf(field, sizeof(field), "%s", host);
-	else
-		snprintf(field, sizeof(field), "[%s]:%u", host, port);
-	for (size_t i = 0; i < kh->n; i++) {
-		const struct gc_known_host *h = &kh->v[i];
-
-		if (h->type && h->host && h->instance && strcmp(h->host, field) == 0 &&
-		    strcmp(h->instance, id) == 0)
-			return true;
-	}
-	return false;
-}
-
 /*
  * One attempt for one node. Returns 1 when pinned, 0 to try again later, -1 on a hard
  * error (err set), -2 when this node's console will not give a key (fall back).
@@ -680,7 +660,7 @@ int gc_boot_pin(struct gc_boot *b, struct gc_provider *p, struct gc_known_hosts 
 	w.given_up = gc_xcalloc(b->n_nodes + 1, sizeof(*w.given_up));
 	for (size_t i = 0; i < b->n_nodes; i++) {
 		b->info[i].pin = GC_BOOT_PIN_NONE;
-		if (pinned_for(kh, b->info[i].host, b->port, b->info[i].id)) {
+		if (gc_known_hosts_pinned(kh, b->info[i].host, b->port, b->info[i].id, false)) {
 			b->info[i].pin = GC_BOOT_PIN_KNOWN;
 			continue;
 		}

@@ -2,32 +2,13 @@
  * cluster.h: a cluster's bootstrap, from its spec and its running instances to what the
  * runner needs, the host key pins it checks, and the smoke reports it brings back.
  *
- * gc_runner_run (runner.h) knows nodes, steps and variables; this module knows the cluster:
- *
- *   gc_boot_add_nodes   the running instances with an address, in the spec's group order
- *                       and, within a group, launch order (so "workers/0" names the
- *                       oldest running node of group workers), with their instance type's
- *                       facts (GPU count and model) from the cloud
- *   gc_boot_select      keeps the nodes a user named (an id, a unique prefix of one, or
- *                       GROUP/N)
- *   gc_boot_set_steps   the steps of a mode: everything (the rows of core/steps.h, the
- *                       spec's own steps where the table says), smoke alone, or one
- *                       command (exec); with every embedded file and the inputs each row
- *                       takes from the spec as variables
- *   gc_boot_pin         pins every node's host key before the first connection: the key
- *                       it was given at launch (its GC_TAG_HOST_KEY tag, on clouds
- *                       without console output), else from the
- *                       cloud's console output where the cloud has one (retried for a
- *                       bounded time, since consoles lag behind boot), else, or when the
- *                       console never shows a key, trust on first use with a logged warning,
- *                       unless strict pinning was asked for (then that is an error)
- *   gc_smoke_report_parse  a node's smoke output (one JSON document, docs/bootstrap.md),
- *                       validated and capped, into plain structs; anything malformed is a
- *                       failed smoke with the reason, never trusted
- *
- * Nodes without GPUs (their type's facts say 0) get the GPU steps (the table's
- * GC_STEP_GUARD_GPU rows) as no-ops and a smoke document saying there was nothing to
- * check: a guard in front of those scripts looks at GC_NODE_GPUS, a per-node input.
+ * gc_runner_run (runner.h) knows nodes, steps and variables; this module knows the
+ * cluster: its nodes in the spec's group order and, within a group, launch order (so
+ * "workers/0" names the oldest running node of group workers), the steps of a mode with
+ * the inputs the step table (core/steps.h) takes from the spec, the pinning policy
+ * (docs/bootstrap.md) and the smoke document, validated and capped: anything malformed is
+ * a failed smoke with the reason, never trusted. Nodes without GPUs get the GPU steps as
+ * no-ops through GC_NODE_GPUS, a per-node input the scripts' guard reads.
  *
  * Nothing here prints; warnings go to the log. Life cycle: gc_boot_init -> add_nodes ->
  * (select) -> set_steps -> (pin) -> gc_boot_runner_opts + gc_runner_run ->
@@ -148,8 +129,10 @@ struct gc_boot_pin_opts {
 };
 
 /*
- * Pins every node's host key in kh before any connection (see the top of this file).
- * Nodes already pinned for their instance cost nothing. *out_tofu says whether some
+ * Pins every node's host key in kh before any connection: the key it was given at launch
+ * (its GC_TAG_HOST_KEY tag), else the cloud's console output (retried, since consoles lag
+ * behind boot), else trust on first use with a logged warning, unless o->strict. Nodes
+ * already pinned for their instance cost nothing. *out_tofu says whether some
  * node is left to trust on first use (the runner must then allow it; pinned nodes are
  * still checked). Errors: GC_EAUTH for a key that changed on a known instance (never
  * overridden) and, with strict, for a node whose key could not be pinned; GC_ECANCELLED;

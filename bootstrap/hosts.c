@@ -23,6 +23,7 @@
 #include "bootstrap/hosts.h"
 #include "bootstrap/ssh.h"
 #include "core/alloc.h"
+#include "core/shape.h"
 
 const char *const gc_hosts_format_names[] = {
 	[GC_HOSTS_MPI] = "mpi",
@@ -125,29 +126,6 @@ void gc_hosts_add_node(struct gc_hosts *h, const struct gc_hosts_node_in *n)
 	c->pinned = n->pinned;
 }
 
-/* The host field of known_hosts for host:port, as known_hosts.h writes it. */
-static bool kh_pinned(const struct gc_known_hosts *kh, const char *host, unsigned port,
-		      const char *id)
-{
-	char field[300];
-
-	if (!kh || !host)
-		return false;
-	if (port == 22)
-		snprintf(field, sizeof(field), "%s", host);
-	else
-		snprintf(field, sizeof(field), "[%s]:%u", host, port);
-	for (size_t i = 0; i < kh->n; i++) {
-		const struct gc_known_host *e = &kh->v[i];
-
-		/* a pin recorded for another instance is an address reused: ssh would refuse */
-		if (e->type && e->host && strcmp(e->host, field) == 0 &&
-		    (!e->instance || strcmp(e->instance, id) == 0))
-			return true;
-	}
-	return false;
-}
-
 int gc_hosts_add_boot(struct gc_hosts *h, const struct gc_boot *b,
 		      const struct gc_instance_list *live, const struct gc_known_hosts *kh,
 		      struct gc_error *err)
@@ -176,7 +154,8 @@ int gc_hosts_add_boot(struct gc_hosts *h, const struct gc_boot *b,
 		n.have_facts = bn->have_facts;
 		n.gpus = bn->facts.gpus;
 		n.gpu_model = bn->facts.gpu_model;
-		n.pinned = kh_pinned(kh, bn->host, b->port, bn->id);
+		n.pinned = kh && bn->host &&
+			gc_known_hosts_pinned(kh, bn->host, b->port, bn->id, true);
 		gc_hosts_add_node(h, &n);
 	}
 	return 0;
@@ -223,42 +202,10 @@ void gc_hosts_env(const struct gc_hosts *h, size_t i, unsigned master_port,
 
 /* ---- quoting ------------------------------------------------------------------------- */
 
-static bool only_chars(const char *s, const char *extra)
-{
-	if (!s || !*s)
-		return false;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      strchr(extra, c)))
-			return false;
-	}
-	return true;
-}
-
 /* Words safe as they are in an ssh_config Host pattern (no * ? ! , space or quote). */
 static bool pattern_word(const char *s)
 {
-	return only_chars(s, "._/-");
-}
-
-/* A user name written as it is: the spec allows [a-z_][a-z0-9_-]*. Anything else would
- * need another quoting for ssh and for Ansible (whose literal_eval would even turn a
- * user called True or 123 into something other than a string): refused. */
-static int check_user(const struct gc_hosts *h, const char *fmt, struct gc_error *err)
-{
-	const char *u = h->user;
-	bool ok = (*u >= 'a' && *u <= 'z') || *u == '_';
-
-	for (; ok && *u; u++)
-		ok = (*u >= 'a' && *u <= 'z') || (*u >= '0' && *u <= '9') || strchr("._-", *u);
-	if (!ok)
-		return gc_error_set(err, GC_EINVALID,
-				    "cannot write the user '%s' into %s: use a-z, 0-9, '.', '_' "
-				    "and '-', starting with a letter or '_'",
-				    h->user, fmt);
-	return 0;
+	return gc_word_of(s, "._/-");
 }
 
 /*
@@ -291,11 +238,33 @@ static int ssh_path(struct gc_buf *out, const char *what, const char *path, cons
 	return 0;
 }
 
+/* A user name written as it is: the spec allows [a-z_][a-z0-9_-]*. Anything else would
+ * need another quoting for ssh and for Ansible (whose literal_eval would even turn a
+ * user called True or 123 into something other than a string): refused. The key and
+ * known_hosts paths are quoted into key and kh. */
+static int ssh_inputs(const struct gc_hosts *h, const char *fmt, struct gc_buf *key,
+		      struct gc_buf *kh, struct gc_error *err)
+{
+	const char *u = h->user;
+	bool ok = (*u >= 'a' && *u <= 'z') || *u == '_';
+
+	for (; ok && *u; u++)
+		ok = (*u >= 'a' && *u <= 'z') || (*u >= '0' && *u <= '9') || strchr("._-", *u);
+	if (!ok)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot write the user '%s' into %s: use a-z, 0-9, '.', '_' "
+				    "and '-', starting with a letter or '_'",
+				    h->user, fmt);
+	if (ssh_path(key, "key", h->identity_file, fmt, err) < 0)
+		return -1;
+	return ssh_path(kh, "known_hosts", h->known_hosts_file, fmt, err);
+}
+
 /* s for a POSIX shell (and Python's shlex): as it is when it is one plain word, else
  * single-quoted. */
 static void sh_word(struct gc_buf *out, const char *s)
 {
-	if (only_chars(s, "._/:@%+=,-"))
+	if (gc_word_of(s, "._/:@%+=,-"))
 		gc_buf_addstr(out, s);
 	else
 		gc_sh_quote(out, s);
@@ -340,8 +309,7 @@ static int ssh_config(struct gc_buf *out, const struct gc_hosts *h, struct gc_er
 	struct gc_buf key = GC_BUF_INIT(0), kh = GC_BUF_INIT(0);
 	int rc = -1;
 
-	if (check_user(h, fmt, err) < 0 || ssh_path(&key, "key", h->identity_file, fmt, err) < 0 ||
-	    ssh_path(&kh, "known_hosts", h->known_hosts_file, fmt, err) < 0)
+	if (ssh_inputs(h, fmt, &key, &kh, err) < 0)
 		goto out;
 	gc_buf_addf(out,
 		    "# OpenSSH client config of cluster '%s' (gpucluster hosts): "
@@ -410,8 +378,7 @@ static int ansible(struct gc_buf *out, const struct gc_hosts *h, struct gc_error
 	bool *done = gc_xcalloc(h->n + 1, sizeof(*done));
 	int rc = -1;
 
-	if (check_user(h, fmt, err) < 0 || ssh_path(&key, "key", h->identity_file, fmt, err) < 0 ||
-	    ssh_path(&kh, "known_hosts", h->known_hosts_file, fmt, err) < 0)
+	if (ssh_inputs(h, fmt, &key, &kh, err) < 0)
 		goto out;
 	gc_buf_addf(out,
 		    "# Ansible inventory of cluster '%s' (gpucluster hosts): "

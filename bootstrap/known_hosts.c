@@ -22,6 +22,7 @@
 #include "bootstrap/known_hosts.h"
 #include "core/alloc.h"
 #include "core/hash.h"
+#include "core/shape.h"
 #include "core/str.h"
 
 #define BEGIN_KEYS    "-----BEGIN SSH HOST KEY KEYS-----"
@@ -107,20 +108,6 @@ static void fingerprint_b64(char out[GC_SSH_FINGERPRINT_SIZE], const char *type,
 	else
 		snprintf(out, GC_SSH_FINGERPRINT_SIZE, "SHA256:?");
 	gc_buf_release(&blob);
-}
-
-static bool word_char_ok(const char *s, const char *extra)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      strchr(extra, c)))
-			return false;
-	}
-	return true;
 }
 
 /* ---- console output --------------------------------------------------------------------- */
@@ -474,6 +461,22 @@ static bool line_has_key(const struct gc_known_host *l, struct gc_buf *tmp, cons
 	return tmp->len == len && memcmp(tmp->data, blob, len) == 0;
 }
 
+bool gc_known_hosts_pinned(const struct gc_known_hosts *kh, const char *host, unsigned port,
+			   const char *id, bool or_none)
+{
+	char *hf = host_field(host, port);
+	bool found = false;
+
+	for (size_t i = 0; i < kh->n && !found; i++) {
+		const struct gc_known_host *l = &kh->v[i];
+
+		found = l->type && l->host && strcmp(l->host, hf) == 0 &&
+			(l->instance ? strcmp(l->instance, id) == 0 : or_none);
+	}
+	free(hf);
+	return found;
+}
+
 enum gc_host_key_match gc_known_hosts_check(const struct gc_known_hosts *kh, const char *host,
 					    unsigned port, const void *blob, size_t len,
 					    char expected[GC_SSH_FINGERPRINT_SIZE])
@@ -671,13 +674,12 @@ static void append_keys(struct gc_known_hosts *kh, const char *hf, const struct 
 static int check_args(const char *host, unsigned port, const char *instance_id,
 		      struct gc_error *err)
 {
-	if (!host || strlen(host) > HOST_MAX || !word_char_ok(host, ".:-_"))
+	if (!host || strlen(host) > HOST_MAX || !gc_word_of(host, ".:-_"))
 		return gc_error_set(err, GC_EINVALID, "bad host '%s' for known_hosts",
 				    host ? host : "(null)");
 	if (!port || port > 65535)
 		return gc_error_set(err, GC_EINVALID, "bad port %u for known_hosts", port);
-	if (instance_id &&
-	    (strlen(instance_id) > INSTANCE_MAX || !word_char_ok(instance_id, ".:-_")))
+	if (instance_id && (strlen(instance_id) > INSTANCE_MAX || !gc_word_of(instance_id, ".:-_")))
 		return gc_error_set(err, GC_EINVALID, "bad instance id '%s' for known_hosts",
 				    instance_id);
 	return 0;
@@ -704,9 +706,9 @@ int gc_known_hosts_pin(struct gc_known_hosts *kh, const char *host, unsigned por
 	for (size_t i = 0; i < keys->n; i++) {
 		const struct gc_host_key *k = &keys->v[i];
 
-		if (!word_char_ok(k->type, "-@.") ||
+		if (!gc_word_of(k->type, "-@.") ||
 		    decode_key(&blob, k->type, strlen(k->type), k->base64, strlen(k->base64)) < 0 ||
-		    !word_char_ok(k->base64, "+/=")) {
+		    !gc_word_of(k->base64, "+/=")) {
 			gc_error_set(err, GC_EINVALID, "host key %zu to pin is not a '%s' key",
 				     i + 1, k->type);
 			goto out;

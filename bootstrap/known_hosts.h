@@ -108,6 +108,11 @@ enum gc_host_key_match gc_known_hosts_check(const struct gc_known_hosts *kh, con
 					    unsigned port, const void *blob, size_t len,
 					    char expected[GC_SSH_FINGERPRINT_SIZE]);
 
+/* Whether a key is pinned for host:port recorded for instance id (or, with or_none, for
+ * no instance: only a pin of another instance is an address reused). */
+bool gc_known_hosts_pinned(const struct gc_known_hosts *kh, const char *host, unsigned port,
+			   const char *id, bool or_none);
+
 /* Appends the key types pinned for host:port as libssh2 host-key methods in our order of
  * preference ("ssh-ed25519,ecdsa-sha2-nistp256,rsa-sha2-512,rsa-sha2-256,ssh-rsa"), so the
  * server is asked for a key we can check; nothing when none is pinned. Returns 0 or -1 at

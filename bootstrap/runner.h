@@ -1,48 +1,17 @@
 /*
  * runner.h: run ordered steps on many nodes over SSH, in parallel, resumably.
  *
- * gc_runner_run takes N nodes and an ordered list of steps (scripts with inputs) and runs
- * every step on every node, in order per node, with at most `concurrency` SSH connections
- * at a time. One thread drives every connection from one poll() loop (ssh.h is
- * non-blocking); docs/internals/ssh-runner.md has the measurements behind that choice.
+ * gc_runner_run runs every step on every node, in order per node, with at most
+ * `concurrency` SSH connections at a time, from one thread and one poll() loop (ssh.h is
+ * non-blocking). The node's state machine (wait for SSH, probe and upload, steps behind
+ * markers keyed by a hash chain, reboots on exit 100, reconnects, timeouts) and the
+ * reasons for it are in docs/internals/ssh-runner.md.
  *
- * Per node (a state machine; see the doc for the diagram):
- *   1. connect, waiting for SSH: "connection refused" and timeouts are retried every
- *      ssh_retry_ms until ssh_wait_ms after the node started; then the node fails with
- *      GC_ETIMEOUT "no SSH on H:P after N s (K attempts); last error: ...". Host key and
- *      authentication failures (GC_EAUTH) fail at once.
- *   2. probe: one command reads the boot id and the stamp of the uploaded files; the files
- *      (opts->files: lib.sh, smoke.cu, ...) are uploaded into remote_dir only when the
- *      stamp differs.
- *   3. each step through a small wrapper on the node (the step's script arrives on stdin):
- *      if marker_dir/STEP.done holds the step's hash, the step is "skipped: done";
- *      otherwise the marker is removed, the script runs as `bash remote_dir/STEP.sh` with
- *      the inputs exported, and on exit 0 the marker is written.
- *      The hash covers the step's name, script, inputs and the previous step's hash (the
- *      first step: the uploaded files' stamp), so a changed input reruns that step and
- *      every later one, and nothing before it. Steps marked `always` (smoke) have no
- *      marker and run every time; they still pass the hash chain on.
- *   4. exit 100 (GC_BOOTSTRAP_EXIT_REBOOT): `sudo -n reboot`, then wait (reboot_wait_ms)
- *      until SSH answers again with the same pinned host key (the pin is checked on every
- *      connect) and a new boot id, and run the same step again; at most max_reboots per
- *      step.
- *   5. a dropped connection during a step: reconnect (bounded like step 1) and run the
- *      step again, at most max_reconnects times per step. A step that runs past its
- *      timeout fails the node (GC_ETIMEOUT); its remote process is killed by `timeout` on
- *      the node a few seconds later. Any other exit status fails the node; later steps
- *      are not run.
- * Output is captured per node and step (stdout and stderr apart, capped), never mixed
- * with another node's. Earlier attempts of a step (before a reboot or a reconnect) and
- * the runner's notes about them go to the step's `history`, so `out` is exactly what the
- * final attempt printed (detect and smoke print documents there). A step marked `stream`
- * (`gpucluster run`'s command) hands its output to opts->output instead, one whole line
- * at a time as it arrives, and keeps none of it, so a job that prints for days never
- * fills the cap.
- *
- * Progress: opts->progress is called from the loop thread on every transition. Cancel:
- * opts->cancelled is polled at least every 100 ms; on cancel every connection is closed
- * (a remote step in progress is abandoned to its `timeout`), unfinished steps are marked
- * cancelled and the run returns GC_ECANCELLED.
+ * Contracts: output is captured per node and step, never mixed with another node's, and
+ * `out` is exactly what the final attempt printed (earlier attempts go to `history`); a
+ * `stream` step hands whole lines to opts->output and keeps none. opts->progress is called
+ * from the loop thread; opts->cancelled is polled at least every 100 ms, and on cancel
+ * every connection is closed and the run returns GC_ECANCELLED.
  *
  * Life cycle: gc_runner_report_init -> gc_runner_run -> read the report ->
  * gc_runner_report_release. Everything in opts and nodes is borrowed for the call.

@@ -2,22 +2,10 @@
  * session.h: one bootstrap session on a cluster's nodes, from discovery to the report.
  *
  * Every command that works on the nodes (apply, scale, bootstrap, smoke, exec, run, ssh,
- * hosts) does the same thing in the same order, or its first part, held here once:
- *
- *   gc_session_open   the running nodes (discovered, or the caller's list), the ones
- *                     asked for (instance ids, names: GROUP/N, an id or a prefix), the
- *                     steps of the mode (cluster.h), the caller's per-node inputs
- *                     (prepare), a check of --from, the cluster's key pair, its
- *                     known_hosts, and every node's host key pinned before any connection
- *   gc_session_run    the runner over the nodes with the session's steps, the smoke
- *                     reports parsed, and for a node that never answered SSH the end of
- *                     its console output
- *   gc_session_run_steps  other steps on the same nodes with the same keys (ssh's login,
- *                     run's stop)
- *
- * Nothing here prints or exits: progress goes to the caller's callbacks (the runner's
- * events), problems into a struct gc_error with the stage they happened in, so the CLI
- * words and hints them (cmd/boot.c; cmd-ssh.c and cmd-hosts.c for their own modes).
+ * hosts) runs this one sequence, or its first part (docs/internals/ssh-runner.md, "One
+ * session"). Nothing here prints or exits: progress goes to the caller's callbacks,
+ * problems into a struct gc_error with the stage they happened in, so the CLI words and
+ * hints them.
  *
  * Life cycle: gc_session_init -> gc_session_open -> (gc_session_run, _run_steps) ->
  * gc_session_release, which accepts a session that failed anywhere. The engine (its

@@ -287,11 +287,6 @@ const char *gc_ssh_host_fingerprint(const struct gc_ssh *s)
 	return s->fpr;
 }
 
-const char *gc_ssh_endpoint_name(const struct gc_ssh *s)
-{
-	return s->endpoint;
-}
-
 short gc_ssh_events(const struct gc_ssh *s)
 {
 	short ev = 0;

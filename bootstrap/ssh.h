@@ -8,24 +8,15 @@
  * gc_ssh_advance() until it stops answering 1. gc_ssh_connect and gc_ssh_exec are the
  * blocking forms of the same thing, for code that has one node (ssh, exec, tests).
  *
- * Trust. The server's host key must be pinned for host:port in the cluster's known_hosts
- * (known_hosts.h): a pinned key that differs is GC_EAUTH "host key for H:P changed
- * (expected SHA256:..., got SHA256:...)"; nothing pinned is GC_EAUTH unless the caller
- * allows trust on first use, in which case the key is pinned (with the instance id) and
- * the connection proceeds. There is no way to skip the check. The server is asked only
- * for the key types pinned for it (ed25519 first), so it cannot steer us to an unpinned
- * type. The client authenticates with the cluster's Ed25519 key from memory
- * (libssh2_userauth_publickey_frommemory; Debian 12's libssh2 1.10 reads openssh-key-v1
- * Ed25519 keys from memory, so no key file is needed); the PEM text exists only during
- * authentication and is wiped after.
+ * Trust: the server's host key must be pinned for host:port in the cluster's known_hosts
+ * (known_hosts.h), or trust on first use allowed by the caller (then it is pinned with the
+ * instance id); there is no way to skip the check. The client authenticates with the
+ * cluster's Ed25519 key from memory; its PEM text lives only during authentication.
  *
- * Commands. The command line is `export K='v' ...; COMMAND`, run by the login shell of the
- * user (POSIX sh quoting: every value is single-quoted, ' as '\'', so a value cannot end
- * its quotes; names must be [A-Za-z_][A-Za-z0-9_]*). stdin_data, if any, is written to the
- * command's stdin, then EOF is sent (always, so `cat > FILE` ends). stdout and stderr are
- * captured separately, each up to max_output bytes (default 4 MiB); what comes after is
- * read and dropped, and the result says so. Exit status, or the signal that killed the
- * command, come from the server.
+ * Commands run as `export K='v' ...; COMMAND` in the login shell (values single-quoted,
+ * names [A-Za-z_][A-Za-z0-9_]* or refused); stdin_data is written, then EOF, always.
+ * stdout and stderr are captured apart, each up to max_output bytes (default 4 MiB); the
+ * rest is read and dropped, and the result says so. docs/internals/ssh-runner.md has why.
  *
  * Errors (gc_error codes):
  *   GC_ETRANSIENT  connection refused or reset, network unreachable, the connection
@@ -133,8 +124,6 @@ bool gc_ssh_busy(const struct gc_ssh *s);	     /* an operation is in progress */
 void gc_ssh_disconnect(struct gc_ssh *s);
 /* The presented host key's fingerprint after a handshake ("" before). */
 const char *gc_ssh_host_fingerprint(const struct gc_ssh *s);
-/* "127.77.0.3:2222" */
-const char *gc_ssh_endpoint_name(const struct gc_ssh *s);
 
 /* Blocking forms: start, then poll and advance until done. */
 int gc_ssh_connect(struct gc_ssh *s, struct gc_error *err);

@@ -100,7 +100,6 @@ int gc_cmd_boot_run(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 		prog.live = false;
 	so.progress = gc_cmd_progress_event;
 	so.progress_ctx = &prog;
-	so.cancelled = gc_cmd_progress_tick;
 	so.cancel_ctx = &prog;
 	gc_session_run(out, &so, &err);
 	gc_cmd_progress_end(&prog);
@@ -200,34 +199,6 @@ static void print_node_failure(struct gc_cmd_ctx *ctx, const struct gc_session *
 			    "created from another machine has that machine's key");
 }
 
-void gc_cmd_boot_print(struct gc_cmd_ctx *ctx, const struct gc_session *b)
-{
-	struct gc_output *o = ctx->out;
-	unsigned ran = 0, skipped = 0;
-
-	if (!b->ran)
-		return;
-	for (size_t i = 0; i < b->boot.n_nodes; i++) {
-		const struct gc_runner_node_result *nr = &b->report.nodes[i];
-
-		for (size_t k = 0; k < nr->n_steps; k++) {
-			ran += nr->steps[k].state == GC_STEP_OK;
-			skipped += nr->steps[k].state == GC_STEP_SKIPPED;
-		}
-		if (nr->err.code != GC_OK || (b->smoke && !b->smoke[i].ok))
-			print_node_failure(ctx, b, i);
-	}
-	if (!o->quiet)
-		gc_out_printf(o, o->err,
-			      "%s: %zu of %zu node%s ok; %u step%s ran, %u skipped (done before), "
-			      "in %.1fs\n",
-			      mode_verb(b->mode), b->boot.n_nodes - b->n_failed, b->boot.n_nodes,
-			      b->boot.n_nodes == 1 ? "" : "s", ran, ran == 1 ? "" : "s", skipped,
-			      (double)b->report.wall_ms / 1000.0);
-	if (b->smoke)
-		gc_cmd_boot_print_smoke(ctx, b);
-}
-
 /* The slowest GPU's figure (the health view: one bad GPU is the node's), or -1. */
 static double slowest(const struct gc_smoke_report *r, size_t field)
 {
@@ -282,7 +253,8 @@ static void result_text(char *out, size_t size, const struct gc_smoke_report *r)
 	gc_buf_release(&b);
 }
 
-void gc_cmd_boot_print_smoke(struct gc_cmd_ctx *ctx, const struct gc_session *b)
+/* The smoke table alone, on stdout: node, GPUs, model, bandwidths, GEMM, result. */
+static void print_smoke(struct gc_cmd_ctx *ctx, const struct gc_session *b)
 {
 	static const char *const units[] = { "GB/s", "GB/s", "GB/s", "TFLOPS" };
 	struct gc_output *o = ctx->out;
@@ -332,6 +304,36 @@ void gc_cmd_boot_print_smoke(struct gc_cmd_ctx *ctx, const struct gc_session *b)
 		gc_out_printf(o, s,
 			      "(simulated): figures from gpucluster-sim's simulated GPUs, not "
 			      "measurements\n");
+}
+
+/* Text: each failed node with its reason and the failed step's last lines (stderr), a
+ * summary line (stderr), then the smoke table (stdout). */
+static void boot_print(struct gc_cmd_ctx *ctx, const struct gc_session *b)
+{
+	struct gc_output *o = ctx->out;
+	unsigned ran = 0, skipped = 0;
+
+	if (!b->ran)
+		return;
+	for (size_t i = 0; i < b->boot.n_nodes; i++) {
+		const struct gc_runner_node_result *nr = &b->report.nodes[i];
+
+		for (size_t k = 0; k < nr->n_steps; k++) {
+			ran += nr->steps[k].state == GC_STEP_OK;
+			skipped += nr->steps[k].state == GC_STEP_SKIPPED;
+		}
+		if (nr->err.code != GC_OK || (b->smoke && !b->smoke[i].ok))
+			print_node_failure(ctx, b, i);
+	}
+	if (!o->quiet)
+		gc_out_printf(o, o->err,
+			      "%s: %zu of %zu node%s ok; %u step%s ran, %u skipped (done before), "
+			      "in %.1fs\n",
+			      mode_verb(b->mode), b->boot.n_nodes - b->n_failed, b->boot.n_nodes,
+			      b->boot.n_nodes == 1 ? "" : "s", ran, ran == 1 ? "" : "s", skipped,
+			      (double)b->report.wall_ms / 1000.0);
+	if (b->smoke)
+		print_smoke(ctx, b);
 }
 
 /* ---- JSON -------------------------------------------------------------------------- */
@@ -433,7 +435,9 @@ json_t *gc_cmd_boot_json(const struct gc_session *b)
 			 "wall_ms", (json_int_t)b->report.wall_ms);
 }
 
-int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_session_opts *o, const char *hint)
+int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_session_opts *o, const char *hint,
+			json_t *(*to_json)(const struct gc_session *),
+			void (*print)(struct gc_cmd_ctx *, const struct gc_session *))
 {
 	struct gc_engine e;
 	struct gc_engine_opts eopts;
@@ -450,12 +454,12 @@ int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_session_opts *o,
 			gc_out_hint(ctx->out, "%s", hint);
 		rc = GC_EXIT_FAILURE;
 	} else if (b.ran && ctx->out->format == GC_OUTPUT_JSON) {
-		json_t *doc = gc_cmd_boot_json(&b);
+		json_t *doc = (to_json ? to_json : gc_cmd_boot_json)(&b);
 
 		gc_out_json(ctx->out, doc);
 		json_decref(doc);
 	} else if (b.ran) {
-		gc_cmd_boot_print(ctx, &b);
+		(print ? print : boot_print)(ctx, &b);
 	}
 	gc_session_release(&b);
 	gc_engine_release(&e);
@@ -556,7 +560,7 @@ static int replace_round(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 		if (jr)
 			json_object_set_new(jr, "bootstrap", gc_cmd_boot_json(&b));
 		else
-			gc_cmd_boot_print(ctx, &b);
+			boot_print(ctx, &b);
 		if (err.code == GC_OK)
 			rc = brc;
 	}
@@ -592,7 +596,7 @@ int gc_cmd_apply_bootstrap(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 	if (doc)
 		json_object_set_new(doc, "bootstrap", gc_cmd_boot_json(&b));
 	else
-		gc_cmd_boot_print(ctx, &b);
+		boot_print(ctx, &b);
 	n_bad = unhealthy_ids(&b, &bad);
 	if (rc == GC_EXIT_FAILURE && n_bad && gc_cmd_opt_given(ctx, "replace-unhealthy") &&
 	    !gc_cmd_interrupted()) {

@@ -8,7 +8,7 @@
  * on a terminal (one line per node, rewritten in place, with elapsed times) or plain
  * lines in a log, and the engine's.
  *
- * Life cycle: gc_session_init -> gc_cmd_boot_run -> gc_cmd_boot_print / _json ->
+ * Life cycle: gc_session_init -> gc_cmd_boot_run -> gc_cmd_boot_json or the text report ->
  * gc_session_release. A struct gc_cmd_progress lives on the stack of gc_cmd_boot_run for
  * one run of the runner.
  */
@@ -66,7 +66,7 @@
  * --strict-host-keys and -vv, and runs it with live progress on stderr. out is
  * initialised (gc_session_init) and released by the caller. Problems with the whole run
  * (no such node, a changed host key, a bad --from) are reported here; per-node outcomes
- * are left to gc_cmd_boot_print. Returns an exit code: 0 when every node finished (also
+ * are left to the caller's report. Returns an exit code: 0 when every node finished (also
  * when there were no running nodes: check out->ran), 1 when any failed, 64 for a bad
  * --from, 130 when interrupted.
  */
@@ -74,14 +74,12 @@ int gc_cmd_boot_run(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 		    const struct gc_instance_list *live, const struct gc_session_opts *o,
 		    struct gc_session *out);
 
-/* Text: each failed node with its reason and the failed step's last lines (stderr), a
- * summary line (stderr), then the smoke table (stdout). */
-void gc_cmd_boot_print(struct gc_cmd_ctx *ctx, const struct gc_session *b);
-
-/* The whole of `bootstrap` and `smoke`: run with o on the cluster's running nodes (an
- * error when there are none, with hint as a hint when not NULL), then print or write the
- * JSON report. Returns an exit code. */
-int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_session_opts *o, const char *hint);
+/* The whole of `bootstrap`, `smoke` and `exec`: run with o on the cluster's running nodes
+ * (an error when there are none, with hint as a hint when not NULL), then write the JSON
+ * report (to_json) or the text one (print); NULL: the bootstrap's. Returns an exit code. */
+int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_session_opts *o, const char *hint,
+			json_t *(*to_json)(const struct gc_session *),
+			void (*print)(struct gc_cmd_ctx *, const struct gc_session *));
 
 /*
  * The script that runs the user's command line (ctx->cmd, words joined by spaces, run by
@@ -91,9 +89,6 @@ int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_session_opts *o,
  * does) never reboots a node. before and after_rc may be "".
  */
 char *gc_cmd_user_script(const struct gc_cmd_ctx *ctx, const char *before, const char *after_rc);
-
-/* The smoke table alone, on stdout: node, GPUs, model, bandwidths, GEMM, result. */
-void gc_cmd_boot_print_smoke(struct gc_cmd_ctx *ctx, const struct gc_session *b);
 
 /* {"nodes":[...], "ok":N, "failed":N, "unhealthy":N, "wall_ms":N} (see docs/cli.md). */
 json_t *gc_cmd_boot_json(const struct gc_session *b);

@@ -8,14 +8,8 @@
  * (say bootstrap.cuda) reruns that step and the ones after it; --from reruns from a step
  * whatever the markers say.
  */
-#include <stdlib.h>
-
-#include <jansson.h>
-
 #include "cmd/boot.h"
-#include "cmd/cluster.h"
 #include "cmd/cmd.h"
-#include "cmd/output.h"
 
 static const struct gc_opt bootstrap_opts[] = {
 	{ .name = "from",
@@ -33,7 +27,7 @@ static int bootstrap_exec(struct gc_cmd_ctx *ctx)
 
 	o.from = gc_cmd_opt_str(ctx, "from");
 	o.names = gc_cmd_opt_list(ctx, "node", &o.n_names);
-	return gc_cmd_boot_command(ctx, &o, "'" GC_PROGRAM " apply' creates them");
+	return gc_cmd_boot_command(ctx, &o, "'" GC_PROGRAM " apply' creates them", NULL, NULL);
 }
 
 const struct gc_cmd_entry gc_cmd_bootstrap = {

@@ -9,12 +9,10 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <jansson.h>
 
 #include "cmd/boot.h"
-#include "cmd/cluster.h"
 #include "cmd/cmd.h"
 #include "cmd/output.h"
 #include "core/buf.h"
@@ -95,49 +93,34 @@ static json_t *exec_json(const struct gc_session *b)
 	return json_pack("{s:o, s:I}", "nodes", nodes, "failed", (json_int_t)b->n_failed);
 }
 
+/* Each node's block, then what kept the command from running, then the count. */
+static void exec_print(struct gc_cmd_ctx *ctx, const struct gc_session *b)
+{
+	for (size_t i = 0; i < b->boot.n_nodes; i++)
+		print_block(ctx, b, i);
+	for (size_t i = 0; i < b->boot.n_nodes; i++) {
+		const struct gc_runner_node_result *nr = &b->report.nodes[i];
+
+		if (nr->err.code != GC_OK && nr->steps[0].state != GC_STEP_FAILED)
+			gc_out_error(ctx->out, "%s (%s): %s", b->boot.info[i].id,
+				     b->boot.info[i].label, nr->err.message);
+	}
+	if (b->n_failed)
+		gc_out_printf(ctx->out, ctx->out->err, "exec: failed on %zu of %zu node%s\n",
+			      b->n_failed, b->boot.n_nodes, b->boot.n_nodes == 1 ? "" : "s");
+}
+
 static int exec_exec(struct gc_cmd_ctx *ctx)
 {
-	struct gc_engine e;
-	struct gc_engine_opts eopts;
-	struct gc_session b;
 	struct gc_session_opts o = { .mode = GC_BOOT_EXEC };
-	char *script;
+	char *script = gc_cmd_user_script(ctx, "", "");
 	int rc;
 
-	if (gc_cmd_engine(ctx, &e, &eopts) < 0)
-		return GC_EXIT_FAILURE;
-	gc_session_init(&b);
-	script = gc_cmd_user_script(ctx, "", "");
 	o.command = script;
 	o.timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "timeout") * 1000;
 	o.names = gc_cmd_opt_list(ctx, "node", &o.n_names);
-	rc = gc_cmd_boot_run(ctx, &e, NULL, &o, &b);
-	if (rc == GC_EXIT_OK && !b.ran) {
-		gc_out_error(ctx->out, "cluster '%s' has no running nodes", ctx->spec->name);
-		rc = GC_EXIT_FAILURE;
-	} else if (b.ran && ctx->out->format == GC_OUTPUT_JSON) {
-		json_t *doc = exec_json(&b);
-
-		gc_out_json(ctx->out, doc);
-		json_decref(doc);
-	} else if (b.ran) {
-		for (size_t i = 0; i < b.boot.n_nodes; i++)
-			print_block(ctx, &b, i);
-		for (size_t i = 0; i < b.boot.n_nodes; i++) {
-			const struct gc_runner_node_result *nr = &b.report.nodes[i];
-
-			if (nr->err.code != GC_OK && nr->steps[0].state != GC_STEP_FAILED)
-				gc_out_error(ctx->out, "%s (%s): %s", b.boot.info[i].id,
-					     b.boot.info[i].label, nr->err.message);
-		}
-		if (b.n_failed)
-			gc_out_printf(ctx->out, ctx->out->err,
-				      "exec: failed on %zu of %zu node%s\n", b.n_failed,
-				      b.boot.n_nodes, b.boot.n_nodes == 1 ? "" : "s");
-	}
+	rc = gc_cmd_boot_command(ctx, &o, NULL, exec_json, exec_print);
 	free(script);
-	gc_session_release(&b);
-	gc_engine_release(&e);
 	return rc;
 }
 

@@ -7,14 +7,8 @@
  * from the emulator's simulated GPUs are labelled "(simulated)". Exit 1 when any node
  * fails a check.
  */
-#include <stdlib.h>
-
-#include <jansson.h>
-
 #include "cmd/boot.h"
-#include "cmd/cluster.h"
 #include "cmd/cmd.h"
-#include "cmd/output.h"
 
 static const struct gc_opt smoke_opts[] = {
 	GC_CMD_NODE_OPT,
@@ -29,7 +23,7 @@ static int smoke_exec(struct gc_cmd_ctx *ctx)
 	struct gc_session_opts o = { .mode = GC_BOOT_SMOKE, .from = GC_STEP_SMOKE };
 
 	o.names = gc_cmd_opt_list(ctx, "node", &o.n_names);
-	return gc_cmd_boot_command(ctx, &o, NULL);
+	return gc_cmd_boot_command(ctx, &o, NULL, NULL, NULL);
 }
 
 const struct gc_cmd_entry gc_cmd_smoke = {

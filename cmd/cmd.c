@@ -460,6 +460,20 @@ static int set_value(struct parser *p, const struct gc_opt *o, struct gc_opt_val
 	return 0;
 }
 
+/* The option's value in the next word; spelled is the option as the user wrote it. */
+static int next_value(struct parser *p, const struct gc_opt *o, struct gc_opt_value *v, int argc,
+		      char **argv, int *i, const char *spelled)
+{
+	if (*i + 1 >= argc) {
+		gc_out_error(p->out, "option '%s' needs a value (%s)", spelled,
+			     o->arg ? o->arg : "VALUE");
+		usage_hint(p);
+		return -1;
+	}
+	(*i)++;
+	return set_value(p, o, v, argv[*i]);
+}
+
 static int parse_long(struct parser *p, int argc, char **argv, int *i)
 {
 	const char *name = argv[*i] + 2;
@@ -467,6 +481,7 @@ static int parse_long(struct parser *p, int argc, char **argv, int *i)
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
 	struct gc_opt_value *v = NULL;
 	const struct gc_opt *o = find_long(p, name, len, &v);
+	char spelled[80];
 
 	if (!o) {
 		unknown_long(p, name, len);
@@ -483,14 +498,8 @@ static int parse_long(struct parser *p, int argc, char **argv, int *i)
 	}
 	if (eq)
 		return set_value(p, o, v, eq + 1);
-	if (*i + 1 >= argc) {
-		gc_out_error(p->out, "option '--%s' needs a value (%s)", o->name,
-			     o->arg ? o->arg : "VALUE");
-		usage_hint(p);
-		return -1;
-	}
-	(*i)++;
-	return set_value(p, o, v, argv[*i]);
+	snprintf(spelled, sizeof(spelled), "--%s", o->name);
+	return next_value(p, o, v, argc, argv, i, spelled);
 }
 
 /* -abc: a run of short flags; the first option that takes a value takes the rest of
@@ -514,14 +523,7 @@ static int parse_short(struct parser *p, int argc, char **argv, int *i)
 		}
 		if (word[j + 1])
 			return set_value(p, o, v, word + j + 1);
-		if (*i + 1 >= argc) {
-			gc_out_error(p->out, "option '-%c' needs a value (%s)", o->short_name,
-				     o->arg ? o->arg : "VALUE");
-			usage_hint(p);
-			return -1;
-		}
-		(*i)++;
-		return set_value(p, o, v, argv[*i]);
+		return next_value(p, o, v, argc, argv, i, (char[]){ '-', o->short_name, '\0' });
 	}
 	return 0;
 }

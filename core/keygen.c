@@ -208,15 +208,6 @@ static void pub_blob(struct writer *w, const unsigned char pub[GC_ED25519_LEN])
 	put_string(w, pub, GC_ED25519_LEN);
 }
 
-int gc_keypair_public_blob(struct gc_buf *out, const struct gc_keypair *kp)
-{
-	unsigned char blob[PUB_BLOB_LEN];
-	struct writer w = { blob, 0, sizeof(blob), false };
-
-	pub_blob(&w, kp->pub);
-	return gc_buf_add(out, blob, w.len);
-}
-
 int gc_keypair_public_line(struct gc_buf *out, const struct gc_keypair *kp)
 {
 	unsigned char blob[PUB_BLOB_LEN];

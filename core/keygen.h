@@ -66,8 +66,6 @@ int gc_keypair_write(const struct gc_keypair *kp, const char *path, struct gc_er
  */
 int gc_keypair_load(struct gc_keypair *out, const char *path, struct gc_error *err);
 
-/* Appends the SSH wire-format public key blob (string "ssh-ed25519", string key). */
-int gc_keypair_public_blob(struct gc_buf *out, const struct gc_keypair *kp);
 /* Appends "ssh-ed25519 AAAA... comment" (no newline; no comment part when it is ""),
  * the text clouds' ImportKeyPair calls take. Returns 0, or -1 at out's cap. */
 int gc_keypair_public_line(struct gc_buf *out, const struct gc_keypair *kp);

@@ -22,6 +22,11 @@ bool gc_shape_chars(const char *s, size_t len, bool upper, const char *extra)
 	return true;
 }
 
+bool gc_word_of(const char *s, const char *extra)
+{
+	return s && *s && gc_shape_chars(s, strlen(s), true, extra);
+}
+
 bool gc_shape_hex(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)

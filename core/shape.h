@@ -15,6 +15,9 @@
 /* Whether every byte is a-z, 0-9, A-Z when upper is set, or one of extra. */
 bool gc_shape_chars(const char *s, size_t len, bool upper, const char *extra);
 
+/* Whether the string s (may be NULL) is non-empty and passes gc_shape_chars with upper. */
+bool gc_word_of(const char *s, const char *extra);
+
 /* Whether every byte is a lowercase hex digit. */
 bool gc_shape_hex(const char *s, size_t len);
 

@@ -371,6 +371,18 @@ static bool key_ok(struct val *v, const struct spec_node *key)
 	return false;
 }
 
+/* find_dups of n when n is a mapping; NULL (reported) when not. */
+static size_t *map_dups(struct val *v, const struct spec_node *n)
+{
+	if (!env_ok(v, n))
+		return NULL;
+	if (n->kind != SPEC_MAPPING) {
+		bad_type(v, n, "a mapping");
+		return NULL;
+	}
+	return find_dups(n);
+}
+
 /*
  * Checks that n is a mapping whose keys are all among keys[], reporting unknown and
  * duplicate keys, and puts each known key's first entry in slots[]. Returns -1 (after
@@ -382,13 +394,8 @@ static int scan_map(struct val *v, const struct spec_node *n, const char *const 
 	size_t *first;
 
 	memset(slots, 0, nkeys * sizeof(*slots));
-	if (!env_ok(v, n))
+	if (!(first = map_dups(v, n)))
 		return -1;
-	if (n->kind != SPEC_MAPPING) {
-		bad_type(v, n, "a mapping");
-		return -1;
-	}
-	first = find_dups(n);
 	for (size_t i = 0; i < n->n / 2; i++) {
 		const struct spec_node *key = n->items[2 * i];
 		size_t k;
@@ -1583,15 +1590,10 @@ out:
 
 static void check_tags(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
-	size_t *first, unique = 0, stored = 0;
+	size_t *first = map_dups(v, n), unique = 0, stored = 0;
 
-	if (!env_ok(v, n))
+	if (!first)
 		return;
-	if (n->kind != SPEC_MAPPING) {
-		bad_type(v, n, "a mapping");
-		return;
-	}
-	first = find_dups(n);
 	for (size_t i = 0; i < n->n / 2; i++)
 		unique += first[i] == i;
 	if (unique > GC_SPEC_MAX_USER_TAGS)

@@ -488,13 +488,8 @@ void spec_quote(char out[SPEC_QUOTE_SIZE], const char *str, size_t len)
 
 	while (i < len) {
 		unsigned c = s[i];
-		size_t n = c < 0x80	     ? 1
-			: (c & 0xe0) == 0xc0 ? 2
-			: (c & 0xf0) == 0xe0 ? 3
-			: (c & 0xf8) == 0xf0 ? 4
-					     : 0;
-		bool escape = c < 0x20 || c == 0x7f || n == 0 || i + n > len ||
-			!gc_utf8_valid(str + i, n);
+		size_t n = gc_utf8_char(str + i, len - i);
+		bool escape = c < 0x20 || c == 0x7f || n == 0;
 		size_t w = escape ? 4 : n;
 
 		if (o + w > SPEC_QUOTE_SHOW) {

@@ -155,18 +155,14 @@ static int check_bytes(const char *data, size_t len, struct gc_diags *diags)
 		return 0;
 	while (i < len) {
 		unsigned c = s[i];
-		size_t n = c < 0x80	     ? 1
-			: (c & 0xe0) == 0xc0 ? 2
-			: (c & 0xf0) == 0xe0 ? 3
-			: (c & 0xf8) == 0xf0 ? 4
-					     : 0;
+		size_t n = gc_utf8_char(data + i, len - i);
 
 		if (c == 0) {
 			spec_offset_pos(data, len, i, &line, &col);
 			gc_diag_add(diags, line, col, "", "NUL byte not allowed");
 			return -1;
 		}
-		if (n == 0 || n > len - i || !gc_utf8_valid(data + i, n)) {
+		if (n == 0) {
 			spec_offset_pos(data, len, i, &line, &col);
 			gc_diag_add(diags, line, col, "", "invalid UTF-8");
 			return -1;

@@ -29,5 +29,7 @@ void gc_format_decimal(double v, char out[32]);
 
 /* Whether s is valid UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF). */
 bool gc_utf8_valid(const char *s, size_t len);
+/* The length of the valid UTF-8 character s starts with (1 to 4), or 0. */
+size_t gc_utf8_char(const char *s, size_t len);
 
 #endif

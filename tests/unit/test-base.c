@@ -138,6 +138,10 @@ static void test_utf8(void **state)
 	assert_false(gc_utf8_valid("\xed\xa0\x80", 3));	    /* surrogate */
 	assert_false(gc_utf8_valid("\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
 	assert_false(gc_utf8_valid("\xff", 1));
+	assert_int_equal(gc_utf8_char("\xc3\xa9t", 3), 2);
+	assert_int_equal(gc_utf8_char("\xf0\x9f\x9a\x80", 4), 4);
+	assert_int_equal(gc_utf8_char("\xf0\x9f\x9a\x80", 3), 0); /* cut short */
+	assert_int_equal(gc_utf8_char("a", 0), 0);
 }
 
 static void test_sha256_hmac(void **state)
