@@ -12,6 +12,7 @@
 #include "cmd/output.h"
 #include "core/diag.h"
 #include "core/log.h"
+#include "core/provider.h"
 
 void gc_output_init(struct gc_output *o, FILE *out, FILE *err)
 {
@@ -180,6 +181,16 @@ int gc_out_json(struct gc_output *o, const json_t *doc)
 		return -1;
 	fputc('\n', o->out);
 	return fflush(o->out) == 0 ? 0 : -1;
+}
+
+json_t *gc_out_json_time(int64_t t)
+{
+	char s[21];
+
+	if (!t)
+		return json_null();
+	gc_format_rfc3339(t, s);
+	return json_string(s);
 }
 
 void gc_output_log_sink(void *ctx, enum gc_log_level level, const char *line)

@@ -16,6 +16,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -97,6 +98,8 @@ void gc_out_diags(struct gc_output *o, struct gc_diags *d);
 
 /* Writes one JSON document, indented, with a final newline, to out. Returns 0 or -1. */
 int gc_out_json(struct gc_output *o, const json_t *doc);
+/* A unix time as an RFC 3339 JSON string; 0 (unknown, none) is null. */
+json_t *gc_out_json_time(int64_t t);
 
 /*
  * A struct gc_log sink writing "gpucluster: LEVEL: LINE" to err; ctx is the struct

@@ -478,7 +478,7 @@ int gc_engine_discover(struct gc_engine *e, struct gc_instance_list *out, struct
 	return discover_cluster(e, false, out, err);
 }
 
-static struct gc_instance *find_instance(struct gc_instance_list *l, const char *id)
+static struct gc_instance *find_instance(const struct gc_instance_list *l, const char *id)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->items[i].id && strcmp(l->items[i].id, id) == 0)
@@ -1583,8 +1583,8 @@ static int td_look(void *ctx, struct gc_teardown *t, const struct gc_instance_li
 			continue;
 		for (size_t k = 0; k < t->n && !known; k++)
 			known = strcmp(t->nodes[k].id, inst->id) == 0;
-		if (!known)
-			gc_teardown_add(t, inst->id, SIZE_MAX, inst->state, false);
+		if (!known) /* tagged with its place in now until it is asked */
+			gc_teardown_add(t, inst->id, i, inst->state, false);
 	}
 	if (t->n > first_new) {
 		const char **ids = gc_xcalloc(t->n - first_new, sizeof(*ids));
@@ -1603,14 +1603,10 @@ static int td_look(void *ctx, struct gc_teardown *t, const struct gc_instance_li
 			return gc_error_prefix(err, "cannot terminate instances");
 		}
 		for (size_t k = first_new; k < t->n; k++) {
-			const struct gc_instance *fi = NULL;
-
-			for (size_t i = 0; i < now->n && !fi; i++)
-				if (str_eq(now->items[i].id, t->nodes[k].id))
-					fi = &now->items[i];
+			const char *group = now->items[t->nodes[k].tag].group;
 
 			add_terminated(r, t->nodes[k].id);
-			t->nodes[k].tag = report_group(r->rep, fi ? fi->group : NULL);
+			t->nodes[k].tag = report_group(r->rep, group);
 			r->rep->groups[t->nodes[k].tag].terminated++;
 		}
 	}
@@ -1712,13 +1708,6 @@ static void teardown_init(struct run *r, struct gc_teardown *t)
 	r->asked = 0;
 }
 
-/* What a teardown step learnt that the run must know: an auth error stops everything. */
-static void teardown_done(struct run *r, struct gc_teardown *t)
-{
-	if (t->fatal)
-		check_fatal(r, &t->fatal_err);
-}
-
 /* Terminates the teardown's instances (apply, terminate by id) and waits for them. */
 static void terminate_and_wait(struct run *r, struct gc_teardown *t)
 {
@@ -1732,14 +1721,14 @@ static void terminate_and_wait(struct run *r, struct gc_teardown *t)
 	emit(r, &ev);
 	gc_error_init(&lerr);
 	done = gc_teardown_terminate(t, &lerr);
-	teardown_done(r, t);
+	check_fatal(r, &t->fatal_err);
 	if (done < n && lerr.code != GC_OK) {
 		gc_error_prefix(&lerr, "cannot terminate %zu instances", n - done);
 		set_term_err(r, &lerr);
 	}
 	if (done && !r->opts.no_wait && !r->cancelled && !r->fatal) {
 		gc_teardown_wait(t, NULL);
-		teardown_done(r, t);
+		check_fatal(r, &t->fatal_err);
 	}
 }
 
@@ -1958,7 +1947,80 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 	return ret;
 }
 
-/* ---- destroy -------------------------------------------------------------------- */
+/* ---- destroy, terminate by id ---------------------------------------------------- */
+
+/* What destroy and terminate share: a run with its teardown, the cluster's instances
+ * (what Describe shows with our cluster tag is all that is ever terminated), and the
+ * report. select picks the instances and tears them down, unless the listing failed. */
+static int teardown_cluster(struct gc_engine *e, const struct gc_engine_opts *opts,
+			    struct gc_engine_report *report, const char *verb,
+			    const struct gc_tag_filter *sel, size_t n_sel,
+			    void (*select)(struct run *r, struct gc_teardown *t,
+					   const struct gc_instance_list *live, const void *arg),
+			    const void *arg, struct gc_error *err)
+{
+	struct gc_instance_list live;
+	struct gc_teardown t;
+	struct gc_error lerr;
+	struct run r;
+	int ret;
+
+	run_init(&r, e, opts, report);
+	r.sel = sel;
+	r.n_sel = sel ? n_sel : 0;
+	teardown_init(&r, &t);
+	gc_instance_list_init(&live);
+	gc_error_init(&lerr);
+	if (!cancelled(&r) && discover_cluster(e, false, &live, &lerr) < 0) {
+		check_fatal(&r, &lerr);
+		r.term_err = lerr;
+	} else {
+		select(&r, &t, &live, arg);
+	}
+	run_finish(&r);
+	ret = summarise(&r, verb, err);
+	gc_teardown_release(&t);
+	gc_instance_list_release(&live);
+	run_release(&r);
+	return ret;
+}
+
+/* destroy: every instance of the cluster (carrying the selectors), then the key pairs and
+ * security groups once nothing uses them. Terminating ones are on their way: waited for,
+ * not asked again. */
+static void destroy_select(struct run *r, struct gc_teardown *t,
+			   const struct gc_instance_list *live, const void *arg)
+{
+	struct gc_error lerr;
+	size_t n_term = 0;
+
+	(void)arg;
+	r->sweeping = true;
+	t->settle_first = true;
+	for (size_t i = 0; i < live->n; i++) {
+		const struct gc_instance *inst = &live->items[i];
+		bool term = inst->state != GC_STATE_TERMINATING;
+
+		if (!gc_tags_match(inst->tags, inst->n_tags, r->sel, r->n_sel))
+			continue;
+		gc_teardown_add(t, inst->id, term ? report_group(r->rep, inst->group) : SIZE_MAX,
+				inst->state, term);
+		n_term += term;
+	}
+	if (n_term) {
+		struct gc_engine_event ev = { .kind = GC_EV_TERMINATING,
+					      .count = (unsigned)n_term };
+
+		emit(r, &ev);
+	}
+	gc_error_init(&lerr);
+	gc_teardown_run(t, &lerr);
+	check_fatal(r, &t->fatal_err);
+	if (lerr.code != GC_OK) {
+		gc_error_prefix(&lerr, "cannot terminate %zu instances", n_term - r->asked);
+		set_term_err(r, &lerr);
+	}
+}
 
 int gc_engine_destroy(struct gc_engine *e, const struct gc_engine_opts *opts,
 		      struct gc_engine_report *report, struct gc_error *err)
@@ -1970,110 +2032,42 @@ int gc_engine_destroy_selected(struct gc_engine *e, const struct gc_tag_filter *
 			       const struct gc_engine_opts *opts, struct gc_engine_report *report,
 			       struct gc_error *err)
 {
-	struct gc_instance_list live;
-	struct gc_teardown t;
-	struct gc_error lerr;
-	struct run r;
-	size_t n_term = 0;
-	int ret;
-
-	run_init(&r, e, opts, report);
-	r.sel = sel;
-	r.n_sel = sel ? n_sel : 0;
-	r.sweeping = true;
-	teardown_init(&r, &t);
-	t.settle_first = true;
-	gc_instance_list_init(&live);
-	gc_error_init(&lerr);
 	for (size_t i = 0; i < e->spec->n_groups; i++)
 		report_group(report, e->spec->groups[i].name);
-
-	if (!cancelled(&r) && discover_cluster(e, false, &live, &lerr) < 0) {
-		check_fatal(&r, &lerr);
-		r.term_err = lerr;
-		goto finish;
-	}
-	/* terminating ones are on their way: waited for, not asked again */
-	for (size_t i = 0; i < live.n; i++) {
-		const struct gc_instance *inst = &live.items[i];
-
-		if (inst->state == GC_STATE_TERMINATING ||
-		    !gc_tags_match(inst->tags, inst->n_tags, r.sel, r.n_sel))
-			continue;
-		gc_teardown_add(&t, inst->id, report_group(report, inst->group), inst->state, true);
-		n_term++;
-	}
-	for (size_t i = 0; i < live.n; i++) {
-		const struct gc_instance *inst = &live.items[i];
-
-		if (inst->state == GC_STATE_TERMINATING &&
-		    gc_tags_match(inst->tags, inst->n_tags, r.sel, r.n_sel))
-			gc_teardown_add(&t, inst->id, SIZE_MAX, inst->state, false);
-	}
-	if (n_term) {
-		struct gc_engine_event ev = { .kind = GC_EV_TERMINATING,
-					      .count = (unsigned)n_term };
-
-		emit(&r, &ev);
-	}
-	/* instances, then the key pairs and security groups once nothing uses them */
-	gc_teardown_run(&t, &lerr);
-	teardown_done(&r, &t);
-	if (lerr.code != GC_OK) {
-		gc_error_prefix(&lerr, "cannot terminate %zu instances", n_term - r.asked);
-		set_term_err(&r, &lerr);
-	}
-finish:
-	run_finish(&r);
-	ret = summarise(&r, "destroy", err);
-	gc_teardown_release(&t);
-	gc_instance_list_release(&live);
-	run_release(&r);
-	return ret;
+	return teardown_cluster(e, opts, report, "destroy", sel, n_sel, destroy_select, NULL, err);
 }
 
-/* ---- terminate by id ------------------------------------------------------------ */
+struct id_list {
+	const char *const *ids;
+	size_t n;
+};
+
+static void ids_select(struct run *r, struct gc_teardown *t, const struct gc_instance_list *live,
+		       const void *arg)
+{
+	const struct id_list *l = arg;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct gc_instance *inst = find_instance(live, l->ids[i]);
+
+		if (inst) {
+			gc_teardown_add(t, inst->id, report_group(r->rep, inst->group), inst->state,
+					true);
+		} else if (r->term_err.code == GC_OK) {
+			gc_error_set(&r->term_err, GC_ENOTFOUND,
+				     "instance '%s' is not a live instance of cluster '%s': left "
+				     "alone",
+				     l->ids[i], r->e->spec->name);
+		}
+	}
+	terminate_and_wait(r, t);
+}
 
 int gc_engine_terminate(struct gc_engine *e, const char *const *ids, size_t n,
 			const struct gc_engine_opts *opts, struct gc_engine_report *report,
 			struct gc_error *err)
 {
-	struct gc_instance_list live;
-	struct gc_teardown t;
-	struct gc_error lerr;
-	struct run r;
-	int ret;
+	const struct id_list l = { ids, n };
 
-	run_init(&r, e, opts, report);
-	teardown_init(&r, &t);
-	gc_instance_list_init(&live);
-	gc_error_init(&lerr);
-	if (!cancelled(&r) && discover_cluster(e, false, &live, &lerr) < 0) {
-		check_fatal(&r, &lerr);
-		r.term_err = lerr;
-		goto finish;
-	}
-	/* only what Describe shows with our cluster tag is ever terminated */
-	for (size_t i = 0; i < n; i++) {
-		const struct gc_instance *inst = find_instance(&live, ids[i]);
-
-		if (!inst) {
-			if (r.term_err.code == GC_OK)
-				gc_error_set(
-					&r.term_err, GC_ENOTFOUND,
-					"instance '%s' is not a live instance of cluster '%s': "
-					"left alone",
-					ids[i], e->spec->name);
-			continue;
-		}
-		gc_teardown_add(&t, inst->id, report_group(report, inst->group), inst->state, true);
-	}
-	terminate_and_wait(&r, &t);
-finish:
-	run_finish(&r);
-	ret = summarise(&r, "terminate", err);
-	gc_teardown_release(&t);
-	gc_instance_list_release(&live);
-	run_release(&r);
-	return ret;
+	return teardown_cluster(e, opts, report, "terminate", NULL, 0, ids_select, &l, err);
 }
