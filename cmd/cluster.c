@@ -148,6 +148,24 @@ int gc_cmd_lock(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_lock *loc
 	return 0;
 }
 
+double gc_cmd_price(struct gc_provider *p, struct gc_price_cache *cache, const char *type,
+		    const char *zone, bool spot)
+{
+	const struct gc_price_entry *known;
+	struct gc_error err;
+	double usd = -1;
+
+	if (!type)
+		return -1;
+	if ((known = gc_price_cache_find(cache, type, NULL, spot)))
+		return known->amount;
+	gc_error_init(&err);
+	if (gc_provider_price(p, type, zone, spot, &usd, &err) < 0)
+		usd = -1;
+	gc_price_cache_add(cache, type, NULL, spot, usd);
+	return usd;
+}
+
 /* ---- reports --------------------------------------------------------------------- */
 
 json_t *gc_cmd_report_json(const struct gc_engine_report *r)

@@ -50,6 +50,11 @@ json_t *gc_cmd_report_json(const struct gc_engine_report *r);
 void gc_cmd_engine_progress_begin(struct gc_cmd_ctx *ctx, struct gc_engine_opts *opts);
 void gc_cmd_engine_progress_done(void);
 
+/* The hourly price of type (NULL: unknown) on a market, asked of p once per (type, spot)
+ * (zone goes with the first ask) and kept in cache. < 0: unknown. */
+double gc_cmd_price(struct gc_provider *p, struct gc_price_cache *cache, const char *type,
+		    const char *zone, bool spot);
+
 /* Acquires the cluster's local lock, reporting a held lock clearly. */
 int gc_cmd_lock(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_lock *lock);
 

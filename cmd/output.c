@@ -58,18 +58,13 @@ const char *gc_out_style(const struct gc_output *o, FILE *stream, enum gc_style 
 	return on ? gc_style_escape(style) : "";
 }
 
-void gc_out_vprintf(struct gc_output *o, FILE *stream, const char *fmt, va_list ap)
-{
-	(void)o;
-	vfprintf(stream, fmt, ap);
-}
-
 void gc_out_printf(struct gc_output *o, FILE *stream, const char *fmt, ...)
 {
 	va_list ap;
 
+	(void)o;
 	va_start(ap, fmt);
-	gc_out_vprintf(o, stream, fmt, ap);
+	vfprintf(stream, fmt, ap);
 	va_end(ap);
 }
 
@@ -161,16 +156,12 @@ void gc_out_file_error(struct gc_output *o, const char *file, unsigned line, uns
 	fputc('\n', e);
 }
 
-void gc_out_diag(struct gc_output *o, const char *file, const struct gc_diag *d)
-{
-	gc_out_file_error(o, file, d->line, d->col, d->message);
-}
-
 void gc_out_diags(struct gc_output *o, struct gc_diags *d)
 {
 	gc_diags_sort(d);
 	for (size_t i = 0; i < d->nr; i++)
-		gc_out_diag(o, d->file, &d->items[i]);
+		gc_out_file_error(o, d->file, d->items[i].line, d->items[i].col,
+				  d->items[i].message);
 }
 
 int gc_out_json(struct gc_output *o, const json_t *doc)

@@ -71,8 +71,6 @@ const char *gc_out_style(const struct gc_output *o, FILE *stream, enum gc_style 
 /* Plain writes: stream is o->out or o->err. */
 void gc_out_printf(struct gc_output *o, FILE *stream, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void gc_out_vprintf(struct gc_output *o, FILE *stream, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
 void gc_out_puts(struct gc_output *o, FILE *stream, const char *s);
 /* Like gc_out_puts, for text holding untrusted bytes: control characters other than
  * newline and tab are written as \xNN, so they cannot drive the terminal. */
@@ -92,7 +90,6 @@ void gc_out_hint(struct gc_output *o, const char *fmt, ...) __attribute__((forma
  */
 void gc_out_file_error(struct gc_output *o, const char *file, unsigned line, unsigned col,
 		       const char *message);
-void gc_out_diag(struct gc_output *o, const char *file, const struct gc_diag *d);
 /* Every diagnostic of a list, sorted by position (sorts d in place). */
 void gc_out_diags(struct gc_output *o, struct gc_diags *d);
 

@@ -629,14 +629,14 @@ static int ensure_keypair(struct run *r, struct gc_error *err)
 	memcpy(r->cluster_seed, kp.priv, sizeof(r->cluster_seed));
 	r->have_seed = true;
 	gc_engine_keypair_name(name, sizeof(name), spec->provider.ops, spec->name, &kp);
+	if (gc_keypair_public_line(&line, &kp) < 0) {
+		gc_error_set(err, GC_EGENERIC, "cannot format the public key of cluster '%s'",
+			     spec->name);
+		goto out;
+	}
 	if (!(r->p->ops->caps & GC_CAP_ED25519_KEYPAIR)) {
 		/* the cloud's ImportKeyPair takes no Ed25519 keys: the key goes to cloud-init
 		 * in each launch's user-data instead, and there is no key pair to keep */
-		if (gc_keypair_public_line(&line, &kp) < 0) {
-			gc_error_set(err, GC_EGENERIC,
-				     "cannot format the public key of cluster '%s'", spec->name);
-			goto out;
-		}
 		r->authorized_key = gc_buf_detach(&line, NULL);
 		/* the name stands for the key in the client tokens' context */
 		r->key_name = gc_xstrdup(name);
@@ -659,11 +659,6 @@ static int ensure_keypair(struct run *r, struct gc_error *err)
 	}
 	if (cancelled(r))
 		goto out;
-	if (gc_keypair_public_line(&line, &kp) < 0) {
-		gc_error_set(err, GC_EGENERIC, "cannot format the public key of cluster '%s'",
-			     spec->name);
-		goto out;
-	}
 	resource_tags(&tags, r->e, name);
 	{
 		struct gc_keypair_request req = {
@@ -1949,52 +1944,14 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 
 /* ---- destroy, terminate by id ---------------------------------------------------- */
 
-/* What destroy and terminate share: a run with its teardown, the cluster's instances
- * (what Describe shows with our cluster tag is all that is ever terminated), and the
- * report. select picks the instances and tears them down, unless the listing failed. */
-static int teardown_cluster(struct gc_engine *e, const struct gc_engine_opts *opts,
-			    struct gc_engine_report *report, const char *verb,
-			    const struct gc_tag_filter *sel, size_t n_sel,
-			    void (*select)(struct run *r, struct gc_teardown *t,
-					   const struct gc_instance_list *live, const void *arg),
-			    const void *arg, struct gc_error *err)
-{
-	struct gc_instance_list live;
-	struct gc_teardown t;
-	struct gc_error lerr;
-	struct run r;
-	int ret;
-
-	run_init(&r, e, opts, report);
-	r.sel = sel;
-	r.n_sel = sel ? n_sel : 0;
-	teardown_init(&r, &t);
-	gc_instance_list_init(&live);
-	gc_error_init(&lerr);
-	if (!cancelled(&r) && discover_cluster(e, false, &live, &lerr) < 0) {
-		check_fatal(&r, &lerr);
-		r.term_err = lerr;
-	} else {
-		select(&r, &t, &live, arg);
-	}
-	run_finish(&r);
-	ret = summarise(&r, verb, err);
-	gc_teardown_release(&t);
-	gc_instance_list_release(&live);
-	run_release(&r);
-	return ret;
-}
-
 /* destroy: every instance of the cluster (carrying the selectors), then the key pairs and
  * security groups once nothing uses them. Terminating ones are on their way: waited for,
  * not asked again. */
-static void destroy_select(struct run *r, struct gc_teardown *t,
-			   const struct gc_instance_list *live, const void *arg)
+static void destroy_all(struct run *r, struct gc_teardown *t, const struct gc_instance_list *live)
 {
 	struct gc_error lerr;
 	size_t n_term = 0;
 
-	(void)arg;
 	r->sweeping = true;
 	t->settle_first = true;
 	for (size_t i = 0; i < live->n; i++) {
@@ -2022,6 +1979,61 @@ static void destroy_select(struct run *r, struct gc_teardown *t,
 	}
 }
 
+/* terminate by id: only what Describe shows with our cluster tag is ever terminated */
+static void terminate_ids(struct run *r, struct gc_teardown *t, const struct gc_instance_list *live,
+			  const char *const *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct gc_instance *inst = find_instance(live, ids[i]);
+
+		if (inst) {
+			gc_teardown_add(t, inst->id, report_group(r->rep, inst->group), inst->state,
+					true);
+		} else if (r->term_err.code == GC_OK) {
+			gc_error_set(&r->term_err, GC_ENOTFOUND,
+				     "instance '%s' is not a live instance of cluster '%s': left "
+				     "alone",
+				     ids[i], r->e->spec->name);
+		}
+	}
+	terminate_and_wait(r, t);
+}
+
+/* What destroy and terminate share: a run with its teardown, the cluster's instances,
+ * and the summary. */
+static int teardown_cluster(struct gc_engine *e, const struct gc_engine_opts *opts,
+			    struct gc_engine_report *report, bool destroy,
+			    const struct gc_tag_filter *sel, size_t n_sel, const char *const *ids,
+			    size_t n, struct gc_error *err)
+{
+	struct gc_instance_list live;
+	struct gc_teardown t;
+	struct gc_error lerr;
+	struct run r;
+	int ret;
+
+	run_init(&r, e, opts, report);
+	r.sel = sel;
+	r.n_sel = sel ? n_sel : 0;
+	teardown_init(&r, &t);
+	gc_instance_list_init(&live);
+	gc_error_init(&lerr);
+	if (!cancelled(&r) && discover_cluster(e, false, &live, &lerr) < 0) {
+		check_fatal(&r, &lerr);
+		r.term_err = lerr;
+	} else if (destroy) {
+		destroy_all(&r, &t, &live);
+	} else {
+		terminate_ids(&r, &t, &live, ids, n);
+	}
+	run_finish(&r);
+	ret = summarise(&r, destroy ? "destroy" : "terminate", err);
+	gc_teardown_release(&t);
+	gc_instance_list_release(&live);
+	run_release(&r);
+	return ret;
+}
+
 int gc_engine_destroy(struct gc_engine *e, const struct gc_engine_opts *opts,
 		      struct gc_engine_report *report, struct gc_error *err)
 {
@@ -2034,40 +2046,12 @@ int gc_engine_destroy_selected(struct gc_engine *e, const struct gc_tag_filter *
 {
 	for (size_t i = 0; i < e->spec->n_groups; i++)
 		report_group(report, e->spec->groups[i].name);
-	return teardown_cluster(e, opts, report, "destroy", sel, n_sel, destroy_select, NULL, err);
-}
-
-struct id_list {
-	const char *const *ids;
-	size_t n;
-};
-
-static void ids_select(struct run *r, struct gc_teardown *t, const struct gc_instance_list *live,
-		       const void *arg)
-{
-	const struct id_list *l = arg;
-
-	for (size_t i = 0; i < l->n; i++) {
-		const struct gc_instance *inst = find_instance(live, l->ids[i]);
-
-		if (inst) {
-			gc_teardown_add(t, inst->id, report_group(r->rep, inst->group), inst->state,
-					true);
-		} else if (r->term_err.code == GC_OK) {
-			gc_error_set(&r->term_err, GC_ENOTFOUND,
-				     "instance '%s' is not a live instance of cluster '%s': left "
-				     "alone",
-				     l->ids[i], r->e->spec->name);
-		}
-	}
-	terminate_and_wait(r, t);
+	return teardown_cluster(e, opts, report, true, sel, n_sel, NULL, 0, err);
 }
 
 int gc_engine_terminate(struct gc_engine *e, const char *const *ids, size_t n,
 			const struct gc_engine_opts *opts, struct gc_engine_report *report,
 			struct gc_error *err)
 {
-	const struct id_list l = { ids, n };
-
-	return teardown_cluster(e, opts, report, "terminate", NULL, 0, ids_select, &l, err);
+	return teardown_cluster(e, opts, report, false, NULL, 0, ids, n, err);
 }
