@@ -55,6 +55,9 @@ void gc_cmd_engine_progress_done(void);
 double gc_cmd_price(struct gc_provider *p, struct gc_price_cache *cache, const char *type,
 		    const char *zone, bool spot);
 
+/* gc_cmd_interrupted for a cancelled(ctx) callback (ctx unused). */
+bool gc_cmd_cancelled(void *arg);
+
 /* Acquires the cluster's local lock, reporting a held lock clearly. */
 int gc_cmd_lock(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_lock *lock);
 

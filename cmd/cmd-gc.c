@@ -103,12 +103,6 @@ struct gc_job {
 	size_t done, kept, bad;
 };
 
-static bool interrupted(void *ctx)
-{
-	(void)ctx;
-	return gc_cmd_interrupted();
-}
-
 static void add_region(struct gc_job *j, const char *r)
 {
 	for (size_t i = 0; i < j->n_regions; i++)
@@ -213,7 +207,7 @@ static int open_region(struct gc_cmd_ctx *ctx, struct gc_job *j, const char *reg
 		.oidc = j->oidc,
 		.env = ctx->env,
 		.log = ctx->log,
-		.cancelled = interrupted,
+		.cancelled = gc_cmd_cancelled,
 	};
 	int rc = gc_provider_open(out, j->ops, &cfg, err);
 
@@ -498,7 +492,7 @@ static int gc_exec(struct gc_cmd_ctx *ctx)
 	for (size_t i = 0; !j.dry_run && count && i < j.n_regions; i++) {
 		struct gc_sweep_exec_opts eo = {
 			.wait_timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "wait-timeout") * 1000,
-			.cancelled = interrupted,
+			.cancelled = gc_cmd_cancelled,
 			.progress = on_item,
 			.progress_ctx = &pr,
 			.log = ctx->log,
