@@ -123,8 +123,8 @@ size_t gc_teardown_terminate(struct gc_teardown *t, struct gc_error *err);
  * rest are STOPPED), -1 with err when the wait failed or timed out (the rest FAILED). */
 int gc_teardown_wait(struct gc_teardown *t, struct gc_error *err);
 
-/* The three steps, gated as said above; every outcome goes to the hooks, and err (may be
- * NULL) gets the cloud's error for the first refused terminate batch. The wait happens
+/* The three steps, gated by settle_first, may_delete and no_wait; every outcome goes to
+ * the hooks, and err (may be NULL) gets the cloud's error for the first refused batch. The wait happens
  * when something is waited for, or when a look hook may find more (destroy's sweep). */
 void gc_teardown_run(struct gc_teardown *t, struct gc_error *err);
 
