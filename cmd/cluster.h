@@ -16,6 +16,14 @@
 #include "core/engine.h"
 #include "core/error.h"
 
+/* clang-format off */
+/* destroy's and gc's wait for terminations */
+#define GC_CMD_TERMINATE_WAIT_OPT \
+	{ .name = "wait-timeout", .type = GC_OPT_INT, .arg = "SECONDS", \
+	  .help = "how long to wait for instances to terminate", \
+	  .def = "900", .min = 1, .max = 86400 }
+/* clang-format on */
+
 /* NEEDS_CREDS: opens the spec's cloud into ctx->provider, or reports why not. */
 int gc_cmd_open_provider(struct gc_cmd_ctx *ctx);
 

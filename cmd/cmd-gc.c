@@ -74,13 +74,7 @@ static const struct gc_opt gc_opts[] = {
 	  .type = GC_OPT_STRING,
 	  .arg = "URL",
 	  .help = "API endpoint override (the emulator, a proxy)" },
-	{ .name = "wait-timeout",
-	  .type = GC_OPT_INT,
-	  .arg = "SECONDS",
-	  .help = "how long to wait for instances to terminate",
-	  .def = "900",
-	  .min = 1,
-	  .max = 86400 },
+	GC_CMD_TERMINATE_WAIT_OPT,
 	{ .name = NULL },
 };
 
