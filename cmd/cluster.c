@@ -53,8 +53,6 @@ void gc_cmd_report_error(struct gc_cmd_ctx *ctx, const char *what, const struct 
 	}
 }
 
-static bool on_cancelled(void *arg);
-
 int gc_cmd_open_provider(struct gc_cmd_ctx *ctx)
 {
 	const struct gc_spec *spec = ctx->spec;
@@ -66,7 +64,7 @@ int gc_cmd_open_provider(struct gc_cmd_ctx *ctx)
 		.oidc = &spec->provider.oidc,
 		.env = ctx->env,
 		.log = ctx->log,
-		.cancelled = on_cancelled,
+		.cancelled = gc_cmd_cancelled,
 	};
 	struct gc_error err;
 	int rc;
@@ -111,7 +109,7 @@ bool gc_cmd_confirm(struct gc_cmd_ctx *ctx, const char *question)
 	return true;
 }
 
-static bool on_cancelled(void *arg)
+bool gc_cmd_cancelled(void *arg)
 {
 	(void)arg;
 	return gc_cmd_interrupted();
@@ -123,7 +121,7 @@ int gc_cmd_engine(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_engine_
 
 	gc_error_init(&err);
 	memset(opts, 0, sizeof(*opts));
-	opts->cancelled = on_cancelled;
+	opts->cancelled = gc_cmd_cancelled;
 	gc_cmd_engine_progress_begin(ctx, opts);
 	if (gc_engine_init(e, ctx->spec, ctx->provider, ctx->env, ctx->log, &err) < 0) {
 		gc_cmd_report_error(ctx, NULL, &err);
@@ -146,6 +144,24 @@ int gc_cmd_lock(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_lock *loc
 		return -1;
 	}
 	return 0;
+}
+
+double gc_cmd_price(struct gc_provider *p, struct gc_price_cache *cache, const char *type,
+		    const char *zone, bool spot)
+{
+	const struct gc_price_entry *known;
+	struct gc_error err;
+	double usd = -1;
+
+	if (!type)
+		return -1;
+	if ((known = gc_price_cache_find(cache, type, NULL, spot)))
+		return known->amount;
+	gc_error_init(&err);
+	if (gc_provider_price(p, type, zone, spot, &usd, &err) < 0)
+		usd = -1;
+	gc_price_cache_add(cache, type, NULL, spot, usd);
+	return usd;
 }
 
 /* ---- reports --------------------------------------------------------------------- */

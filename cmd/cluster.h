@@ -16,6 +16,14 @@
 #include "core/engine.h"
 #include "core/error.h"
 
+/* clang-format off */
+/* destroy's and gc's wait for terminations */
+#define GC_CMD_TERMINATE_WAIT_OPT \
+	{ .name = "wait-timeout", .type = GC_OPT_INT, .arg = "SECONDS", \
+	  .help = "how long to wait for instances to terminate", \
+	  .def = "900", .min = 1, .max = 86400 }
+/* clang-format on */
+
 /* NEEDS_CREDS: opens the spec's cloud into ctx->provider, or reports why not. */
 int gc_cmd_open_provider(struct gc_cmd_ctx *ctx);
 
@@ -49,6 +57,14 @@ json_t *gc_cmd_report_json(const struct gc_engine_report *r);
  * the end of its live line, if one is open on the terminal. */
 void gc_cmd_engine_progress_begin(struct gc_cmd_ctx *ctx, struct gc_engine_opts *opts);
 void gc_cmd_engine_progress_done(void);
+
+/* The hourly price of type (NULL: unknown) on a market, asked of p once per (type, spot)
+ * (zone goes with the first ask) and kept in cache. < 0: unknown. */
+double gc_cmd_price(struct gc_provider *p, struct gc_price_cache *cache, const char *type,
+		    const char *zone, bool spot);
+
+/* gc_cmd_interrupted for a cancelled(ctx) callback (ctx unused). */
+bool gc_cmd_cancelled(void *arg);
 
 /* Acquires the cluster's local lock, reporting a held lock clearly. */
 int gc_cmd_lock(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_lock *lock);

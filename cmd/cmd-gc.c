@@ -74,13 +74,7 @@ static const struct gc_opt gc_opts[] = {
 	  .type = GC_OPT_STRING,
 	  .arg = "URL",
 	  .help = "API endpoint override (the emulator, a proxy)" },
-	{ .name = "wait-timeout",
-	  .type = GC_OPT_INT,
-	  .arg = "SECONDS",
-	  .help = "how long to wait for instances to terminate",
-	  .def = "900",
-	  .min = 1,
-	  .max = 86400 },
+	GC_CMD_TERMINATE_WAIT_OPT,
 	{ .name = NULL },
 };
 
@@ -102,12 +96,6 @@ struct gc_job {
 	bool dry_run;
 	size_t done, kept, bad;
 };
-
-static bool interrupted(void *ctx)
-{
-	(void)ctx;
-	return gc_cmd_interrupted();
-}
 
 static void add_region(struct gc_job *j, const char *r)
 {
@@ -213,7 +201,7 @@ static int open_region(struct gc_cmd_ctx *ctx, struct gc_job *j, const char *reg
 		.oidc = j->oidc,
 		.env = ctx->env,
 		.log = ctx->log,
-		.cancelled = interrupted,
+		.cancelled = gc_cmd_cancelled,
 	};
 	int rc = gc_provider_open(out, j->ops, &cfg, err);
 
@@ -341,54 +329,45 @@ static const char *outcome_word(enum gc_sweep_outcome o)
 	return "?";
 }
 
-static json_t *time_json(int64_t t)
+/* ["expired", "orphaned", "selected"], those of why's bits */
+static json_t *why_json(unsigned why)
 {
-	char s[21];
+	json_t *a = json_array();
 
-	if (!t)
-		return json_null();
-	gc_format_rfc3339(t, s);
-	return json_string(s);
+	if (why & GC_SWEEP_EXPIRED)
+		json_array_append_new(a, json_string("expired"));
+	if (why & GC_SWEEP_ORPHANED)
+		json_array_append_new(a, json_string("orphaned"));
+	if (why & GC_SWEEP_SELECTED)
+		json_array_append_new(a, json_string("selected"));
+	return a;
 }
 
 static json_t *doc_json(const struct gc_job *j, size_t scanned)
 {
 	json_t *doc = json_object(), *regions = json_array(), *res = json_array();
-	json_t *reasons = json_array(), *sel = json_object();
+	json_t *sel = json_object();
 
 	for (size_t i = 0; i < j->n_regions; i++)
 		json_array_append_new(regions, json_string(j->regions[i]));
-	if (j->sweep.want & GC_SWEEP_EXPIRED)
-		json_array_append_new(reasons, json_string("expired"));
-	if (j->sweep.want & GC_SWEEP_ORPHANED)
-		json_array_append_new(reasons, json_string("orphaned"));
-	if (j->sweep.want & GC_SWEEP_SELECTED)
-		json_array_append_new(reasons, json_string("selected"));
 	for (size_t i = 0; i < j->sel.n; i++)
 		json_object_set_new(sel, j->sel.tags[i].key + strlen(GC_TAG_PREFIX),
 				    json_string(j->sel.tags[i].value));
 	for (size_t i = 0; i < j->found.n; i++) {
 		const struct gc_sweep_item *it = &j->found.items[i];
-		json_t *jw, *ji;
+		json_t *ji;
 
 		if (!it->why)
 			continue;
-		jw = json_array();
-		if (it->why & GC_SWEEP_EXPIRED)
-			json_array_append_new(jw, json_string("expired"));
-		if (it->why & GC_SWEEP_ORPHANED)
-			json_array_append_new(jw, json_string("orphaned"));
-		if (it->why & GC_SWEEP_SELECTED)
-			json_array_append_new(jw, json_string("selected"));
 		ji = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:o}", "region", it->region, "kind",
 			       gc_sweep_kind_name(it->kind), "id", it->id, "name", it->name,
-			       "cluster", it->cluster, "why", jw);
+			       "cluster", it->cluster, "why", why_json(it->why));
 		json_object_set_new(ji, "state",
 				    it->kind == GC_SWEEP_INSTANCE
 					    ? json_string(gc_instance_state_name(it->state))
 					    : json_null());
-		json_object_set_new(ji, "created_at", time_json(it->created));
-		json_object_set_new(ji, "expires_at", time_json(it->expires_at));
+		json_object_set_new(ji, "created_at", gc_out_json_time(it->created));
+		json_object_set_new(ji, "expires_at", gc_out_json_time(it->expires_at));
 		json_object_set_new(ji, "age_s",
 				    it->created && j->sweep.now >= it->created
 					    ? json_integer((json_int_t)(j->sweep.now - it->created))
@@ -403,9 +382,9 @@ static json_t *doc_json(const struct gc_job *j, size_t scanned)
 	json_object_set_new(doc, "cloud", json_string(j->ops->name));
 	json_object_set_new(doc, "regions", regions);
 	json_object_set_new(doc, "dry_run", json_boolean(j->dry_run));
-	json_object_set_new(doc, "as_of", time_json(j->sweep.now));
+	json_object_set_new(doc, "as_of", gc_out_json_time(j->sweep.now));
 	json_object_set_new(doc, "grace_s", json_integer((json_int_t)j->sweep.grace_s));
-	json_object_set_new(doc, "reasons", reasons);
+	json_object_set_new(doc, "reasons", why_json(j->sweep.want));
 	json_object_set_new(doc, "selectors", sel);
 	json_object_set_new(doc, "scanned", json_integer((json_int_t)scanned));
 	json_object_set_new(doc, "resources", res);
@@ -507,7 +486,7 @@ static int gc_exec(struct gc_cmd_ctx *ctx)
 	for (size_t i = 0; !j.dry_run && count && i < j.n_regions; i++) {
 		struct gc_sweep_exec_opts eo = {
 			.wait_timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "wait-timeout") * 1000,
-			.cancelled = interrupted,
+			.cancelled = gc_cmd_cancelled,
 			.progress = on_item,
 			.progress_ctx = &pr,
 			.log = ctx->log,

@@ -8,8 +8,6 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include <jansson.h>
@@ -17,40 +15,11 @@
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
 #include "cmd/output.h"
-#include "core/alloc.h"
 #include "core/engine.h"
 
 static const struct gc_opt status_opts[] = {
 	{ .name = NULL },
 };
-
-struct price_cache {
-	char type[64];
-	bool spot;
-	double usd; /* < 0: unknown */
-};
-
-static double lookup_price(struct gc_provider *p, struct price_cache **cache, size_t *n,
-			   const struct gc_instance *in)
-{
-	struct gc_error err;
-	double usd = -1;
-
-	if (!in->type)
-		return -1;
-	for (size_t i = 0; i < *n; i++)
-		if ((*cache)[i].spot == in->spot && strcmp((*cache)[i].type, in->type) == 0)
-			return (*cache)[i].usd;
-	gc_error_init(&err);
-	if (gc_provider_price(p, in->type, in->zone, in->spot, &usd, &err) < 0)
-		usd = -1;
-	*cache = gc_xreallocarray(*cache, *n + 1, sizeof(**cache));
-	snprintf((*cache)[*n].type, sizeof((*cache)[*n].type), "%s", in->type);
-	(*cache)[*n].spot = in->spot;
-	(*cache)[*n].usd = usd;
-	(*n)++;
-	return usd;
-}
 
 static void format_age(char *out, size_t size, int64_t secs)
 {
@@ -77,8 +46,7 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 	struct gc_engine_opts opts;
 	struct gc_instance_list live;
 	struct gc_error err;
-	struct price_cache *cache = NULL;
-	size_t n_cache = 0;
+	struct gc_price_cache cache = { 0 };
 	int64_t now = (int64_t)time(NULL);
 	double total_hour = 0, total_so_far = 0;
 	bool all_known = true;
@@ -101,7 +69,7 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 			      "PRIVATE-IP", "AGE", "USD/H", "COST");
 	for (size_t i = 0; i < live.n; i++) {
 		const struct gc_instance *in = &live.items[i];
-		double price = lookup_price(ctx->provider, &cache, &n_cache, in);
+		double price = gc_cmd_price(ctx->provider, &cache, in->type, in->zone, in->spot);
 		int64_t age = in->launch_time ? now - in->launch_time : 0;
 		bool billed = in->state == GC_STATE_RUNNING || in->state == GC_STATE_PENDING;
 		double so_far = price >= 0 ? price * (double)(age > 0 ? age : 0) / 3600.0 : -1;
@@ -164,7 +132,7 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 	rc = GC_EXIT_OK;
 out:
 	json_decref(nodes);
-	free(cache);
+	gc_price_cache_release(&cache);
 	gc_instance_list_release(&live);
 	gc_engine_release(&e);
 	return rc;

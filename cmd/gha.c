@@ -434,31 +434,6 @@ static void node_smoke(struct gc_gha_node *nd, json_t *node)
 	}
 }
 
-struct price {
-	const char *type;
-	bool spot;
-	double usd; /* < 0: unknown */
-};
-
-static double price_of(struct gc_provider *p, struct price **cache, size_t *n, const char *type,
-		       bool spot)
-{
-	struct gc_error err;
-	double usd;
-
-	for (size_t i = 0; i < *n; i++)
-		if ((*cache)[i].spot == spot && strcmp((*cache)[i].type, type) == 0)
-			return (*cache)[i].usd;
-	gc_error_init(&err);
-	if (gc_provider_price(p, type, NULL, spot, &usd, &err) < 0)
-		usd = -1;
-	*cache = gc_xreallocarray(*cache, *n + 1, sizeof(**cache));
-	(*cache)[*n].type = type;
-	(*cache)[*n].spot = spot;
-	(*cache)[(*n)++].usd = usd;
-	return usd;
-}
-
 static const struct gc_instance *find_live(const struct gc_instance_list *l, const char *id)
 {
 	for (size_t i = 0; i < l->n; i++)
@@ -475,9 +450,8 @@ void gc_gha_report_apply(struct gc_cmd_ctx *ctx, struct gc_engine *e, const stru
 	struct gc_error lerr;
 	struct gc_gha_apply a;
 	struct gc_gha_node *nodes = NULL;
-	struct price *prices = NULL;
+	struct gc_price_cache prices = { 0 };
 	struct gc_buf outputs = GC_BUF_INIT(0), summary = GC_BUF_INIT(0);
-	size_t n_prices = 0;
 	char expires[21], failure[GC_ERROR_MSG_MAX + 64];
 
 	if (!ctx->gha)
@@ -533,9 +507,8 @@ void gc_gha_report_apply(struct gc_cmd_ctx *ctx, struct gc_engine *e, const stru
 			nd->spot = in->spot;
 			nd->public_ip = in->public_ip;
 			nd->private_ip = in->private_ip;
-			if (in->type)
-				nd->usd_per_hour = price_of(e->provider, &prices, &n_prices,
-							    in->type, in->spot);
+			nd->usd_per_hour =
+				gc_cmd_price(e->provider, &prices, in->type, NULL, in->spot);
 		}
 		if (nd->usd_per_hour < 0)
 			a.cost = -1;
@@ -553,7 +526,7 @@ void gc_gha_report_apply(struct gc_cmd_ctx *ctx, struct gc_engine *e, const stru
 	append_file(ctx, "GITHUB_STEP_SUMMARY", &summary);
 	gc_buf_release(&outputs);
 	gc_buf_release(&summary);
-	free(prices);
+	gc_price_cache_release(&prices);
 	free(nodes);
 	gc_boot_release(&boot);
 	gc_instance_list_release(&live);

@@ -12,6 +12,7 @@
 #include "cmd/output.h"
 #include "core/diag.h"
 #include "core/log.h"
+#include "core/provider.h"
 
 void gc_output_init(struct gc_output *o, FILE *out, FILE *err)
 {
@@ -57,18 +58,13 @@ const char *gc_out_style(const struct gc_output *o, FILE *stream, enum gc_style 
 	return on ? gc_style_escape(style) : "";
 }
 
-void gc_out_vprintf(struct gc_output *o, FILE *stream, const char *fmt, va_list ap)
-{
-	(void)o;
-	vfprintf(stream, fmt, ap);
-}
-
 void gc_out_printf(struct gc_output *o, FILE *stream, const char *fmt, ...)
 {
 	va_list ap;
 
+	(void)o;
 	va_start(ap, fmt);
-	gc_out_vprintf(o, stream, fmt, ap);
+	vfprintf(stream, fmt, ap);
 	va_end(ap);
 }
 
@@ -160,16 +156,12 @@ void gc_out_file_error(struct gc_output *o, const char *file, unsigned line, uns
 	fputc('\n', e);
 }
 
-void gc_out_diag(struct gc_output *o, const char *file, const struct gc_diag *d)
-{
-	gc_out_file_error(o, file, d->line, d->col, d->message);
-}
-
 void gc_out_diags(struct gc_output *o, struct gc_diags *d)
 {
 	gc_diags_sort(d);
 	for (size_t i = 0; i < d->nr; i++)
-		gc_out_diag(o, d->file, &d->items[i]);
+		gc_out_file_error(o, d->file, d->items[i].line, d->items[i].col,
+				  d->items[i].message);
 }
 
 int gc_out_json(struct gc_output *o, const json_t *doc)
@@ -180,6 +172,16 @@ int gc_out_json(struct gc_output *o, const json_t *doc)
 		return -1;
 	fputc('\n', o->out);
 	return fflush(o->out) == 0 ? 0 : -1;
+}
+
+json_t *gc_out_json_time(int64_t t)
+{
+	char s[21];
+
+	if (!t)
+		return json_null();
+	gc_format_rfc3339(t, s);
+	return json_string(s);
 }
 
 void gc_output_log_sink(void *ctx, enum gc_log_level level, const char *line)

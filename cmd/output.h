@@ -16,6 +16,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -70,8 +71,6 @@ const char *gc_out_style(const struct gc_output *o, FILE *stream, enum gc_style 
 /* Plain writes: stream is o->out or o->err. */
 void gc_out_printf(struct gc_output *o, FILE *stream, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void gc_out_vprintf(struct gc_output *o, FILE *stream, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
 void gc_out_puts(struct gc_output *o, FILE *stream, const char *s);
 /* Like gc_out_puts, for text holding untrusted bytes: control characters other than
  * newline and tab are written as \xNN, so they cannot drive the terminal. */
@@ -91,12 +90,13 @@ void gc_out_hint(struct gc_output *o, const char *fmt, ...) __attribute__((forma
  */
 void gc_out_file_error(struct gc_output *o, const char *file, unsigned line, unsigned col,
 		       const char *message);
-void gc_out_diag(struct gc_output *o, const char *file, const struct gc_diag *d);
 /* Every diagnostic of a list, sorted by position (sorts d in place). */
 void gc_out_diags(struct gc_output *o, struct gc_diags *d);
 
 /* Writes one JSON document, indented, with a final newline, to out. Returns 0 or -1. */
 int gc_out_json(struct gc_output *o, const json_t *doc);
+/* A unix time as an RFC 3339 JSON string; 0 (unknown, none) is null. */
+json_t *gc_out_json_time(int64_t t);
 
 /*
  * A struct gc_log sink writing "gpucluster: LEVEL: LINE" to err; ctx is the struct

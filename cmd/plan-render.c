@@ -332,16 +332,6 @@ static json_t *js_money(bool known, double v)
 	return known ? json_real(v) : json_null();
 }
 
-static json_t *js_time(int64_t t)
-{
-	char s[21];
-
-	if (t == 0)
-		return json_null();
-	gc_format_rfc3339(t, s);
-	return json_string(s);
-}
-
 static json_t *js_node(const struct gc_plan_node *n)
 {
 	const struct gc_instance *inst = n->inst;
@@ -358,8 +348,8 @@ static json_t *js_node(const struct gc_plan_node *n)
 	json_object_set_new(o, "price", js_money(n->price_known, n->price));
 	json_object_set_new(o, "health", js_str(inst->health));
 	json_object_set_new(o, "spec_hash", js_str(inst->spec_hash));
-	json_object_set_new(o, "launch_time", js_time(inst->launch_time));
-	json_object_set_new(o, "expires_at", js_time(inst->expires_at));
+	json_object_set_new(o, "launch_time", gc_out_json_time(inst->launch_time));
+	json_object_set_new(o, "expires_at", gc_out_json_time(inst->expires_at));
 	return o;
 }
 
@@ -425,7 +415,7 @@ int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const st
 	json_object_set_new(cost, "unknown_price",
 			    plan->cost_known ? json_null() : js_str(plan->unknown_price));
 	json_object_set_new(doc, "cost", cost);
-	json_object_set_new(doc, "expires_at", js_time(plan->expires_at));
+	json_object_set_new(doc, "expires_at", gc_out_json_time(plan->expires_at));
 
 	/* 15 digits: sums of prices print as 5.03, not 5.0300000000000002 */
 	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));

@@ -478,7 +478,7 @@ int gc_engine_discover(struct gc_engine *e, struct gc_instance_list *out, struct
 	return discover_cluster(e, false, out, err);
 }
 
-static struct gc_instance *find_instance(struct gc_instance_list *l, const char *id)
+static struct gc_instance *find_instance(const struct gc_instance_list *l, const char *id)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->items[i].id && strcmp(l->items[i].id, id) == 0)
@@ -629,14 +629,14 @@ static int ensure_keypair(struct run *r, struct gc_error *err)
 	memcpy(r->cluster_seed, kp.priv, sizeof(r->cluster_seed));
 	r->have_seed = true;
 	gc_engine_keypair_name(name, sizeof(name), spec->provider.ops, spec->name, &kp);
+	if (gc_keypair_public_line(&line, &kp) < 0) {
+		gc_error_set(err, GC_EGENERIC, "cannot format the public key of cluster '%s'",
+			     spec->name);
+		goto out;
+	}
 	if (!(r->p->ops->caps & GC_CAP_ED25519_KEYPAIR)) {
 		/* the cloud's ImportKeyPair takes no Ed25519 keys: the key goes to cloud-init
 		 * in each launch's user-data instead, and there is no key pair to keep */
-		if (gc_keypair_public_line(&line, &kp) < 0) {
-			gc_error_set(err, GC_EGENERIC,
-				     "cannot format the public key of cluster '%s'", spec->name);
-			goto out;
-		}
 		r->authorized_key = gc_buf_detach(&line, NULL);
 		/* the name stands for the key in the client tokens' context */
 		r->key_name = gc_xstrdup(name);
@@ -659,11 +659,6 @@ static int ensure_keypair(struct run *r, struct gc_error *err)
 	}
 	if (cancelled(r))
 		goto out;
-	if (gc_keypair_public_line(&line, &kp) < 0) {
-		gc_error_set(err, GC_EGENERIC, "cannot format the public key of cluster '%s'",
-			     spec->name);
-		goto out;
-	}
 	resource_tags(&tags, r->e, name);
 	{
 		struct gc_keypair_request req = {
@@ -1583,8 +1578,8 @@ static int td_look(void *ctx, struct gc_teardown *t, const struct gc_instance_li
 			continue;
 		for (size_t k = 0; k < t->n && !known; k++)
 			known = strcmp(t->nodes[k].id, inst->id) == 0;
-		if (!known)
-			gc_teardown_add(t, inst->id, SIZE_MAX, inst->state, false);
+		if (!known) /* tagged with its place in now until it is asked */
+			gc_teardown_add(t, inst->id, i, inst->state, false);
 	}
 	if (t->n > first_new) {
 		const char **ids = gc_xcalloc(t->n - first_new, sizeof(*ids));
@@ -1603,14 +1598,10 @@ static int td_look(void *ctx, struct gc_teardown *t, const struct gc_instance_li
 			return gc_error_prefix(err, "cannot terminate instances");
 		}
 		for (size_t k = first_new; k < t->n; k++) {
-			const struct gc_instance *fi = NULL;
-
-			for (size_t i = 0; i < now->n && !fi; i++)
-				if (str_eq(now->items[i].id, t->nodes[k].id))
-					fi = &now->items[i];
+			const char *group = now->items[t->nodes[k].tag].group;
 
 			add_terminated(r, t->nodes[k].id);
-			t->nodes[k].tag = report_group(r->rep, fi ? fi->group : NULL);
+			t->nodes[k].tag = report_group(r->rep, group);
 			r->rep->groups[t->nodes[k].tag].terminated++;
 		}
 	}
@@ -1712,13 +1703,6 @@ static void teardown_init(struct run *r, struct gc_teardown *t)
 	r->asked = 0;
 }
 
-/* What a teardown step learnt that the run must know: an auth error stops everything. */
-static void teardown_done(struct run *r, struct gc_teardown *t)
-{
-	if (t->fatal)
-		check_fatal(r, &t->fatal_err);
-}
-
 /* Terminates the teardown's instances (apply, terminate by id) and waits for them. */
 static void terminate_and_wait(struct run *r, struct gc_teardown *t)
 {
@@ -1732,14 +1716,14 @@ static void terminate_and_wait(struct run *r, struct gc_teardown *t)
 	emit(r, &ev);
 	gc_error_init(&lerr);
 	done = gc_teardown_terminate(t, &lerr);
-	teardown_done(r, t);
+	check_fatal(r, &t->fatal_err);
 	if (done < n && lerr.code != GC_OK) {
 		gc_error_prefix(&lerr, "cannot terminate %zu instances", n - done);
 		set_term_err(r, &lerr);
 	}
 	if (done && !r->opts.no_wait && !r->cancelled && !r->fatal) {
 		gc_teardown_wait(t, NULL);
-		teardown_done(r, t);
+		check_fatal(r, &t->fatal_err);
 	}
 }
 
@@ -1958,7 +1942,97 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 	return ret;
 }
 
-/* ---- destroy -------------------------------------------------------------------- */
+/* ---- destroy, terminate by id ---------------------------------------------------- */
+
+/* destroy: every instance of the cluster (carrying the selectors), then the key pairs and
+ * security groups once nothing uses them. Terminating ones are on their way: waited for,
+ * not asked again. */
+static void destroy_all(struct run *r, struct gc_teardown *t, const struct gc_instance_list *live)
+{
+	struct gc_error lerr;
+	size_t n_term = 0;
+
+	r->sweeping = true;
+	t->settle_first = true;
+	for (size_t i = 0; i < live->n; i++) {
+		const struct gc_instance *inst = &live->items[i];
+		bool term = inst->state != GC_STATE_TERMINATING;
+
+		if (!gc_tags_match(inst->tags, inst->n_tags, r->sel, r->n_sel))
+			continue;
+		gc_teardown_add(t, inst->id, term ? report_group(r->rep, inst->group) : SIZE_MAX,
+				inst->state, term);
+		n_term += term;
+	}
+	if (n_term) {
+		struct gc_engine_event ev = { .kind = GC_EV_TERMINATING,
+					      .count = (unsigned)n_term };
+
+		emit(r, &ev);
+	}
+	gc_error_init(&lerr);
+	gc_teardown_run(t, &lerr);
+	check_fatal(r, &t->fatal_err);
+	if (lerr.code != GC_OK) {
+		gc_error_prefix(&lerr, "cannot terminate %zu instances", n_term - r->asked);
+		set_term_err(r, &lerr);
+	}
+}
+
+/* terminate by id: only what Describe shows with our cluster tag is ever terminated */
+static void terminate_ids(struct run *r, struct gc_teardown *t, const struct gc_instance_list *live,
+			  const char *const *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct gc_instance *inst = find_instance(live, ids[i]);
+
+		if (inst) {
+			gc_teardown_add(t, inst->id, report_group(r->rep, inst->group), inst->state,
+					true);
+		} else if (r->term_err.code == GC_OK) {
+			gc_error_set(&r->term_err, GC_ENOTFOUND,
+				     "instance '%s' is not a live instance of cluster '%s': left "
+				     "alone",
+				     ids[i], r->e->spec->name);
+		}
+	}
+	terminate_and_wait(r, t);
+}
+
+/* What destroy and terminate share: a run with its teardown, the cluster's instances,
+ * and the summary. */
+static int teardown_cluster(struct gc_engine *e, const struct gc_engine_opts *opts,
+			    struct gc_engine_report *report, bool destroy,
+			    const struct gc_tag_filter *sel, size_t n_sel, const char *const *ids,
+			    size_t n, struct gc_error *err)
+{
+	struct gc_instance_list live;
+	struct gc_teardown t;
+	struct gc_error lerr;
+	struct run r;
+	int ret;
+
+	run_init(&r, e, opts, report);
+	r.sel = sel;
+	r.n_sel = sel ? n_sel : 0;
+	teardown_init(&r, &t);
+	gc_instance_list_init(&live);
+	gc_error_init(&lerr);
+	if (!cancelled(&r) && discover_cluster(e, false, &live, &lerr) < 0) {
+		check_fatal(&r, &lerr);
+		r.term_err = lerr;
+	} else if (destroy) {
+		destroy_all(&r, &t, &live);
+	} else {
+		terminate_ids(&r, &t, &live, ids, n);
+	}
+	run_finish(&r);
+	ret = summarise(&r, destroy ? "destroy" : "terminate", err);
+	gc_teardown_release(&t);
+	gc_instance_list_release(&live);
+	run_release(&r);
+	return ret;
+}
 
 int gc_engine_destroy(struct gc_engine *e, const struct gc_engine_opts *opts,
 		      struct gc_engine_report *report, struct gc_error *err)
@@ -1970,110 +2044,14 @@ int gc_engine_destroy_selected(struct gc_engine *e, const struct gc_tag_filter *
 			       const struct gc_engine_opts *opts, struct gc_engine_report *report,
 			       struct gc_error *err)
 {
-	struct gc_instance_list live;
-	struct gc_teardown t;
-	struct gc_error lerr;
-	struct run r;
-	size_t n_term = 0;
-	int ret;
-
-	run_init(&r, e, opts, report);
-	r.sel = sel;
-	r.n_sel = sel ? n_sel : 0;
-	r.sweeping = true;
-	teardown_init(&r, &t);
-	t.settle_first = true;
-	gc_instance_list_init(&live);
-	gc_error_init(&lerr);
 	for (size_t i = 0; i < e->spec->n_groups; i++)
 		report_group(report, e->spec->groups[i].name);
-
-	if (!cancelled(&r) && discover_cluster(e, false, &live, &lerr) < 0) {
-		check_fatal(&r, &lerr);
-		r.term_err = lerr;
-		goto finish;
-	}
-	/* terminating ones are on their way: waited for, not asked again */
-	for (size_t i = 0; i < live.n; i++) {
-		const struct gc_instance *inst = &live.items[i];
-
-		if (inst->state == GC_STATE_TERMINATING ||
-		    !gc_tags_match(inst->tags, inst->n_tags, r.sel, r.n_sel))
-			continue;
-		gc_teardown_add(&t, inst->id, report_group(report, inst->group), inst->state, true);
-		n_term++;
-	}
-	for (size_t i = 0; i < live.n; i++) {
-		const struct gc_instance *inst = &live.items[i];
-
-		if (inst->state == GC_STATE_TERMINATING &&
-		    gc_tags_match(inst->tags, inst->n_tags, r.sel, r.n_sel))
-			gc_teardown_add(&t, inst->id, SIZE_MAX, inst->state, false);
-	}
-	if (n_term) {
-		struct gc_engine_event ev = { .kind = GC_EV_TERMINATING,
-					      .count = (unsigned)n_term };
-
-		emit(&r, &ev);
-	}
-	/* instances, then the key pairs and security groups once nothing uses them */
-	gc_teardown_run(&t, &lerr);
-	teardown_done(&r, &t);
-	if (lerr.code != GC_OK) {
-		gc_error_prefix(&lerr, "cannot terminate %zu instances", n_term - r.asked);
-		set_term_err(&r, &lerr);
-	}
-finish:
-	run_finish(&r);
-	ret = summarise(&r, "destroy", err);
-	gc_teardown_release(&t);
-	gc_instance_list_release(&live);
-	run_release(&r);
-	return ret;
+	return teardown_cluster(e, opts, report, true, sel, n_sel, NULL, 0, err);
 }
-
-/* ---- terminate by id ------------------------------------------------------------ */
 
 int gc_engine_terminate(struct gc_engine *e, const char *const *ids, size_t n,
 			const struct gc_engine_opts *opts, struct gc_engine_report *report,
 			struct gc_error *err)
 {
-	struct gc_instance_list live;
-	struct gc_teardown t;
-	struct gc_error lerr;
-	struct run r;
-	int ret;
-
-	run_init(&r, e, opts, report);
-	teardown_init(&r, &t);
-	gc_instance_list_init(&live);
-	gc_error_init(&lerr);
-	if (!cancelled(&r) && discover_cluster(e, false, &live, &lerr) < 0) {
-		check_fatal(&r, &lerr);
-		r.term_err = lerr;
-		goto finish;
-	}
-	/* only what Describe shows with our cluster tag is ever terminated */
-	for (size_t i = 0; i < n; i++) {
-		const struct gc_instance *inst = find_instance(&live, ids[i]);
-
-		if (!inst) {
-			if (r.term_err.code == GC_OK)
-				gc_error_set(
-					&r.term_err, GC_ENOTFOUND,
-					"instance '%s' is not a live instance of cluster '%s': "
-					"left alone",
-					ids[i], e->spec->name);
-			continue;
-		}
-		gc_teardown_add(&t, inst->id, report_group(report, inst->group), inst->state, true);
-	}
-	terminate_and_wait(&r, &t);
-finish:
-	run_finish(&r);
-	ret = summarise(&r, "terminate", err);
-	gc_teardown_release(&t);
-	gc_instance_list_release(&live);
-	run_release(&r);
-	return ret;
+	return teardown_cluster(e, opts, report, false, NULL, 0, ids, n, err);
 }

@@ -9,41 +9,16 @@
  *                        tagged, found again by tag), creates in batches with
  *                        deterministic client tokens, falls back on capacity errors,
  *                        waits until running, then terminates surplus and replaced nodes
- *   gc_engine_destroy    terminates every instance carrying the cluster tag, waits until
- *                        the cloud says terminated, then deletes our key pairs and security
- *                        groups (found by tag, never by name alone); with a selector, only
- *                        the instances carrying its tags as well. The steps are the one
- *                        teardown that gc uses too (core/teardown.h)
+ *   gc_engine_destroy    the one teardown (core/teardown.h) of the cluster's instances
+ *                        (with a selector, of those carrying its tags), then of our key
+ *                        pairs and security groups (found by tag, never by name alone)
  *
- * Client tokens. A new instance fills a "slot" of its group; slots are numbered from the
- * count of instances already kept (plan->first_slot). A batch covering slots [s, s+n) in
- * zone z with type t and market m uses
- *     token = "gc-" + hex(sha256(cluster, group, spec-hash, context, s, n, z, t, m,
- *                                generation))[..]
- * where context names the launch's other parameters that stay fixed for one life of the
- * cluster (security group id, key pair name, image id, spot price limit): so a re-run
- * after an interruption computes the same tokens for the slots that are still missing and
- * the cloud returns the instances the first run launched instead of launching again, even
- * when Describe has not caught up yet, while a cluster destroyed and created again (a new
- * security group) never meets its old tokens. Tags are not part of the token, neither
- * expires-at nor the CI run's (GC_TAG_RUN_*): a second attempt of a CI run must replay the
- * first attempt's launches rather than make new ones, and a replay whose tags differ is a
- * parameter mismatch, handled below. The generation starts at 0 and is bumped
- * for the rest of a batch when the cloud answers its token with instances that are gone
- * or that the plan already counted (slots renumber when a lower slot dies), or with a
- * parameter mismatch (say another expires-at) once Describe shows no live instance of
- * that token after a grace period.
- *
- * Fallback. Each batch tries (zone, type, market) candidates in the spec's order: markets
- * outermost (spot before on-demand for spot-then-on-demand), then instance types, then
- * zones (the spec's list; without one, first "any zone" and, after a capacity error
- * there, the cloud's zones in its order). A capacity error blocks that (zone, type,
- * market) for the rest of the apply, so later batches skip it at once; there are no blind
- * retries on capacity. Any other error stops the group (auth stops the whole apply):
- * throttling and 5xx were already retried inside the driver, and after an unknown outcome
- * only the same client token may be sent again. Placement same-zone pins every batch of a
- * group to the zone of its kept instances, or else of its first successful batch. See
- * docs/internals/executor.md.
+ * Why it never launches twice: every batch of slots [s, s+n) sends a client token made
+ * of the cluster, group, spec hash, the launch's fixed parameters, the slots, the
+ * candidate and a generation, but not the tags, so a re-run (or a CI run's next attempt)
+ * replays the first run's tokens. Capacity errors fall back over markets, then types,
+ * then zones, in the spec's order; any other error stops the group. How, and why in that
+ * order: docs/internals/executor.md.
  *
  * Cancellation: the engine polls opts->cancelled between calls and while waiting; when it
  * returns true the engine stops launching, still records what exists, and returns

@@ -1,27 +1,15 @@
 /*
  * plan.h: the diff between a spec and what the cloud reports.
  *
- * gc_plan_build is pure: it takes the spec, the live instances of the cluster (from a
- * tag-filtered discover), and the price and type facts it needs through a lookup table the
- * caller filled, and decides per node group:
- *   - keep:      running or pending instances whose spec-hash tag matches the group's;
- *   - create:    the shortfall, as one line per group (the executor batches it);
- *   - terminate: the surplus (unhealthy first, then newest), instances of groups no longer
- *                in the spec, instances whose expires-at has passed;
- *   - replace:   instances whose spec-hash differs (type list, image, disk or market
- *                changed): a new instance is created for each, then the old one goes;
- *   - report:    stopped, stopping and terminating instances are listed, never counted as
- *                capacity, and left alone (destroy removes them).
- * It also computes the hourly cost now (live instances) and after (kept plus created at
- * the group's first-choice type, at the on-demand price when on-demand is possible, so a
- * spot-to-on-demand fallback cannot break the budget), and enforces max_hourly_cost.
- *
- * The result does not depend on the order discover listed the instances in: they are
- * taken in id order, duplicates (a repeated page) counted once, and terminated ones left
- * out. An instance tagged for another cluster is refused outright (never ours to touch).
- * docs/internals/plan.md says how each decision is made and why.
- *
- * Showing a plan (text like Terraform's, or JSON) is cmd/'s: cmd/plan-render.h.
+ * gc_plan_build is pure: from the spec, the cluster's live instances and the prices the
+ * caller looked up, it decides per group what to keep, create, terminate (surplus,
+ * expired, groups that left the spec), replace (another spec hash, or a type or market
+ * the group no longer allows: the old instance goes once its replacement runs) and
+ * ignore (stopped, stopping, terminating), and what that does to the hourly cost,
+ * refusing a plan over max_hourly_cost. The result does not depend on discover's order,
+ * and an instance of another cluster is refused outright.
+ * docs/internals/plan.md says how each decision is made and why; showing a plan is
+ * cmd/'s (cmd/plan-render.h).
  *
  * Life cycle: gc_plan_init -> gc_plan_build -> show / execute -> gc_plan_release. The
  * plan points into the spec and the live list it was built from (both must outlive it).
@@ -139,9 +127,9 @@ void gc_plan_price_needs(const struct gc_spec *spec, const struct gc_instance_li
 /* Whether the plan changes anything. */
 bool gc_plan_has_changes(const struct gc_plan *plan);
 
-/* The group's spec hash: over its instance types (in order), image, disk, market and
- * max_spot_price; not its count, zones or placement, which never replace a node. The
- * encoding is fixed forever: a change would replace every node of every cluster. */
+/* The group's spec hash: over what an instance cannot show about itself, the image as
+ * written and the disk size (docs/internals/plan.md). The encoding is fixed forever: a
+ * change would replace every node of every cluster. */
 void gc_spec_group_hash(const struct gc_spec_group *g, char out[GC_SPEC_HASH_LEN + 1]);
 
 #endif

@@ -5,33 +5,12 @@
  * gpucluster:KEY=VALUE ("run-id=123"). `destroy --selector` and `gc --selector` keep
  * only what carries every selector given.
  *
- * The sweep works on one cloud region at a time, with no spec and no cluster in mind:
- *   gc_sweep_scan      lists every instance, key pair and security group carrying the
- *                      gpucluster:cluster tag (any value). Nothing without it is ever
- *                      listed, so nothing without it can be deleted;
- *   gc_sweep_classify  decides, without calling anything, why each one is collected:
- *                      - expired: an instance whose gpucluster:expires-at has passed
- *                        (the cloud's own timer should have ended it; gc is the backstop);
- *                      - orphaned: a key pair or security group whose cluster has no
- *                        instance left in its region (none at all, or only ones this sweep
- *                        collects) and whose gpucluster:created-at is older than the grace
- *                        period. The grace period is what keeps an apply that has just made
- *                        them, and has not launched yet, from losing them; one without
- *                        created-at (made before the tag existed) is never an orphan.
- *                        Instances are never orphans: nothing but their deadline or the
- *                        user's selector says a running instance is unwanted;
- *                      - selected: it carries every selector. Key pairs and security
- *                        groups are collected this way too only when their cluster keeps
- *                        no instance, as for destroy --selector.
- *                      Selectors narrow the other reasons: with --expired and a selector,
- *                      only expired instances carrying the selector's tags are collected.
- *   gc_sweep_execute   terminates the collected instances and waits until the cloud says
- *                      terminated, then deletes the collected key pairs, then the security
- *                      groups, each after looking again for live instances of its cluster
- *                      (an apply may have launched since the scan: then it is kept). These
- *                      are the steps of destroy too: one routine, core/teardown.h.
- * Terminating and terminated instances are never collected, but a terminating one still
- * counts as its cluster's, since it may still hold the security group.
+ * The sweep works on one region at a time, with no spec and no cluster in mind: the scan
+ * lists what carries the gpucluster:cluster tag (any value; nothing without it can ever
+ * be deleted), a pure classification says why each item is collected (expired, orphaned
+ * after a grace period, selected: the rules are in docs/internals/executor.md, "gc"), and
+ * the execution is destroy's teardown (core/teardown.h) with one more look for live
+ * instances of a cluster before its key pair or security group goes.
  *
  * Life cycle: gc_sweep_init -> gc_sweep_scan (per region) -> gc_sweep_classify ->
  * (gc_sweep_execute per region) -> gc_sweep_release. Items own their strings.
@@ -139,7 +118,10 @@ void gc_sweep_release(struct gc_sweep *s);
  * out). On failure the items appended so far stay. */
 int gc_sweep_scan(struct gc_sweep *s, struct gc_provider *p, struct gc_error *err);
 
-/* Sets every item's why (see above). Pure: calls nothing. */
+/* Sets every item's why. Pure: calls nothing. Terminating instances are never collected
+ * but count as their cluster's (they may still hold its security group); an orphan needs
+ * its gpucluster:created-at at least grace_s old, so an apply that has made its key pair
+ * and not launched yet keeps it. Selectors narrow the other reasons. */
 void gc_sweep_classify(struct gc_sweep *s, const struct gc_sweep_opts *o);
 
 /* Items with a why. */

@@ -1,38 +1,10 @@
 /*
- * teardown.h: the one teardown: terminate in batches, wait until gone, then delete the key
- * pairs and security groups.
- *
- * `destroy` (core/engine.c) and `gc` (core/sweep.c) both end a cluster's life the same
- * way, and the executor's apply and terminate-by-id reuse the first two steps:
- *
- *   1. terminate  the instances to terminate, in the cloud's batch size; before each
- *                 batch, a cancel or an earlier auth error stops the rest;
- *   2. wait       Describe every poll interval (terminated ones included) until none of
- *                 the instances asked (or added as already going) is left in any state
- *                 but terminated; an id Describe no longer returns is gone too. Three
- *                 retryable Describe failures in a row, or one that is not, end the wait;
- *   3. delete     the key pairs, then (unless no_wait) the security groups.
- *
- * What differs is a parameter:
- *   - cluster:    destroy names its cluster: the wait lists by its tag (dropping whatever
- *                 comes back without it) and the key pairs and security groups are listed
- *                 after the wait by that tag and the selectors (sel), and checked again on
- *                 what came back. gc (cluster NULL) waits on every cluster of the region
- *                 and hands in the resources its scan collected (resources);
- *   - keep_going: gc goes on after a refused batch (its instances fail, the others are
- *                 still worth trying); destroy stops there;
- *   - settle_first: destroy deletes nothing unless every instance was asked and waited
- *                 for; gc deletes anyway, since
- *   - recheck:    gc looks at a resource's cluster once more before deleting it (an apply
- *                 may have launched since the scan): then it is kept;
- *   - hooks:      what each caller does with an outcome (a report, an item's fate), the
- *                 sweep of late instances during destroy's wait, and destroy --selector's
- *                 "only when nothing of the cluster is left".
- * Messages: the hooks get the cloud's own error for a refused call (each caller words its
- * summary), and errors already worded for everything else.
- *
- * Waits go through core/wait.h, so a cancel is noticed within GC_WAIT_SLICE_MS and tests
- * wait on a fake clock. An auth error anywhere stops every later call (fatal).
+ * teardown.h: the one teardown, shared by destroy (core/engine.c) and gc (core/sweep.c):
+ * terminate in the cloud's batch size, wait until none of the instances is left in any
+ * state but terminated, then delete the key pairs and (unless no_wait) the security
+ * groups. What differs between the two callers is a field of struct gc_teardown, and
+ * what each does with an outcome is a hook; docs/internals/executor.md ("One teardown")
+ * has the table. A cancel or an auth error (fatal) stops every later call.
  *
  * Life cycle: gc_teardown_init -> set the configuration fields -> gc_teardown_add per
  * instance -> gc_teardown_run (or gc_teardown_terminate and gc_teardown_wait) ->
@@ -85,7 +57,8 @@ struct gc_teardown_resource {
 struct gc_teardown;
 
 struct gc_teardown_hooks {
-	/* An instance's fate; err as said above (NULL for ASKED, DONE and STOPPED). */
+	/* An instance's fate; err is the cloud's own for REFUSED, worded for FAILED, else
+	 * NULL (each caller words its own messages from these). */
 	void (*instance)(void *ctx, const struct gc_teardown *t, const struct gc_teardown_node *n,
 			 enum gc_teardown_fate fate, const struct gc_error *err);
 	/* After each look of the wait (gone ones already marked), with the listing: may
@@ -105,16 +78,18 @@ struct gc_teardown {
 	struct gc_provider *p;
 	struct gc_log *log;  /* may be NULL */
 	struct gc_wait wait; /* clock, cancel, poll interval (0: 2 s), timeout (0: 15 min) */
-	const char *cluster; /* see above; NULL: any cluster (gc) */
-	const char *label;   /* prefix of the log lines ("us-east-1"), or NULL */
+	/* destroy's: the wait and the listing of what to delete go by its tag (and sel), and
+	 * what comes back is checked again. NULL (gc): any cluster, and resources below. */
+	const char *cluster;
+	const char *label;		 /* prefix of the log lines ("us-east-1"), or NULL */
 	const struct gc_tag_filter *sel; /* destroy --selector, with cluster */
 	size_t n_sel;
 	const struct gc_teardown_resource *resources; /* gc's, without cluster */
 	size_t n_resources;
-	bool keep_going;
-	bool settle_first;
-	bool recheck;
-	bool no_wait; /* no wait, and no security group deleted (they refuse while in use) */
+	bool keep_going;   /* gc: a refused batch does not stop the others */
+	bool settle_first; /* destroy: no deletion unless every instance was asked and gone */
+	bool recheck;	   /* gc: a resource goes only if its cluster has no live instance now */
+	bool no_wait;	   /* no wait, and no security group deleted (they refuse while in use) */
 	const struct gc_teardown_hooks *hooks; /* may be NULL */
 	void *ctx;
 
@@ -148,8 +123,8 @@ size_t gc_teardown_terminate(struct gc_teardown *t, struct gc_error *err);
  * rest are STOPPED), -1 with err when the wait failed or timed out (the rest FAILED). */
 int gc_teardown_wait(struct gc_teardown *t, struct gc_error *err);
 
-/* The three steps, gated as said above; every outcome goes to the hooks, and err (may be
- * NULL) gets the cloud's error for the first refused terminate batch. The wait happens
+/* The three steps, gated by settle_first, may_delete and no_wait; every outcome goes to
+ * the hooks, and err (may be NULL) gets the cloud's error for the first refused batch. The wait happens
  * when something is waited for, or when a look hook may find more (destroy's sweep). */
 void gc_teardown_run(struct gc_teardown *t, struct gc_error *err);
 
