@@ -185,7 +185,7 @@ int gc_console_host_keys(struct gc_host_keys *out, const char *console, struct g
 		const char *next = p[len] ? p + len + 1 : p + len;
 		char *line = gc_xstrndup(p, len);
 
-		/* console text comes with \r\n and with prefixes such as "ec2: " */
+		/* console text comes with \r\n and with a cloud's prefixes ("NAME: ") */
 		line[strcspn(line, "\r")] = '\0';
 		if (strstr(line, BEGIN_KEYS)) {
 			gc_host_keys_release(&block);

@@ -62,7 +62,7 @@ void gc_host_keys_release(struct gc_host_keys *keys);
 /*
  * The host keys in a cloud's console output: the lines between "-----BEGIN SSH HOST KEY
  * KEYS-----" and "-----END SSH HOST KEY KEYS-----" that cloud-init prints (anything before
- * the key type on a line, such as a "ec2: " prefix, and \r are ignored). When the output
+ * the key type on a line, such as a cloud's "NAME: " prefix, and \r are ignored). When the output
  * holds several complete blocks (one per boot) the last one counts. Only ssh-ed25519 keys
  * are returned when the block has one (the type we ask servers for first); else every key
  * of a type we know (ecdsa-sha2-nistp256/384/521, ssh-rsa). Each key's blob must decode

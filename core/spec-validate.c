@@ -163,7 +163,7 @@ static void did_you_mean(char *out, size_t size, const char *word, const char *c
 	char lower[65];
 	size_t len = strlen(word);
 
-	/* "AWS" is three edits from "aws", but plainly meant it */
+	/* a cloud's name in capitals is three edits away, but plainly meant it */
 	if (!s && len < sizeof(lower)) {
 		for (size_t i = 0; i <= len; i++) {
 			bool up = word[i] >= 'A' && word[i] <= 'Z';
@@ -634,7 +634,7 @@ static bool reserved_tag(const char *s)
 	return false;
 }
 
-/* "gpucluster:, aws:, ... or tencent": the prefixes reserved_tag refuses. */
+/* "gpucluster:, ... or X": every cloud's reserved prefixes, which reserved_tag refuses. */
 static void reserved_tag_list(struct gc_buf *out)
 {
 	const struct gc_provider_ops *p;
@@ -844,7 +844,7 @@ static void portable_aliases(struct gc_buf *out)
 	}
 }
 
-/* The cloud a nickname of provider.name ("aliyun", in any case) stands for, or NULL. */
+/* The cloud a nickname of provider.name (a facts name alias, in any case) stands for, or NULL. */
 static const char *cloud_nickname(const char *word)
 {
 	const struct gc_provider_ops *p;
