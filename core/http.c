@@ -202,7 +202,14 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *p)
 {
 	struct xfer *x = p;
 	size_t n = size * nmemb;
+	curl_off_t declared = -1;
 
+	/* a declared size is reserved at once: a body grown by doubling would be up to twice
+	 * its size, copied at each step (a page of 1000 instances is megabytes) */
+	if (x->res->body.alloc == 0 &&
+	    curl_easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared) == CURLE_OK &&
+	    declared > 0 && (size_t)declared <= x->res->body.max)
+		gc_buf_reserve(&x->res->body, (size_t)declared);
 	if (gc_buf_add(&x->res->body, data, n) < 0) {
 		x->abort_code = GC_ETOOBIG;
 		snprintf(x->abort_msg, sizeof(x->abort_msg), "response larger than %zu bytes",
