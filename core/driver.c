@@ -90,7 +90,7 @@ static void driver_free(struct gc_provider *p)
 		return;
 	d->hooks->close(p);
 	gc_http_free(d->http);
-	d->hooks->creds.release(d->creds);
+	gc_creds_release(d->creds);
 	free(d->profile);
 	free(d->endpoint);
 	gc_spec_oidc_release(&d->oidc);
@@ -111,8 +111,8 @@ int gc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 
 	p->impl = d;
 	d->hooks = hooks;
-	d->creds = (char *)d + hooks->creds.at;
-	hooks->creds.init(d->creds);
+	d->creds = (struct gc_creds *)((char *)d + hooks->creds_at);
+	gc_creds_init(d->creds);
 	gc_retry_quota_init(&d->quota, 0);
 	d->policy.max_attempts = hooks->max_attempts;
 	d->policy.quota = &d->quota;
@@ -137,44 +137,31 @@ int gc_driver_resolve_creds(struct gc_provider *p, struct gc_error *err)
 {
 	struct gc_driver *d = gc_driver(p);
 
-	return d->hooks->creds.resolve(p, d->creds, err);
-}
-
-static int64_t creds_expiration(const struct gc_driver *d)
-{
-	return *(const int64_t *)((const char *)d->creds + d->hooks->creds.expiration_at);
-}
-
-static const char *creds_source(const struct gc_driver *d, const void *creds)
-{
-	return *(char *const *)((const char *)creds + d->hooks->creds.source_at);
+	return d->hooks->resolve_creds(p, d->creds, err);
 }
 
 /* The chain again; the fresh credentials replace the old ones. */
 static int renew_creds(struct gc_provider *p, struct gc_error *err)
 {
 	struct gc_driver *d = gc_driver(p);
-	const struct gc_driver_creds_ops *co = &d->hooks->creds;
-	void *fresh = gc_xcalloc(1, co->size);
+	struct gc_creds fresh;
 
-	co->init(fresh);
-	if (co->resolve(p, fresh, err) != 0) {
-		co->release(fresh);
-		free(fresh);
+	gc_creds_init(&fresh);
+	if (d->hooks->resolve_creds(p, &fresh, err) != 0) {
+		gc_creds_release(&fresh);
 		return -1;
 	}
 	gc_log_debug(p->log, "%s: renewed the credentials from %s", p->ops->name,
-		     creds_source(d, fresh) ? creds_source(d, fresh) : "the chain");
-	co->release(d->creds);
-	memcpy(d->creds, fresh, co->size);
-	free(fresh);
+		     fresh.source ? fresh.source : "the chain");
+	gc_creds_release(d->creds);
+	*d->creds = fresh;
 	return 0;
 }
 
 int gc_driver_refresh_creds(struct gc_provider *p, struct gc_error *err)
 {
 	struct gc_driver *d = gc_driver(p);
-	int64_t expiration = creds_expiration(d);
+	int64_t expiration = d->creds->expiration;
 	int64_t now = (int64_t)time(NULL);
 	struct gc_error e;
 
@@ -184,7 +171,7 @@ int gc_driver_refresh_creds(struct gc_provider *p, struct gc_error *err)
 	if (renew_creds(p, &e) == 0)
 		return 0;
 	if (now < expiration) {
-		const char *source = creds_source(d, d->creds);
+		const char *source = d->creds->source;
 
 		/* still valid for a few minutes: keep going, try again next call */
 		gc_log_warn(p->log, "%s: cannot renew credentials from %s: %s", p->ops->name,

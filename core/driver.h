@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "core/buf.h"
+#include "core/creds.h"
 #include "core/error.h"
 #include "core/http.h"
 #include "core/provider.h"
@@ -84,28 +85,13 @@ void gc_driver_wire_release(struct gc_driver_wire *w);
 
 struct gc_driver_request;
 
-/* The cloud's credentials, kept in its driver struct and renewed by the pipeline. */
-struct gc_driver_creds_ops {
-	size_t size;	      /* sizeof the cloud's credentials struct */
-	size_t at;	      /* its offset in the cloud's driver struct */
-	size_t expiration_at; /* offset of its int64_t expiry (unix seconds; 0: never) */
-	size_t source_at;     /* offset of its char *source (where they came from), or NULL */
-	void (*init)(void *creds);
-	void (*release)(void *creds);
-	/* Resolves the cloud's credential chain into creds (initialised, empty). */
-	int (*resolve)(struct gc_provider *p, void *creds, struct gc_error *err);
-};
-
 struct gc_driver_hooks {
 	/* The cloud's name in messages: "cannot open <title> in 'REGION'", "the <title>
 	 * credentials expired". */
 	const char *title;
 	size_t size; /* sizeof the cloud's driver struct, which starts with a struct gc_driver */
-	/*
-	 * The cloud's part of open, after the common state is set up: its region and
-	 * endpoints, the credentials (gc_driver_resolve_creds, where the chain needs them),
-	 * its own buckets. On failure gc_driver_open calls close and prefixes err.
-	 */
+	/* The cloud's part of open, after the common part (its endpoints, its credentials
+	 * through gc_driver_resolve_creds); on failure gc_driver_open closes. */
 	int (*open)(struct gc_provider *p, const struct gc_provider_config *cfg,
 		    struct gc_error *err);
 	/* Frees what the cloud's part made (its caches too); safe on a half-open driver. */
@@ -130,7 +116,11 @@ struct gc_driver_hooks {
 	int (*answer)(struct gc_provider *p, const struct gc_driver_request *req,
 		      const struct gc_http_response *res, int64_t *retry_after_ms,
 		      struct gc_error *err);
-	struct gc_driver_creds_ops creds;
+	/* The cloud's credentials, renewed by the pipeline: a struct of its own that starts
+	 * with (a union over) a struct gc_creds, at creds_at in its driver struct. */
+	size_t creds_at;
+	/* Resolves the cloud's credential chain into creds (initialised, empty). */
+	int (*resolve_creds)(struct gc_provider *p, void *creds, struct gc_error *err);
 };
 
 /* ---- the common state ------------------------------------------------------------- */
@@ -149,7 +139,7 @@ struct gc_driver {
 	bool rate_limit; /* our own buckets; off for benchmarks of the naive client */
 	struct gc_driver_bucket **buckets;
 	size_t n_buckets, alloc_buckets;
-	void *creds; /* the cloud's credentials, inside its driver struct (hooks->creds.at) */
+	struct gc_creds *creds; /* inside the cloud's driver struct (hooks->creds_at) */
 	/* what the credential chain was resolved from, to resolve it again before expiry */
 	char *profile;
 	char *endpoint; /* the spec's provider.endpoint as the cloud keeps it, or NULL */
@@ -179,14 +169,9 @@ int gc_driver_resolve_creds(struct gc_provider *p, struct gc_error *err);
 /* Seconds before their expiry that a driver's temporary credentials are renewed. */
 #define GC_CREDS_REFRESH_AHEAD 300
 
-/*
- * Before a call: renews temporary credentials once they are within
- * GC_CREDS_REFRESH_AHEAD of their expiry (the chain resolved again, the fresh ones
- * swapped in on success). A renewal that fails while the old ones still hold is a
- * warning, "<cloud>: cannot renew credentials from <source>", and the call goes on (the
- * next one tries again); once they have expired it fails, prefixed "the <title>
- * credentials expired". A no-op for long-term keys.
- */
+/* Before a call: renews temporary credentials within GC_CREDS_REFRESH_AHEAD of their
+ * expiry. A failed renewal is only a warning while the old ones still hold (the next call
+ * tries again); after, "the <title> credentials expired". */
 int gc_driver_refresh_creds(struct gc_provider *p, struct gc_error *err);
 
 /* ---- the pipeline ----------------------------------------------------------------- */

@@ -339,16 +339,6 @@ static int creds_resolve(struct gc_provider *p, void *creds, struct gc_error *er
 	return ali_creds_resolve(creds, &in, err);
 }
 
-static void creds_init(void *creds)
-{
-	ali_creds_init(creds);
-}
-
-static void creds_release(void *creds)
-{
-	ali_creds_release(creds);
-}
-
 const struct gc_driver_hooks ali_hooks = {
 	.title = "Alibaba Cloud",
 	.size = sizeof(struct ali_driver),
@@ -361,15 +351,8 @@ const struct gc_driver_hooks ali_hooks = {
 	.bucket = ali_bucket,
 	.sign = ali_sign,
 	.answer = ali_answer,
-	.creds = {
-		.size = sizeof(struct ali_creds),
-		.at = offsetof(struct ali_driver, creds),
-		.expiration_at = offsetof(struct ali_creds, expiration),
-		.source_at = offsetof(struct ali_creds, source),
-		.init = creds_init,
-		.release = creds_release,
-		.resolve = creds_resolve,
-	},
+	.creds_at = offsetof(struct ali_driver, creds),
+	.resolve_creds = creds_resolve,
 };
 
 /* ---- the calls ------------------------------------------------------------------------------------ */
