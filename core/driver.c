@@ -460,6 +460,18 @@ int gc_driver_delete_secgroup(struct gc_provider *p, const char *id,
 	return 0;
 }
 
+void gc_driver_discard_secgroup(struct gc_provider *p, const char *id,
+				int (*del)(struct gc_provider *p, const char *id,
+					   struct gc_error *err))
+{
+	struct gc_error e;
+
+	gc_error_init(&e);
+	if (del(p, id, &e) != 0)
+		gc_log_warn(p->log, "%s: cannot delete security group '%s': %s", p->ops->name, id,
+			    e.message);
+}
+
 int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *ids, size_t n,
 				      int (*call)(struct gc_provider *p, const char *const *ids,
 						  size_t n, struct gc_error *err),

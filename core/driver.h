@@ -230,25 +230,25 @@ typedef int (*gc_busy_attempt_fn)(struct gc_provider *p, void *ctx, struct gc_er
 
 /*
  * Makes attempts until one is done or fails, waiting out "busy" answers (a security
- * group still used by instances that are going, an instance still initialising). The
- * waits back off as a transient error's retries do, on a policy of their own: 10
- * attempts, base 2 s, cap 20 s (about two minutes), no share of the retry quota since the
- * endpoint is fine; they sleep through gc_wait_sleep, so a cancel ends them
- * (GC_ECANCELLED). Each wait is logged at debug as "<cloud>: <waiting>; waiting". When
- * the waits run out, err keeps the cloud's code with the code GC_ETRANSIENT.
+ * group still used by instances that are going). The waits have a policy of their own
+ * (10 attempts, 2 s to 20 s) outside the retry quota, since the endpoint is fine; a
+ * cancel ends them. When they run out, err keeps the cloud's code, with GC_ETRANSIENT.
  */
 int gc_driver_wait_busy(struct gc_provider *p, gc_busy_attempt_fn attempt, void *ctx,
 			const char *waiting, struct gc_error *err);
 
-/*
- * Deletes security group id with `once` (one DeleteSecurityGroup: 0 deleted, 1 still in
- * use, -1 failed), waiting "still in use" out as gc_driver_wait_busy does; not found
- * counts as deleted. On failure err is prefixed "cannot delete security group 'id'".
- */
+/* Deletes security group id with once (one call: 0 deleted, 1 still in use, -1 failed),
+ * waiting "in use" out; not found counts as deleted. */
 int gc_driver_delete_secgroup(struct gc_provider *p, const char *id,
 			      int (*once)(struct gc_provider *p, const char *id,
 					  struct gc_error *err),
 			      struct gc_error *err);
+
+/* Deletes a security group just made whose rules could not be added (a group without its
+ * rule is of no use) with del; a failure is only a warning, as the caller's error wins. */
+void gc_driver_discard_secgroup(struct gc_provider *p, const char *id,
+				int (*del)(struct gc_provider *p, const char *id,
+					   struct gc_error *err));
 
 /*
  * Terminates ids with `call` (one request for a batch) on a cloud that fails a whole batch
