@@ -74,12 +74,6 @@ int aws_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 	return 0;
 }
 
-static int aws_open(struct gc_provider *p, const struct gc_provider_config *cfg,
-		    struct gc_error *err)
-{
-	return gc_driver_open(p, cfg, &aws_hooks, err);
-}
-
 const struct gc_provider_ops gc_provider_aws = {
 	.name = "aws",
 	.facts = &aws_facts,
@@ -88,8 +82,7 @@ const struct gc_provider_ops gc_provider_aws = {
 	.max_create_batch = AWS_CREATE_BATCH,
 	.max_terminate_batch = AWS_TERMINATE_BATCH,
 	.client_token_max = AWS_CLIENT_TOKEN_MAX,
-	.open = aws_open,
-	.close = gc_driver_close,
+	.driver = &aws_hooks,
 	.discover = aws_discover,
 	.create = aws_create,
 	.terminate = aws_terminate,

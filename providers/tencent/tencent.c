@@ -101,12 +101,6 @@ int tc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 	return 0;
 }
 
-static int tc_open(struct gc_provider *p, const struct gc_provider_config *cfg,
-		   struct gc_error *err)
-{
-	return gc_driver_open(p, cfg, &tc_hooks, err);
-}
-
 const struct gc_provider_ops gc_provider_tencent = {
 	.name = "tencent",
 	.facts = &tc_facts,
@@ -116,8 +110,7 @@ const struct gc_provider_ops gc_provider_tencent = {
 	.max_terminate_batch = TC_TERMINATE_BATCH,
 	.client_token_max = TC_CLIENT_TOKEN_MAX,
 	.max_disk_gb = TC_SYSTEM_DISK_MAX,
-	.open = tc_open,
-	.close = gc_driver_close,
+	.driver = &tc_hooks,
 	.discover = tc_discover,
 	.create = tc_create,
 	.terminate = tc_terminate,
