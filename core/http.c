@@ -16,6 +16,7 @@
 
 #include "core/alloc.h"
 #include "core/http.h"
+#include "core/provider.h"
 #include "core/retry.h"
 #include "core/urlenc.h"
 
@@ -60,34 +61,40 @@ static char ascii_lower(char c)
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
-/* Case-insensitive equality of s[0..n) and the NUL-terminated lowercase word. */
+/* Case-insensitive equality of s[0..n) and the NUL-terminated word. */
 static int name_is(const char *s, size_t n, const char *word)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!word[i] || ascii_lower(s[i]) != word[i])
+		if (!word[i] || ascii_lower(s[i]) != ascii_lower(word[i]))
 			return 0;
 	return word[n] == '\0';
 }
 
-/* Credentials travel in these; their values never reach a log. Lowercase. */
+static int name_in(const char *s, size_t n, const char *const *list)
+{
+	for (; list && *list; list++)
+		if (name_is(s, n, *list))
+			return 1;
+	return 0;
+}
+
+/* Credentials travel in these (the signatures of every cloud), and in each cloud's
+ * session-token header, which its facts' secret_names list; their values never reach a
+ * log. */
 static const char *const sensitive_headers[] = {
-	"authorization", /* SigV4, ACS3, TC3 signatures */
-	"proxy-authorization",
-	"x-amz-security-token", /* AWS STS session token */
-	"x-acs-security-token", /* Alibaba STS session token */
-	"x-tc-token",		/* Tencent STS session token */
-	"cookie",
-	"set-cookie",
+	"authorization", "proxy-authorization", "cookie", "set-cookie", NULL,
 };
 
 static int sensitive_n(const char *name, size_t n)
 {
-	size_t i;
+	const struct gc_provider_ops *c;
 
-	for (i = 0; i < sizeof(sensitive_headers) / sizeof(sensitive_headers[0]); i++)
-		if (name_is(name, n, sensitive_headers[i]))
+	if (name_in(name, n, sensitive_headers))
+		return 1;
+	for (size_t i = 0; (c = gc_provider_at(i)); i++)
+		if (name_in(name, n, c->facts->secret_names))
 			return 1;
 	return 0;
 }
