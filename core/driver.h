@@ -1,24 +1,11 @@
 /*
- * driver.h: what every cloud driver is made of besides its own requests: the one request
- * pipeline, the session's life cycle (HTTP client, retry quota and policy, token buckets,
- * the credentials and their renewal) and the waits on busy resources. For drivers
- * (providers/), never the engine.
- *
- * One request, for every cloud alike (docs/internals/providers.md has the details): our
- * token buckets (cancellable) -> the credentials renewed when they are about to expire ->
- * the cloud's sign hook (URL, headers and body, signed afresh every attempt) ->
- * core/http.h -> the cloud's answer hook (success, or what the cloud said, classified by
- * its code table through gc_driver_fail) -> on failure: a cancel ends the call, a clock
- * complaint is signed again once, an unsafe call is repeated only after throttling, the
- * rest is retried with core/retry.h while retryable. Counted in p->stats.
- *
- * A cloud gives its differences in one const struct gc_driver_hooks: its signer, its code
- * table, its answer parser, its bucket figures, its credential chain, its part of open
- * and close. Its driver struct (p->impl) starts with a struct gc_driver, the common part.
+ * driver.h: the one request pipeline of the cloud drivers, with the session state and the
+ * waits on busy resources they share, so that the clouds cannot drift apart on retries,
+ * rate limits, renewals, clock complaints or cancels. A cloud gives only its differences,
+ * as hooks (signer, code table, answer parser, bucket figures, credential chain), and its
+ * driver struct (p->impl) starts with a struct gc_driver. For providers/, never the
+ * engine. The flow and life cycle: docs/internals/providers.md, "The request pipeline".
  * Threads: one at a time, as the provider.
- *
- * Life cycle: every ops table's open is gc_driver_open with the cloud's hooks, its close
- * gc_driver_close.
  */
 #ifndef GC_DRIVER_H
 #define GC_DRIVER_H
@@ -60,12 +47,8 @@ struct gc_driver_code {
 #define GC_CODES(how, code, ...) { (how), (code), (const char *const[]){ __VA_ARGS__, NULL } }
 /* clang-format on */
 
-/*
- * The shared taxonomy for a cloud's error code and HTTP status: the first row of table
- * that matches; without one, a 5xx is transient, 429 throttled, any other code "invalid"
- * (the request itself is wrong) and no code the status's own meaning
- * (gc_http_status_errcode).
- */
+/* A cloud's error code and HTTP status classified: the first row of table that matches;
+ * else 5xx transient, 429 throttled, any other code invalid, no code the status's own. */
 enum gc_errcode gc_driver_classify(const struct gc_driver_code *table, const char *code,
 				   int status);
 
@@ -151,16 +134,11 @@ static inline struct gc_driver *gc_driver(struct gc_provider *p)
 	return (struct gc_driver *)p->impl;
 }
 
-/*
- * The ops table's open for every cloud: allocates the cloud's driver struct into p->impl,
- * sets up the common part (one HTTP client, the retry quota and policy, the buckets on
- * unless cfg says no, the profile and OIDC role copied, the credentials initialised),
- * then runs the cloud's open hook. On failure p->impl is NULL again and err is prefixed
- * "cannot open <title> in 'REGION'".
- */
+/* Every ops table's open, with the cloud's hooks: on failure p->impl is NULL again and
+ * err is prefixed "cannot open <title> in 'REGION'". */
 int gc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 		   const struct gc_driver_hooks *hooks, struct gc_error *err);
-/* The ops table's close for every cloud: the cloud's close hook, then the common part. */
+/* Every ops table's close: the cloud's close hook, then the common part. */
 void gc_driver_close(struct gc_provider *p);
 
 /* Resolves the credential chain into the driver's credentials (open). */
@@ -211,12 +189,8 @@ int gc_driver_fail(struct gc_provider *p, const struct gc_driver_request *req, i
 /* The longest a call waits on our own buckets (longer than any bucket needs to refill). */
 #define GC_DRIVER_RATE_WAIT_MAX_MS (15u * 60 * 1000)
 
-/*
- * Takes n tokens from rl before a call of `action`, sleeping on p's clock as long as the
- * bucket needs (gc_wait_sleep, so that the caller's cancel stops the wait:
- * GC_ECANCELLED); a wait past GC_DRIVER_RATE_WAIT_MAX_MS fails at once (GC_ETIMEOUT).
- * The time waited is counted in p->stats.ratelimit_wait_ms.
- */
+/* Takes n tokens from rl before a call of action, sleeping (cancellable) as long as the
+ * bucket needs; a wait past GC_DRIVER_RATE_WAIT_MAX_MS fails at once (GC_ETIMEOUT). */
 int gc_driver_take(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n, const char *action,
 		   struct gc_error *err);
 
