@@ -158,14 +158,19 @@ static int renew_creds(struct gc_provider *p, struct gc_error *err)
 	return 0;
 }
 
-int gc_driver_refresh_creds(struct gc_provider *p, struct gc_error *err)
+/* Seconds before their expiry that temporary credentials are renewed. */
+#define CREDS_REFRESH_AHEAD 300
+
+/* Before a call: a failed renewal is only a warning while the old credentials still hold
+ * (the next call tries again). */
+static int refresh_creds(struct gc_provider *p, struct gc_error *err)
 {
 	struct gc_driver *d = gc_driver(p);
 	int64_t expiration = d->creds->expiration;
 	int64_t now = (int64_t)time(NULL);
 	struct gc_error e;
 
-	if (!expiration || now + GC_CREDS_REFRESH_AHEAD < expiration)
+	if (!expiration || now + CREDS_REFRESH_AHEAD < expiration)
 		return 0;
 	gc_error_init(&e);
 	if (renew_creds(p, &e) == 0)
@@ -192,8 +197,13 @@ static void cancel_of(const struct gc_provider *p, struct gc_cancel *out)
 	out->ctx = p->cancel_ctx;
 }
 
-int gc_driver_take(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n, const char *action,
-		   struct gc_error *err)
+/* The longest a call waits on our own buckets (longer than any bucket needs to refill):
+ * past it the call fails at once. */
+#define RATE_WAIT_MAX_MS (15u * 60 * 1000)
+
+/* Takes n tokens from rl, sleeping (cancellable) as long as the bucket needs. */
+static int take_tokens(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n,
+		       const char *action, struct gc_error *err)
 {
 	struct gc_cancel cancel;
 	uint64_t waited = 0, wait;
@@ -206,11 +216,11 @@ int gc_driver_take(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n, c
 			return gc_error_prefix(err, "%s", action);
 		if (wait == 0)
 			break;
-		if (waited + wait > GC_DRIVER_RATE_WAIT_MAX_MS)
+		if (waited + wait > RATE_WAIT_MAX_MS)
 			return gc_error_set(err, GC_ETIMEOUT,
 					    "%s: our own rate limit would hold the call for more "
 					    "than %u s",
-					    action, GC_DRIVER_RATE_WAIT_MAX_MS / 1000);
+					    action, RATE_WAIT_MAX_MS / 1000);
 		t0 = gc_clock_now_ns(p->clock);
 		if (gc_wait_sleep(p->clock, &cancel, wait) != 0) {
 			waited += (gc_clock_now_ns(p->clock) - t0) / GC_NS_PER_MS;
@@ -256,10 +266,10 @@ static int throttle_ourselves(struct gc_provider *p, const struct gc_driver_requ
 		return 0;
 	if (!(rl = bucket_for(p, req->bucket ? req->bucket : req->action, err)))
 		return gc_error_prefix(err, "%s", req->action);
-	if (gc_driver_take(p, rl, 1, req->action, err) != 0)
+	if (take_tokens(p, rl, 1, req->action, err) != 0)
 		return -1;
 	if (req->resource && req->resource_tokens)
-		return gc_driver_take(p, req->resource, req->resource_tokens, req->action, err);
+		return take_tokens(p, req->resource, req->resource_tokens, req->action, err);
 	return 0;
 }
 
@@ -298,7 +308,7 @@ static int attempt(struct gc_provider *p, const struct gc_driver_request *req, s
 	int ret = -1;
 
 	*retry_after_ms = -1;
-	if (throttle_ourselves(p, req, err) != 0 || gc_driver_refresh_creds(p, err) != 0)
+	if (throttle_ourselves(p, req, err) != 0 || refresh_creds(p, err) != 0)
 		return -1;
 	memset(&w, 0, sizeof(w));
 	if (d->hooks->sign(p, req, &w, err) != 0) {

@@ -61,6 +61,8 @@ struct gc_driver_wire {
 	size_t body_len;
 };
 
+struct gc_params;
+
 void gc_driver_wire_add(struct gc_driver_wire *w, const char *name, const char *value);
 /* Adds every pair of params (a signer's headers). */
 void gc_driver_wire_add_all(struct gc_driver_wire *w, const struct gc_params *params);
@@ -144,14 +146,6 @@ void gc_driver_close(struct gc_provider *p);
 /* Resolves the credential chain into the driver's credentials (open). */
 int gc_driver_resolve_creds(struct gc_provider *p, struct gc_error *err);
 
-/* Seconds before their expiry that a driver's temporary credentials are renewed. */
-#define GC_CREDS_REFRESH_AHEAD 300
-
-/* Before a call: renews temporary credentials within GC_CREDS_REFRESH_AHEAD of their
- * expiry. A failed renewal is only a warning while the old ones still hold (the next call
- * tries again); after, "the <title> credentials expired". */
-int gc_driver_refresh_creds(struct gc_provider *p, struct gc_error *err);
-
 /* ---- the pipeline ----------------------------------------------------------------- */
 
 struct gc_driver_request {
@@ -184,14 +178,6 @@ int gc_driver_send(struct gc_provider *p, const struct gc_driver_request *req, s
  */
 int gc_driver_fail(struct gc_provider *p, const struct gc_driver_request *req, int status,
 		   const char *code, const char *message, const char *request_id,
-		   struct gc_error *err);
-
-/* The longest a call waits on our own buckets (longer than any bucket needs to refill). */
-#define GC_DRIVER_RATE_WAIT_MAX_MS (15u * 60 * 1000)
-
-/* Takes n tokens from rl before a call of action, sleeping (cancellable) as long as the
- * bucket needs; a wait past GC_DRIVER_RATE_WAIT_MAX_MS fails at once (GC_ETIMEOUT). */
-int gc_driver_take(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n, const char *action,
 		   struct gc_error *err);
 
 /* ---- busy resources --------------------------------------------------------------- */

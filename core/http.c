@@ -18,7 +18,6 @@
 #include "core/http.h"
 #include "core/provider.h"
 #include "core/retry.h"
-#include "core/urlenc.h"
 
 #ifndef GC_VERSION
 #define GC_VERSION "dev"
@@ -122,7 +121,7 @@ enum gc_errcode gc_http_status_errcode(int status)
 	return status >= 400 && status < 500 ? GC_EINVALID : GC_EGENERIC;
 }
 
-void gc_http_response_init(struct gc_http_response *res)
+static void response_init(struct gc_http_response *res)
 {
 	memset(res, 0, sizeof(*res));
 	gc_buf_init(&res->body, GC_HTTP_DEFAULT_MAX);
@@ -538,31 +537,6 @@ static void fail_active(struct gc_http *http, struct xfer *xs, size_t n, CURLMco
 	}
 }
 
-int gc_http_post(struct gc_http *http, const char *url, const struct gc_params *headers,
-		 const void *body, size_t body_len, size_t max_response,
-		 struct gc_http_response *res, struct gc_error *err)
-{
-	struct gc_http_request req;
-	char **lines = gc_xcalloc(headers->n ? headers->n : 1, sizeof(*lines));
-	int ret;
-
-	for (size_t i = 0; i < headers->n; i++)
-		lines[i] = gc_xasprintf("%s: %s", headers->items[i].name, headers->items[i].value);
-	memset(&req, 0, sizeof(req));
-	req.method = "POST";
-	req.url = url;
-	req.headers = (const char *const *)lines;
-	req.n_headers = headers->n;
-	req.body = body;
-	req.body_len = body_len;
-	req.max_response = max_response;
-	ret = gc_http_perform(http, &req, res, err);
-	for (size_t i = 0; i < headers->n; i++)
-		free(lines[i]);
-	free(lines);
-	return ret;
-}
-
 int gc_http_perform_retried(struct gc_http *http, const struct gc_http_request *req,
 			    struct gc_http_response *res, const struct gc_retry_policy *policy,
 			    struct gc_error *err)
@@ -591,7 +565,7 @@ int gc_http_perform_many(struct gc_http *http, const struct gc_http_request *req
 	CURLMcode mc = CURLM_OK;
 
 	for (i = 0; i < n; i++)
-		gc_http_response_init(&res[i]);
+		response_init(&res[i]);
 	if (n == 0)
 		return 0;
 	if (max_in_flight == 0)

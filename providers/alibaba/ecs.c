@@ -264,6 +264,19 @@ static void ali_bucket(const char *api, uint64_t *cap, uint64_t *refill, uint64_
 
 /* ---- signing and answers ------------------------------------------------------------------------ */
 
+enum ali_product {
+	ALI_ECS,
+	ALI_VPC,
+};
+
+struct ali_call {
+	enum ali_product product;
+	const char *action;
+	const struct gc_params *params; /* RegionId is added in front, where it belongs */
+	unsigned launch_tokens;		/* RunInstances: instances */
+	bool unsafe; /* a launch without a client token (gc_driver_request.unsafe) */
+};
+
 /* What the pipeline carries for one call: the product and the parameters, RegionId in. */
 struct ali_req {
 	const struct ali_call *call;
@@ -357,8 +370,8 @@ const struct gc_driver_hooks ali_hooks = {
 
 /* ---- the calls ------------------------------------------------------------------------------------ */
 
-int ali_send(struct gc_provider *p, const struct ali_call *c, struct gc_buf *out,
-	     struct gc_error *err)
+static int ali_send(struct gc_provider *p, const struct ali_call *c, struct gc_buf *out,
+		    struct gc_error *err)
 {
 	struct ali_driver *d = ali_driver(p);
 	struct gc_params params = GC_PARAMS_INIT;

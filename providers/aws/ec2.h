@@ -197,9 +197,6 @@ int aws_xml_zones(const char *body, size_t len, char ***out, size_t *n, struct g
 /* DescribeRegions: regionInfo/item/regionName, appended to *out. */
 int aws_xml_regions(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err);
 
-/* "2026-03-14T15:09:27.000Z" -> unix seconds; -1 when malformed. */
-int aws_parse_time(const char *s, int64_t *out);
-
 /* ---- pricing.c: on-demand prices from the Price List API --------------------------- */
 
 /* USD per hour of a Linux, shared-tenancy, on-demand instance of type in region. */
