@@ -539,6 +539,19 @@ out:
 	return ret;
 }
 
+char *gc_driver_url_host(const char *url)
+{
+	const char *s = strstr(url, "://"), *e;
+
+	if (!s)
+		return NULL;
+	s += 3;
+	e = s + strcspn(s, "/?#");
+	if (e == s)
+		return NULL;
+	return gc_xstrndup(s, (size_t)(e - s));
+}
+
 char *gc_driver_key_body(const char *line)
 {
 	const char *s = line, *e;

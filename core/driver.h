@@ -223,6 +223,10 @@ int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *
 						  size_t n, struct gc_error *err),
 				      bool (*gone)(const char *cloud_code), struct gc_error *err);
 
+/* The Host header value for an endpoint URL ("http://127.0.0.1:4566" -> "127.0.0.1:4566");
+ * NULL when the URL has no authority. */
+char *gc_driver_url_host(const char *url);
+
 /* The "TYPE BASE64" part of an OpenSSH public key line (no comment), for comparing the
  * key a cloud holds with ours; a new string. */
 char *gc_driver_key_body(const char *line);

@@ -54,8 +54,9 @@ int aws_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 	aws_creds_input(p, &in);
 	if (aws_config_resolve(&d->cfg, &in, err) != 0 || gc_driver_resolve_creds(p, err) != 0)
 		return -1;
-	d->ec2_host = aws_url_host(d->cfg.ec2_endpoint);
-	d->pricing_host = d->cfg.pricing_endpoint ? aws_url_host(d->cfg.pricing_endpoint) : NULL;
+	d->ec2_host = gc_driver_url_host(d->cfg.ec2_endpoint);
+	d->pricing_host =
+		d->cfg.pricing_endpoint ? gc_driver_url_host(d->cfg.pricing_endpoint) : NULL;
 	if (!d->ec2_host || !d->pricing_host)
 		return gc_error_set(err, GC_EINVALID, "aws: endpoint '%s' is not a URL",
 				    !d->ec2_host ? d->cfg.ec2_endpoint : d->cfg.pricing_endpoint);

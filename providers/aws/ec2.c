@@ -24,19 +24,6 @@
 
 #define AWS_FORM_TYPE "application/x-www-form-urlencoded" /* as the SDK sends it */
 
-char *aws_url_host(const char *url)
-{
-	const char *s = strstr(url, "://"), *e;
-
-	if (!s)
-		return NULL;
-	s += 3;
-	e = s + strcspn(s, "/?#");
-	if (e == s)
-		return NULL;
-	return gc_xstrndup(s, (size_t)(e - s));
-}
-
 /* ---- classification ----------------------------------------------------------------- */
 
 static const struct gc_driver_code aws_codes[] = {

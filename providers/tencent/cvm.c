@@ -32,19 +32,6 @@
 
 #define TC_CONTENT_TYPE "application/json" /* what the SDK sends and signs */
 
-char *tc_url_host(const char *url)
-{
-	const char *s = strstr(url, "://"), *e;
-
-	if (!s)
-		return NULL;
-	s += 3;
-	e = s + strcspn(s, "/?#");
-	if (e == s)
-		return NULL;
-	return gc_xstrndup(s, (size_t)(e - s));
-}
-
 /* ---- classification ------------------------------------------------------------------ */
 
 static const struct gc_driver_code tc_codes[] = {

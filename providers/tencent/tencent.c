@@ -90,8 +90,8 @@ int tc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 		d->cvm_url = gc_xasprintf("https://cvm.%s.tencentcloudapi.com", p->region);
 		d->vpc_url = gc_xasprintf("https://vpc.%s.tencentcloudapi.com", p->region);
 	}
-	d->cvm_host = tc_url_host(d->cvm_url);
-	d->vpc_host = tc_url_host(d->vpc_url);
+	d->cvm_host = gc_driver_url_host(d->cvm_url);
+	d->vpc_host = gc_driver_url_host(d->vpc_url);
 	if (!d->cvm_host || !d->vpc_host)
 		return gc_error_set(err, GC_EINVALID, "endpoint '%s' has no host", d->cvm_url);
 	if (gc_driver_resolve_creds(p, err) != 0)
