@@ -48,7 +48,7 @@ void gc_buf_truncate(struct gc_buf *b, size_t len)
 	}
 }
 
-static int grow(struct gc_buf *b, size_t extra)
+static int grow_to(struct gc_buf *b, size_t extra, bool exact)
 {
 	size_t need, n;
 
@@ -59,7 +59,7 @@ static int grow(struct gc_buf *b, size_t extra)
 	need = b->len + extra + 1;
 	if (need <= b->alloc)
 		return 0;
-	n = b->alloc ? b->alloc : 64;
+	n = exact ? need : b->alloc ? b->alloc : 64;
 	while (n < need)
 		n = n > ((size_t)-1) / 2 ? need : n * 2;
 	if (b->alloc) {
@@ -70,6 +70,16 @@ static int grow(struct gc_buf *b, size_t extra)
 	}
 	b->alloc = n;
 	return 0;
+}
+
+static int grow(struct gc_buf *b, size_t extra)
+{
+	return grow_to(b, extra, false);
+}
+
+int gc_buf_reserve(struct gc_buf *b, size_t len)
+{
+	return grow_to(b, len, true);
 }
 
 int gc_buf_add(struct gc_buf *b, const void *data, size_t len)

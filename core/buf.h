@@ -44,6 +44,11 @@ int gc_buf_addf(struct gc_buf *b, const char *fmt, ...) __attribute__((format(pr
 int gc_buf_vaddf(struct gc_buf *b, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 
+/* Makes room for len more bytes, exactly that much when it must grow (a size known
+ * beforehand, such as a Content-Length: appends then neither copy nor double past it);
+ * -1 when the cap would be passed. */
+int gc_buf_reserve(struct gc_buf *b, size_t len);
+
 /* Hands the bytes (NUL-terminated, always heap memory) to the caller and resets b. */
 char *gc_buf_detach(struct gc_buf *b, size_t *len);
 

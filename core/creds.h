@@ -1,16 +1,9 @@
 /*
- * creds.h: the plumbing every provider's credential chain shares, so that each cloud's
- * creds.c holds only what is its own (its chain order, file formats, STS calls and
- * metadata paths; docs/internals/credentials.md).
- *
- * Every source reads through a gc_creds_ctx: the caller's environment (never getenv, HOME
- * included, so tests decide what is set), HTTP client, log, clock and time. Secrets are
- * registered with the log as they are stored (gc_creds_set, gc_metadata_token) and wiped
- * when freed.
- *
- * Life cycle: gc_creds_init -> gc_creds_set (any number of times) -> gc_creds_release.
- * A gc_creds_ctx is plain configuration, filled by the caller. The helpers share no
- * state; a call uses ctx->http, which belongs to one thread at a time.
+ * creds.h: the plumbing every provider's credential chain stands on, so that each cloud's
+ * creds.c keeps only its own order, files, STS calls and metadata paths (the pieces:
+ * docs/internals/credentials.md). Every source reads through a gc_creds_ctx, never
+ * getenv (tests decide what is set); secrets are registered with the log as they are
+ * stored and wiped when freed. The helpers share no state; ctx->http is one thread's.
  */
 #ifndef GC_CREDS_H
 #define GC_CREDS_H
@@ -62,25 +55,19 @@ int gc_creds_finish(struct gc_creds *out, struct gc_creds *got, int rc,
  * them. */
 char *gc_creds_expand_home(const struct gc_spec_env *env, const char *path);
 
-/*
- * Where a file of the CLI's is: the value of the variable var when set ("~/" expanded;
- * var NULL: none), else HOME/dflt, both through env. *shown (always set) is how messages name it: the variable's value, or
- * "~/dflt". Returns NULL (with *shown set) when var is unset and HOME too.
- */
+/* A CLI's file: var's value when set ("~/" expanded; var NULL: none), else HOME/dflt;
+ * NULL when neither is set. *shown (always set) is how messages name it. */
 char *gc_creds_home_file(const struct gc_spec_env *env, const char *var, const char *dflt,
 			 char **shown);
 
-/* A configured endpoint into *out: an http(s) URL with a host, without blanks, control
- * characters, '?' or '#', its trailing '/' dropped; from names where it was configured,
- * for the GC_EINVALID message. */
+/* A configured endpoint checked into *out, its trailing '/' dropped; from names where it
+ * was configured, for the GC_EINVALID message. */
 int gc_creds_endpoint(char **out, const char *url, const char *from, struct gc_error *err);
 
 /*
- * Reads a small file whole into a string, capped at cap bytes; the bytes read are wiped
- * (such a file holds a key or a token). name is how messages name it (NULL: path). A
- * token (token true) loses its surrounding blanks and line ends, and a NUL byte in it is
- * GC_EINVALID. found NULL: a missing file is an error; else *found says whether it
- * exists (0 either way). GC_EIO / GC_ETOOBIG as gc_buf_read_file.
+ * A small file (a key, a token) read whole under cap, what was read wiped; a token is
+ * trimmed and refused with a NUL byte. found as gc_buf_read_file's; name: how messages
+ * name it (NULL: path).
  */
 int gc_creds_read_file(char **out, const char *path, const char *name, size_t cap, bool token,
 		       bool *found, struct gc_error *err);
@@ -112,12 +99,9 @@ int gc_metadata_request(const struct gc_metadata *m, const char *method, const c
 int gc_metadata_token(struct gc_metadata *m, const char *path, const char *ttl_header,
 		      const char *token_name, int *status, struct gc_error *err);
 
-/*
- * The role whose credentials the directory dir lists (its first line). 0 with *role;
- * 1 with *why when there is none to use: dir answered 404 (*why is "NO_ROLE (BASE)"),
- * another status, no answer (*why starts with "no answer from BASE" when first, else
- * "BASE failed"), or a line that role_ok refuses.
- */
+/* The role the directory dir lists (its first line): 0 with *role; 1 with *why when
+ * there is none to use (404: "NO_ROLE (BASE)"; no answer: "no answer from BASE" when
+ * first, else "BASE failed"; another status; a line role_ok refuses). */
 int gc_metadata_role(const struct gc_metadata *m, const char *dir, const char *no_role, bool first,
 		     bool (*role_ok)(const char *), char **role, char **why);
 
@@ -126,11 +110,8 @@ bool gc_creds_role_name_ok(const char *s);
 
 /* --- GitHub Actions, the sources tried, profile loops, STS retries --------------------- */
 
-/*
- * A web identity token from GitHub Actions' token service for audience (NULL or empty:
- * dflt), through cx's environment, HTTP client, log and clock. On failure err is
- * prefixed "cannot WHAT". Free *token with gc_oidc_token_free.
- */
+/* A web identity token from GitHub Actions for audience (NULL or empty: dflt); failures
+ * prefixed "cannot WHAT". Free *token with gc_oidc_token_free. */
 int gc_creds_actions_token(char **token, const struct gc_creds_ctx *cx, const char *audience,
 			   const char *dflt, const char *what, struct gc_error *err);
 
@@ -151,11 +132,9 @@ void gc_creds_tried_add(struct gc_creds_tried *t, const char *fmt, ...)
 bool gc_creds_tried_stop(struct gc_creds_tried *t, int rc, char **why, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/*
- * Whether the spec's provider.oidc applies, the first source of every chain: it names a
- * role, and this runs in GitHub Actions. A role outside GitHub Actions is skipped (so a
- * spec works from a laptop too), and t says so.
- */
+/* Whether the spec's provider.oidc, every chain's first source, applies: it names a role
+ * and this runs in GitHub Actions (elsewhere it is skipped, so that a spec works from a
+ * laptop too, and t says so). */
 bool gc_creds_spec_oidc(struct gc_creds_tried *t, const struct gc_spec_oidc *oidc,
 			const struct gc_spec_env *env);
 
@@ -168,20 +147,14 @@ struct gc_creds_stack {
 	size_t depth;
 };
 
-/*
- * Pushes name, refusing a loop ("source_profile loop[ in FILE]: 'a' -> 'b' -> 'a'", with
- * file NULL: no " in FILE") and a chain deeper than GC_CREDS_MAX_HOPS (GC_EINVALID).
- * Pop with depth--.
- */
+/* Pushes name, refusing a loop ("source_profile loop[ in FILE]: 'a' -> 'b' -> 'a'") and
+ * a chain deeper than GC_CREDS_MAX_HOPS (GC_EINVALID). Pop with depth--. */
 int gc_creds_stack_push(struct gc_creds_stack *s, const char *name, const char *file,
 			struct gc_error *err);
 
-/*
- * Calls attempt(arg, &last, err) until it returns 0, or fails having set *last (the
- * error will not go away: a refusal that was read, a request that cannot be built), or the
- * retry policy (core/retry.h: three attempts, cx's clock) gives up; each retry is logged
- * as "LOG_WHAT: message" ("NAME: retrying sts AssumeRole"). Returns attempt's last result.
- */
+/* Calls attempt(arg, &last, err) until it returns 0, or fails setting *last (an error
+ * that will not go away), or the retry policy (three attempts, cx's clock) gives up;
+ * retries logged as "LOG_WHAT: message". Returns attempt's last result. */
 int gc_creds_retried(const struct gc_creds_ctx *cx, const char *log_what,
 		     int (*attempt)(void *arg, bool *last, struct gc_error *err), void *arg,
 		     struct gc_error *err);

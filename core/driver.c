@@ -90,7 +90,7 @@ static void driver_free(struct gc_provider *p)
 		return;
 	d->hooks->close(p);
 	gc_http_free(d->http);
-	d->hooks->creds.release(d->creds);
+	gc_creds_release(d->creds);
 	free(d->profile);
 	free(d->endpoint);
 	gc_spec_oidc_release(&d->oidc);
@@ -111,8 +111,8 @@ int gc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 
 	p->impl = d;
 	d->hooks = hooks;
-	d->creds = (char *)d + hooks->creds.at;
-	hooks->creds.init(d->creds);
+	d->creds = (struct gc_creds *)((char *)d + hooks->creds_at);
+	gc_creds_init(d->creds);
 	gc_retry_quota_init(&d->quota, 0);
 	d->policy.max_attempts = hooks->max_attempts;
 	d->policy.quota = &d->quota;
@@ -137,54 +137,46 @@ int gc_driver_resolve_creds(struct gc_provider *p, struct gc_error *err)
 {
 	struct gc_driver *d = gc_driver(p);
 
-	return d->hooks->creds.resolve(p, d->creds, err);
-}
-
-static int64_t creds_expiration(const struct gc_driver *d)
-{
-	return *(const int64_t *)((const char *)d->creds + d->hooks->creds.expiration_at);
-}
-
-static const char *creds_source(const struct gc_driver *d, const void *creds)
-{
-	return *(char *const *)((const char *)creds + d->hooks->creds.source_at);
+	return d->hooks->resolve_creds(p, d->creds, err);
 }
 
 /* The chain again; the fresh credentials replace the old ones. */
 static int renew_creds(struct gc_provider *p, struct gc_error *err)
 {
 	struct gc_driver *d = gc_driver(p);
-	const struct gc_driver_creds_ops *co = &d->hooks->creds;
-	void *fresh = gc_xcalloc(1, co->size);
+	struct gc_creds fresh;
 
-	co->init(fresh);
-	if (co->resolve(p, fresh, err) != 0) {
-		co->release(fresh);
-		free(fresh);
+	gc_creds_init(&fresh);
+	if (d->hooks->resolve_creds(p, &fresh, err) != 0) {
+		gc_creds_release(&fresh);
 		return -1;
 	}
 	gc_log_debug(p->log, "%s: renewed the credentials from %s", p->ops->name,
-		     creds_source(d, fresh) ? creds_source(d, fresh) : "the chain");
-	co->release(d->creds);
-	memcpy(d->creds, fresh, co->size);
-	free(fresh);
+		     fresh.source ? fresh.source : "the chain");
+	gc_creds_release(d->creds);
+	*d->creds = fresh;
 	return 0;
 }
 
-int gc_driver_refresh_creds(struct gc_provider *p, struct gc_error *err)
+/* Seconds before their expiry that temporary credentials are renewed. */
+#define CREDS_REFRESH_AHEAD 300
+
+/* Before a call: a failed renewal is only a warning while the old credentials still hold
+ * (the next call tries again). */
+static int refresh_creds(struct gc_provider *p, struct gc_error *err)
 {
 	struct gc_driver *d = gc_driver(p);
-	int64_t expiration = creds_expiration(d);
+	int64_t expiration = d->creds->expiration;
 	int64_t now = (int64_t)time(NULL);
 	struct gc_error e;
 
-	if (!expiration || now + GC_CREDS_REFRESH_AHEAD < expiration)
+	if (!expiration || now + CREDS_REFRESH_AHEAD < expiration)
 		return 0;
 	gc_error_init(&e);
 	if (renew_creds(p, &e) == 0)
 		return 0;
 	if (now < expiration) {
-		const char *source = creds_source(d, d->creds);
+		const char *source = d->creds->source;
 
 		/* still valid for a few minutes: keep going, try again next call */
 		gc_log_warn(p->log, "%s: cannot renew credentials from %s: %s", p->ops->name,
@@ -205,8 +197,13 @@ static void cancel_of(const struct gc_provider *p, struct gc_cancel *out)
 	out->ctx = p->cancel_ctx;
 }
 
-int gc_driver_take(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n, const char *action,
-		   struct gc_error *err)
+/* The longest a call waits on our own buckets (longer than any bucket needs to refill):
+ * past it the call fails at once. */
+#define RATE_WAIT_MAX_MS (15u * 60 * 1000)
+
+/* Takes n tokens from rl, sleeping (cancellable) as long as the bucket needs. */
+static int take_tokens(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n,
+		       const char *action, struct gc_error *err)
 {
 	struct gc_cancel cancel;
 	uint64_t waited = 0, wait;
@@ -219,11 +216,11 @@ int gc_driver_take(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n, c
 			return gc_error_prefix(err, "%s", action);
 		if (wait == 0)
 			break;
-		if (waited + wait > GC_DRIVER_RATE_WAIT_MAX_MS)
+		if (waited + wait > RATE_WAIT_MAX_MS)
 			return gc_error_set(err, GC_ETIMEOUT,
 					    "%s: our own rate limit would hold the call for more "
 					    "than %u s",
-					    action, GC_DRIVER_RATE_WAIT_MAX_MS / 1000);
+					    action, RATE_WAIT_MAX_MS / 1000);
 		t0 = gc_clock_now_ns(p->clock);
 		if (gc_wait_sleep(p->clock, &cancel, wait) != 0) {
 			waited += (gc_clock_now_ns(p->clock) - t0) / GC_NS_PER_MS;
@@ -269,10 +266,10 @@ static int throttle_ourselves(struct gc_provider *p, const struct gc_driver_requ
 		return 0;
 	if (!(rl = bucket_for(p, req->bucket ? req->bucket : req->action, err)))
 		return gc_error_prefix(err, "%s", req->action);
-	if (gc_driver_take(p, rl, 1, req->action, err) != 0)
+	if (take_tokens(p, rl, 1, req->action, err) != 0)
 		return -1;
 	if (req->resource && req->resource_tokens)
-		return gc_driver_take(p, req->resource, req->resource_tokens, req->action, err);
+		return take_tokens(p, req->resource, req->resource_tokens, req->action, err);
 	return 0;
 }
 
@@ -311,7 +308,7 @@ static int attempt(struct gc_provider *p, const struct gc_driver_request *req, s
 	int ret = -1;
 
 	*retry_after_ms = -1;
-	if (throttle_ourselves(p, req, err) != 0 || gc_driver_refresh_creds(p, err) != 0)
+	if (throttle_ourselves(p, req, err) != 0 || refresh_creds(p, err) != 0)
 		return -1;
 	memset(&w, 0, sizeof(w));
 	if (d->hooks->sign(p, req, &w, err) != 0) {
@@ -336,12 +333,10 @@ static int attempt(struct gc_provider *p, const struct gc_driver_request *req, s
 	if (d->hooks->answer(p, req, &res, retry_after_ms, err) != 0)
 		goto out;
 	if (out) {
-		gc_buf_reset(out);
-		if (gc_buf_add(out, res.body.data, res.body.len) != 0) {
-			gc_error_set(err, GC_ETOOBIG, "%s: the answer is over %zu bytes",
-				     req->action, d->hooks->max_response);
-			goto out;
-		}
+		/* handed over, not copied: a page of 1000 instances is megabytes */
+		gc_buf_release(out);
+		*out = res.body;
+		gc_buf_init(&res.body, d->hooks->max_response);
 	}
 	ret = 0;
 out:
@@ -475,6 +470,18 @@ int gc_driver_delete_secgroup(struct gc_provider *p, const char *id,
 	return 0;
 }
 
+void gc_driver_discard_secgroup(struct gc_provider *p, const char *id,
+				int (*del)(struct gc_provider *p, const char *id,
+					   struct gc_error *err))
+{
+	struct gc_error e;
+
+	gc_error_init(&e);
+	if (del(p, id, &e) != 0)
+		gc_log_warn(p->log, "%s: cannot delete security group '%s': %s", p->ops->name, id,
+			    e.message);
+}
+
 int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *ids, size_t n,
 				      int (*call)(struct gc_provider *p, const char *const *ids,
 						  size_t n, struct gc_error *err),
@@ -530,6 +537,19 @@ int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *
 out:
 	free(left);
 	return ret;
+}
+
+char *gc_driver_url_host(const char *url)
+{
+	const char *s = strstr(url, "://"), *e;
+
+	if (!s)
+		return NULL;
+	s += 3;
+	e = s + strcspn(s, "/?#");
+	if (e == s)
+		return NULL;
+	return gc_xstrndup(s, (size_t)(e - s));
 }
 
 char *gc_driver_key_body(const char *line)

@@ -1,24 +1,11 @@
 /*
- * driver.h: what every cloud driver is made of besides its own requests: the one request
- * pipeline, the session's life cycle (HTTP client, retry quota and policy, token buckets,
- * the credentials and their renewal) and the waits on busy resources. For drivers
- * (providers/), never the engine.
- *
- * One request, for every cloud alike (docs/internals/providers.md has the details): our
- * token buckets (cancellable) -> the credentials renewed when they are about to expire ->
- * the cloud's sign hook (URL, headers and body, signed afresh every attempt) ->
- * core/http.h -> the cloud's answer hook (success, or what the cloud said, classified by
- * its code table through gc_driver_fail) -> on failure: a cancel ends the call, a clock
- * complaint is signed again once, an unsafe call is repeated only after throttling, the
- * rest is retried with core/retry.h while retryable. Counted in p->stats.
- *
- * A cloud gives its differences in one const struct gc_driver_hooks: its signer, its code
- * table, its answer parser, its bucket figures, its credential chain, its part of open
- * and close. Its driver struct (p->impl) starts with a struct gc_driver, the common part.
+ * driver.h: the one request pipeline of the cloud drivers, with the session state and the
+ * waits on busy resources they share, so that the clouds cannot drift apart on retries,
+ * rate limits, renewals, clock complaints or cancels. A cloud gives only its differences,
+ * as hooks (signer, code table, answer parser, bucket figures, credential chain), and its
+ * driver struct (p->impl) starts with a struct gc_driver. For providers/, never the
+ * engine. The flow and life cycle: docs/internals/providers.md, "The request pipeline".
  * Threads: one at a time, as the provider.
- *
- * Life cycle: every ops table's open is gc_driver_open with the cloud's hooks, its close
- * gc_driver_close.
  */
 #ifndef GC_DRIVER_H
 #define GC_DRIVER_H
@@ -28,6 +15,7 @@
 #include <stdint.h>
 
 #include "core/buf.h"
+#include "core/creds.h"
 #include "core/error.h"
 #include "core/http.h"
 #include "core/provider.h"
@@ -59,12 +47,8 @@ struct gc_driver_code {
 #define GC_CODES(how, code, ...) { (how), (code), (const char *const[]){ __VA_ARGS__, NULL } }
 /* clang-format on */
 
-/*
- * The shared taxonomy for a cloud's error code and HTTP status: the first row of table
- * that matches; without one, a 5xx is transient, 429 throttled, any other code "invalid"
- * (the request itself is wrong) and no code the status's own meaning
- * (gc_http_status_errcode).
- */
+/* A cloud's error code and HTTP status classified: the first row of table that matches;
+ * else 5xx transient, 429 throttled, any other code invalid, no code the status's own. */
 enum gc_errcode gc_driver_classify(const struct gc_driver_code *table, const char *code,
 				   int status);
 
@@ -77,6 +61,8 @@ struct gc_driver_wire {
 	size_t body_len;
 };
 
+struct gc_params;
+
 void gc_driver_wire_add(struct gc_driver_wire *w, const char *name, const char *value);
 /* Adds every pair of params (a signer's headers). */
 void gc_driver_wire_add_all(struct gc_driver_wire *w, const struct gc_params *params);
@@ -84,28 +70,13 @@ void gc_driver_wire_release(struct gc_driver_wire *w);
 
 struct gc_driver_request;
 
-/* The cloud's credentials, kept in its driver struct and renewed by the pipeline. */
-struct gc_driver_creds_ops {
-	size_t size;	      /* sizeof the cloud's credentials struct */
-	size_t at;	      /* its offset in the cloud's driver struct */
-	size_t expiration_at; /* offset of its int64_t expiry (unix seconds; 0: never) */
-	size_t source_at;     /* offset of its char *source (where they came from), or NULL */
-	void (*init)(void *creds);
-	void (*release)(void *creds);
-	/* Resolves the cloud's credential chain into creds (initialised, empty). */
-	int (*resolve)(struct gc_provider *p, void *creds, struct gc_error *err);
-};
-
 struct gc_driver_hooks {
 	/* The cloud's name in messages: "cannot open <title> in 'REGION'", "the <title>
 	 * credentials expired". */
 	const char *title;
 	size_t size; /* sizeof the cloud's driver struct, which starts with a struct gc_driver */
-	/*
-	 * The cloud's part of open, after the common state is set up: its region and
-	 * endpoints, the credentials (gc_driver_resolve_creds, where the chain needs them),
-	 * its own buckets. On failure gc_driver_open calls close and prefixes err.
-	 */
+	/* The cloud's part of open, after the common part (its endpoints, its credentials
+	 * through gc_driver_resolve_creds); on failure gc_driver_open closes. */
 	int (*open)(struct gc_provider *p, const struct gc_provider_config *cfg,
 		    struct gc_error *err);
 	/* Frees what the cloud's part made (its caches too); safe on a half-open driver. */
@@ -130,7 +101,11 @@ struct gc_driver_hooks {
 	int (*answer)(struct gc_provider *p, const struct gc_driver_request *req,
 		      const struct gc_http_response *res, int64_t *retry_after_ms,
 		      struct gc_error *err);
-	struct gc_driver_creds_ops creds;
+	/* The cloud's credentials, renewed by the pipeline: a struct of its own that starts
+	 * with (a union over) a struct gc_creds, at creds_at in its driver struct. */
+	size_t creds_at;
+	/* Resolves the cloud's credential chain into creds (initialised, empty). */
+	int (*resolve_creds)(struct gc_provider *p, void *creds, struct gc_error *err);
 };
 
 /* ---- the common state ------------------------------------------------------------- */
@@ -149,7 +124,7 @@ struct gc_driver {
 	bool rate_limit; /* our own buckets; off for benchmarks of the naive client */
 	struct gc_driver_bucket **buckets;
 	size_t n_buckets, alloc_buckets;
-	void *creds; /* the cloud's credentials, inside its driver struct (hooks->creds.at) */
+	struct gc_creds *creds; /* inside the cloud's driver struct (hooks->creds_at) */
 	/* what the credential chain was resolved from, to resolve it again before expiry */
 	char *profile;
 	char *endpoint; /* the spec's provider.endpoint as the cloud keeps it, or NULL */
@@ -161,33 +136,15 @@ static inline struct gc_driver *gc_driver(struct gc_provider *p)
 	return (struct gc_driver *)p->impl;
 }
 
-/*
- * The ops table's open for every cloud: allocates the cloud's driver struct into p->impl,
- * sets up the common part (one HTTP client, the retry quota and policy, the buckets on
- * unless cfg says no, the profile and OIDC role copied, the credentials initialised),
- * then runs the cloud's open hook. On failure p->impl is NULL again and err is prefixed
- * "cannot open <title> in 'REGION'".
- */
+/* Every ops table's open, with the cloud's hooks: on failure p->impl is NULL again and
+ * err is prefixed "cannot open <title> in 'REGION'". */
 int gc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 		   const struct gc_driver_hooks *hooks, struct gc_error *err);
-/* The ops table's close for every cloud: the cloud's close hook, then the common part. */
+/* Every ops table's close: the cloud's close hook, then the common part. */
 void gc_driver_close(struct gc_provider *p);
 
 /* Resolves the credential chain into the driver's credentials (open). */
 int gc_driver_resolve_creds(struct gc_provider *p, struct gc_error *err);
-
-/* Seconds before their expiry that a driver's temporary credentials are renewed. */
-#define GC_CREDS_REFRESH_AHEAD 300
-
-/*
- * Before a call: renews temporary credentials once they are within
- * GC_CREDS_REFRESH_AHEAD of their expiry (the chain resolved again, the fresh ones
- * swapped in on success). A renewal that fails while the old ones still hold is a
- * warning, "<cloud>: cannot renew credentials from <source>", and the call goes on (the
- * next one tries again); once they have expired it fails, prefixed "the <title>
- * credentials expired". A no-op for long-term keys.
- */
-int gc_driver_refresh_creds(struct gc_provider *p, struct gc_error *err);
 
 /* ---- the pipeline ----------------------------------------------------------------- */
 
@@ -206,10 +163,10 @@ struct gc_driver_request {
 };
 
 /*
- * Sends req as the header describes and, on success, puts the answer's body into out
- * (NULL: not kept; otherwise initialised here and released by the caller, also on
- * failure). On failure err carries the classified code, the cloud's code, request id and
- * HTTP status, and a message naming the action.
+ * Sends req through the pipeline and, on success, hands the answer's body over to out
+ * (moved, never copied: a page of 1000 instances is megabytes; NULL: not kept). out is
+ * initialised here and released by the caller, also on failure. On failure err carries
+ * the classified code, the cloud's code, request id and HTTP status.
  */
 int gc_driver_send(struct gc_provider *p, const struct gc_driver_request *req, struct gc_buf *out,
 		   struct gc_error *err);
@@ -223,18 +180,6 @@ int gc_driver_fail(struct gc_provider *p, const struct gc_driver_request *req, i
 		   const char *code, const char *message, const char *request_id,
 		   struct gc_error *err);
 
-/* The longest a call waits on our own buckets (longer than any bucket needs to refill). */
-#define GC_DRIVER_RATE_WAIT_MAX_MS (15u * 60 * 1000)
-
-/*
- * Takes n tokens from rl before a call of `action`, sleeping on p's clock as long as the
- * bucket needs (gc_wait_sleep, so that the caller's cancel stops the wait:
- * GC_ECANCELLED); a wait past GC_DRIVER_RATE_WAIT_MAX_MS fails at once (GC_ETIMEOUT).
- * The time waited is counted in p->stats.ratelimit_wait_ms.
- */
-int gc_driver_take(struct gc_provider *p, struct gc_ratelimit *rl, uint64_t n, const char *action,
-		   struct gc_error *err);
-
 /* ---- busy resources --------------------------------------------------------------- */
 
 /*
@@ -245,25 +190,25 @@ typedef int (*gc_busy_attempt_fn)(struct gc_provider *p, void *ctx, struct gc_er
 
 /*
  * Makes attempts until one is done or fails, waiting out "busy" answers (a security
- * group still used by instances that are going, an instance still initialising). The
- * waits back off as a transient error's retries do, on a policy of their own: 10
- * attempts, base 2 s, cap 20 s (about two minutes), no share of the retry quota since the
- * endpoint is fine; they sleep through gc_wait_sleep, so a cancel ends them
- * (GC_ECANCELLED). Each wait is logged at debug as "<cloud>: <waiting>; waiting". When
- * the waits run out, err keeps the cloud's code with the code GC_ETRANSIENT.
+ * group still used by instances that are going). The waits have a policy of their own
+ * (10 attempts, 2 s to 20 s) outside the retry quota, since the endpoint is fine; a
+ * cancel ends them. When they run out, err keeps the cloud's code, with GC_ETRANSIENT.
  */
 int gc_driver_wait_busy(struct gc_provider *p, gc_busy_attempt_fn attempt, void *ctx,
 			const char *waiting, struct gc_error *err);
 
-/*
- * Deletes security group id with `once` (one DeleteSecurityGroup: 0 deleted, 1 still in
- * use, -1 failed), waiting "still in use" out as gc_driver_wait_busy does; not found
- * counts as deleted. On failure err is prefixed "cannot delete security group 'id'".
- */
+/* Deletes security group id with once (one call: 0 deleted, 1 still in use, -1 failed),
+ * waiting "in use" out; not found counts as deleted. */
 int gc_driver_delete_secgroup(struct gc_provider *p, const char *id,
 			      int (*once)(struct gc_provider *p, const char *id,
 					  struct gc_error *err),
 			      struct gc_error *err);
+
+/* Deletes a security group just made whose rules could not be added (a group without its
+ * rule is of no use) with del; a failure is only a warning, as the caller's error wins. */
+void gc_driver_discard_secgroup(struct gc_provider *p, const char *id,
+				int (*del)(struct gc_provider *p, const char *id,
+					   struct gc_error *err));
 
 /*
  * Terminates ids with `call` (one request for a batch) on a cloud that fails a whole batch
@@ -277,6 +222,10 @@ int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *
 				      int (*call)(struct gc_provider *p, const char *const *ids,
 						  size_t n, struct gc_error *err),
 				      bool (*gone)(const char *cloud_code), struct gc_error *err);
+
+/* The Host header value for an endpoint URL ("http://127.0.0.1:4566" -> "127.0.0.1:4566");
+ * NULL when the URL has no authority. */
+char *gc_driver_url_host(const char *url);
 
 /* The "TYPE BASE64" part of an OpenSSH public key line (no comment), for comparing the
  * key a cloud holds with ours; a new string. */

@@ -16,8 +16,8 @@
 
 #include "core/alloc.h"
 #include "core/http.h"
+#include "core/provider.h"
 #include "core/retry.h"
-#include "core/urlenc.h"
 
 #ifndef GC_VERSION
 #define GC_VERSION "dev"
@@ -60,34 +60,40 @@ static char ascii_lower(char c)
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
-/* Case-insensitive equality of s[0..n) and the NUL-terminated lowercase word. */
+/* Case-insensitive equality of s[0..n) and the NUL-terminated word. */
 static int name_is(const char *s, size_t n, const char *word)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!word[i] || ascii_lower(s[i]) != word[i])
+		if (!word[i] || ascii_lower(s[i]) != ascii_lower(word[i]))
 			return 0;
 	return word[n] == '\0';
 }
 
-/* Credentials travel in these; their values never reach a log. Lowercase. */
+static int name_in(const char *s, size_t n, const char *const *list)
+{
+	for (; list && *list; list++)
+		if (name_is(s, n, *list))
+			return 1;
+	return 0;
+}
+
+/* Credentials travel in these (the signatures of every cloud), and in each cloud's
+ * session-token header, which its facts' secret_names list; their values never reach a
+ * log. */
 static const char *const sensitive_headers[] = {
-	"authorization", /* SigV4, ACS3, TC3 signatures */
-	"proxy-authorization",
-	"x-amz-security-token", /* AWS STS session token */
-	"x-acs-security-token", /* Alibaba STS session token */
-	"x-tc-token",		/* Tencent STS session token */
-	"cookie",
-	"set-cookie",
+	"authorization", "proxy-authorization", "cookie", "set-cookie", NULL,
 };
 
 static int sensitive_n(const char *name, size_t n)
 {
-	size_t i;
+	const struct gc_provider_ops *c;
 
-	for (i = 0; i < sizeof(sensitive_headers) / sizeof(sensitive_headers[0]); i++)
-		if (name_is(name, n, sensitive_headers[i]))
+	if (name_in(name, n, sensitive_headers))
+		return 1;
+	for (size_t i = 0; (c = gc_provider_at(i)); i++)
+		if (name_in(name, n, c->facts->secret_names))
 			return 1;
 	return 0;
 }
@@ -115,7 +121,7 @@ enum gc_errcode gc_http_status_errcode(int status)
 	return status >= 400 && status < 500 ? GC_EINVALID : GC_EGENERIC;
 }
 
-void gc_http_response_init(struct gc_http_response *res)
+static void response_init(struct gc_http_response *res)
 {
 	memset(res, 0, sizeof(*res));
 	gc_buf_init(&res->body, GC_HTTP_DEFAULT_MAX);
@@ -202,7 +208,14 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *p)
 {
 	struct xfer *x = p;
 	size_t n = size * nmemb;
+	curl_off_t declared = -1;
 
+	/* a declared size is reserved at once: a body grown by doubling would be up to twice
+	 * its size, copied at each step (a page of 1000 instances is megabytes) */
+	if (x->res->body.alloc == 0 &&
+	    curl_easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared) == CURLE_OK &&
+	    declared > 0 && (size_t)declared <= x->res->body.max)
+		gc_buf_reserve(&x->res->body, (size_t)declared);
 	if (gc_buf_add(&x->res->body, data, n) < 0) {
 		x->abort_code = GC_ETOOBIG;
 		snprintf(x->abort_msg, sizeof(x->abort_msg), "response larger than %zu bytes",
@@ -524,31 +537,6 @@ static void fail_active(struct gc_http *http, struct xfer *xs, size_t n, CURLMco
 	}
 }
 
-int gc_http_post(struct gc_http *http, const char *url, const struct gc_params *headers,
-		 const void *body, size_t body_len, size_t max_response,
-		 struct gc_http_response *res, struct gc_error *err)
-{
-	struct gc_http_request req;
-	char **lines = gc_xcalloc(headers->n ? headers->n : 1, sizeof(*lines));
-	int ret;
-
-	for (size_t i = 0; i < headers->n; i++)
-		lines[i] = gc_xasprintf("%s: %s", headers->items[i].name, headers->items[i].value);
-	memset(&req, 0, sizeof(req));
-	req.method = "POST";
-	req.url = url;
-	req.headers = (const char *const *)lines;
-	req.n_headers = headers->n;
-	req.body = body;
-	req.body_len = body_len;
-	req.max_response = max_response;
-	ret = gc_http_perform(http, &req, res, err);
-	for (size_t i = 0; i < headers->n; i++)
-		free(lines[i]);
-	free(lines);
-	return ret;
-}
-
 int gc_http_perform_retried(struct gc_http *http, const struct gc_http_request *req,
 			    struct gc_http_response *res, const struct gc_retry_policy *policy,
 			    struct gc_error *err)
@@ -577,7 +565,7 @@ int gc_http_perform_many(struct gc_http *http, const struct gc_http_request *req
 	CURLMcode mc = CURLM_OK;
 
 	for (i = 0; i < n; i++)
-		gc_http_response_init(&res[i]);
+		response_init(&res[i]);
 	if (n == 0)
 		return 0;
 	if (max_in_flight == 0)

@@ -87,16 +87,6 @@ void gc_http_free(struct gc_http *http);
 int gc_http_perform(struct gc_http *http, const struct gc_http_request *req,
 		    struct gc_http_response *res, struct gc_error *err);
 
-struct gc_params;
-
-/*
- * gc_http_perform of a POST of body to url with headers, name and value pairs as a signer
- * produced them (core/urlenc.h), the answer capped at max_response.
- */
-int gc_http_post(struct gc_http *http, const char *url, const struct gc_params *headers,
-		 const void *body, size_t body_len, size_t max_response,
-		 struct gc_http_response *res, struct gc_error *err);
-
 struct gc_retry_policy;
 
 /*
@@ -119,7 +109,6 @@ int gc_http_perform_retried(struct gc_http *http, const struct gc_http_request *
 int gc_http_perform_many(struct gc_http *http, const struct gc_http_request *reqs,
 			 struct gc_http_response *res, size_t n, size_t max_in_flight);
 
-void gc_http_response_init(struct gc_http_response *res);
 void gc_http_response_release(struct gc_http_response *res);
 
 /* The value of the first response header named name (any case), or NULL. */

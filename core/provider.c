@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "core/alloc.h"
+#include "core/driver.h"
 #include "core/provider.h"
 #include "core/str.h"
 
@@ -323,7 +324,7 @@ int gc_provider_open(struct gc_provider **out, const struct gc_provider_ops *ops
 	p->cancelled = cfg->cancelled;
 	p->cancel_ctx = cfg->cancel_ctx;
 	p->region = gc_xstrdup(cfg->region);
-	if (ops->open(p, cfg, err) < 0) {
+	if (gc_driver_open(p, cfg, ops->driver, err) < 0) {
 		free(p->region);
 		free(p);
 		return -1;
@@ -341,8 +342,8 @@ void gc_provider_close(struct gc_provider *p)
 {
 	if (!p)
 		return;
-	if (p->ops->close)
-		p->ops->close(p);
+	if (p->ops->driver) /* not the tests' fakes */
+		gc_driver_close(p);
 	free(p->region);
 	free(p);
 }

@@ -254,6 +254,7 @@ enum gc_resource_kind {
 };
 
 struct gc_provider;
+struct gc_driver_hooks;
 
 /* How a cloud names the key pair of a cluster: "<prefix><sep><cluster><sep><8 characters
  * of the key's fingerprint>", where each character of the cluster name outside [A-Za-z0-9]
@@ -315,10 +316,9 @@ struct gc_provider_ops {
 	unsigned min_ttl_s;	      /* the cloud's timer needs at least this lead; 0: none */
 	unsigned max_disk_gb;	      /* the largest system disk; 0: the spec's own limit */
 
-	/* Resolves credentials, region and endpoint, and sets p->impl. */
-	int (*open)(struct gc_provider *p, const struct gc_provider_config *cfg,
-		    struct gc_error *err);
-	void (*close)(struct gc_provider *p);
+	/* The cloud's hooks into the request pipeline (core/driver.h), whose open (credentials,
+	 * region, endpoints; sets p->impl) and close every cloud's driver is. */
+	const struct gc_driver_hooks *driver;
 
 	/* Every instance matching q, all pages, appended to out. */
 	int (*discover)(struct gc_provider *p, const struct gc_discover_query *q,

@@ -104,12 +104,6 @@ int ali_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 	return 0;
 }
 
-static int ali_open(struct gc_provider *p, const struct gc_provider_config *cfg,
-		    struct gc_error *err)
-{
-	return gc_driver_open(p, cfg, &ali_hooks, err);
-}
-
 const struct gc_provider_ops gc_provider_alibaba = {
 	.name = "alibaba",
 	.facts = &ali_facts,
@@ -120,8 +114,7 @@ const struct gc_provider_ops gc_provider_alibaba = {
 	.client_token_max = ALI_CLIENT_TOKEN_MAX,
 	.min_ttl_s = ALI_RELEASE_MIN_S,
 	.max_disk_gb = ALI_MAX_DISK_GB,
-	.open = ali_open,
-	.close = gc_driver_close,
+	.driver = &ali_hooks,
 	.discover = ali_discover,
 	.create = ali_create,
 	.terminate = ali_terminate,

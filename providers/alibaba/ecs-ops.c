@@ -1097,13 +1097,7 @@ int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 	}
 	gid = gc_xstrdup(id);
 	if (authorize_ssh(p, gid, req, err) != 0) {
-		/* not left half-made: a group without its rule is of no use */
-		struct gc_error ignored;
-
-		gc_error_init(&ignored);
-		if (ali_delete_secgroup(p, gid, &ignored) != 0)
-			gc_log_warn(p->log, "alibaba: cannot delete security group '%s': %s", gid,
-				    ignored.message);
+		gc_driver_discard_secgroup(p, gid, ali_delete_secgroup);
 		goto fail;
 	}
 	*out_id = gid;

@@ -264,6 +264,19 @@ static void ali_bucket(const char *api, uint64_t *cap, uint64_t *refill, uint64_
 
 /* ---- signing and answers ------------------------------------------------------------------------ */
 
+enum ali_product {
+	ALI_ECS,
+	ALI_VPC,
+};
+
+struct ali_call {
+	enum ali_product product;
+	const char *action;
+	const struct gc_params *params; /* RegionId is added in front, where it belongs */
+	unsigned launch_tokens;		/* RunInstances: instances */
+	bool unsafe; /* a launch without a client token (gc_driver_request.unsafe) */
+};
+
 /* What the pipeline carries for one call: the product and the parameters, RegionId in. */
 struct ali_req {
 	const struct ali_call *call;
@@ -339,16 +352,6 @@ static int creds_resolve(struct gc_provider *p, void *creds, struct gc_error *er
 	return ali_creds_resolve(creds, &in, err);
 }
 
-static void creds_init(void *creds)
-{
-	ali_creds_init(creds);
-}
-
-static void creds_release(void *creds)
-{
-	ali_creds_release(creds);
-}
-
 const struct gc_driver_hooks ali_hooks = {
 	.title = "Alibaba Cloud",
 	.size = sizeof(struct ali_driver),
@@ -361,21 +364,14 @@ const struct gc_driver_hooks ali_hooks = {
 	.bucket = ali_bucket,
 	.sign = ali_sign,
 	.answer = ali_answer,
-	.creds = {
-		.size = sizeof(struct ali_creds),
-		.at = offsetof(struct ali_driver, creds),
-		.expiration_at = offsetof(struct ali_creds, expiration),
-		.source_at = offsetof(struct ali_creds, source),
-		.init = creds_init,
-		.release = creds_release,
-		.resolve = creds_resolve,
-	},
+	.creds_at = offsetof(struct ali_driver, creds),
+	.resolve_creds = creds_resolve,
 };
 
 /* ---- the calls ------------------------------------------------------------------------------------ */
 
-int ali_send(struct gc_provider *p, const struct ali_call *c, struct gc_buf *out,
-	     struct gc_error *err)
+static int ali_send(struct gc_provider *p, const struct ali_call *c, struct gc_buf *out,
+		    struct gc_error *err)
 {
 	struct ali_driver *d = ali_driver(p);
 	struct gc_params params = GC_PARAMS_INIT;

@@ -160,31 +160,8 @@ int ali_parse_time(const char *s, int64_t *out);
 
 /* ---- ecs.c: the calls ---------------------------------------------------------- */
 
-enum ali_product {
-	ALI_ECS,
-	ALI_VPC,
-};
-
-struct ali_call {
-	enum ali_product product;
-	const char *action;
-	const struct gc_params *params; /* RegionId is added in front, where it belongs */
-	unsigned launch_tokens;		/* RunInstances: instances */
-	/* Not safe to repeat after an ambiguous failure (a launch without a client token):
-	 * only throttling, which means nothing happened, is retried. */
-	bool unsafe;
-};
-
-/*
- * Sends c through the pipeline (gc_driver_send), retrying as the header says, and puts the successful answer's body into *out
- * (initialised here, released by the caller, also on failure). On failure err carries
- * the classified code, the cloud's code, request id and HTTP status, and a message
- * naming the action.
- */
-int ali_send(struct gc_provider *p, const struct ali_call *c, struct gc_buf *out,
-	     struct gc_error *err);
-
-/* Shorthands: an ECS or VPC call with the driver's region. */
+/* An ECS or VPC call through the pipeline (gc_driver_send: out as it says), with the
+ * driver's region. */
 int ali_ecs_call(struct gc_provider *p, const char *action, const struct gc_params *params,
 		 unsigned launch_tokens, bool unsafe, struct gc_buf *out, struct gc_error *err);
 int ali_vpc_call(struct gc_provider *p, const char *action, const struct gc_params *params,

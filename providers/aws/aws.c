@@ -54,8 +54,9 @@ int aws_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 	aws_creds_input(p, &in);
 	if (aws_config_resolve(&d->cfg, &in, err) != 0 || gc_driver_resolve_creds(p, err) != 0)
 		return -1;
-	d->ec2_host = aws_url_host(d->cfg.ec2_endpoint);
-	d->pricing_host = d->cfg.pricing_endpoint ? aws_url_host(d->cfg.pricing_endpoint) : NULL;
+	d->ec2_host = gc_driver_url_host(d->cfg.ec2_endpoint);
+	d->pricing_host =
+		d->cfg.pricing_endpoint ? gc_driver_url_host(d->cfg.pricing_endpoint) : NULL;
 	if (!d->ec2_host || !d->pricing_host)
 		return gc_error_set(err, GC_EINVALID, "aws: endpoint '%s' is not a URL",
 				    !d->ec2_host ? d->cfg.ec2_endpoint : d->cfg.pricing_endpoint);
@@ -74,12 +75,6 @@ int aws_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 	return 0;
 }
 
-static int aws_open(struct gc_provider *p, const struct gc_provider_config *cfg,
-		    struct gc_error *err)
-{
-	return gc_driver_open(p, cfg, &aws_hooks, err);
-}
-
 const struct gc_provider_ops gc_provider_aws = {
 	.name = "aws",
 	.facts = &aws_facts,
@@ -88,8 +83,7 @@ const struct gc_provider_ops gc_provider_aws = {
 	.max_create_batch = AWS_CREATE_BATCH,
 	.max_terminate_batch = AWS_TERMINATE_BATCH,
 	.client_token_max = AWS_CLIENT_TOKEN_MAX,
-	.open = aws_open,
-	.close = gc_driver_close,
+	.driver = &aws_hooks,
 	.discover = aws_discover,
 	.create = aws_create,
 	.terminate = aws_terminate,

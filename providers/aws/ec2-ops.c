@@ -914,14 +914,8 @@ int aws_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 		goto fail;
 	}
 	if (ensure_rules(p, req, id, err) != 0) {
-		if (created) {
-			/* not left half-made: a group without its rule is of no use */
-			struct gc_error ignored;
-			gc_error_init(&ignored);
-			if (aws_delete_secgroup(p, id, &ignored) != 0)
-				gc_log_warn(p->log, "aws: cannot delete security group '%s': %s",
-					    id, ignored.message);
-		}
+		if (created)
+			gc_driver_discard_secgroup(p, id, aws_delete_secgroup);
 		goto fail;
 	}
 	*out_id = id;

@@ -105,7 +105,7 @@ static void text_into(xmlNodePtr n, const char *p, char *out, size_t size)
 }
 
 /* "2026-03-14T15:09:27.000Z" or without the fraction, or "+00:00" in place of Z. */
-int aws_parse_time(const char *s, int64_t *out)
+static int aws_parse_time(const char *s, int64_t *out)
 {
 	char buf[40];
 	size_t len;

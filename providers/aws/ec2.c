@@ -24,19 +24,6 @@
 
 #define AWS_FORM_TYPE "application/x-www-form-urlencoded" /* as the SDK sends it */
 
-char *aws_url_host(const char *url)
-{
-	const char *s = strstr(url, "://"), *e;
-
-	if (!s)
-		return NULL;
-	s += 3;
-	e = s + strcspn(s, "/?#");
-	if (e == s)
-		return NULL;
-	return gc_xstrndup(s, (size_t)(e - s));
-}
-
 /* ---- classification ----------------------------------------------------------------- */
 
 static const struct gc_driver_code aws_codes[] = {
@@ -197,16 +184,6 @@ static int creds_resolve(struct gc_provider *p, void *creds, struct gc_error *er
 	return aws_creds_resolve(creds, &aws_driver(p)->cfg, &in, err);
 }
 
-static void creds_init(void *creds)
-{
-	aws_creds_init(creds);
-}
-
-static void creds_release(void *creds)
-{
-	aws_creds_release(creds);
-}
-
 const struct gc_driver_hooks aws_hooks = {
 	.title = "AWS",
 	.size = sizeof(struct aws_driver),
@@ -219,15 +196,8 @@ const struct gc_driver_hooks aws_hooks = {
 	.bucket = aws_bucket,
 	.sign = aws_sign,
 	.answer = aws_answer,
-	.creds = {
-		.size = sizeof(struct aws_creds),
-		.at = offsetof(struct aws_driver, creds),
-		.expiration_at = offsetof(struct aws_creds, expiration),
-		.source_at = offsetof(struct aws_creds, source),
-		.init = creds_init,
-		.release = creds_release,
-		.resolve = creds_resolve,
-	},
+	.creds_at = offsetof(struct aws_driver, creds),
+	.resolve_creds = creds_resolve,
 };
 
 /* ---- the calls ---------------------------------------------------------------------------- */

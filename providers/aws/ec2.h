@@ -128,27 +128,16 @@ struct aws_call {
 	const char *body;
 	size_t body_len;
 	unsigned resource_tokens; /* RunInstances / TerminateInstances: instances */
-	/* Not safe to repeat after an ambiguous failure (a launch without a client token):
-	 * only throttling, which means nothing happened, is retried. */
-	bool unsafe;
+	bool unsafe;		  /* a launch without a client token (gc_driver_request.unsafe) */
 };
 
-/*
- * Sends c through the pipeline (gc_driver_send), retrying throttling, 5xx and dropped
- * connections with the driver's policy, and puts the successful answer's body into *out (initialised here, released by the
- * caller, also on failure). On failure err carries the classified code, the cloud's code,
- * request id and HTTP status, and a message naming the action.
- */
+/* Sends c through the pipeline: out and err as gc_driver_send says. */
 int aws_send(struct gc_provider *p, const struct aws_call *c, struct gc_buf *out,
 	     struct gc_error *err);
 
 /* An EC2 Query call: Action and Version are added in front of params. */
 int aws_ec2_call(struct gc_provider *p, const char *action, const struct gc_params *params,
 		 unsigned resource_tokens, bool unsafe, struct gc_buf *out, struct gc_error *err);
-
-/* The Host header value for an endpoint URL ("http://127.0.0.1:4566" -> "127.0.0.1:4566");
- * NULL when the URL has no authority. */
-char *aws_url_host(const char *url);
 
 /* ---- ec2-xml.c: EC2's answers into plain structs ------------------------------------ */
 
@@ -196,9 +185,6 @@ int aws_xml_spot_prices(const char *body, size_t len, struct aws_spot_price **ou
 int aws_xml_zones(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err);
 /* DescribeRegions: regionInfo/item/regionName, appended to *out. */
 int aws_xml_regions(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err);
-
-/* "2026-03-14T15:09:27.000Z" -> unix seconds; -1 when malformed. */
-int aws_parse_time(const char *s, int64_t *out);
 
 /* ---- pricing.c: on-demand prices from the Price List API --------------------------- */
 

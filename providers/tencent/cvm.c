@@ -32,19 +32,6 @@
 
 #define TC_CONTENT_TYPE "application/json" /* what the SDK sends and signs */
 
-char *tc_url_host(const char *url)
-{
-	const char *s = strstr(url, "://"), *e;
-
-	if (!s)
-		return NULL;
-	s += 3;
-	e = s + strcspn(s, "/?#");
-	if (e == s)
-		return NULL;
-	return gc_xstrndup(s, (size_t)(e - s));
-}
-
 /* ---- classification ------------------------------------------------------------------ */
 
 static const struct gc_driver_code tc_codes[] = {
@@ -213,16 +200,6 @@ static int creds_resolve(struct gc_provider *p, void *creds, struct gc_error *er
 	return tc_creds_resolve(creds, &in, err);
 }
 
-static void creds_init(void *creds)
-{
-	tc_creds_init(creds);
-}
-
-static void creds_release(void *creds)
-{
-	tc_creds_release(creds);
-}
-
 const struct gc_driver_hooks tc_hooks = {
 	.title = "Tencent Cloud",
 	.size = sizeof(struct tc_driver),
@@ -235,15 +212,8 @@ const struct gc_driver_hooks tc_hooks = {
 	.bucket = tc_bucket,
 	.sign = tc_sign_hook,
 	.answer = tc_answer,
-	.creds = {
-		.size = sizeof(struct tc_creds),
-		.at = offsetof(struct tc_driver, creds),
-		.expiration_at = offsetof(struct tc_creds, expiration),
-		.source_at = offsetof(struct tc_creds, source),
-		.init = creds_init,
-		.release = creds_release,
-		.resolve = creds_resolve,
-	},
+	.creds_at = offsetof(struct tc_driver, creds),
+	.resolve_creds = creds_resolve,
 };
 
 /* ---- the call ------------------------------------------------------------------------------ */

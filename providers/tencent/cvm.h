@@ -107,24 +107,14 @@ enum tc_service {
 	TC_VPC,
 };
 
-/*
- * Calls action with params (a JSON object, or NULL for {}) through the pipeline
- * (gc_driver_send) and puts the Response object
- * of a successful answer into *out (a new reference; the caller decrefs it; NULL on
- * failure). Throttling, transient errors and dropped connections are retried, unless
- * the call is unsafe (a launch or a create that a lost answer may hide: then only
- * throttling, which means nothing happened, is retried). On failure err carries the
- * classified code, the cloud's code and request id, and a message naming the action.
- */
+/* Calls action with params (a JSON object; NULL: {}) through the pipeline (unsafe and
+ * err as gc_driver_send says): *out is the answer's Response object, a new reference
+ * (NULL on failure). */
 int tc_call(struct gc_provider *p, enum tc_service svc, const char *action, json_t *params,
 	    bool unsafe, json_t **out, struct gc_error *err);
 
 /* The shared taxonomy for a Tencent error code (CVM or VPC) and HTTP status. */
 enum gc_errcode tc_classify(const char *code, int status);
-
-/* The Host header value for an endpoint URL ("http://127.0.0.1:4566" -> "127.0.0.1:4566");
- * NULL when the URL has no authority. */
-char *tc_url_host(const char *url);
 
 /* ---- cvm-ops.c: the operations (the ops table is in tencent.c) -------------------------- */
 

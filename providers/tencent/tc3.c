@@ -31,7 +31,7 @@ static void put_digits(char *out, int64_t v, int width)
  * 400-year eras). Done by hand rather than with gmtime so that the result does not
  * depend on the width of time_t.
  */
-int tc_scope_date(int64_t timestamp, char out[TC3_DATE_LEN + 1])
+static int tc_scope_date(int64_t timestamp, char out[TC3_DATE_LEN + 1])
 {
 	int64_t days, era, doe, yoe, doy, mp, d, m, y;
 

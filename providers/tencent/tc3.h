@@ -50,9 +50,6 @@ struct tc_sign_input {
 int tc_sign(struct gc_sign_result *out, const struct gc_sign_request *req,
 	    const struct tc_sign_input *in, struct gc_error *err);
 
-/* The UTC date of a Unix time as YYYY-MM-DD. Returns 0, or -1 when out of range. */
-int tc_scope_date(int64_t timestamp, char out[TC3_DATE_LEN + 1]);
-
 /* A received Authorization header, split. Owned strings. */
 struct tc_auth {
 	char *secret_id;

@@ -90,8 +90,8 @@ int tc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 		d->cvm_url = gc_xasprintf("https://cvm.%s.tencentcloudapi.com", p->region);
 		d->vpc_url = gc_xasprintf("https://vpc.%s.tencentcloudapi.com", p->region);
 	}
-	d->cvm_host = tc_url_host(d->cvm_url);
-	d->vpc_host = tc_url_host(d->vpc_url);
+	d->cvm_host = gc_driver_url_host(d->cvm_url);
+	d->vpc_host = gc_driver_url_host(d->vpc_url);
 	if (!d->cvm_host || !d->vpc_host)
 		return gc_error_set(err, GC_EINVALID, "endpoint '%s' has no host", d->cvm_url);
 	if (gc_driver_resolve_creds(p, err) != 0)
@@ -99,12 +99,6 @@ int tc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 	gc_log_debug(p->log, "tencent: %s via '%s' and '%s', credentials from %s", p->region,
 		     d->cvm_host, d->vpc_host, d->creds.source ? d->creds.source : "?");
 	return 0;
-}
-
-static int tc_open(struct gc_provider *p, const struct gc_provider_config *cfg,
-		   struct gc_error *err)
-{
-	return gc_driver_open(p, cfg, &tc_hooks, err);
 }
 
 const struct gc_provider_ops gc_provider_tencent = {
@@ -116,8 +110,7 @@ const struct gc_provider_ops gc_provider_tencent = {
 	.max_terminate_batch = TC_TERMINATE_BATCH,
 	.client_token_max = TC_CLIENT_TOKEN_MAX,
 	.max_disk_gb = TC_SYSTEM_DISK_MAX,
-	.open = tc_open,
-	.close = gc_driver_close,
+	.driver = &tc_hooks,
 	.discover = tc_discover,
 	.create = tc_create,
 	.terminate = tc_terminate,
