@@ -218,7 +218,7 @@ locked() {
 		[ "$rc" != 0 ] || return 0
 		case "$GC_OUT" in
 		*"Could not get lock"* | *"Unable to lock directory"* | *"is another process using it"* | \
-			*"lock was locked by another process"* | *"database is locked by another process"*)
+			*"locked by another process"*)
 			if [ "$SECONDS" -lt "$deadline" ]; then
 				[ "$said" = 1 ] || info "waiting for another package manager to finish"
 				said=1
@@ -308,7 +308,8 @@ pkg_repair() {
 	if [ "$PKG" = apt ] && [ -n "$(dpkg --audit 2>/dev/null </dev/null)" ]; then
 		need_root
 		info "finishing an interrupted package installation (dpkg --configure -a, apt-get -f install)"
-		locked "dpkg --configure -a" dpkg --configure -a || die "cannot finish the interrupted package installation (dpkg --configure -a)"
+		locked "dpkg --configure -a" env DEBIAN_FRONTEND=noninteractive NEEDRESTART_MODE=a \
+			dpkg --force-confdef --force-confold --configure -a || die "cannot finish the interrupted package installation (dpkg --configure -a)"
 		apt_get -f install || die "cannot repair the packages of an interrupted installation (apt-get -f install)"
 	fi
 	while [ $# -ge 2 ]; do
