@@ -44,6 +44,8 @@ user=${DOCKER_USER:-$(id -un)}
 os_detect
 os_require_supported
 need_root
+pkg_repair docker "docker.io docker-ce-cli docker moby-engine" \
+	nvidia-ctk "nvidia-container-toolkit-base nvidia-container-toolkit"
 
 docker_repo() {
 	local tmp url

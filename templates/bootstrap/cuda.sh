@@ -27,6 +27,8 @@ nvcc=/usr/local/cuda-$CUDA/bin/nvcc
 
 os_detect
 os_require_supported
+# nvcc itself comes from cuda-nvcc-X-Y, which the toolkit's meta-package pulls in
+pkg_repair "$nvcc" "$pkg cuda-nvcc-${CUDA/./-}"
 if pkg_installed "$pkg" && [ -x "$nvcc" ]; then
 	info "CUDA $CUDA toolkit already installed"
 else

@@ -32,6 +32,8 @@ cuda_major=${CUDA%%.*}
 
 os_detect
 os_require_supported
+# shellcheck disable=SC2119 # an interrupted dpkg only: the version check below finds the rest
+pkg_repair
 if [ "$major" = 9 ]; then
 	pkgs=("cudnn9-cuda-$cuda_major")
 	lib=libcudnn9-cuda-$cuda_major

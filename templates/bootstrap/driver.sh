@@ -88,6 +88,7 @@ dnf)
 	fm_pkg=nvidia-fabric-manager
 	;;
 esac
+pkg_repair nvidia-smi "$main nvidia-utils-$branch nvidia-driver-cuda"
 
 # running_flavor: open or proprietary, for the loaded module (/proc/driver/nvidia/version
 # names the open one "Open Kernel Module"), else for the installed packages.

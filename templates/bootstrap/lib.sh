@@ -207,18 +207,18 @@ pkg_list() {
 	esac
 }
 
-# apt_get ARGS...: apt-get as root, never prompting, waiting (bounded) for another apt or dpkg
-# to let go of its locks (cloud-init and unattended-upgrades hold them at first boot).
-apt_get() {
-	local deadline=$((SECONDS + ${GC_LOCK_TIMEOUT:-600})) rc said=0
+# locked WHAT CMD...: CMD as root, its output captured, waiting (bounded) while another apt
+# or dpkg holds their locks (cloud-init and unattended-upgrades hold them at first boot).
+locked() {
+	local deadline=$((SECONDS + ${GC_LOCK_TIMEOUT:-600})) rc said=0 what=$1
+	shift
 	while :; do
 		rc=0
-		gc_capture as_root env DEBIAN_FRONTEND=noninteractive NEEDRESTART_MODE=a \
-			apt-get -y -q -o DPkg::Lock::Timeout=60 -o Acquire::Retries=3 \
-			-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "$@" || rc=$?
+		gc_capture as_root "$@" || rc=$?
 		[ "$rc" != 0 ] || return 0
 		case "$GC_OUT" in
-		*"Could not get lock"* | *"Unable to lock directory"* | *"is another process using it"*)
+		*"Could not get lock"* | *"Unable to lock directory"* | *"is another process using it"* | \
+			*"locked by another process"*)
 			if [ "$SECONDS" -lt "$deadline" ]; then
 				[ "$said" = 1 ] || info "waiting for another package manager to finish"
 				said=1
@@ -227,9 +227,16 @@ apt_get() {
 			fi
 			;;
 		esac
-		gc_show_failure "'apt-get $*' (exit $rc)"
+		gc_show_failure "'$what' (exit $rc)"
 		return "$rc"
 	done
+}
+
+# apt_get ARGS...: apt-get as root, never prompting, waiting for the locks.
+apt_get() {
+	locked "apt-get $*" env DEBIAN_FRONTEND=noninteractive NEEDRESTART_MODE=a \
+		apt-get -y -q -o DPkg::Lock::Timeout=60 -o Acquire::Retries=3 \
+		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "$@"
 }
 
 dnf_() {
@@ -287,6 +294,44 @@ pkg_hold() {
 		gc_run as_root dnf -q versionlock add "${names[@]}"
 		;;
 	esac
+}
+
+# pkg_repair [FILE PACKAGES]...: run by every installing step before it decides what is
+# done, it repairs what an interrupted run (a kill, a reboot, a lost connection) left half
+# made. With apt: an interrupted dpkg (`dpkg --audit` lists packages unpacked but not
+# configured, or half installed, and apt refuses to go on) is finished with `dpkg
+# --configure -a` and `apt-get -f install`. Then, for each pair, when FILE (a path, or a
+# command looked up on PATH) is missing although one of PACKAGES (space-separated) is
+# installed, the installed ones among them are reinstalled.
+pkg_repair() {
+	local f p broken=() why=()
+	if [ "$PKG" = apt ] && [ -n "$(dpkg --audit 2>/dev/null </dev/null)" ]; then
+		need_root
+		info "finishing an interrupted package installation (dpkg --configure -a, apt-get -f install)"
+		locked "dpkg --configure -a" env DEBIAN_FRONTEND=noninteractive NEEDRESTART_MODE=a \
+			dpkg --force-confdef --force-confold --configure -a || die "cannot finish the interrupted package installation (dpkg --configure -a)"
+		apt_get -f install || die "cannot repair the packages of an interrupted installation (apt-get -f install)"
+	fi
+	while [ $# -ge 2 ]; do
+		f=$1
+		if { [[ $f == /* ]] && [ ! -e "$f" ]; } || { [[ $f != /* ]] && ! have "$f"; }; then
+			for p in $2; do
+				if pkg_installed "$p" && [[ " ${broken[*]} " != *" $p "* ]]; then
+					broken+=("$p")
+					[[ " ${why[*]} " == *" $f "* ]] || why+=("$f")
+				fi
+			done
+		fi
+		shift 2
+	done
+	[ ${#broken[@]} -gt 0 ] || return 0
+	need_root
+	pkg_update
+	info "reinstalling ${broken[*]}: installed, but ${why[*]} missing"
+	case "$PKG" in
+	apt) apt_get install --reinstall "${broken[@]}" ;;
+	dnf) dnf_ reinstall "${broken[@]}" ;;
+	esac || die "cannot reinstall ${broken[*]}"
 }
 
 # wait_cloud_init: on first boot cloud-init may still be installing packages (once a step).

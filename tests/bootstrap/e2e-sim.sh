@@ -8,7 +8,8 @@
 # wait for SSH with a new boot id -> driver (0) -> driver again (0, nothing to do) -> cuda ->
 # cudnn -> container -> smoke, whose JSON must be ok and simulated. The driver step also on
 # a p4d.24xlarge (NVSwitches: Fabric Manager) and an Ubuntu 24.04 p3.2xlarge (V100: the
-# proprietary modules). A GPU-ready image on a g4dn.12xlarge (4 T4): verify passes and
+# proprietary modules). Then a kill inside each installing step (the simulated apt-get stops
+# half way), and a re-run repairs the node. A GPU-ready image on a g4dn.12xlarge (4 T4): verify passes and
 # installs nothing; smoke passes; the missing-gpu and ecc node faults make smoke fail,
 # naming the reason. Exits 77 (skipped) when the machine cannot run the emulator's nodes
 # (no bwrap, sshd or user namespaces).
@@ -231,6 +232,62 @@ assert d["cuda_runtime"] == "12.8" and d["driver"].startswith("570."), d
 assert d["checks"][-1]["detail"] == "not applicable: 1 GPU", d["checks"][-1]
 EOF
 note "fresh image bootstrapped; smoke ok"
+
+# --- half-made installs: a kill inside each installing step, then a re-run -------------------
+# The simulated apt-get stops as a SIGKILL would at the package named in the node's apt-kill
+# file: unpacking it (dpkg: half-installed) or configuring it (unpacked, not configured, and
+# apt refuses to go on until `dpkg --configure -a`). Each step is made to install its
+# package again, killed there, then run again: it must repair the node and pass.
+# killed ID "unpack|configure PKG" STEP VARS...: the step, its install killed at PKG
+killed() {
+	local id=$1 at=$2
+	shift 2
+	node "$id" "echo '$at' | sudo tee /var/lib/gpucluster-sim/apt-kill >/dev/null"
+	expect 1 "$id" "$@"
+	grep -q Killed "$work/last.err" || fail "$2 was not killed at '$at': $(cat "$work/last.err")"
+}
+repaired() { # ID STEP VARS...: the re-run repairs and passes
+	expect 0 "$@"
+	grep -q 'finishing an interrupted package installation' "$work/last.out" ||
+		fail "$2 did not repair the interrupted install: $(cat "$work/last.out")"
+}
+uninstall() { node "$plain" "sudo apt-get remove -y $1 >/dev/null && sudo rm -rf $2"; }
+status_of() { node "$plain" "dpkg-query -W -f='\${db:Status-Abbrev}' $1"; }
+
+# the symptom found: cuda-toolkit installed, nvcc missing
+node "$plain" 'sudo rm /usr/local/cuda-12.8/bin/nvcc'
+expect 0 "$plain" cuda CUDA=12.8
+grep -q 'reinstalling cuda-toolkit-12-8 .*: installed, but /usr/local/cuda-12.8/bin/nvcc missing' "$work/last.out" ||
+	fail "cuda did not reinstall the toolkit: $(cat "$work/last.out")"
+
+uninstall cuda-toolkit-12-8 /usr/local/cuda-12.8
+killed "$plain" 'configure cuda-toolkit-12-8' cuda CUDA=12.8
+node "$plain" 'dpkg --audit' | grep -q '^ cuda-toolkit-12-8 ' || fail "dpkg --audit does not list the unpacked toolkit"
+status_of cuda-toolkit-12-8 | grep -q '^iU' || fail "the toolkit is not iU"
+out=$(node "$plain" 'sudo apt-get install -y jq' 2>&1 || true)
+grep -q "dpkg was interrupted.*dpkg --configure -a" <<<"$out" || fail "apt did not refuse after the kill: $out"
+repaired "$plain" cuda CUDA=12.8
+
+uninstall "cudnn9-cuda-12 libcudnn9-cuda-12" ""
+killed "$plain" 'unpack libcudnn9-cuda-12' cudnn CUDNN=9 CUDA=12.8
+status_of libcudnn9-cuda-12 | grep -q '^iH' || fail "libcudnn9 is not iH"
+repaired "$plain" cudnn CUDNN=9 CUDA=12.8
+
+uninstall nvidia-container-toolkit /usr/local/bin/nvidia-ctk
+killed "$plain" 'unpack nvidia-container-toolkit' container CONTAINER=docker
+repaired "$plain" container CONTAINER=docker
+node "$plain" 'nvidia-ctk --version' >/dev/null || fail "no nvidia-ctk after the repair"
+
+uninstall nvidia-open-570 /usr/local/bin/nvidia-smi
+killed "$plain" 'configure nvidia-open-570' driver DRIVER=570
+repaired "$plain" driver DRIVER=570
+grep -q '(open) already works' "$work/last.out" || fail "driver after the repair: $(cat "$work/last.out")"
+
+[ -z "$(node "$plain" 'dpkg --audit')" ] || fail "dpkg --audit still reports problems"
+expect 0 "$plain" verify DRIVER=570 CUDA=12.8 CUDNN=9 CONTAINER=docker
+expect 0 "$plain" smoke SMOKE=driver,cuda,container CUDA=12.8 EXPECT_GPUS=1 EXPECT_GPU_MODEL=A10G
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["ok"] is True' "$work/last.out" || fail "smoke after the repairs: $(cat "$work/last.out")"
+note "interrupted installs repaired; smoke ok"
 
 # --- a GPU-ready image: verified, nothing installed; faults fail smoke -----------------------
 

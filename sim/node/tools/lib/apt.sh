@@ -267,10 +267,84 @@ gcsim_install_keyring() {
 		>"/etc/apt/sources.list.d/cuda-$d-x86_64.list"
 }
 
+# --- half-made installs -------------------------------------------------------------------
+#
+# As dpkg does, an install first unpacks every package, then configures each. A package
+# unpacked but not configured yet is "unpacked" (dpkg-query: iU; its effect not applied), one
+# whose unpacking stopped half way "half-installed" (iH; its files incomplete); both live in
+# dpkg/pending ("name version state"), not in dpkg/status. A test makes the next apt-get
+# install stop like a SIGKILL (exit 137) with a line "unpack PKG" or "configure PKG" in
+# $S/apt-kill (removed when it fires): at PKG's unpacking (PKG half-installed, the ones
+# before it unpacked) or at PKG's configuration (the ones before it configured, PKG and the
+# rest unpacked).
+
+gcsim_pending_state() { awk -v p="$1" '$1 == p { print $3 }' "$S/dpkg/pending" 2>/dev/null; }
+
+gcsim_pending_set() { # NAME VERSION STATE; STATE "" removes NAME
+	local tmp="$S/dpkg/pending.new"
+	mkdir -p "$S/dpkg"
+	touch "$S/dpkg/pending"
+	awk -v p="$1" '$1 != p' "$S/dpkg/pending" >"$tmp"
+	[ -z "$3" ] || printf '%s %s %s\n' "$1" "$2" "$3" >>"$tmp"
+	mv "$tmp" "$S/dpkg/pending"
+}
+
+gcsim_killed() {
+	rm -f "$S/apt-kill"
+	echo "Killed" >&2
+	exit 137
+}
+
+# Configures NAME VERSION: recorded as installed, its effect applied.
+gcsim_configure() {
+	[ "$GCSIM_QUIET" = 1 ] || echo "Setting up $1 ($2) ..."
+	gcsim_pending_set "$1" "" ""
+	gcsim_record "$1" "$2"
+	gcsim_resolve "$1" || return 0
+	[ "$R_KIND" = plain ] || gcsim_effect "$R_KIND"
+}
+
+# dpkg --configure -a: configures every unpacked package (half-installed ones need a
+# reinstall, which apt-get does).
+gcsim_configure_pending() {
+	local name version state
+	[ -s "$S/dpkg/pending" ] || return 0
+	while read -r name version state; do
+		[ "$state" = unpacked ] && gcsim_configure "$name" "$version"
+	done < <(cat "$S/dpkg/pending")
+	return 0
+}
+
+# dpkg --audit: what an interrupted dpkg left, in dpkg's words.
+gcsim_audit() {
+	local list
+	list=$(awk '$3 == "unpacked" { print " " $1 "    simulated package" }' "$S/dpkg/pending" 2>/dev/null)
+	if [ -n "$list" ]; then
+		printf '%s\n' "The following packages have been unpacked but not yet configured." \
+			"They must be configured using dpkg --configure or the configure" \
+			"menu option in dselect for them to work:" "$list" ""
+	fi
+	list=$(awk '$3 == "half-installed" { print " " $1 "    simulated package" }' "$S/dpkg/pending" 2>/dev/null)
+	if [ -n "$list" ]; then
+		printf '%s\n' "The following packages are only half installed, due to problems" \
+			"during installation.  The installation can probably be completed by retrying it;" \
+			"the packages can be removed using dselect or dpkg --remove:" "$list" ""
+	fi
+	return 0
+}
+
 # apt-get install: resolves every name (and its dependencies), then installs. GCSIM_QUIET=1
-# prints nothing (the boot hook preparing a GPU-ready image).
+# prints nothing (the boot hook preparing a GPU-ready image). Refuses while dpkg was
+# interrupted (unpacked packages); reinstalls half-installed ones; GCSIM_REINSTALL=1
+# (--reinstall) installs the named packages again even when installed.
 gcsim_apt_install() {
-	local p new=() kinds=() missing=0 queue=("$@") seen=" " d
+	local p new=() missing=0 queue=("$@") seen=" " d named=" "
+	if grep -q ' unpacked$' "$S/dpkg/pending" 2>/dev/null; then
+		echo "E: dpkg was interrupted, you must manually run 'sudo dpkg --configure -a' to correct the problem." >&2
+		return 100
+	fi
+	for p in "$@"; do named="$named${p%%=*} "; done
+	[ ! -s "$S/dpkg/pending" ] || mapfile -t -O ${#queue[@]} queue < <(awk '{ print $1 }' "$S/dpkg/pending")
 	while [ ${#queue[@]} -gt 0 ]; do
 		p=${queue[0]}
 		queue=("${queue[@]:1}")
@@ -282,11 +356,10 @@ gcsim_apt_install() {
 			missing=1
 			continue
 		fi
-		if gcsim_installed "$p"; then
+		if gcsim_installed "$p" && { [ "${GCSIM_REINSTALL:-0}" != 1 ] || [[ $named != *" $p "* ]]; }; then
 			[ "$GCSIM_QUIET" = 1 ] || echo "$p is already the newest version ($(gcsim_pkg_version "$p"))."
 		else
 			new+=("$p=$R_VERSION")
-			[ "$R_KIND" = plain ] || kinds+=("$R_KIND")
 		fi
 		for d in $R_DEPS; do
 			queue+=("$d")
@@ -307,13 +380,21 @@ gcsim_apt_install() {
 			return 1
 		fi
 	fi
-	local item
+	local item kill_mode="" kill_pkg=""
+	if [ -s "$S/apt-kill" ]; then
+		read -r kill_mode kill_pkg <"$S/apt-kill" || true
+	fi
 	for item in "${new[@]}"; do
-		[ "$GCSIM_QUIET" = 1 ] || echo "Setting up ${item%%=*} (${item#*=}) ..."
-		gcsim_record "${item%%=*}" "${item#*=}"
+		if [ "$kill_mode $kill_pkg" = "unpack ${item%%=*}" ]; then
+			gcsim_pending_set "${item%%=*}" "${item#*=}" half-installed
+			gcsim_killed
+		fi
+		[ "$GCSIM_QUIET" = 1 ] || echo "Unpacking ${item%%=*} (${item#*=}) ..."
+		gcsim_pending_set "${item%%=*}" "${item#*=}" unpacked
 	done
-	for item in "${kinds[@]}"; do
-		gcsim_effect "$item"
+	for item in "${new[@]}"; do
+		[ "$kill_mode $kill_pkg" != "configure ${item%%=*}" ] || gcsim_killed
+		gcsim_configure "${item%%=*}" "${item#*=}"
 	done
 	return 0
 }

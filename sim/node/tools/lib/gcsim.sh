@@ -6,6 +6,9 @@
 #   faults          node faults, one name per line (missing-gpu, ecc, ...), rewritten live
 #   boot_id         this boot's id (also /proc/sys/kernel/random/boot_id)
 #   dpkg/status     installed packages: "name version" per line
+#   dpkg/pending    what an interrupted install left: "name version unpacked|half-installed"
+#   apt-kill        "unpack PKG" or "configure PKG": the next apt-get install stops there
+#                   as if killed (lib/apt.sh; for tests)
 #   apt/repos       repositories apt knows since the last apt-get update
 #   driver          "BRANCH VERSION FLAVOR" of the installed NVIDIA driver
 #   modules         loaded kernel modules: "name version" per line
