@@ -416,7 +416,7 @@ static int xfer_start(struct gc_http *http, struct xfer *x, const struct gc_http
 		return gc_error_set(&res->error, GC_EINVALID, "invalid HTTP method");
 	if (!req->url || !*req->url || has_ctl(req->url))
 		return gc_error_set(&res->error, GC_EINVALID, "invalid URL for %s request", method);
-	/* the query string carries signatures and, for Alibaba RPC, the session token:
+	/* the query string carries signatures and, for some clouds' signing schemes, the session token:
 	 * keep it out of messages and logs */
 	x->where = gc_xasprintf("%s '%.*s'", method, (int)strcspn(req->url, "?#"), req->url);
 	if (req->body_len && !req->body)

@@ -212,8 +212,8 @@ struct gc_secgroup_request {
 	/*
 	 * Every protocol and port from instances in this same group, so that the nodes of a
 	 * cluster reach each other (torchrun's MASTER_PORT, NCCL over TCP, MPI). How is the
-	 * cloud's affair: a rule whose source is the group itself (EC2, Tencent), or a group
-	 * type whose members talk freely by default (an Alibaba basic group).
+	 * cloud's affair: a rule whose source is the group itself, or a group type whose
+	 * members talk freely by default (providers.md says which cloud does which).
 	 */
 	bool allow_members;
 };
@@ -438,7 +438,7 @@ int gc_provider_console_output(struct gc_provider *p, const char *id, char **out
 int gc_provider_caller_address(struct gc_provider *p, char **out, struct gc_error *err);
 
 /* A price a driver looked up, kept for the driver's life (a command is short). zone NULL:
- * the region's price (on AWS, for spot, the region's lowest). */
+ * the region's price (for spot, where the cloud prices spot per zone, the region's lowest). */
 struct gc_price_entry {
 	char *type;
 	char *zone;
