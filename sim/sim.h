@@ -95,6 +95,10 @@ struct sim_resp {
 	struct gc_params headers; /* extra response headers */
 	bool drop;		  /* close the connection without answering */
 	unsigned delay_ms;	  /* hold the response back this long (latency, slow) */
+	/* hostile answers (hostile.h): the rule that fired, and how the server sends the body */
+	struct sim_fault_hit hostile;
+	uint64_t stream_bytes; /* the body is this long: the bytes above body.len are filler */
+	unsigned trickle_ms;   /* the body goes out in pieces spread over this long */
 
 	/* for the request log */
 	char action[64];
