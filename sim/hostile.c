@@ -86,6 +86,11 @@ static void set_body(struct sim_resp *resp, const char *text)
 	(void)gc_buf_addstr(&resp->body, text);
 }
 
+bool sim_hostile_token(const char *token)
+{
+	return token && !strncmp(token, "hostile-", 8);
+}
+
 static void fresh_token(char out[48])
 {
 	snprintf(out, 48, "hostile-%u", atomic_fetch_add(&token_serial, 1) + 1);

@@ -42,6 +42,10 @@ enum sim_hostile {
 	"\033[31mred\033[0m \033]0;owned\007\r\n::error::forged by the cloud\r\n" \
 	"::add-mask::gpucluster\n::stop-commands::hostile\n::warning::after the stop"
 
+/* Whether a page token is one a hostile mode made ("hostile-..."): the frontends read it
+ * as the first page, so a client that follows it keeps getting pages. */
+bool sim_hostile_token(const char *token);
+
 /* Parses a mode name; 0, or -1 when unknown. */
 int sim_hostile_parse(const char *name, enum sim_hostile *out);
 const char *sim_hostile_name(enum sim_hostile m);

@@ -351,7 +351,7 @@ int ecs_parse_next_token(struct ecs_call *c, uint64_t *seq)
 	unsigned long long n = 0;
 
 	*seq = 0;
-	if (!v || !*v)
+	if (!v || !*v || sim_hostile_token(v))
 		return 0;
 	if (strlen(v) != 32 || strncmp(v, "e5c", 3))
 		goto bad;

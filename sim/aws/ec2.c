@@ -400,7 +400,7 @@ int ec2_parse_token(struct ec2 *c, char kind, uint64_t *pos)
 	uint64_t v;
 
 	*pos = 0;
-	if (!t || !*t)
+	if (!t || !*t || sim_hostile_token(t))
 		return 0;
 	if (strncmp(t, "sim1", 4) != 0 || t[4] != kind || !(dot = strchr(t + 5, '.')) ||
 	    (size_t)(dot - (t + 5)) >= sizeof(num))
