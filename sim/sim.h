@@ -15,6 +15,7 @@
  *   catalog.c    lookups in each cloud's regions, zones, instance types, images, prices
  *                (sim/NAME/offer.c)
  *   faults.c     injected faults, rate limits, latency
+ *   hostile.c    the hostile fault's broken answers (endless tokens, HTML, huge bodies...)
  *   node.c       instances as SSH targets (sshd + bubblewrap)
  *   control.c    the control API: state, reset, faults
  *   main.c       flags, start-up, the ticker, shutdown
