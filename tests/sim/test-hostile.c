@@ -421,6 +421,27 @@ static void test_pagination(void **state)
 					     : strstr(a.body, "\"TotalCount\":1000000000") != NULL);
 		answer_release(&a);
 
+		/* across pages: one endless token, then the real listing again from the start */
+		if (c->next) {
+			char text[96];
+			struct gc_error err;
+
+			gc_error_init(&err);
+			sim_faults_clear(sim.faults);
+			snprintf(text, sizeof(text),
+				 "%s:DescribeInstances:hostile,mode=endless-token,times=1",
+				 sim_cloud_name(c->id));
+			assert_int_equal(sim_faults_add(sim.faults, text, &err), 0);
+			c->describe(&a);
+			token_of(c, a.body, t1);
+			c->next(&b, t1);
+			assert_int_equal(id_count(c, a.body, ids[0]), 1);
+			assert_int_equal(id_count(c, b.body, ids[0]), 1);
+			assert_null(strstr(b.body, "hostile-"));
+			answer_release(&a);
+			answer_release(&b);
+		}
+
 		/* duplicate-ids: the first item twice in the page */
 		rule(c, "DescribeInstances", "duplicate-ids");
 		c->describe(&a);
