@@ -251,16 +251,11 @@ static void ec2_replace(const struct sim_hostile_style *st, enum sim_hostile m, 
 			struct sim_resp *resp)
 {
 	struct gc_buf *b = &resp->body;
-	bool keys = !strcmp(action, "DescribeKeyPairs");
 
 	gc_buf_reset(b);
-	resp->status = 200;
 	switch (m) {
 	case SIM_HOSTILE_EMPTY_ENVELOPE:
 		gc_buf_addf(b, XML_DECL "<%sResponse xmlns=\"" EC2_NS "\"/>\n", action);
-		break;
-	case SIM_HOSTILE_WRONG_DOCUMENT:
-		gc_buf_addstr(b, keys ? st->wrong_document_keys : st->wrong_document);
 		break;
 	case SIM_HOSTILE_HUGE_BODY:
 		gc_buf_addf(b,
@@ -418,7 +413,7 @@ out:
 	json_decref(root);
 }
 
-static void json_replace(const struct sim_hostile_style *st, enum sim_hostile m, const char *action,
+static void json_replace(const struct sim_hostile_style *st, enum sim_hostile m,
 			 struct sim_resp *resp)
 {
 	json_t *doc = NULL;
@@ -426,14 +421,8 @@ static void json_replace(const struct sim_hostile_style *st, enum sim_hostile m,
 	char *text;
 
 	snprintf(rid, sizeof(rid), HOSTILE_REQUEST, 4u);
-	resp->status = 200;
 	switch (m) {
 	case SIM_HOSTILE_EMPTY_ENVELOPE: doc = json_object(); break;
-	case SIM_HOSTILE_WRONG_DOCUMENT:
-		set_body(resp,
-			 !strcmp(action, "DescribeKeyPairs") ? st->wrong_document_keys
-							     : st->wrong_document);
-		return;
 	case SIM_HOSTILE_HUGE_BODY:
 		/* written by hand: the padding string is never closed */
 		gc_buf_reset(&resp->body);
@@ -490,12 +479,19 @@ void sim_hostile_answer(const struct sim_hostile_style *st, const char *action,
 	default: break;
 	}
 	resp->content_type = st->content_type;
-	if (!sim_hostile_applies(m)) {
+	if (m == SIM_HOSTILE_WRONG_DOCUMENT) {
+		resp->status = 200;
+		resp->error_code[0] = '\0';
+		set_body(resp,
+			 !strcmp(action, "DescribeKeyPairs") ? st->wrong_document_keys
+							     : st->wrong_document);
+	} else if (!sim_hostile_applies(m)) {
+		resp->status = 200;
 		resp->error_code[0] = '\0';
 		if (st->xml)
 			ec2_replace(st, m, action, resp);
 		else
-			json_replace(st, m, action, resp);
+			json_replace(st, m, resp);
 	} else if (st->xml) {
 		ec2_distort(m, resp);
 	} else {
