@@ -27,6 +27,9 @@ struct rule {
 	uint64_t times; /* 0: unlimited */
 	bool after;
 	unsigned delay_ms;
+	enum sim_hostile mode;
+	unsigned status;
+	uint64_t bytes;
 	char zone[64];
 	char type[64];
 	uint64_t seen;
@@ -91,6 +94,7 @@ static const struct {
 	{ "throttle", SIM_FAULT_THROTTLE }, { "capacity", SIM_FAULT_CAPACITY },
 	{ "quota", SIM_FAULT_QUOTA },	    { "5xx", SIM_FAULT_5XX },
 	{ "drop", SIM_FAULT_DROP },	    { "slow", SIM_FAULT_SLOW },
+	{ "hostile", SIM_FAULT_HOSTILE },
 };
 
 static bool valid_cloud(const char *s)
@@ -142,6 +146,24 @@ static int parse_option(struct rule *r, const char *opt, struct gc_error *err)
 					    "fault rule '%s': after must be 1 or 0, not '%s'",
 					    r->text, val);
 		r->after = !strcmp(val, "1") || !strcmp(val, "true");
+	} else if (!strcmp(key, "mode")) {
+		if (sim_hostile_parse(val, &r->mode) < 0)
+			return gc_error_set(err, GC_EINVALID,
+					    "fault rule '%s': unknown hostile mode '%s' (%s)",
+					    r->text, val, sim_hostile_names());
+	} else if (!strcmp(key, "status")) {
+		if (gc_parse_u64(val, 599, &u) < 0 || u < 200)
+			return gc_error_set(err, GC_EINVALID,
+					    "fault rule '%s': status must be 200..599, not '%s'",
+					    r->text, val);
+		r->status = (unsigned)u;
+	} else if (!strcmp(key, "bytes")) {
+		if (gc_parse_u64(val, (uint64_t)1 << 32, &u) < 0 || u == 0)
+			return gc_error_set(
+				err, GC_EINVALID,
+				"fault rule '%s': bytes must be 1..4294967296, not '%s'", r->text,
+				val);
+		r->bytes = u;
 	} else if (!strcmp(key, "zone") || !strcmp(key, "type")) {
 		char *dst = key[0] == 'z' ? r->zone : r->type;
 
@@ -152,7 +174,7 @@ static int parse_option(struct rule *r, const char *opt, struct gc_error *err)
 	} else {
 		return gc_error_set(err, GC_EINVALID,
 				    "fault rule '%s': unknown option '%s' (expected p, call, "
-				    "times, after, zone, type or delay_ms)",
+				    "times, after, zone, type, delay_ms, mode, status or bytes)",
 				    r->text, key);
 	}
 	return 0;
@@ -208,7 +230,7 @@ int sim_faults_add(struct sim_faults *f, const char *text, struct gc_error *err)
 		return gc_error_set(
 			err, GC_EINVALID,
 			"fault rule '%s': unknown kind '%s' (throttle, capacity, quota, "
-			"5xx, drop or slow)",
+			"5xx, drop, slow or hostile)",
 			text, fields[2]);
 	r.p = 1.0;
 	r.delay_ms = r.kind == SIM_FAULT_SLOW ? 2000 : 0;
@@ -221,6 +243,12 @@ int sim_faults_add(struct sim_faults *f, const char *text, struct gc_error *err)
 			return -1;
 		opts = next;
 	}
+	if ((r.kind == SIM_FAULT_HOSTILE) != (r.mode != SIM_HOSTILE_NONE) ||
+	    ((r.status || r.bytes) && r.kind != SIM_FAULT_HOSTILE))
+		return gc_error_set(err, GC_EINVALID,
+				    "fault rule '%s': mode= (with status= or bytes=) goes with "
+				    "hostile, and hostile needs it",
+				    text);
 	if ((r.zone[0] || r.type[0]) && r.kind != SIM_FAULT_CAPACITY)
 		return gc_error_set(
 			err, GC_EINVALID,
@@ -316,6 +344,9 @@ static void hit_from_rule(struct sim_fault_hit *hit, const struct rule *r)
 	hit->kind = r->kind;
 	hit->after = r->after;
 	hit->delay_ms = r->delay_ms;
+	hit->hostile = r->mode;
+	hit->status = r->status;
+	hit->bytes = r->bytes;
 	snprintf(hit->rule, sizeof(hit->rule), "%s", r->text);
 }
 

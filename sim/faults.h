@@ -18,6 +18,10 @@
  *   5xx        InternalError with HTTP 500 (Tencent: InternalError in HTTP 200)
  *   drop       the connection is closed without a response
  *   slow       the response is held back delay_ms (default 2000) before it goes out
+ *   hostile    a broken or malicious answer, mode=MODE (hostile.h, docs/sim.md): bad
+ *              pagination, empty or wrong documents, HTML, huge or slow bodies, escape
+ *              sequences, duplicated ids; keys status=N (html), bytes=N (huge-body),
+ *              delay_ms=N (slow-body)
  * and the keys
  *   p=0.25     probability per matching call (default 1)
  *   call=N     only the Nth matching call, counting from 1 (default: every call)
@@ -45,6 +49,7 @@
 
 #include "core/clock.h"
 #include "core/error.h"
+#include "sim/hostile.h"
 #include "sim/world.h"
 
 enum sim_fault_kind {
@@ -55,14 +60,18 @@ enum sim_fault_kind {
 	SIM_FAULT_5XX,
 	SIM_FAULT_DROP,
 	SIM_FAULT_SLOW,
+	SIM_FAULT_HOSTILE,
 };
 
 /* What a check decided for one call. */
 struct sim_fault_hit {
 	enum sim_fault_kind kind;
-	bool after;	   /* take effect after the action ran (drop, 5xx) */
-	unsigned delay_ms; /* slow */
-	char rule[160];	   /* the rule's text, for the request log and messages */
+	bool after;		  /* take effect after the action ran (drop, 5xx) */
+	unsigned delay_ms;	  /* slow, hostile slow-body */
+	enum sim_hostile hostile; /* hostile: the mode */
+	unsigned status;	  /* hostile html: the HTTP status, 0 for 200 */
+	uint64_t bytes;		  /* hostile huge-body: the body's size, 0 for the default */
+	char rule[160];		  /* the rule's text, for the request log and messages */
 };
 
 struct sim_faults;

@@ -79,7 +79,8 @@ static const struct opt_doc opts[] = {
 	{ { "latency-ms", required_argument, NULL, OPT_LATENCY }, "N",
 	  "add N ms to every cloud API call" },
 	{ { "fault", required_argument, NULL, OPT_FAULT }, "RULE",
-	  "inject a fault, CLOUD:ACTION:KIND[,key=value...] (repeatable; see docs/sim.md)" },
+	  "inject a fault, CLOUD:ACTION:KIND[,key=value...], hostile,mode=M for broken "
+	  "answers (repeatable; see docs/sim.md)" },
 	{ { "node-fault", required_argument, NULL, OPT_NODE_FAULT }, "RULE",
 	  "node fault for new instances, KIND[,p=P][,call=N] (repeatable)" },
 	{ { "no-rate-limits", no_argument, NULL, OPT_NO_RATE_LIMITS }, NULL,

@@ -150,6 +150,66 @@ static void sleep_ms(unsigned ms)
 		;
 }
 
+/*
+ * Hostile bodies (sim/hostile.h) go out through a reader: a huge one is its prefix and
+ * then filler made on the fly, never held whole; a slow one is the real body in pieces
+ * with a pause before each, so that the whole trickle lasts about trickle_ms.
+ */
+struct stream {
+	char *data;
+	size_t len;
+	uint64_t total;
+	unsigned pause_ms;
+	size_t piece;
+};
+
+#define STREAM_PIECES 16
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct stream *st = cls;
+	size_t n;
+
+	if (pos >= st->total)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	n = (size_t)(st->total - pos < max ? st->total - pos : max);
+	if (st->pause_ms) {
+		sleep_ms(st->pause_ms);
+		if (n > st->piece)
+			n = st->piece;
+	}
+	for (size_t i = 0; i < n; i++)
+		buf[i] = pos + i < st->len ? st->data[pos + i] : 'x';
+	return (ssize_t)n;
+}
+
+static void stream_free(void *cls)
+{
+	struct stream *st = cls;
+
+	free(st->data);
+	free(st);
+}
+
+static struct MHD_Response *stream_response(const struct sim_resp *resp)
+{
+	struct stream *st = gc_xcalloc(1, sizeof(*st));
+	struct MHD_Response *r;
+
+	st->data = gc_xmalloc(resp->body.len + 1);
+	memcpy(st->data, resp->body.data ? resp->body.data : "", resp->body.len);
+	st->len = resp->body.len;
+	st->total = resp->stream_bytes > st->len ? resp->stream_bytes : st->len;
+	if (resp->trickle_ms) {
+		st->pause_ms = resp->trickle_ms / STREAM_PIECES;
+		st->piece = st->len / STREAM_PIECES + 1;
+	}
+	r = MHD_create_response_from_callback(st->total, 64 * 1024, stream_read, st, stream_free);
+	if (!r)
+		stream_free(st);
+	return r;
+}
+
 /* "2026-03-14T15:09:27.123Z" */
 static void iso8601_ms(char out[48])
 {
@@ -290,7 +350,11 @@ static enum MHD_Result answer(struct daemon_ctx *d, struct MHD_Connection *con, 
 		goto out;
 	}
 
-	mr = MHD_create_response_from_buffer(resp.body.len, resp.body.data, MHD_RESPMEM_MUST_COPY);
+	if (resp.stream_bytes || resp.trickle_ms)
+		mr = stream_response(&resp);
+	else
+		mr = MHD_create_response_from_buffer(resp.body.len, resp.body.data,
+						     MHD_RESPMEM_MUST_COPY);
 	if (!mr) {
 		ret = MHD_NO;
 		goto out;

@@ -15,6 +15,7 @@
  *   catalog.c    lookups in each cloud's regions, zones, instance types, images, prices
  *                (sim/NAME/offer.c)
  *   faults.c     injected faults, rate limits, latency
+ *   hostile.c    the hostile fault's broken answers (endless tokens, HTML, huge bodies...)
  *   node.c       instances as SSH targets (sshd + bubblewrap)
  *   control.c    the control API: state, reset, faults
  *   main.c       flags, start-up, the ticker, shutdown
@@ -95,6 +96,10 @@ struct sim_resp {
 	struct gc_params headers; /* extra response headers */
 	bool drop;		  /* close the connection without answering */
 	unsigned delay_ms;	  /* hold the response back this long (latency, slow) */
+	/* hostile answers (hostile.h): the rule that fired, and how the server sends the body */
+	struct sim_fault_hit hostile;
+	uint64_t stream_bytes; /* the body is this long: the bytes above body.len are filler */
+	unsigned trickle_ms;   /* the body goes out in pieces spread over this long */
 
 	/* for the request log */
 	char action[64];

@@ -351,7 +351,7 @@ int ecs_parse_next_token(struct ecs_call *c, uint64_t *seq)
 	unsigned long long n = 0;
 
 	*seq = 0;
-	if (!v || !*v)
+	if (!v || !*v || sim_hostile_token(v))
 		return 0;
 	if (strlen(v) != 32 || strncmp(v, "e5c", 3))
 		goto bad;
@@ -794,6 +794,10 @@ static int process(struct ecs_call *c, struct gc_params *all)
 	sim_faults_check(sim->faults, SIM_ALIBABA, a->name, 0, &hit);
 	if (hit.kind == SIM_FAULT_SLOW) {
 		resp->delay_ms = hit.delay_ms;
+	} else if (hit.kind == SIM_FAULT_HOSTILE) {
+		resp->hostile = hit;
+		if (!sim_hostile_applies(hit.hostile))
+			return -1; /* the answer is replaced: nothing is done */
 	} else if (hit.kind == SIM_FAULT_DROP && !hit.after) {
 		resp->drop = true;
 		return -1;
@@ -821,6 +825,20 @@ static int process(struct ecs_call *c, struct gc_params *all)
 	return 0;
 }
 
+/* How the hostile modes imitate ECS (sim/hostile.h). */
+static const struct sim_hostile_style ecs_hostile = {
+	.content_type = ECS_CONTENT_TYPE,
+	.next_token = "NextToken",
+	.error_status = 400,
+	.error_code = "InvalidParameter",
+	.wrong_document = "{\"KeyPairs\":{\"KeyPair\":[{\"KeyPairName\":\"hostile\","
+			  "\"KeyPairFingerPrint\":\"00\"}]},\"TotalCount\":1,\"PageNumber\":1,"
+			  "\"PageSize\":10,\"RequestId\":\"00000000-0000-4000-8000-000000000001\"}",
+	.wrong_document_keys = "{\"Regions\":{\"Region\":[{\"RegionId\":\"cn-hangzhou\","
+			       "\"LocalName\":\"hostile\"}]},\"RequestId\":"
+			       "\"00000000-0000-4000-8000-000000000001\"}",
+};
+
 void sim_ecs_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp)
 {
 	struct ecs_call call;
@@ -846,6 +864,7 @@ void sim_ecs_handle(struct sim *sim, const struct sim_req *req, struct sim_resp 
 		resp->status = 200;
 		resp->content_type = ECS_CONTENT_TYPE;
 	}
+	sim_hostile_answer(&ecs_hostile, resp->action, &resp->hostile, resp);
 	json_decref(c->out);
 	gc_params_release(&c->params);
 	gc_params_release(&all);

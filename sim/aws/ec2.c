@@ -400,7 +400,7 @@ int ec2_parse_token(struct ec2 *c, char kind, uint64_t *pos)
 	uint64_t v;
 
 	*pos = 0;
-	if (!t || !*t)
+	if (!t || !*t || sim_hostile_token(t))
 		return 0;
 	if (strncmp(t, "sim1", 4) != 0 || t[4] != kind || !(dot = strchr(t + 5, '.')) ||
 	    (size_t)(dot - (t + 5)) >= sizeof(num))
@@ -748,6 +748,11 @@ static void handle(struct ec2 *c)
 		}
 		break;
 	case SIM_FAULT_SLOW: c->resp->delay_ms += hit.delay_ms; break;
+	case SIM_FAULT_HOSTILE:
+		c->resp->hostile = hit;
+		if (!sim_hostile_applies(hit.hostile))
+			return; /* the answer is replaced: nothing is done */
+		break;
 	default: break;
 	}
 
@@ -772,6 +777,24 @@ static void handle(struct ec2 *c)
 		c->resp->drop = true;
 }
 
+/* How the hostile modes imitate EC2 (sim/hostile.h). */
+static const struct sim_hostile_style ec2_hostile = {
+	.content_type = "text/xml;charset=UTF-8",
+	.xml = true,
+	.error_status = 400,
+	.error_code = "InvalidParameterValue",
+	.wrong_document = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<DescribeKeyPairsResponse "
+			  "xmlns=\"" EC2_XMLNS "\"><requestId>00000000-0000-4000-8000-"
+			  "000000000001</requestId><keySet><item><keyPairId>key-0123456789abcdef0"
+			  "</keyPairId><keyName>hostile</keyName><keyFingerprint>00:00"
+			  "</keyFingerprint></item></keySet></DescribeKeyPairsResponse>\n",
+	.wrong_document_keys =
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<DescribeRegionsResponse "
+		"xmlns=\"" EC2_XMLNS "\"><requestId>00000000-0000-4000-8000-"
+		"000000000001</requestId><regionInfo><item><regionName>us-east-1"
+		"</regionName></item></regionInfo></DescribeRegionsResponse>\n",
+};
+
 void sim_ec2_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp)
 {
 	struct ec2 c;
@@ -793,6 +816,7 @@ void sim_ec2_handle(struct sim *sim, const struct sim_req *req, struct sim_resp 
 	sim_request_id(sim, false, c.rid);
 	resp->content_type = "text/xml;charset=UTF-8";
 	handle(&c);
+	sim_hostile_answer(&ec2_hostile, resp->action, &resp->hostile, resp);
 	sim_aws_xml_discard(&c.x);
 	gc_params_release(&c.p);
 }

@@ -745,6 +745,10 @@ static int process(struct tc_call *c)
 	sim_faults_check(c->sim->faults, SIM_TENCENT, a->name, 0, &hit);
 	if (hit.kind == SIM_FAULT_SLOW) {
 		resp->delay_ms = hit.delay_ms;
+	} else if (hit.kind == SIM_FAULT_HOSTILE) {
+		resp->hostile = hit;
+		if (!sim_hostile_applies(hit.hostile))
+			return -1; /* the answer is replaced: nothing is done */
 	} else if (hit.kind == SIM_FAULT_DROP && !hit.after) {
 		resp->drop = true;
 		return -1;
@@ -770,6 +774,20 @@ static int process(struct tc_call *c)
 	return 0;
 }
 
+/* How the hostile modes imitate CVM (sim/hostile.h): no page token, errors in HTTP 200. */
+static const struct sim_hostile_style cvm_hostile = {
+	.content_type = TC_CONTENT_TYPE,
+	.envelope = "Response",
+	.error_status = 200,
+	.error_code = "InvalidParameter",
+	.wrong_document = "{\"Response\":{\"TotalCount\":1,\"KeyPairSet\":[{\"KeyId\":"
+			  "\"skey-hostile1\",\"KeyName\":\"hostile\"}],\"RequestId\":"
+			  "\"00000000-0000-4000-8000-000000000001\"}}",
+	.wrong_document_keys = "{\"Response\":{\"TotalCount\":1,\"RegionSet\":[{\"Region\":"
+			       "\"ap-guangzhou\",\"RegionState\":\"AVAILABLE\"}],\"RequestId\":"
+			       "\"00000000-0000-4000-8000-000000000001\"}}",
+};
+
 void sim_cvm_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp)
 {
 	struct tc_call call;
@@ -784,6 +802,7 @@ void sim_cvm_handle(struct sim *sim, const struct sim_req *req, struct sim_resp 
 		call.out = NULL;
 		render(&call, out);
 	}
+	sim_hostile_answer(&cvm_hostile, resp->action, &resp->hostile, resp);
 	json_decref(call.out);
 	json_decref(call.body);
 }

@@ -128,6 +128,28 @@ curl -sS -o /dev/null --max-time 10 --aws-sigv4 "aws:amz:us-east-1:ec2" --user "
 curl -sSf -X DELETE "$control/faults" >/dev/null || fail "DELETE /faults"
 [ -z "$(curl -sSf "$control/faults")" ] || fail "faults not cleared"
 
+# hostile answers the server sends its own way (sim/hostile.h): an HTML 502 page, a huge
+# body streamed past the clients' 16 MiB cap, a slow body trickled within its bound
+hostile() { # RULE OUTFILE -> "status|type|size|seconds"
+	curl -sSf -X DELETE "$control/faults" >/dev/null
+	curl -sSf -X POST --data "$1" "$control/faults" >/dev/null || fail "POST /faults $1"
+	curl -sS -o "$2" -w '%{http_code}|%{content_type}|%{size_download}|%{time_total}' \
+		--max-time 20 --aws-sigv4 "aws:amz:us-east-1:ec2" --user "$creds" \
+		--data 'Action=DescribeInstances&Version=2016-11-15' "$aws/"
+}
+IFS="|" read -r code ctype _ <<<"$(hostile 'aws:DescribeInstances:hostile,mode=html,status=502' "$work/h.html")"
+[ "$code $ctype" = "502 text/html; charset=utf-8" ] || fail "html mode: $code $ctype"
+grep -q '<!DOCTYPE html>' "$work/h.html" || fail "html mode body"
+IFS="|" read -r code _ size _ <<<"$(hostile 'aws:DescribeInstances:hostile,mode=huge-body' "$work/h.big")"
+[ "$code $size" = "200 17825792" ] || fail "huge-body mode: $code, $size bytes"
+head -c 200 "$work/h.big" | grep -q '<DescribeInstancesResponse' || fail "huge-body prefix"
+IFS="|" read -r code _ size secs <<<"$(hostile 'aws:DescribeInstances:hostile,mode=slow-body,delay_ms=320' "$work/h.slow")"
+python3 -c "import sys; sys.exit(not 0.3 <= float(sys.argv[1]) < 5)" "$secs" ||
+	fail "slow-body mode took $secs s"
+grep -q '</DescribeInstancesResponse>' "$work/h.slow" || fail "slow-body body incomplete"
+rm -f "$work/h.big"
+curl -sSf -X DELETE "$control/faults" >/dev/null || fail "DELETE /faults"
+
 curl -sSf -X POST "$control/reset" >/dev/null || fail "/reset"
 curl -sSf -o "$work/state.json" "$control/state" || fail "/state after reset"
 [ "$(json "$work/state.json" 'len(d["instances"])')" = 0 ] || fail "reset left instances"
