@@ -282,6 +282,8 @@ int gc_driver_fail(struct gc_provider *p, const struct gc_driver_request *req, i
 	enum gc_errcode ec = gc_driver_classify(gc_driver(p)->hooks->codes, code, status);
 	const char *rid = request_id && *request_id ? request_id : NULL;
 
+	if (ec == GC_OK) /* a failure under a 2xx or 3xx status, without a code we know */
+		ec = GC_EINVALID;
 	if ((!code || !*code) && !message) {
 		/* a gateway or transport answer: the status is all there is */
 		gc_error_set(err, ec, "%s: HTTP %d from '%s'", req->action, status, req->host);
