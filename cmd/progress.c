@@ -395,6 +395,8 @@ static void on_progress(void *arg, const struct gc_engine_event *ev)
 
 	if (o->quiet)
 		return;
+	if (ev->kind != GC_EV_WAITING)
+		close_line(pr); /* every other event is a line of its own */
 	switch (ev->kind) {
 	case GC_EV_WAITING:
 		/* in a log: a changed count, or the same one again after WAIT_REPEAT_MS */
@@ -410,20 +412,17 @@ static void on_progress(void *arg, const struct gc_engine_event *ev)
 		pr->last_ms = ev->elapsed_ms ? ev->elapsed_ms : 1;
 		return;
 	case GC_EV_CREATE_START:
-		close_line(pr);
 		gc_out_printf(o, s, "  creating %u in group '%s': %s, %s, %s\n", ev->count,
 			      ev->group ? ev->group : "?", ev->type ? ev->type : "?",
 			      ev->zone ? ev->zone : "any zone", market_word(ev->spot));
 		return;
 	case GC_EV_CREATED:
-		close_line(pr);
 		gc_out_printf(o, s, "  %screated%s %u in group '%s'\n",
 			      gc_out_style(o, s, GC_STYLE_GREEN),
 			      gc_out_style(o, s, GC_STYLE_RESET), ev->count,
 			      ev->group ? ev->group : "?");
 		return;
 	case GC_EV_CREATE_FAILED:
-		close_line(pr);
 		gc_out_printf(o, s, "  %sno luck%s with %s/%s/%s: %s\n",
 			      gc_out_style(o, s, GC_STYLE_YELLOW),
 			      gc_out_style(o, s, GC_STYLE_RESET), ev->zone ? ev->zone : "any zone",
@@ -431,17 +430,12 @@ static void on_progress(void *arg, const struct gc_engine_event *ev)
 			      ev->err ? ev->err->message : "failed");
 		return;
 	case GC_EV_TERMINATING:
-		close_line(pr);
-		gc_out_printf(o, s, "  terminating %u instance%s\n", ev->count,
-			      ev->count == 1 ? "" : "s");
-		return;
 	case GC_EV_TERMINATED:
-		close_line(pr);
-		gc_out_printf(o, s, "  terminated %u instance%s\n", ev->count,
-			      ev->count == 1 ? "" : "s");
+		gc_out_printf(o, s, "  %s %u instance%s\n",
+			      ev->kind == GC_EV_TERMINATING ? "terminating" : "terminated",
+			      ev->count, ev->count == 1 ? "" : "s");
 		return;
 	case GC_EV_INFO:
-		close_line(pr);
 		if (ev->message)
 			gc_out_printf(o, s, "  %s\n", ev->message);
 		return;
