@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
@@ -83,12 +82,10 @@ bool gc_cmd_confirm(struct gc_cmd_ctx *ctx, const char *question)
 {
 	const struct gc_cmd_io *io = ctx->io;
 	char line[64];
-	bool tty;
 
 	if (gc_cmd_opt_given(ctx, "auto-approve"))
 		return true;
-	tty = io->in && (io->in_tty >= 0 ? io->in_tty != 0 : isatty(fileno(io->in)) != 0);
-	if (!tty) {
+	if (!io->in || !gc_cmd_is_tty(io->in, io->in_tty)) {
 		gc_out_error(ctx->out,
 			     "cannot ask for confirmation: standard input is not a "
 			     "terminal");

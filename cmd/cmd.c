@@ -593,14 +593,11 @@ static bool prescan_no_color(int argc, char **argv)
 	return false;
 }
 
-static bool stream_is_tty(FILE *f, int forced)
+bool gc_cmd_is_tty(FILE *f, int forced)
 {
-	int fd;
-
 	if (forced >= 0)
 		return forced != 0;
-	fd = fileno(f);
-	return fd >= 0 && isatty(fd);
+	return f && fileno(f) >= 0 && isatty(fileno(f));
 }
 
 static void setup_color(struct gc_output *out, const struct gc_cmd_io *io, bool no_color)
@@ -608,8 +605,8 @@ static void setup_color(struct gc_output *out, const struct gc_cmd_io *io, bool 
 	const char *env =
 		io->env && io->env->lookup ? io->env->lookup(io->env->ctx, "NO_COLOR") : NULL;
 
-	out->color_out = gc_output_want_color(stream_is_tty(io->out, io->out_tty), no_color, env);
-	out->color_err = gc_output_want_color(stream_is_tty(io->err, io->err_tty), no_color, env);
+	out->color_out = gc_output_want_color(gc_cmd_is_tty(io->out, io->out_tty), no_color, env);
+	out->color_err = gc_output_want_color(gc_cmd_is_tty(io->err, io->err_tty), no_color, env);
 }
 
 static enum gc_log_level log_level(const struct gc_cmd_globals *g)

@@ -127,6 +127,9 @@ struct gc_cmd_io {
 	const struct gc_spec_env *env;
 };
 
+/* Whether f is a terminal: forced (an io's *_tty) when 0 or 1, else isatty(); NULL is not. */
+bool gc_cmd_is_tty(FILE *f, int forced);
+
 struct gc_cmd_ctx {
 	const struct gc_cmd_entry *entry;
 	const struct gc_cmd_entry *const *table; /* the table dispatched from (for help) */

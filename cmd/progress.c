@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd/boot.h"
 #include "cmd/cluster.h"
@@ -68,13 +67,6 @@ static uint64_t now_ns(void)
 	return gc_clock_now_ns(NULL);
 }
 
-static bool err_is_tty(const struct gc_cmd_ctx *ctx)
-{
-	const struct gc_cmd_io *io = ctx->io;
-
-	return io->err_tty >= 0 ? io->err_tty != 0 : isatty(fileno(io->err)) != 0;
-}
-
 void gc_cmd_progress_begin(struct gc_cmd_progress *p, struct gc_cmd_ctx *ctx,
 			   const struct gc_boot *boot, const char *verb)
 {
@@ -83,7 +75,8 @@ void gc_cmd_progress_begin(struct gc_cmd_progress *p, struct gc_cmd_ctx *ctx,
 	p->boot = boot;
 	p->verb = verb;
 	p->show = !ctx->out->quiet;
-	p->live = p->show && err_is_tty(ctx) && ctx->globals.verbose == 0;
+	p->live = p->show && gc_cmd_is_tty(ctx->io->err, ctx->io->err_tty) &&
+		ctx->globals.verbose == 0;
 	/* exec's result is the output itself: a log gets only what went wrong */
 	p->terse = strcmp(verb, "exec") == 0;
 	p->start_ns = now_ns();
@@ -115,23 +108,20 @@ static void node_text(const struct gc_cmd_progress *p, size_t i, char *out, size
 	const struct gc_cmd_progress_node *n = &p->nodes[i];
 	double el = secs(now - n->since_ns);
 	size_t total = p->boot->n_steps;
+	const char *pause = n->st == P_REBOOTING ? ": rebooting" : "";
 
+	if (n->st == P_RECONNECTING)
+		pause = ": reconnecting";
 	switch (n->st) {
 	case P_QUEUED: snprintf(out, size, "queued"); break;
 	case P_WAITING: snprintf(out, size, "waiting for SSH (%.0fs)", el); break;
 	case P_CONNECTED: snprintf(out, size, "connected"); break;
 	case P_UPLOADING: snprintf(out, size, "uploading the scripts"); break;
 	case P_STEP:
-		snprintf(out, size, "[%zu/%zu] %s (%.0fs)", n->step + 1, total,
-			 step_name(p, n->step), el);
-		break;
 	case P_REBOOTING:
-		snprintf(out, size, "[%zu/%zu] %s: rebooting (%.0fs)", n->step + 1, total,
-			 step_name(p, n->step), el);
-		break;
 	case P_RECONNECTING:
-		snprintf(out, size, "[%zu/%zu] %s: reconnecting (%.0fs)", n->step + 1, total,
-			 step_name(p, n->step), el);
+		snprintf(out, size, "[%zu/%zu] %s%s (%.0fs)", n->step + 1, total,
+			 step_name(p, n->step), pause, el);
 		break;
 	case P_DONE:
 		snprintf(out, size, "done: %u ran, %u skipped (%.1fs)", n->ran, n->skipped,
@@ -368,9 +358,6 @@ void gc_cmd_progress_end(struct gc_cmd_progress *p)
 
 /* ---- the engine's progress ------------------------------------------------------ */
 
-/* Seconds between repeated "waiting" lines when stderr is not a terminal. */
-#define PLAIN_REPEAT_MS 30000
-
 struct engine_progress {
 	struct gc_cmd_ctx *ctx;
 	bool tty;
@@ -408,37 +395,34 @@ static void on_progress(void *arg, const struct gc_engine_event *ev)
 
 	if (o->quiet)
 		return;
+	if (ev->kind != GC_EV_WAITING)
+		close_line(pr); /* every other event is a line of its own */
 	switch (ev->kind) {
 	case GC_EV_WAITING:
-		if (pr->tty) {
-			gc_out_printf(o, s, "\r  waiting: %u/%u %s (%llus)\x1b[K", ev->done,
-				      ev->total, ev->message ? ev->message : "running",
-				      (unsigned long long)(ev->elapsed_ms / 1000));
-			pr->line_open = true;
-		} else if (ev->done != pr->last_done ||
-			   ev->elapsed_ms >= pr->last_ms + PLAIN_REPEAT_MS || pr->last_ms == 0) {
-			gc_out_printf(o, s, "  waiting: %u/%u %s (%llus)\n", ev->done, ev->total,
-				      ev->message ? ev->message : "running",
-				      (unsigned long long)(ev->elapsed_ms / 1000));
-			pr->last_done = ev->done;
-			pr->last_ms = ev->elapsed_ms ? ev->elapsed_ms : 1;
-		}
+		/* in a log: a changed count, or the same one again after WAIT_REPEAT_MS */
+		if (!pr->tty && ev->done == pr->last_done && pr->last_ms != 0 &&
+		    ev->elapsed_ms < pr->last_ms + WAIT_REPEAT_MS)
+			return;
+		gc_out_printf(o, s, "%s  waiting: %u/%u %s (%llus)%s", pr->tty ? "\r" : "",
+			      ev->done, ev->total, ev->message ? ev->message : "running",
+			      (unsigned long long)(ev->elapsed_ms / 1000),
+			      pr->tty ? "\x1b[K" : "\n");
+		pr->line_open = pr->tty;
+		pr->last_done = ev->done;
+		pr->last_ms = ev->elapsed_ms ? ev->elapsed_ms : 1;
 		return;
 	case GC_EV_CREATE_START:
-		close_line(pr);
 		gc_out_printf(o, s, "  creating %u in group '%s': %s, %s, %s\n", ev->count,
 			      ev->group ? ev->group : "?", ev->type ? ev->type : "?",
 			      ev->zone ? ev->zone : "any zone", market_word(ev->spot));
 		return;
 	case GC_EV_CREATED:
-		close_line(pr);
 		gc_out_printf(o, s, "  %screated%s %u in group '%s'\n",
 			      gc_out_style(o, s, GC_STYLE_GREEN),
 			      gc_out_style(o, s, GC_STYLE_RESET), ev->count,
 			      ev->group ? ev->group : "?");
 		return;
 	case GC_EV_CREATE_FAILED:
-		close_line(pr);
 		gc_out_printf(o, s, "  %sno luck%s with %s/%s/%s: %s\n",
 			      gc_out_style(o, s, GC_STYLE_YELLOW),
 			      gc_out_style(o, s, GC_STYLE_RESET), ev->zone ? ev->zone : "any zone",
@@ -446,17 +430,12 @@ static void on_progress(void *arg, const struct gc_engine_event *ev)
 			      ev->err ? ev->err->message : "failed");
 		return;
 	case GC_EV_TERMINATING:
-		close_line(pr);
-		gc_out_printf(o, s, "  terminating %u instance%s\n", ev->count,
-			      ev->count == 1 ? "" : "s");
-		return;
 	case GC_EV_TERMINATED:
-		close_line(pr);
-		gc_out_printf(o, s, "  terminated %u instance%s\n", ev->count,
-			      ev->count == 1 ? "" : "s");
+		gc_out_printf(o, s, "  %s %u instance%s\n",
+			      ev->kind == GC_EV_TERMINATING ? "terminating" : "terminated",
+			      ev->count, ev->count == 1 ? "" : "s");
 		return;
 	case GC_EV_INFO:
-		close_line(pr);
 		if (ev->message)
 			gc_out_printf(o, s, "  %s\n", ev->message);
 		return;
@@ -467,7 +446,7 @@ void gc_cmd_engine_progress_begin(struct gc_cmd_ctx *ctx, struct gc_engine_opts 
 {
 	memset(&progress_state, 0, sizeof(progress_state));
 	progress_state.ctx = ctx;
-	progress_state.tty = err_is_tty(ctx);
+	progress_state.tty = gc_cmd_is_tty(ctx->io->err, ctx->io->err_tty);
 	opts->progress = on_progress;
 	opts->progress_ctx = &progress_state;
 }

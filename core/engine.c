@@ -584,7 +584,7 @@ out:
 static void explain_foreign(struct run *r, enum gc_resource_kind kind, const char *name,
 			    struct gc_error *err)
 {
-	const char *what = kind == GC_RESOURCE_KEYPAIR ? "key pair" : "security group";
+	const char *what = gc_teardown_kind_text(kind);
 	struct gc_resource_list all;
 	struct gc_error lerr;
 	char cloud_said[GC_ERROR_MSG_MAX];
@@ -1625,7 +1625,7 @@ static void td_resource(void *ctx, const struct gc_teardown *t,
 			const struct gc_error *err)
 {
 	struct run *r = ctx;
-	const char *what = res && res->kind == GC_RESOURCE_KEYPAIR ? "key pair" : "security group";
+	const char *what = gc_teardown_kind_text(res ? res->kind : GC_RESOURCE_SECGROUP);
 	struct gc_error e;
 
 	(void)t;
@@ -1953,7 +1953,6 @@ static void destroy_all(struct run *r, struct gc_teardown *t, const struct gc_in
 	size_t n_term = 0;
 
 	r->sweeping = true;
-	t->settle_first = true;
 	for (size_t i = 0; i < live->n; i++) {
 		const struct gc_instance *inst = &live->items[i];
 		bool term = inst->state != GC_STATE_TERMINATING;

@@ -390,6 +390,7 @@ static void fate(struct exec *x, const struct gc_teardown *t, struct gc_sweep_it
 
 	gc_error_init(&e);
 	switch (f) {
+	case GC_TEARDOWN_TODO:
 	case GC_TEARDOWN_ASKED: return;
 	case GC_TEARDOWN_DONE: finish(x, it, GC_SWEEP_DONE, NULL); return;
 	case GC_TEARDOWN_KEPT: finish(x, it, GC_SWEEP_KEPT, err); return;
@@ -462,8 +463,6 @@ int gc_sweep_execute(struct gc_sweep *s, struct gc_provider *p, const struct gc_
 	t.wait.interval_ms = o->poll_ms;
 	t.wait.timeout_ms = o->wait_timeout_ms;
 	t.label = p->region;
-	t.keep_going = true;
-	t.recheck = true;
 	t.hooks = &exec_hooks;
 	t.ctx = &x;
 	for (size_t i = 0; i < s->n; i++) {

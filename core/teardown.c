@@ -46,7 +46,7 @@ void gc_teardown_add(struct gc_teardown *t, const char *id, size_t tag,
 	n->id = gc_xstrdup(id);
 	n->tag = tag;
 	n->state = state;
-	n->st = terminate ? GC_TEARDOWN_TODO : GC_TEARDOWN_WAITING;
+	n->fate = terminate ? GC_TEARDOWN_TODO : GC_TEARDOWN_ASKED;
 }
 
 void gc_teardown_counts(const struct gc_teardown *t, size_t *total, size_t *left)
@@ -54,8 +54,9 @@ void gc_teardown_counts(const struct gc_teardown *t, size_t *total, size_t *left
 	size_t all = 0, waiting = 0;
 
 	for (size_t i = 0; i < t->n; i++) {
-		waiting += t->nodes[i].st == GC_TEARDOWN_WAITING;
-		all += t->nodes[i].st == GC_TEARDOWN_WAITING || t->nodes[i].st == GC_TEARDOWN_GONE;
+		waiting += t->nodes[i].fate == GC_TEARDOWN_ASKED;
+		all += t->nodes[i].fate == GC_TEARDOWN_ASKED ||
+			t->nodes[i].fate == GC_TEARDOWN_DONE;
 	}
 	if (total)
 		*total = all;
@@ -77,22 +78,21 @@ static bool stopped(struct gc_teardown *t)
 	return gc_cancelled(t->wait.cancel) || t->fatal;
 }
 
-static void node_fate(struct gc_teardown *t, struct gc_teardown_node *n,
-		      enum gc_teardown_node_state st, enum gc_teardown_fate fate,
+static void node_fate(struct gc_teardown *t, struct gc_teardown_node *n, enum gc_teardown_fate fate,
 		      const struct gc_error *err)
 {
-	n->st = st;
+	n->fate = fate;
 	if (t->hooks && t->hooks->instance)
 		t->hooks->instance(t->ctx, t, n, fate, err);
 }
 
-/* Every node still in state from: to OUT, with fate. */
-static void give_up(struct gc_teardown *t, enum gc_teardown_node_state from,
-		    enum gc_teardown_fate fate, const struct gc_error *err)
+/* Every node whose fate is still from: to fate. */
+static void give_up(struct gc_teardown *t, enum gc_teardown_fate from, enum gc_teardown_fate fate,
+		    const struct gc_error *err)
 {
 	for (size_t i = 0; i < t->n; i++)
-		if (t->nodes[i].st == from)
-			node_fate(t, &t->nodes[i], GC_TEARDOWN_OUT, fate, err);
+		if (t->nodes[i].fate == from)
+			node_fate(t, &t->nodes[i], fate, err);
 }
 
 int gc_teardown_discover(struct gc_provider *p, struct gc_log *log, const char *cluster,
@@ -143,7 +143,7 @@ size_t gc_teardown_terminate(struct gc_teardown *t, struct gc_error *err)
 	bool refused = false;
 
 	for (size_t i = 0; i < t->n; i++)
-		if (t->nodes[i].st == GC_TEARDOWN_TODO)
+		if (t->nodes[i].fate == GC_TEARDOWN_TODO)
 			idx[n++] = i;
 	for (size_t done = 0; done < n;) {
 		size_t k = n - done < batch ? n - done : batch;
@@ -160,16 +160,14 @@ size_t gc_teardown_terminate(struct gc_teardown *t, struct gc_error *err)
 				*err = e;
 			refused = true;
 			for (size_t i = done; i < done + k; i++)
-				node_fate(t, &t->nodes[idx[i]], GC_TEARDOWN_OUT,
-					  GC_TEARDOWN_REFUSED, &e);
+				node_fate(t, &t->nodes[idx[i]], GC_TEARDOWN_REFUSED, &e);
 			done += k;
-			if (!t->keep_going)
+			if (t->cluster) /* destroy stops at a refused batch; gc tries the rest */
 				break;
 			continue;
 		}
 		for (size_t i = done; i < done + k; i++)
-			node_fate(t, &t->nodes[idx[i]], GC_TEARDOWN_WAITING, GC_TEARDOWN_ASKED,
-				  NULL);
+			node_fate(t, &t->nodes[idx[i]], GC_TEARDOWN_ASKED, NULL);
 		gc_log_info(t->log, "%s%sterminating %s%s", t->label ? t->label : "",
 			    t->label ? ": " : "", ids[0], k > 1 ? " and others" : "");
 		asked += k;
@@ -216,12 +214,12 @@ static int look(void *ctx, struct gc_error *err)
 		struct gc_teardown_node *n = &t->nodes[i];
 		const struct gc_instance *inst;
 
-		if (n->st != GC_TEARDOWN_WAITING)
+		if (n->fate != GC_TEARDOWN_ASKED)
 			continue;
 		inst = find(&now, n->id);
 		if (!inst || inst->state == GC_STATE_TERMINATED) {
 			n->state = GC_STATE_TERMINATED;
-			node_fate(t, n, GC_TEARDOWN_GONE, GC_TEARDOWN_DONE, NULL);
+			node_fate(t, n, GC_TEARDOWN_DONE, NULL);
 			continue;
 		}
 		n->state = inst->state;
@@ -260,10 +258,10 @@ int gc_teardown_wait(struct gc_teardown *t, struct gc_error *err)
 		return 0;
 	if (e.code == GC_ECANCELLED && !t->look_failed) {
 		/* the caller knows it cancelled: not a failure of the wait */
-		give_up(t, GC_TEARDOWN_WAITING, GC_TEARDOWN_STOPPED, NULL);
+		give_up(t, GC_TEARDOWN_ASKED, GC_TEARDOWN_STOPPED, NULL);
 		return 0;
 	}
-	give_up(t, GC_TEARDOWN_WAITING, GC_TEARDOWN_FAILED, &e);
+	give_up(t, GC_TEARDOWN_ASKED, GC_TEARDOWN_FAILED, &e);
 	if (err)
 		*err = e;
 	return -1;
@@ -271,7 +269,7 @@ int gc_teardown_wait(struct gc_teardown *t, struct gc_error *err)
 
 /* ---- 3. delete ------------------------------------------------------------------- */
 
-static const char *kind_text(enum gc_resource_kind kind)
+const char *gc_teardown_kind_text(enum gc_resource_kind kind)
 {
 	return kind == GC_RESOURCE_KEYPAIR ? "key pair" : "security group";
 }
@@ -321,7 +319,7 @@ static void delete_one(struct gc_teardown *t, const struct gc_teardown_resource 
 		res_fate(t, r, GC_TEARDOWN_STOPPED, NULL);
 		return;
 	}
-	if (t->recheck) {
+	if (!t->cluster) {
 		char first[128] = "";
 		long n = alive(t, r->cluster, first, sizeof(first), &e);
 
@@ -369,8 +367,8 @@ static void delete_listed(struct gc_teardown *t, enum gc_resource_kind kind)
 	gc_error_init(&e);
 	if (gc_provider_list_resources(t->p, kind, f, t->n_sel + 1, &found, &e) < 0) {
 		note_fatal(t, &e);
-		gc_error_prefix(&e, "cannot list the %ss of cluster '%s'", kind_text(kind),
-				t->cluster);
+		gc_error_prefix(&e, "cannot list the %ss of cluster '%s'",
+				gc_teardown_kind_text(kind), t->cluster);
 		res_fate(t, NULL, GC_TEARDOWN_FAILED, &e);
 		goto out;
 	}
@@ -380,8 +378,9 @@ static void delete_listed(struct gc_teardown *t, enum gc_resource_kind kind)
 
 		if (!res->id || !gc_tags_match(res->tags, res->n_tags, f, t->n_sel + 1)) {
 			gc_log_warn(t->log, "%s '%s' came back without the tag %s=%s%s; left alone",
-				    kind_text(kind), res->name ? res->name : "?", GC_TAG_CLUSTER,
-				    t->cluster, t->n_sel ? " or the selector's" : "");
+				    gc_teardown_kind_text(kind), res->name ? res->name : "?",
+				    GC_TAG_CLUSTER, t->cluster,
+				    t->n_sel ? " or the selector's" : "");
 			continue;
 		}
 		delete_one(t, &r);
@@ -410,17 +409,14 @@ void gc_teardown_run(struct gc_teardown *t, struct gc_error *err)
 	bool settled;
 
 	gc_teardown_terminate(t, err);
-	settled = true;
-	for (size_t i = 0; i < t->n; i++)
-		settled &= t->nodes[i].st != GC_TEARDOWN_OUT;
-	if (t->settle_first && !settled)
-		return;
+	/* destroy deletes nothing unless every instance was asked and gone */
 	gc_teardown_counts(t, &total, NULL);
+	settled = total == t->n;
+	if (t->cluster && !settled)
+		return;
 	if (!t->no_wait && (total || (t->hooks && t->hooks->look)) && gc_teardown_wait(t, NULL) < 0)
 		settled = false;
-	if (t->settle_first && !settled)
-		return;
-	if (t->cluster && stopped(t))
+	if (t->cluster && (!settled || stopped(t)))
 		return;
 	if (t->hooks && t->hooks->may_delete && !t->hooks->may_delete(t->ctx, t))
 		return;

@@ -2,9 +2,9 @@
  * teardown.h: the one teardown, shared by destroy (core/engine.c) and gc (core/sweep.c):
  * terminate in the cloud's batch size, wait until none of the instances is left in any
  * state but terminated, then delete the key pairs and (unless no_wait) the security
- * groups. What differs between the two callers is a field of struct gc_teardown, and
- * what each does with an outcome is a hook; docs/internals/executor.md ("One teardown")
- * has the table. A cancel or an auth error (fatal) stops every later call.
+ * groups. The two callers differ by cluster (destroy's) or resources (gc's), and what
+ * each does with an outcome is a hook; docs/internals/executor.md ("One teardown") has
+ * the table. A cancel or an auth error (fatal) stops every later call.
  *
  * Life cycle: gc_teardown_init -> set the configuration fields -> gc_teardown_add per
  * instance -> gc_teardown_run (or gc_teardown_terminate and gc_teardown_wait) ->
@@ -23,7 +23,8 @@
 #include "core/wait.h"
 
 enum gc_teardown_fate {
-	GC_TEARDOWN_ASKED,   /* an instance the cloud agreed to terminate */
+	GC_TEARDOWN_TODO,    /* an instance not tried yet (never a hook's) */
+	GC_TEARDOWN_ASKED,   /* an instance the cloud agreed to terminate, or one waited for */
 	GC_TEARDOWN_DONE,    /* an instance terminated or no longer listed; a resource deleted */
 	GC_TEARDOWN_KEPT,    /* a resource whose cluster has live instances again (err says) */
 	GC_TEARDOWN_REFUSED, /* the cloud refused the call: err is the cloud's own error */
@@ -31,18 +32,11 @@ enum gc_teardown_fate {
 	GC_TEARDOWN_STOPPED, /* never tried or no longer waited for: cancelled, or fatal */
 };
 
-enum gc_teardown_node_state {
-	GC_TEARDOWN_TODO,    /* to be terminated */
-	GC_TEARDOWN_WAITING, /* asked, or already going: waited for */
-	GC_TEARDOWN_GONE,    /* seen terminated or no longer listed */
-	GC_TEARDOWN_OUT,     /* refused, stopped or given up */
-};
-
 struct gc_teardown_node {
 	char *id;
 	size_t tag;		      /* the caller's: a report group, a sweep item */
 	enum gc_instance_state state; /* as the last look saw it */
-	enum gc_teardown_node_state st;
+	enum gc_teardown_fate fate;   /* TODO, ASKED (waited for), DONE (gone), or its end */
 };
 
 /* A key pair or security group to delete. Strings are borrowed. */
@@ -50,7 +44,7 @@ struct gc_teardown_resource {
 	enum gc_resource_kind kind;
 	const char *id;
 	const char *name;    /* may be NULL */
-	const char *cluster; /* for recheck */
+	const char *cluster; /* whose live instances keep it (gc) */
 	size_t tag;	     /* the caller's */
 };
 
@@ -78,18 +72,17 @@ struct gc_teardown {
 	struct gc_provider *p;
 	struct gc_log *log;  /* may be NULL */
 	struct gc_wait wait; /* clock, cancel, poll interval (0: 2 s), timeout (0: 15 min) */
-	/* destroy's: the wait and the listing of what to delete go by its tag (and sel), and
-	 * what comes back is checked again. NULL (gc): any cluster, and resources below. */
+	/* destroy's: the wait and the listing of what to delete go by its tag (and sel), what
+	 * comes back is checked again, a refused batch stops the rest, and nothing is deleted
+	 * unless every instance was asked and gone. NULL (gc): any cluster, every batch is
+	 * tried, and each of the resources goes only if its cluster has no live instance now. */
 	const char *cluster;
 	const char *label;		 /* prefix of the log lines ("us-east-1"), or NULL */
 	const struct gc_tag_filter *sel; /* destroy --selector, with cluster */
 	size_t n_sel;
 	const struct gc_teardown_resource *resources; /* gc's, without cluster */
 	size_t n_resources;
-	bool keep_going;   /* gc: a refused batch does not stop the others */
-	bool settle_first; /* destroy: no deletion unless every instance was asked and gone */
-	bool recheck;	   /* gc: a resource goes only if its cluster has no live instance now */
-	bool no_wait;	   /* no wait, and no security group deleted (they refuse while in use) */
+	bool no_wait; /* no wait, and no security group deleted (they refuse while in use) */
 	const struct gc_teardown_hooks *hooks; /* may be NULL */
 	void *ctx;
 
@@ -104,6 +97,9 @@ struct gc_teardown {
 	unsigned poll_errors;
 	bool look_failed; /* the wait ended on a failed look, not on its deadline or a cancel */
 };
+
+/* "key pair" or "security group", as messages name them. */
+const char *gc_teardown_kind_text(enum gc_resource_kind kind);
 
 void gc_teardown_init(struct gc_teardown *t);
 void gc_teardown_release(struct gc_teardown *t);
@@ -123,9 +119,9 @@ size_t gc_teardown_terminate(struct gc_teardown *t, struct gc_error *err);
  * rest are STOPPED), -1 with err when the wait failed or timed out (the rest FAILED). */
 int gc_teardown_wait(struct gc_teardown *t, struct gc_error *err);
 
-/* The three steps, gated by settle_first, may_delete and no_wait; every outcome goes to
- * the hooks, and err (may be NULL) gets the cloud's error for the first refused batch. The wait happens
- * when something is waited for, or when a look hook may find more (destroy's sweep). */
+/* The three steps, gated as cluster says, by may_delete and by no_wait; every outcome goes
+ * to the hooks, and err (may be NULL) gets the cloud's error for the first refused batch.
+ * The wait happens when something is waited for, or when a look hook may find more. */
 void gc_teardown_run(struct gc_teardown *t, struct gc_error *err);
 
 /*

@@ -1,7 +1,7 @@
 /*
  * test-teardown.c: the one teardown (core/teardown.c) against a small fake cloud that
  * writes down every call: the order of the steps (terminate in batches, wait, key pairs,
- * security groups), a refused batch with and without keep_going, gc's last look before a
+ * security groups), a refused batch for destroy and for gc, gc's last look before a
  * resource goes, the deadline on a fake clock, and a cancel while waiting.
  * test-engine.c and test-sweep.c check the messages destroy and gc make of it.
  */
@@ -150,7 +150,8 @@ static struct gc_provider prov = { .ops = &fake_ops, .clock = &fake };
 
 static const char *fate_word(enum gc_teardown_fate f)
 {
-	static const char *const w[] = { "asked", "done", "kept", "refused", "failed", "stopped" };
+	static const char *const w[] = { "todo",    "asked",  "done",	"kept",
+					 "refused", "failed", "stopped" };
 
 	return w[f];
 }
@@ -241,7 +242,6 @@ static void test_order(void **state)
 	F.res[F.n_res++] = (struct fake_res){ GC_RESOURCE_SECGROUP, "sg1", "c" };
 	F.res[F.n_res++] = (struct fake_res){ GC_RESOURCE_KEYPAIR, "kp1", "c" };
 	setup_teardown(&t, "c");
-	t.settle_first = true;
 	gc_error_init(&err);
 	gc_teardown_run(&t, &err);
 	assert_int_equal(err.code, GC_OK);
@@ -270,7 +270,6 @@ static void test_refused(void **state)
 	F.refuse = "c";
 	F.res[F.n_res++] = (struct fake_res){ GC_RESOURCE_KEYPAIR, "kp1", "c" };
 	setup_teardown(&t, "c");
-	t.settle_first = true;
 	gc_error_init(&err);
 	gc_teardown_run(&t, &err);
 	assert_string_equal(err.message, "refused");
@@ -293,12 +292,12 @@ static void test_refused(void **state)
 		};
 
 		setup_teardown(&t, NULL);
-		t.keep_going = true;
 		t.resources = res;
 		t.n_resources = 1;
 		gc_teardown_run(&t, NULL);
 	}
-	assert_string_equal(F.calls.data, "terminate a,b;terminate c;discover *;delkey kp1;");
+	assert_string_equal(F.calls.data,
+			    "terminate a,b;terminate c;discover *;discover gone;delkey kp1;");
 	assert_string_equal(F.fates.data,
 			    "a:refused=refused;b:refused=refused;c:asked;c:done;kp1:done;");
 	gc_teardown_release(&t);
@@ -318,8 +317,6 @@ static void test_recheck(void **state)
 	gc_teardown_init(&t);
 	t.p = &prov;
 	t.wait.clock = &fake;
-	t.recheck = true;
-	t.keep_going = true;
 	t.resources = res;
 	t.n_resources = 2;
 	t.hooks = &hooks;
@@ -341,7 +338,6 @@ static void test_deadline(void **state)
 	add_inst("a", "c");
 	F.res[F.n_res++] = (struct fake_res){ GC_RESOURCE_KEYPAIR, "kp1", "c" };
 	setup_teardown(&t, "c");
-	t.settle_first = true;
 	gc_teardown_run(&t, NULL);
 	assert_string_equal(F.calls.data,
 			    "terminate a;discover c;discover c;discover c;"
