@@ -104,7 +104,10 @@ int __wrap_gc_http_perform(struct gc_http *http, const struct gc_http_request *r
 		return r;
 	}
 	(void)http;
-	gc_http_response_init(res);
+	/* as gc_http_perform initialises it */
+	memset(res, 0, sizeof(*res));
+	gc_buf_init(&res->body, GC_HTTP_DEFAULT_MAX);
+	gc_error_init(&res->error);
 	res->body.max = req->max_response ? req->max_response : GC_HTTP_DEFAULT_MAX;
 	if (rest_done) {
 		gc_error_set(&res->error, GC_ETRANSIENT, "fuzz: no answer left");
