@@ -180,6 +180,45 @@ int gc_driver_fail(struct gc_provider *p, const struct gc_driver_request *req, i
 		   const char *code, const char *message, const char *request_id,
 		   struct gc_error *err);
 
+/* ---- paging ----------------------------------------------------------------------- */
+
+/* One page of a listing, between the pager and the cloud's hooks. */
+struct gc_page {
+	unsigned number;   /* 0 for the first page */
+	const char *token; /* the token to send; NULL on the first page */
+	size_t seen;	   /* the items of the pages before (an Offset) */
+	/* parse: what the page said */
+	char *next;    /* the next page's token (taken), NULL when none */
+	size_t items;  /* its items, for a listing with a total */
+	int64_t total; /* the listing's total count, or -1 (token paging) */
+	bool done;     /* the listing ends here (found what it wanted) */
+};
+
+/*
+ * One listing's hooks: send builds the request for the page (its number, token or
+ * offset) and sends it, the answer's body into body (a cloud whose call hands back a
+ * document keeps it in ctx instead); parse reads one page into ctx's items. The pager
+ * owns the loop and its bounds, so issue 19's item and empty-page caps go there.
+ */
+struct gc_pager {
+	const char *action;   /* named in the errors */
+	unsigned max_pages;   /* more: "ACTION: more than N pages" + cap_note */
+	const char *cap_note; /* or NULL */
+	int (*send)(struct gc_provider *p, void *ctx, const struct gc_page *pg,
+		    struct gc_buf *body, struct gc_error *err);
+	int (*parse)(struct gc_provider *p, void *ctx, const struct gc_buf *body,
+		     struct gc_page *pg, struct gc_error *err);
+};
+
+/*
+ * Every page of a listing, until parse says done, gives no next token, or (with a total)
+ * an empty page or the total reached. A token equal to the one just sent is an error, as
+ * is a page past max_pages. All or nothing: the
+ * caller collects into ctx and hands the items out only when this returns 0.
+ */
+int gc_driver_pages(struct gc_provider *p, const struct gc_pager *pager, void *ctx,
+		    struct gc_error *err);
+
 /* ---- busy resources --------------------------------------------------------------- */
 
 /*
