@@ -285,9 +285,9 @@ int gc_driver_pages(struct gc_provider *p, const struct gc_pager *pager, void *c
 	for (;; pg.number++) {
 		struct gc_buf body = GC_BUF_INIT(0);
 
-		if (pg.number >= pager->max_pages) {
+		if (pg.number >= GC_DRIVER_MAX_PAGES) {
 			gc_error_set(err, GC_EINVALID, "%s: more than %u pages%s", pager->action,
-				     pager->max_pages, pager->cap_note ? pager->cap_note : "");
+				     GC_DRIVER_MAX_PAGES, pager->cap_note ? pager->cap_note : "");
 			break;
 		}
 		pg.token = token;
@@ -302,8 +302,8 @@ int gc_driver_pages(struct gc_provider *p, const struct gc_pager *pager, void *c
 		if (pg.total >= 0 && (pg.items == 0 || pg.seen >= (uint64_t)pg.total))
 			pg.done = true;
 		if (ret == 0 && !pg.done && pg.next && token && strcmp(pg.next, token) == 0)
-			ret = gc_error_set(err, GC_EINVALID, "%s: the same NextToken came back twice",
-					   pager->action);
+			ret = gc_error_set(err, GC_EINVALID,
+					   "%s: the same NextToken came back twice", pager->action);
 		free(token);
 		token = pg.next;
 		if (ret != 0 || pg.done || (pg.total < 0 && !token))

@@ -200,12 +200,13 @@ struct gc_page {
  * document keeps it in ctx instead); parse reads one page into ctx's items. The pager
  * owns the loop and its bounds, so issue 19's item and empty-page caps go there.
  */
+#define GC_DRIVER_MAX_PAGES 10000 /* a runaway listing ends here, as an error */
+
 struct gc_pager {
 	const char *action;   /* named in the errors */
-	unsigned max_pages;   /* more: "ACTION: more than N pages" + cap_note */
-	const char *cap_note; /* or NULL */
-	int (*send)(struct gc_provider *p, void *ctx, const struct gc_page *pg,
-		    struct gc_buf *body, struct gc_error *err);
+	const char *cap_note; /* or NULL: "ACTION: more than 10000 pages" + cap_note */
+	int (*send)(struct gc_provider *p, void *ctx, const struct gc_page *pg, struct gc_buf *body,
+		    struct gc_error *err);
 	int (*parse)(struct gc_provider *p, void *ctx, const struct gc_buf *body,
 		     struct gc_page *pg, struct gc_error *err);
 };

@@ -274,8 +274,8 @@ static int vswitch_for(struct gc_provider *p, const char *zone, const char **out
 	struct ali_driver *d = ali_driver(p);
 	struct ali_vswitch *hit;
 	const char *vpc;
-	static const struct gc_pager pager = { "DescribeVSwitches", ALI_MAX_PAGES, NULL,
-					       vswitches_send, vswitches_parse };
+	static const struct gc_pager pager = { "DescribeVSwitches", NULL, vswitches_send,
+					       vswitches_parse };
 	struct vswitch_ctx c = { .zone = zone };
 	int ret = -1;
 
@@ -447,9 +447,8 @@ static int discover_parse(struct gc_provider *p, void *ctx, const struct gc_buf 
 int ali_discover(struct gc_provider *p, const struct gc_discover_query *q,
 		 struct gc_instance_list *out, struct gc_error *err)
 {
-	static const struct gc_pager pager = { "DescribeInstances", ALI_MAX_PAGES,
-					       "; the paging loops", discover_send,
-					       discover_parse };
+	static const struct gc_pager pager = { "DescribeInstances", "; the paging loops",
+					       discover_send, discover_parse };
 	struct discover_ctx c = { .q = q };
 	int ret;
 
@@ -797,97 +796,70 @@ static void push_resource(struct gc_resource_list *out, json_t *o, const char *i
 	*gc_resource_list_push(out) = r;
 }
 
+/* A listing of the resources carrying every filter tag: key pairs (known by name: the id is
+ * the name), by PageNumber, or security groups, by NextToken. */
+struct listing {
+	const char *action, *outer, *inner, *id_key, *name_key, *fpr_key;
+	unsigned page_size; /* PageNumber paging; 0: NextToken */
+};
+
+static const struct listing keypairs = { "DescribeKeyPairs", "KeyPairs",    "KeyPair",
+					 "KeyPairName",	     "KeyPairName", "KeyPairFingerPrint",
+					 ALI_KEYPAIR_PAGE },
+			    secgroups = { "DescribeSecurityGroups",
+					  "SecurityGroups",
+					  "SecurityGroup",
+					  "SecurityGroupId",
+					  "SecurityGroupName",
+					  NULL,
+					  0 };
+
 struct listing_ctx {
+	const struct listing *l;
 	const struct gc_tag_filter *tags;
 	size_t n_tags;
 	struct gc_resource_list *out;
 };
 
-static int keypairs_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
-			 struct gc_buf *body, struct gc_error *err)
+static int listing_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
+			struct gc_buf *body, struct gc_error *err)
 {
 	const struct listing_ctx *c = ctx;
 	struct gc_params params = GC_PARAMS_INIT;
 	int ret = add_tag_filters(&params, c->tags, c->n_tags, err);
 
-	addu(&params, "PageNumber", pg->number + 1);
-	addu(&params, "PageSize", ALI_KEYPAIR_PAGE);
+	if (c->l->page_size) {
+		addu(&params, "PageNumber", pg->number + 1);
+		addu(&params, "PageSize", c->l->page_size);
+	} else {
+		addu(&params, "MaxResults", ALI_PAGE_SIZE);
+		if (pg->token)
+			gc_params_add(&params, "NextToken", pg->token);
+	}
 	if (ret == 0)
-		ret = ali_ecs_call(p, "DescribeKeyPairs", &params, 0, false, body, err);
+		ret = ali_ecs_call(p, c->l->action, &params, 0, false, body, err);
 	gc_params_release(&params);
 	return ret;
 }
 
-static int keypairs_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
-			  struct gc_page *pg, struct gc_error *err)
+static int listing_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
+			 struct gc_page *pg, struct gc_error *err)
 {
-	struct listing_ctx *c = ctx;
+	const struct listing_ctx *c = ctx;
 	json_t *j = NULL, *o, *list;
 	size_t i;
 
-	if (parse_answer(p, body, "DescribeKeyPairs", &j, err) != 0)
+	if (parse_answer(p, body, c->l->action, &j, err) != 0)
 		return -1;
-	list = jlist(j, "KeyPairs", "KeyPair");
-	json_array_foreach(list, i, o) push_resource(c->out, o, "KeyPairName", "KeyPairName",
-						     "KeyPairFingerPrint", c->tags, c->n_tags);
-	page_count(j, list, pg);
+	list = jlist(j, c->l->outer, c->l->inner);
+	json_array_foreach(list, i, o) push_resource(c->out, o, c->l->id_key, c->l->name_key,
+						     c->l->fpr_key, c->tags, c->n_tags);
+	if (c->l->page_size)
+		page_count(j, list, pg);
+	else
+		pg->next = next_token(j);
 	json_decref(j);
 	return 0;
-}
-
-static int secgroups_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
-			  struct gc_buf *body, struct gc_error *err)
-{
-	const struct listing_ctx *c = ctx;
-	struct gc_params params = GC_PARAMS_INIT;
-	int ret = add_tag_filters(&params, c->tags, c->n_tags, err);
-
-	addu(&params, "MaxResults", ALI_PAGE_SIZE);
-	if (pg->token)
-		gc_params_add(&params, "NextToken", pg->token);
-	if (ret == 0)
-		ret = ali_ecs_call(p, "DescribeSecurityGroups", &params, 0, false, body, err);
-	gc_params_release(&params);
-	return ret;
-}
-
-static int secgroups_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
-			   struct gc_page *pg, struct gc_error *err)
-{
-	struct listing_ctx *c = ctx;
-	json_t *j = NULL, *o;
-	size_t i;
-
-	if (parse_answer(p, body, "DescribeSecurityGroups", &j, err) != 0)
-		return -1;
-	json_array_foreach(jlist(j, "SecurityGroups", "SecurityGroup"), i, o)
-		push_resource(c->out, o, "SecurityGroupId", "SecurityGroupName", NULL, c->tags,
-			      c->n_tags);
-	pg->next = next_token(j);
-	json_decref(j);
-	return 0;
-}
-
-/* Key pairs (known by name: the id is the name) or security groups carrying every filter
- * tag, all pages. */
-static int list_keypairs(struct gc_provider *p, const struct gc_tag_filter *tags, size_t n_tags,
-			 struct gc_resource_list *out, struct gc_error *err)
-{
-	static const struct gc_pager pager = { "DescribeKeyPairs", ALI_MAX_PAGES, NULL,
-					       keypairs_send, keypairs_parse };
-	struct listing_ctx c = { tags, n_tags, out };
-
-	return gc_driver_pages(p, &pager, &c, err);
-}
-
-static int list_secgroups(struct gc_provider *p, const struct gc_tag_filter *tags, size_t n_tags,
-			  struct gc_resource_list *out, struct gc_error *err)
-{
-	static const struct gc_pager pager = { "DescribeSecurityGroups", ALI_MAX_PAGES, NULL,
-					       secgroups_send, secgroups_parse };
-	struct listing_ctx c = { tags, n_tags, out };
-
-	return gc_driver_pages(p, &pager, &c, err);
 }
 
 int ali_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
@@ -895,13 +867,14 @@ int ali_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 		       struct gc_resource_list *out, struct gc_error *err)
 {
 	struct gc_resource_list got;
+	struct listing_ctx c = { kind == GC_RESOURCE_KEYPAIR ? &keypairs : &secgroups, tags, n_tags,
+				 &got };
+	struct gc_pager pager = { c.l->action, NULL, listing_send, listing_parse };
 	int rc;
 
 	gc_resource_list_init(&got);
-	if (kind == GC_RESOURCE_KEYPAIR)
-		rc = list_keypairs(p, tags, n_tags, &got, err);
-	else if (kind == GC_RESOURCE_SECGROUP)
-		rc = list_secgroups(p, tags, n_tags, &got, err);
+	if (kind == GC_RESOURCE_KEYPAIR || kind == GC_RESOURCE_SECGROUP)
+		rc = gc_driver_pages(p, &pager, &c, err);
 	else
 		rc = gc_error_set(err, GC_EINVALID, "unknown resource kind %d", (int)kind);
 	if (rc != 0) {
@@ -1261,8 +1234,7 @@ static int resolve_alias(struct gc_provider *p, const char *alias, char **out_id
 			 struct gc_error *err)
 {
 	struct ali_driver *d = ali_driver(p);
-	static const struct gc_pager pager = { "DescribeImages", ALI_MAX_PAGES, NULL,
-					       images_send, images_parse };
+	static const struct gc_pager pager = { "DescribeImages", NULL, images_send, images_parse };
 	const struct ali_alias_def *def = NULL;
 	struct alias_ctx c = { .best_at = -1 };
 	const char *cached;

@@ -173,9 +173,8 @@ static int discover_parse(struct gc_provider *p, void *ctx, const struct gc_buf 
 int aws_discover(struct gc_provider *p, const struct gc_discover_query *q,
 		 struct gc_instance_list *out, struct gc_error *err)
 {
-	static const struct gc_pager pager = { "DescribeInstances", AWS_MAX_PAGES,
-					       "; the paging loops", discover_send,
-					       discover_parse };
+	static const struct gc_pager pager = { "DescribeInstances", "; the paging loops",
+					       discover_send, discover_parse };
 	struct discover_ctx c = { .q = q };
 	int ret;
 
@@ -248,8 +247,7 @@ static int images_parse(struct gc_provider *p, void *ctx, const struct gc_buf *b
 static int describe_images(struct gc_provider *p, const struct gc_params *base,
 			   struct aws_image **out, size_t *n, struct gc_error *err)
 {
-	static const struct gc_pager pager = { "DescribeImages", AWS_MAX_PAGES, NULL,
-					       images_send, images_parse };
+	static const struct gc_pager pager = { "DescribeImages", NULL, images_send, images_parse };
 	struct images_ctx c = { .base = base };
 	int ret = gc_driver_pages(p, &pager, &c, err);
 
@@ -648,8 +646,8 @@ static int list_secgroups(struct gc_provider *p, const struct gc_params *extra,
 			  const struct gc_tag_filter *tags, size_t n_tags,
 			  struct gc_resource_list *out, struct gc_error *err)
 {
-	static const struct gc_pager pager = { "DescribeSecurityGroups", AWS_MAX_PAGES, NULL,
-					       secgroups_send, secgroups_parse };
+	static const struct gc_pager pager = { "DescribeSecurityGroups", NULL, secgroups_send,
+					       secgroups_parse };
 	struct secgroups_ctx c = { .extra = extra, .tags = tags, .n_tags = n_tags };
 	int ret;
 
@@ -1046,16 +1044,16 @@ static int spot_parse(struct gc_provider *p, void *ctx, const struct gc_buf *bod
 {
 	struct spot_ctx *c = ctx;
 
-	if (aws_xml_spot_prices(body->data, body->len, &c->sp, &c->n, &c->alloc, &pg->next,
-				err) != 0)
+	if (aws_xml_spot_prices(body->data, body->len, &c->sp, &c->n, &c->alloc, &pg->next, err) !=
+	    0)
 		return bad_answer(p, "DescribeSpotPriceHistory", err);
 	return 0;
 }
 
 static int fetch_spot(struct gc_provider *p, const char *type, struct gc_error *err)
 {
-	static const struct gc_pager pager = { "DescribeSpotPriceHistory", AWS_MAX_PAGES, NULL,
-					       spot_send, spot_parse };
+	static const struct gc_pager pager = { "DescribeSpotPriceHistory", NULL, spot_send,
+					       spot_parse };
 	struct aws_driver *d = aws_driver(p);
 	struct spot_ctx c = { .type = type };
 	struct aws_spot_price *sp;

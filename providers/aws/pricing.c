@@ -212,8 +212,7 @@ static int products_parse(struct gc_provider *p, void *ctx, const struct gc_buf 
 int aws_pricing_on_demand(struct gc_provider *p, const char *type, double *out,
 			  struct gc_error *err)
 {
-	static const struct gc_pager pager = { "GetProducts", AWS_MAX_PAGES, NULL, products_send,
-					       products_parse };
+	static const struct gc_pager pager = { "GetProducts", NULL, products_send, products_parse };
 	struct products_ctx c = { .type = type, .out = out };
 
 	if (gc_driver_pages(p, &pager, &c, err) != 0)

@@ -131,7 +131,8 @@ static int listing_send(struct gc_provider *p, void *ctx, const struct gc_page *
 	int ret;
 
 	(void)body; /* tc_call hands back the document */
-	if (l->svc == TC_VPC) { /* Offset and Limit are strings in the VPC API */
+	/* Offset and Limit are strings in the VPC API */
+	if (l->svc == TC_VPC) {
 		snprintf(num, sizeof(num), "%zu", pg->seen);
 		json_object_set_new(params, "Offset", json_string(num));
 		json_object_set_new(params, "Limit", json_string("100"));
@@ -169,7 +170,7 @@ static int listing_parse(struct gc_provider *p, void *ctx, const struct gc_buf *
 /* Every page of l: Offset grows by each page's items until TotalCount or an empty page. */
 static int tc_list(struct gc_provider *p, struct tc_listing *l, struct gc_error *err)
 {
-	struct gc_pager pager = { l->action, TC_MAX_PAGES, NULL, listing_send, listing_parse };
+	struct gc_pager pager = { l->action, NULL, listing_send, listing_parse };
 	int ret = gc_driver_pages(p, &pager, l, err);
 
 	json_decref(l->resp);
@@ -290,9 +291,11 @@ static int describe_instances(struct gc_provider *p, json_t *base,
 			      const void *ctx, struct gc_instance_list *out, struct gc_error *err)
 {
 	struct instances_ctx c = { keep, ctx, { 0 } };
-	struct tc_listing l = { TC_CVM,	       "DescribeInstances", "InstanceSet",
-				"no InstanceSet or TotalCount",	    true, base,
-				instance_item, &c, NULL };
+	struct tc_listing l = { TC_CVM,	       "DescribeInstances",
+				"InstanceSet", "no InstanceSet or TotalCount",
+				true,	       base,
+				instance_item, &c,
+				NULL };
 	int ret;
 
 	gc_instance_list_init(&c.found);
@@ -556,7 +559,7 @@ static int describe_images(struct gc_provider *p, json_t *base, struct tc_image 
 {
 	struct images_ctx c = { 0 };
 	struct tc_listing l = { TC_CVM, "DescribeImages", "ImageSet", "no ImageSet", false,
-				base, image_item, &c, NULL };
+				base,	image_item,	  &c,	      NULL };
 	int ret = tc_list(p, &l, err);
 
 	*fresh = c.fresh;
@@ -1160,8 +1163,11 @@ static int describe_keypairs(struct gc_provider *p, json_t *base, struct gc_reso
 			     char ***pubs, size_t *n_pubs, struct gc_error *err)
 {
 	struct keypairs_ctx c = { out, pubs, n_pubs };
-	struct tc_listing l = { TC_CVM, "DescribeKeyPairs", "KeyPairSet", "no KeyPairSet", false,
-				base, keypair_item, &c, NULL };
+	struct tc_listing l = { TC_CVM,	      "DescribeKeyPairs",
+				"KeyPairSet", "no KeyPairSet",
+				false,	      base,
+				keypair_item, &c,
+				NULL };
 
 	return tc_list(p, &l, err);
 }
@@ -1293,9 +1299,15 @@ static void secgroup_item(struct gc_provider *p, void *ctx, json_t *o)
 static int describe_secgroups(struct gc_provider *p, json_t *filters, struct gc_resource_list *out,
 			      struct gc_error *err)
 {
-	struct tc_listing l = { TC_VPC,	     "DescribeSecurityGroups", "SecurityGroupSet",
-				"no SecurityGroupSet", false,		       json_object(),
-				secgroup_item, out, NULL };
+	struct tc_listing l = { TC_VPC,
+				"DescribeSecurityGroups",
+				"SecurityGroupSet",
+				"no SecurityGroupSet",
+				false,
+				json_object(),
+				secgroup_item,
+				out,
+				NULL };
 	int ret;
 
 	if (json_array_size(filters))
