@@ -314,6 +314,34 @@ int gc_driver_pages(struct gc_provider *p, const struct gc_pager *pager, void *c
 	return ret;
 }
 
+void gc_driver_discover_keep(struct gc_driver_discover *d, struct gc_instance *inst)
+{
+	const struct gc_discover_query *q = d->q;
+
+	if (gc_tags_match(inst->tags, inst->n_tags, q->tags, q->n_tags) &&
+	    (q->include_terminated || inst->state != GC_STATE_TERMINATED))
+		*gc_instance_list_push(&d->found) = *inst;
+	else
+		gc_instance_release(inst);
+}
+
+int gc_driver_discover(struct gc_provider *p, const struct gc_pager *hooks,
+		       const struct gc_discover_query *q, struct gc_instance_list *out,
+		       struct gc_error *err)
+{
+	struct gc_pager pager = { "DescribeInstances", "; the paging loops", hooks->send,
+				  hooks->parse };
+	struct gc_driver_discover d = { .q = q };
+	int ret;
+
+	gc_instance_list_init(&d.found);
+	ret = gc_driver_pages(p, &pager, &d, err);
+	if (ret == 0)
+		gc_instance_list_take(out, &d.found);
+	gc_instance_list_release(&d.found);
+	return ret;
+}
+
 int gc_driver_fail(struct gc_provider *p, const struct gc_driver_request *req, int status,
 		   const char *code, const char *message, const char *request_id,
 		   struct gc_error *err)

@@ -388,15 +388,10 @@ static int parse_instance(json_t *o, struct gc_instance *inst)
 	return 0;
 }
 
-struct discover_ctx {
-	const struct gc_discover_query *q;
-	struct gc_instance_list found;
-};
-
 static int discover_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
 			 struct gc_buf *body, struct gc_error *err)
 {
-	const struct gc_discover_query *q = ((struct discover_ctx *)ctx)->q;
+	const struct gc_discover_query *q = ((struct gc_driver_discover *)ctx)->q;
 	struct gc_params params = GC_PARAMS_INIT;
 	int ret = add_tag_filters(&params, q->tags, q->n_tags, err);
 
@@ -414,8 +409,6 @@ static int discover_send(struct gc_provider *p, void *ctx, const struct gc_page 
 static int discover_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
 			  struct gc_page *pg, struct gc_error *err)
 {
-	struct discover_ctx *c = ctx;
-	const struct gc_discover_query *q = c->q;
 	json_t *j = NULL, *o;
 	size_t i;
 	int ret = 0;
@@ -432,11 +425,7 @@ static int discover_parse(struct gc_provider *p, void *ctx, const struct gc_buf 
 			ret = bad_answer(p, "DescribeInstances", err);
 			break;
 		}
-		if (gc_tags_match(inst.tags, inst.n_tags, q->tags, q->n_tags) &&
-		    (q->include_terminated || inst.state != GC_STATE_TERMINATED))
-			*gc_instance_list_push(&c->found) = inst;
-		else
-			gc_instance_release(&inst);
+		gc_driver_discover_keep(ctx, &inst);
 	}
 	if (ret == 0)
 		pg->next = next_token(j);
@@ -447,17 +436,9 @@ static int discover_parse(struct gc_provider *p, void *ctx, const struct gc_buf 
 int ali_discover(struct gc_provider *p, const struct gc_discover_query *q,
 		 struct gc_instance_list *out, struct gc_error *err)
 {
-	static const struct gc_pager pager = { "DescribeInstances", "; the paging loops",
-					       discover_send, discover_parse };
-	struct discover_ctx c = { .q = q };
-	int ret;
+	static const struct gc_pager hooks = { NULL, NULL, discover_send, discover_parse };
 
-	gc_instance_list_init(&c.found);
-	ret = gc_driver_pages(p, &pager, &c, err);
-	if (ret == 0)
-		gc_instance_list_take(out, &c.found);
-	gc_instance_list_release(&c.found);
-	return ret;
+	return gc_driver_discover(p, &hooks, q, out, err);
 }
 
 /* ---- create ---------------------------------------------------------------------------------- */

@@ -113,17 +113,12 @@ static int bad_answer(struct gc_provider *p, const char *action, struct gc_error
 
 /* ---- discover ------------------------------------------------------------------------ */
 
-struct discover_ctx {
-	const struct gc_discover_query *q;
-	struct gc_instance_list found;
-};
-
 static int discover_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
 			 struct gc_buf *body, struct gc_error *err)
 {
 	static const char *const live[] = { "pending", "running", "shutting-down", "stopping",
 					    "stopped" };
-	const struct gc_discover_query *q = ((struct discover_ctx *)ctx)->q;
+	const struct gc_discover_query *q = ((struct gc_driver_discover *)ctx)->q;
 	struct gc_params params = GC_PARAMS_INIT;
 	unsigned idx = 1;
 	int ret;
@@ -148,8 +143,6 @@ static int discover_send(struct gc_provider *p, void *ctx, const struct gc_page 
 static int discover_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
 			  struct gc_page *pg, struct gc_error *err)
 {
-	struct discover_ctx *c = ctx;
-	const struct gc_discover_query *q = c->q;
 	struct gc_instance_list page;
 
 	gc_instance_list_init(&page);
@@ -157,15 +150,8 @@ static int discover_parse(struct gc_provider *p, void *ctx, const struct gc_buf 
 		gc_instance_list_release(&page);
 		return bad_answer(p, "DescribeInstances", err);
 	}
-	for (size_t i = 0; i < page.n; i++) {
-		struct gc_instance *in = &page.items[i];
-
-		if (gc_tags_match(in->tags, in->n_tags, q->tags, q->n_tags) &&
-		    (q->include_terminated || in->state != GC_STATE_TERMINATED))
-			*gc_instance_list_push(&c->found) = *in;
-		else
-			gc_instance_release(in);
-	}
+	for (size_t i = 0; i < page.n; i++)
+		gc_driver_discover_keep(ctx, &page.items[i]);
 	free(page.items);
 	return 0;
 }
@@ -173,17 +159,9 @@ static int discover_parse(struct gc_provider *p, void *ctx, const struct gc_buf 
 int aws_discover(struct gc_provider *p, const struct gc_discover_query *q,
 		 struct gc_instance_list *out, struct gc_error *err)
 {
-	static const struct gc_pager pager = { "DescribeInstances", "; the paging loops",
-					       discover_send, discover_parse };
-	struct discover_ctx c = { .q = q };
-	int ret;
+	static const struct gc_pager hooks = { NULL, NULL, discover_send, discover_parse };
 
-	gc_instance_list_init(&c.found);
-	ret = gc_driver_pages(p, &pager, &c, err);
-	if (ret == 0)
-		gc_instance_list_take(out, &c.found);
-	gc_instance_list_release(&c.found);
-	return ret;
+	return gc_driver_discover(p, &hooks, q, out, err);
 }
 
 /* ---- images --------------------------------------------------------------------------- */
