@@ -275,6 +275,73 @@ static int throttle_ourselves(struct gc_provider *p, const struct gc_driver_requ
 
 /* ---- the pipeline ----------------------------------------------------------------- */
 
+int gc_driver_pages(struct gc_provider *p, const struct gc_pager *pager, void *ctx,
+		    struct gc_error *err)
+{
+	struct gc_page pg = { 0 };
+	char *token = NULL;
+	int ret = -1;
+
+	for (;; pg.number++) {
+		struct gc_buf body = GC_BUF_INIT(0);
+
+		if (pg.number >= GC_DRIVER_MAX_PAGES) {
+			gc_error_set(err, GC_EINVALID, "%s: more than %u pages%s", pager->action,
+				     GC_DRIVER_MAX_PAGES, pager->cap_note ? pager->cap_note : "");
+			break;
+		}
+		pg.token = token;
+		pg.next = NULL;
+		pg.items = 0;
+		pg.total = -1;
+		ret = pager->send(p, ctx, &pg, &body, err);
+		if (ret == 0)
+			ret = pager->parse(p, ctx, &body, &pg, err);
+		gc_buf_release(&body);
+		pg.seen += pg.items;
+		if (pg.total >= 0 && (pg.items == 0 || pg.seen >= (uint64_t)pg.total))
+			pg.done = true;
+		if (ret == 0 && !pg.done && pg.next && token && strcmp(pg.next, token) == 0)
+			ret = gc_error_set(err, GC_EINVALID,
+					   "%s: the same NextToken came back twice", pager->action);
+		free(token);
+		token = pg.next;
+		if (ret != 0 || pg.done || (pg.total < 0 && !token))
+			break;
+		ret = -1;
+	}
+	free(token);
+	return ret;
+}
+
+void gc_driver_discover_keep(struct gc_driver_discover *d, struct gc_instance *inst)
+{
+	const struct gc_discover_query *q = d->q;
+
+	if (gc_tags_match(inst->tags, inst->n_tags, q->tags, q->n_tags) &&
+	    (q->include_terminated || inst->state != GC_STATE_TERMINATED))
+		*gc_instance_list_push(&d->found) = *inst;
+	else
+		gc_instance_release(inst);
+}
+
+int gc_driver_discover(struct gc_provider *p, const struct gc_pager *hooks,
+		       const struct gc_discover_query *q, struct gc_instance_list *out,
+		       struct gc_error *err)
+{
+	struct gc_pager pager = { "DescribeInstances", "; the paging loops", hooks->send,
+				  hooks->parse };
+	struct gc_driver_discover d = { .q = q };
+	int ret;
+
+	gc_instance_list_init(&d.found);
+	ret = gc_driver_pages(p, &pager, &d, err);
+	if (ret == 0)
+		gc_instance_list_take(out, &d.found);
+	gc_instance_list_release(&d.found);
+	return ret;
+}
+
 int gc_driver_fail(struct gc_provider *p, const struct gc_driver_request *req, int status,
 		   const char *code, const char *message, const char *request_id,
 		   struct gc_error *err)

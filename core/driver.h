@@ -180,6 +180,52 @@ int gc_driver_fail(struct gc_provider *p, const struct gc_driver_request *req, i
 		   const char *code, const char *message, const char *request_id,
 		   struct gc_error *err);
 
+/* ---- paging (docs/internals/providers.md, "Paging") ------------------------------ */
+
+#define GC_DRIVER_MAX_PAGES 10000 /* a runaway listing ends here, as an error */
+
+/* One page of a listing, between the pager and the cloud's hooks. */
+struct gc_page {
+	unsigned number;   /* 0 for the first page */
+	const char *token; /* the token to send; NULL on the first page */
+	size_t seen;	   /* the items of the pages before (an Offset) */
+	/* set by parse: */
+	char *next;    /* the next page's token (taken), NULL when none */
+	size_t items;  /* its items, for a listing with a total */
+	int64_t total; /* the listing's total count, or -1 (token paging) */
+	bool done;     /* the listing ends here (found what it wanted) */
+};
+
+/* One listing: send builds and sends the request for a page (the answer into body, or
+ * kept in ctx by a cloud whose call hands back a document); parse reads it into ctx. */
+struct gc_pager {
+	const char *action;   /* named in the errors */
+	const char *cap_note; /* or NULL: "ACTION: more than 10000 pages" + cap_note */
+	int (*send)(struct gc_provider *p, void *ctx, const struct gc_page *pg, struct gc_buf *body,
+		    struct gc_error *err);
+	int (*parse)(struct gc_provider *p, void *ctx, const struct gc_buf *body,
+		     struct gc_page *pg, struct gc_error *err);
+};
+
+/* Every page, until done, no next token, or (with a total) an empty page or the total
+ * reached; a repeated token or too many pages is an error. The caller collects into ctx
+ * and hands the items out only on 0 (all or nothing). Issue 19's caps go here too. */
+int gc_driver_pages(struct gc_provider *p, const struct gc_pager *pager, void *ctx,
+		    struct gc_error *err);
+
+/* Discover's ctx; its parse hook hands each instance to gc_driver_discover_keep, which
+ * keeps (moves) those with every filter tag and, unless asked for, not terminated. */
+struct gc_driver_discover {
+	const struct gc_discover_query *q;
+	struct gc_instance_list found;
+};
+
+void gc_driver_discover_keep(struct gc_driver_discover *d, struct gc_instance *inst);
+/* DescribeInstances over hooks' send and parse, all or nothing into out. */
+int gc_driver_discover(struct gc_provider *p, const struct gc_pager *hooks,
+		       const struct gc_discover_query *q, struct gc_instance_list *out,
+		       struct gc_error *err);
+
 /* ---- busy resources --------------------------------------------------------------- */
 
 /*

@@ -128,6 +128,21 @@ static int parse_answer(struct gc_provider *p, const struct gc_buf *body, const 
 	return 0;
 }
 
+/* The next page's token, or NULL (an empty one too). */
+static char *next_token(json_t *j)
+{
+	const char *t = jstr(j, "NextToken");
+
+	return t && *t ? gc_xstrdup(t) : NULL;
+}
+
+/* A PageNumber page's count and the listing's TotalCount into pg. */
+static void page_count(json_t *j, json_t *list, struct gc_page *pg)
+{
+	pg->items = json_array_size(list);
+	pg->total = (int64_t)jnum(j, "TotalCount");
+}
+
 /* Tags.Tag[] ({TagKey, TagValue}) into tags. */
 static void read_tags(json_t *o, struct gc_tag **tags, size_t *n)
 {
@@ -193,6 +208,62 @@ out:
 	return ret;
 }
 
+struct vswitch_ctx {
+	const char *zone, *vpc;
+	char *best_id, *best_zone;
+	bool best_default;
+};
+
+static int vswitches_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
+			  struct gc_buf *body, struct gc_error *err)
+{
+	const struct vswitch_ctx *c = ctx;
+	struct gc_params params = GC_PARAMS_INIT;
+	int ret;
+
+	gc_params_add(&params, "VpcId", c->vpc);
+	if (c->zone)
+		gc_params_add(&params, "ZoneId", c->zone);
+	addu(&params, "PageNumber", pg->number + 1);
+	addu(&params, "PageSize", ALI_VSWITCH_PAGE);
+	ret = ali_vpc_call(p, "DescribeVSwitches", &params, body, err);
+	gc_params_release(&params);
+	return ret;
+}
+
+static int vswitches_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
+			   struct gc_page *pg, struct gc_error *err)
+{
+	struct vswitch_ctx *c = ctx;
+	json_t *j = NULL, *v, *list;
+	size_t i;
+
+	if (parse_answer(p, body, "DescribeVSwitches", &j, err) != 0)
+		return -1;
+	list = jlist(j, "VSwitches", "VSwitch");
+	json_array_foreach(list, i, v)
+	{
+		const char *id = jstr(v, "VSwitchId"), *z = jstr(v, "ZoneId");
+		const char *status = jstr(v, "Status");
+		bool dflt = json_is_true(json_object_get(v, "IsDefault"));
+
+		if (!id || !z || (c->zone && strcmp(z, c->zone)) ||
+		    (status && strcmp(status, "Available")))
+			continue;
+		if (!c->best_id || (dflt && !c->best_default)) {
+			free(c->best_id);
+			free(c->best_zone);
+			c->best_id = gc_xstrdup(id);
+			c->best_zone = gc_xstrdup(z);
+			c->best_default = dflt;
+		}
+	}
+	page_count(j, list, pg);
+	pg->done = c->best_default;
+	json_decref(j);
+	return 0;
+}
+
 /*
  * The vSwitch to launch into in zone (NULL: any zone; *out_zone then says which): the
  * default VPC's default vSwitch there, else its first available one. Cached per zone.
@@ -203,9 +274,9 @@ static int vswitch_for(struct gc_provider *p, const char *zone, const char **out
 	struct ali_driver *d = ali_driver(p);
 	struct ali_vswitch *hit;
 	const char *vpc;
-	char *best_id = NULL, *best_zone = NULL;
-	bool best_default = false;
-	size_t seen = 0;
+	static const struct gc_pager pager = { "DescribeVSwitches", NULL, vswitches_send,
+					       vswitches_parse };
+	struct vswitch_ctx c = { .zone = zone };
 	int ret = -1;
 
 	for (size_t i = 0; i < d->n_vswitches; i++) {
@@ -218,51 +289,10 @@ static int vswitch_for(struct gc_provider *p, const char *zone, const char **out
 	}
 	if (default_vpc(p, &vpc, err) != 0)
 		return -1;
-	for (unsigned page = 1; page <= ALI_MAX_PAGES; page++) {
-		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
-		json_t *j = NULL, *v, *list;
-		size_t i, total;
-		int rc;
-
-		gc_params_add(&params, "VpcId", vpc);
-		if (zone)
-			gc_params_add(&params, "ZoneId", zone);
-		addu(&params, "PageNumber", page);
-		addu(&params, "PageSize", ALI_VSWITCH_PAGE);
-		rc = ali_vpc_call(p, "DescribeVSwitches", &params, &body, err);
-		gc_params_release(&params);
-		if (rc == 0)
-			rc = parse_answer(p, &body, "DescribeVSwitches", &j, err);
-		gc_buf_release(&body);
-		if (rc != 0)
-			goto out;
-		list = jlist(j, "VSwitches", "VSwitch");
-		json_array_foreach(list, i, v)
-		{
-			const char *id = jstr(v, "VSwitchId"), *z = jstr(v, "ZoneId");
-			const char *status = jstr(v, "Status");
-			bool dflt = json_is_true(json_object_get(v, "IsDefault"));
-
-			if (!id || !z || (zone && strcmp(z, zone)) ||
-			    (status && strcmp(status, "Available")))
-				continue;
-			if (!best_id || (dflt && !best_default)) {
-				free(best_id);
-				free(best_zone);
-				best_id = gc_xstrdup(id);
-				best_zone = gc_xstrdup(z);
-				best_default = dflt;
-			}
-		}
-		seen += json_array_size(list);
-		total = (size_t)jnum(j, "TotalCount");
-		rc = json_array_size(list) == 0 || seen >= total || best_default;
-		json_decref(j);
-		if (rc)
-			break;
-	}
-	if (!best_id) {
+	c.vpc = vpc;
+	if (gc_driver_pages(p, &pager, &c, err) != 0)
+		goto out;
+	if (!c.best_id) {
 		gc_error_set(err, GC_EINVALID,
 			     "the default VPC '%s' of %s has no available vSwitch in %s; create "
 			     "one there or leave the zone out of the spec",
@@ -272,15 +302,15 @@ static int vswitch_for(struct gc_provider *p, const char *zone, const char **out
 	GC_ALLOC_GROW(d->vswitches, d->n_vswitches + 1, d->alloc_vswitches);
 	hit = &d->vswitches[d->n_vswitches++];
 	hit->want = zone ? gc_xstrdup(zone) : NULL;
-	hit->zone = best_zone;
-	hit->id = best_id;
-	best_id = best_zone = NULL;
+	hit->zone = c.best_zone;
+	hit->id = c.best_id;
+	c.best_id = c.best_zone = NULL;
 	*out_id = hit->id;
 	*out_zone = hit->zone;
 	ret = 0;
 out:
-	free(best_id);
-	free(best_zone);
+	free(c.best_id);
+	free(c.best_zone);
 	return ret;
 }
 
@@ -358,81 +388,57 @@ static int parse_instance(json_t *o, struct gc_instance *inst)
 	return 0;
 }
 
+static int discover_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
+			 struct gc_buf *body, struct gc_error *err)
+{
+	const struct gc_discover_query *q = ((struct gc_driver_discover *)ctx)->q;
+	struct gc_params params = GC_PARAMS_INIT;
+	int ret = add_tag_filters(&params, q->tags, q->n_tags, err);
+
+	addu(&params, "MaxResults", ALI_PAGE_SIZE);
+	if (pg->token)
+		gc_params_add(&params, "NextToken", pg->token);
+	if (ret == 0)
+		ret = ali_ecs_call(p, "DescribeInstances", &params, 0, false, body, err);
+	gc_params_release(&params);
+	if (ret != 0)
+		gc_error_prefix(err, "cannot list instances in '%s'", p->region);
+	return ret;
+}
+
+static int discover_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
+			  struct gc_page *pg, struct gc_error *err)
+{
+	json_t *j = NULL, *o;
+	size_t i;
+	int ret = 0;
+
+	if (parse_answer(p, body, "DescribeInstances", &j, err) != 0)
+		return gc_error_prefix(err, "cannot list instances in '%s'", p->region);
+	json_array_foreach(jlist(j, "Instances", "Instance"), i, o)
+	{
+		struct gc_instance inst;
+
+		if (parse_instance(o, &inst) != 0) {
+			gc_error_set(err, GC_EINVALID,
+				     "DescribeInstances: an instance without InstanceId");
+			ret = bad_answer(p, "DescribeInstances", err);
+			break;
+		}
+		gc_driver_discover_keep(ctx, &inst);
+	}
+	if (ret == 0)
+		pg->next = next_token(j);
+	json_decref(j);
+	return ret;
+}
+
 int ali_discover(struct gc_provider *p, const struct gc_discover_query *q,
 		 struct gc_instance_list *out, struct gc_error *err)
 {
-	struct gc_instance_list found;
-	char *token = NULL;
-	int ret = -1;
+	static const struct gc_pager hooks = { NULL, NULL, discover_send, discover_parse };
 
-	gc_instance_list_init(&found);
-	for (unsigned pages = 0;; pages++) {
-		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
-		json_t *j = NULL, *o;
-		const char *next;
-		size_t i;
-		int rc;
-
-		if (pages >= ALI_MAX_PAGES) {
-			gc_error_set(err, GC_EINVALID,
-				     "DescribeInstances: more than %u pages; the paging loops",
-				     ALI_MAX_PAGES);
-			goto out;
-		}
-		if (add_tag_filters(&params, q->tags, q->n_tags, err) != 0) {
-			gc_params_release(&params);
-			goto fail;
-		}
-		addu(&params, "MaxResults", ALI_PAGE_SIZE);
-		if (token)
-			gc_params_add(&params, "NextToken", token);
-		rc = ali_ecs_call(p, "DescribeInstances", &params, 0, false, &body, err);
-		gc_params_release(&params);
-		if (rc == 0)
-			rc = parse_answer(p, &body, "DescribeInstances", &j, err);
-		gc_buf_release(&body);
-		if (rc != 0)
-			goto fail;
-		json_array_foreach(jlist(j, "Instances", "Instance"), i, o)
-		{
-			struct gc_instance inst;
-
-			if (parse_instance(o, &inst) != 0) {
-				json_decref(j);
-				gc_error_set(err, GC_EINVALID,
-					     "DescribeInstances: an instance without InstanceId");
-				bad_answer(p, "DescribeInstances", err);
-				goto out;
-			}
-			if (gc_tags_match(inst.tags, inst.n_tags, q->tags, q->n_tags) &&
-			    (q->include_terminated || inst.state != GC_STATE_TERMINATED))
-				*gc_instance_list_push(&found) = inst;
-			else
-				gc_instance_release(&inst);
-		}
-		next = jstr(j, "NextToken");
-		if (next && *next && token && strcmp(next, token) == 0) {
-			json_decref(j);
-			gc_error_set(err, GC_EINVALID,
-				     "DescribeInstances: the same NextToken came back twice");
-			goto out;
-		}
-		free(token);
-		token = next && *next ? gc_xstrdup(next) : NULL;
-		json_decref(j);
-		if (!token)
-			break;
-	}
-	gc_instance_list_take(out, &found);
-	ret = 0;
-	goto out;
-fail:
-	gc_error_prefix(err, "cannot list instances in '%s'", p->region);
-out:
-	free(token);
-	gc_instance_list_release(&found);
-	return ret;
+	return gc_driver_discover(p, &hooks, q, out, err);
 }
 
 /* ---- create ---------------------------------------------------------------------------------- */
@@ -771,97 +777,70 @@ static void push_resource(struct gc_resource_list *out, json_t *o, const char *i
 	*gc_resource_list_push(out) = r;
 }
 
-/* Key pairs (known by name: the id is the name) carrying every filter tag, all pages. */
-static int list_keypairs(struct gc_provider *p, const struct gc_tag_filter *tags, size_t n_tags,
-			 struct gc_resource_list *out, struct gc_error *err)
+/* A listing of the resources carrying every filter tag: key pairs (known by name: the id is
+ * the name), by PageNumber, or security groups, by NextToken. */
+struct listing {
+	const char *action, *outer, *inner, *id_key, *name_key, *fpr_key;
+	unsigned page_size; /* PageNumber paging; 0: NextToken */
+};
+
+static const struct listing keypairs = { "DescribeKeyPairs", "KeyPairs",    "KeyPair",
+					 "KeyPairName",	     "KeyPairName", "KeyPairFingerPrint",
+					 ALI_KEYPAIR_PAGE },
+			    secgroups = { "DescribeSecurityGroups",
+					  "SecurityGroups",
+					  "SecurityGroup",
+					  "SecurityGroupId",
+					  "SecurityGroupName",
+					  NULL,
+					  0 };
+
+struct listing_ctx {
+	const struct listing *l;
+	const struct gc_tag_filter *tags;
+	size_t n_tags;
+	struct gc_resource_list *out;
+};
+
+static int listing_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
+			struct gc_buf *body, struct gc_error *err)
 {
-	size_t seen = 0;
+	const struct listing_ctx *c = ctx;
+	struct gc_params params = GC_PARAMS_INIT;
+	int ret = add_tag_filters(&params, c->tags, c->n_tags, err);
 
-	for (unsigned page = 1; page <= ALI_MAX_PAGES; page++) {
-		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
-		json_t *j = NULL, *o, *list;
-		size_t i;
-		int rc;
-
-		if (add_tag_filters(&params, tags, n_tags, err) != 0) {
-			gc_params_release(&params);
-			return -1;
-		}
-		addu(&params, "PageNumber", page);
-		addu(&params, "PageSize", ALI_KEYPAIR_PAGE);
-		rc = ali_ecs_call(p, "DescribeKeyPairs", &params, 0, false, &body, err);
-		gc_params_release(&params);
-		if (rc == 0)
-			rc = parse_answer(p, &body, "DescribeKeyPairs", &j, err);
-		gc_buf_release(&body);
-		if (rc != 0)
-			return -1;
-		list = jlist(j, "KeyPairs", "KeyPair");
-		json_array_foreach(list, i, o) push_resource(out, o, "KeyPairName", "KeyPairName",
-							     "KeyPairFingerPrint", tags, n_tags);
-		seen += json_array_size(list);
-		rc = json_array_size(list) == 0 || seen >= (size_t)jnum(j, "TotalCount");
-		json_decref(j);
-		if (rc)
-			return 0;
+	if (c->l->page_size) {
+		addu(&params, "PageNumber", pg->number + 1);
+		addu(&params, "PageSize", c->l->page_size);
+	} else {
+		addu(&params, "MaxResults", ALI_PAGE_SIZE);
+		if (pg->token)
+			gc_params_add(&params, "NextToken", pg->token);
 	}
-	return gc_error_set(err, GC_EINVALID, "DescribeKeyPairs: more than %u pages",
-			    ALI_MAX_PAGES);
+	if (ret == 0)
+		ret = ali_ecs_call(p, c->l->action, &params, 0, false, body, err);
+	gc_params_release(&params);
+	return ret;
 }
 
-static int list_secgroups(struct gc_provider *p, const struct gc_tag_filter *tags, size_t n_tags,
-			  struct gc_resource_list *out, struct gc_error *err)
+static int listing_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
+			 struct gc_page *pg, struct gc_error *err)
 {
-	char *token = NULL;
-	int ret = -1;
+	const struct listing_ctx *c = ctx;
+	json_t *j = NULL, *o, *list;
+	size_t i;
 
-	for (unsigned pages = 0;; pages++) {
-		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
-		json_t *j = NULL, *o;
-		const char *next;
-		size_t i;
-		int rc;
-
-		if (pages >= ALI_MAX_PAGES) {
-			gc_error_set(err, GC_EINVALID, "DescribeSecurityGroups: more than %u pages",
-				     ALI_MAX_PAGES);
-			break;
-		}
-		if (add_tag_filters(&params, tags, n_tags, err) != 0) {
-			gc_params_release(&params);
-			break;
-		}
-		addu(&params, "MaxResults", ALI_PAGE_SIZE);
-		if (token)
-			gc_params_add(&params, "NextToken", token);
-		rc = ali_ecs_call(p, "DescribeSecurityGroups", &params, 0, false, &body, err);
-		gc_params_release(&params);
-		if (rc == 0)
-			rc = parse_answer(p, &body, "DescribeSecurityGroups", &j, err);
-		gc_buf_release(&body);
-		if (rc != 0)
-			break;
-		json_array_foreach(jlist(j, "SecurityGroups", "SecurityGroup"), i, o) push_resource(
-			out, o, "SecurityGroupId", "SecurityGroupName", NULL, tags, n_tags);
-		next = jstr(j, "NextToken");
-		if (next && *next && token && strcmp(next, token) == 0) {
-			json_decref(j);
-			gc_error_set(err, GC_EINVALID,
-				     "DescribeSecurityGroups: the same NextToken came back twice");
-			break;
-		}
-		free(token);
-		token = next && *next ? gc_xstrdup(next) : NULL;
-		json_decref(j);
-		if (!token) {
-			ret = 0;
-			break;
-		}
-	}
-	free(token);
-	return ret;
+	if (parse_answer(p, body, c->l->action, &j, err) != 0)
+		return -1;
+	list = jlist(j, c->l->outer, c->l->inner);
+	json_array_foreach(list, i, o) push_resource(c->out, o, c->l->id_key, c->l->name_key,
+						     c->l->fpr_key, c->tags, c->n_tags);
+	if (c->l->page_size)
+		page_count(j, list, pg);
+	else
+		pg->next = next_token(j);
+	json_decref(j);
+	return 0;
 }
 
 int ali_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
@@ -869,13 +848,14 @@ int ali_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 		       struct gc_resource_list *out, struct gc_error *err)
 {
 	struct gc_resource_list got;
+	struct listing_ctx c = { kind == GC_RESOURCE_KEYPAIR ? &keypairs : &secgroups, tags, n_tags,
+				 &got };
+	struct gc_pager pager = { c.l->action, NULL, listing_send, listing_parse };
 	int rc;
 
 	gc_resource_list_init(&got);
-	if (kind == GC_RESOURCE_KEYPAIR)
-		rc = list_keypairs(p, tags, n_tags, &got, err);
-	else if (kind == GC_RESOURCE_SECGROUP)
-		rc = list_secgroups(p, tags, n_tags, &got, err);
+	if (kind == GC_RESOURCE_KEYPAIR || kind == GC_RESOURCE_SECGROUP)
+		rc = gc_driver_pages(p, &pager, &c, err);
 	else
 		rc = gc_error_set(err, GC_EINVALID, "unknown resource kind %d", (int)kind);
 	if (rc != 0) {
@@ -1172,15 +1152,73 @@ static bool contains_ci(const char *s, const char *what)
 	return false;
 }
 
+struct alias_ctx {
+	const struct ali_alias_def *def;
+	char *best; /* the newest image's id */
+	int64_t best_at;
+};
+
+static int images_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
+		       struct gc_buf *body, struct gc_error *err)
+{
+	const struct ali_alias_def *def = ((const struct alias_ctx *)ctx)->def;
+	struct gc_params params = GC_PARAMS_INIT;
+	int ret;
+
+	gc_params_add(&params, "ImageOwnerAlias", def->owner);
+	gc_params_add(&params, "ImageName", def->search);
+	gc_params_add(&params, "OSType", "linux");
+	gc_params_add(&params, "Architecture", "x86_64");
+	gc_params_add(&params, "Status", "Available");
+	addu(&params, "PageNumber", pg->number + 1);
+	addu(&params, "PageSize", ALI_PAGE_SIZE);
+	ret = ali_ecs_call(p, "DescribeImages", &params, 0, false, body, err);
+	gc_params_release(&params);
+	return ret;
+}
+
+static int images_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
+			struct gc_page *pg, struct gc_error *err)
+{
+	struct alias_ctx *c = ctx;
+	json_t *j = NULL, *o, *list;
+	size_t i;
+
+	if (parse_answer(p, body, "DescribeImages", &j, err) != 0)
+		return -1;
+	list = jlist(j, "Images", "Image");
+	json_array_foreach(list, i, o)
+	{
+		const char *id = jstr(o, "ImageId"), *name = jstr(o, "ImageName");
+		const char *created = jstr(o, "CreationTime"), *status = jstr(o, "Status");
+		int64_t at = 0;
+
+		if (!id || !name || (status && strcmp(status, "Available")) ||
+		    (c->def->prefix && !gc_starts_with(name, c->def->prefix)) ||
+		    (c->def->contains && !contains_ci(name, c->def->contains)))
+			continue;
+		if (!created || ali_parse_time(created, &at) != 0)
+			at = 0;
+		/* the newest build; ids break a tie so the answer does not depend on list order */
+		if (!c->best || at > c->best_at || (at == c->best_at && strcmp(id, c->best) > 0)) {
+			free(c->best);
+			c->best = gc_xstrdup(id);
+			c->best_at = at;
+		}
+	}
+	page_count(j, list, pg);
+	json_decref(j);
+	return 0;
+}
+
 static int resolve_alias(struct gc_provider *p, const char *alias, char **out_id,
 			 struct gc_error *err)
 {
 	struct ali_driver *d = ali_driver(p);
+	static const struct gc_pager pager = { "DescribeImages", NULL, images_send, images_parse };
 	const struct ali_alias_def *def = NULL;
+	struct alias_ctx c = { .best_at = -1 };
 	const char *cached;
-	char *best = NULL;
-	int64_t best_at = -1;
-	size_t seen = 0;
 	int ret = -1;
 
 	if ((cached = gc_params_get(&d->aliases, alias))) {
@@ -1189,75 +1227,29 @@ static int resolve_alias(struct gc_provider *p, const char *alias, char **out_id
 	}
 	for (size_t i = 0; i < sizeof(alias_defs) / sizeof(alias_defs[0]); i++)
 		if (strcmp(alias_defs[i].alias, alias) == 0)
-			def = &alias_defs[i];
+			c.def = def = &alias_defs[i];
 	if (!def)
 		return gc_error_set(err, GC_EINVALID,
 				    "unknown image alias '%s' (alibaba has ubuntu-22.04, "
 				    "ubuntu-24.04, gpu-ready, or an image id: m-... or "
 				    "NAME.vhd)",
 				    alias);
-	for (unsigned page = 1; page <= ALI_MAX_PAGES; page++) {
-		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
-		json_t *j = NULL, *o, *list;
-		size_t i;
-		int rc;
-
-		gc_params_add(&params, "ImageOwnerAlias", def->owner);
-		gc_params_add(&params, "ImageName", def->search);
-		gc_params_add(&params, "OSType", "linux");
-		gc_params_add(&params, "Architecture", "x86_64");
-		gc_params_add(&params, "Status", "Available");
-		addu(&params, "PageNumber", page);
-		addu(&params, "PageSize", ALI_PAGE_SIZE);
-		rc = ali_ecs_call(p, "DescribeImages", &params, 0, false, &body, err);
-		gc_params_release(&params);
-		if (rc == 0)
-			rc = parse_answer(p, &body, "DescribeImages", &j, err);
-		gc_buf_release(&body);
-		if (rc != 0)
-			goto out;
-		list = jlist(j, "Images", "Image");
-		json_array_foreach(list, i, o)
-		{
-			const char *id = jstr(o, "ImageId"), *name = jstr(o, "ImageName");
-			const char *created = jstr(o, "CreationTime"), *status = jstr(o, "Status");
-			int64_t at = 0;
-
-			if (!id || !name || (status && strcmp(status, "Available")) ||
-			    (def->prefix && !gc_starts_with(name, def->prefix)) ||
-			    (def->contains && !contains_ci(name, def->contains)))
-				continue;
-			if (!created || ali_parse_time(created, &at) != 0)
-				at = 0;
-			/* the newest build; ids break a tie so the answer does not depend on
-			 * list order */
-			if (!best || at > best_at || (at == best_at && strcmp(id, best) > 0)) {
-				free(best);
-				best = gc_xstrdup(id);
-				best_at = at;
-			}
-		}
-		seen += json_array_size(list);
-		rc = json_array_size(list) == 0 || seen >= (size_t)jnum(j, "TotalCount");
-		json_decref(j);
-		if (rc)
-			break;
-	}
-	if (!best) {
+	if (gc_driver_pages(p, &pager, &c, err) != 0)
+		goto out;
+	if (!c.best) {
 		gc_error_set(err, GC_ENOTFOUND,
 			     "image alias '%s': no %s image named like '%s' in %s", alias,
 			     def->owner, def->prefix ? def->prefix : def->search, p->region);
 		goto out;
 	}
-	gc_params_add(&d->aliases, alias, best);
-	*out_id = best;
-	best = NULL;
+	gc_params_add(&d->aliases, alias, c.best);
+	*out_id = c.best;
+	c.best = NULL;
 	ret = 0;
 out:
 	if (ret != 0 && err && err->code != GC_ENOTFOUND)
 		gc_error_prefix(err, "cannot resolve image alias '%s'", alias);
-	free(best);
+	free(c.best);
 	return ret;
 }
 

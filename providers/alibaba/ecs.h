@@ -50,9 +50,8 @@
 #define ALI_CREATE_BATCH     100 /* RunInstances Amount 1-100 */
 #define ALI_TERMINATE_BATCH  100 /* DeleteInstances InstanceId.N 1-100 */
 #define ALI_CLIENT_TOKEN_MAX 64
-#define ALI_MAX_TAGS	     20	 /* Tag.N, per resource and per filter */
-#define ALI_PAGE_SIZE	     100 /* DescribeInstances / DescribeSecurityGroups MaxResults */
-#define ALI_MAX_PAGES	     10000
+#define ALI_MAX_TAGS	     20		 /* Tag.N, per resource and per filter */
+#define ALI_PAGE_SIZE	     100	 /* DescribeInstances / DescribeSecurityGroups MaxResults */
 #define ALI_MAX_DISK_GB	     2048	 /* an ESSD system disk's limit */
 #define ALI_USER_DATA_MAX    (32 * 1024) /* RunInstances UserData, before base64 */
 #define ALI_MAX_ATTEMPTS     5 /* bursts of an apply meet throttling; the quota bounds a storm */

@@ -113,82 +113,55 @@ static int bad_answer(struct gc_provider *p, const char *action, struct gc_error
 
 /* ---- discover ------------------------------------------------------------------------ */
 
-int aws_discover(struct gc_provider *p, const struct gc_discover_query *q,
-		 struct gc_instance_list *out, struct gc_error *err)
+static int discover_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
+			 struct gc_buf *body, struct gc_error *err)
 {
 	static const char *const live[] = { "pending", "running", "shutting-down", "stopping",
 					    "stopped" };
-	struct gc_instance_list found, page;
-	char *token = NULL;
-	int ret = -1;
+	const struct gc_discover_query *q = ((struct gc_driver_discover *)ctx)->q;
+	struct gc_params params = GC_PARAMS_INIT;
+	unsigned idx = 1;
+	int ret;
 
-	gc_instance_list_init(&found);
-	gc_instance_list_init(&page);
-	for (unsigned pages = 0;; pages++) {
-		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
-		unsigned idx = 1;
-		char *next = NULL;
-
-		if (pages >= AWS_MAX_PAGES) {
-			gc_error_set(err, GC_EINVALID,
-				     "DescribeInstances: more than %u pages; the paging loops",
-				     AWS_MAX_PAGES);
-			goto out;
-		}
-		add_tag_filters(&params, q->tags, q->n_tags, &idx);
-		if (!q->include_terminated) {
-			addf(&params, "instance-state-name", "Filter.%u.Name", idx);
-			for (size_t i = 0; i < sizeof(live) / sizeof(live[0]); i++)
-				addf(&params, live[i], "Filter.%u.Value.%zu", idx, i + 1);
-			idx++;
-		}
-		addu(&params, "MaxResults", AWS_INSTANCE_PAGE_SIZE);
-		if (token)
-			gc_params_add(&params, "NextToken", token);
-		if (aws_ec2_call(p, "DescribeInstances", &params, 0, false, &body, err) != 0) {
-			gc_params_release(&params);
-			gc_buf_release(&body);
-			gc_error_prefix(err, "cannot list instances in '%s'", p->region);
-			goto out;
-		}
-		gc_params_release(&params);
-		if (aws_xml_instances(body.data, body.len, &page, &next, err) != 0) {
-			gc_buf_release(&body);
-			bad_answer(p, "DescribeInstances", err);
-			goto out;
-		}
-		gc_buf_release(&body);
-		for (size_t i = 0; i < page.n; i++) {
-			struct gc_instance *in = &page.items[i];
-			bool keep = gc_tags_match(in->tags, in->n_tags, q->tags, q->n_tags) &&
-				(q->include_terminated || in->state != GC_STATE_TERMINATED);
-
-			if (keep)
-				*gc_instance_list_push(&found) = *in;
-			else
-				gc_instance_release(in);
-		}
-		free(page.items);
-		gc_instance_list_init(&page);
-		if (next && token && strcmp(next, token) == 0) {
-			free(next);
-			gc_error_set(err, GC_EINVALID,
-				     "DescribeInstances: the same NextToken came back twice");
-			goto out;
-		}
-		free(token);
-		token = next;
-		if (!token)
-			break;
+	add_tag_filters(&params, q->tags, q->n_tags, &idx);
+	if (!q->include_terminated) {
+		addf(&params, "instance-state-name", "Filter.%u.Name", idx);
+		for (size_t i = 0; i < sizeof(live) / sizeof(live[0]); i++)
+			addf(&params, live[i], "Filter.%u.Value.%zu", idx, i + 1);
+		idx++;
 	}
-	gc_instance_list_take(out, &found);
-	ret = 0;
-out:
-	free(token);
-	gc_instance_list_release(&found);
-	gc_instance_list_release(&page);
+	addu(&params, "MaxResults", AWS_INSTANCE_PAGE_SIZE);
+	if (pg->token)
+		gc_params_add(&params, "NextToken", pg->token);
+	ret = aws_ec2_call(p, "DescribeInstances", &params, 0, false, body, err);
+	gc_params_release(&params);
+	if (ret != 0)
+		gc_error_prefix(err, "cannot list instances in '%s'", p->region);
 	return ret;
+}
+
+static int discover_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
+			  struct gc_page *pg, struct gc_error *err)
+{
+	struct gc_instance_list page;
+
+	gc_instance_list_init(&page);
+	if (aws_xml_instances(body->data, body->len, &page, &pg->next, err) != 0) {
+		gc_instance_list_release(&page);
+		return bad_answer(p, "DescribeInstances", err);
+	}
+	for (size_t i = 0; i < page.n; i++)
+		gc_driver_discover_keep(ctx, &page.items[i]);
+	free(page.items);
+	return 0;
+}
+
+int aws_discover(struct gc_provider *p, const struct gc_discover_query *q,
+		 struct gc_instance_list *out, struct gc_error *err)
+{
+	static const struct gc_pager hooks = { NULL, NULL, discover_send, discover_parse };
+
+	return gc_driver_discover(p, &hooks, q, out, err);
 }
 
 /* ---- images --------------------------------------------------------------------------- */
@@ -215,51 +188,56 @@ static void cache_images(struct aws_driver *d, struct aws_image *ims, size_t n)
 	}
 }
 
+struct images_ctx {
+	const struct gc_params *base;
+	struct aws_image *out;
+	size_t n, alloc;
+};
+
+static int images_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
+		       struct gc_buf *body, struct gc_error *err)
+{
+	const struct gc_params *base = ((struct images_ctx *)ctx)->base;
+	struct gc_params params = GC_PARAMS_INIT;
+	int ret;
+
+	gc_params_add_all(&params, base);
+	if (!gc_params_get(base, "ImageId.1")) /* MaxResults cannot go with ImageId.N */
+		addu(&params, "MaxResults", AWS_PAGE_SIZE);
+	if (pg->token)
+		gc_params_add(&params, "NextToken", pg->token);
+	ret = aws_ec2_call(p, "DescribeImages", &params, 0, false, body, err);
+	gc_params_release(&params);
+	return ret;
+}
+
+static int images_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
+			struct gc_page *pg, struct gc_error *err)
+{
+	struct images_ctx *c = ctx;
+
+	if (aws_xml_images(body->data, body->len, &c->out, &c->n, &c->alloc, &pg->next, err) != 0)
+		return bad_answer(p, "DescribeImages", err);
+	return 0;
+}
+
 /* DescribeImages over all pages into *out (caller releases each and frees). */
 static int describe_images(struct gc_provider *p, const struct gc_params *base,
 			   struct aws_image **out, size_t *n, struct gc_error *err)
 {
-	size_t alloc = 0;
-	char *token = NULL;
-	bool by_id = gc_params_get(base, "ImageId.1") != NULL;
-	int ret = -1;
+	static const struct gc_pager pager = { "DescribeImages", NULL, images_send, images_parse };
+	struct images_ctx c = { .base = base };
+	int ret = gc_driver_pages(p, &pager, &c, err);
 
-	*out = NULL;
-	*n = 0;
-	for (unsigned pages = 0;; pages++) {
-		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
-		char *next = NULL;
-
-		if (pages >= AWS_MAX_PAGES) {
-			ret = gc_error_set(err, GC_EINVALID, "DescribeImages: more than %u pages",
-					   AWS_MAX_PAGES);
-			break;
-		}
-		gc_params_add_all(&params, base);
-		if (!by_id) /* MaxResults cannot go with ImageId.N */
-			addu(&params, "MaxResults", AWS_PAGE_SIZE);
-		if (token)
-			gc_params_add(&params, "NextToken", token);
-		ret = aws_ec2_call(p, "DescribeImages", &params, 0, false, &body, err);
-		gc_params_release(&params);
-		if (ret == 0 &&
-		    aws_xml_images(body.data, body.len, out, n, &alloc, &next, err) != 0)
-			ret = bad_answer(p, "DescribeImages", err);
-		gc_buf_release(&body);
-		free(token);
-		token = next;
-		if (ret != 0 || !token)
-			break;
-	}
-	free(token);
 	if (ret != 0) {
-		for (size_t i = 0; i < *n; i++)
-			aws_image_release(&(*out)[i]);
-		free(*out);
-		*out = NULL;
-		*n = 0;
+		for (size_t i = 0; i < c.n; i++)
+			aws_image_release(&c.out[i]);
+		free(c.out);
+		c.out = NULL;
+		c.n = 0;
 	}
+	*out = c.out;
+	*n = c.n;
 	return ret;
 }
 
@@ -600,54 +578,62 @@ static int list_keypairs(struct gc_provider *p, const struct gc_tag_filter *tags
 	return ret;
 }
 
+struct secgroups_ctx {
+	const struct gc_params *extra;
+	const struct gc_tag_filter *tags;
+	size_t n_tags;
+	struct gc_resource_list got;
+};
+
+static int secgroups_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
+			  struct gc_buf *body, struct gc_error *err)
+{
+	const struct secgroups_ctx *c = ctx;
+	struct gc_params params = GC_PARAMS_INIT;
+	unsigned idx = 1;
+	int ret;
+
+	if (c->extra) {
+		/* extra holds whole filters (Filter.N.*); ours follow them */
+		gc_params_add_all(&params, c->extra);
+		for (size_t i = 0; i < c->extra->n; i++)
+			if (gc_starts_with(c->extra->items[i].name, "Filter.") &&
+			    gc_ends_with(c->extra->items[i].name, ".Name"))
+				idx++;
+	}
+	add_tag_filters(&params, c->tags, c->n_tags, &idx);
+	addu(&params, "MaxResults", AWS_PAGE_SIZE);
+	if (pg->token)
+		gc_params_add(&params, "NextToken", pg->token);
+	ret = aws_ec2_call(p, "DescribeSecurityGroups", &params, 0, false, body, err);
+	gc_params_release(&params);
+	return ret;
+}
+
+static int secgroups_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
+			   struct gc_page *pg, struct gc_error *err)
+{
+	struct secgroups_ctx *c = ctx;
+
+	if (aws_xml_secgroups(body->data, body->len, &c->got, &pg->next, err) != 0)
+		return bad_answer(p, "DescribeSecurityGroups", err);
+	return 0;
+}
+
 static int list_secgroups(struct gc_provider *p, const struct gc_params *extra,
 			  const struct gc_tag_filter *tags, size_t n_tags,
 			  struct gc_resource_list *out, struct gc_error *err)
 {
-	struct gc_resource_list got;
-	char *token = NULL;
-	int ret = -1;
+	static const struct gc_pager pager = { "DescribeSecurityGroups", NULL, secgroups_send,
+					       secgroups_parse };
+	struct secgroups_ctx c = { .extra = extra, .tags = tags, .n_tags = n_tags };
+	int ret;
 
-	gc_resource_list_init(&got);
-	for (unsigned pages = 0;; pages++) {
-		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
-		unsigned idx = 1;
-		char *next = NULL;
-
-		if (pages >= AWS_MAX_PAGES) {
-			ret = gc_error_set(err, GC_EINVALID,
-					   "DescribeSecurityGroups: more than %u pages",
-					   AWS_MAX_PAGES);
-			break;
-		}
-		if (extra) {
-			/* extra holds whole filters (Filter.N.*); ours follow them */
-			gc_params_add_all(&params, extra);
-			for (size_t i = 0; i < extra->n; i++)
-				if (gc_starts_with(extra->items[i].name, "Filter.") &&
-				    gc_ends_with(extra->items[i].name, ".Name"))
-					idx++;
-		}
-		add_tag_filters(&params, tags, n_tags, &idx);
-		addu(&params, "MaxResults", AWS_PAGE_SIZE);
-		if (token)
-			gc_params_add(&params, "NextToken", token);
-		ret = aws_ec2_call(p, "DescribeSecurityGroups", &params, 0, false, &body, err);
-		gc_params_release(&params);
-		if (ret == 0 &&
-		    (ret = aws_xml_secgroups(body.data, body.len, &got, &next, err)) != 0)
-			bad_answer(p, "DescribeSecurityGroups", err);
-		gc_buf_release(&body);
-		free(token);
-		token = next;
-		if (ret != 0 || !token)
-			break;
-	}
-	free(token);
+	gc_resource_list_init(&c.got);
+	ret = gc_driver_pages(p, &pager, &c, err);
 	if (ret == 0)
-		gc_resource_list_take_tagged(out, &got, tags, n_tags);
-	gc_resource_list_release(&got);
+		gc_resource_list_take_tagged(out, &c.got, tags, n_tags);
+	gc_resource_list_release(&c.got);
 	return ret;
 }
 
@@ -1006,45 +992,56 @@ int aws_instance_type(struct gc_provider *p, const char *type, struct gc_type_fa
  * The current spot price of type in every zone (DescribeSpotPriceHistory with StartTime
  * now answers the price in effect per zone), cached per zone and as the region's lowest.
  */
+struct spot_ctx {
+	const char *type;
+	char now[32];
+	struct aws_spot_price *sp;
+	size_t n, alloc;
+};
+
+static int spot_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
+		     struct gc_buf *body, struct gc_error *err)
+{
+	const struct spot_ctx *c = ctx;
+	struct gc_params params = GC_PARAMS_INIT;
+	int ret;
+
+	gc_params_add(&params, "InstanceType.1", c->type);
+	gc_params_add(&params, "ProductDescription.1", "Linux/UNIX");
+	gc_params_add(&params, "StartTime", c->now);
+	addu(&params, "MaxResults", AWS_PAGE_SIZE);
+	if (pg->token)
+		gc_params_add(&params, "NextToken", pg->token);
+	ret = aws_ec2_call(p, "DescribeSpotPriceHistory", &params, 0, false, body, err);
+	gc_params_release(&params);
+	return ret;
+}
+
+static int spot_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
+		      struct gc_page *pg, struct gc_error *err)
+{
+	struct spot_ctx *c = ctx;
+
+	if (aws_xml_spot_prices(body->data, body->len, &c->sp, &c->n, &c->alloc, &pg->next, err) !=
+	    0)
+		return bad_answer(p, "DescribeSpotPriceHistory", err);
+	return 0;
+}
+
 static int fetch_spot(struct gc_provider *p, const char *type, struct gc_error *err)
 {
+	static const struct gc_pager pager = { "DescribeSpotPriceHistory", NULL, spot_send,
+					       spot_parse };
 	struct aws_driver *d = aws_driver(p);
-	struct aws_spot_price *sp = NULL;
-	size_t n = 0, alloc = 0;
-	char *token = NULL, now[32];
-	int ret = -1;
+	struct spot_ctx c = { .type = type };
+	struct aws_spot_price *sp;
+	size_t n;
+	int ret;
 
-	iso_now(now);
-	for (unsigned pages = 0;; pages++) {
-		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
-		char *next = NULL;
-
-		if (pages >= AWS_MAX_PAGES) {
-			ret = gc_error_set(err, GC_EINVALID,
-					   "DescribeSpotPriceHistory: more than %u pages",
-					   AWS_MAX_PAGES);
-			break;
-		}
-		gc_params_add(&params, "InstanceType.1", type);
-		gc_params_add(&params, "ProductDescription.1", "Linux/UNIX");
-		gc_params_add(&params, "StartTime", now);
-		addu(&params, "MaxResults", AWS_PAGE_SIZE);
-		if (token)
-			gc_params_add(&params, "NextToken", token);
-		ret = aws_ec2_call(p, "DescribeSpotPriceHistory", &params, 0, false, &body, err);
-		gc_params_release(&params);
-		if (ret == 0 &&
-		    (ret = aws_xml_spot_prices(body.data, body.len, &sp, &n, &alloc, &next, err)) !=
-			    0)
-			bad_answer(p, "DescribeSpotPriceHistory", err);
-		gc_buf_release(&body);
-		free(token);
-		token = next;
-		if (ret != 0 || !token)
-			break;
-	}
-	free(token);
+	iso_now(c.now);
+	ret = gc_driver_pages(p, &pager, &c, err);
+	sp = c.sp;
+	n = c.n;
 	if (ret == 0) {
 		double lowest = -1;
 

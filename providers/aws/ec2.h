@@ -47,7 +47,6 @@
  * "Engine at 1000 nodes", has the figures. The other lists are short and keep 100. */
 #define AWS_PAGE_SIZE	       100
 #define AWS_INSTANCE_PAGE_SIZE 1000
-#define AWS_MAX_PAGES	       10000 /* a runaway NextToken loop ends here, as an error */
 
 /* What the driver knows of an image (DescribeImages). */
 struct aws_image {

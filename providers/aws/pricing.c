@@ -167,52 +167,59 @@ out:
 	return ret;
 }
 
+struct products_ctx {
+	const char *type;
+	double *out;
+	bool found;
+};
+
+static int products_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
+			 struct gc_buf *body, struct gc_error *err)
+{
+	struct aws_driver *d = aws_driver(p);
+	char *req = request_body(((struct products_ctx *)ctx)->type, d->cfg.region, pg->token);
+	struct aws_call c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	c.proto = AWS_PROTO_JSON;
+	c.service = "pricing";
+	c.region = d->cfg.pricing_region ? d->cfg.pricing_region : "us-east-1";
+	c.url = d->cfg.pricing_endpoint;
+	c.host = d->pricing_host;
+	c.action = "GetProducts";
+	c.target = PRICING_TARGET;
+	c.content_type = PRICING_TYPE;
+	c.body = req;
+	c.body_len = req ? strlen(req) : 0;
+	ret = aws_send(p, &c, body, err);
+	free(req);
+	return ret;
+}
+
+static int products_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
+			  struct gc_page *pg, struct gc_error *err)
+{
+	struct products_ctx *c = ctx;
+
+	if (read_answer(body->data, body->len, c->type, c->out, &c->found, &pg->next, err) != 0)
+		return gc_error_prefix(err, "cannot read the price list from '%s'",
+				       aws_driver(p)->pricing_host);
+	pg->done = c->found;
+	return 0;
+}
+
 int aws_pricing_on_demand(struct gc_provider *p, const char *type, double *out,
 			  struct gc_error *err)
 {
-	struct aws_driver *d = aws_driver(p);
-	char *token = NULL;
-	bool found = false;
-	int ret = -1;
+	static const struct gc_pager pager = { "GetProducts", NULL, products_send, products_parse };
+	struct products_ctx c = { .type = type, .out = out };
 
-	for (unsigned pages = 0;; pages++) {
-		char *body, *next = NULL;
-		struct gc_buf answer;
-		struct aws_call c;
-
-		if (pages >= AWS_MAX_PAGES) {
-			ret = gc_error_set(err, GC_EINVALID, "GetProducts: more than %u pages",
-					   AWS_MAX_PAGES);
-			break;
-		}
-		body = request_body(type, d->cfg.region, token);
-		memset(&c, 0, sizeof(c));
-		c.proto = AWS_PROTO_JSON;
-		c.service = "pricing";
-		c.region = d->cfg.pricing_region ? d->cfg.pricing_region : "us-east-1";
-		c.url = d->cfg.pricing_endpoint;
-		c.host = d->pricing_host;
-		c.action = "GetProducts";
-		c.target = PRICING_TARGET;
-		c.content_type = PRICING_TYPE;
-		c.body = body;
-		c.body_len = body ? strlen(body) : 0;
-		ret = aws_send(p, &c, &answer, err);
-		free(body);
-		if (ret == 0 &&
-		    (ret = read_answer(answer.data, answer.len, type, out, &found, &next, err)) !=
-			    0)
-			gc_error_prefix(err, "cannot read the price list from '%s'", c.host);
-		gc_buf_release(&answer);
-		free(token);
-		token = next;
-		if (ret != 0 || found || !token)
-			break;
-	}
-	free(token);
-	if (ret == 0 && !found)
+	if (gc_driver_pages(p, &pager, &c, err) != 0)
+		return -1;
+	if (!c.found)
 		return gc_error_set(err, GC_ENOTFOUND,
 				    "the price list has no Linux on-demand price for '%s' in %s",
-				    type, d->cfg.region);
-	return ret;
+				    type, aws_driver(p)->cfg.region);
+	return 0;
 }

@@ -108,6 +108,76 @@ static int bad_answer(struct gc_provider *p, enum tc_service svc, const char *ac
 			    svc == TC_VPC ? d->vpc_host : d->cvm_host, what);
 }
 
+/* ---- listings ------------------------------------------------------------------------------ */
+
+/* One Offset/Limit listing: base's params, each item of the answer's set handed to item. */
+struct tc_listing {
+	enum tc_service svc;
+	const char *action, *set;
+	const char *missing; /* bad_answer's words for a page without its set (or count) */
+	bool need_total;     /* TotalCount must be there */
+	json_t *base;
+	void (*item)(struct gc_provider *p, void *ctx, json_t *o);
+	void *ctx;
+	json_t *resp; /* the page's answer, from send to parse */
+};
+
+static int listing_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
+			struct gc_buf *body, struct gc_error *err)
+{
+	struct tc_listing *l = ctx;
+	json_t *params = json_deep_copy(l->base);
+	char num[24];
+	int ret;
+
+	(void)body; /* tc_call hands back the document */
+	/* Offset and Limit are strings in the VPC API */
+	if (l->svc == TC_VPC) {
+		snprintf(num, sizeof(num), "%zu", pg->seen);
+		json_object_set_new(params, "Offset", json_string(num));
+		json_object_set_new(params, "Limit", json_string("100"));
+	} else {
+		json_object_set_new(params, "Offset", json_integer((json_int_t)pg->seen));
+		json_object_set_new(params, "Limit", json_integer(TC_PAGE_SIZE));
+	}
+	ret = tc_call(p, l->svc, l->action, params, false, &l->resp, err);
+	json_decref(params);
+	return ret;
+}
+
+static int listing_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
+			 struct gc_page *pg, struct gc_error *err)
+{
+	struct tc_listing *l = ctx;
+	json_t *set = json_object_get(l->resp, l->set), *o;
+	json_t *total = json_object_get(l->resp, "TotalCount");
+	size_t i;
+	int ret = 0;
+
+	(void)body;
+	if (!json_is_array(set) || (l->need_total && !json_is_integer(total))) {
+		ret = bad_answer(p, l->svc, l->action, l->missing, err);
+	} else {
+		json_array_foreach(set, i, o) l->item(p, l->ctx, o);
+		pg->items = json_array_size(set);
+		pg->total = json_integer_value(total);
+	}
+	json_decref(l->resp);
+	l->resp = NULL;
+	return ret;
+}
+
+/* Every page of l: Offset grows by each page's items until TotalCount or an empty page. */
+static int tc_list(struct gc_provider *p, struct tc_listing *l, struct gc_error *err)
+{
+	struct gc_pager pager = { l->action, NULL, listing_send, listing_parse };
+	int ret = gc_driver_pages(p, &pager, l, err);
+
+	json_decref(l->resp);
+	l->resp = NULL;
+	return ret;
+}
+
 /* ---- states and instances ------------------------------------------------------------- */
 
 enum gc_instance_state tc_state(const char *w)
@@ -191,6 +261,25 @@ static int parse_instance(json_t *o, struct gc_instance *inst)
 
 /* ---- discover -------------------------------------------------------------------------- */
 
+struct instances_ctx {
+	bool (*keep)(const struct gc_instance *, const void *);
+	const void *ctx;
+	struct gc_instance_list found;
+};
+
+static void instance_item(struct gc_provider *p, void *ctx, json_t *o)
+{
+	struct instances_ctx *c = ctx;
+	struct gc_instance inst;
+
+	(void)p;
+	memset(&inst, 0, sizeof(inst));
+	if (parse_instance(o, &inst) == 0 && c->keep(&inst, c->ctx))
+		*gc_instance_list_push(&c->found) = inst;
+	else
+		gc_instance_release(&inst);
+}
+
 /*
  * DescribeInstances over every page of params (InstanceIds or Filters), each instance
  * for which keep() is true appended to out. Pages until Offset reaches TotalCount; a
@@ -201,62 +290,19 @@ static int describe_instances(struct gc_provider *p, json_t *base,
 			      bool (*keep)(const struct gc_instance *, const void *),
 			      const void *ctx, struct gc_instance_list *out, struct gc_error *err)
 {
-	struct gc_instance_list found;
-	json_int_t offset = 0;
-	int ret = -1;
+	struct instances_ctx c = { keep, ctx, { 0 } };
+	struct tc_listing l = { TC_CVM,	       "DescribeInstances",
+				"InstanceSet", "no InstanceSet or TotalCount",
+				true,	       base,
+				instance_item, &c,
+				NULL };
+	int ret;
 
-	gc_instance_list_init(&found);
-	for (unsigned pages = 0;; pages++) {
-		json_t *params = json_deep_copy(base), *resp = NULL, *set, *o;
-		json_int_t total;
-		size_t got;
-		size_t i;
-
-		if (pages >= TC_MAX_PAGES) {
-			json_decref(params);
-			gc_error_set(err, GC_EINVALID, "DescribeInstances: more than %u pages",
-				     TC_MAX_PAGES);
-			goto out;
-		}
-		json_object_set_new(params, "Offset", json_integer(offset));
-		json_object_set_new(params, "Limit", json_integer(TC_PAGE_SIZE));
-		if (tc_call(p, TC_CVM, "DescribeInstances", params, false, &resp, err) != 0) {
-			json_decref(params);
-			goto out;
-		}
-		json_decref(params);
-		set = json_object_get(resp, "InstanceSet");
-		total = json_integer_value(json_object_get(resp, "TotalCount"));
-		if (!json_is_array(set) || !json_is_integer(json_object_get(resp, "TotalCount"))) {
-			json_decref(resp);
-			bad_answer(p, TC_CVM, "DescribeInstances", "no InstanceSet or TotalCount",
-				   err);
-			goto out;
-		}
-		json_array_foreach(set, i, o)
-		{
-			struct gc_instance inst;
-
-			memset(&inst, 0, sizeof(inst));
-			if (parse_instance(o, &inst) != 0) {
-				gc_instance_release(&inst);
-				continue;
-			}
-			if (keep(&inst, ctx))
-				*gc_instance_list_push(&found) = inst;
-			else
-				gc_instance_release(&inst);
-		}
-		got = json_array_size(set);
-		offset += (json_int_t)got;
-		json_decref(resp);
-		if (got == 0 || offset >= total)
-			break;
-	}
-	gc_instance_list_take(out, &found);
-	ret = 0;
-out:
-	gc_instance_list_release(&found);
+	gc_instance_list_init(&c.found);
+	ret = tc_list(p, &l, err);
+	if (ret == 0)
+		gc_instance_list_take(out, &c.found);
+	gc_instance_list_release(&c.found);
 	return ret;
 }
 
@@ -474,68 +520,51 @@ static const struct tc_image *image_cached(struct tc_driver *d, const char *id)
 	return NULL;
 }
 
+struct images_ctx {
+	struct tc_image *fresh;
+	size_t n, alloc;
+};
+
+static void image_item(struct gc_provider *p, void *ctx, json_t *o)
+{
+	struct tc_driver *d = tc_driver(p);
+	struct images_ctx *c = ctx;
+	const char *id = jstr(o, "ImageId"), *created = jstr(o, "CreatedTime");
+	struct tc_image im;
+
+	if (!id || !*id)
+		return;
+	memset(&im, 0, sizeof(im));
+	im.id = gc_xstrdup(id);
+	im.name = gc_xstrdup(jstr(o, "ImageName") ? jstr(o, "ImageName") : "");
+	im.arch = gc_xstrdup(jstr(o, "Architecture") ? jstr(o, "Architecture") : "");
+	if (created && gc_parse_rfc3339(created, &im.created_at) != 0)
+		im.created_at = 0;
+	if (!image_cached(d, id)) {
+		GC_ALLOC_GROW(d->images, d->n_images + 1, d->alloc_images);
+		d->images[d->n_images] = im;
+		d->images[d->n_images].id = gc_xstrdup(im.id);
+		d->images[d->n_images].name = gc_xstrdup(im.name);
+		d->images[d->n_images].arch = gc_xstrdup(im.arch);
+		d->n_images++;
+	}
+	GC_ALLOC_GROW(c->fresh, c->n + 1, c->alloc);
+	c->fresh[c->n++] = im;
+}
+
 /* DescribeImages over every page of base; each image not yet known is cached. With
  * fresh, the images of these answers (cached or not) are listed into it too. */
 static int describe_images(struct gc_provider *p, json_t *base, struct tc_image **fresh,
 			   size_t *n_fresh, struct gc_error *err)
 {
-	struct tc_driver *d = tc_driver(p);
-	json_int_t offset = 0;
-	size_t alloc = 0;
+	struct images_ctx c = { 0 };
+	struct tc_listing l = { TC_CVM, "DescribeImages", "ImageSet", "no ImageSet", false,
+				base,	image_item,	  &c,	      NULL };
+	int ret = tc_list(p, &l, err);
 
-	*fresh = NULL;
-	*n_fresh = 0;
-	for (unsigned pages = 0; pages < TC_MAX_PAGES; pages++) {
-		json_t *params = json_deep_copy(base), *resp = NULL, *set, *o;
-		json_int_t total;
-		size_t got;
-		size_t i;
-
-		json_object_set_new(params, "Offset", json_integer(offset));
-		json_object_set_new(params, "Limit", json_integer(TC_PAGE_SIZE));
-		if (tc_call(p, TC_CVM, "DescribeImages", params, false, &resp, err) != 0) {
-			json_decref(params);
-			return -1;
-		}
-		json_decref(params);
-		set = json_object_get(resp, "ImageSet");
-		total = json_integer_value(json_object_get(resp, "TotalCount"));
-		if (!json_is_array(set)) {
-			json_decref(resp);
-			return bad_answer(p, TC_CVM, "DescribeImages", "no ImageSet", err);
-		}
-		json_array_foreach(set, i, o)
-		{
-			const char *id = jstr(o, "ImageId"), *created = jstr(o, "CreatedTime");
-			struct tc_image im;
-
-			if (!id || !*id)
-				continue;
-			memset(&im, 0, sizeof(im));
-			im.id = gc_xstrdup(id);
-			im.name = gc_xstrdup(jstr(o, "ImageName") ? jstr(o, "ImageName") : "");
-			im.arch =
-				gc_xstrdup(jstr(o, "Architecture") ? jstr(o, "Architecture") : "");
-			if (created && gc_parse_rfc3339(created, &im.created_at) != 0)
-				im.created_at = 0;
-			if (!image_cached(d, id)) {
-				GC_ALLOC_GROW(d->images, d->n_images + 1, d->alloc_images);
-				d->images[d->n_images] = im;
-				d->images[d->n_images].id = gc_xstrdup(im.id);
-				d->images[d->n_images].name = gc_xstrdup(im.name);
-				d->images[d->n_images].arch = gc_xstrdup(im.arch);
-				d->n_images++;
-			}
-			GC_ALLOC_GROW(*fresh, *n_fresh + 1, alloc);
-			(*fresh)[(*n_fresh)++] = im;
-		}
-		got = json_array_size(set);
-		offset += (json_int_t)got;
-		json_decref(resp);
-		if (got == 0 || offset >= total)
-			return 0;
-	}
-	return gc_error_set(err, GC_EINVALID, "DescribeImages: more than %u pages", TC_MAX_PAGES);
+	*fresh = c.fresh;
+	*n_fresh = c.n;
+	return ret;
 }
 
 static void images_free(struct tc_image *ims, size_t n)
@@ -1100,58 +1129,47 @@ out:
 
 /* ---- key pairs ----------------------------------------------------------------------------- */
 
+struct keypairs_ctx {
+	struct gc_resource_list *out;
+	char ***pubs;
+	size_t *n_pubs;
+};
+
+static void keypair_item(struct gc_provider *p, void *ctx, json_t *o)
+{
+	struct keypairs_ctx *c = ctx;
+	const char *id = jstr(o, "KeyId"), *pub = jstr(o, "PublicKey");
+	char fpr[GC_SSH_FINGERPRINT_SIZE];
+	struct gc_resource *r;
+
+	(void)p;
+	if (!id || !*id)
+		return;
+	r = gc_resource_list_push(c->out);
+	r->id = gc_xstrdup(id);
+	r->name = gc_xstrdup(jstr(o, "KeyName") ? jstr(o, "KeyName") : "");
+	/* CVM reports no fingerprint: ssh-keygen's, from the public key */
+	if (pub && gc_ssh_fingerprint(fpr, pub, NULL) == 0)
+		r->fingerprint = gc_xstrdup(fpr);
+	r->n_tags = parse_tags(json_object_get(o, "Tags"), &r->tags);
+	if (c->pubs) {
+		*c->pubs = gc_xreallocarray(*c->pubs, *c->n_pubs + 1, sizeof(**c->pubs));
+		(*c->pubs)[(*c->n_pubs)++] = gc_xstrdup(pub ? pub : "");
+	}
+}
+
 /* DescribeKeyPairs over every page of base, each key pair appended to out. */
 static int describe_keypairs(struct gc_provider *p, json_t *base, struct gc_resource_list *out,
 			     char ***pubs, size_t *n_pubs, struct gc_error *err)
 {
-	json_int_t offset = 0;
+	struct keypairs_ctx c = { out, pubs, n_pubs };
+	struct tc_listing l = { TC_CVM,	      "DescribeKeyPairs",
+				"KeyPairSet", "no KeyPairSet",
+				false,	      base,
+				keypair_item, &c,
+				NULL };
 
-	for (unsigned pages = 0; pages < TC_MAX_PAGES; pages++) {
-		json_t *params = json_deep_copy(base), *resp = NULL, *set, *o;
-		json_int_t total;
-		size_t got;
-		size_t i;
-
-		json_object_set_new(params, "Offset", json_integer(offset));
-		json_object_set_new(params, "Limit", json_integer(TC_PAGE_SIZE));
-		if (tc_call(p, TC_CVM, "DescribeKeyPairs", params, false, &resp, err) != 0) {
-			json_decref(params);
-			return -1;
-		}
-		json_decref(params);
-		set = json_object_get(resp, "KeyPairSet");
-		total = json_integer_value(json_object_get(resp, "TotalCount"));
-		if (!json_is_array(set)) {
-			json_decref(resp);
-			return bad_answer(p, TC_CVM, "DescribeKeyPairs", "no KeyPairSet", err);
-		}
-		json_array_foreach(set, i, o)
-		{
-			const char *id = jstr(o, "KeyId"), *pub = jstr(o, "PublicKey");
-			char fpr[GC_SSH_FINGERPRINT_SIZE];
-			struct gc_resource *r;
-
-			if (!id || !*id)
-				continue;
-			r = gc_resource_list_push(out);
-			r->id = gc_xstrdup(id);
-			r->name = gc_xstrdup(jstr(o, "KeyName") ? jstr(o, "KeyName") : "");
-			/* CVM reports no fingerprint: ssh-keygen's, from the public key */
-			if (pub && gc_ssh_fingerprint(fpr, pub, NULL) == 0)
-				r->fingerprint = gc_xstrdup(fpr);
-			r->n_tags = parse_tags(json_object_get(o, "Tags"), &r->tags);
-			if (pubs) {
-				*pubs = gc_xreallocarray(*pubs, *n_pubs + 1, sizeof(**pubs));
-				(*pubs)[(*n_pubs)++] = gc_xstrdup(pub ? pub : "");
-			}
-		}
-		got = json_array_size(set);
-		offset += (json_int_t)got;
-		json_decref(resp);
-		if (got == 0 || offset >= total)
-			return 0;
-	}
-	return gc_error_set(err, GC_EINVALID, "DescribeKeyPairs: more than %u pages", TC_MAX_PAGES);
+	return tc_list(p, &l, err);
 }
 
 /*
@@ -1264,56 +1282,39 @@ int tc_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *er
 
 /* ---- security groups (the VPC product) ------------------------------------------------------ */
 
+static void secgroup_item(struct gc_provider *p, void *ctx, json_t *o)
+{
+	const char *id = jstr(o, "SecurityGroupId");
+	struct gc_resource *r;
+
+	(void)p;
+	if (!id || !*id)
+		return;
+	r = gc_resource_list_push(ctx);
+	r->id = gc_xstrdup(id);
+	r->name = gc_xstrdup(jstr(o, "SecurityGroupName") ? jstr(o, "SecurityGroupName") : "");
+	r->n_tags = parse_tags(json_object_get(o, "TagSet"), &r->tags);
+}
+
 static int describe_secgroups(struct gc_provider *p, json_t *filters, struct gc_resource_list *out,
 			      struct gc_error *err)
 {
-	json_int_t offset = 0;
+	struct tc_listing l = { TC_VPC,
+				"DescribeSecurityGroups",
+				"SecurityGroupSet",
+				"no SecurityGroupSet",
+				false,
+				json_object(),
+				secgroup_item,
+				out,
+				NULL };
+	int ret;
 
-	for (unsigned pages = 0; pages < TC_MAX_PAGES; pages++) {
-		json_t *params = json_object(), *resp = NULL, *set, *o;
-		json_int_t total;
-		size_t got;
-		char num[24];
-		size_t i;
-
-		if (json_array_size(filters))
-			json_object_set(params, "Filters", filters);
-		snprintf(num, sizeof(num), "%lld", (long long)offset);
-		json_object_set_new(params, "Offset", json_string(num));
-		json_object_set_new(params, "Limit", json_string("100"));
-		if (tc_call(p, TC_VPC, "DescribeSecurityGroups", params, false, &resp, err) != 0) {
-			json_decref(params);
-			return -1;
-		}
-		json_decref(params);
-		set = json_object_get(resp, "SecurityGroupSet");
-		total = json_integer_value(json_object_get(resp, "TotalCount"));
-		if (!json_is_array(set)) {
-			json_decref(resp);
-			return bad_answer(p, TC_VPC, "DescribeSecurityGroups",
-					  "no SecurityGroupSet", err);
-		}
-		json_array_foreach(set, i, o)
-		{
-			const char *id = jstr(o, "SecurityGroupId");
-			struct gc_resource *r;
-
-			if (!id || !*id)
-				continue;
-			r = gc_resource_list_push(out);
-			r->id = gc_xstrdup(id);
-			r->name = gc_xstrdup(
-				jstr(o, "SecurityGroupName") ? jstr(o, "SecurityGroupName") : "");
-			r->n_tags = parse_tags(json_object_get(o, "TagSet"), &r->tags);
-		}
-		got = json_array_size(set);
-		offset += (json_int_t)got;
-		json_decref(resp);
-		if (got == 0 || offset >= total)
-			return 0;
-	}
-	return gc_error_set(err, GC_EINVALID, "DescribeSecurityGroups: more than %u pages",
-			    TC_MAX_PAGES);
+	if (json_array_size(filters))
+		json_object_set(l.base, "Filters", filters);
+	ret = tc_list(p, &l, err);
+	json_decref(l.base);
+	return ret;
 }
 
 int tc_list_resources(struct gc_provider *p, enum gc_resource_kind kind,

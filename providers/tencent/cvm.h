@@ -39,8 +39,7 @@
 #define TC_CREATE_BATCH	    100
 #define TC_TERMINATE_BATCH  100
 #define TC_CLIENT_TOKEN_MAX 64
-#define TC_PAGE_SIZE	    100 /* Limit's maximum on every Describe we use */
-#define TC_MAX_PAGES	    10000
+#define TC_PAGE_SIZE	    100	 /* Limit's maximum on every Describe we use */
 #define TC_MAX_FILTERS	    10	 /* "at most 10 Filters of 5 Values" */
 #define TC_MAX_TAGS	    50	 /* tags per resource */
 #define TC_SYSTEM_DISK_MAX  1024 /* GB, a cloud system disk's largest size */
