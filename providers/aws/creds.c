@@ -46,6 +46,7 @@
 #include "core/urlenc.h"
 #include "providers/aws/aws.h"
 #include "providers/aws/creds.h"
+#include "providers/aws/ec2.h"
 #include "providers/aws/sigv4.h"
 
 extern char **environ;
@@ -479,6 +480,7 @@ static int sts_parse_creds(struct aws_creds *out, struct chain *ch, const struct
 	int64_t expiration = 0;
 	int ret = -1;
 
+	aws_xml_quiet();
 	doc = xmlReadMemory(res->body.data, (int)res->body.len, "sts.xml", NULL,
 			    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	snprintf(result, sizeof(result), "%sResult", call->action);
@@ -517,6 +519,7 @@ static int sts_fail(struct chain *ch, const struct sts_call *call,
 	char *code = NULL, *msg = NULL, *rid = NULL;
 	const char *hdr_rid = gc_http_response_header(res, "x-amzn-requestid");
 
+	aws_xml_quiet();
 	doc = xmlReadMemory(res->body.data, (int)res->body.len, "sts-error.xml", NULL,
 			    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	root = doc ? xmlDocGetRootElement(doc) : NULL;

@@ -22,6 +22,21 @@
 #include "core/str.h"
 #include "providers/aws/ec2.h"
 
+static void quiet_error(void *ctx, const char *msg, ...)
+{
+	(void)ctx;
+	(void)msg;
+}
+
+void aws_xml_quiet(void)
+{
+	/* XML_PARSE_NOERROR silences the parser's reports, not the encoding and I/O errors
+	 * libxml2 sends to its generic handler (stderr by default): nothing below cmd/ prints,
+	 * whatever bytes an answer carries. The handler is per thread, so set before each
+	 * parse. */
+	xmlSetGenericErrorFunc(NULL, quiet_error);
+}
+
 static xmlDocPtr parse(const char *body, size_t len, struct gc_error *err)
 {
 	xmlDocPtr doc;
@@ -30,6 +45,7 @@ static xmlDocPtr parse(const char *body, size_t len, struct gc_error *err)
 		gc_error_set(err, GC_EINVALID, "empty or oversized XML answer");
 		return NULL;
 	}
+	aws_xml_quiet();
 	doc = xmlReadMemory(body, (int)len, "ec2.xml", NULL,
 			    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (!doc || !xmlDocGetRootElement(doc)) {
@@ -259,6 +275,7 @@ static int stream(const char *body, size_t len, struct stream *s, struct gc_erro
 		*s->token = NULL;
 	if (len == 0 || len > INT_MAX)
 		return gc_error_set(err, GC_EINVALID, "empty or oversized XML answer");
+	aws_xml_quiet();
 	r = xmlReaderForMemory(body, (int)len, "ec2.xml", NULL,
 			       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (!r)
