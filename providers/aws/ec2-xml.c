@@ -31,7 +31,7 @@ static void quiet_error(void *ctx, const char *msg, ...)
 void aws_xml_quiet(void)
 {
 	/* XML_PARSE_NOERROR silences the parser's reports, not the encoding and I/O errors
-	 * libxml2 sends to its generic handler (stderr by default): nothing below cmd/ prints,
+	 * libxml2 sends to its generic handler (which prints): nothing below cmd/ prints,
 	 * whatever bytes an answer carries. The handler is per thread, so set before each
 	 * parse. */
 	xmlSetGenericErrorFunc(NULL, quiet_error);

@@ -142,7 +142,7 @@ int aws_ec2_call(struct gc_provider *p, const char *action, const struct gc_para
 
 /* An EC2 error document; fields are empty when absent. Returns 0, or -1 when the body
  * is not one. */
-/* Keeps libxml2 from printing encoding and I/O errors on stderr (this thread). */
+/* Keeps libxml2 from printing its encoding and I/O errors (this thread). */
 void aws_xml_quiet(void);
 int aws_xml_error(const char *body, size_t len, char code[128], char message[512],
 		  char request_id[128]);
