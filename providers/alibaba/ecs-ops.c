@@ -1,18 +1,10 @@
 /*
- * ecs-ops.c: the Alibaba driver's operations, on ECS 2014-05-26 and VPC 2016-04-28.
- *
- * The provider interface maps onto ECS as docs/internals/alibaba.md tabulates: discover
- * is DescribeInstances with Tag.N filters over every NextToken page, create one
- * RunInstances with Amount = MinAmount = count and a client token, in the default VPC's
- * vSwitch of the zone, tagged at creation; terminate DeleteInstances with Force; key
- * pairs and security groups by tag; images, types, prices and zones from the catalogue
- * actions. Each checks what the cloud answered where a mistake would cost money or touch
- * what is not ours: discover keeps only instances carrying every filter tag, whatever
- * the server's filtering did.
- *
- * ECS does not report an instance's ClientToken, and the engine finds a launch's
- * instances by it; so the token also travels as a tag of ours (ALI_TAG_CLIENT_TOKEN), set
- * at creation like every other, and discover reads it back.
+ * ecs-ops.c: the Alibaba driver's operations on ECS 2014-05-26 and VPC 2016-04-28; the
+ * mapping is tabulated in docs/internals/alibaba.md. Each checks what the cloud answered
+ * where a mistake would cost money or touch what is not ours: discover keeps only
+ * instances carrying every filter tag, whatever the server's filtering did. A launch's
+ * client token also travels as a tag of ours (ALI_TAG_CLIENT_TOKEN), as ECS does not
+ * report it (docs/internals/alibaba.md, "Client tokens").
  */
 #include <math.h>
 #include <stdarg.h>

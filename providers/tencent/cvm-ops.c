@@ -1,15 +1,8 @@
 /*
- * cvm-ops.c: the Tencent driver's operations, mapping the cloud-neutral provider
- * interface onto CVM and VPC API 3.0 (docs/internals/tencent.md has the table).
- *
- * discover is DescribeInstances with tag filters over every Offset/Limit page; create is
- * one RunInstances with InstanceCount = MinCount, a client token, every tag, the cloud's
- * own termination timer and the batch's SSH host key in cloud-init user-data; terminate
- * is TerminateInstances, called a second time for instances the first call put in the
- * recycle bin; key pairs are CVM's, security groups the VPC product's. Each operation
- * checks what the cloud answered against what it asked for where a mistake would cost
- * money or touch what is not ours: discover and list_resources keep only what carries
- * every filter tag exactly, whatever the server's filtering did.
+ * cvm-ops.c: the Tencent driver's operations on CVM and VPC API 3.0; the mapping is
+ * tabulated in docs/internals/tencent.md. Each checks what the cloud answered where a
+ * mistake would cost money or touch what is not ours: discover and list_resources keep
+ * only what carries every filter tag exactly, whatever the server's filtering did.
  */
 #include <stdarg.h>
 #include <stdio.h>
