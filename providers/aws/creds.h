@@ -2,9 +2,12 @@
  * creds.h: AWS credentials, region and endpoint, resolved as the AWS CLI resolves them.
  * The chain, the files, STS, credential_process, region and endpoints are described in
  * docs/internals/credentials.md; what it leaves out:
- *   - in a profile, mfa_serial and credential_source EcsContainer are refused (nothing
- *     below cmd/ may prompt), role_arn with no source is an error, and sso_* settings are
- *     not read (the error says to add a credential_process);
+ *   - the environment also takes the older AWS_SECURITY_TOKEN and AWS_CREDENTIAL_EXPIRATION;
+ *   - in a profile, AssumeRole takes role_session_name (default "gpucluster-<unix time>"),
+ *     external_id and duration_seconds (900..43200); mfa_serial and credential_source
+ *     EcsContainer are refused (nothing below cmd/ may prompt), role_arn with no source is
+ *     an error, and sso_* settings are not read (the error says to add a
+ *     credential_process);
  *   - the container credentials endpoint is not used (not a GPU host case);
  *   - IMDSv2 only: AWS_EC2_METADATA_SERVICE_ENDPOINT overrides http://169.254.169.254,
  *     AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE=IPv6 picks [fd00:ec2::254]. Short, because on
