@@ -1044,16 +1044,9 @@ int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 	gc_params_add(&params, "VpcId", vpc);
 	gc_params_add(&params, "SecurityGroupName", req->name);
 	gc_params_add(&params, "Description", desc);
-	/*
-	 * A basic ("normal") group, never an advanced ("enterprise") one: in a basic group the
-	 * instances reach each other over every protocol and port by default (its
-	 * InnerAccessPolicy is Accept, and Accept wins over any rule), which is what
-	 * allow_members asks for, with no rule to add. An advanced group isolates its
-	 * members (Drop, and that cannot be changed). The cost: a basic group holds at most
-	 * 6,000 private addresses in a VPC, far above a cluster. Without allow_members the
-	 * members still reach each other (ModifySecurityGroupPolicy Drop would isolate
-	 * them); the engine always asks for it.
-	 */
+	/* a basic group, whose members reach each other with no rule: that is allow_members,
+	 * and without it they still do (the engine always asks for it); why never an
+	 * advanced one: docs/internals/alibaba.md */
 	gc_params_add(&params, "SecurityGroupType", "normal");
 	gc_params_add(&params, "ClientToken", token);
 	add_tags(&params, req->tags, req->n_tags);
@@ -1120,14 +1113,8 @@ struct ali_alias_def {
 	const char *contains; /* and hold this, any case (NULL: no check) */
 };
 
-/*
- * The aliases of docs/spec.md (image:). Alibaba's public Ubuntu images are named
- * ubuntu_22_04_x64_20G_alibase_YYYYMMDD.vhd (the "uefi" builds carry "uefi" after the
- * version, so the prefix leaves them out). Alibaba publishes no system image with the
- * NVIDIA driver (its console installs the driver at boot instead); GPU-ready Ubuntu
- * images are Marketplace images, so gpu-ready is the newest Marketplace image whose
- * name says GPU and Ubuntu 22.04 (docs/internals/alibaba.md).
- */
+/* The aliases of docs/spec.md (image:); how each is found, and why gpu-ready is a
+ * Marketplace image, is in docs/internals/alibaba.md. */
 static const struct ali_alias_def alias_defs[] = {
 	{ "ubuntu-22.04", "system", "ubuntu_22_04_x64", "ubuntu_22_04_x64", NULL },
 	{ "ubuntu-24.04", "system", "ubuntu_24_04_x64", "ubuntu_24_04_x64", NULL },
