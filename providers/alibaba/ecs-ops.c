@@ -734,11 +734,8 @@ int ali_terminate(struct gc_provider *p, const char *const *ids, size_t n, struc
 		return gc_error_set(err, GC_EINVALID,
 				    "cannot terminate %zu instances in one call (at most %u)", n,
 				    ALI_TERMINATE_BATCH);
-	/*
-	 * One unknown id fails the whole call with InvalidInstanceId.NotFound. Released
-	 * instances vanish from ECS at once, so NotFound means gone: drop the ids the message
-	 * names and ask again for the rest; if it names none of ours, each id goes alone.
-	 */
+	/* an unknown id fails the whole call with InvalidInstanceId.NotFound naming it; it is
+	 * gone (released instances vanish from ECS at once) */
 	return gc_driver_terminate_dropping_gone(p, ids, n, delete_call, gone_code, err);
 }
 

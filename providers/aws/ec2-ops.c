@@ -539,12 +539,8 @@ int aws_terminate(struct gc_provider *p, const char *const *ids, size_t n, struc
 				    "cannot terminate %zu instances in one call "
 				    "(at most %u)",
 				    n, AWS_TERMINATE_BATCH);
-	/*
-	 * One unknown id fails the whole call with InvalidInstanceID.NotFound and names the
-	 * missing ids. They are gone (EC2 lists terminated instances for about an hour, so
-	 * NotFound means long gone): drop them and ask again for the rest. Each round drops at
-	 * least one id; if the message names none of ours, each id is tried alone.
-	 */
+	/* an unknown id fails the whole call with InvalidInstanceID.NotFound naming it; it is
+	 * gone (EC2 lists terminated instances for about an hour, so NotFound means long gone) */
 	return gc_driver_terminate_dropping_gone(p, ids, n, terminate_call, gone_code, err);
 }
 
