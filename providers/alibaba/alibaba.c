@@ -1,20 +1,8 @@
 /*
- * alibaba.c: the Alibaba Cloud ECS driver's ops table, and opening and closing a session.
- *
- * Open sets up the pipeline's common state (core/driver.h: one HTTP client, one retry
- * quota, the request buckets made on first use) with the hooks of ecs.c, resolves the
- * endpoints and the credentials (creds.h: the aliyun CLI's and the Credentials SDK's
- * chain), sets up the launch bucket, and leaves the caches empty; nothing is sent to ECS
- * until the first operation. Close frees all of it.
- *
- * Figures in the table:
- *   max_create_batch 100: RunInstances takes Amount 1-100 (WIRE.md 2.5), all or nothing
- *     with MinAmount = Amount.
- *   max_terminate_batch 100: DeleteInstances takes InstanceId.1-100.
- *   client_token_max 64: ECS's ClientToken limit (ASCII).
- * Capabilities: spot with or without a bid (SpotAsPriceGo, SpotWithPriceLimit), the
- * cloud's own TTL (AutoReleaseTime), console output (GetInstanceConsoleOutput), client
- * tokens and prices (DescribePrice).
+ * alibaba.c: the Alibaba Cloud ECS driver's ops table (its figures and capabilities are
+ * explained in docs/internals/alibaba.md, "The ops table"), and opening and closing a
+ * session. Open resolves the endpoints and credentials, sets up the launch bucket and
+ * sends nothing; close frees all of it.
  */
 #include <stdlib.h>
 #include <string.h>

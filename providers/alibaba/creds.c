@@ -1,21 +1,11 @@
 /*
- * creds.c: where the Alibaba driver's keys come from (creds.h has the order). The rules
- * are the aliyun CLI's and the Credentials SDK's default chain, so a user's existing
+ * creds.c: where the Alibaba driver's keys come from (creds.h, docs/credentials.md). The
+ * rules are the aliyun CLI's and the Credentials SDK's default chain, so a user's existing
  * ~/.aliyun/config.json, CI secrets and instance roles work unchanged; where the CLI
  * would open a browser or run a helper (OAuth, CloudSSO, External) we fail with a message
- * saying what to use instead, because nothing below cmd/ may talk to the terminal.
- *
- * Every variable is read through the input's struct gc_spec_env, never getenv(), so
- * tests decide what is set (HOME included). Every failure says which source failed and
- * why; when nothing applies, the error lists each source tried. Secrets are registered
- * with the log as soon as they are read. The plumbing under that (files under HOME, the
- * metadata service's requests, the GitHub Actions token, the list of sources tried,
- * retries) is core/creds.h's; what is here is Alibaba Cloud's own.
- *
- * The network parts: STS AssumeRole (an ACS3-signed POST built by ali_wire_build, JSON
- * answers), STS AssumeRoleWithOIDC (anonymous, the token being the proof; the token from
- * a file or from GitHub Actions, core/oidc.h) and the ECS metadata service (a PUT for a
- * session token, then GETs). Both retry through core/retry.h.
+ * saying what to use instead, because nothing below cmd/ may talk to the terminal. The
+ * plumbing (files under HOME, the metadata service's requests, the GitHub Actions token,
+ * the list of sources tried, retries) is core/creds.h's; what is here is Alibaba's own.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,18 +1,10 @@
 /*
- * ecs-ops.c: the Alibaba driver's operations, on ECS 2014-05-26 and VPC 2016-04-28.
- *
- * The provider interface maps onto ECS as docs/internals/alibaba.md tabulates: discover
- * is DescribeInstances with Tag.N filters over every NextToken page, create one
- * RunInstances with Amount = MinAmount = count and a client token, in the default VPC's
- * vSwitch of the zone, tagged at creation; terminate DeleteInstances with Force; key
- * pairs and security groups by tag; images, types, prices and zones from the catalogue
- * actions. Each checks what the cloud answered where a mistake would cost money or touch
- * what is not ours: discover keeps only instances carrying every filter tag, whatever
- * the server's filtering did.
- *
- * ECS does not report an instance's ClientToken, and the engine finds a launch's
- * instances by it; so the token also travels as a tag of ours (ALI_TAG_CLIENT_TOKEN), set
- * at creation like every other, and discover reads it back.
+ * ecs-ops.c: the Alibaba driver's operations on ECS 2014-05-26 and VPC 2016-04-28; the
+ * mapping is tabulated in docs/internals/alibaba.md. Each checks what the cloud answered
+ * where a mistake would cost money or touch what is not ours: discover keeps only
+ * instances carrying every filter tag, whatever the server's filtering did. A launch's
+ * client token also travels as a tag of ours (ALI_TAG_CLIENT_TOKEN), as ECS does not
+ * report it (docs/internals/alibaba.md, "Client tokens").
  */
 #include <math.h>
 #include <stdarg.h>
@@ -742,11 +734,8 @@ int ali_terminate(struct gc_provider *p, const char *const *ids, size_t n, struc
 		return gc_error_set(err, GC_EINVALID,
 				    "cannot terminate %zu instances in one call (at most %u)", n,
 				    ALI_TERMINATE_BATCH);
-	/*
-	 * One unknown id fails the whole call with InvalidInstanceId.NotFound. Released
-	 * instances vanish from ECS at once, so NotFound means gone: drop the ids the message
-	 * names and ask again for the rest; if it names none of ours, each id goes alone.
-	 */
+	/* an unknown id fails the whole call with InvalidInstanceId.NotFound naming it; it is
+	 * gone (released instances vanish from ECS at once) */
 	return gc_driver_terminate_dropping_gone(p, ids, n, delete_call, gone_code, err);
 }
 
@@ -1052,16 +1041,9 @@ int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 	gc_params_add(&params, "VpcId", vpc);
 	gc_params_add(&params, "SecurityGroupName", req->name);
 	gc_params_add(&params, "Description", desc);
-	/*
-	 * A basic ("normal") group, never an advanced ("enterprise") one: in a basic group the
-	 * instances reach each other over every protocol and port by default (its
-	 * InnerAccessPolicy is Accept, and Accept wins over any rule), which is what
-	 * allow_members asks for, with no rule to add. An advanced group isolates its
-	 * members (Drop, and that cannot be changed). The cost: a basic group holds at most
-	 * 6,000 private addresses in a VPC, far above a cluster. Without allow_members the
-	 * members still reach each other (ModifySecurityGroupPolicy Drop would isolate
-	 * them); the engine always asks for it.
-	 */
+	/* a basic group, whose members reach each other with no rule: that is allow_members,
+	 * and without it they still do (the engine always asks for it); why never an
+	 * advanced one: docs/internals/alibaba.md */
 	gc_params_add(&params, "SecurityGroupType", "normal");
 	gc_params_add(&params, "ClientToken", token);
 	add_tags(&params, req->tags, req->n_tags);
@@ -1128,14 +1110,8 @@ struct ali_alias_def {
 	const char *contains; /* and hold this, any case (NULL: no check) */
 };
 
-/*
- * The aliases of docs/spec.md (image:). Alibaba's public Ubuntu images are named
- * ubuntu_22_04_x64_20G_alibase_YYYYMMDD.vhd (the "uefi" builds carry "uefi" after the
- * version, so the prefix leaves them out). Alibaba publishes no system image with the
- * NVIDIA driver (its console installs the driver at boot instead); GPU-ready Ubuntu
- * images are Marketplace images, so gpu-ready is the newest Marketplace image whose
- * name says GPU and Ubuntu 22.04 (docs/internals/alibaba.md).
- */
+/* The aliases of docs/spec.md (image:); how each is found, and why gpu-ready is a
+ * Marketplace image, is in docs/internals/alibaba.md. */
 static const struct ali_alias_def alias_defs[] = {
 	{ "ubuntu-22.04", "system", "ubuntu_22_04_x64", "ubuntu_22_04_x64", NULL },
 	{ "ubuntu-24.04", "system", "ubuntu_24_04_x64", "ubuntu_24_04_x64", NULL },

@@ -1,21 +1,8 @@
 /*
  * ecs.c: the Alibaba driver's hooks for core/driver.h's request pipeline: ACS3-signed
- * requests, the error answers and their code table, the clock complaints, our token
- * buckets' figures (ecs.h has the flow; retries, waits and counting are the pipeline's).
- *
- * Requests are sent the way the official SDK (@alicloud/openapi-core, WIRE.md 2.1-2.3)
- * sends them: POST / with every parameter in the query string and no body, the action and
- * version in x-acs-action / x-acs-version, signed with ACS3-HMAC-SHA256 over host and
- * every x-acs-* header. curl's default form Content-Type is suppressed, so nothing unsigned
- * describes the (empty) body.
- *
- * Rate limits: Alibaba publishes no per-API figures (each account sees its own in Quota
- * Center) and counts calls in one-minute windows: throttled in minute T, allowed again in
- * T+1 (WIRE.md 2.8). A token bucket of capacity C refilling C a minute lets at most 2C
- * through in any 60 s, so C = 300 keeps each API under 600 a minute; launches are also
- * counted in instances against Alibaba's documented 5000 a minute the same way (2500 +
- * 2500 a minute). Throttling that still happens is retried, waiting at least the
- * x-acs-retry-after the answer carries.
+ * requests sent as the official SDK sends them, the error answers and their code table,
+ * the clock complaints, our token buckets' figures (docs/internals/alibaba.md, "One
+ * request", has the why of each; retries, waits and counting are the pipeline's).
  */
 #include <stddef.h>
 #include <stdio.h>

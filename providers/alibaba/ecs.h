@@ -1,28 +1,11 @@
 /*
- * ecs.h: the Alibaba Cloud driver's internals, shared by alibaba.c (the ops table, open
- * and close), ecs.c (the request hooks and tables), ecs-ops.c (the operations) and
- * creds.c (which signs its STS calls the same way). Nothing outside providers/alibaba
- * includes it.
+ * ecs.h: the Alibaba Cloud driver's internals, shared by the files of providers/alibaba
+ * only (creds.c signs its STS calls with ali_wire_build); the products, the endpoints and
+ * how one request goes are in docs/internals/alibaba.md.
  *
- * One request goes through core/driver.h's pipeline: parameters (struct gc_params, RegionId added where the action takes
- * it) -> our token buckets
- * (a one-minute window per API, and for RunInstances the 5000-instances-a-minute launch
- * cap) -> ACS3-HMAC-SHA256 with x-acs-action / x-acs-version, every parameter in the
- * query string of a POST with no body, as the official SDK sends them (WIRE.md 2.2,
- * 2.3) -> core/http.h -> on an error status, the JSON error's Code classified into the
- * shared taxonomy (WIRE.md 2.7) -> retried with core/retry.h while retryable (honouring
- * x-acs-retry-after; every attempt is signed afresh), re-signed at once on a clock
- * complaint -> counted in p->stats. Answers are JSON, parsed with jansson inside this
- * folder; no json_t leaves it.
- *
- * Products: ECS 2014-05-26 at https://ecs.REGION.aliyuncs.com, VPC 2016-04-28 at
- * https://vpc.REGION.aliyuncs.com (the default VPC and its vSwitches, which every
- * instance and security group needs), and STS 2015-04-01 (creds.h). The spec's
- * provider.endpoint replaces all three: the emulator serves them on one port.
- *
- * Invariants: every response body is capped (ALI_MAX_RESPONSE); a struct ali_driver is
- * used by one thread at a time (the provider's rule), so its caches need no lock; one
- * retry quota per driver.
+ * Invariants: every response body is capped (ALI_MAX_RESPONSE); no json_t leaves the
+ * folder; a struct ali_driver is used by one thread at a time, so its caches need no
+ * lock; one retry quota per driver.
  *
  * Life cycle: alibaba.c's open fills a struct ali_driver into p->impl; close releases it.
  */

@@ -1,22 +1,9 @@
 /*
- * sign.h: Alibaba Cloud request signatures, both kinds ECS accepts (WIRE.md 2.3, 2.4).
- *
- * ACS3-HMAC-SHA256 ("V3", what the current SDK sends): a canonical request over the
- * sorted RFC 3986 query, the signed headers (host, content-type and every x-acs-*, values
- * trimmed) and the body hash; string to sign "ACS3-HMAC-SHA256\n" + hex(sha256(canonical));
- * signature hex(HMAC-SHA256(secret, string to sign)) with the raw secret, no derivation;
- * Authorization "ACS3-HMAC-SHA256 Credential=AK,SignedHeaders=a;b,Signature=hex" with no
- * spaces.
- *
- * RPC HMAC-SHA1 ("V2", deprecated but accepted): every parameter (query and form body)
- * except Signature, sorted and RFC 3986-encoded into "k=v&...", which is then encoded a
- * *second* time inside "METHOD&%2F&..."; signature base64(HMAC-SHA1(secret + "&", ...)),
- * sent as the Signature parameter (so its + / = are encoded again on the wire).
- *
- * A sender passes the request without the signing headers or common parameters and gets
- * back what to add; missing ones are filled from the input (time, nonce, key id, token),
- * ones already present must agree with it. The emulator verifies with the *_verify
- * functions, which add nothing and report the intermediates for its error messages.
+ * sign.h: Alibaba Cloud request signatures, both kinds ECS accepts: ACS3-HMAC-SHA256
+ * ("V3", what the current SDK sends) and RPC HMAC-SHA1 ("V2", deprecated but accepted).
+ * The rules (WIRE.md 2.3, 2.4), the sender and verifier modes and the quirks are in
+ * docs/internals/signing.md. A sender gets missing signing headers or common parameters
+ * filled from the input (time, nonce, key id, token); ones already present must agree.
  *
  * Life cycle: results are written by *_sign on success and released with
  * *_result_release; *_verify fill a result the caller initialised with *_result_init.

@@ -1,22 +1,8 @@
 /*
- * aws.c: the AWS EC2 driver's ops table, and opening and closing a session.
- *
- * Open sets up the pipeline's common state (core/driver.h: one HTTP client, one retry
- * quota, the request buckets made on first use) with the hooks of ec2.c, resolves region,
- * endpoints and credentials through the AWS CLI's chain (creds.h), sets up EC2's resource
- * buckets, and leaves the caches empty; nothing is sent to AWS until the first operation.
- * Close frees all of it.
- *
- * Figures in the table:
- *   max_create_batch 100: RunInstances takes MinCount = MaxCount up to the account's
- *     quota, but a batch is all or nothing, so a stock-out or quota error on a big one
- *     loses the whole batch; 100 keeps one failure cheap, lets later batches fall back to
- *     another zone or type on their own, and is a tenth of the RunInstances resource
- *     bucket (1000 instances, 2/s), so a burst of batches is not throttled by AWS.
- *   max_terminate_batch 100: EC2 takes 1000 ids but suggests smaller batches; one unknown
- *     id fails the whole call (InvalidInstanceID.NotFound) and is retried without it, and
- *     100 ids cost 100 of the TerminateInstances resource bucket's 1000 tokens (20/s).
- *   client_token_max 64: EC2's ClientToken limit (ASCII).
+ * aws.c: the AWS EC2 driver's ops table (its figures are explained in
+ * docs/internals/providers.md, "The ops table"), and opening and closing a session. Open
+ * resolves region, endpoints and credentials, sets up EC2's resource buckets and sends
+ * nothing; close frees all of it.
  */
 #include <stdlib.h>
 

@@ -1,21 +1,11 @@
 /*
- * creds.c: where the AWS driver's keys, region and endpoints come from (creds.h has the
- * order). The rules are the AWS CLI's, so that a user's existing ~/.aws set-up, CI
- * secrets and instance roles work unchanged; where the CLI would prompt (MFA, SSO
- * log-in) we fail with a message saying what to run instead, because nothing below
- * cmd/ may talk to the terminal.
- *
- * Every environment variable is read through the input's struct gc_spec_env, never
- * getenv(), so tests decide what is set (HOME included). Every failure says which
- * source failed and why; when nothing applies, the error lists each source tried.
- * Secrets (secret keys, session tokens, web identity and IMDS tokens) are registered
- * with the log as soon as they are read. The plumbing under that (files under HOME, INI,
- * the metadata service's requests, the GitHub Actions token, the list of sources tried,
- * retries) is core/creds.h's; what is here is AWS's own.
- *
- * The network parts: STS (Query API 2011-06-15, a SigV4-signed form POST, or unsigned
- * for AssumeRoleWithWebIdentity; XML answers read with libxml2) and IMDSv2 (a PUT for a
- * session token, then two GETs). Both retry through core/retry.h.
+ * creds.c: where the AWS driver's keys, region and endpoints come from (creds.h,
+ * docs/internals/credentials.md). The rules are the AWS CLI's, so that a user's existing
+ * ~/.aws set-up, CI secrets and instance roles work unchanged; where the CLI would prompt
+ * (MFA, SSO log-in) we fail with a message saying what to run instead, because nothing
+ * below cmd/ may talk to the terminal. The plumbing (files under HOME, INI, the metadata
+ * service's requests, the GitHub Actions token, the list of sources tried, retries) is
+ * core/creds.h's; what is here is AWS's own.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,77 +1,26 @@
 /*
  * creds.h: AWS credentials, region and endpoint, resolved as the AWS CLI resolves them.
+ * The chain, the files, STS, credential_process, region and endpoints are described in
+ * docs/internals/credentials.md; what it leaves out:
+ *   - the environment also takes the older AWS_SECURITY_TOKEN and AWS_CREDENTIAL_EXPIRATION;
+ *   - in a profile, AssumeRole takes role_session_name (default "gpucluster-<unix time>"),
+ *     external_id and duration_seconds (900..43200); mfa_serial and credential_source
+ *     EcsContainer are refused (nothing below cmd/ may prompt), role_arn with no source is
+ *     an error, and sso_* settings are not read (the error says to add a
+ *     credential_process);
+ *   - the container credentials endpoint is not used (not a GPU host case);
+ *   - IMDSv2 only: AWS_EC2_METADATA_SERVICE_ENDPOINT overrides http://169.254.169.254,
+ *     AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE=IPv6 picks [fd00:ec2::254]. Short, because on
+ *     a laptop it is absent: 1 s per request, two attempts (AWS_METADATA_SERVICE_TIMEOUT,
+ *     AWS_METADATA_SERVICE_NUM_ATTEMPTS).
  *
- * The chain, first match wins (profile-selected sources only when a profile applies):
- *   0. in GitHub Actions (GITHUB_ACTIONS=true), the spec's provider.oidc: a token from the
- *      runner's token service (core/oidc.h) for oidc.audience (default
- *      sts.amazonaws.com), then STS AssumeRoleWithWebIdentity of oidc.role (session
- *      oidc.session_name, default gpucluster-RUN-ATTEMPT). Outside GitHub Actions the
- *      block is skipped, so the same spec works from a laptop;
- *   1. environment: AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN, or
- *      the older AWS_SECURITY_TOKEN; AWS_CREDENTIAL_EXPIRATION), unless a profile was
- *      named explicitly (the spec's provider.profile; AWS_PROFILE does not count, as in
- *      the CLI). One of the pair without the other is an error, not a fall-through;
- *   2. the profile (the spec's, else AWS_PROFILE, else "default") from the shared files
- *      (AWS_SHARED_CREDENTIALS_FILE or ~/.aws/credentials; AWS_CONFIG_FILE or
- *      ~/.aws/config, where sections are "[profile NAME]" except "[default]"; where
- *      both files set a key, the credentials file wins). A profile named by the spec or
- *      AWS_PROFILE that is in neither file is an error naming both files. Within it:
- *        - role_arn + source_profile: the source profile's credentials, then STS
- *          AssumeRole (role_session_name, default "gpucluster-<unix time>",
- *          external_id, duration_seconds 900..43200); chains of source profiles are
- *          followed with a loop check; a profile may name itself when it has its own
- *          keys; mfa_serial is refused (nothing below cmd/ may prompt);
- *        - role_arn + credential_source (Environment, Ec2InstanceMetadata; EcsContainer
- *          is refused);
- *        - role_arn + web_identity_token_file: STS AssumeRoleWithWebIdentity, unsigned;
- *        - role_arn with none of those three: an error;
- *        - aws_access_key_id + aws_secret_access_key (+ aws_session_token);
- *        - credential_process: the command split as the CLI splits it (shell-like
- *          quoting, no shell), found along PATH, run with the terminal's stdin and
- *          stderr; its JSON ({"Version": 1, "AccessKeyId", "SecretAccessKey",
- *          "SessionToken", "Expiration"}) read from at most 64 KiB of output within
- *          60 s (process_timeout_ms), else it is killed;
- *        - sso_* settings are not read: the error says to add a credential_process;
- *   3. AWS_ROLE_ARN + AWS_WEB_IDENTITY_TOKEN_FILE (+ AWS_ROLE_SESSION_NAME):
- *      AssumeRoleWithWebIdentity (EKS, a token a workflow wrote); AWS_ROLE_ARN without a
- *      token file but with ACTIONS_ID_TOKEN_REQUEST_URL: the same with a token fetched
- *      from GitHub Actions (audience sts.amazonaws.com);
- *   4. the container credentials endpoint is NOT used (not a GPU host case);
- *   5. IMDSv2: PUT /latest/api/token, then the role under
- *      /latest/meta-data/iam/security-credentials/ (AWS_EC2_METADATA_DISABLED=true
- *      skips it; AWS_EC2_METADATA_SERVICE_ENDPOINT overrides http://169.254.169.254,
- *      AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE=IPv6 picks [fd00:ec2::254]). Short,
- *      because on a laptop it is absent: 1 s per request, two attempts
- *      (AWS_METADATA_SERVICE_TIMEOUT, AWS_METADATA_SERVICE_NUM_ATTEMPTS). No IMDSv1.
- * When nothing applies the error (GC_EAUTH) names every source tried and why each did
- * not, e.g. "no AWS credentials found; tried: environment (AWS_ACCESS_KEY_ID not set),
- * profile 'default' (no such profile in ~/.aws/credentials or ~/.aws/config), web
- * identity (AWS_ROLE_ARN not set), instance metadata (disabled by
- * AWS_EC2_METADATA_DISABLED)". A source that applies but fails stops the chain with its
- * own error: a misconfigured profile (GC_EINVALID, GC_EUNSUPPORTED), STS refusing
- * (GC_EAUTH with the STS code in err->cloud_code), STS throttling or failing after the
- * retries of core/retry.h (GC_ETHROTTLED, GC_ETRANSIENT), a credential_process exiting
- * non-zero (GC_EAUTH), printing something else than its JSON (GC_EINVALID), too much
- * (GC_ETOOBIG) or for too long (GC_ETIMEOUT).
- *
- * Region: the spec's, else AWS_REGION, else AWS_DEFAULT_REGION, else the profile's
- * `region`; it must look like a region name. Endpoints, per service (ec2, sts,
- * pricing): the spec's provider.endpoint (it acts as AWS_ENDPOINT_URL does, for every
- * service: that is how the emulator and proxies are used), else AWS_ENDPOINT_URL_EC2 /
- * _STS / _PRICING, else AWS_ENDPOINT_URL, else the profile's "services" block
- * ("[services NAME]" with "ec2 =" and an indented "endpoint_url = ..."), else the
- * profile's endpoint_url, else the public one: https://ec2.REGION.amazonaws.com (.com.cn
- * for cn- regions), https://sts.REGION.amazonaws.com, and
- * https://api.pricing.us-east-1.amazonaws.com (the Price List API's home region;
- * cn-northwest-1 and .com.cn for cn- regions). AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true
- * (or the profile's ignore_configured_endpoint_urls) skips the environment and profile
- * endpoints, not the spec's. Endpoints are http(s) URLs without a trailing slash.
- *
- * Every environment variable is read through in->env, never getenv (HOME included), so
- * tests and callers decide what is set; a credential_process inherits the real
- * environment, as there is no way to list a gc_spec_env. Secrets (secret keys, session
- * tokens, web identity and IMDS tokens) are registered with the log (gc_log_add_secret)
- * as soon as they are read, and wiped from memory on release.
+ * A source that applies but fails stops the chain with its own error: a misconfigured
+ * profile (GC_EINVALID, GC_EUNSUPPORTED), STS refusing (GC_EAUTH with the STS code in
+ * err->cloud_code), STS throttling or failing after the retries of core/retry.h
+ * (GC_ETHROTTLED, GC_ETRANSIENT), a credential_process exiting non-zero (GC_EAUTH),
+ * printing something else than its JSON (GC_EINVALID), too much (GC_ETOOBIG) or for too
+ * long (GC_ETIMEOUT). Secrets (secret keys, session tokens, web identity and IMDS tokens)
+ * are registered with the log as soon as they are read, and wiped from memory on release.
  *
  * Life cycle: aws_config_init -> aws_config_resolve -> aws_creds_init ->
  * aws_creds_resolve -> use -> aws_creds_release, aws_config_release. Temporary

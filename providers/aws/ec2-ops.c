@@ -1,13 +1,8 @@
 /*
- * ec2-ops.c: the AWS driver's operations, on the EC2 Query API 2016-11-15.
- *
- * The operations map the cloud-neutral provider interface onto EC2 (the table is in
- * docs/internals/providers.md): discover is DescribeInstances with tag filters over all
- * pages, create one RunInstances with MinCount = MaxCount and a client token, and so on.
- * Every request goes through aws_ec2_call (ec2.c), so everything an operation gets back
- * has been retried. Each one checks what the cloud answered against what it asked for
- * where a mistake would cost money or touch what is not ours: discover keeps only
- * instances that carry every filter tag exactly, whatever the server's filtering did.
+ * ec2-ops.c: the AWS driver's operations on the EC2 Query API 2016-11-15; the mapping is
+ * tabulated in docs/internals/providers.md. Each checks what the cloud answered where a
+ * mistake would cost money or touch what is not ours: discover keeps only instances that
+ * carry every filter tag exactly, whatever the server's filtering did.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -544,12 +539,8 @@ int aws_terminate(struct gc_provider *p, const char *const *ids, size_t n, struc
 				    "cannot terminate %zu instances in one call "
 				    "(at most %u)",
 				    n, AWS_TERMINATE_BATCH);
-	/*
-	 * One unknown id fails the whole call with InvalidInstanceID.NotFound and names the
-	 * missing ids. They are gone (EC2 lists terminated instances for about an hour, so
-	 * NotFound means long gone): drop them and ask again for the rest. Each round drops at
-	 * least one id; if the message names none of ours, each id is tried alone.
-	 */
+	/* an unknown id fails the whole call with InvalidInstanceID.NotFound naming it; it is
+	 * gone (EC2 lists terminated instances for about an hour, so NotFound means long gone) */
 	return gc_driver_terminate_dropping_gone(p, ids, n, terminate_call, gone_code, err);
 }
 

@@ -1,15 +1,9 @@
 /*
- * ec2.c: the AWS driver's hooks for core/driver.h's request pipeline, and its tables.
- *
- * What is AWS's own in a request: the token buckets at EC2's documented rates ("Request
- * throttling for the Amazon EC2 API": a request bucket per action by category, and the
- * resource buckets of RunInstances and TerminateInstances counted in instances), SigV4
- * over Host, Content-Type and X-Amz-Target, the error answers (EC2's XML
- * <Response><Errors><Error>, the Price List API's JSON {"__type", "message"}) and their
- * codes mapped onto the shared taxonomy (WIRE.md §1.5), and the clock complaints
- * (RequestExpired and its kin: our timestamp more than five minutes off AWS's), which the
- * pipeline answers by signing once more with a fresh time. Retries, waits and counting
- * are the pipeline's.
+ * ec2.c: the AWS driver's hooks for core/driver.h's request pipeline, and its tables: the
+ * token buckets at EC2's documented rates, SigV4, the error answers (EC2's XML and the
+ * Price List API's JSON) and their codes (WIRE.md 1.5), and the clock complaints
+ * (docs/internals/providers.md, "One request"). Retries, waits and counting are the
+ * pipeline's.
  */
 #include <stddef.h>
 #include <stdio.h>

@@ -1,20 +1,10 @@
 /*
- * ec2.h: the AWS driver's internals, shared by aws.c (the ops table, open and close),
- * ec2.c (the request hooks and tables), ec2-ops.c (the operations), ec2-xml.c (EC2's XML
- * answers into plain structs) and pricing.c (the Price List API). Nothing outside
- * providers/aws includes it.
+ * ec2.h: the AWS driver's internals, shared by the files of providers/aws only; what each
+ * file does and how one request goes is in docs/internals/providers.md, "The AWS driver".
  *
- * One request goes through core/driver.h's pipeline: parameters (struct gc_params) -> our
- * token buckets (request bucket per action, resource bucket in instances for
- * RunInstances / TerminateInstances) -> SigV4 -> core/http.h -> on an error status, the
- * cloud's code classified into the shared taxonomy -> retried with core/retry.h while
- * retryable (signed again once after a clock complaint), counted in p->stats. Answers
- * are parsed with libxml2 (EC2) or jansson (pricing) inside this folder and handed on as
- * plain structs; no xmlNode or json_t leaves it.
- *
- * Invariants: every response body is capped (AWS_MAX_RESPONSE); a struct aws_driver is
- * used by one thread at a time (the provider's rule), so its caches need no lock; the
- * retry quota is one per driver, shared by EC2 and pricing calls.
+ * Invariants: every response body is capped (AWS_MAX_RESPONSE); no xmlNode or json_t
+ * leaves the folder; a struct aws_driver is used by one thread at a time, so its caches
+ * need no lock; one retry quota per driver, shared by EC2 and pricing calls.
  *
  * Life cycle: aws.c's open fills a struct aws_driver into p->impl; close releases it.
  */

@@ -1,16 +1,7 @@
 /*
- * pricing.c: on-demand prices from the AWS Price List Query API (GetProducts).
- *
- * EC2 itself has no call for an on-demand price; the Price List service does, from its
- * own endpoint (api.pricing.us-east-1.amazonaws.com, SigV4 service "pricing", signed for
- * us-east-1 whatever region the cluster is in) and in the JSON 1.1 protocol: a POST with
- * X-Amz-Target: AWSPriceListService.GetProducts and a JSON body, errors as
- * {"__type": "...#Code", "message": "..."}.
- *
- * The filters pin one product: instanceType, regionCode, operatingSystem Linux, tenancy
- * Shared, preInstalledSw NA, capacitystatus Used (the others are reservations and
- * dedicated hosts). Each PriceList entry is a whole JSON document in a string; the price
- * is terms.OnDemand.<offer>.priceDimensions.<dimension>.pricePerUnit.USD, per "Hrs".
+ * pricing.c: on-demand prices from the AWS Price List Query API (GetProducts): EC2 itself
+ * has no call for an on-demand price. The endpoint, the protocol (JSON 1.1) and the
+ * filters that pin one product are in docs/internals/providers.md, "The operations".
  */
 #include <jansson.h>
 #include <stdlib.h>

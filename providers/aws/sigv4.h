@@ -1,19 +1,8 @@
 /*
- * sigv4.h: AWS Signature Version 4 (AWS4-HMAC-SHA256) over a plain request.
- *
- * Two uses share one computation. A sender signs: it passes the request it is about to
- * send (no x-amz-* signing headers in it) and gets back the headers to add, in order,
- * Authorization last. The emulator verifies: it passes the request it received together
- * with the parts of its Authorization header, and gets the same intermediates back for
- * its error messages.
- *
- * Rules (WIRE.md 1.2): the canonical query is the request's URL query parameters sorted
- * by encoded name and re-encoded with RFC 3986; a POST form body is hashed exactly as
- * sent and never canonicalised, so its canonical query is empty. Signed headers are
- * lower-cased, values trimmed with inner runs of spaces collapsed, sorted. A sender
- * signs every header it passes except the ones proxies rewrite (user-agent,
- * authorization, expect, ...), plus x-amz-date, x-amz-security-token with a session
- * token, and x-amz-content-sha256 when asked.
+ * sigv4.h: AWS Signature Version 4 (AWS4-HMAC-SHA256) over a plain request, for a sender
+ * (gets the headers to add, Authorization last) and for the emulator's verifier (gets the
+ * intermediates for its messages). The rules (WIRE.md 1.2) and the two modes are in
+ * docs/internals/signing.md.
  *
  * Life cycle: a struct gc_sign_result is written by aws_sigv4_sign on success and
  * released with gc_sign_result_release; aws_sigv4_verify fills one that the caller

@@ -1,21 +1,11 @@
 /*
- * creds.c: where the Tencent driver's keys come from (creds.h has the order). The rules
- * are those of the Tencent Cloud SDKs' default chain (environment, profile file, CVM
- * role) and of tccli (its per-profile credential files), so that a user's existing set-up,
- * CI secrets and instance roles work unchanged; where those tools would need a log-in
- * (tccli's OAuth and SSO profiles) we fail with a message saying what to do instead,
- * because nothing below cmd/ may talk to the terminal.
- *
- * Every environment variable is read through the input's struct gc_spec_env, never
- * getenv(), so tests decide what is set (HOME included). Every failure says which source
- * failed and why; when nothing applies, the error lists each source tried. Secrets are
- * registered with the log as soon as they are read. The plumbing under that (files under
+ * creds.c: where the Tencent driver's keys come from (creds.h, docs/credentials.md). The
+ * rules are the Tencent Cloud SDKs' default chain and tccli's, so that a user's existing
+ * set-up, CI secrets and instance roles work unchanged; where those tools would need a
+ * log-in (tccli's OAuth and SSO profiles) we fail with a message saying what to do
+ * instead, because nothing below cmd/ may talk to the terminal. The plumbing (files under
  * HOME, INI, the metadata service's requests, the GitHub Actions token, the list of
  * sources tried, retries) is core/creds.h's; what is here is Tencent Cloud's own.
- *
- * The network parts: the CVM metadata service, and STS AssumeRoleWithWebIdentity
- * (unsigned, the token being the proof) with a token from TKE's file or from GitHub
- * Actions (core/oidc.h).
  */
 #include <errno.h>
 #include <fcntl.h>

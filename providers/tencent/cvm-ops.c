@@ -1,15 +1,8 @@
 /*
- * cvm-ops.c: the Tencent driver's operations, mapping the cloud-neutral provider
- * interface onto CVM and VPC API 3.0 (docs/internals/tencent.md has the table).
- *
- * discover is DescribeInstances with tag filters over every Offset/Limit page; create is
- * one RunInstances with InstanceCount = MinCount, a client token, every tag, the cloud's
- * own termination timer and the batch's SSH host key in cloud-init user-data; terminate
- * is TerminateInstances, called a second time for instances the first call put in the
- * recycle bin; key pairs are CVM's, security groups the VPC product's. Each operation
- * checks what the cloud answered against what it asked for where a mistake would cost
- * money or touch what is not ours: discover and list_resources keep only what carries
- * every filter tag exactly, whatever the server's filtering did.
+ * cvm-ops.c: the Tencent driver's operations on CVM and VPC API 3.0; the mapping is
+ * tabulated in docs/internals/tencent.md. Each checks what the cloud answered where a
+ * mistake would cost money or touch what is not ours: discover and list_resources keep
+ * only what carries every filter tag exactly, whatever the server's filtering did.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -438,11 +431,9 @@ static int vpc_list(struct gc_provider *p, const char *action, json_t *filters, 
 }
 
 /*
- * The subnet a launch in zone uses. RunInstances without VirtualPrivateCloud puts the
- * instance on the classic network ("If this parameter is not specified, the classic
- * network is used by default"), which accounts made since 2022 do not have; so the
- * launch names the region's default VPC (DescribeVpcs is-default) and its subnet in the
- * zone (DescribeSubnets vpc-id, zone; the zone's default subnet first).
+ * The subnet a launch in zone uses: the region's default VPC (DescribeVpcs is-default) and
+ * its subnet in the zone, the zone's default first (why: docs/internals/tencent.md, "The
+ * network").
  */
 static int launch_subnet(struct gc_provider *p, const char *zone, const char **vpc,
 			 const char **subnet, struct gc_error *err)
@@ -1061,13 +1052,10 @@ out:
 }
 
 /*
- * After the first TerminateInstances: "When this API is called for the first time, the
- * instance will be moved to the recycle bin. When this API is called for the second
- * time, the instance will be terminated." Instances that show up in the bin (SHUTDOWN)
- * get the second call, so destroy leaves nothing there; ones still changing state are
- * polled a little while (gc_wait_until on the provider's clock, TC_SETTLE_POLLS looks
- * TC_SETTLE_WAIT_MS apart); terminating or vanished ones are done. Running out of looks
- * or a cancel is not a failure: destroy asks again.
+ * After the first TerminateInstances, the recycle bin (docs/internals/tencent.md):
+ * instances in it (SHUTDOWN) get the second call; ones still changing state are polled
+ * TC_SETTLE_POLLS looks TC_SETTLE_WAIT_MS apart; terminating or vanished ones are done.
+ * Running out of looks or a cancel is not a failure: destroy asks again.
  */
 static int empty_recycle_bin(struct gc_provider *p, const char **ids, size_t n,
 			     struct gc_error *err)

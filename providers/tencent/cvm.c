@@ -1,22 +1,9 @@
 /*
- * cvm.c: the Tencent driver's hooks for core/driver.h's request pipeline, and tc_call,
- * for CVM and VPC API 3.0 actions (version 2017-03-12 both).
- *
- * Per attempt (the pipeline's order, with these hooks): our token bucket for the action
- * (the per-API limits of the intl CVM API overview: RunInstances, TerminateInstances and
- * InquiryPriceRunInstances 10/s, DescribeInstances 40/s, everything else 20/s, the
- * DescribeZones figure; the emulator enforces the same), the credentials renewed when
- * temporary ones run out, the JSON body signed with TC3-HMAC-SHA256 as WIRE.md 3.1/3.2
- * have it (POST /, Content-Type application/json, X-TC-Action, X-TC-Version,
- * X-TC-Timestamp, X-TC-Region, X-TC-Token with temporary keys; the service is the
- * product, "cvm" or "vpc", which is the first label of the public hosts and is named
- * explicitly so an endpoint override such as the emulator's 127.0.0.1:PORT signs the
- * same), then the answer: Tencent reports errors with HTTP 200 and
- * {"Response":{"Error":{"Code","Message"},"RequestId"}}, so the body, not the status,
- * decides. Error codes are classified as WIRE.md 3.5 lists them (the table below) and
- * retried by the pipeline; AuthFailure.SignatureExpire (our timestamp more than five
- * minutes off the server's, as after a long wait) is signed again with a fresh timestamp
- * and sent once more.
+ * cvm.c: the Tencent driver's hooks for core/driver.h's request pipeline, and tc_call, for
+ * CVM and VPC API 3.0 actions; docs/internals/tencent.md, "One request", has the buckets,
+ * the signing and the error codes. The TC3 service is named explicitly ("cvm" or "vpc")
+ * so an endpoint override such as the emulator's 127.0.0.1:PORT signs the same; Tencent
+ * reports errors with HTTP 200, so the body, not the status, decides.
  */
 #include <stddef.h>
 #include <stdio.h>

@@ -1,19 +1,10 @@
 /*
- * cvm.h: the Tencent Cloud driver's internals, shared by tencent.c (the ops table, open
- * and close), cvm.c (the request hooks and tables) and cvm-ops.c (the operations).
- * Nothing outside providers/tencent includes it.
+ * cvm.h: the Tencent Cloud driver's internals, shared by the files of providers/tencent
+ * only; how one request goes is in docs/internals/tencent.md.
  *
- * One request goes through core/driver.h's pipeline: a JSON object of parameters -> our token bucket for the action (the
- * CVM API overview's per-API limits) -> the body text, signed with TC3-HMAC-SHA256
- * (tc3.h; service "cvm" or "vpc", the X-TC-* headers of WIRE.md 3.1) -> core/http.h ->
- * the {"Response":{...}} document, whose Error object (Tencent answers errors with HTTP
- * 200) is classified into the shared taxonomy -> retried with core/retry.h while
- * retryable, counted in p->stats. Answers are parsed with jansson inside this folder
- * and handed on as plain structs; no json_t leaves it.
- *
- * Invariants: every response body is capped (TC_MAX_RESPONSE); a struct tc_driver is
- * used by one thread at a time (the provider's rule), so its caches need no lock; the
- * retry quota is one per driver, shared by the CVM and VPC endpoints.
+ * Invariants: every response body is capped (TC_MAX_RESPONSE); no json_t leaves the
+ * folder; a struct tc_driver is used by one thread at a time, so its caches need no lock;
+ * one retry quota per driver, shared by the CVM and VPC endpoints.
  *
  * Life cycle: tencent.c's open fills a struct tc_driver into p->impl; close releases it.
  */

@@ -1,19 +1,10 @@
 /*
- * tc3.h: Tencent Cloud API 3.0 request signatures, TC3-HMAC-SHA256 (WIRE.md 3.2).
- *
- * Canonical request "METHOD\n/\nQUERY\nHEADERS\n\nSIGNED\nhex(sha256(body))" where QUERY
- * is the query string exactly as sent (never re-sorted; empty for the usual JSON POST),
- * and the signed headers are content-type and host (plus x-tc-action if asked), lower-
- * cased names and values. Credential scope "date/service/tc3_request" with date the UTC
- * date of the timestamp; key derivation HMAC("TC3"+key, date) -> service ->
- * "tc3_request"; Authorization "TC3-HMAC-SHA256 Credential=id/scope, SignedHeaders=...,
- * Signature=hex" with comma + space. The body is hashed byte for byte: sign exactly the
- * JSON text you send.
- *
- * A sender passes the request it is about to send and gets back the headers to add:
- * X-TC-Timestamp and, from the input when given, X-TC-Action, X-TC-Version, X-TC-Region,
- * X-TC-Token (each only when the request lacks it; a present one must agree), then
- * Authorization. The emulator verifies with tc_verify.
+ * tc3.h: Tencent Cloud API 3.0 request signatures, TC3-HMAC-SHA256 (WIRE.md 3.2); the
+ * rules and quirks are in docs/internals/signing.md. The body is hashed byte for byte:
+ * sign exactly the JSON text you send. A sender gets back X-TC-Timestamp and, from the
+ * input when given, X-TC-Action, X-TC-Version, X-TC-Region, X-TC-Token (each only when
+ * the request lacks it; a present one must agree), then Authorization. The emulator
+ * verifies with tc_verify.
  *
  * Life cycle: a struct gc_sign_result is written by tc_sign on success and released with
  * gc_sign_result_release; tc_verify fills one initialised with gc_sign_result_init.

@@ -1,27 +1,13 @@
 /*
- * tencent.c: the Tencent Cloud CVM driver's ops table, and opening and closing a session.
+ * tencent.c: the Tencent Cloud CVM driver's ops table (its figures and capabilities are
+ * explained in docs/internals/tencent.md, "The ops table"), and opening and closing a
+ * session. Open resolves the endpoints and credentials and sends nothing; close frees
+ * all of it.
  *
- * Open sets up the pipeline's common state (core/driver.h: one HTTP client, one retry
- * quota, the per-action token buckets made on first use) with the hooks of cvm.c,
- * resolves the endpoints and credentials (creds.h), and leaves the caches empty; nothing
- * is sent to Tencent Cloud until the first operation. Close frees all of it.
- *
- * Endpoints: the spec's provider.endpoint serves both products (that is how the emulator
- * and proxies are used: it routes by X-TC-Action), else the regional public hosts
- * https://cvm.REGION.tencentcloudapi.com and https://vpc.REGION.tencentcloudapi.com. A
- * regional host rather than the nearest-region one: Tencent counts rate limits per API and
- * access region, and a pinned region keeps the count in one place.
- *
- * Figures in the table:
- *   max_create_batch 100: RunInstances takes InstanceCount 1..100 for pay-as-you-go
- *     (the SDK model's limit; WIRE.md's 500 is the prepaid one), all or nothing with
- *     MinCount = InstanceCount;
- *   max_terminate_batch 100: TerminateInstances takes at most 100 InstanceIds;
- *   client_token_max 64: ClientToken is at most 64 ASCII bytes (InvalidClientToken.TooLong).
- * Capabilities: spot with a bid (SPOTPAID, MaxPrice), the cloud's own TTL (ActionTimer
- * TerminateInstances), client tokens, prices (InquiryPriceRunInstances). No console
- * output: CVM has no API for it, so host keys travel the other way, in the user-data
- * (cvm-ops.c, tc_user_data).
+ * Endpoints: the spec's provider.endpoint serves both products (the emulator routes by
+ * X-TC-Action), else the regional public hosts. A regional host rather than the
+ * nearest-region one: Tencent counts rate limits per API and access region, and a pinned
+ * region keeps the count in one place.
  */
 #include <stdlib.h>
 #include <string.h>
