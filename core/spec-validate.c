@@ -66,8 +66,6 @@ struct slot {
 	enum { LIST(KEY_ENUM) COUNT }; \
 	static const char *const names[COUNT] = { LIST(KEY_NAME) }
 
-static const char *const market_names[] = { "on-demand", "spot", "spot-then-on-demand" };
-static const char *const placement_names[] = { "any", "same-zone" };
 static const char *const container_names[] = { "docker", "none" };
 
 /* Path. */
@@ -1221,7 +1219,8 @@ static void check_group(struct val *v, const struct spec_node *n, struct gc_spec
 			path_pop(v, mark);
 		}
 		if ((x = present(v, &s[GROUP_MARKET], &mark))) {
-			if (get_enum(v, x, market_names, ARRAY_SIZE(market_names), NULL, &e) == 0)
+			if (get_enum(v, x, gc_market_names, ARRAY_SIZE(gc_market_names), NULL,
+				     &e) == 0)
 				g->market = (enum gc_market)e;
 			else
 				market_known = false;
@@ -1241,7 +1240,7 @@ static void check_group(struct val *v, const struct spec_node *n, struct gc_spec
 			path_pop(v, mark);
 		}
 		if ((x = present(v, &s[GROUP_PLACEMENT], &mark))) {
-			if (get_enum(v, x, placement_names, ARRAY_SIZE(placement_names), NULL,
+			if (get_enum(v, x, gc_placement_names, ARRAY_SIZE(gc_placement_names), NULL,
 				     &e) == 0)
 				g->placement = (enum gc_placement)e;
 			path_pop(v, mark);
