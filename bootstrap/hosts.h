@@ -6,15 +6,8 @@
  *
  * The nodes are the bootstrapper's (cluster.h): the running instances with an address, in
  * gc_boot_add_nodes order (the spec's groups, then launch order), so the labels GROUP/N,
- * the ranks and the order of every file agree with `exec`, `ssh` and `run`. Per node:
- *
- *   address      the public address when the node has one, else the private one: what
- *                this machine connects to (the bootstrapper's choice)
- *   MASTER_ADDR  the first node's private address when it has one, else its public one:
- *                the nodes reach each other inside the cloud's network, where the
- *                private address is the one that always works and costs nothing
- *   slots        the GPUs of the node's instance type (its facts from the cloud), 1 for a
- *                type without GPUs or one whose facts are unknown: one process per GPU
+ * the ranks and the order of every file agree with `exec`, `ssh` and `run`. What each
+ * node's address, MASTER_ADDR and slots are, and why, is in docs/cli.md ("hosts").
  *
  * Everything here is text from a cloud (ids, groups, addresses) or the environment
  * (paths), written into files that other programs parse. So an address must be an IP

@@ -1,31 +1,11 @@
 /*
  * known_hosts.h: the per-cluster known_hosts file, and host keys read from console output.
  *
- * Every cluster pins its nodes' SSH host keys in its own file (never ~/.ssh/known_hosts),
- * in OpenSSH's format, so `ssh -o UserKnownHostsFile=FILE` and libssh2's known-hosts parser
- * read it as it is. Lines we write look like
- *
- *     [127.77.0.3]:2222 ssh-ed25519 AAAAC3Nza... gpucluster:instance=i-0c3f6e0d2a1b4c5d6
- *
- * (the host field is the bare address for port 22). The comment field records the cloud
- * instance the key belongs to: addresses are reused, and the instance id is how we tell "a
- * new instance got this address" (its key replaces the old one) from "this instance now
- * shows another key" (a hard error: a man in the middle, or a rebuilt machine we must not
- * trust silently). Rules of gc_known_hosts_pin for the keys K of host:port and instance I:
- *   - nothing pinned for host:port: K is added;
- *   - the same keys are pinned: nothing changes (the instance id is brought up to date);
- *   - other keys are pinned, recorded for another instance than I (and I is given): the
- *     old lines are replaced by K;
- *   - other keys are pinned, recorded for I, or without an instance id, or I is NULL:
- *     GC_EAUTH "host key for 127.77.0.3:2222 changed (expected SHA256:..., got SHA256:...)".
- * Nothing else removes a line except gc_known_hosts_forget (for a terminated instance).
- *
- * The file is mode 0600 and written atomically (a temporary file in the same directory,
- * fsync, rename). Writers serialise on an flock of FILE.lock and re-read the file under
- * it, so two processes pinning at once lose nothing. Lines we do not write ourselves are
- * kept as they are: comments, blank lines and plain entries of other hosts. Hashed host
- * names (|1|...) and @cert-authority / @revoked markers are refused (GC_EUNSUPPORTED)
- * rather than ignored: ignoring a revocation would be a silent hole.
+ * Every cluster pins its nodes' SSH host keys in its own file, in OpenSSH's format, the
+ * comment field naming the instance each key belongs to. docs/internals/ssh-runner.md,
+ * "Host keys", has the format, the pinning rules of gc_known_hosts_pin (and why the
+ * instance id decides between "replaced" and "changed"), how the file is written and
+ * which lines are refused. Nothing else removes a line except gc_known_hosts_forget.
  *
  * Life cycle: gc_known_hosts_open (fills caller memory; a missing file is an empty set) ->
  * check / pin / forget ... -> gc_known_hosts_release. One struct belongs to one thread

@@ -1,16 +1,7 @@
 /*
- * runner.c: the parallel step runner (see runner.h for the contract and
- * docs/internals/ssh-runner.md for the state machine).
- *
- * One thread, one poll() loop over every open connection. Each node is a small state
- * machine that holds a connection "slot" only while it has a connection: a node waiting
- * for SSH to come up, or for a reboot to finish, sleeps on a timer without one, so nodes
- * that never come up cannot starve the others. Nodes that have started go back to the
- * front of the slot queue, so a cluster finishes node by node rather than all at the end.
- *
- * Steps run through a wrapper (a few lines of POSIX sh, built in step_command) that owns
- * the marker logic on the node, so skipping a finished step costs one round trip and no
- * extra state on this side.
+ * runner.c: the parallel step runner (see runner.h for the contract, and
+ * docs/internals/ssh-runner.md, "The runner" and "Step markers", for the poll loop, the
+ * node's state machine, the slot queue and the marker wrapper built in step_command).
  */
 #include <errno.h>
 #include <poll.h>

@@ -1,13 +1,9 @@
 /*
- * ssh.c: one non-blocking SSH connection over libssh2 (see ssh.h for the contract).
- *
- * libssh2 in non-blocking mode answers LIBSSH2_ERROR_EAGAIN whenever it would block, and
- * wants the same call repeated later; which way it was blocked (in or out) says what to
- * poll for. So each operation is a small state machine (TCP connect, handshake, host key
- * check, authentication; channel open, exec, stream, close, free), and gc_ssh_advance runs
- * it as far as it goes without blocking. Socket-level libssh2 errors mean the connection
- * is gone: we tear the session down (shutdown first, so freeing it cannot wait on a dead
- * peer) and report GC_ETRANSIENT.
+ * ssh.c: one non-blocking SSH connection over libssh2 (see ssh.h for the contract, and
+ * docs/internals/ssh-runner.md, "One connection", for the state machine gc_ssh_advance
+ * drives). Socket-level libssh2 errors mean the connection is gone: we tear the session
+ * down (shutdown first, so freeing it cannot wait on a dead peer) and report
+ * GC_ETRANSIENT.
  */
 #define _GNU_SOURCE /* SOCK_NONBLOCK, SOCK_CLOEXEC */
 

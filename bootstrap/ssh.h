@@ -10,26 +10,11 @@
  *
  * Trust: the server's host key must be pinned for host:port in the cluster's known_hosts
  * (known_hosts.h), or trust on first use allowed by the caller (then it is pinned with the
- * instance id); there is no way to skip the check. The client authenticates with the
- * cluster's Ed25519 key from memory; its PEM text lives only during authentication.
- *
- * Commands run as `export K='v' ...; COMMAND` in the login shell (values single-quoted,
- * names [A-Za-z_][A-Za-z0-9_]* or refused); stdin_data is written, then EOF, always.
- * stdout and stderr are captured apart, each up to max_output bytes (default 4 MiB); the
- * rest is read and dropped, and the result says so. docs/internals/ssh-runner.md has why.
- *
- * Errors (gc_error codes):
- *   GC_ETRANSIENT  connection refused or reset, network unreachable, the connection
- *                  dropped ("connection lost during 'STEP'"), no answer to keepalives
- *   GC_ETIMEOUT    connect (TCP + SSH handshake + auth) or the command ran past its time
- *   GC_EAUTH       host key changed, not pinned (trust on first use off), client key refused
- *   GC_EINVALID    bad options or environment names
- * After a GC_ETRANSIENT or GC_ETIMEOUT during a command the connection is closed (its
- * state is unknown): connect again. After other command errors it stays usable.
- *
- * Keepalives: every keepalive_s seconds of silence an OpenSSH keepalive asking for a reply
- * is sent (libssh2_keepalive_config/send); when nothing at all arrives for
- * keepalive_s * keepalive_max seconds while a command runs, the connection counts as lost.
+ * instance id); there is no way to skip the check. How commands, input, output, keepalives
+ * and authentication work, and the error codes and messages, are in
+ * docs/internals/ssh-runner.md ("One connection", "Errors"). After a GC_ETRANSIENT or
+ * GC_ETIMEOUT during a command the connection is closed (its state is unknown): connect
+ * again. After other command errors it stays usable.
  *
  * Life cycle: gc_ssh_new -> (connect -> exec...)... -> gc_ssh_free (closes). The options'
  * pointers (key, known_hosts, log) must outlive the struct; strings are copied. One struct

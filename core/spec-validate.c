@@ -51,12 +51,21 @@ struct val {
 
 /* A known key's entry in a mapping. */
 struct slot {
+	const char *name; /* from the mapping's KEY_TABLE */
 	const struct spec_node *key;
 	const struct spec_node *val;
 };
 
-static const char *const market_names[] = { "on-demand", "spot", "spot-then-on-demand" };
-static const char *const placement_names[] = { "any", "same-zone" };
+/*
+ * A mapping's known keys: LIST(X) names each as X(ENUM_ID, "key"); KEY_TABLE makes the
+ * enum (ending in COUNT) and the names table that scan_map() looks keys up in.
+ */
+#define KEY_ENUM(id, name) id,
+#define KEY_NAME(id, name) [id] = name,
+#define KEY_TABLE(names, LIST, COUNT)  \
+	enum { LIST(KEY_ENUM) COUNT }; \
+	static const char *const names[COUNT] = { LIST(KEY_NAME) }
+
 static const char *const container_names[] = { "docker", "none" };
 
 /* Path. */
@@ -394,6 +403,8 @@ static int scan_map(struct val *v, const struct spec_node *n, const char *const 
 	size_t *first;
 
 	memset(slots, 0, nkeys * sizeof(*slots));
+	for (size_t k = 0; k < nkeys; k++)
+		slots[k].name = keys[k];
 	if (!(first = map_dups(v, n)))
 		return -1;
 	for (size_t i = 0; i < n->n / 2; i++) {
@@ -426,19 +437,35 @@ static int scan_map(struct val *v, const struct spec_node *n, const char *const 
 	return 0;
 }
 
-/* A required key's value (which may still be null: its getter reports that). */
-static const struct spec_node *required(struct val *v, const struct spec_node *map,
-					const struct slot *s, const char *key)
-{
-	if (!s->val)
-		problem(v, map, "missing required key '%s'%s%s", key, in_sep(v), v->path.data);
-	return s->val;
-}
-
 /* An optional key's value, or NULL when it is absent or null. */
 static const struct spec_node *optional(const struct slot *s)
 {
 	return s->val && !is_null(s->val) ? s->val : NULL;
+}
+
+/*
+ * A required key's value (which may still be null: its getter reports that), or NULL
+ * after reporting it missing. With a value, the key is pushed on the path (*mark: where
+ * path_pop() goes back to).
+ */
+static const struct spec_node *required(struct val *v, const struct spec_node *map,
+					const struct slot *s, size_t *mark)
+{
+	if (!s->val)
+		problem(v, map, "missing required key '%s'%s%s", s->name, in_sep(v), v->path.data);
+	else
+		*mark = path_key(v, s->name);
+	return s->val;
+}
+
+/* optional()'s value, with the key pushed on the path as required() does. */
+static const struct spec_node *present(struct val *v, const struct slot *s, size_t *mark)
+{
+	const struct spec_node *x = optional(s);
+
+	if (x)
+		*mark = path_key(v, s->name);
+	return x;
 }
 
 /* Checks that n is a list; *count is how many entries to look at (at most max). */
@@ -875,13 +902,12 @@ static bool valid_session_name(const char *s, size_t len)
 
 /* Sections. */
 
-enum oidc_key { OIDC_ROLE, OIDC_PROVIDER, OIDC_AUDIENCE, OIDC_SESSION_NAME, OIDC_KEYS };
-static const char *const oidc_keys[OIDC_KEYS] = {
-	[OIDC_ROLE] = "role",
-	[OIDC_PROVIDER] = "provider",
-	[OIDC_AUDIENCE] = "audience",
-	[OIDC_SESSION_NAME] = "session_name",
-};
+#define OIDC_KEY_LIST(X)             \
+	X(OIDC_ROLE, "role")         \
+	X(OIDC_PROVIDER, "provider") \
+	X(OIDC_AUDIENCE, "audience") \
+	X(OIDC_SESSION_NAME, "session_name")
+KEY_TABLE(oidc_keys, OIDC_KEY_LIST, OIDC_KEYS);
 
 static void check_oidc(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
@@ -900,33 +926,28 @@ static void check_oidc(struct val *v, const struct spec_node *n, struct gc_spec 
 		 f ? f->role_hint : "the cloud's role ARN");
 	snprintf(provider_what, sizeof(provider_what), "OIDC provider: expected %s",
 		 f ? f->oidc_provider_hint : "the OIDC provider's ARN or id");
-	if ((x = required(v, n, &s[OIDC_ROLE], "role"))) {
-		mark = path_key(v, "role");
+	if ((x = required(v, n, &s[OIDC_ROLE], &mark))) {
 		o->role = get_checked(v, x, role_ok, role_what);
 		path_pop(v, mark);
 	}
 	if (f && !provider_ok) {
 		/* the cloud finds the identity provider itself (by the token's issuer) */
-		if ((x = optional(&s[OIDC_PROVIDER]))) {
-			mark = path_key(v, "provider");
+		if ((x = present(v, &s[OIDC_PROVIDER], &mark))) {
 			bad(v, x, "%s", f->oidc_provider_hint);
 			path_pop(v, mark);
 		}
-	} else if ((x = f ? required(v, n, &s[OIDC_PROVIDER], "provider")
-			  : optional(&s[OIDC_PROVIDER]))) {
-		mark = path_key(v, "provider");
+	} else if ((x = f ? required(v, n, &s[OIDC_PROVIDER], &mark)
+			  : present(v, &s[OIDC_PROVIDER], &mark))) {
 		o->provider = get_checked(v, x, provider_ok, provider_what);
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[OIDC_AUDIENCE]))) {
-		mark = path_key(v, "audience");
+	if ((x = present(v, &s[OIDC_AUDIENCE], &mark))) {
 		o->audience = get_checked(v, x, valid_audience,
 					  "audience: use 1-256 printable ASCII characters "
 					  "without blanks");
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[OIDC_SESSION_NAME]))) {
-		mark = path_key(v, "session_name");
+	if ((x = present(v, &s[OIDC_SESSION_NAME], &mark))) {
 		o->session_name = get_checked(v, x, valid_session_name,
 					      "session name: use 2-64 characters of A-Z, a-z, "
 					      "0-9, '_', '.', '@' and '-'");
@@ -934,11 +955,13 @@ static void check_oidc(struct val *v, const struct spec_node *n, struct gc_spec 
 	}
 }
 
-enum provider_key { PROV_NAME, PROV_REGION, PROV_PROFILE, PROV_ENDPOINT, PROV_OIDC, PROV_KEYS };
-static const char *const provider_keys[PROV_KEYS] = {
-	[PROV_NAME] = "name",	      [PROV_REGION] = "region", [PROV_PROFILE] = "profile",
-	[PROV_ENDPOINT] = "endpoint", [PROV_OIDC] = "oidc",
-};
+#define PROVIDER_KEY_LIST(X)         \
+	X(PROV_NAME, "name")         \
+	X(PROV_REGION, "region")     \
+	X(PROV_PROFILE, "profile")   \
+	X(PROV_ENDPOINT, "endpoint") \
+	X(PROV_OIDC, "oidc")
+KEY_TABLE(provider_keys, PROVIDER_KEY_LIST, PROV_KEYS);
 
 /* provider.name: one of the registered clouds. */
 static void check_cloud(struct val *v, const struct spec_node *n, struct gc_spec *spec)
@@ -965,36 +988,31 @@ static void check_provider(struct val *v, const struct spec_node *n, struct gc_s
 
 	if (scan_map(v, n, provider_keys, PROV_KEYS, s) < 0)
 		return;
-	if ((x = required(v, n, &s[PROV_NAME], "name"))) {
-		mark = path_key(v, "name");
+	if ((x = required(v, n, &s[PROV_NAME], &mark))) {
 		check_cloud(v, x, spec);
 		path_pop(v, mark);
 	}
-	if ((x = required(v, n, &s[PROV_REGION], "region"))) {
-		mark = path_key(v, "region");
+	if ((x = required(v, n, &s[PROV_REGION], &mark))) {
 		spec->provider.region = get_checked(
 			v, x, valid_region,
 			"region: use 2-32 characters of a-z, 0-9 and '-' with at least one '-', "
 			"starting with a letter and not ending with '-'");
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[PROV_PROFILE]))) {
-		mark = path_key(v, "profile");
+	if ((x = present(v, &s[PROV_PROFILE], &mark))) {
 		spec->provider.profile = get_checked(
 			v, x, valid_profile,
 			"profile: use 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'");
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[PROV_ENDPOINT]))) {
-		mark = path_key(v, "endpoint");
+	if ((x = present(v, &s[PROV_ENDPOINT], &mark))) {
 		spec->provider.endpoint =
 			get_checked(v, x, valid_endpoint,
 				    "endpoint: expected an http:// or https:// URL with a host, "
 				    "at most 256 characters");
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[PROV_OIDC]))) {
-		mark = path_key(v, "oidc");
+	if ((x = present(v, &s[PROV_OIDC], &mark))) {
 		check_oidc(v, x, spec);
 		path_pop(v, mark);
 	}
@@ -1060,12 +1078,11 @@ static void check_allow_from(struct val *v, const struct spec_node *n, struct gc
 	free(valid);
 }
 
-enum ssh_key { SSH_USER, SSH_PORT, SSH_ALLOW_FROM, SSH_KEYS };
-static const char *const ssh_keys[SSH_KEYS] = {
-	[SSH_USER] = "user",
-	[SSH_PORT] = "port",
-	[SSH_ALLOW_FROM] = "allow_from",
-};
+#define SSH_KEY_LIST(X)     \
+	X(SSH_USER, "user") \
+	X(SSH_PORT, "port") \
+	X(SSH_ALLOW_FROM, "allow_from")
+KEY_TABLE(ssh_keys, SSH_KEY_LIST, SSH_KEYS);
 
 static void check_ssh(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
@@ -1075,21 +1092,18 @@ static void check_ssh(struct val *v, const struct spec_node *n, struct gc_spec *
 
 	if (scan_map(v, n, ssh_keys, SSH_KEYS, s) < 0)
 		return;
-	if ((x = optional(&s[SSH_USER]))) {
-		mark = path_key(v, "user");
+	if ((x = present(v, &s[SSH_USER], &mark))) {
 		free(spec->ssh.user);
 		spec->ssh.user = get_checked(v, x, valid_user,
 					     "user: use 1-32 characters of a-z, 0-9, '_' and '-', "
 					     "starting with a letter or '_'");
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[SSH_PORT]))) {
-		mark = path_key(v, "port");
+	if ((x = present(v, &s[SSH_PORT], &mark))) {
 		get_uint(v, x, 1, 65535, &spec->ssh.port);
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[SSH_ALLOW_FROM]))) {
-		mark = path_key(v, "allow_from");
+	if ((x = present(v, &s[SSH_ALLOW_FROM], &mark))) {
 		check_allow_from(v, x, spec);
 		path_pop(v, mark);
 	}
@@ -1152,29 +1166,17 @@ static void check_unique_name(struct val *v, const struct spec_node **names, siz
 	}
 }
 
-enum group_key {
-	GROUP_NAME,
-	GROUP_COUNT,
-	GROUP_INSTANCE_TYPES,
-	GROUP_ZONES,
-	GROUP_MARKET,
-	GROUP_MAX_SPOT_PRICE,
-	GROUP_IMAGE,
-	GROUP_DISK_GB,
-	GROUP_PLACEMENT,
-	GROUP_KEYS
-};
-static const char *const group_keys[GROUP_KEYS] = {
-	[GROUP_NAME] = "name",
-	[GROUP_COUNT] = "count",
-	[GROUP_INSTANCE_TYPES] = "instance_types",
-	[GROUP_ZONES] = "zones",
-	[GROUP_MARKET] = "market",
-	[GROUP_MAX_SPOT_PRICE] = "max_spot_price",
-	[GROUP_IMAGE] = "image",
-	[GROUP_DISK_GB] = "disk_gb",
-	[GROUP_PLACEMENT] = "placement",
-};
+#define GROUP_KEY_LIST(X)                         \
+	X(GROUP_NAME, "name")                     \
+	X(GROUP_COUNT, "count")                   \
+	X(GROUP_INSTANCE_TYPES, "instance_types") \
+	X(GROUP_ZONES, "zones")                   \
+	X(GROUP_MARKET, "market")                 \
+	X(GROUP_MAX_SPOT_PRICE, "max_spot_price") \
+	X(GROUP_IMAGE, "image")                   \
+	X(GROUP_DISK_GB, "disk_gb")               \
+	X(GROUP_PLACEMENT, "placement")
+KEY_TABLE(group_keys, GROUP_KEY_LIST, GROUP_KEYS);
 
 static void check_group(struct val *v, const struct spec_node *n, struct gc_spec_group *g,
 			const struct spec_node **name_node)
@@ -1191,62 +1193,54 @@ static void check_group(struct val *v, const struct spec_node *n, struct gc_spec
 	g->pos.line = n->line;
 	g->pos.col = n->col;
 	if (scan_map(v, n, group_keys, GROUP_KEYS, s) == 0) {
-		if ((x = required(v, n, &s[GROUP_NAME], "name"))) {
-			mark = path_key(v, "name");
+		if ((x = required(v, n, &s[GROUP_NAME], &mark))) {
 			g->name = get_name(v, x, GC_SPEC_GROUP_NAME_MAX);
 			if (g->name)
 				*name_node = x;
 			path_pop(v, mark);
 		}
-		if ((x = required(v, n, &s[GROUP_COUNT], "count"))) {
-			mark = path_key(v, "count");
+		if ((x = required(v, n, &s[GROUP_COUNT], &mark))) {
 			g->count_pos.line = x->line;
 			g->count_pos.col = x->col;
 			get_uint(v, x, 0, GC_SPEC_MAX_GROUP_COUNT, &g->count);
 			path_pop(v, mark);
 		}
-		if ((x = required(v, n, &s[GROUP_INSTANCE_TYPES], "instance_types"))) {
-			mark = path_key(v, "instance_types");
+		if ((x = required(v, n, &s[GROUP_INSTANCE_TYPES], &mark))) {
 			get_str_list(v, x, GC_SPEC_MAX_INSTANCE_TYPES, valid_instance_type,
 				     "instance type: use 1-64 characters of A-Z, a-z, 0-9, '.', "
 				     "'_' and '-', starting with a letter or digit",
 				     &g->instance_types, &g->n_instance_types);
 			path_pop(v, mark);
 		}
-		if ((x = optional(&s[GROUP_ZONES]))) {
-			mark = path_key(v, "zones");
+		if ((x = present(v, &s[GROUP_ZONES], &mark))) {
 			get_str_list(v, x, GC_SPEC_MAX_ZONES, valid_zone,
 				     "zone: use 1-64 characters of a-z, 0-9 and '-'", &g->zones,
 				     &g->n_zones);
 			path_pop(v, mark);
 		}
-		if ((x = optional(&s[GROUP_MARKET]))) {
-			mark = path_key(v, "market");
-			if (get_enum(v, x, market_names, ARRAY_SIZE(market_names), NULL, &e) == 0)
+		if ((x = present(v, &s[GROUP_MARKET], &mark))) {
+			if (get_enum(v, x, gc_market_names, ARRAY_SIZE(gc_market_names), NULL,
+				     &e) == 0)
 				g->market = (enum gc_market)e;
 			else
 				market_known = false;
 			path_pop(v, mark);
 		}
-		if ((x = optional(&s[GROUP_MAX_SPOT_PRICE]))) {
-			mark = path_key(v, "max_spot_price");
+		if ((x = present(v, &s[GROUP_MAX_SPOT_PRICE], &mark))) {
 			if (get_price(v, x, MAX_SPOT_PRICE, "1000", &g->max_spot_price) == 0)
 				price = x;
 			path_pop(v, mark);
 		}
-		if ((x = optional(&s[GROUP_IMAGE]))) {
-			mark = path_key(v, "image");
+		if ((x = present(v, &s[GROUP_IMAGE], &mark))) {
 			check_image(v, x, g);
 			path_pop(v, mark);
 		}
-		if ((x = optional(&s[GROUP_DISK_GB]))) {
-			mark = path_key(v, "disk_gb");
+		if ((x = present(v, &s[GROUP_DISK_GB], &mark))) {
 			get_uint(v, x, 20, 16384, &g->disk_gb);
 			path_pop(v, mark);
 		}
-		if ((x = optional(&s[GROUP_PLACEMENT]))) {
-			mark = path_key(v, "placement");
-			if (get_enum(v, x, placement_names, ARRAY_SIZE(placement_names), NULL,
+		if ((x = present(v, &s[GROUP_PLACEMENT], &mark))) {
+			if (get_enum(v, x, gc_placement_names, ARRAY_SIZE(gc_placement_names), NULL,
 				     &e) == 0)
 				g->placement = (enum gc_placement)e;
 			path_pop(v, mark);
@@ -1283,12 +1277,11 @@ static void check_groups(struct val *v, const struct spec_node *n, struct gc_spe
 	free(names);
 }
 
-enum step_key { STEP_NAME, STEP_RUN, STEP_TIMEOUT, STEP_KEYS };
-static const char *const step_keys[STEP_KEYS] = {
-	[STEP_NAME] = "name",
-	[STEP_RUN] = "run",
-	[STEP_TIMEOUT] = "timeout",
-};
+#define STEP_KEY_LIST(X)     \
+	X(STEP_NAME, "name") \
+	X(STEP_RUN, "run")   \
+	X(STEP_TIMEOUT, "timeout")
+KEY_TABLE(step_keys, STEP_KEY_LIST, STEP_KEYS);
 
 static void check_step(struct val *v, const struct spec_node *n, struct gc_spec_step *st,
 		       const struct spec_node **name_node)
@@ -1303,8 +1296,7 @@ static void check_step(struct val *v, const struct spec_node *n, struct gc_spec_
 	st->timeout_s = 30 * 60;
 	if (scan_map(v, n, step_keys, STEP_KEYS, s) < 0)
 		return;
-	if ((x = required(v, n, &s[STEP_NAME], "name"))) {
-		mark = path_key(v, "name");
+	if ((x = required(v, n, &s[STEP_NAME], &mark))) {
 		if ((str = get_str(v, x))) {
 			if (x->len <= STEP_NAME_MAX && str[0] >= 'a' && str[0] <= 'z' &&
 			    gc_shape_chars(str, x->len, false, "-")) {
@@ -1320,8 +1312,7 @@ static void check_step(struct val *v, const struct spec_node *n, struct gc_spec_
 		}
 		path_pop(v, mark);
 	}
-	if ((x = required(v, n, &s[STEP_RUN], "run"))) {
-		mark = path_key(v, "run");
+	if ((x = required(v, n, &s[STEP_RUN], &mark))) {
 		if ((str = get_str(v, x))) {
 			if (x->len == 0)
 				bad(v, x, "must not be empty");
@@ -1333,8 +1324,7 @@ static void check_step(struct val *v, const struct spec_node *n, struct gc_spec_
 		}
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[STEP_TIMEOUT]))) {
-		mark = path_key(v, "timeout");
+	if ((x = present(v, &s[STEP_TIMEOUT], &mark))) {
 		if (get_duration(v, x, 1, 24 * 3600, "1s", "24h", &t) == 0)
 			st->timeout_s = (unsigned)t;
 		path_pop(v, mark);
@@ -1398,23 +1388,18 @@ static void check_smoke(struct val *v, const struct spec_node *n, struct gc_spec
 	spec->bootstrap.smoke = flags;
 }
 
-enum bootstrap_key {
-	BOOT_DRIVER,
-	BOOT_CUDA,
-	BOOT_CUDNN,
-	BOOT_CONTAINER,
-	BOOT_STEPS,
-	BOOT_SMOKE,
-	BOOT_KEYS
-};
-static const char *const bootstrap_keys[BOOT_KEYS] = {
-	[BOOT_DRIVER] = "driver",	[BOOT_CUDA] = "cuda",	[BOOT_CUDNN] = "cudnn",
-	[BOOT_CONTAINER] = "container", [BOOT_STEPS] = "steps", [BOOT_SMOKE] = "smoke",
-};
+#define BOOTSTRAP_KEY_LIST(X)          \
+	X(BOOT_DRIVER, "driver")       \
+	X(BOOT_CUDA, "cuda")           \
+	X(BOOT_CUDNN, "cudnn")         \
+	X(BOOT_CONTAINER, "container") \
+	X(BOOT_STEPS, "steps")         \
+	X(BOOT_SMOKE, "smoke")
+KEY_TABLE(bootstrap_keys, BOOTSTRAP_KEY_LIST, BOOT_KEYS);
 
 static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
-	struct slot s[BOOT_KEYS] = { { NULL, NULL } };
+	struct slot s[BOOT_KEYS] = { { NULL, NULL, NULL } };
 	const struct spec_node *x;
 	bool cuda_known = true, container_known = true;
 	char q[SPEC_QUOTE_SIZE];
@@ -1424,8 +1409,7 @@ static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_
 
 	if (n && scan_map(v, n, bootstrap_keys, BOOT_KEYS, s) < 0)
 		return;
-	if ((x = optional(&s[BOOT_DRIVER]))) {
-		mark = path_key(v, "driver");
+	if ((x = present(v, &s[BOOT_DRIVER], &mark))) {
 		/* a bare branch may be written unquoted; YAML reads it as a number */
 		if (env_ok(v, x)) {
 			enum spec_type t = spec_node_type(x);
@@ -1444,8 +1428,7 @@ static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_
 		}
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[BOOT_CUDA]))) {
-		mark = path_key(v, "cuda");
+	if ((x = present(v, &s[BOOT_CUDA], &mark))) {
 		cuda_known = false;
 		if ((str = get_str(v, x))) {
 			spec_quote(q, str, x->len);
@@ -1462,8 +1445,7 @@ static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_
 		path_pop(v, mark);
 	}
 	v->cuda_none = spec->bootstrap.cuda && strcmp(spec->bootstrap.cuda, "none") == 0;
-	if ((x = optional(&s[BOOT_CUDNN]))) {
-		mark = path_key(v, "cudnn");
+	if ((x = present(v, &s[BOOT_CUDNN], &mark))) {
 		if ((str = get_str(v, x))) {
 			spec_quote(q, str, x->len);
 			if (!valid_cudnn(str))
@@ -1478,34 +1460,30 @@ static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_
 		}
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[BOOT_CONTAINER]))) {
-		mark = path_key(v, "container");
+	if ((x = present(v, &s[BOOT_CONTAINER], &mark))) {
 		if (get_enum(v, x, container_names, ARRAY_SIZE(container_names), NULL, &e) == 0)
 			spec->bootstrap.container = (enum gc_container)e;
 		else
 			container_known = false;
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[BOOT_STEPS]))) {
-		mark = path_key(v, "steps");
+	if ((x = present(v, &s[BOOT_STEPS], &mark))) {
 		check_steps(v, x, spec);
 		path_pop(v, mark);
 	}
 	/* the default checks are the ones that apply */
 	spec->bootstrap.smoke = GC_SMOKE_DRIVER | (v->cuda_none ? 0 : GC_SMOKE_CUDA) |
 		(spec->bootstrap.container == GC_CONTAINER_DOCKER ? GC_SMOKE_CONTAINER : 0);
-	if ((x = optional(&s[BOOT_SMOKE]))) {
-		mark = path_key(v, "smoke");
+	if ((x = present(v, &s[BOOT_SMOKE], &mark))) {
 		check_smoke(v, x, spec, cuda_known, container_known);
 		path_pop(v, mark);
 	}
 }
 
-enum lifecycle_key { LIFE_TTL, LIFE_MAX_HOURLY_COST, LIFE_KEYS };
-static const char *const lifecycle_keys[LIFE_KEYS] = {
-	[LIFE_TTL] = "ttl",
-	[LIFE_MAX_HOURLY_COST] = "max_hourly_cost",
-};
+#define LIFECYCLE_KEY_LIST(X) \
+	X(LIFE_TTL, "ttl")    \
+	X(LIFE_MAX_HOURLY_COST, "max_hourly_cost")
+KEY_TABLE(lifecycle_keys, LIFECYCLE_KEY_LIST, LIFE_KEYS);
 
 static void check_lifecycle(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
@@ -1515,13 +1493,11 @@ static void check_lifecycle(struct val *v, const struct spec_node *n, struct gc_
 
 	if (scan_map(v, n, lifecycle_keys, LIFE_KEYS, s) < 0)
 		return;
-	if ((x = optional(&s[LIFE_TTL]))) {
-		mark = path_key(v, "ttl");
+	if ((x = present(v, &s[LIFE_TTL], &mark))) {
 		get_duration(v, x, 10 * 60, 30 * 86400, "10m", "30d", &spec->lifecycle.ttl_s);
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[LIFE_MAX_HOURLY_COST]))) {
-		mark = path_key(v, "max_hourly_cost");
+	if ((x = present(v, &s[LIFE_MAX_HOURLY_COST], &mark))) {
 		spec->lifecycle.max_hourly_cost_pos.line = x->line;
 		spec->lifecycle.max_hourly_cost_pos.col = x->col;
 		get_price(v, x, MAX_HOURLY_COST, "1000000", &spec->lifecycle.max_hourly_cost);
@@ -1613,25 +1589,15 @@ static void check_tags(struct val *v, const struct spec_node *n, struct gc_spec 
 	free(first);
 }
 
-enum root_key {
-	ROOT_NAME,
-	ROOT_PROVIDER,
-	ROOT_SSH,
-	ROOT_NODE_GROUPS,
-	ROOT_BOOTSTRAP,
-	ROOT_LIFECYCLE,
-	ROOT_TAGS,
-	ROOT_KEYS
-};
-static const char *const root_keys[ROOT_KEYS] = {
-	[ROOT_NAME] = "name",
-	[ROOT_PROVIDER] = "provider",
-	[ROOT_SSH] = "ssh",
-	[ROOT_NODE_GROUPS] = "node_groups",
-	[ROOT_BOOTSTRAP] = "bootstrap",
-	[ROOT_LIFECYCLE] = "lifecycle",
-	[ROOT_TAGS] = "tags",
-};
+#define ROOT_KEY_LIST(X)                   \
+	X(ROOT_NAME, "name")               \
+	X(ROOT_PROVIDER, "provider")       \
+	X(ROOT_SSH, "ssh")                 \
+	X(ROOT_NODE_GROUPS, "node_groups") \
+	X(ROOT_BOOTSTRAP, "bootstrap")     \
+	X(ROOT_LIFECYCLE, "lifecycle")     \
+	X(ROOT_TAGS, "tags")
+KEY_TABLE(root_keys, ROOT_KEY_LIST, ROOT_KEYS);
 
 static void check_root(struct val *v, const struct spec_node *root, struct gc_spec *spec)
 {
@@ -1643,37 +1609,31 @@ static void check_root(struct val *v, const struct spec_node *root, struct gc_sp
 		check_bootstrap(v, NULL, spec);
 		return;
 	}
-	if ((x = required(v, root, &s[ROOT_NAME], "name"))) {
-		mark = path_key(v, "name");
+	if ((x = required(v, root, &s[ROOT_NAME], &mark))) {
 		spec->name = get_name(v, x, GC_SPEC_CLUSTER_NAME_MAX);
 		path_pop(v, mark);
 	}
 	/* before the groups: their images are checked against the cloud */
-	if ((x = required(v, root, &s[ROOT_PROVIDER], "provider"))) {
-		mark = path_key(v, "provider");
+	if ((x = required(v, root, &s[ROOT_PROVIDER], &mark))) {
 		check_provider(v, x, spec);
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[ROOT_SSH]))) {
-		mark = path_key(v, "ssh");
+	if ((x = present(v, &s[ROOT_SSH], &mark))) {
 		check_ssh(v, x, spec);
 		path_pop(v, mark);
 	}
-	if ((x = required(v, root, &s[ROOT_NODE_GROUPS], "node_groups"))) {
-		mark = path_key(v, "node_groups");
+	if ((x = required(v, root, &s[ROOT_NODE_GROUPS], &mark))) {
 		check_groups(v, x, spec);
 		path_pop(v, mark);
 	}
 	mark = path_key(v, "bootstrap");
 	check_bootstrap(v, optional(&s[ROOT_BOOTSTRAP]), spec);
 	path_pop(v, mark);
-	if ((x = optional(&s[ROOT_LIFECYCLE]))) {
-		mark = path_key(v, "lifecycle");
+	if ((x = present(v, &s[ROOT_LIFECYCLE], &mark))) {
 		check_lifecycle(v, x, spec);
 		path_pop(v, mark);
 	}
-	if ((x = optional(&s[ROOT_TAGS]))) {
-		mark = path_key(v, "tags");
+	if ((x = present(v, &s[ROOT_TAGS], &mark))) {
 		check_tags(v, x, spec);
 		path_pop(v, mark);
 	}

@@ -24,23 +24,18 @@
 
 #define READ_CHUNK 16384
 
+const char *const gc_market_names[GC_MARKET_SPOT_THEN_ON_DEMAND + 1] = { "on-demand", "spot",
+									 "spot-then-on-demand" };
+const char *const gc_placement_names[GC_PLACEMENT_SAME_ZONE + 1] = { "any", "same-zone" };
+
 const char *gc_market_name(enum gc_market m)
 {
-	switch (m) {
-	case GC_MARKET_ON_DEMAND: return "on-demand";
-	case GC_MARKET_SPOT: return "spot";
-	case GC_MARKET_SPOT_THEN_ON_DEMAND: return "spot-then-on-demand";
-	}
-	return "unknown";
+	return m <= GC_MARKET_SPOT_THEN_ON_DEMAND ? gc_market_names[m] : "unknown";
 }
 
 const char *gc_placement_name(enum gc_placement p)
 {
-	switch (p) {
-	case GC_PLACEMENT_ANY: return "any";
-	case GC_PLACEMENT_SAME_ZONE: return "same-zone";
-	}
-	return "unknown";
+	return p <= GC_PLACEMENT_SAME_ZONE ? gc_placement_names[p] : "unknown";
 }
 
 unsigned gc_spec_node_count(const struct gc_spec *spec)

@@ -178,7 +178,9 @@ int gc_spec_load_buffer(struct gc_spec **out, const char *name, const char *data
 			struct gc_error *err);
 void gc_spec_free(struct gc_spec *spec);
 
-/* Names of the enums, as written in the spec. */
+/* Names of the enums, as written in the spec; the tables are indexed by value. */
+extern const char *const gc_market_names[GC_MARKET_SPOT_THEN_ON_DEMAND + 1];
+extern const char *const gc_placement_names[GC_PLACEMENT_SAME_ZONE + 1];
 const char *gc_market_name(enum gc_market m);
 const char *gc_placement_name(enum gc_placement p);
 

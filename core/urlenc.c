@@ -12,7 +12,8 @@
 
 static const char hexdigits[] = "0123456789ABCDEF";
 
-bool gc_url_unreserved(unsigned char c)
+/* Whether c is in RFC 3986's unreserved set. */
+static bool url_unreserved(unsigned char c)
 {
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
 		c == '-' || c == '_' || c == '.' || c == '~';
@@ -29,7 +30,7 @@ static int encode(struct gc_buf *out, const char *s, size_t len, bool keep_slash
 
 		/* copy runs of raw bytes in one append: most parameter text is plain */
 		while (run < len &&
-		       (gc_url_unreserved((unsigned char)s[run]) || (keep_slash && s[run] == '/')))
+		       (url_unreserved((unsigned char)s[run]) || (keep_slash && s[run] == '/')))
 			run++;
 		if (run > i && gc_buf_add(out, s + i, run - i) < 0)
 			goto fail;
@@ -280,7 +281,7 @@ static int enc_next(struct enc_iter *it)
 	if (!c)
 		return -1;
 	it->s++;
-	if (gc_url_unreserved(c))
+	if (url_unreserved(c))
 		return c;
 	it->pend[0] = hexdigits[c >> 4];
 	it->pend[1] = hexdigits[c & 15];

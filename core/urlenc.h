@@ -1,22 +1,15 @@
 /*
  * urlenc.h: RFC 3986 percent-encoding, a name/value list, and what the clouds' request
- * signers (each in its providers/ folder) share: the plain request shape the drivers and the emulator fill in, header
- * canonicalisation, Authorization parsing and a constant-time compare. Nothing here
- * keeps state; every function is safe to call from any thread.
- *
- * Encoding: the unreserved set A-Z a-z 0-9 - _ . ~ stays as it is; every other byte
- * becomes %XX with upper-case hex, so a space is %20 (never '+'), '*' is %2A and UTF-8
- * text is encoded byte by byte. All three clouds canonicalise with exactly this rule.
- *
- * Decoding comes in two flavours because '+' means two things: in an
- * application/x-www-form-urlencoded body a '+' is a space, in RFC 3986 query text it is
- * a literal '+'. A '%' not followed by two hex digits is an error, never passed through.
+ * signers (each in its providers/ folder) share: the plain request shape the drivers and
+ * the emulator fill in, header canonicalisation, Authorization parsing and a constant-time
+ * compare. Nothing here keeps state; every function is safe to call from any thread. The
+ * encoding, decoding and sorting rules (and why) are in docs/internals/signing.md,
+ * "Quirks that bite".
  *
  * struct gc_params is an ordered list of owned name/value strings (query parameters,
- * form fields or HTTP headers). Order is kept as added; sorting is explicit and is
- * bytewise on the *encoded* name (then the encoded value), which is what the clouds
- * sign: "InstanceId.10" sorts before "InstanceId.2". Life cycle: gc_params_init (or
- * GC_PARAMS_INIT) -> gc_params_add / gc_params_parse -> gc_params_release.
+ * form fields or HTTP headers), kept in the order added; sorting is explicit. Life cycle:
+ * gc_params_init (or GC_PARAMS_INIT) -> gc_params_add / gc_params_parse ->
+ * gc_params_release.
  */
 #ifndef GC_URLENC_H
 #define GC_URLENC_H
@@ -27,9 +20,6 @@
 #include "core/buf.h"
 #include "core/hash.h"
 #include "core/error.h"
-
-/* Whether c is in RFC 3986's unreserved set. */
-bool gc_url_unreserved(unsigned char c);
 
 /* Appends the encoding of s[0..len) to out. Returns 0, or -1 at out's cap. */
 int gc_urlenc(struct gc_buf *out, const char *s, size_t len);
