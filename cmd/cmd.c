@@ -626,9 +626,11 @@ void gc_cmd_print_spec_errors(struct gc_output *out, const char *file, struct gc
 {
 	size_t n = d->nr;
 
-	if (n > 0) {
-		gc_out_diags(out, d);
-	} else {
+	gc_diags_sort(d);
+	for (size_t i = 0; i < n; i++)
+		gc_out_file_error(out, d->file, d->items[i].line, d->items[i].col,
+				  d->items[i].message);
+	if (n == 0) {
 		gc_out_file_error(out, file, 0, 0, err->message);
 		n = 1;
 	}
