@@ -1,11 +1,6 @@
 /*
- * cmd-smoke.c: `gpucluster smoke [FILE]`.
- *
- * Runs the smoke test alone on the running nodes (nvidia-smi, GPU count and model
- * against the instance type, ECC and Xid, the CUDA program's bandwidths and GEMM,
- * containers) and prints one row per node, or the whole reports with -o json. Figures
- * from the emulator's simulated GPUs are labelled "(simulated)". Exit 1 when any node
- * fails a check.
+ * cmd-smoke.c: `gpucluster smoke [FILE]` (docs/cli.md "smoke"): the smoke test alone on
+ * the running nodes, a row per node or the whole reports with -o json.
  */
 #include "cmd/boot.h"
 #include "cmd/cmd.h"

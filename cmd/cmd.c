@@ -1,14 +1,8 @@
 /*
- * cmd.c: the command table and the dispatcher.
- *
- * The table below is the one list of gpucluster's commands. gc_cmd_dispatch turns a
- * command line into one call of an entry's exec: it matches the command name (exact,
- * then unique prefix, else "did you mean"), parses options from the entry's table and
- * the global table (long, long=value, short, bundled short flags, "--"), checks the
- * argument count, answers --help and --version, sets up colour, logging (with GitHub
- * Actions mode, cmd/gha.h, when the environment says so) and the spec the entry asks
- * for, and maps the outcome to an exit code. Commands never parse argv
- * themselves, so every command behaves the same way and --help cannot go stale.
+ * cmd.c: the command table (the one list of gpucluster's commands) and the dispatcher,
+ * which turns a command line into one call of an entry's exec (cmd.h, docs/cli.md
+ * "Option syntax"). Commands never parse argv themselves, so every command behaves the
+ * same way and --help cannot go stale.
  */
 #include <signal.h>
 #include <stdbool.h>
