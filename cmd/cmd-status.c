@@ -1,10 +1,6 @@
 /*
- * cmd-status.c: `gpucluster status [FILE]`.
- *
- * Lists the cluster's nodes as the cloud reports them: group, id, type, zone, market,
- * state, addresses, age, hourly price and what each has cost so far. The cost so far is
- * the hourly price times the time since launch: an estimate (clouds bill per second
- * after a minimum, spot prices move), labelled as such in docs/cli.md.
+ * cmd-status.c: `gpucluster status [FILE]` (docs/cli.md "status"): the cluster's nodes as
+ * the cloud reports them, with an estimate of what each has cost so far.
  */
 #include <stdbool.h>
 #include <stdio.h>
