@@ -128,7 +128,6 @@ const struct gc_cmd_entry gc_cmd_apply = {
 		       "is bootstrapped (driver, CUDA, cuDNN, containers, the spec's steps) and\n"
 		       "smoke-tested; steps a node already finished are skipped.",
 	.opts = apply_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS | GC_CMD_MUTATES,
 	.exec = apply_exec,

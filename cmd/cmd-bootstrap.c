@@ -34,7 +34,6 @@ const struct gc_cmd_entry gc_cmd_bootstrap = {
 		       "the same inputs is skipped; a changed input reruns that step and every\n"
 		       "later one. Instances are neither created nor terminated.",
 	.opts = bootstrap_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,
 	.exec = bootstrap_exec,

@@ -136,7 +136,6 @@ const struct gc_cmd_entry gc_cmd_destroy = {
 		       "appear while waiting), and the key pair and security group go only\n"
 		       "when no instance of the cluster is left.",
 	.opts = destroy_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS | GC_CMD_MUTATES,
 	.exec = destroy_exec,

@@ -129,7 +129,6 @@ const struct gc_cmd_entry gc_cmd_exec = {
 		       "a header with the node and the exit status, its standard output, then its\n"
 		       "standard error. Exit 1 when it failed on any node.",
 	.opts = exec_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS | GC_CMD_REMOTE_CMD | GC_CMD_NEEDS_CMD,
 	.exec = exec_exec,

@@ -536,7 +536,6 @@ const struct gc_cmd_entry gc_cmd_gc = {
 		"for, and key pairs and security groups deleted once no instance of their\n"
 		"cluster is left. Untagged resources are never listed.",
 	.opts = gc_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_MUTATES,
 	.exec = gc_exec,

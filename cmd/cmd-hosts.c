@@ -183,7 +183,6 @@ const struct gc_cmd_entry gc_cmd_hosts = {
 		"group per node group) or json. Addresses are public where a node has one,\n"
 		"else private; MASTER_ADDR is the first node's private address.",
 	.opts = hosts_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,
 	.exec = hosts_exec,

@@ -84,7 +84,6 @@ const struct gc_cmd_entry gc_cmd_plan = {
 		       "create, terminate and replace, with the hourly cost now and after.\n"
 		       "Nothing is changed.",
 	.opts = plan_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,
 	.exec = plan_exec,

@@ -434,7 +434,6 @@ const struct gc_cmd_entry gc_cmd_run = {
 		"second Ctrl-C aborts. Exit 1 when the command failed on any node or the\n"
 		"teardown failed, 130 when interrupted.",
 	.opts = run_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS | GC_CMD_MUTATES | GC_CMD_REMOTE_CMD |
 		GC_CMD_NEEDS_CMD | GC_CMD_OWN_EXIT,

@@ -30,7 +30,6 @@ const struct gc_cmd_entry gc_cmd_smoke = {
 		       "the CUDA program's copy bandwidths and GEMM throughput, and containers\n"
 		       "that see every GPU. One row per node; exit 1 when any check fails.",
 	.opts = smoke_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,
 	.exec = smoke_exec,

@@ -142,7 +142,6 @@ const struct gc_cmd_entry gc_cmd_status = {
 		       "zone, market, state, addresses, age, hourly price and an estimate of\n"
 		       "what it has cost so far (hourly price times time since launch).",
 	.opts = status_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,
 	.exec = status_exec,
