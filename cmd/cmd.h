@@ -209,12 +209,8 @@ const char *const *gc_cmd_opt_list(const struct gc_cmd_ctx *ctx, const char *nam
 bool gc_cmd_interrupted(void);
 /* How many arrived (each one caught is counted). */
 unsigned gc_cmd_interrupts(void);
-/*
- * How many signals are caught before the next one gets the default action (ends the
- * process at once): 1 unless a command asks for more, for a second safe point to stop
- * at (run --down: the first stops the command, the second the teardown). For the rest of
- * the command's run.
- */
+/* Catches n signals (1 unless a command asks for more) before the next one ends the process,
+ * for a second safe point (run --down: the first stops the command, the second the teardown). */
 void gc_cmd_catch_interrupts(unsigned n);
 
 #endif
