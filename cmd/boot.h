@@ -1,12 +1,7 @@
 /*
- * boot.h: the bootstrapper as the commands use it.
- *
- * apply, scale, bootstrap, smoke and exec all run a session (bootstrap/session.h) with
- * different steps and report per node. boot.c holds the printing side of that once
- * (gc_cmd_boot_run, the reports, and apply's "bootstrap, then replace the unhealthy
- * ones"); progress.c is the one progress printer: the runner's events as a live display
- * on a terminal (one line per node, rewritten in place, with elapsed times) or plain
- * lines in a log, and the engine's.
+ * boot.h: the bootstrapper as the commands use it. apply, scale, bootstrap, smoke, exec and
+ * run all run a session (bootstrap/session.h); boot.c holds its printing side once, and
+ * progress.c is the one progress printer.
  *
  * Life cycle: gc_session_init -> gc_cmd_boot_run -> gc_cmd_boot_json or the text report ->
  * gc_session_release. A struct gc_cmd_progress lives on the stack of gc_cmd_boot_run for

@@ -1,9 +1,7 @@
 /*
- * cluster.h: what the commands that talk to a cloud share.
- *
- * plan, apply, scale, destroy and status all open the spec's cloud, run the engine,
- * show its progress, ask for confirmation, and report errors with the cloud's own code
- * and request id. That glue lives here once, so each cmd-*.c file is only its command.
+ * cluster.h: the glue the commands that talk to a cloud share (opening it, the engine and
+ * its progress, confirmation, errors with the cloud's code and request id), so each
+ * cmd-*.c file is only its command.
  */
 #ifndef GC_CMD_CLUSTER_H
 #define GC_CMD_CLUSTER_H
@@ -34,11 +32,8 @@ void gc_cmd_report_error(struct gc_cmd_ctx *ctx, const char *what, const struct 
 /* The exit code for a failed engine call: 130 when cancelled, else 1. */
 int gc_cmd_exit_for(const struct gc_error *err);
 
-/*
- * Asks "question [yes/no]" on the terminal unless --auto-approve was given. Only "yes"
- * proceeds. Without a terminal on stdin the answer cannot be given: that is an error
- * telling the user about --auto-approve, never a silent yes.
- */
+/* Asks question unless --auto-approve; only "yes" proceeds, and no terminal on stdin is an
+ * error, never a silent yes (docs/cli.md "apply"). */
 bool gc_cmd_confirm(struct gc_cmd_ctx *ctx, const char *question);
 
 /* Sets up an engine on ctx's spec and provider, and engine options whose progress goes

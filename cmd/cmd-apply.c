@@ -1,14 +1,8 @@
 /*
- * cmd-apply.c: `gpucluster apply [FILE]`.
- *
- * Makes the cloud match the spec: shows the plan, asks for confirmation (unless
- * --auto-approve), then creates, waits and terminates through the engine, and then
- * bootstraps every running node (boot.c; markers make nodes that are done skip in a
- * round trip per step), replacing the ones that fail the smoke test once with
- * --replace-unhealthy. Holding the cluster's local lock for the whole run keeps two
- * applies from interleaving. An interrupted or partly failed apply prints what it did;
- * running it again finishes the job, because the engine's client tokens make the same
- * launches land on the same instances. `scale` runs the same code with count overrides.
+ * cmd-apply.c: `gpucluster apply [FILE]` (docs/cli.md "apply"); `scale` runs the same code
+ * with count overrides. The cluster's local lock is held for the whole run so two applies
+ * cannot interleave; rerunning a failed apply finishes the job because the engine's
+ * client tokens make the same launches land on the same instances.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -134,7 +128,6 @@ const struct gc_cmd_entry gc_cmd_apply = {
 		       "is bootstrapped (driver, CUDA, cuDNN, containers, the spec's steps) and\n"
 		       "smoke-tested; steps a node already finished are skipped.",
 	.opts = apply_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS | GC_CMD_MUTATES,
 	.exec = apply_exec,

@@ -1,12 +1,6 @@
 /*
- * cmd-bootstrap.c: `gpucluster bootstrap [FILE] [--from STEP] [--node NODE]...`.
- *
- * Runs the bootstrap steps (the step table of core/steps.h, the spec's own steps, smoke)
- * on the cluster's running nodes, as apply does after creating them, without
- * touching any instance. Each step leaves a marker keyed by its script and inputs on the
- * node, so a node that finished skips in one round trip per step and a changed input
- * (say bootstrap.cuda) reruns that step and the ones after it; --from reruns from a step
- * whatever the markers say.
+ * cmd-bootstrap.c: `gpucluster bootstrap [FILE] [--from STEP] [--node NODE]...`
+ * (docs/cli.md "bootstrap"): apply's bootstrap (boot.c) without touching any instance.
  */
 #include "cmd/boot.h"
 #include "cmd/cmd.h"
@@ -40,7 +34,6 @@ const struct gc_cmd_entry gc_cmd_bootstrap = {
 		       "the same inputs is skipped; a changed input reruns that step and every\n"
 		       "later one. Instances are neither created nor terminated.",
 	.opts = bootstrap_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,
 	.exec = bootstrap_exec,

@@ -1,17 +1,7 @@
 /*
- * cmd-destroy.c: `gpucluster destroy [FILE]`.
- *
- * Terminates every instance carrying this cluster's tag, waits until the cloud reports
- * them terminated (a half torn-down cluster still bills), then deletes the key pairs and
- * security groups the cluster created. Nothing without our tags is touched, whatever its
- * name. The spec is only needed for the cluster's name, cloud and region: groups and
- * counts in it do not matter.
- *
- * With --selector KEY=VALUE (gpucluster:KEY=VALUE, repeatable) only the instances
- * carrying every selector go, and the key pair and security group only when nothing of
- * the cluster is left: the teardown job of a workflow (`--selector run-id=N`) then
- * removes what its run made, even when the start job was cancelled half-way and nothing
- * was recorded, and leaves another run's nodes alone.
+ * cmd-destroy.c: `gpucluster destroy [FILE]`, as docs/cli.md ("destroy") describes it:
+ * only what carries our tags goes, and the wait for the terminations is part of it (a
+ * half torn-down cluster still bills). The spec gives only the name, cloud and region.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -146,7 +136,6 @@ const struct gc_cmd_entry gc_cmd_destroy = {
 		       "appear while waiting), and the key pair and security group go only\n"
 		       "when no instance of the cluster is left.",
 	.opts = destroy_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS | GC_CMD_MUTATES,
 	.exec = destroy_exec,

@@ -1,11 +1,7 @@
 /*
- * cmd-exec.c: `gpucluster exec [FILE] -- CMD...`.
- *
- * Runs one command on every running node at once (through the runner: pinned host keys,
- * the cluster's key, bounded waits) and prints each node's output as one block headed
- * by the node, in the cluster's order, never interleaved. The words of CMD are joined
- * with spaces and run by bash on the node, as ssh does with its command. Exit 1 when
- * the command failed (or could not run) on any node.
+ * cmd-exec.c: `gpucluster exec [FILE] -- CMD...` (docs/cli.md "exec"): CMD on every
+ * running node at once through the runner, each node's output as one block, in the
+ * cluster's order, never interleaved.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,7 +129,6 @@ const struct gc_cmd_entry gc_cmd_exec = {
 		       "a header with the node and the exit status, its standard output, then its\n"
 		       "standard error. Exit 1 when it failed on any node.",
 	.opts = exec_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS | GC_CMD_REMOTE_CMD | GC_CMD_NEEDS_CMD,
 	.exec = exec_exec,

@@ -1,13 +1,8 @@
 /*
- * cmd-gc.c: `gpucluster gc`: find and remove what gpucluster left behind in a cloud.
- *
- * A forgotten cluster costs money every hour, and CI forgets: a cancelled job, a teardown
- * that never ran, a spec renamed between runs. gc needs no spec and no local state: in
- * each region it lists everything carrying the gpucluster:cluster tag (core/sweep.h),
- * decides what is expired, orphaned or selected, shows it, and only with --yes deletes it
- * (instances first, waited for until terminated, then key pairs and security groups).
- * Untagged resources are never even listed. The default is a dry run, so the command that
- * a nightly job runs to look is the same one, minus --yes, as the one that cleans up.
+ * cmd-gc.c: `gpucluster gc` (docs/cli.md "gc"): find and remove what gpucluster left
+ * behind, from the tags alone (core/sweep.h), with no spec or local state, since CI
+ * forgets clusters. A dry run unless --yes, so the nightly look and the clean-up are the
+ * same command.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -541,7 +536,6 @@ const struct gc_cmd_entry gc_cmd_gc = {
 		"for, and key pairs and security groups deleted once no instance of their\n"
 		"cluster is left. Untagged resources are never listed.",
 	.opts = gc_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_MUTATES,
 	.exec = gc_exec,

@@ -47,7 +47,6 @@ const struct gc_cmd_entry gc_cmd_help = {
 		       "`help --man` prints the manual page, docs/gpucluster.1 "
 		       "(`man ./docs/gpucluster.1`).",
 	.opts = help_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.exec = help_exec,
 };

@@ -1,13 +1,8 @@
 /*
- * cmd-hosts.c: `gpucluster hosts [FILE] [--format F] [--output-file PATH]`.
- *
- * Writes the cluster's running nodes in the form another tool reads: an Open MPI or
- * DeepSpeed hostfile, torchrun's variables per node, an ssh_config that carries exactly
- * the cluster's key and pinned host keys, an Ansible inventory, or JSON. The nodes and
- * their order are the bootstrapper's, so labels and ranks match `exec`, `ssh` and `run`;
- * the text itself comes from bootstrap/hosts.c, where it is unit-tested. Nothing in the
- * cloud changes, and nothing connects to the nodes: a node whose host key is not pinned
- * yet is only warned about (`ssh -F` would refuse it).
+ * cmd-hosts.c: `gpucluster hosts [FILE] [--format F] [--output-file PATH]` (docs/cli.md
+ * "hosts"). The nodes and their order are the bootstrapper's, so labels and ranks match
+ * `exec`, `ssh` and `run`; the text comes from bootstrap/hosts.c, where it is unit-tested.
+ * Nothing connects to the nodes: an unpinned host key is only warned about.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <stdio.h>
@@ -188,7 +183,6 @@ const struct gc_cmd_entry gc_cmd_hosts = {
 		"group per node group) or json. Addresses are public where a node has one,\n"
 		"else private; MASTER_ADDR is the first node's private address.",
 	.opts = hosts_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,
 	.exec = hosts_exec,

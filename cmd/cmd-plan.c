@@ -1,10 +1,6 @@
 /*
- * cmd-plan.c: `gpucluster plan [FILE]`.
- *
- * Reads the cluster's instances from the cloud (by its tags), diffs them against the spec
- * and shows what apply would do, with the hourly cost before and after. Nothing is
- * changed. With --detailed-exitcode the exit code says whether there is anything to do
- * (0 none, 2 changes, 1 error), as Terraform's does, so CI can branch on drift.
+ * cmd-plan.c: `gpucluster plan [FILE]` (docs/cli.md "plan"): what apply would do, changing
+ * nothing; --detailed-exitcode (2: changes) lets CI branch on drift, as Terraform's does.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -88,7 +84,6 @@ const struct gc_cmd_entry gc_cmd_plan = {
 		       "create, terminate and replace, with the hourly cost now and after.\n"
 		       "Nothing is changed.",
 	.opts = plan_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,
 	.exec = plan_exec,

@@ -1,24 +1,8 @@
 /*
- * cmd-run.c: `gpucluster run [FILE] [--down] [--no-apply] -- CMD...`.
- *
- * A training job's life cycle in one command: apply (as `apply -y`, bootstrap included),
- * then CMD on every node at once through the runner `exec` uses, with the node's rank in
- * its environment (hosts.h: MASTER_ADDR, MASTER_PORT, NNODES, NODE_RANK, NPROC_PER_NODE,
- * and GPUCLUSTER_NODE, its label), each output line streamed as it arrives behind the
- * node's label; then, with --down, destroy, whatever happened before.
- *
- * Signals (the dispatcher counts them, see gc_cmd_interrupts): the first SIGINT/SIGTERM
- * stops the command on the nodes (the runner cancels; without --down the command's
- * process group is also killed on each node, since an SSH channel closing does not end
- * it). With --down the teardown then runs under its own cancel check, which only a
- * second signal trips, so the interrupt that stopped the job cannot cut the teardown
- * short; a third ends the process at once. A Ctrl-C during a teardown that followed a
- * normal end only warns, for the same reason: a second one is needed to abort it.
- *
- * Exit: the command's (0, or 1 when it failed anywhere or could not run), 130 when
- * interrupted even if the teardown then succeeded, and 1 when the teardown failed,
- * whatever came before: a cluster left running is what the caller must hear about.
- * stdout carries only the nodes' output; everything gpucluster says goes to stderr.
+ * cmd-run.c: `gpucluster run [FILE] [--down] [--no-apply] -- CMD...`: apply, CMD on every
+ * node with its rank variables, then with --down destroy. docs/cli.md ("run") gives the
+ * signals and exit codes; the design rule is that the teardown listens only to the second
+ * signal (gc_cmd_interrupts), so the interrupt that stopped the job cannot cut it short.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -450,7 +434,6 @@ const struct gc_cmd_entry gc_cmd_run = {
 		"second Ctrl-C aborts. Exit 1 when the command failed on any node or the\n"
 		"teardown failed, 130 when interrupted.",
 	.opts = run_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS | GC_CMD_MUTATES | GC_CMD_REMOTE_CMD |
 		GC_CMD_NEEDS_CMD | GC_CMD_OWN_EXIT,

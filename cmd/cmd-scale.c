@@ -1,10 +1,7 @@
 /*
- * cmd-scale.c: `gpucluster scale GROUP=N... [-f FILE]`.
- *
- * Changes node counts without editing the spec: the CI step that grows a cluster before
- * training and shrinks it after. It is apply with count overrides, so it shows the same
- * plan, asks the same question and converges the same way; the spec's other fields still
- * hold (a changed instance type in the file is applied too, as apply would).
+ * cmd-scale.c: `gpucluster scale GROUP=N... [-f FILE]` (docs/cli.md "scale"): apply with
+ * count overrides, so the same plan, question and convergence; the spec's other fields
+ * still hold.
  */
 #include <stdlib.h>
 #include <string.h>

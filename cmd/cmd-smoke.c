@@ -1,11 +1,6 @@
 /*
- * cmd-smoke.c: `gpucluster smoke [FILE]`.
- *
- * Runs the smoke test alone on the running nodes (nvidia-smi, GPU count and model
- * against the instance type, ECC and Xid, the CUDA program's bandwidths and GEMM,
- * containers) and prints one row per node, or the whole reports with -o json. Figures
- * from the emulator's simulated GPUs are labelled "(simulated)". Exit 1 when any node
- * fails a check.
+ * cmd-smoke.c: `gpucluster smoke [FILE]` (docs/cli.md "smoke"): the smoke test alone on
+ * the running nodes, a row per node or the whole reports with -o json.
  */
 #include "cmd/boot.h"
 #include "cmd/cmd.h"
@@ -35,7 +30,6 @@ const struct gc_cmd_entry gc_cmd_smoke = {
 		       "the CUDA program's copy bandwidths and GEMM throughput, and containers\n"
 		       "that see every GPU. One row per node; exit 1 when any check fails.",
 	.opts = smoke_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,
 	.exec = smoke_exec,

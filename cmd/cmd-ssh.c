@@ -1,14 +1,8 @@
 /*
- * cmd-ssh.c: `gpucluster ssh [FILE] NODE [-- CMD...]`.
- *
- * Opens OpenSSH's ssh on one node with the cluster's key and its pinned host key
- * (core/state.h): -i <state>/id_ed25519, -o UserKnownHostsFile=<state>/known_hosts and
- * StrictHostKeyChecking=yes, so the login is checked exactly as the bootstrapper checks
- * it. A node not pinned yet is pinned first, from the cloud's console output (or, where
- * there is none, by trusting its key on first use through our own SSH client, which
- * records the instance id with the key), and waited for until it answers. Then this
- * process becomes ssh (exec), so the terminal, signals and the exit status are ssh's
- * own. Only cmd/ runs other programs.
+ * cmd-ssh.c: `gpucluster ssh [FILE] NODE [-- CMD...]` (docs/cli.md "ssh"): pins the node
+ * first if needed, then this process becomes OpenSSH's ssh (exec) with exactly the
+ * cluster's key and pinned host key, so the terminal, signals and exit status are ssh's.
+ * Only cmd/ runs other programs.
  */
 #include <errno.h>
 #include <stdio.h>

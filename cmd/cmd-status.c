@@ -1,10 +1,6 @@
 /*
- * cmd-status.c: `gpucluster status [FILE]`.
- *
- * Lists the cluster's nodes as the cloud reports them: group, id, type, zone, market,
- * state, addresses, age, hourly price and what each has cost so far. The cost so far is
- * the hourly price times the time since launch: an estimate (clouds bill per second
- * after a minimum, spot prices move), labelled as such in docs/cli.md.
+ * cmd-status.c: `gpucluster status [FILE]` (docs/cli.md "status"): the cluster's nodes as
+ * the cloud reports them, with an estimate of what each has cost so far.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -146,7 +142,6 @@ const struct gc_cmd_entry gc_cmd_status = {
 		       "zone, market, state, addresses, age, hourly price and an estimate of\n"
 		       "what it has cost so far (hourly price times time since launch).",
 	.opts = status_opts,
-	.min_args = 0,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,
 	.exec = status_exec,

@@ -371,7 +371,6 @@ const struct gc_cmd_entry gc_cmd_validate = {
 		"group's size, instance types, zones and market, the bootstrap stack, TTL,\n"
 		"cost limit and tags. ${VAR} references are expanded from the environment.\n"
 		"Nothing is sent to any cloud. Exits 0 when every file is valid, 1 otherwise.",
-	.min_args = 0,
 	.max_args = GC_CMD_ARGS_UNLIMITED,
 	.exec = validate_exec,
 };

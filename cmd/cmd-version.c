@@ -67,7 +67,6 @@ const struct gc_cmd_entry gc_cmd_version = {
 	.usage = "",
 	.description = "With -o json, prints {\"version\", \"libcurl\", \"openssl\", \"libyaml\",\n"
 		       "\"libssh2\", \"jansson\"} as one JSON object.",
-	.min_args = 0,
 	.max_args = 0,
 	.exec = version_exec,
 };

@@ -1,14 +1,8 @@
 /*
- * cmd.c: the command table and the dispatcher.
- *
- * The table below is the one list of gpucluster's commands. gc_cmd_dispatch turns a
- * command line into one call of an entry's exec: it matches the command name (exact,
- * then unique prefix, else "did you mean"), parses options from the entry's table and
- * the global table (long, long=value, short, bundled short flags, "--"), checks the
- * argument count, answers --help and --version, sets up colour, logging (with GitHub
- * Actions mode, cmd/gha.h, when the environment says so) and the spec the entry asks
- * for, and maps the outcome to an exit code. Commands never parse argv
- * themselves, so every command behaves the same way and --help cannot go stale.
+ * cmd.c: the command table (the one list of gpucluster's commands) and the dispatcher,
+ * which turns a command line into one call of an entry's exec (cmd.h, docs/cli.md
+ * "Option syntax"). Commands never parse argv themselves, so every command behaves the
+ * same way and --help cannot go stale.
  */
 #include <signal.h>
 #include <stdbool.h>
@@ -626,9 +620,11 @@ void gc_cmd_print_spec_errors(struct gc_output *out, const char *file, struct gc
 {
 	size_t n = d->nr;
 
-	if (n > 0) {
-		gc_out_diags(out, d);
-	} else {
+	gc_diags_sort(d);
+	for (size_t i = 0; i < n; i++)
+		gc_out_file_error(out, d->file, d->items[i].line, d->items[i].col,
+				  d->items[i].message);
+	if (n == 0) {
 		gc_out_file_error(out, file, 0, 0, err->message);
 		n = 1;
 	}

@@ -1,12 +1,7 @@
 /*
  * cmd.h: the command table, its option tables, and the context a command runs in.
- *
- * Every subcommand lives in its own cmd/cmd-NAME.c and exports one const struct
- * gc_cmd_entry. cmd/cmd.c lists them in one alphabetical table and owns everything a
- * command should not repeat: matching the command name, parsing options from the
- * entry's option table, checking the argument count, generating --help, loading the
- * spec, setting up logging and colour, and mapping the outcome to an exit code. An
- * exec function only does its job and returns an exit code (enum gc_exit).
+ * docs/cli.md ("For developers: adding a command") says what an entry declares and what
+ * the dispatcher does for it; an exec function only does its job and returns an exit code.
  *
  * Life cycle: gc_cmd_dispatch builds a struct gc_cmd_ctx on its stack, calls exec
  * once, and releases everything the context owns (option values, the spec, the log)
@@ -61,18 +56,14 @@ struct gc_opt {
 	bool repeat;		    /* STRING: every value given is kept (gc_cmd_opt_list) */
 };
 
-/* What a command needs the dispatcher to prepare before exec runs. */
-/* NEEDS_SPEC loads args[0] into ctx->spec when there are more arguments than min_args
- * (`ssh [FILE] NODE`), else cluster.yaml. */
+/* What a command needs the dispatcher to prepare before exec runs (docs/cli.md, step 4). */
 #define GC_CMD_NEEDS_SPEC  (1u << 0)
-#define GC_CMD_NEEDS_CREDS (1u << 1) /* open the spec's cloud into ctx->provider (implies SPEC) */
-#define GC_CMD_MUTATES	   (1u << 2) /* changes cloud resources: SIGINT is caught */
+#define GC_CMD_NEEDS_CREDS (1u << 1) /* implies SPEC */
+#define GC_CMD_MUTATES	   (1u << 2)
 #define GC_CMD_SPEC_OPT	   (1u << 3) /* the spec comes from --file, not args[0] */
-/* The words after "--" are a command line for the nodes (ctx->cmd), not arguments. */
-#define GC_CMD_REMOTE_CMD (1u << 4)
-#define GC_CMD_NEEDS_CMD  (1u << 5) /* REMOTE_CMD, and the command must not be empty */
-/* MUTATES, and exec's exit code stands after SIGINT/SIGTERM instead of becoming 130 (run:
- * a teardown that failed after an interrupt is 1, a Ctrl-C it only warned about is not). */
+#define GC_CMD_REMOTE_CMD  (1u << 4)
+#define GC_CMD_NEEDS_CMD   (1u << 5)
+/* MUTATES, and exec's exit code stands after a signal (run: a failed teardown is 1). */
 #define GC_CMD_OWN_EXIT (1u << 6)
 
 #define GC_CMD_ARGS_UNLIMITED (-1)
@@ -218,12 +209,8 @@ const char *const *gc_cmd_opt_list(const struct gc_cmd_ctx *ctx, const char *nam
 bool gc_cmd_interrupted(void);
 /* How many arrived (each one caught is counted). */
 unsigned gc_cmd_interrupts(void);
-/*
- * How many signals are caught before the next one gets the default action (ends the
- * process at once): 1 unless a command asks for more, for a second safe point to stop
- * at (run --down: the first stops the command, the second the teardown). For the rest of
- * the command's run.
- */
+/* Catches n signals (1 unless a command asks for more) before the next one ends the process,
+ * for a second safe point (run --down: the first stops the command, the second the teardown). */
 void gc_cmd_catch_interrupts(unsigned n);
 
 #endif

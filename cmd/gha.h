@@ -1,19 +1,9 @@
 /*
- * gha.h: GitHub Actions mode.
- *
- * When the environment (the dispatcher's table, so tests control it) has
- * GITHUB_ACTIONS=true, gpucluster speaks to the runner as well as to the person reading
- * the log:
- *   - every secret the log redactor knows (credentials, session tokens) is announced with
- *     `::add-mask::` as soon as it is known, before anything else is printed, so the
- *     runner hides it in every later line, ours or a child's;
- *   - spec errors become `::error file=F,line=L,col=C::MSG` annotations on the file;
- *   - the bootstrap log of each node is one `::group::` (progress.c);
- *   - apply and scale append their outputs (cluster, node-count, ips, hourly-cost) to
- *     $GITHUB_OUTPUT and a Markdown summary (the plan, the nodes, the smoke results, the
- *     cost) to $GITHUB_STEP_SUMMARY; destroy appends a summary too.
- * Workflow commands go to standard error, which the runner reads for commands as it
- * reads standard output, so `-o json` on standard output stays one clean document.
+ * gha.h: GitHub Actions mode (GITHUB_ACTIONS=true in the dispatcher's env), whose
+ * behaviour docs/ci.md ("GitHub Actions mode") describes: masks, annotations, per-node
+ * groups (progress.c), $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY. Workflow commands go to
+ * standard error, which the runner reads for commands too, so `-o json` on standard
+ * output stays one clean document.
  *
  * The gc_gha_format_* functions only fill buffers (the tests check their exact text);
  * the rest writes. Life cycle: the dispatcher sets up one struct gc_gha per command line

@@ -10,7 +10,6 @@
 #include <jansson.h>
 
 #include "cmd/output.h"
-#include "core/diag.h"
 #include "core/log.h"
 #include "core/provider.h"
 
@@ -154,14 +153,6 @@ void gc_out_file_error(struct gc_output *o, const char *file, unsigned line, uns
 		gc_out_style(o, e, GC_STYLE_RED), gc_out_style(o, e, GC_STYLE_RESET));
 	put_clean(e, message, false);
 	fputc('\n', e);
-}
-
-void gc_out_diags(struct gc_output *o, struct gc_diags *d)
-{
-	gc_diags_sort(d);
-	for (size_t i = 0; i < d->nr; i++)
-		gc_out_file_error(o, d->file, d->items[i].line, d->items[i].col,
-				  d->items[i].message);
 }
 
 int gc_out_json(struct gc_output *o, const json_t *doc)

@@ -90,8 +90,6 @@ void gc_out_hint(struct gc_output *o, const char *fmt, ...) __attribute__((forma
  */
 void gc_out_file_error(struct gc_output *o, const char *file, unsigned line, unsigned col,
 		       const char *message);
-/* Every diagnostic of a list, sorted by position (sorts d in place). */
-void gc_out_diags(struct gc_output *o, struct gc_diags *d);
 
 /* Writes one JSON document, indented, with a final newline, to out. Returns 0 or -1. */
 int gc_out_json(struct gc_output *o, const json_t *doc);

@@ -1,23 +1,13 @@
 /*
- * progress.c: the one progress printer: the bootstrapper's and the engine's live progress
- * on stderr (see boot.h and cluster.h), and ssh's wait for a node.
+ * progress.c: the one progress printer: the bootstrapper's and the engine's progress on
+ * stderr (stdout stays the command's result), and ssh's wait for a node. What it looks
+ * like is in docs/cli.md ("bootstrap", Output) and docs/ci.md (groups).
  *
- * Progress goes to stderr so that stdout stays the command's result (a plan, a JSON
- * document). The engine's wait for instances is one line rewritten in place on a
- * terminal; in CI logs, where \r makes a mess, each change is its own line and an
- * unchanged count is repeated at most every 30 seconds.
- *
- * On a terminal, every node has one line, rewritten in place: which step it is on, out of
- * how many, and for how long; a last line counts the nodes done. Past MAX_LIVE_NODES only
- * that last line is shown, so a large cluster does not scroll the screen away. The
- * runner calls back only on transitions, so the elapsed times are brought up to date
- * from its cancel poll, which it makes at least every 100 ms.
- *
- * In a log (not a terminal, or with -v, whose log lines would tear a live display) each
- * event is its own line, and a node still waiting for SSH is mentioned again at most every
- * 30 seconds, so a CI log shows what happened without a line per poll. In GitHub Actions
- * (cmd/gha.h) a node's lines are held back and printed together when the node is done, as
- * one collapsible ::group::, so nodes working in parallel do not interleave.
+ * Live lines only on a terminal without -v (log lines would tear them), and at most
+ * MAX_LIVE_NODES node lines so a large cluster does not scroll the screen away. The
+ * runner calls back only on transitions, so elapsed times are brought up to date from
+ * its cancel poll (at least every 100 ms). In a log, an unchanged wait is repeated at
+ * most every WAIT_REPEAT_MS, so a CI log has no line per poll.
  */
 #include <stdarg.h>
 #include <stdio.h>
