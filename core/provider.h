@@ -1,32 +1,11 @@
 /*
- * provider.h: the interface between the engine and a cloud.
- *
- * Each cloud lives in its own folder under providers/ and exports one const struct
- * gc_provider_ops; providers/registry.c lists them. The engine (plan, executor, commands)
- * never calls a cloud directly: it opens a struct gc_provider through gc_provider_open and
- * calls the gc_provider_* wrappers below, which are the only code that goes through
- * `ops->`. A wrapper answers GC_EUNSUPPORTED for an operation a cloud leaves NULL, and
- * gc_provider_check_caps lets plan refuse a spec that needs a missing capability before
- * any money is spent.
- *
- * The shapes here are what the executor needs, in cloud-neutral terms:
- *   - instances are plain structs with owned strings; the ownership tags (GC_TAG_*) are
- *     parsed into fields by the driver so the engine never looks tags up by name;
- *   - create launches up to `count` instances of one type in one zone and market, with
- *     one client token, tagged at creation (never create-then-tag);
- *   - terminate takes at most ops->max_terminate_batch ids;
- *   - every call fills a caller-owned struct gc_error whose code is the shared taxonomy
- *     (throttled, capacity, quota, auth, invalid, not-found, idempotency, transient).
- *
- * Drivers retry throttling, 5xx and dropped connections themselves with the retry policy
- * (core/retry.h) and keep under the cloud's documented rate limits with token buckets
- * (core/ratelimit.h), all through core/driver.h's one pipeline; an error that reaches the
- * engine has already been retried. A resource the cloud calls busy for a while (a
- * security group still in use) is waited out with gc_driver_wait_busy, the same for
- * every cloud.
+ * provider.h: the interface between the engine and a cloud. Each cloud exports one const
+ * struct gc_provider_ops (providers/registry.c lists them); the engine calls only the
+ * gc_provider_* wrappers, the only code that goes through `ops->`. What a driver promises
+ * (plain structs, tagged at creation, retried already, idempotent deletes, cancellable
+ * waits): docs/internals/providers.md, "The interface".
  *
  * Threads: a struct gc_provider is used by one thread at a time.
- *
  * Life cycle: gc_provider_open -> gc_provider_* calls -> gc_provider_close.
  */
 #ifndef GC_PROVIDER_H
