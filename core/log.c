@@ -590,20 +590,20 @@ char *gc_log_redact(struct gc_log *log, const char *text)
 
 /* ---- messages ---- */
 
-void gc_log_vmsg(struct gc_log *log, enum gc_log_level level, const char *fmt, va_list ap)
+void gc_log_msg(struct gc_log *log, enum gc_log_level level, const char *fmt, ...)
 {
 	char small[FORMAT_STACK], *text = small;
 	size_t len, size = sizeof(small);
 	struct gc_buf out;
 	bool truncated = false;
-	va_list cp;
+	va_list ap;
 	int n;
 
 	if (!log || !log->sink || level > log->level)
 		return;
-	va_copy(cp, ap);
-	n = vsnprintf(small, sizeof(small), fmt, cp);
-	va_end(cp);
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
 	if (n < 0) {
 		n = snprintf(small, sizeof(small), "(unformattable log message)");
 	} else if ((size_t)n >= sizeof(small)) {
@@ -611,7 +611,9 @@ void gc_log_vmsg(struct gc_log *log, enum gc_log_level level, const char *fmt, v
 		len = (size_t)n <= GC_LOG_LINE_MAX ? (size_t)n : GC_LOG_LINE_MAX + 1;
 		size = len + 1;
 		text = gc_xmalloc(size);
+		va_start(ap, fmt);
 		vsnprintf(text, size, fmt, ap);
+		va_end(ap);
 	}
 	len = (size_t)n;
 	if (len > GC_LOG_LINE_MAX) {
@@ -635,13 +637,4 @@ void gc_log_vmsg(struct gc_log *log, enum gc_log_level level, const char *fmt, v
 	if (text != small)
 		free(text);
 	gc_buf_release(&out);
-}
-
-void gc_log_msg(struct gc_log *log, enum gc_log_level level, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	gc_log_vmsg(log, level, fmt, ap);
-	va_end(ap);
 }
