@@ -1,26 +1,9 @@
 /*
  * log.c: levelled logging through the caller's sink, and the one redactor that every
- * line passes through on its way there (see log.h).
- *
- * A message is formatted (cut at GC_LOG_LINE_MAX), redacted, and handed to the sink
- * under the log's mutex, so sinks need no locking of their own and lines never
- * interleave. Redaction never edits text in place: each rule marks byte ranges of the
- * original text in a mask, and the output replaces every maximal marked run with "***".
- * Rules therefore cannot hide matches from each other, overlapping matches merge, and the
- * cost is one pass per rule over the text (O(n * rules)); no regex engine is involved.
- *
- * The rules, each a function below:
- *   - registered secrets, raw or percent-encoded (any hex case, '+' for space), plus the
- *     parts of their base64 forms that depend only on the secret;
- *   - PEM private key blocks, from the BEGIN line to the END line (bodies cut short by
- *     truncation are masked to the end), and bare base64 of "openssh-key-v1";
- *   - named values: HTTP headers, query and form parameters, JSON fields, YAML and INI
- *     keys and XML elements whose name is in `names` or in a registered cloud's
- *     secret_names (case-insensitive);
- *   - access key ids of the shapes the clouds' facts give (key_id_prefixes, key_id_len),
- *     all but the prefix.
- * The rules err towards masking too much: a log that hides a harmless value costs a
- * little debugging, one that shows a key costs the account.
+ * line passes through on its way there (see log.h). What is masked, how the mask works
+ * and how to add a rule: docs/internals/logging.md. The rules err towards masking too
+ * much: a log that hides a harmless value costs a little debugging, one that shows a key
+ * costs the account.
  */
 #include <openssl/crypto.h>
 #include <stdbool.h>
