@@ -159,9 +159,9 @@ int gc_engine_keypair(struct gc_engine *e, struct gc_keypair *out, struct gc_err
 void gc_engine_keypair_name(char *out, size_t size, const struct gc_provider_ops *cloud,
 			    const char *cluster, const struct gc_keypair *kp);
 
-/* The deterministic client token of one batch (see above); out has room for 64 + 1.
- * context may be NULL (none); zone NULL stands for "any zone". max_len 0 or above 64
- * means 64. */
+/* The deterministic client token of one batch (executor.md, "Client tokens"); out has room
+ * for 64 + 1. context may be NULL (none); zone NULL stands for "any zone". max_len 0 or
+ * above 64 means 64. */
 void gc_engine_client_token(char out[65], size_t max_len, const char *cluster, const char *group,
 			    const char *spec_hash, const char *context, unsigned first_slot,
 			    unsigned count, const char *zone, const char *type, bool spot,
