@@ -167,13 +167,8 @@ void gc_engine_client_token(char out[65], size_t max_len, const char *cluster, c
 			    unsigned count, const char *zone, const char *type, bool spot,
 			    unsigned generation);
 
-/*
- * The local lock: one apply/scale/destroy per cluster at a time on this machine.
- * gc_lock_acquire creates <state_dir>/lock and holds an exclusive flock on it, writing
- * the holder's pid, command and start time; a second acquire fails at once with
- * GC_ELOCKED and a message naming the holder. The lock dies with the process, so a
- * killed apply never leaves a stale lock.
- */
+/* The local lock: one apply/scale/destroy per cluster at a time on this machine; a second
+ * acquire fails at once with GC_ELOCKED naming the holder (executor.md, "Lock"). */
 struct gc_lock {
 	int fd;
 	char *path;
