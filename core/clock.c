@@ -45,15 +45,11 @@ uint64_t gc_clock_now_ns(const struct gc_clock *clock)
 	return clock->now_ns(clock->ctx);
 }
 
-void gc_clock_sleep_ns(const struct gc_clock *clock, uint64_t ns)
+void gc_clock_sleep_ms(const struct gc_clock *clock, uint64_t ms)
 {
 	if (!clock)
 		clock = &gc_clock_monotonic;
-	if (ns)
-		clock->sleep_ns(clock->ctx, ns);
-}
-
-void gc_clock_sleep_ms(const struct gc_clock *clock, uint64_t ms)
-{
-	gc_clock_sleep_ns(clock, ms > UINT64_MAX / NS_PER_MS ? UINT64_MAX : ms * NS_PER_MS);
+	if (ms)
+		clock->sleep_ns(clock->ctx,
+				ms > UINT64_MAX / NS_PER_MS ? UINT64_MAX : ms * NS_PER_MS);
 }

@@ -26,7 +26,6 @@ extern const struct gc_clock gc_clock_monotonic;
 
 /* Helpers that accept NULL for the real clock. */
 uint64_t gc_clock_now_ns(const struct gc_clock *clock);
-void gc_clock_sleep_ns(const struct gc_clock *clock, uint64_t ns);
 void gc_clock_sleep_ms(const struct gc_clock *clock, uint64_t ms);
 
 #endif

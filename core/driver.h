@@ -47,8 +47,7 @@ struct gc_driver_code {
 #define GC_CODES(how, code, ...) { (how), (code), (const char *const[]){ __VA_ARGS__, NULL } }
 /* clang-format on */
 
-/* A cloud's error code and HTTP status classified: the first row of table that matches;
- * else 5xx transient, 429 throttled, any other code invalid, no code the status's own. */
+/* A cloud's error code and HTTP status classified (providers.md, "One request"). */
 enum gc_errcode gc_driver_classify(const struct gc_driver_code *table, const char *code,
 				   int status);
 
@@ -234,12 +233,9 @@ int gc_driver_discover(struct gc_provider *p, const struct gc_pager *hooks,
  */
 typedef int (*gc_busy_attempt_fn)(struct gc_provider *p, void *ctx, struct gc_error *err);
 
-/*
- * Makes attempts until one is done or fails, waiting out "busy" answers (a security
- * group still used by instances that are going). The waits have a policy of their own
- * (10 attempts, 2 s to 20 s) outside the retry quota, since the endpoint is fine; a
- * cancel ends them. When they run out, err keeps the cloud's code, with GC_ETRANSIENT.
- */
+/* Makes attempts until one is done or fails, waiting out "busy" answers with a policy of
+ * its own outside the retry quota (the endpoint is fine; providers.md has the figures); a
+ * cancel ends them. When they run out, err keeps the cloud's code, with GC_ETRANSIENT. */
 int gc_driver_wait_busy(struct gc_provider *p, gc_busy_attempt_fn attempt, void *ctx,
 			const char *waiting, struct gc_error *err);
 

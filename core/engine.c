@@ -46,16 +46,6 @@
 
 /* ---- small helpers -------------------------------------------------------------- */
 
-static const char *env_get(const struct gc_spec_env *env, const char *name)
-{
-	const char *v;
-
-	if (!env)
-		env = &gc_spec_env_process;
-	v = env->lookup(env->ctx, name);
-	return v && *v ? v : NULL;
-}
-
 static const char *market_word(bool spot)
 {
 	return spot ? "spot" : "on-demand";
@@ -141,12 +131,12 @@ static void run_tags(struct tagv *t, const struct gc_engine *e)
 		{ "GITHUB_RUN_ATTEMPT", GC_TAG_RUN_ATTEMPT },
 		{ "GITHUB_REPOSITORY", GC_TAG_REPOSITORY },
 	};
-	const char *on = env_get(e->env, "GITHUB_ACTIONS");
+	const char *on = gc_spec_env_get(e->env, "GITHUB_ACTIONS");
 
 	if (!on || strcmp(on, "true") != 0)
 		return;
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *v = env_get(e->env, vars[i].var);
+		const char *v = gc_spec_env_get(e->env, vars[i].var);
 
 		if (!v)
 			continue;
@@ -716,7 +706,7 @@ static int host_block(char **out, const char *text, const char *source, struct g
 
 static int checkip(struct run *r, char **out, struct gc_error *err)
 {
-	const char *url = env_get(r->e->env, "GPUCLUSTER_CHECKIP_URL");
+	const char *url = gc_spec_env_get(r->e->env, "GPUCLUSTER_CHECKIP_URL");
 	struct gc_http_request req = { 0 };
 	struct gc_http_response res;
 	struct gc_http *http;

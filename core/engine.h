@@ -1,31 +1,12 @@
 /*
- * engine.h: discover, apply and destroy a cluster through a provider.
+ * engine.h: discover, plan, apply and destroy a cluster through a provider. How apply
+ * never launches twice (deterministic client tokens, replayed by a re-run), the capacity
+ * fallback order, cancellation and the one teardown: docs/internals/executor.md.
  *
- * The engine owns the steps between a loaded spec and the cloud:
- *
- *   gc_engine_discover   tag-filtered discover of this cluster's instances
- *   gc_engine_plan       discover + prices + gc_plan_build
- *   gc_engine_apply      executes a plan: key pair and security group (created once,
- *                        tagged, found again by tag), creates in batches with
- *                        deterministic client tokens, falls back on capacity errors,
- *                        waits until running, then terminates surplus and replaced nodes
- *   gc_engine_destroy    the one teardown (core/teardown.h) of the cluster's instances
- *                        (with a selector, of those carrying its tags), then of our key
- *                        pairs and security groups (found by tag, never by name alone)
- *
- * Why it never launches twice: every batch of slots [s, s+n) sends a client token made
- * of the cluster, group, spec hash, the launch's fixed parameters, the slots, the
- * candidate and a generation, but not the tags, so a re-run (or a CI run's next attempt)
- * replays the first run's tokens. Capacity errors fall back over markets, then types,
- * then zones, in the spec's order; any other error stops the group. How, and why in that
- * order: docs/internals/executor.md.
- *
- * Cancellation: the engine polls opts->cancelled between calls and while waiting; when it
- * returns true the engine stops launching, still records what exists, and returns
- * GC_ECANCELLED. Nothing below cmd/ installs signal handlers.
- *
- * Local state lives in a per-cluster directory (gc_engine_state_dir): the SSH key pair
- * (id_ed25519, mode 0600) and the lock file. Losing it loses nothing in the cloud.
+ * Cancellation: the engine polls opts->cancelled between calls and while waiting; then it
+ * stops launching, still records what exists, and returns GC_ECANCELLED. Nothing below
+ * cmd/ installs signal handlers. Local state (gc_engine_state_dir: the SSH key, the lock
+ * file) can be lost without losing anything in the cloud.
  *
  * Life cycle: gc_engine_init -> gc_engine_plan / gc_engine_apply / gc_engine_destroy
  * (under gc_lock_acquire for the ones that change anything) -> gc_engine_release. The
@@ -178,21 +159,16 @@ int gc_engine_keypair(struct gc_engine *e, struct gc_keypair *out, struct gc_err
 void gc_engine_keypair_name(char *out, size_t size, const struct gc_provider_ops *cloud,
 			    const char *cluster, const struct gc_keypair *kp);
 
-/* The deterministic client token of one batch (see above); out has room for 64 + 1.
- * context may be NULL (none); zone NULL stands for "any zone". max_len 0 or above 64
- * means 64. */
+/* The deterministic client token of one batch (executor.md, "Client tokens"); out has room
+ * for 64 + 1. context may be NULL (none); zone NULL stands for "any zone". max_len 0 or
+ * above 64 means 64. */
 void gc_engine_client_token(char out[65], size_t max_len, const char *cluster, const char *group,
 			    const char *spec_hash, const char *context, unsigned first_slot,
 			    unsigned count, const char *zone, const char *type, bool spot,
 			    unsigned generation);
 
-/*
- * The local lock: one apply/scale/destroy per cluster at a time on this machine.
- * gc_lock_acquire creates <state_dir>/lock and holds an exclusive flock on it, writing
- * the holder's pid, command and start time; a second acquire fails at once with
- * GC_ELOCKED and a message naming the holder. The lock dies with the process, so a
- * killed apply never leaves a stale lock.
- */
+/* The local lock: one apply/scale/destroy per cluster at a time on this machine; a second
+ * acquire fails at once with GC_ELOCKED naming the holder (executor.md, "Lock"). */
 struct gc_lock {
 	int fd;
 	char *path;

@@ -1,37 +1,15 @@
 /*
- * http.h: the HTTP client, on libcurl's multi interface.
- *
- * Cloud drivers send many API requests at once (40 pages of DescribeInstances, batches of
- * RunInstances); the CLI sends single ones. Both go through one client object, which owns
- * a CURLM and with it the connection and DNS caches, so consecutive requests to the same
- * endpoint reuse their TLS connections.
- *
- * What it guarantees:
- *   - TLS peer and host verification are always on; there is no switch to turn them off.
- *   - Only http:// and https:// URLs; redirects are not followed (a signed API request
- *     that is redirected is a bug to surface, not to chase).
- *   - Every response body is capped (req.max_response, default GC_HTTP_DEFAULT_MAX): the
- *     transfer is aborted as soon as the cap is passed, nothing past it is buffered, and
- *     the request fails with GC_ETOOBIG. Compressed responses are capped after decoding.
- *   - Transport failures map onto error.h: connect failure, reset, empty reply ->
- *     GC_ETRANSIENT; timeouts -> GC_ETIMEOUT; over the cap -> GC_ETOOBIG; bad URL, method
- *     or header -> GC_EINVALID; anything else (TLS verification failure included) ->
- *     GC_EGENERIC. An HTTP error status (4xx, 5xx) is NOT a failure here: the exchange
- *     worked, and the driver reads the cloud's error from the body;
- *     gc_http_status_errcode() gives a fallback classification by status alone.
- *   - Proxies come from the environment, as libcurl reads it when no proxy is set in code:
- *     http_proxy (lowercase only, as libcurl ignores HTTP_PROXY), https_proxy or
- *     HTTPS_PROXY, all_proxy or ALL_PROXY, and no_proxy or NO_PROXY for exceptions.
- *   - Logging (trace level, when a log is given) shows method, URL without its query
- *     (signatures and session tokens travel there), header names and values except those
- *     of credential headers (see gc_http_header_is_sensitive), status, size and time.
- *     Bodies are never logged: they may carry user-data.
+ * http.h: the HTTP client, on libcurl's multi interface. One client owns a CURLM and with
+ * it the connection and DNS caches, so consecutive requests to an endpoint reuse their TLS
+ * connections. Its guarantees (TLS verification always on, no redirects, every body
+ * capped with GC_ETOOBIG, transport failures mapped onto error.h, proxies from the
+ * environment, no bodies or credential headers logged): docs/internals/http.md. An HTTP
+ * error status is NOT a failure here: the driver reads the cloud's error from the body.
  *
  * Life cycle and threads: gc_http_new -> gc_http_perform / gc_http_perform_many... ->
  * gc_http_free. A client is used by one thread at a time; separate clients may run in
- * separate threads (libcurl's global init is done once, under pthread_once).
- * A response is always initialised by the perform functions, success or not, and must be
- * released with gc_http_response_release.
+ * separate threads. A response is always initialised by the perform functions, success
+ * or not, and must be released with gc_http_response_release.
  */
 #ifndef GC_HTTP_H
 #define GC_HTTP_H

@@ -1,28 +1,8 @@
 /*
- * ini.h: a small INI reader, in the dialect of the cloud CLIs' profile files (the shared
- * config and credentials files whose format the SDKs specify, read by Python's
- * configparser in the CLIs), with nothing specific to one cloud in it.
- *
- * The dialect:
- *   - "[name]" starts a section; the name is trimmed and kept as written ("profile ci"),
- *     so the caller decides what a prefix means. A comment may follow the ']'.
- *   - "key = value": key and value trimmed; keys compare case-insensitively (as Python's
- *     configparser, behind the CLIs, lower-cases them). A '#' or ';' preceded by a
- *     space or tab starts an inline comment; one inside a word ("a#b") is kept.
- *   - A line starting with '#' or ';' (after any indentation) is a comment; blank lines
- *     are skipped.
- *   - An indented line continues the property above it: after "key =" with an empty
- *     value it is a nested "sub = value", stored as "key.sub" (the shape of the
- *     "[services NAME]" sections); after a non-empty value it is appended to that value
- *     with a newline.
- *   - A section repeated later in the file is merged into the first; a key repeated
- *     within a section: the last one wins.
- *   - Anything else (a property before any section, a line without '=', an unclosed
- *     '[', a NUL byte) is an error naming the file and line.
- * Files are capped at GC_INI_MAX_FILE bytes: they are user input, read on every run.
- *
- * Shared by the providers' credential chains (core/creds.h): more than one cloud's CLI
- * keeps its profiles in INI files.
+ * ini.h: a small INI reader, in the dialect of the cloud CLIs' profile files, with nothing
+ * specific to one cloud in it; the dialect is in docs/internals/credentials.md ("The
+ * files"). Files are capped at GC_INI_MAX_FILE bytes: they are user input, read on every
+ * run.
  *
  * Life cycle: gc_ini_init -> gc_ini_parse or gc_ini_load_file -> lookups ->
  * gc_ini_release. Lookups return pointers into the struct, valid until it is released.

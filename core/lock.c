@@ -1,11 +1,7 @@
 /*
- * lock.c: one changing command per cluster at a time on this machine (see engine.h).
- *
- * flock(2) on <state_dir>/lock: the kernel drops the lock when the holder exits or is
- * killed, so there is no stale lock to clean up and no pid to check for liveness. The file
- * only carries "pid command start-time" so the second process can say who holds it. The
- * file is never unlinked: removing a flock file lets a third process lock a new inode
- * while a second still waits on the old one.
+ * lock.c: one changing command per cluster at a time on this machine (engine.h; how and
+ * why: docs/internals/executor.md, "Lock"). The file is never unlinked: removing a flock
+ * file lets a third process lock a new inode while a second still waits on the old one.
  */
 #include <errno.h>
 #include <fcntl.h>

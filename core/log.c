@@ -1,26 +1,9 @@
 /*
  * log.c: levelled logging through the caller's sink, and the one redactor that every
- * line passes through on its way there (see log.h).
- *
- * A message is formatted (cut at GC_LOG_LINE_MAX), redacted, and handed to the sink
- * under the log's mutex, so sinks need no locking of their own and lines never
- * interleave. Redaction never edits text in place: each rule marks byte ranges of the
- * original text in a mask, and the output replaces every maximal marked run with "***".
- * Rules therefore cannot hide matches from each other, overlapping matches merge, and the
- * cost is one pass per rule over the text (O(n * rules)); no regex engine is involved.
- *
- * The rules, each a function below:
- *   - registered secrets, raw or percent-encoded (any hex case, '+' for space), plus the
- *     parts of their base64 forms that depend only on the secret;
- *   - PEM private key blocks, from the BEGIN line to the END line (bodies cut short by
- *     truncation are masked to the end), and bare base64 of "openssh-key-v1";
- *   - named values: HTTP headers, query and form parameters, JSON fields, YAML and INI
- *     keys and XML elements whose name is in `names` or in a registered cloud's
- *     secret_names (case-insensitive);
- *   - access key ids of the shapes the clouds' facts give (key_id_prefixes, key_id_len),
- *     all but the prefix.
- * The rules err towards masking too much: a log that hides a harmless value costs a
- * little debugging, one that shows a key costs the account.
+ * line passes through on its way there (see log.h). What is masked, how the mask works
+ * and how to add a rule: docs/internals/logging.md. The rules err towards masking too
+ * much: a log that hides a harmless value costs a little debugging, one that shows a key
+ * costs the account.
  */
 #include <openssl/crypto.h>
 #include <stdbool.h>
@@ -590,20 +573,20 @@ char *gc_log_redact(struct gc_log *log, const char *text)
 
 /* ---- messages ---- */
 
-void gc_log_vmsg(struct gc_log *log, enum gc_log_level level, const char *fmt, va_list ap)
+void gc_log_msg(struct gc_log *log, enum gc_log_level level, const char *fmt, ...)
 {
 	char small[FORMAT_STACK], *text = small;
 	size_t len, size = sizeof(small);
 	struct gc_buf out;
 	bool truncated = false;
-	va_list cp;
+	va_list ap;
 	int n;
 
 	if (!log || !log->sink || level > log->level)
 		return;
-	va_copy(cp, ap);
-	n = vsnprintf(small, sizeof(small), fmt, cp);
-	va_end(cp);
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
 	if (n < 0) {
 		n = snprintf(small, sizeof(small), "(unformattable log message)");
 	} else if ((size_t)n >= sizeof(small)) {
@@ -611,7 +594,9 @@ void gc_log_vmsg(struct gc_log *log, enum gc_log_level level, const char *fmt, v
 		len = (size_t)n <= GC_LOG_LINE_MAX ? (size_t)n : GC_LOG_LINE_MAX + 1;
 		size = len + 1;
 		text = gc_xmalloc(size);
+		va_start(ap, fmt);
 		vsnprintf(text, size, fmt, ap);
+		va_end(ap);
 	}
 	len = (size_t)n;
 	if (len > GC_LOG_LINE_MAX) {
@@ -635,13 +620,4 @@ void gc_log_vmsg(struct gc_log *log, enum gc_log_level level, const char *fmt, v
 	if (text != small)
 		free(text);
 	gc_buf_release(&out);
-}
-
-void gc_log_msg(struct gc_log *log, enum gc_log_level level, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	gc_log_vmsg(log, level, fmt, ap);
-	va_end(ap);
 }

@@ -53,8 +53,6 @@ void gc_log_add_secret(struct gc_log *log, const char *secret);
 
 void gc_log_msg(struct gc_log *log, enum gc_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void gc_log_vmsg(struct gc_log *log, enum gc_log_level level, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
 
 #define gc_log_error(log, ...) gc_log_msg((log), GC_LOG_ERROR, __VA_ARGS__)
 #define gc_log_warn(log, ...)  gc_log_msg((log), GC_LOG_WARN, __VA_ARGS__)

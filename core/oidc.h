@@ -1,17 +1,8 @@
 /*
- * oidc.h: GitHub Actions' OpenID Connect tokens, for the clouds' STS exchanges.
- *
- * A workflow job with `permissions: id-token: write` gets two variables from the runner:
- * ACTIONS_ID_TOKEN_REQUEST_URL (the token service's URL, which already carries a query
- * string) and ACTIONS_ID_TOKEN_REQUEST_TOKEN (a bearer token for that service). A GET of
- * the URL with `&audience=AUD` and `Authorization: bearer TOKEN` answers {"value": JWT}:
- * a short-lived RS256 token whose iss is GitHub's issuer, whose sub names the repository
- * and ref, and whose aud is AUD. Each cloud's STS trusts that issuer once the account has
- * an identity provider for it, and exchanges the token for temporary keys of a role (an
- * AssumeRoleWithWebIdentity or AssumeRoleWithOIDC call). The audience the identity
- * provider trusts by default is one of the cloud's facts (gc_provider_facts.oidc_audience).
- * This module only fetches the token; the drivers exchange it (providers/CLOUD/creds.c)
- * and fetch a new one whenever their temporary keys need renewing.
+ * oidc.h: GitHub Actions' OpenID Connect tokens, for the clouds' STS exchanges. This module
+ * only fetches the token (the protocol: docs/internals/credentials.md, "GitHub Actions
+ * tokens"); the drivers exchange it (providers/CLOUD/creds.c) and fetch a new one whenever
+ * their temporary keys need renewing.
  *
  * Invariants: the variables are read through a struct gc_spec_env, never getenv; the
  * request token and every token fetched are registered with the log's redactor before

@@ -307,6 +307,10 @@ static int unsupported(const struct gc_provider *p, const char *what, struct gc_
 			    p->ops->name, what);
 }
 
+/* The plain wrapper: the cloud's op, or GC_EUNSUPPORTED naming what it lacks. */
+#define CALL_OP(p, op, what, err, ...) \
+	((p)->ops->op ? (p)->ops->op((p), __VA_ARGS__, (err)) : unsupported((p), (what), (err)))
+
 int gc_provider_open(struct gc_provider **out, const struct gc_provider_ops *ops,
 		     const struct gc_provider_config *cfg, struct gc_error *err)
 {
@@ -372,9 +376,7 @@ int gc_provider_check_caps(const struct gc_provider *p, unsigned caps, struct gc
 int gc_provider_discover(struct gc_provider *p, const struct gc_discover_query *q,
 			 struct gc_instance_list *out, struct gc_error *err)
 {
-	if (!p->ops->discover)
-		return unsupported(p, "discover", err);
-	return p->ops->discover(p, q, out, err);
+	return CALL_OP(p, discover, "discover", err, q, out);
 }
 
 int gc_provider_create(struct gc_provider *p, const struct gc_create_request *req,
@@ -415,24 +417,19 @@ int gc_provider_list_resources(struct gc_provider *p, enum gc_resource_kind kind
 			       const struct gc_tag_filter *tags, size_t n_tags,
 			       struct gc_resource_list *out, struct gc_error *err)
 {
-	if (!p->ops->list_resources)
-		return unsupported(p, "listing key pairs and security groups", err);
-	return p->ops->list_resources(p, kind, tags, n_tags, out, err);
+	return CALL_OP(p, list_resources, "listing key pairs and security groups", err, kind, tags,
+		       n_tags, out);
 }
 
 int gc_provider_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req,
 			       char **out_id, struct gc_error *err)
 {
-	if (!p->ops->import_keypair)
-		return unsupported(p, "key pair import", err);
-	return p->ops->import_keypair(p, req, out_id, err);
+	return CALL_OP(p, import_keypair, "key pair import", err, req, out_id);
 }
 
 int gc_provider_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err)
 {
-	if (!p->ops->delete_keypair)
-		return unsupported(p, "key pair deletion", err);
-	return p->ops->delete_keypair(p, id, err);
+	return CALL_OP(p, delete_keypair, "key pair deletion", err, id);
 }
 
 int gc_provider_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req,
@@ -448,25 +445,19 @@ int gc_provider_create_secgroup(struct gc_provider *p, const struct gc_secgroup_
 
 int gc_provider_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err)
 {
-	if (!p->ops->delete_secgroup)
-		return unsupported(p, "security group deletion", err);
-	return p->ops->delete_secgroup(p, id, err);
+	return CALL_OP(p, delete_secgroup, "security group deletion", err, id);
 }
 
 int gc_provider_resolve_image(struct gc_provider *p, const char *image, bool is_alias,
 			      char **out_id, struct gc_error *err)
 {
-	if (!p->ops->resolve_image)
-		return unsupported(p, "image lookup", err);
-	return p->ops->resolve_image(p, image, is_alias, out_id, err);
+	return CALL_OP(p, resolve_image, "image lookup", err, image, is_alias, out_id);
 }
 
 int gc_provider_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
 			      struct gc_error *err)
 {
-	if (!p->ops->instance_type)
-		return unsupported(p, "instance type lookup", err);
-	return p->ops->instance_type(p, type, out, err);
+	return CALL_OP(p, instance_type, "instance type lookup", err, type, out);
 }
 
 int gc_provider_price(struct gc_provider *p, const char *type, const char *zone, bool spot,
@@ -479,16 +470,12 @@ int gc_provider_price(struct gc_provider *p, const char *type, const char *zone,
 
 int gc_provider_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
 {
-	if (!p->ops->zones)
-		return unsupported(p, "zone listing", err);
-	return p->ops->zones(p, out, n_out, err);
+	return CALL_OP(p, zones, "zone listing", err, out, n_out);
 }
 
 int gc_provider_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
 {
-	if (!p->ops->regions)
-		return unsupported(p, "region listing", err);
-	return p->ops->regions(p, out, n_out, err);
+	return CALL_OP(p, regions, "region listing", err, out, n_out);
 }
 
 int gc_provider_console_output(struct gc_provider *p, const char *id, char **out,
@@ -501,7 +488,5 @@ int gc_provider_console_output(struct gc_provider *p, const char *id, char **out
 
 int gc_provider_caller_address(struct gc_provider *p, char **out, struct gc_error *err)
 {
-	if (!p->ops->caller_address)
-		return unsupported(p, "caller address lookup", err);
-	return p->ops->caller_address(p, out, err);
+	return CALL_OP(p, caller_address, "caller address lookup", err, out);
 }

@@ -1,32 +1,11 @@
 /*
- * provider.h: the interface between the engine and a cloud.
- *
- * Each cloud lives in its own folder under providers/ and exports one const struct
- * gc_provider_ops; providers/registry.c lists them. The engine (plan, executor, commands)
- * never calls a cloud directly: it opens a struct gc_provider through gc_provider_open and
- * calls the gc_provider_* wrappers below, which are the only code that goes through
- * `ops->`. A wrapper answers GC_EUNSUPPORTED for an operation a cloud leaves NULL, and
- * gc_provider_check_caps lets plan refuse a spec that needs a missing capability before
- * any money is spent.
- *
- * The shapes here are what the executor needs, in cloud-neutral terms:
- *   - instances are plain structs with owned strings; the ownership tags (GC_TAG_*) are
- *     parsed into fields by the driver so the engine never looks tags up by name;
- *   - create launches up to `count` instances of one type in one zone and market, with
- *     one client token, tagged at creation (never create-then-tag);
- *   - terminate takes at most ops->max_terminate_batch ids;
- *   - every call fills a caller-owned struct gc_error whose code is the shared taxonomy
- *     (throttled, capacity, quota, auth, invalid, not-found, idempotency, transient).
- *
- * Drivers retry throttling, 5xx and dropped connections themselves with the retry policy
- * (core/retry.h) and keep under the cloud's documented rate limits with token buckets
- * (core/ratelimit.h), all through core/driver.h's one pipeline; an error that reaches the
- * engine has already been retried. A resource the cloud calls busy for a while (a
- * security group still in use) is waited out with gc_driver_wait_busy, the same for
- * every cloud.
+ * provider.h: the interface between the engine and a cloud. Each cloud exports one const
+ * struct gc_provider_ops (providers/registry.c lists them); the engine calls only the
+ * gc_provider_* wrappers, the only code that goes through `ops->`. What a driver promises
+ * (plain structs, tagged at creation, retried already, idempotent deletes, cancellable
+ * waits): docs/internals/providers.md, "The interface".
  *
  * Threads: a struct gc_provider is used by one thread at a time.
- *
  * Life cycle: gc_provider_open -> gc_provider_* calls -> gc_provider_close.
  */
 #ifndef GC_PROVIDER_H
@@ -265,12 +244,9 @@ struct gc_keypair_naming {
 	unsigned cluster_max;
 };
 
-/*
- * What core and cmd/ know about a cloud, kept with its driver (providers/NAME/facts.c) so
- * that nothing outside providers/ names a cloud. Lists end with NULL. The shape checks see
- * a spec's string (len bytes of s) and judge only its form; whether the cloud has the
- * image or the role is for the cloud to say at apply time.
- */
+/* What core and cmd/ know about a cloud, kept with its driver (providers/NAME/facts.c) so
+ * that nothing outside providers/ names a cloud; each field's users: providers.md, "The
+ * facts". Lists end with NULL. The shape checks judge only the form of len bytes of s. */
 struct gc_provider_facts {
 	const char *title;    /* the cloud and its compute service, for help texts: "X Cloud VMs" */
 	const char *env_vars; /* its credential variables, for the manual: "X_*" */
@@ -296,11 +272,9 @@ struct gc_provider_facts {
 	const char *oidc_provider_hint;
 	struct gc_keypair_naming keypair;
 	bool name_tag; /* the cloud's console names resources by a "Name" tag */
-	/* For the log's redactor (core/log.c), which masks every cloud's secrets in every log
-	 * line: the names of the cloud's headers, parameters, fields and credential-file keys
-	 * whose values are secret (matched in any case, at any position, as "Password" is),
-	 * and the prefixes of its access key ids (key_id_len characters of [A-Z0-9] in all),
-	 * which are masked but for the prefix. */
+	/* For the log's redactor, in every log line whatever the cloud in use: names whose
+	 * values are secret (any case, any position), and the prefixes of access key ids
+	 * (key_id_len characters of [A-Z0-9] in all), masked but for the prefix. */
 	const char *const *secret_names;
 	const char *const *key_id_prefixes;
 	unsigned key_id_len;
@@ -389,12 +363,8 @@ struct gc_provider {
 /* Whether the caller asked to stop (gc_provider_config.cancelled). */
 bool gc_provider_cancelled(const struct gc_provider *p);
 
-/*
- * The registered clouds (providers/registry.c, in the providers library, which the spec
- * validator calls too: the two libraries link each other). gc_provider_by_name: NULL for
- * a name no driver has; gc_provider_at: the i-th cloud in the registry's order, NULL past
- * the last; gc_provider_names: every name in that order, then NULL (an option's choices).
- */
+/* The registered clouds (providers/registry.c; providers.md, "The registry"): by name
+ * (NULL: no such driver), the i-th (NULL past the last), every name then NULL. */
 const struct gc_provider_ops *gc_provider_by_name(const char *name);
 const struct gc_provider_ops *gc_provider_at(size_t i);
 extern const char *const gc_provider_names[];

@@ -1,13 +1,9 @@
 /*
  * ratelimit.h: a token bucket rate limiter, to stay under a cloud's API rate limits
- * instead of discovering them through throttling errors.
- *
- * A bucket holds up to `capacity` tokens and gains `refill_tokens` every
- * `refill_period_ms`, continuously (not in steps). It starts full, so a burst up to the
- * capacity goes out at once, as the clouds' own buckets allow. Drivers keep one bucket
- * per API action at the cloud's documented rate (a resource bucket of 1000 instances
- * refilling 2 per second, say, or 10 launches a second): the figures are in each
- * driver's page of docs/internals/.
+ * instead of discovering them through throttling errors. A bucket holds up to `capacity`
+ * tokens and gains `refill_tokens` every `refill_period_ms`, continuously (not in steps).
+ * It starts full, so a burst up to the capacity goes out at once, as the clouds' own
+ * buckets allow. Each driver's figures are in its page of docs/internals/.
  *
  * Invariants: tokens never exceed capacity; refill is exact (integer arithmetic in
  * token-nanoseconds, no drift however often it is asked); a request for more than the
@@ -15,7 +11,7 @@
  * reserve: a caller told to wait N ms asks again after waiting.
  *
  * Thread-safe: one bucket may be shared by many threads (internal mutex). The clock is
- * injectable (struct gc_clock from retry.h); NULL means CLOCK_MONOTONIC.
+ * injectable; NULL means CLOCK_MONOTONIC.
  *
  * Life cycle: gc_ratelimit_init -> gc_ratelimit_take / gc_ratelimit_acquire... ->
  * gc_ratelimit_release.

@@ -1,27 +1,12 @@
 /*
  * retry.h: the one retry policy: backoff with full jitter, a retry quota and a deadline.
- *
- * Modelled on the "standard" retry mode of the most used cloud SDKs as updated in 2026
- * (docs/internals/retry.md has the figures and their sources):
- *   - only GC_ETHROTTLED, GC_ETRANSIENT and GC_ETIMEOUT are retried;
- *   - the delay before retry i (0-based) is FULL jitter: uniform in
- *     [0, min(max_backoff, base * 2^i)], base 50 ms for transient errors and timeouts,
- *     1 s for throttling, max_backoff 20 s (the cap applies before the jitter);
- *   - a server hint (a retry-after header in ms, where the cloud sends one) raises the delay to at least the
- *     hint, still bounded by max_backoff;
- *   - at most max_attempts attempts in all (the first one included);
- *   - a retry quota, a token bucket shared by every request to one endpoint, pays for each
- *     retry (14 tokens, 5 for throttling) and is refilled by successes; an empty quota
- *     means the endpoint is down and we fail fast instead of piling on;
- *   - an overall deadline: a retry whose delay would end at or past it is not made.
+ * The rules and figures, and their sources: docs/internals/retry.md.
  *
  * Two ways to use it. Async code that cannot sleep calls gc_retry_decide() after each
  * failure and schedules the retry itself; synchronous code calls gc_retry_pause(), which
  * decides and sleeps. Both must call gc_retry_succeeded() after a success, so the quota
- * is refilled.
- *
- * Time and randomness are injectable (struct gc_clock, a rng function) so tests are
- * deterministic. NULL means the real ones: CLOCK_MONOTONIC + nanosleep, and OpenSSL's RNG.
+ * is refilled. Time and randomness are injectable (NULL: the real ones) so tests are
+ * deterministic.
  *
  * Life cycle: a struct gc_retry_policy is plain configuration (zero fields mean the
  * defaults below) and may be shared read-only. A struct gc_retry_quota is shared between

@@ -18,28 +18,18 @@
 #include "core/keygen.h"
 #include "core/state.h"
 
-static const char *env_get(const struct gc_spec_env *env, const char *name)
-{
-	const char *v;
-
-	if (!env)
-		env = &gc_spec_env_process;
-	v = env->lookup(env->ctx, name);
-	/* an empty variable counts as unset, as the XDG base directory spec says */
-	return v && *v ? v : NULL;
-}
-
 char *gc_engine_state_dir(const struct gc_spec *spec, const struct gc_spec_env *env,
 			  struct gc_error *err)
 {
 	const char *v;
 	char *base, *dir;
 
-	if ((v = env_get(env, "GPUCLUSTER_STATE_DIR")))
+	/* an empty variable counts as unset, as the XDG base directory spec says */
+	if ((v = gc_spec_env_get(env, "GPUCLUSTER_STATE_DIR")))
 		base = gc_xstrdup(v);
-	else if ((v = env_get(env, "XDG_STATE_HOME")) && v[0] == '/')
+	else if ((v = gc_spec_env_get(env, "XDG_STATE_HOME")) && v[0] == '/')
 		base = gc_xasprintf("%s/gpucluster", v);
-	else if ((v = env_get(env, "HOME")))
+	else if ((v = gc_spec_env_get(env, "HOME")))
 		base = gc_xasprintf("%s/.local/state/gpucluster", v);
 	else {
 		gc_error_set(err, GC_EINVALID,

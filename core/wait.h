@@ -2,13 +2,11 @@
  * wait.h: the one way to wait: a cancellable sleep and a poll-until-deadline loop.
  *
  * Every wait in the product (instances to run or to go, a security group still in use,
- * host keys to appear in the console, a bucket to refill) is one of these two shapes, and
- * each used to be written out by hand with its own slices and its own cancel check. Both
+ * host keys to appear in the console, a bucket to refill) is one of these two shapes. Both
  * sleep on a struct gc_clock (NULL: the real one), so tests wait on a fake clock without
  * waiting, and both notice a cancel (Ctrl-C, a CI cancellation) within GC_WAIT_SLICE_MS.
- *
- * Retries of a failed request are a different thing with a policy of their own
- * (core/retry.h); a wait here is for a state the cloud reaches in its own time.
+ * Retries of a failed request are not waits (core/retry.h): a wait here is for a state
+ * the cloud reaches in its own time.
  *
  * Stateless: nothing to set up or release. A struct gc_wait is plain configuration.
  */
