@@ -686,3 +686,19 @@ void gc_sign_result_release(struct gc_sign_result *r)
 	gc_buf_release(&r->authorization);
 	gc_params_release(&r->added_headers);
 }
+
+int gc_sign_result_give(struct gc_sign_result *debug, struct gc_sign_result *r, int ret)
+{
+	if (debug) {
+		gc_sign_result_release(debug);
+		*debug = *r;
+	} else {
+		gc_sign_result_release(r);
+	}
+	return ret;
+}
+
+bool gc_sign_present(const char *s)
+{
+	return s && *s;
+}
