@@ -254,6 +254,14 @@ bool gc_creds_role_name_ok(const char *s)
 		       "0123456789+=,.@_-") == strlen(s);
 }
 
+bool gc_creds_region_ok(const char *r)
+{
+	size_t n = r ? strlen(r) : 0;
+
+	return n > 0 && n <= 32 && r[0] != '-' && r[n - 1] != '-' &&
+		strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
+}
+
 /* --- GitHub Actions, the sources tried, profile loops, STS retries ------------------------ */
 
 int gc_creds_actions_token(char **token, const struct gc_creds_ctx *cx, const char *audience,

@@ -221,18 +221,6 @@ static int missing_profile(const struct shared *sh, const char *name, const char
 
 /* --- region and endpoints ------------------------------------------------------------- */
 
-static bool valid_region(const char *r)
-{
-	size_t n = strlen(r);
-
-	if (n == 0 || n > 32 || r[0] == '-' || r[n - 1] == '-')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((r[i] >= 'a' && r[i] <= 'z') || (r[i] >= '0' && r[i] <= '9') || r[i] == '-'))
-			return false;
-	return true;
-}
-
 struct service {
 	const char *id;	 /* as in "[services NAME]" blocks: "ec2" */
 	const char *env; /* AWS_ENDPOINT_URL_EC2 */
@@ -331,7 +319,7 @@ int aws_config_resolve(struct aws_config *out, const struct aws_creds_input *in,
 			     name, sh.config_name);
 		goto out;
 	}
-	if (!valid_region(region)) {
+	if (!gc_creds_region_ok(region)) {
 		gc_error_set(err, GC_EINVALID, "AWS region '%s' (from %s) is not a region name",
 			     region, from);
 		goto out;
