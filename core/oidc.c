@@ -69,10 +69,7 @@ void gc_spec_oidc_release(struct gc_spec_oidc *o)
 
 void gc_oidc_token_free(char *token)
 {
-	if (!token)
-		return;
-	gc_wipe(token, strlen(token));
-	free(token);
+	gc_wipe_free(token);
 }
 
 static bool b64url_run(const char *s, size_t n)

@@ -282,11 +282,7 @@ static int tccli_profile(struct tc_creds *out, struct chain *ch, char **why, str
 		     gc_xasprintf("tccli profile '%s'", ch->profile));
 	ret = 0;
 out:
-	if (text) {
-		for (char *p = text; *p; p++)
-			*p = '\0';
-		free(text);
-	}
+	gc_wipe_free(text);
 	json_decref(j);
 	free(path);
 	free(shown);
@@ -527,11 +523,7 @@ static int web_identity_token(struct tc_creds *out, struct chain *ch, const char
 	ret = gc_creds_retried(&ch->cx, "tencent: retrying sts AssumeRoleWithWebIdentity",
 			       sts_attempt, &call, err);
 out:
-	if (body) {
-		for (char *p = body; *p; p++) /* it holds the token */
-			*p = '\0';
-		free(body);
-	}
+	gc_wipe_free(body); /* it holds the token */
 	free(h_region);
 	free(url);
 	return ret;
