@@ -44,17 +44,6 @@
 
 /* --- small helpers ------------------------------------------------------------------- */
 
-void ali_creds_init(struct ali_creds *c)
-{
-	gc_creds_init(&c->base);
-}
-
-void ali_creds_release(struct ali_creds *c)
-{
-	if (c)
-		gc_creds_release(&c->base);
-}
-
 static const char *jstr(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);

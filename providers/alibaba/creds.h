@@ -58,8 +58,12 @@ struct ali_creds_input {
 	const struct gc_spec_oidc *oidc; /* the spec's provider.oidc, or NULL */
 };
 
-void ali_creds_init(struct ali_creds *c);
-void ali_creds_release(struct ali_creds *c);
+/* The shared view's life cycle; release takes NULL. */
+#define ali_creds_init(c) gc_creds_init(&(c)->base)
+static inline void ali_creds_release(struct ali_creds *c)
+{
+	gc_creds_release(c ? &c->base : NULL);
+}
 
 /* Resolves credentials through the chain above; out is written only on success. */
 int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in,

@@ -55,17 +55,6 @@ extern char **environ;
 
 /* --- small helpers -------------------------------------------------------------------- */
 
-void aws_creds_init(struct aws_creds *c)
-{
-	gc_creds_init(&c->base);
-}
-
-void aws_creds_release(struct aws_creds *c)
-{
-	if (c)
-		gc_creds_release(&c->base);
-}
-
 void aws_config_init(struct aws_config *c)
 {
 	memset(c, 0, sizeof(*c));

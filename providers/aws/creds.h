@@ -66,8 +66,12 @@ struct aws_creds_input {
 	const struct gc_spec_oidc *oidc; /* the spec's provider.oidc, or NULL */
 };
 
-void aws_creds_init(struct aws_creds *c);
-void aws_creds_release(struct aws_creds *c);
+/* The shared view's life cycle; release takes NULL. */
+#define aws_creds_init(c) gc_creds_init(&(c)->base)
+static inline void aws_creds_release(struct aws_creds *c)
+{
+	gc_creds_release(c ? &c->base : NULL);
+}
 void aws_config_init(struct aws_config *c);
 void aws_config_release(struct aws_config *c);
 

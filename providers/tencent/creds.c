@@ -52,17 +52,6 @@ static bool env_isset(const struct tc_creds_input *in, const char *name)
 	return e->lookup && e->lookup(e->ctx, name) != NULL;
 }
 
-void tc_creds_init(struct tc_creds *c)
-{
-	gc_creds_init(&c->base);
-}
-
-void tc_creds_release(struct tc_creds *c)
-{
-	if (c)
-		gc_creds_release(&c->base);
-}
-
 /* A value from the SDKs' INI file without one surrounding pair of double quotes (the
  * Python SDK's documented example writes secret_id="..."). */
 static char *unquote(const char *v)

@@ -54,8 +54,12 @@ struct tc_creds_input {
 	long metadata_timeout_ms;    /* 1000 */
 };
 
-void tc_creds_init(struct tc_creds *c);
-void tc_creds_release(struct tc_creds *c);
+/* The shared view's life cycle; release takes NULL. */
+#define tc_creds_init(c) gc_creds_init(&(c)->base)
+static inline void tc_creds_release(struct tc_creds *c)
+{
+	gc_creds_release(c ? &c->base : NULL);
+}
 
 /* Resolves credentials through the chain above; out is written only on success. */
 int tc_creds_resolve(struct tc_creds *out, const struct tc_creds_input *in, struct gc_error *err);
