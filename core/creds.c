@@ -1,9 +1,6 @@
 /*
- * creds.c: the pieces the providers' credential chains have in common (creds.h). Each
- * chain decides the order of its sources and words its own messages; this file holds
- * the mechanics under them: storing keys with their secrets registered and wiped, files
- * under HOME, the metadata services' requests, the GitHub Actions token, the list of
- * sources tried, profile loops and the retries of an STS call.
+ * creds.c: the mechanics under the providers' credential chains (creds.h; the pieces:
+ * docs/internals/credentials.md). Each chain decides its order and words its messages.
  */
 #include <stdarg.h>
 #include <stdlib.h>

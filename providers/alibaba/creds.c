@@ -4,8 +4,7 @@
  * ~/.aliyun/config.json, CI secrets and instance roles work unchanged; where the CLI
  * would open a browser or run a helper (OAuth, CloudSSO, External) we fail with a message
  * saying what to use instead, because nothing below cmd/ may talk to the terminal. The
- * plumbing (files under HOME, the metadata service's requests, the GitHub Actions token,
- * the list of sources tried, retries) is core/creds.h's; what is here is Alibaba's own.
+ * plumbing is core/creds.h's.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -3,9 +3,7 @@
  * docs/internals/credentials.md). The rules are the AWS CLI's, so that a user's existing
  * ~/.aws set-up, CI secrets and instance roles work unchanged; where the CLI would prompt
  * (MFA, SSO log-in) we fail with a message saying what to run instead, because nothing
- * below cmd/ may talk to the terminal. The plumbing (files under HOME, INI, the metadata
- * service's requests, the GitHub Actions token, the list of sources tried, retries) is
- * core/creds.h's; what is here is AWS's own.
+ * below cmd/ may talk to the terminal. The plumbing is core/creds.h's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -803,12 +801,8 @@ static void argv_push(struct argv *a, struct gc_buf *word)
 	a->v[a->n] = NULL;
 }
 
-/*
- * Splits a command line the way the AWS CLI does on POSIX (Python's shlex.split): blanks
- * separate words; '...' keeps everything literally; inside "..." a backslash escapes only
- * '"' and '\'; outside quotes a backslash escapes any character. Nothing is expanded:
- * no variables, globs or redirections, as no shell runs.
- */
+/* Splits a command line as the AWS CLI does on POSIX (Python's shlex.split; the rules:
+ * docs/internals/credentials.md, "credential_process"). */
 static int split_command(struct argv *out, const char *cmd, struct gc_error *err)
 {
 	struct gc_buf w = GC_BUF_INIT(GC_BUF_DEFAULT_MAX);
@@ -900,11 +894,8 @@ static uint64_t mono_ms(void)
 	return gc_clock_now_ns(NULL) / GC_NS_PER_MS;
 }
 
-/*
- * Runs argv with standard output into out (capped), standard input and error inherited
- * as the CLI does (a helper may prompt on the terminal), and a time limit after which
- * the process is killed. Returns 0 when it exited with status 0.
- */
+/* Runs argv under the caps of docs/internals/credentials.md, "credential_process";
+ * returns 0 when it exited with status 0. */
 static int run_process(struct gc_buf *out, const struct chain *ch, const struct argv *a,
 		       const char *what, struct gc_error *err)
 {

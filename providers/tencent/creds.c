@@ -3,9 +3,8 @@
  * rules are the Tencent Cloud SDKs' default chain and tccli's, so that a user's existing
  * set-up, CI secrets and instance roles work unchanged; where those tools would need a
  * log-in (tccli's OAuth and SSO profiles) we fail with a message saying what to do
- * instead, because nothing below cmd/ may talk to the terminal. The plumbing (files under
- * HOME, INI, the metadata service's requests, the GitHub Actions token, the list of
- * sources tried, retries) is core/creds.h's; what is here is Tencent Cloud's own.
+ * instead, because nothing below cmd/ may talk to the terminal. The plumbing is
+ * core/creds.h's.
  */
 #include <errno.h>
 #include <fcntl.h>
