@@ -173,17 +173,14 @@ int gc_metadata_request(const struct gc_metadata *m, const char *method, const c
 		hdrs[n++] = header;
 	if (m->token_header)
 		hdrs[n++] = m->token_header;
-	memset(&policy, 0, sizeof(policy));
-	policy.max_attempts = m->attempts;
-	policy.clock = m->cx->clock;
-	memset(&req, 0, sizeof(req));
-	req.method = method;
-	req.url = url;
-	req.headers = hdrs;
-	req.n_headers = n;
-	req.connect_timeout_ms = m->timeout_ms;
-	req.timeout_ms = m->timeout_ms;
-	req.max_response = METADATA_MAX;
+	policy = (struct gc_retry_policy){ .max_attempts = m->attempts, .clock = m->cx->clock };
+	req = (struct gc_http_request){ .method = method,
+					.url = url,
+					.headers = hdrs,
+					.n_headers = n,
+					.connect_timeout_ms = m->timeout_ms,
+					.timeout_ms = m->timeout_ms,
+					.max_response = METADATA_MAX };
 	ret = gc_http_perform_retried(m->cx->http, &req, res, &policy, err);
 	free(url);
 	return ret;
@@ -264,14 +261,12 @@ bool gc_creds_region_ok(const char *r)
 int gc_creds_actions_token(char **token, const struct gc_creds_ctx *cx, const char *audience,
 			   const char *dflt, const char *what, struct gc_error *err)
 {
-	struct gc_oidc_request req;
+	struct gc_oidc_request req = { .audience = audience && *audience ? audience : dflt,
+				       .env = cx->env,
+				       .http = cx->http,
+				       .log = cx->log,
+				       .clock = cx->clock };
 
-	memset(&req, 0, sizeof(req));
-	req.audience = audience && *audience ? audience : dflt;
-	req.env = cx->env;
-	req.http = cx->http;
-	req.log = cx->log;
-	req.clock = cx->clock;
 	if (gc_oidc_fetch(token, &req, err) != 0)
 		return gc_error_prefix(err, "cannot %s", what);
 	return 0;
@@ -365,11 +360,9 @@ int gc_creds_retried(const struct gc_creds_ctx *cx, const char *log_what,
 		     int (*attempt)(void *arg, bool *last, struct gc_error *err), void *arg,
 		     struct gc_error *err)
 {
-	struct gc_retry_policy policy;
+	struct gc_retry_policy policy = { .clock = cx->clock };
 	struct gc_retry r;
 
-	memset(&policy, 0, sizeof(policy));
-	policy.clock = cx->clock;
 	gc_retry_begin(&r, &policy);
 	for (;;) {
 		bool last = false;

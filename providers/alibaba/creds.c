@@ -164,26 +164,21 @@ static int sts_attempt(void *arg, bool *last, struct gc_error *err)
 	};
 	struct sts_call *c = arg;
 	struct ali_wire w = { NULL, NULL, 0 };
-	struct gc_http_request req;
+	struct gc_http_request req = { .method = "POST", .max_response = STS_MAX_RESPONSE };
 	struct gc_http_response res;
 	char *url = NULL;
 	int rc;
 
-	memset(&req, 0, sizeof(req));
-	req.method = "POST";
-	req.max_response = STS_MAX_RESPONSE;
 	if (c->signer) {
-		struct ali_wire_input wi;
+		struct ali_wire_input wi = { .base_url = c->base,
+					     .action = "AssumeRole",
+					     .version = ALI_STS_VERSION,
+					     .params = c->params,
+					     .access_key_id = c->signer->access_key_id,
+					     .access_key_secret = c->signer->access_key_secret,
+					     .security_token = c->signer->security_token,
+					     .now = (time_t)time(NULL) };
 
-		memset(&wi, 0, sizeof(wi));
-		wi.base_url = c->base;
-		wi.action = "AssumeRole";
-		wi.version = ALI_STS_VERSION;
-		wi.params = c->params;
-		wi.access_key_id = c->signer->access_key_id;
-		wi.access_key_secret = c->signer->access_key_secret;
-		wi.security_token = c->signer->security_token;
-		wi.now = (time_t)time(NULL);
 		if (ali_wire_build(&w, &wi, err) != 0) {
 			*last = true;
 			return gc_error_prefix(err, "cannot %s", c->a->what);
@@ -300,9 +295,7 @@ static int assume_oidc(struct ali_creds *out, struct chain *ch, const char *role
 	struct assume a;
 	int ret = -1;
 
-	memset(&a, 0, sizeof(a));
-	a.role_arn = role_arn;
-	a.what = what;
+	a = (struct assume){ .role_arn = role_arn, .what = what };
 	if (!ch->in->http) {
 		gc_error_set(err, GC_EINVALID, "cannot %s: no HTTP client was given", what);
 		goto out;

@@ -531,20 +531,18 @@ static int sts_attempt(struct chain *ch, const struct sts_call *call, const char
 
 		url_parts(url, &host, &path);
 		aws_sigv4_format_time((time_t)ch->cx.now, ts);
-		memset(&sreq, 0, sizeof(sreq));
-		sreq.method = "POST";
-		sreq.host = host;
-		sreq.path = path;
-		sreq.headers = &hdrs;
-		sreq.body = body->data;
-		sreq.body_len = body->len;
-		memset(&in, 0, sizeof(in));
-		in.access_key_id = call->signer->access_key_id;
-		in.secret_access_key = call->signer->secret_access_key;
-		in.session_token = call->signer->session_token;
-		in.timestamp = ts;
-		in.region = ch->cfg->region;
-		in.service = "sts";
+		sreq = (struct gc_sign_request){ .method = "POST",
+						 .host = host,
+						 .path = path,
+						 .headers = &hdrs,
+						 .body = body->data,
+						 .body_len = body->len };
+		in = (struct aws_sigv4_input){ .access_key_id = call->signer->access_key_id,
+					       .secret_access_key = call->signer->secret_access_key,
+					       .session_token = call->signer->session_token,
+					       .timestamp = ts,
+					       .region = ch->cfg->region,
+					       .service = "sts" };
 		if (aws_sigv4_sign(&sr, &sreq, &in, err) != 0) {
 			gc_error_prefix(err, "cannot %s", call->what);
 			goto out;
@@ -556,14 +554,13 @@ static int sts_attempt(struct chain *ch, const struct sts_call *call, const char
 	for (; n_lines < hdrs.n; n_lines++)
 		lines[n_lines] =
 			gc_xasprintf("%s: %s", hdrs.items[n_lines].name, hdrs.items[n_lines].value);
-	memset(&req, 0, sizeof(req));
-	req.method = "POST";
-	req.url = url;
-	req.headers = (const char *const *)lines;
-	req.n_headers = n_lines;
-	req.body = body->data;
-	req.body_len = body->len;
-	req.max_response = STS_MAX_RESPONSE;
+	req = (struct gc_http_request){ .method = "POST",
+					.url = url,
+					.headers = (const char *const *)lines,
+					.n_headers = n_lines,
+					.body = body->data,
+					.body_len = body->len,
+					.max_response = STS_MAX_RESPONSE };
 	if (gc_http_perform(ch->in->http, &req, res, err) != 0) {
 		gc_error_prefix(err, "cannot %s", call->what);
 		goto out;
@@ -685,10 +682,9 @@ static int web_identity_token(struct aws_creds *out, struct chain *ch, const cha
 
 	role_params(&p, ch, role_arn, session_name, duration);
 	gc_params_add(&p, "WebIdentityToken", token);
-	memset(&call, 0, sizeof(call));
-	call.action = "AssumeRoleWithWebIdentity";
-	call.params = &p;
-	call.what = what;
+	call = (struct sts_call){ .action = "AssumeRoleWithWebIdentity",
+				  .params = &p,
+				  .what = what };
 	ret = sts_credentials(out, ch, &call, source, err);
 	for (size_t i = 0; i < p.n; i++)
 		if (strcmp(p.items[i].name, "WebIdentityToken") == 0)
@@ -1311,11 +1307,9 @@ static int role_profile(struct aws_creds *out, struct chain *ch, const struct pr
 	role_params(&params, ch, role_arn, session, duration);
 	if (external_id)
 		gc_params_add(&params, "ExternalId", external_id);
-	memset(&call, 0, sizeof(call));
-	call.action = "AssumeRole";
-	call.params = &params;
-	call.signer = &src;
-	call.what = what;
+	call = (struct sts_call){
+		.action = "AssumeRole", .params = &params, .signer = &src, .what = what
+	};
 	ret = sts_credentials(out, ch, &call,
 			      gc_xasprintf("profile '%s' (role '%s')", p->name, role_arn), err);
 out:
@@ -1393,9 +1387,7 @@ int aws_creds_resolve(struct aws_creds *out, const struct aws_config *cfg,
 	char *why = NULL;
 	int rc = -1;
 
-	memset(&ch, 0, sizeof(ch));
-	ch.in = in;
-	ch.cfg = cfg;
+	ch = (struct chain){ .in = in, .cfg = cfg };
 	ch.cx = (struct gc_creds_ctx){ .env = in->env,
 				       .http = in->http,
 				       .log = in->log,

@@ -434,28 +434,25 @@ struct sts_call {
 static int sts_attempt(void *arg, bool *last, struct gc_error *err)
 {
 	struct sts_call *c = arg;
-	const char *headers[6];
-	struct gc_http_request req;
-	struct gc_http_response res;
 	char h_ts[48];
+	const char *headers[] = { "Authorization: SKIP",
+				  "Content-Type: application/json",
+				  "X-TC-Action: AssumeRoleWithWebIdentity",
+				  "X-TC-Version: " STS_VERSION,
+				  h_ts,
+				  c->h_region };
+	struct gc_http_request req = { .method = "POST",
+				       .url = c->url,
+				       .headers = headers,
+				       .n_headers = 6,
+				       .body = c->body,
+				       .body_len = strlen(c->body),
+				       .max_response = STS_MAX_RESPONSE };
+	struct gc_http_response res;
 	int rc;
 
 	(void)last;
 	snprintf(h_ts, sizeof(h_ts), "X-TC-Timestamp: %lld", (long long)time(NULL));
-	headers[0] = "Authorization: SKIP";
-	headers[1] = "Content-Type: application/json";
-	headers[2] = "X-TC-Action: AssumeRoleWithWebIdentity";
-	headers[3] = "X-TC-Version: " STS_VERSION;
-	headers[4] = h_ts;
-	headers[5] = c->h_region;
-	memset(&req, 0, sizeof(req));
-	req.method = "POST";
-	req.url = c->url;
-	req.headers = headers;
-	req.n_headers = 6;
-	req.body = c->body;
-	req.body_len = strlen(c->body);
-	req.max_response = STS_MAX_RESPONSE;
 	rc = gc_http_perform(c->ch->in->http, &req, &res, err);
 	if (rc != 0)
 		gc_error_prefix(err, "cannot %s at '%s'", c->what, c->url);
@@ -606,8 +603,7 @@ int tc_creds_resolve(struct tc_creds *out, const struct tc_creds_input *in, stru
 	char *why = NULL, *why2 = NULL;
 	int rc;
 
-	memset(&ch, 0, sizeof(ch));
-	ch.in = in;
+	ch = (struct chain){ .in = in };
 	ch.cx = (struct gc_creds_ctx){
 		.env = in->env, .http = in->http, .log = in->log, .clock = in->clock
 	};
