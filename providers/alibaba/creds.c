@@ -278,12 +278,9 @@ static int assume_role(struct ali_creds *out, struct chain *ch, const struct ali
 
 /* --- OIDC ------------------------------------------------------------------------------- */
 
-/*
- * STS AssumeRoleWithOIDC, anonymous as the Credentials SDKs send it: an RPC-style POST
- * with Action, Version, Format and Timestamp in the query and the token with the role in
- * a form body, no signature (the token is the proof). Retried on throttling and 5xx.
- * Takes source.
- */
+/* STS AssumeRoleWithOIDC as the Credentials SDKs send it (docs/internals/alibaba.md,
+ * "Credentials"): no signature, the token is the proof. Retried on throttling and 5xx.
+ * Takes source. */
 static int assume_oidc(struct ali_creds *out, struct chain *ch, const char *role_arn,
 		       const char *provider_arn, const char *token, const char *session_name,
 		       const char *what, char *source, struct gc_error *err)

@@ -213,11 +213,8 @@ struct service {
 	const char *env; /* AWS_ENDPOINT_URL_EC2 */
 };
 
-/*
- * The endpoint of one service: the spec's, the service's environment variable, the
- * global one, the profile's services block, the profile's endpoint_url; NULL when none
- * (the caller then uses the public endpoint).
- */
+/* The configured endpoint of one service, in the order of docs/internals/credentials.md
+ * ("Region and endpoints"); NULL when none (the caller then uses the public one). */
 static int configured_endpoint(char **out, const struct aws_creds_input *in,
 			       const struct shared *sh, const struct profile *p, bool have_profile,
 			       const struct service *svc, struct gc_error *err)

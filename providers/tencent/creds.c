@@ -462,11 +462,8 @@ static int sts_attempt(void *arg, bool *last, struct gc_error *err)
 	return rc;
 }
 
-/*
- * STS AssumeRoleWithWebIdentity, unsigned as the SDKs send it (Authorization: SKIP, the
- * token being the proof), in API 3.0's JSON form; retried on throttling and 5xx. The
- * region goes in X-TC-Region as the SDKs send it.
- */
+/* STS AssumeRoleWithWebIdentity as the SDKs send it (docs/internals/tencent.md,
+ * "Credentials"); retried on throttling and 5xx. */
 static int web_identity_token(struct tc_creds *out, struct chain *ch, const char *role_arn,
 			      const char *provider_id, const char *token, const char *session_name,
 			      const char *region, const char *what, const char *source,
