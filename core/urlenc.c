@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/alloc.h"
 #include "core/urlenc.h"
@@ -157,18 +158,10 @@ static int ascii_lower(int c)
 	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
 }
 
-static bool ascii_caseeq(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++)
-		if (ascii_lower((unsigned char)*a) != ascii_lower((unsigned char)*b))
-			return false;
-	return *a == *b;
-}
-
 const char *gc_params_get_ci(const struct gc_params *p, const char *name)
 {
 	for (size_t i = 0; i < p->n; i++)
-		if (ascii_caseeq(p->items[i].name, name))
+		if (strcasecmp(p->items[i].name, name) == 0) /* ASCII: no setlocale */
 			return p->items[i].value;
 	return NULL;
 }

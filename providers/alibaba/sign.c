@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/alloc.h"
 #include "providers/alibaba/sign.h"
@@ -190,35 +191,23 @@ static bool is_form(const struct gc_params *headers)
 
 	if (!ct)
 		return false;
-	while (*ct == ' ' || *ct == '\t')
-		ct++;
-	for (size_t i = 0; i < n; i++) {
-		char c = ct[i];
-
-		if (c >= 'A' && c <= 'Z')
-			c = (char)(c - 'A' + 'a');
-		if (c != form[i])
-			return false;
-	}
-	return ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ' || ct[n] == '\t';
+	ct += strspn(ct, " \t");
+	return strncasecmp(ct, form, n) == 0 &&
+		(ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ' || ct[n] == '\t');
 }
 
 int ali_rpc_collect_params(struct gc_params *out, const struct gc_sign_request *req,
 			   struct gc_error *err)
 {
 	struct gc_params got = GC_PARAMS_INIT;
+	int ret = gc_sign_request_query(&got, req, err);
 
-	if (gc_sign_request_query(&got, req, err) < 0)
-		goto fail;
-	if (req->body && req->body_len && is_form(req->headers) &&
-	    gc_params_parse(&got, req->body, req->body_len, GC_URLDEC_FORM, err) < 0)
-		goto fail;
-	gc_params_add_all(out, &got);
+	if (ret == 0 && req->body && req->body_len && is_form(req->headers))
+		ret = gc_params_parse(&got, req->body, req->body_len, GC_URLDEC_FORM, err);
+	if (ret == 0)
+		gc_params_add_all(out, &got);
 	gc_params_release(&got);
-	return 0;
-fail:
-	gc_params_release(&got);
-	return -1;
+	return ret;
 }
 
 int ali_rpc_hmac_key(struct gc_buf *out, const char *access_key_secret)
