@@ -544,16 +544,11 @@ int gc_sign_canonical_headers(struct gc_buf *canon, struct gc_buf *signed_list,
 		size_t n = semi ? (size_t)(semi - p) : strlen(p);
 		const struct gc_param *found = NULL;
 
-		for (size_t i = 0; i < headers->n && !found; i++) {
-			const char *name = headers->items[i].name;
-			size_t k = 0;
-
-			/* stored names are lower-case; the list may be in any case */
-			while (k < n && name[k] && ascii_lower((unsigned char)p[k]) == name[k])
-				k++;
-			if (k == n && !name[k])
+		/* the list may be in any case */
+		for (size_t i = 0; i < headers->n && !found; i++)
+			if (!strncasecmp(p, headers->items[i].name, n) &&
+			    !headers->items[i].name[n])
 				found = &headers->items[i];
-		}
 		if (!found) {
 			gc_buf_truncate(canon, canon_start);
 			gc_buf_truncate(signed_list, list_start);
