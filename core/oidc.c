@@ -112,9 +112,8 @@ static int read_answer(char **out, const struct gc_http_response *res, const cha
 	if (res->status == 401 || res->status == 403)
 		return gc_error_set(
 			err, GC_EAUTH,
-			"the GitHub Actions token service at '%s' refused the request "
-			"(HTTP %d): ACTIONS_ID_TOKEN_REQUEST_TOKEN is not valid for this "
-			"job, or %s",
+			"the GitHub Actions token service at '%s' refused the request (HTTP %d): "
+			"ACTIONS_ID_TOKEN_REQUEST_TOKEN is not valid for this job, or %s",
 			shown, res->status, OIDC_NEED_PERMISSION);
 	if (res->status != 200)
 		return gc_error_set(err, gc_http_status_errcode(res->status),

@@ -678,9 +678,8 @@ static int profile_role(struct ali_creds *out, struct chain *ch, json_t *p, cons
 
 	if (!arn)
 		return gc_error_set(err, GC_EINVALID,
-				    "profile '%s' (mode %s) in %s has no "
-				    "ram_role_arn",
-				    name, mode, ch->config_name);
+				    "profile '%s' (mode %s) in %s has no ram_role_arn", name, mode,
+				    ch->config_name);
 	memset(&a, 0, sizeof(a));
 	if (json_is_integer(secs) && json_integer_value(secs) != 0) {
 		a.duration = json_integer_value(secs);
@@ -892,9 +891,8 @@ int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in, s
 
 	/* 4. the instance's RAM role */
 	if (gc_spec_env_true(in->env, "ALIBABA_CLOUD_ECS_METADATA_DISABLED")) {
-		gc_creds_tried_add(&tried,
-				   "ECS RAM role (disabled by "
-				   "ALIBABA_CLOUD_ECS_METADATA_DISABLED)");
+		gc_creds_tried_add(
+			&tried, "ECS RAM role (disabled by ALIBABA_CLOUD_ECS_METADATA_DISABLED)");
 	} else {
 		rc = metadata_creds(&got, &ch,
 				    gc_spec_env_get(in->env, "ALIBABA_CLOUD_ECS_METADATA"), &why,

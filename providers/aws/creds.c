@@ -455,9 +455,8 @@ static int sts_parse_creds(struct aws_creds *out, struct chain *ch, const struct
 	}
 	if (!akid || !secret || !token || !exp || parse_time(exp, &expiration) != 0) {
 		gc_error_set(err, GC_EINVALID,
-			     "cannot %s: the STS answer at '%s' has no complete "
-			     "%s/Credentials (AccessKeyId, SecretAccessKey, SessionToken, "
-			     "Expiration)",
+			     "cannot %s: the STS answer at '%s' has no complete %s/Credentials "
+			     "(AccessKeyId, SecretAccessKey, SessionToken, Expiration)",
 			     call->what, ch->cfg->sts_endpoint, result);
 		goto out;
 	}
@@ -1030,9 +1029,7 @@ static int creds_from_json(struct aws_creds *out, const struct chain *ch, json_t
 	if (exp && parse_time(exp, &expiration) != 0) {
 		free(source);
 		return gc_error_set(err, GC_EINVALID,
-				    "%s gave an Expiration that is not an "
-				    "ISO 8601 time",
-				    what);
+				    "%s gave an Expiration that is not an ISO 8601 time", what);
 	}
 	if (exp && expiration <= ch->cx.now) {
 		char when[21];
@@ -1085,9 +1082,7 @@ static int process_creds(struct aws_creds *out, struct chain *ch, const struct p
 	ret = creds_from_json(out, ch, j, "SessionToken", what,
 			      gc_xasprintf("profile '%s' (credential_process)", p->name), err);
 out:
-	for (size_t i = 0; i < text.len; i++)
-		text.data[i] = '\0';
-	gc_buf_release(&text);
+	gc_keypair_wipe_buf(&text);
 	json_decref(j);
 	argv_release(&a);
 	free(what);
@@ -1358,9 +1353,8 @@ static int from_profile(struct aws_creds *out, struct chain *ch, const char *nam
 		if (via)
 			return gc_error_set(
 				err, GC_EINVALID,
-				"source_profile '%s' of profile '%s' not found in %s or "
-				"%s",
-				name, via, ch->sh.creds_name, ch->sh.config_name);
+				"source_profile '%s' of profile '%s' not found in %s or %s", name,
+				via, ch->sh.creds_name, ch->sh.config_name);
 		*why = gc_xasprintf("no such profile in %s or %s", ch->sh.creds_name,
 				    ch->sh.config_name);
 		return 1;
@@ -1461,8 +1455,7 @@ int aws_creds_resolve(struct aws_creds *out, const struct aws_config *cfg,
 	if (gc_spec_env_get(in->env, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") ||
 	    gc_spec_env_get(in->env, "AWS_CONTAINER_CREDENTIALS_FULL_URI"))
 		gc_creds_tried_add(&tried,
-				   "container credentials (set, but gpucluster does not use "
-				   "them)");
+				   "container credentials (set, but gpucluster does not use them)");
 
 	/* 5. the instance's role */
 	rc = imds_creds(&got, &ch, &why, err);

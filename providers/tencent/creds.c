@@ -523,8 +523,7 @@ static int web_identity_file(struct tc_creds *out, struct chain *ch, const char 
 		return gc_error_prefix(err, "TKE_WEB_IDENTITY_TOKEN_FILE");
 	if (!found || !*text) {
 		gc_error_set(err, GC_EAUTH,
-			     "web identity token file '%s' (TKE_WEB_IDENTITY_TOKEN_FILE) "
-			     "is %s",
+			     "web identity token file '%s' (TKE_WEB_IDENTITY_TOKEN_FILE) is %s",
 			     file, found ? "empty" : "missing");
 		goto out;
 	}
