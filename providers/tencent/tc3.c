@@ -87,7 +87,8 @@ static int added_headers(struct gc_params *added, const struct gc_sign_request *
 	    fill(added, req->headers, "x-tc-version", in->version, err) < 0 ||
 	    fill(added, req->headers, "x-tc-region", in->region, err) < 0)
 		return -1;
-	if (gc_sign_present(in->token) && fill(added, req->headers, "x-tc-token", in->token, err) < 0)
+	if (gc_sign_present(in->token) &&
+	    fill(added, req->headers, "x-tc-token", in->token, err) < 0)
 		return -1;
 	return 0;
 }
@@ -138,7 +139,8 @@ int tc_sign(struct gc_sign_result *out, const struct gc_sign_request *req,
 	int ret = -1;
 
 	gc_sign_result_init(&r);
-	if (!gc_sign_present(req->method) || !gc_sign_present(in->secret_id) || !gc_sign_present(in->secret_key)) {
+	if (!gc_sign_present(req->method) || !gc_sign_present(in->secret_id) ||
+	    !gc_sign_present(in->secret_key)) {
 		gc_error_set(err, GC_EINVALID, "tc3: method or credentials missing");
 		goto out;
 	}
