@@ -476,11 +476,10 @@ static int metadata_creds(struct ali_creds *out, struct chain *ch, const char *r
 		*why = gc_xstrdup("no HTTP client was given");
 		return 1;
 	}
-	memset(&m, 0, sizeof(m));
-	m.cx = &ch->cx;
-	m.base = base;
-	m.timeout_ms = METADATA_TIMEOUT_MS;
-	m.attempts = METADATA_ATTEMPTS;
+	m = (struct gc_metadata){ .cx = &ch->cx,
+				  .base = base,
+				  .timeout_ms = METADATA_TIMEOUT_MS,
+				  .attempts = METADATA_ATTEMPTS };
 	gc_error_init(&e);
 	switch (gc_metadata_token(&m, "/latest/api/token",
 				  "X-aliyun-ecs-metadata-token-ttl-seconds: " METADATA_TOKEN_TTL,

@@ -1113,7 +1113,6 @@ static int imds_creds(struct aws_creds *out, struct chain *ch, char **why, struc
 		*why = gc_xstrdup("no HTTP client was given");
 		return 1;
 	}
-	memset(&m, 0, sizeof(m));
 	gc_error_init(&e);
 	if ((v = gc_spec_env_get(env, "AWS_EC2_METADATA_SERVICE_ENDPOINT"))) {
 		if (gc_creds_endpoint(&base, v, "AWS_EC2_METADATA_SERVICE_ENDPOINT", err) != 0)
@@ -1123,11 +1122,8 @@ static int imds_creds(struct aws_creds *out, struct chain *ch, char **why, struc
 		base = gc_xstrdup(v && strcasecmp(v, "IPv6") == 0 ? IMDS_IPV6_ENDPOINT
 								  : IMDS_DEFAULT_ENDPOINT);
 	}
-	m.cx = &ch->cx;
-	m.base = base;
 	/* short: on a laptop there is no IMDS, and every run would wait for it */
-	m.timeout_ms = 1000;
-	m.attempts = 2;
+	m = (struct gc_metadata){ .cx = &ch->cx, .base = base, .timeout_ms = 1000, .attempts = 2 };
 	if ((v = gc_spec_env_get(env, "AWS_METADATA_SERVICE_TIMEOUT")) &&
 	    gc_parse_u64(v, 60, &n) == 0 && n > 0)
 		m.timeout_ms = (long)n * 1000;
