@@ -4,8 +4,7 @@
  * ~/.aliyun/config.json, CI secrets and instance roles work unchanged; where the CLI
  * would open a browser or run a helper (OAuth, CloudSSO, External) we fail with a message
  * saying what to use instead, because nothing below cmd/ may talk to the terminal. The
- * plumbing (files under HOME, the metadata service's requests, the GitHub Actions token,
- * the list of sources tried, retries) is core/creds.h's; what is here is Alibaba's own.
+ * plumbing is core/creds.h's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,17 +42,6 @@
 #define DEFAULT_STS_ENDPOINT "https://sts.aliyuncs.com"
 
 /* --- small helpers ------------------------------------------------------------------- */
-
-void ali_creds_init(struct ali_creds *c)
-{
-	gc_creds_init(&c->base);
-}
-
-void ali_creds_release(struct ali_creds *c)
-{
-	if (c)
-		gc_creds_release(&c->base);
-}
 
 static const char *jstr(json_t *o, const char *key)
 {
@@ -176,26 +164,21 @@ static int sts_attempt(void *arg, bool *last, struct gc_error *err)
 	};
 	struct sts_call *c = arg;
 	struct ali_wire w = { NULL, NULL, 0 };
-	struct gc_http_request req;
+	struct gc_http_request req = { .method = "POST", .max_response = STS_MAX_RESPONSE };
 	struct gc_http_response res;
 	char *url = NULL;
 	int rc;
 
-	memset(&req, 0, sizeof(req));
-	req.method = "POST";
-	req.max_response = STS_MAX_RESPONSE;
 	if (c->signer) {
-		struct ali_wire_input wi;
+		struct ali_wire_input wi = { .base_url = c->base,
+					     .action = "AssumeRole",
+					     .version = ALI_STS_VERSION,
+					     .params = c->params,
+					     .access_key_id = c->signer->access_key_id,
+					     .access_key_secret = c->signer->access_key_secret,
+					     .security_token = c->signer->security_token,
+					     .now = (time_t)time(NULL) };
 
-		memset(&wi, 0, sizeof(wi));
-		wi.base_url = c->base;
-		wi.action = "AssumeRole";
-		wi.version = ALI_STS_VERSION;
-		wi.params = c->params;
-		wi.access_key_id = c->signer->access_key_id;
-		wi.access_key_secret = c->signer->access_key_secret;
-		wi.security_token = c->signer->security_token;
-		wi.now = (time_t)time(NULL);
 		if (ali_wire_build(&w, &wi, err) != 0) {
 			*last = true;
 			return gc_error_prefix(err, "cannot %s", c->a->what);
@@ -295,12 +278,9 @@ static int assume_role(struct ali_creds *out, struct chain *ch, const struct ali
 
 /* --- OIDC ------------------------------------------------------------------------------- */
 
-/*
- * STS AssumeRoleWithOIDC, anonymous as the Credentials SDKs send it: an RPC-style POST
- * with Action, Version, Format and Timestamp in the query and the token with the role in
- * a form body, no signature (the token is the proof). Retried on throttling and 5xx.
- * Takes source.
- */
+/* STS AssumeRoleWithOIDC as the Credentials SDKs send it (docs/internals/alibaba.md,
+ * "Credentials"): no signature, the token is the proof. Retried on throttling and 5xx.
+ * Takes source. */
 static int assume_oidc(struct ali_creds *out, struct chain *ch, const char *role_arn,
 		       const char *provider_arn, const char *token, const char *session_name,
 		       const char *what, char *source, struct gc_error *err)
@@ -312,9 +292,7 @@ static int assume_oidc(struct ali_creds *out, struct chain *ch, const char *role
 	struct assume a;
 	int ret = -1;
 
-	memset(&a, 0, sizeof(a));
-	a.role_arn = role_arn;
-	a.what = what;
+	a = (struct assume){ .role_arn = role_arn, .what = what };
 	if (!ch->in->http) {
 		gc_error_set(err, GC_EINVALID, "cannot %s: no HTTP client was given", what);
 		goto out;
@@ -498,11 +476,10 @@ static int metadata_creds(struct ali_creds *out, struct chain *ch, const char *r
 		*why = gc_xstrdup("no HTTP client was given");
 		return 1;
 	}
-	memset(&m, 0, sizeof(m));
-	m.cx = &ch->cx;
-	m.base = base;
-	m.timeout_ms = METADATA_TIMEOUT_MS;
-	m.attempts = METADATA_ATTEMPTS;
+	m = (struct gc_metadata){ .cx = &ch->cx,
+				  .base = base,
+				  .timeout_ms = METADATA_TIMEOUT_MS,
+				  .attempts = METADATA_ATTEMPTS };
 	gc_error_init(&e);
 	switch (gc_metadata_token(&m, "/latest/api/token",
 				  "X-aliyun-ecs-metadata-token-ttl-seconds: " METADATA_TOKEN_TTL,
@@ -700,9 +677,8 @@ static int profile_role(struct ali_creds *out, struct chain *ch, json_t *p, cons
 
 	if (!arn)
 		return gc_error_set(err, GC_EINVALID,
-				    "profile '%s' (mode %s) in %s has no "
-				    "ram_role_arn",
-				    name, mode, ch->config_name);
+				    "profile '%s' (mode %s) in %s has no ram_role_arn", name, mode,
+				    ch->config_name);
 	memset(&a, 0, sizeof(a));
 	if (json_is_integer(secs) && json_integer_value(secs) != 0) {
 		a.duration = json_integer_value(secs);
@@ -914,9 +890,8 @@ int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in, s
 
 	/* 4. the instance's RAM role */
 	if (gc_spec_env_true(in->env, "ALIBABA_CLOUD_ECS_METADATA_DISABLED")) {
-		gc_creds_tried_add(&tried,
-				   "ECS RAM role (disabled by "
-				   "ALIBABA_CLOUD_ECS_METADATA_DISABLED)");
+		gc_creds_tried_add(
+			&tried, "ECS RAM role (disabled by ALIBABA_CLOUD_ECS_METADATA_DISABLED)");
 	} else {
 		rc = metadata_creds(&got, &ch,
 				    gc_spec_env_get(in->env, "ALIBABA_CLOUD_ECS_METADATA"), &why,
