@@ -214,7 +214,7 @@ static int validate(const struct gc_runner_opts *o, const struct gc_runner_node 
 			return gc_error_set(err, GC_EINVALID, "step '%s' has no script", s->name);
 		if (step_index(o, s->name) != k)
 			return gc_error_set(err, GC_EINVALID, "step '%s' is listed twice", s->name);
-		if (s->stream && (!s->always || !o->output))
+		if (s->stream && (!s->always || !o->cb.output))
 			return gc_error_set(err, GC_EINVALID,
 					    "step '%s' streams its output: it must be `always` "
 					    "and the runner needs an output callback",
@@ -367,7 +367,7 @@ static void emit(struct run *r, struct node *nd, enum gc_runner_phase phase, boo
 {
 	struct gc_runner_event ev = { 0 };
 
-	if (!r->o->progress)
+	if (!r->o->cb.progress)
 		return;
 	ev.phase = phase;
 	ev.node = nd->idx;
@@ -381,7 +381,7 @@ static void emit(struct run *r, struct node *nd, enum gc_runner_phase phase, boo
 		ev.result = &nd->res->steps[nd->step];
 	}
 	ev.err = err;
-	r->o->progress(r->o->progress_ctx, &ev);
+	r->o->cb.progress(r->o->cb.progress_ctx, &ev);
 }
 
 static void push(struct run *r, struct node *nd, bool front)
@@ -436,7 +436,7 @@ static void note(struct gc_runner_step_result *sr, const char *fmt, ...)
 }
 
 /*
- * A streamed step: hands the complete lines of one stream to opts->output and drops them
+ * A streamed step: hands the complete lines of one stream to opts->cb.output and drops them
  * from the capture, so the cap only ever holds one unfinished line. At the end of an
  * attempt (end) what is left goes too, as a partial line; so does a line that filled the
  * cap, after which capture resumes (ssh.c keeps nothing more once a stream is marked
@@ -464,7 +464,7 @@ static void stream_buf(struct run *r, struct node *nd, int which, bool end)
 		l.text = b->data + start;
 		l.len = (size_t)(nl - l.text);
 		l.partial = false;
-		r->o->output(r->o->output_ctx, &l);
+		r->o->cb.output(r->o->cb.output_ctx, &l);
 		*nl = '\n';
 		start = (size_t)(nl - b->data) + 1;
 	}
@@ -472,7 +472,7 @@ static void stream_buf(struct run *r, struct node *nd, int which, bool end)
 		l.text = b->data + start;
 		l.len = b->len - start;
 		l.partial = true;
-		r->o->output(r->o->output_ctx, &l);
+		r->o->cb.output(r->o->cb.output_ctx, &l);
 		start = b->len;
 	}
 	if (*truncated) {
@@ -1086,7 +1086,7 @@ static int loop(struct run *r)
 		size_t np = 0;
 		int timeout, rc;
 
-		if (r->o->cancelled && r->o->cancelled(r->o->cancel_ctx)) {
+		if (r->o->cb.cancelled && r->o->cb.cancelled(r->o->cb.cancel_ctx)) {
 			r->cancelled = true;
 			cancel_all(r);
 			break;

@@ -321,8 +321,8 @@ static int run_command(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_s
 	o.timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "timeout") * 1000;
 	o.prepare = run_prepare;
 	o.prepare_ctx = rs;
-	o.output = run_line;
-	o.output_ctx = rs;
+	o.cb.output = run_line;
+	o.cb.output_ctx = rs;
 	rc = gc_cmd_boot_run(ctx, e, NULL, &o, b);
 	if (rc == GC_EXIT_OK && !b->ran) {
 		gc_out_error(ctx->out, "cluster '%s' has no running nodes", ctx->spec->name);
