@@ -52,26 +52,33 @@ void gc_cmd_report_error(struct gc_cmd_ctx *ctx, const char *what, const struct 
 	}
 }
 
+int gc_cmd_open_cloud(struct gc_cmd_ctx *ctx, const struct gc_provider_ops *ops,
+		      struct gc_provider_config *cfg, struct gc_provider **out,
+		      struct gc_error *err)
+{
+	int rc;
+
+	cfg->env = ctx->env;
+	cfg->log = ctx->log;
+	cfg->cancelled = gc_cmd_cancelled;
+	rc = gc_provider_open(out, ops, cfg, err);
+	gc_gha_flush_masks(ctx->gha); /* the credentials it found, before anything else */
+	return rc;
+}
+
 int gc_cmd_open_provider(struct gc_cmd_ctx *ctx)
 {
 	const struct gc_spec *spec = ctx->spec;
-	const struct gc_provider_ops *ops = spec->provider.ops;
 	struct gc_provider_config cfg = {
 		.region = spec->provider.region,
 		.profile = spec->provider.profile,
 		.endpoint = spec->provider.endpoint,
 		.oidc = &spec->provider.oidc,
-		.env = ctx->env,
-		.log = ctx->log,
-		.cancelled = gc_cmd_cancelled,
 	};
 	struct gc_error err;
-	int rc;
 
 	gc_error_init(&err);
-	rc = gc_provider_open(&ctx->provider, ops, &cfg, &err);
-	gc_gha_flush_masks(ctx->gha); /* the credentials it found, before anything else */
-	if (rc < 0) {
+	if (gc_cmd_open_cloud(ctx, spec->provider.ops, &cfg, &ctx->provider, &err) < 0) {
 		gc_cmd_report_error(ctx, spec->provider.name, &err);
 		return -1;
 	}
