@@ -109,13 +109,13 @@ static bool text_is(const struct spec_node *n, const char *const *words)
 	return false;
 }
 
+#define DIGITS "0123456789"
+
 static bool all_digits(const char *s)
 {
-	if (*s < '0' || *s > '9')
-		return false;
-	while (*s >= '0' && *s <= '9')
-		s++;
-	return *s == '\0';
+	size_t n = strspn(s, DIGITS);
+
+	return n && s[n] == '\0';
 }
 
 /* [-+]?[0-9]+ */
@@ -129,22 +129,17 @@ static bool is_int(const char *s)
 /* YAML 1.2 core float without .inf and .nan: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)? */
 static bool is_number(const char *s)
 {
-	bool digits = false;
+	size_t ints, fracs = 0;
 
 	if (*s == '-' || *s == '+')
 		s++;
-	while (*s >= '0' && *s <= '9') {
-		s++;
-		digits = true;
-	}
+	ints = strspn(s, DIGITS);
+	s += ints;
 	if (*s == '.') {
-		s++;
-		while (*s >= '0' && *s <= '9') {
-			s++;
-			digits = true;
-		}
+		fracs = strspn(++s, DIGITS);
+		s += fracs;
 	}
-	if (!digits)
+	if (!ints && !fracs)
 		return false;
 	if (*s == 'e' || *s == 'E') {
 		s++;
