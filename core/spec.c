@@ -1,11 +1,7 @@
 /*
- * spec.c: loading a cluster spec (see spec.h), and the small helpers around it.
- *
- * The pipeline is: read at most the size cap (plus one byte, to tell "at the cap" from
- * "over it") -> reject NUL bytes and invalid UTF-8 with their position -> build the tree
- * from libyaml's events under the depth, alias and node caps, expanding variables
- * (spec-yaml.c, spec-env.c) -> check every rule into a struct gc_spec
- * (spec-validate.c). docs/internals/spec.md says why each limit exists.
+ * spec.c: loading a cluster spec (see spec.h): the bytes, under the size cap, checked for
+ * NUL and UTF-8, then spec-yaml.c, spec-env.c and spec-validate.c; and the small helpers
+ * around it. docs/internals/spec.md gives the pipeline and why each limit exists.
  */
 #include <errno.h>
 #include <fcntl.h>
