@@ -252,14 +252,10 @@ static int teardown(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_engin
 			goto out;
 		gc_cmd_report_error(ctx, "teardown", &err);
 	}
-	if (err.code == GC_ECANCELLED) {
-		gc_out_error(o, "TEARDOWN ABORTED: cluster '%s' may still be running, and billing",
-			     ctx->spec->name);
+	gc_out_error(o, "TEARDOWN %s: cluster '%s' may still be running, and billing",
+		     err.code == GC_ECANCELLED ? "ABORTED" : "FAILED", ctx->spec->name);
+	if (err.code == GC_ECANCELLED)
 		rc = GC_EXIT_INTERRUPTED;
-	} else {
-		gc_out_error(o, "TEARDOWN FAILED: cluster '%s' may still be running, and billing",
-			     ctx->spec->name);
-	}
 	gc_out_hint(o, "'%s destroy -y %s' finishes it", GC_PROGRAM, ctx->spec_file);
 out:
 	/* in GitHub Actions, the same summary as destroy's */
