@@ -15,6 +15,7 @@
 #include "bootstrap/scripts.h"
 #include "core/alloc.h"
 #include "core/clock.h"
+#include "core/shape.h"
 #include "core/str.h"
 
 #define PROBE_TIMEOUT_MS  60000
@@ -138,32 +139,19 @@ void gc_runner_report_release(struct gc_runner_report *r)
 
 /* ---- validation and hashes --------------------------------------------------------------- */
 
-static bool chars_ok(const char *s, const char *extra)
-{
-	if (!s || !*s)
-		return false;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr(extra, c)))
-			return false;
-	}
-	return true;
-}
-
 static bool step_name_ok(const char *s)
 {
-	return chars_ok(s, "_-") && strlen(s) <= STEP_NAME_MAX;
+	return s && *s && strlen(s) <= STEP_NAME_MAX && gc_shape_chars(s, strlen(s), false, "_-");
 }
 
 static bool file_name_ok(const char *s)
 {
-	return chars_ok(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ._-") && s[0] != '.' && strlen(s) <= 255;
+	return gc_word_of(s, "._-") && s[0] != '.' && strlen(s) <= 255;
 }
 
 static bool dir_ok(const char *s)
 {
-	return chars_ok(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ._/-") && !strstr(s, "..");
+	return gc_word_of(s, "._/-") && !strstr(s, "..");
 }
 
 static size_t step_index(const struct gc_runner_opts *o, const char *name)

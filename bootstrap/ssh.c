@@ -27,6 +27,7 @@
 #include "core/alloc.h"
 #include "core/clock.h"
 #include "core/hash.h"
+#include "core/shape.h"
 
 #define PEM_MAX	   ((size_t)16 << 10)
 #define READ_CHUNK 16384
@@ -114,16 +115,7 @@ int gc_sh_quote(struct gc_buf *b, const char *s)
 
 bool gc_sh_name_ok(const char *name)
 {
-	if (!name || !*name || (*name >= '0' && *name <= '9'))
-		return false;
-	for (const char *p = name; *p; p++) {
-		char c = *p;
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_'))
-			return false;
-	}
-	return true;
+	return gc_word_of(name, "_") && !(*name >= '0' && *name <= '9');
 }
 
 int gc_sh_env_prefix(struct gc_buf *b, const struct gc_ssh_env *env, size_t n, struct gc_error *err)
