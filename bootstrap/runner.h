@@ -9,9 +9,9 @@
  *
  * Contracts: output is captured per node and step, never mixed with another node's, and
  * `out` is exactly what the final attempt printed (earlier attempts go to `history`); a
- * `stream` step hands whole lines to opts->cb.output and keeps none. opts->cb.progress is called
- * from the loop thread; opts->cb.cancelled is polled at least every 100 ms, and on cancel
- * every connection is closed and the run returns GC_ECANCELLED.
+ * `stream` step hands whole lines to opts->cb.output and keeps none. opts->cb.progress is
+ * called from the loop thread; opts->cb.cancelled is polled at least every 100 ms, and on
+ * cancel every connection is closed and the run returns GC_ECANCELLED.
  *
  * Life cycle: gc_runner_report_init -> gc_runner_run -> read the report ->
  * gc_runner_report_release. Everything in opts and nodes is borrowed for the call.
