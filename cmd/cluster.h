@@ -24,6 +24,11 @@
 
 /* NEEDS_CREDS: opens the spec's cloud into ctx->provider, or reports why not. */
 int gc_cmd_open_provider(struct gc_cmd_ctx *ctx);
+/* Opens ops with cfg (its environment, log and cancel set from ctx) and masks the
+ * credentials it found (cmd/gha.h) before anything else is written. */
+int gc_cmd_open_cloud(struct gc_cmd_ctx *ctx, const struct gc_provider_ops *ops,
+		      struct gc_provider_config *cfg, struct gc_provider **out,
+		      struct gc_error *err);
 
 /* "gpucluster: error: WHAT: MESSAGE (CloudCode, request ID)" plus a hint for the codes a
  * user can act on (credentials, quota, locks). what may be NULL. */

@@ -252,14 +252,10 @@ static int teardown(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_engin
 			goto out;
 		gc_cmd_report_error(ctx, "teardown", &err);
 	}
-	if (err.code == GC_ECANCELLED) {
-		gc_out_error(o, "TEARDOWN ABORTED: cluster '%s' may still be running, and billing",
-			     ctx->spec->name);
+	gc_out_error(o, "TEARDOWN %s: cluster '%s' may still be running, and billing",
+		     err.code == GC_ECANCELLED ? "ABORTED" : "FAILED", ctx->spec->name);
+	if (err.code == GC_ECANCELLED)
 		rc = GC_EXIT_INTERRUPTED;
-	} else {
-		gc_out_error(o, "TEARDOWN FAILED: cluster '%s' may still be running, and billing",
-			     ctx->spec->name);
-	}
 	gc_out_hint(o, "'%s destroy -y %s' finishes it", GC_PROGRAM, ctx->spec_file);
 out:
 	/* in GitHub Actions, the same summary as destroy's */
@@ -321,8 +317,8 @@ static int run_command(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_s
 	o.timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "timeout") * 1000;
 	o.prepare = run_prepare;
 	o.prepare_ctx = rs;
-	o.output = run_line;
-	o.output_ctx = rs;
+	o.cb.output = run_line;
+	o.cb.output_ctx = rs;
 	rc = gc_cmd_boot_run(ctx, e, NULL, &o, b);
 	if (rc == GC_EXIT_OK && !b->ran) {
 		gc_out_error(ctx->out, "cluster '%s' has no running nodes", ctx->spec->name);
