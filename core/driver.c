@@ -621,7 +621,8 @@ char *gc_driver_url_host(const char *url)
 	return gc_xstrndup(s, (size_t)(e - s));
 }
 
-char *gc_driver_key_body(const char *line)
+/* The "TYPE BASE64" part of an OpenSSH public key line (no comment); a new string. */
+static char *key_body(const char *line)
 {
 	const char *s = line, *e;
 
@@ -631,4 +632,48 @@ char *gc_driver_key_body(const char *line)
 	if (*e)
 		e += 1 + strcspn(e + 1, " \t\r\n");
 	return gc_xstrndup(s, (size_t)(e - s));
+}
+
+int gc_driver_import_keypair(struct gc_provider *p, const struct gc_driver_keypair *k,
+			     const struct gc_keypair_request *req, char **out_id,
+			     struct gc_error *err)
+{
+	char code[128], *line = NULL, *id = NULL, *want = NULL, *have = NULL;
+	int ret = -1;
+
+	if (!req->name || !req->public_key_line || !*req->public_key_line)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot import a key pair without a name and a public key");
+	if (k->import(p, req, out_id, err) == 0)
+		return 0;
+	if (!err || !in_list(err->cloud_code, k->duplicates))
+		goto out;
+	snprintf(code, sizeof(code), "%s", err->cloud_code);
+	if (k->lookup(p, req->name, &line, &id, err) != 0)
+		goto out;
+	want = key_body(req->public_key_line);
+	have = line ? key_body(line) : NULL;
+	if (have && id && *id && strcmp(want, have) == 0) {
+		gc_error_init(err);
+		*out_id = id;
+		id = NULL;
+		ret = 0;
+		goto out;
+	}
+	if (k->key_taken && strcmp(code, k->key_taken) == 0)
+		gc_error_set(err, GC_EINVALID, "this public key is already imported, not as '%s'",
+			     req->name);
+	else
+		gc_error_set(err, GC_EINVALID,
+			     "a key pair named '%s' already exists with another public key",
+			     req->name);
+	gc_error_set_cloud(err, code, NULL, k->status);
+out:
+	if (ret != 0)
+		gc_error_prefix(err, "cannot import key pair '%s'", req->name);
+	free(line);
+	free(id);
+	free(want);
+	free(have);
+	return ret;
 }

@@ -165,13 +165,6 @@ out:
 
 /* ---- errors --------------------------------------------------------------------------------- */
 
-static const char *jstr(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
 int ali_json_error(const char *body, size_t len, char code[128], char message[512],
 		   char request_id[128])
 {
@@ -180,10 +173,10 @@ int ali_json_error(const char *body, size_t len, char code[128], char message[51
 	int ret = -1;
 
 	code[0] = message[0] = request_id[0] = '\0';
-	if (json_is_object(j) && (v = jstr(j, "Code")) && *v) {
+	if (json_is_object(j) && (v = gc_jstr(j, "Code")) && *v) {
 		snprintf(code, 128, "%s", v);
-		snprintf(message, 512, "%s", (v = jstr(j, "Message")) ? v : "");
-		snprintf(request_id, 128, "%s", (v = jstr(j, "RequestId")) ? v : "");
+		snprintf(message, 512, "%s", (v = gc_jstr(j, "Message")) ? v : "");
+		snprintf(request_id, 128, "%s", (v = gc_jstr(j, "RequestId")) ? v : "");
 		ret = 0;
 	}
 	json_decref(j);
