@@ -1112,10 +1112,12 @@ out:
 
 /* ---- key pairs ----------------------------------------------------------------------------- */
 
+/* The listing's key pairs into out; with name, the first of that name's id and public key
+ * into *id and *line too. */
 struct keypairs_ctx {
 	struct gc_resource_list *out;
-	char ***pubs;
-	size_t *n_pubs;
+	const char *name;
+	char **line, **id;
 };
 
 static void keypair_item(struct gc_provider *p, void *ctx, json_t *o)
@@ -1135,21 +1137,20 @@ static void keypair_item(struct gc_provider *p, void *ctx, json_t *o)
 	if (pub && gc_ssh_fingerprint(fpr, pub, NULL) == 0)
 		r->fingerprint = gc_xstrdup(fpr);
 	r->n_tags = parse_tags(json_object_get(o, "Tags"), &r->tags);
-	if (c->pubs) {
-		*c->pubs = gc_xreallocarray(*c->pubs, *c->n_pubs + 1, sizeof(**c->pubs));
-		(*c->pubs)[(*c->n_pubs)++] = gc_xstrdup(pub ? pub : "");
+	if (c->name && !*c->id && strcmp(r->name, c->name) == 0) {
+		*c->line = gc_xstrdup(pub ? pub : "");
+		*c->id = gc_xstrdup(id);
 	}
 }
 
-/* DescribeKeyPairs over every page of base, each key pair appended to out. */
-static int describe_keypairs(struct gc_provider *p, json_t *base, struct gc_resource_list *out,
-			     char ***pubs, size_t *n_pubs, struct gc_error *err)
+/* DescribeKeyPairs over every page of base. */
+static int describe_keypairs(struct gc_provider *p, json_t *base, struct keypairs_ctx *c,
+			     struct gc_error *err)
 {
-	struct keypairs_ctx c = { out, pubs, n_pubs };
 	struct tc_listing l = { TC_CVM,	      "DescribeKeyPairs",
 				"KeyPairSet", "no KeyPairSet",
 				false,	      base,
-				keypair_item, &c,
+				keypair_item, c,
 				NULL };
 
 	return tc_list(p, &l, err);
@@ -1159,22 +1160,13 @@ static int lookup_keypair(struct gc_provider *p, const char *name, char **line, 
 			  struct gc_error *err)
 {
 	struct gc_resource_list got;
+	struct keypairs_ctx c = { &got, name, line, id };
 	json_t *base = json_pack("{s:[o]}", "Filters", filter("key-name", name));
-	char **pubs = NULL;
-	size_t n_pubs = 0;
 	int ret;
 
 	gc_resource_list_init(&got);
-	ret = describe_keypairs(p, base, &got, &pubs, &n_pubs, err);
+	ret = describe_keypairs(p, base, &c, err);
 	json_decref(base);
-	for (size_t i = 0; ret == 0 && i < got.n && !*id; i++)
-		if (strcmp(got.items[i].name, name) == 0) {
-			*line = gc_xstrdup(pubs[i]);
-			*id = gc_xstrdup(got.items[i].id);
-		}
-	for (size_t i = 0; i < n_pubs; i++)
-		free(pubs[i]);
-	free(pubs);
 	gc_resource_list_release(&got);
 	return ret;
 }
@@ -1286,10 +1278,11 @@ int tc_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 	switch (kind) {
 	case GC_RESOURCE_KEYPAIR: {
 		json_t *base = json_object();
+		struct keypairs_ctx c = { &got, NULL, NULL, NULL };
 
 		if (json_array_size(filters))
 			json_object_set(base, "Filters", filters);
-		ret = describe_keypairs(p, base, &got, NULL, NULL, err);
+		ret = describe_keypairs(p, base, &c, err);
 		json_decref(base);
 		if (ret != 0)
 			gc_error_prefix(err, "cannot list key pairs in '%s'", p->region);
