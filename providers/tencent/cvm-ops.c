@@ -322,34 +322,45 @@ int tc_discover(struct gc_provider *p, const struct gc_discover_query *q,
 
 /* ---- zones, the default VPC and its subnets --------------------------------------------- */
 
+/* The names (key) of the items of the answer's set whose state (key + "State") is
+ * AVAILABLE or not given; NULL after bad_answer when the answer has no such list. */
+static char **available(struct gc_provider *p, json_t *resp, const char *action,
+			const char *set_key, const char *key, size_t *n, struct gc_error *err)
+{
+	json_t *set = json_object_get(resp, set_key), *o;
+	char **names, state_key[32], missing[64];
+	size_t i;
+
+	*n = 0;
+	if (!json_is_array(set)) {
+		snprintf(missing, sizeof(missing), "no %s", set_key);
+		bad_answer(p, TC_CVM, action, missing, err);
+		return NULL;
+	}
+	snprintf(state_key, sizeof(state_key), "%sState", key);
+	names = gc_xcalloc(json_array_size(set) + 1, sizeof(*names));
+	json_array_foreach(set, i, o)
+	{
+		const char *name = gc_jstr(o, key), *state = gc_jstr(o, state_key);
+
+		if (name && *name && (!state || strcmp(state, "AVAILABLE") == 0))
+			names[(*n)++] = gc_xstrdup(name);
+	}
+	return names;
+}
+
 static int load_zones(struct gc_provider *p, struct gc_error *err)
 {
 	struct tc_driver *d = tc_driver(p);
-	json_t *resp = NULL, *set, *z;
-	char **zones = NULL;
-	size_t i, n = 0;
+	json_t *resp = NULL;
 
 	if (d->zones)
 		return 0;
 	if (tc_call(p, TC_CVM, "DescribeZones", NULL, false, &resp, err) != 0)
 		return -1;
-	set = json_object_get(resp, "ZoneSet");
-	if (!json_is_array(set)) {
-		json_decref(resp);
-		return bad_answer(p, TC_CVM, "DescribeZones", "no ZoneSet", err);
-	}
-	zones = gc_xcalloc(json_array_size(set) + 1, sizeof(*zones));
-	json_array_foreach(set, i, z)
-	{
-		const char *name = gc_jstr(z, "Zone"), *state = gc_jstr(z, "ZoneState");
-
-		if (name && *name && (!state || strcmp(state, "AVAILABLE") == 0))
-			zones[n++] = gc_xstrdup(name);
-	}
+	d->zones = available(p, resp, "DescribeZones", "ZoneSet", "Zone", &d->n_zones, err);
 	json_decref(resp);
-	d->zones = zones;
-	d->n_zones = n;
-	return 0;
+	return d->zones ? 0 : -1;
 }
 
 int tc_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
@@ -369,29 +380,13 @@ int tc_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error 
 
 int tc_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
 {
-	json_t *resp = NULL, *set, *r;
-	char **regions;
-	size_t i, n = 0;
+	json_t *resp = NULL;
 
 	if (tc_call(p, TC_CVM, "DescribeRegions", NULL, false, &resp, err) != 0)
 		return gc_error_prefix(err, "cannot list the regions of Tencent Cloud");
-	set = json_object_get(resp, "RegionSet");
-	if (!json_is_array(set)) {
-		json_decref(resp);
-		return bad_answer(p, TC_CVM, "DescribeRegions", "no RegionSet", err);
-	}
-	regions = gc_xcalloc(json_array_size(set) + 1, sizeof(*regions));
-	json_array_foreach(set, i, r)
-	{
-		const char *name = gc_jstr(r, "Region"), *state = gc_jstr(r, "RegionState");
-
-		if (name && *name && (!state || strcmp(state, "AVAILABLE") == 0))
-			regions[n++] = gc_xstrdup(name);
-	}
+	*out = available(p, resp, "DescribeRegions", "RegionSet", "Region", n_out, err);
 	json_decref(resp);
-	*out = regions;
-	*n_out = n;
-	return 0;
+	return *out ? 0 : -1;
 }
 
 /* The zone a launch goes to: the request's, else the region's first. */
