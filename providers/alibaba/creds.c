@@ -169,7 +169,7 @@ static int sts_attempt(void *arg, bool *last, struct gc_error *err)
 		"Content-Type: application/x-www-form-urlencoded", "Accept: application/json"
 	};
 	struct sts_call *c = arg;
-	struct ali_wire w = { NULL, NULL, 0 };
+	struct gc_driver_wire w = { 0 };
 	struct gc_http_request req;
 	struct gc_http_response res;
 	char *url = NULL;
@@ -218,7 +218,7 @@ static int sts_attempt(void *arg, bool *last, struct gc_error *err)
 		req.body_len = c->body->len;
 	}
 	rc = gc_http_perform(c->ch->in->http, &req, &res, err);
-	ali_wire_release(&w);
+	gc_driver_wire_release(&w);
 	free(url);
 	if (rc != 0) {
 		gc_error_prefix(err, "cannot %s at '%s'", c->a->what, c->base);
