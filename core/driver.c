@@ -552,14 +552,19 @@ void gc_driver_discard_secgroup(struct gc_provider *p, const char *id,
 }
 
 int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *ids, size_t n,
+				      unsigned max,
 				      int (*call)(struct gc_provider *p, const char *const *ids,
 						  size_t n, struct gc_error *err),
-				      bool (*gone)(const char *cloud_code), struct gc_error *err)
+				      const char *gone_code, struct gc_error *err)
 {
 	const char **left;
 	size_t n_left = n;
 	int ret = -1;
 
+	if (n > max)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot terminate %zu instances in one call (at most %u)", n,
+				    max);
 	if (n == 0)
 		return 0;
 	left = gc_xcalloc(n, sizeof(*left));
@@ -571,7 +576,7 @@ int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *
 		gc_error_init(&e);
 		if (call(p, left, n_left, &e) == 0)
 			break;
-		if (!gone(e.cloud_code)) {
+		if (strcmp(e.cloud_code, gone_code) != 0) {
 			if (err)
 				*err = e;
 			gc_error_prefix(err, "cannot terminate %zu instance%s", n_left,
@@ -591,7 +596,8 @@ int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *
 			/* the message named none of ours: one at a time, gone meaning done */
 			for (size_t i = 0; i < n_left; i++) {
 				gc_error_init(&e);
-				if (call(p, &left[i], 1, &e) != 0 && !gone(e.cloud_code)) {
+				if (call(p, &left[i], 1, &e) != 0 &&
+				    strcmp(e.cloud_code, gone_code) != 0) {
 					if (err)
 						*err = e;
 					gc_error_prefix(err, "cannot terminate '%s'", left[i]);

@@ -269,17 +269,18 @@ void gc_driver_discard_secgroup(struct gc_provider *p, const char *id,
 					   struct gc_error *err));
 
 /*
- * Terminates ids with `call` (one request for a batch) on a cloud that fails a whole batch
- * when one id is gone and names the missing ids in its message. After an error whose cloud
- * code `gone` accepts, the ids the message names are dropped (logged at debug) and the
- * rest asked again, each round dropping one at least; a lone id is gone; a message naming
- * none of ours sends each id alone, `gone` meaning done. Failures are prefixed "cannot
- * terminate N instances" or "cannot terminate 'id'".
+ * Terminates ids (max at most) with `call` (one request for a batch) on a cloud that fails
+ * a whole batch when one id is gone and names the missing ids in its message. After an
+ * error with the cloud code gone_code, the ids the message names are dropped (logged at
+ * debug) and the rest asked again, each round dropping one at least; a lone id is gone; a
+ * message naming none of ours sends each id alone, gone_code meaning done. Failures are
+ * prefixed "cannot terminate N instances" or "cannot terminate 'id'".
  */
 int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *ids, size_t n,
+				      unsigned max,
 				      int (*call)(struct gc_provider *p, const char *const *ids,
 						  size_t n, struct gc_error *err),
-				      bool (*gone)(const char *cloud_code), struct gc_error *err);
+				      const char *gone_code, struct gc_error *err);
 
 /* The Host header value for an endpoint URL ("http://127.0.0.1:4566" -> "127.0.0.1:4566");
  * NULL when the URL has no authority. */

@@ -716,20 +716,12 @@ static int delete_call(struct gc_provider *p, const char *const *ids, size_t n,
 	return gc_driver_wait_busy(p, delete_once, &d, "an instance cannot be released yet", err);
 }
 
-static bool gone_code(const char *code)
-{
-	return strcmp(code, "InvalidInstanceId.NotFound") == 0;
-}
-
 int ali_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err)
 {
-	if (n > ALI_TERMINATE_BATCH)
-		return gc_error_set(err, GC_EINVALID,
-				    "cannot terminate %zu instances in one call (at most %u)", n,
-				    ALI_TERMINATE_BATCH);
 	/* an unknown id fails the whole call with InvalidInstanceId.NotFound naming it; it is
 	 * gone (released instances vanish from ECS at once) */
-	return gc_driver_terminate_dropping_gone(p, ids, n, delete_call, gone_code, err);
+	return gc_driver_terminate_dropping_gone(p, ids, n, ALI_TERMINATE_BATCH, delete_call,
+						 "InvalidInstanceId.NotFound", err);
 }
 
 /* ---- key pairs and security groups ------------------------------------------------------------ */

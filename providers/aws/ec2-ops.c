@@ -527,21 +527,12 @@ static int terminate_call(struct gc_provider *p, const char *const *ids, size_t 
 	return ret;
 }
 
-static bool gone_code(const char *code)
-{
-	return strcmp(code, "InvalidInstanceID.NotFound") == 0;
-}
-
 int aws_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err)
 {
-	if (n > AWS_TERMINATE_BATCH)
-		return gc_error_set(err, GC_EINVALID,
-				    "cannot terminate %zu instances in one call "
-				    "(at most %u)",
-				    n, AWS_TERMINATE_BATCH);
 	/* an unknown id fails the whole call with InvalidInstanceID.NotFound naming it; it is
 	 * gone (EC2 lists terminated instances for about an hour, so NotFound means long gone) */
-	return gc_driver_terminate_dropping_gone(p, ids, n, terminate_call, gone_code, err);
+	return gc_driver_terminate_dropping_gone(p, ids, n, AWS_TERMINATE_BATCH, terminate_call,
+						 "InvalidInstanceID.NotFound", err);
 }
 
 /* ---- key pairs and security groups --------------------------------------------------------- */
