@@ -552,14 +552,19 @@ void gc_driver_discard_secgroup(struct gc_provider *p, const char *id,
 }
 
 int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *ids, size_t n,
+				      unsigned max,
 				      int (*call)(struct gc_provider *p, const char *const *ids,
 						  size_t n, struct gc_error *err),
-				      bool (*gone)(const char *cloud_code), struct gc_error *err)
+				      const char *gone_code, struct gc_error *err)
 {
 	const char **left;
 	size_t n_left = n;
 	int ret = -1;
 
+	if (n > max)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot terminate %zu instances in one call (at most %u)", n,
+				    max);
 	if (n == 0)
 		return 0;
 	left = gc_xcalloc(n, sizeof(*left));
@@ -571,7 +576,7 @@ int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *
 		gc_error_init(&e);
 		if (call(p, left, n_left, &e) == 0)
 			break;
-		if (!gone(e.cloud_code)) {
+		if (strcmp(e.cloud_code, gone_code) != 0) {
 			if (err)
 				*err = e;
 			gc_error_prefix(err, "cannot terminate %zu instance%s", n_left,
@@ -591,7 +596,8 @@ int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *
 			/* the message named none of ours: one at a time, gone meaning done */
 			for (size_t i = 0; i < n_left; i++) {
 				gc_error_init(&e);
-				if (call(p, &left[i], 1, &e) != 0 && !gone(e.cloud_code)) {
+				if (call(p, &left[i], 1, &e) != 0 &&
+				    strcmp(e.cloud_code, gone_code) != 0) {
 					if (err)
 						*err = e;
 					gc_error_prefix(err, "cannot terminate '%s'", left[i]);
@@ -621,7 +627,8 @@ char *gc_driver_url_host(const char *url)
 	return gc_xstrndup(s, (size_t)(e - s));
 }
 
-char *gc_driver_key_body(const char *line)
+/* The "TYPE BASE64" part of an OpenSSH public key line (no comment); a new string. */
+static char *key_body(const char *line)
 {
 	const char *s = line, *e;
 
@@ -631,4 +638,48 @@ char *gc_driver_key_body(const char *line)
 	if (*e)
 		e += 1 + strcspn(e + 1, " \t\r\n");
 	return gc_xstrndup(s, (size_t)(e - s));
+}
+
+int gc_driver_import_keypair(struct gc_provider *p, const struct gc_driver_keypair *k,
+			     const struct gc_keypair_request *req, char **out_id,
+			     struct gc_error *err)
+{
+	char code[128], *line = NULL, *id = NULL, *want = NULL, *have = NULL;
+	int ret = -1;
+
+	if (!req->name || !req->public_key_line || !*req->public_key_line)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot import a key pair without a name and a public key");
+	if (k->import(p, req, out_id, err) == 0)
+		return 0;
+	if (!err || !in_list(err->cloud_code, k->duplicates))
+		goto out;
+	snprintf(code, sizeof(code), "%s", err->cloud_code);
+	if (k->lookup(p, req->name, &line, &id, err) != 0)
+		goto out;
+	want = key_body(req->public_key_line);
+	have = line ? key_body(line) : NULL;
+	if (have && id && *id && strcmp(want, have) == 0) {
+		gc_error_init(err);
+		*out_id = id;
+		id = NULL;
+		ret = 0;
+		goto out;
+	}
+	if (k->key_taken && strcmp(code, k->key_taken) == 0)
+		gc_error_set(err, GC_EINVALID, "this public key is already imported, not as '%s'",
+			     req->name);
+	else
+		gc_error_set(err, GC_EINVALID,
+			     "a key pair named '%s' already exists with another public key",
+			     req->name);
+	gc_error_set_cloud(err, code, NULL, k->status);
+out:
+	if (ret != 0)
+		gc_error_prefix(err, "cannot import key pair '%s'", req->name);
+	free(line);
+	free(id);
+	free(want);
+	free(have);
+	return ret;
 }

@@ -75,13 +75,6 @@ static void add_tags(struct gc_params *p, const struct gc_tag *tags, size_t n)
 	}
 }
 
-static const char *jstr(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
 /* The list under a wrapper object: {"Instances":{"Instance":[...]}} -> the array. */
 static json_t *jlist(json_t *o, const char *outer, const char *inner)
 {
@@ -123,7 +116,7 @@ static int parse_answer(struct gc_provider *p, const struct gc_buf *body, const 
 /* The next page's token, or NULL (an empty one too). */
 static char *next_token(json_t *j)
 {
-	const char *t = jstr(j, "NextToken");
+	const char *t = gc_jstr(j, "NextToken");
 
 	return t && *t ? gc_xstrdup(t) : NULL;
 }
@@ -143,7 +136,7 @@ static void read_tags(json_t *o, struct gc_tag **tags, size_t *n)
 
 	json_array_foreach(list, i, t)
 	{
-		const char *k = jstr(t, "TagKey"), *v = jstr(t, "TagValue");
+		const char *k = gc_jstr(t, "TagKey"), *v = gc_jstr(t, "TagValue");
 
 		if (!k)
 			continue;
@@ -176,7 +169,7 @@ static int default_vpc(struct gc_provider *p, const char **out, struct gc_error 
 		goto out;
 	json_array_foreach(jlist(j, "Vpcs", "Vpc"), i, v)
 	{
-		const char *id = jstr(v, "VpcId"), *status = jstr(v, "Status");
+		const char *id = gc_jstr(v, "VpcId"), *status = gc_jstr(v, "Status");
 
 		if (id && json_is_true(json_object_get(v, "IsDefault")) &&
 		    (!status || strcmp(status, "Available") == 0)) {
@@ -235,8 +228,8 @@ static int vswitches_parse(struct gc_provider *p, void *ctx, const struct gc_buf
 	list = jlist(j, "VSwitches", "VSwitch");
 	json_array_foreach(list, i, v)
 	{
-		const char *id = jstr(v, "VSwitchId"), *z = jstr(v, "ZoneId");
-		const char *status = jstr(v, "Status");
+		const char *id = gc_jstr(v, "VSwitchId"), *z = gc_jstr(v, "ZoneId");
+		const char *status = gc_jstr(v, "Status");
 		bool dflt = json_is_true(json_object_get(v, "IsDefault"));
 
 		if (!id || !z || (c->zone && strcmp(z, c->zone)) ||
@@ -339,7 +332,7 @@ static const char *first_ip(json_t *o, const char *key)
 
 static int parse_instance(json_t *o, struct gc_instance *inst)
 {
-	const char *id = jstr(o, "InstanceId"), *v;
+	const char *id = gc_jstr(o, "InstanceId"), *v;
 	struct gc_tag *tags = NULL;
 	size_t n_tags = 0;
 
@@ -347,24 +340,24 @@ static int parse_instance(json_t *o, struct gc_instance *inst)
 		return -1;
 	memset(inst, 0, sizeof(*inst));
 	inst->id = gc_xstrdup(id);
-	if ((v = jstr(o, "InstanceType")))
+	if ((v = gc_jstr(o, "InstanceType")))
 		inst->type = gc_xstrdup(v);
-	if ((v = jstr(o, "ZoneId")))
+	if ((v = gc_jstr(o, "ZoneId")))
 		inst->zone = gc_xstrdup(v);
-	if ((v = jstr(o, "ImageId")))
+	if ((v = gc_jstr(o, "ImageId")))
 		inst->image = gc_xstrdup(v);
-	v = jstr(o, "Status");
+	v = gc_jstr(o, "Status");
 	inst->state = state_of(v);
 	inst->state_name = gc_xstrdup(v ? v : "unknown");
-	v = jstr(o, "SpotStrategy");
+	v = gc_jstr(o, "SpotStrategy");
 	inst->spot = v && *v && strcmp(v, "NoSpot") != 0;
 	if ((v = first_ip(json_object_get(o, "VpcAttributes"), "PrivateIpAddress")) ||
 	    (v = first_ip(o, "InnerIpAddress")))
 		inst->private_ip = gc_xstrdup(v);
 	if ((v = first_ip(o, "PublicIpAddress")) ||
-	    (v = jstr(json_object_get(o, "EipAddress"), "IpAddress"), v && *v))
+	    (v = gc_jstr(json_object_get(o, "EipAddress"), "IpAddress"), v && *v))
 		inst->public_ip = gc_xstrdup(v);
-	if ((v = jstr(o, "CreationTime")) && ali_parse_time(v, &inst->launch_time) != 0)
+	if ((v = gc_jstr(o, "CreationTime")) && ali_parse_time(v, &inst->launch_time) != 0)
 		inst->launch_time = 0;
 	read_tags(o, &tags, &n_tags);
 	for (size_t i = 0; i < n_tags; i++) {
@@ -723,20 +716,12 @@ static int delete_call(struct gc_provider *p, const char *const *ids, size_t n,
 	return gc_driver_wait_busy(p, delete_once, &d, "an instance cannot be released yet", err);
 }
 
-static bool gone_code(const char *code)
-{
-	return strcmp(code, "InvalidInstanceId.NotFound") == 0;
-}
-
 int ali_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err)
 {
-	if (n > ALI_TERMINATE_BATCH)
-		return gc_error_set(err, GC_EINVALID,
-				    "cannot terminate %zu instances in one call (at most %u)", n,
-				    ALI_TERMINATE_BATCH);
 	/* an unknown id fails the whole call with InvalidInstanceId.NotFound naming it; it is
 	 * gone (released instances vanish from ECS at once) */
-	return gc_driver_terminate_dropping_gone(p, ids, n, delete_call, gone_code, err);
+	return gc_driver_terminate_dropping_gone(p, ids, n, ALI_TERMINATE_BATCH, delete_call,
+						 "InvalidInstanceId.NotFound", err);
 }
 
 /* ---- key pairs and security groups ------------------------------------------------------------ */
@@ -750,7 +735,7 @@ static void push_resource(struct gc_resource_list *out, json_t *o, const char *i
 
 	memset(&r, 0, sizeof(r));
 	read_tags(o, &r.tags, &r.n_tags);
-	if (!(v = jstr(o, id_key)) || !*v || !gc_tags_match(r.tags, r.n_tags, want, n_want)) {
+	if (!(v = gc_jstr(o, id_key)) || !*v || !gc_tags_match(r.tags, r.n_tags, want, n_want)) {
 		for (size_t i = 0; i < r.n_tags; i++) {
 			free(r.tags[i].key);
 			free(r.tags[i].value);
@@ -759,9 +744,9 @@ static void push_resource(struct gc_resource_list *out, json_t *o, const char *i
 		return;
 	}
 	r.id = gc_xstrdup(v);
-	if ((v = jstr(o, name_key)))
+	if ((v = gc_jstr(o, name_key)))
 		r.name = gc_xstrdup(v);
-	if (fpr_key && (v = jstr(o, fpr_key)) && *v)
+	if (fpr_key && (v = gc_jstr(o, fpr_key)) && *v)
 		r.fingerprint = gc_xstrdup(v);
 	*gc_resource_list_push(out) = r;
 }
@@ -859,54 +844,40 @@ int ali_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 	return 0;
 }
 
-/*
- * ImportKeyPair answered KeyPair.AlreadyExist. That is our own earlier import when the
- * key of that name holds the same public key (a retry after a lost answer, or a re-run);
- * anything else is someone else's key, never reused.
- */
-static int adopt_keypair(struct gc_provider *p, const struct gc_keypair_request *req,
-			 struct gc_error *err)
+static int lookup_keypair(struct gc_provider *p, const char *name, char **line, char **id,
+			  struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf body;
 	json_t *j = NULL, *o;
-	char *want = gc_driver_key_body(req->public_key_line), *have = NULL;
 	size_t i;
 	int ret = -1;
 
-	gc_params_add(&params, "KeyPairName", req->name);
+	gc_params_add(&params, "KeyPairName", name);
 	gc_params_add(&params, "IncludePublicKey", "true");
 	if (ali_ecs_call(p, "DescribeKeyPairs", &params, 0, false, &body, err) != 0 ||
 	    parse_answer(p, &body, "DescribeKeyPairs", &j, err) != 0)
 		goto out;
 	json_array_foreach(jlist(j, "KeyPairs", "KeyPair"), i, o)
 	{
-		const char *name = jstr(o, "KeyPairName"), *pub = jstr(o, "PublicKey");
+		const char *have = gc_jstr(o, "KeyPairName"), *pub = gc_jstr(o, "PublicKey");
 
-		if (name && pub && strcmp(name, req->name) == 0) {
-			free(have);
-			have = gc_driver_key_body(pub);
+		if (have && pub && strcmp(have, name) == 0) {
+			free(*line);
+			*line = gc_xstrdup(pub);
 		}
 	}
-	if (!have || strcmp(want, have) != 0) {
-		gc_error_set(err, GC_EINVALID,
-			     "a key pair named '%s' already exists with another public key",
-			     req->name);
-		gc_error_set_cloud(err, "KeyPair.AlreadyExist", NULL, 400);
-		goto out;
-	}
+	*id = *line ? gc_xstrdup(name) : NULL; /* Alibaba key pairs have no id but their name */
 	ret = 0;
 out:
 	json_decref(j);
-	free(want);
-	free(have);
 	gc_params_release(&params);
 	gc_buf_release(&body);
 	return ret;
 }
 
-int ali_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
-		       struct gc_error *err)
+static int import_keypair(struct gc_provider *p, const struct gc_keypair_request *req,
+			  char **out_id, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf body = GC_BUF_INIT(1);
@@ -914,43 +885,41 @@ int ali_import_keypair(struct gc_provider *p, const struct gc_keypair_request *r
 	const char *name;
 	int ret = -1;
 
-	if (!req->name || !req->public_key_line || !*req->public_key_line)
-		return gc_error_set(err, GC_EINVALID,
-				    "cannot import a key pair without a name and a public key");
 	if (req->n_tags > ALI_MAX_TAGS)
-		return gc_error_set(err, GC_EINVALID, "cannot import key pair '%s': %zu tags",
-				    req->name, req->n_tags);
+		return gc_error_set(err, GC_EINVALID, "%zu tags", req->n_tags);
 	gc_params_add(&params, "KeyPairName", req->name);
 	gc_params_add(&params, "PublicKeyBody", req->public_key_line);
 	add_tags(&params, req->tags, req->n_tags);
-	if (ali_ecs_call(p, "ImportKeyPair", &params, 0, false, &body, err) != 0) {
-		if (err && strcmp(err->cloud_code, "KeyPair.AlreadyExist") == 0 &&
-		    adopt_keypair(p, req, err) == 0) {
-			gc_error_init(err);
-			*out_id = gc_xstrdup(req->name);
-			ret = 0;
-			goto out;
-		}
-		goto fail;
-	}
-	if (parse_answer(p, &body, "ImportKeyPair", &j, err) != 0)
-		goto fail;
-	name = jstr(j, "KeyPairName");
+	if (ali_ecs_call(p, "ImportKeyPair", &params, 0, false, &body, err) != 0 ||
+	    parse_answer(p, &body, "ImportKeyPair", &j, err) != 0)
+		goto out;
+	name = gc_jstr(j, "KeyPairName");
 	if (!name || strcmp(name, req->name) != 0) {
 		gc_error_set(err, GC_EINVALID, "ImportKeyPair answered another KeyPairName ('%s')",
 			     name ? name : "");
-		goto fail;
+		goto out;
 	}
-	*out_id = gc_xstrdup(name); /* Alibaba key pairs have no id but their name */
+	*out_id = gc_xstrdup(name);
 	ret = 0;
-	goto out;
-fail:
-	gc_error_prefix(err, "cannot import key pair '%s'", req->name);
 out:
 	json_decref(j);
 	gc_params_release(&params);
 	gc_buf_release(&body);
 	return ret;
+}
+
+static const struct gc_driver_keypair keypair_import = {
+	import_keypair,
+	lookup_keypair,
+	(const char *const[]){ "KeyPair.AlreadyExist", NULL },
+	NULL,
+	400,
+};
+
+int ali_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
+		       struct gc_error *err)
+{
+	return gc_driver_import_keypair(p, &keypair_import, req, out_id, err);
 }
 
 int ali_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err)
@@ -1051,7 +1020,7 @@ int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 		goto fail;
 	if (parse_answer(p, &body, "CreateSecurityGroup", &j, err) != 0)
 		goto fail;
-	if (!(id = jstr(j, "SecurityGroupId")) || !*id) {
+	if (!(id = gc_jstr(j, "SecurityGroupId")) || !*id) {
 		gc_error_set(err, GC_EINVALID,
 			     "CreateSecurityGroup answered without a "
 			     "SecurityGroupId");
@@ -1165,8 +1134,8 @@ static int images_parse(struct gc_provider *p, void *ctx, const struct gc_buf *b
 	list = jlist(j, "Images", "Image");
 	json_array_foreach(list, i, o)
 	{
-		const char *id = jstr(o, "ImageId"), *name = jstr(o, "ImageName");
-		const char *created = jstr(o, "CreationTime"), *status = jstr(o, "Status");
+		const char *id = gc_jstr(o, "ImageId"), *name = gc_jstr(o, "ImageName");
+		const char *created = gc_jstr(o, "CreationTime"), *status = gc_jstr(o, "Status");
 		int64_t at = 0;
 
 		if (!id || !name || (status && strcmp(status, "Available")) ||
@@ -1286,7 +1255,7 @@ int ali_instance_type(struct gc_provider *p, const char *type, struct gc_type_fa
 	}
 	json_array_foreach(jlist(j, "InstanceTypes", "InstanceType"), i, o)
 	{
-		const char *id = jstr(o, "InstanceTypeId"), *spec = jstr(o, "GPUSpec");
+		const char *id = gc_jstr(o, "InstanceTypeId"), *spec = gc_jstr(o, "GPUSpec");
 
 		if (!id || strcmp(id, type) != 0)
 			continue;
@@ -1354,7 +1323,7 @@ int ali_price(struct gc_provider *p, const char *type, const char *zone, bool sp
 	/* the instance's own line: the total would include a default system disk */
 	json_array_foreach(jlist(price, "DetailInfos", "DetailInfo"), i, o)
 	{
-		const char *res = jstr(o, "Resource");
+		const char *res = gc_jstr(o, "Resource");
 
 		if (res && strcasecmp(res, "instanceType") == 0 &&
 		    json_is_number(json_object_get(o, "TradePrice")))
@@ -1367,7 +1336,7 @@ int ali_price(struct gc_provider *p, const char *type, const char *zone, bool sp
 		bad_answer(p, "DescribePrice", err);
 		goto fail;
 	}
-	currency = jstr(price, "Currency");
+	currency = gc_jstr(price, "Currency");
 	if (currency && strcmp(currency, "USD") != 0 && !d->currency_warned) {
 		/* China-site accounts are billed in CNY; there is no conversion to be had from
 		 * the API, so the figure is taken as it is */
@@ -1407,7 +1376,7 @@ static int id_list(struct gc_provider *p, const char *action, const char *outer,
 		goto out;
 	json_array_foreach(jlist(j, outer, inner), i, o)
 	{
-		const char *id = jstr(o, key), *status = jstr(o, "Status");
+		const char *id = gc_jstr(o, key), *status = gc_jstr(o, "Status");
 
 		if (!id || !*id || (status_ok && status && strcmp(status, status_ok)))
 			continue;
@@ -1453,7 +1422,7 @@ int ali_console_output(struct gc_provider *p, const char *id, char **out, struct
 	if (ali_ecs_call(p, "GetInstanceConsoleOutput", &params, 0, false, &body, err) != 0 ||
 	    parse_answer(p, &body, "GetInstanceConsoleOutput", &j, err) != 0)
 		goto fail;
-	b64 = jstr(j, "ConsoleOutput");
+	b64 = gc_jstr(j, "ConsoleOutput");
 	if (b64 && gc_base64_decode(&text, b64, strlen(b64)) != 0) {
 		gc_error_set(err, GC_EINVALID,
 			     "GetInstanceConsoleOutput: the output is not base64 or over %zu "

@@ -1002,21 +1002,15 @@ out:
 	return ret;
 }
 
-static const char *jstr(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_string(v) && json_string_length(v) ? json_string_value(v) : NULL;
-}
-
 /* Credentials from a JSON object with AccessKeyId, SecretAccessKey, the token under
  * token_key, Expiration. Shared by credential_process and IMDS. */
 static int creds_from_json(struct aws_creds *out, const struct chain *ch, json_t *o,
 			   const char *token_key, const char *what, char *source,
 			   struct gc_error *err)
 {
-	const char *akid = jstr(o, "AccessKeyId"), *secret = jstr(o, "SecretAccessKey");
-	const char *token = jstr(o, token_key), *exp = jstr(o, "Expiration");
+	const char *akid = gc_jstr_set(o, "AccessKeyId"),
+		   *secret = gc_jstr_set(o, "SecretAccessKey");
+	const char *token = gc_jstr_set(o, token_key), *exp = gc_jstr_set(o, "Expiration");
 	int64_t expiration = 0;
 
 	if (!akid || !secret) {
@@ -1160,7 +1154,7 @@ static int imds_creds(struct aws_creds *out, struct chain *ch, char **why, struc
 		gc_error_set(err, GC_EINVALID, "%s answered with no JSON object", what);
 		goto out;
 	}
-	if ((v = jstr(j, "Code")) && strcmp(v, "Success") != 0) {
+	if ((v = gc_jstr_set(j, "Code")) && strcmp(v, "Success") != 0) {
 		gc_error_set(err, GC_EAUTH, "%s answered Code '%s'", what, v);
 		goto out;
 	}

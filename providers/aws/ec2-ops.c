@@ -527,21 +527,12 @@ static int terminate_call(struct gc_provider *p, const char *const *ids, size_t 
 	return ret;
 }
 
-static bool gone_code(const char *code)
-{
-	return strcmp(code, "InvalidInstanceID.NotFound") == 0;
-}
-
 int aws_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err)
 {
-	if (n > AWS_TERMINATE_BATCH)
-		return gc_error_set(err, GC_EINVALID,
-				    "cannot terminate %zu instances in one call "
-				    "(at most %u)",
-				    n, AWS_TERMINATE_BATCH);
 	/* an unknown id fails the whole call with InvalidInstanceID.NotFound naming it; it is
 	 * gone (EC2 lists terminated instances for about an hour, so NotFound means long gone) */
-	return gc_driver_terminate_dropping_gone(p, ids, n, terminate_call, gone_code, err);
+	return gc_driver_terminate_dropping_gone(p, ids, n, AWS_TERMINATE_BATCH, terminate_call,
+						 "InvalidInstanceID.NotFound", err);
 }
 
 /* ---- key pairs and security groups --------------------------------------------------------- */
@@ -646,96 +637,72 @@ int aws_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 	return gc_error_set(err, GC_EINVALID, "unknown resource kind %d", (int)kind);
 }
 
-/*
- * ImportKeyPair answered InvalidKeyPair.Duplicate. That is our own earlier import when the
- * key of that name carries the same public key (a retry after a lost answer, or a re-run):
- * then its id is the answer. Anything else is someone else's key, never reused.
- */
-static int adopt_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
-			 struct gc_error *err)
+static int lookup_keypair(struct gc_provider *p, const char *name, char **line, char **id,
+			  struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf body;
-	char *line = NULL, *id = NULL, *want = NULL, *have = NULL;
 	int ret;
 
-	gc_params_add(&params, "KeyName.1", req->name);
+	gc_params_add(&params, "KeyName.1", name);
 	gc_params_add(&params, "IncludePublicKey", "true");
 	ret = aws_ec2_call(p, "DescribeKeyPairs", &params, 0, false, &body, err);
 	gc_params_release(&params);
 	if (ret == 0 &&
-	    (ret = aws_xml_keypair_public(body.data, body.len, req->name, &line, &id, err)) != 0)
+	    (ret = aws_xml_keypair_public(body.data, body.len, name, line, id, err)) != 0)
 		bad_answer(p, "DescribeKeyPairs", err);
 	gc_buf_release(&body);
-	if (ret != 0)
-		goto out;
-	want = gc_driver_key_body(req->public_key_line);
-	have = line ? gc_driver_key_body(line) : NULL;
-	if (!have || !id || !*id || strcmp(want, have) != 0) {
-		ret = gc_error_set(err, GC_EINVALID,
-				   "a key pair named '%s' already exists with another public key",
-				   req->name);
-		gc_error_set_cloud(err, "InvalidKeyPair.Duplicate", NULL, 400);
-		goto out;
-	}
-	*out_id = id;
-	id = NULL;
-out:
-	free(line);
-	free(id);
-	free(want);
-	free(have);
 	return ret;
 }
 
-int aws_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
-		       struct gc_error *err)
+static int import_keypair(struct gc_provider *p, const struct gc_keypair_request *req,
+			  char **out_id, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf b64 = GC_BUF_INIT(64 << 10), body = GC_BUF_INIT(1);
 	char *id = NULL;
 	int ret = -1;
 
-	if (!req->name || !req->public_key_line || !*req->public_key_line)
-		return gc_error_set(err, GC_EINVALID,
-				    "cannot import a key pair without a name "
-				    "and a public key");
 	if (gc_base64_encode(&b64, req->public_key_line, strlen(req->public_key_line)) != 0) {
 		gc_error_set(err, GC_ETOOBIG, "the public key is too long");
-		goto fail;
+		goto out;
 	}
 	gc_params_add(&params, "KeyName", req->name);
 	gc_params_add(&params, "PublicKeyMaterial", b64.data);
 	add_tag_spec(&params, 1, "key-pair", req->tags, req->n_tags);
-	if (aws_ec2_call(p, "ImportKeyPair", &params, 0, false, &body, err) != 0) {
-		if (err && strcmp(err->cloud_code, "InvalidKeyPair.Duplicate") == 0 &&
-		    adopt_keypair(p, req, out_id, err) == 0) {
-			gc_error_init(err);
-			ret = 0;
-			goto out;
-		}
-		goto fail;
-	}
+	if (aws_ec2_call(p, "ImportKeyPair", &params, 0, false, &body, err) != 0)
+		goto out;
 	if (aws_xml_root_text(body.data, body.len, "keyPairId", &id, err) != 0) {
 		bad_answer(p, "ImportKeyPair", err);
-		goto fail;
+		goto out;
 	}
 	if (!id || !*id) {
 		gc_error_set(err, GC_EINVALID, "ImportKeyPair answered without a keyPairId");
-		goto fail;
+		goto out;
 	}
 	*out_id = id;
 	id = NULL;
 	ret = 0;
-	goto out;
-fail:
-	gc_error_prefix(err, "cannot import key pair '%s'", req->name);
 out:
 	free(id);
 	gc_params_release(&params);
 	gc_buf_release(&b64);
 	gc_buf_release(&body);
 	return ret;
+}
+
+static const struct gc_driver_keypair keypair_import = {
+	import_keypair,
+	lookup_keypair,
+	(const char *const[]){ "InvalidKeyPair.Duplicate", NULL },
+	NULL,
+	400,
+};
+
+int aws_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
+		       struct gc_error *err)
+{
+	return gc_driver_import_keypair(p, &keypair_import, req, out_id, err);
 }
 
 int aws_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err)

@@ -519,7 +519,7 @@ int aws_xml_secgroups(const char *body, size_t len, struct gc_resource_list *out
 
 struct keypair_public {
 	const char *name;
-	char *line, *id;
+	char **line, **id;
 };
 
 static int keypair_public_item(xmlNodePtr it, void *ctx, struct gc_error *err)
@@ -528,12 +528,12 @@ static int keypair_public_item(xmlNodePtr it, void *ctx, struct gc_error *err)
 	char *n;
 
 	(void)err;
-	if (kp->line || kp->id)
+	if (*kp->line || *kp->id)
 		return 0; /* the first of that name */
 	n = text(it, "keyName");
 	if (n && strcmp(n, kp->name) == 0) {
-		kp->line = text(it, "publicKey");
-		kp->id = text(it, "keyPairId");
+		*kp->line = text(it, "publicKey");
+		*kp->id = text(it, "keyPairId");
 	}
 	free(n);
 	return 0;
@@ -543,19 +543,11 @@ int aws_xml_keypair_public(const char *body, size_t len, const char *name, char 
 			   char **out_id, struct gc_error *err)
 {
 	static const char *const paths[] = { "keySet/item" };
-	struct keypair_public kp = { name, NULL, NULL };
+	struct keypair_public kp = { name, out_line, out_id };
 	struct stream s = { paths, 1, keypair_public_item, &kp, NULL, false };
 
-	*out_line = NULL;
-	*out_id = NULL;
-	if (stream(body, len, &s, err) != 0) {
-		free(kp.line);
-		free(kp.id);
-		return -1;
-	}
-	*out_line = kp.line;
-	*out_id = kp.id;
-	return 0;
+	*out_line = *out_id = NULL;
+	return stream(body, len, &s, err);
 }
 
 int aws_xml_root_text(const char *body, size_t len, const char *name, char **out,

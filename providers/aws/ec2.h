@@ -148,7 +148,8 @@ int aws_xml_instances(const char *body, size_t len, struct gc_instance_list *out
 /* Key pairs (keySet/item) or security groups (securityGroupInfo/item). */
 int aws_xml_keypairs(const char *body, size_t len, struct gc_resource_list *out,
 		     struct gc_error *err);
-/* With IncludePublicKey: the public key line of the key named name, or NULL. */
+/* With IncludePublicKey: the public key line and id of the key named name, or NULLs; the
+ * caller frees them, also after a failure. */
 int aws_xml_keypair_public(const char *body, size_t len, const char *name, char **out_line,
 			   char **out_id, struct gc_error *err);
 int aws_xml_secgroups(const char *body, size_t len, struct gc_resource_list *out, char **next_token,

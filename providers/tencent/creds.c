@@ -196,13 +196,6 @@ out:
 
 /* --- 2b. tccli's credential file ---------------------------------------------------------- */
 
-static const char *jstr(json_t *o, const char *key)
-{
-	const char *v = json_string_value(json_object_get(o, key));
-
-	return v && *v ? v : NULL;
-}
-
 /* 0 found, 1 not there (*why), 2 a cvm-role profile, -1 broken. */
 static int tccli_profile(struct tc_creds *out, struct chain *ch, char **why, struct gc_error *err)
 {
@@ -234,7 +227,7 @@ static int tccli_profile(struct tc_creds *out, struct chain *ch, char **why, str
 			     jerr.line, jerr.text);
 		goto out;
 	}
-	type = jstr(j, "type");
+	type = gc_jstr_set(j, "type");
 	if (type && strcmp(type, "cvm-role") == 0) {
 		ret = 2;
 		goto out;
@@ -247,15 +240,15 @@ static int tccli_profile(struct tc_creds *out, struct chain *ch, char **why, str
 			     shown, type);
 		goto out;
 	}
-	if (jstr(j, "role-arn")) {
+	if (gc_jstr_set(j, "role-arn")) {
 		gc_error_set(err, GC_EUNSUPPORTED,
 			     "%s assumes role '%s' through STS, which gpucluster does not do yet; "
 			     "export the role's temporary keys instead",
-			     shown, jstr(j, "role-arn"));
+			     shown, gc_jstr_set(j, "role-arn"));
 		goto out;
 	}
-	id = jstr(j, "secretId");
-	key = jstr(j, "secretKey");
+	id = gc_jstr_set(j, "secretId");
+	key = gc_jstr_set(j, "secretKey");
 	if (!id && !key) {
 		*why = gc_xasprintf("%s has no secretId", shown);
 		ret = 1;
@@ -266,7 +259,7 @@ static int tccli_profile(struct tc_creds *out, struct chain *ch, char **why, str
 			     id ? "secretId" : "secretKey", id ? "secretKey" : "secretId");
 		goto out;
 	}
-	gc_creds_set(&out->base, ch->in->log, id, key, jstr(j, "token"), 0,
+	gc_creds_set(&out->base, ch->in->log, id, key, gc_jstr_set(j, "token"), 0,
 		     gc_xasprintf("tccli profile '%s'", ch->profile));
 	ret = 0;
 out:
@@ -327,13 +320,13 @@ static int cvm_role(struct tc_creds *out, struct chain *ch, char **why, struct g
 			     base, role);
 		goto out;
 	}
-	if ((v = jstr(j, "Code")) && strcmp(v, "Success") != 0) {
+	if ((v = gc_jstr_set(j, "Code")) && strcmp(v, "Success") != 0) {
 		gc_error_set(err, GC_EAUTH, "%s: role '%s' answered Code '%s'", base, role, v);
 		goto out;
 	}
-	id = jstr(j, "TmpSecretId");
-	key = jstr(j, "TmpSecretKey");
-	token = jstr(j, "Token");
+	id = gc_jstr_set(j, "TmpSecretId");
+	key = gc_jstr_set(j, "TmpSecretKey");
+	token = gc_jstr_set(j, "Token");
 	exp = json_object_get(j, "ExpiredTime");
 	if (!id || !key || !token || !json_is_integer(exp) || json_integer_value(exp) <= 0) {
 		gc_error_set(err, GC_EINVALID,
@@ -404,9 +397,9 @@ static int sts_read(struct tc_creds *out, struct chain *ch, const struct gc_http
 		goto out;
 	}
 	c = json_object_get(resp, "Credentials");
-	id = jstr(c, "TmpSecretId");
-	key = jstr(c, "TmpSecretKey");
-	token = jstr(c, "Token");
+	id = gc_jstr_set(c, "TmpSecretId");
+	key = gc_jstr_set(c, "TmpSecretKey");
+	token = gc_jstr_set(c, "Token");
 	exp = json_object_get(resp, "ExpiredTime");
 	if (!id || !key || !token || !json_is_integer(exp) || json_integer_value(exp) <= 0) {
 		gc_error_set(err, GC_EINVALID,
