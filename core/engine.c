@@ -796,13 +796,11 @@ static int ensure_secgroup(struct run *r, struct gc_error *err)
 		if (!pick || (str_eq(found.items[i].name, name) && !str_eq(pick->name, name)))
 			pick = &found.items[i];
 	}
-	if (pick) {
+	/* an existing group still has its rules reconciled: a kill between its creation and
+	 * its rules, or a changed ssh.allow_from (core/rules.h) */
+	if (pick)
 		gc_log_debug(r->e->log, "security group '%s' (%s) exists",
 			     pick->name ? pick->name : "", pick->id);
-		r->secgroup_id = gc_xstrdup(pick->id);
-		ret = 0;
-		goto out;
-	}
 	if (cancelled(r))
 		goto out;
 	if (n_allow == 0) {
@@ -810,13 +808,15 @@ static int ensure_secgroup(struct run *r, struct gc_error *err)
 			goto out;
 		allow = (const char *const *)&mine;
 		n_allow = 1;
-		info(r, "allowing SSH from this machine's address %s", mine);
+		if (!pick)
+			info(r, "allowing SSH from this machine's address %s", mine);
 	}
 	desc = gc_xasprintf("gpucluster cluster %s: SSH in, and its nodes to each other",
 			    spec->name);
 	resource_tags(&tags, r->e, name);
 	{
 		struct gc_secgroup_request req = {
+			.id = pick ? pick->id : NULL,
 			.name = name,
 			.description = desc,
 			.ssh_port = spec->ssh.port,
@@ -834,7 +834,8 @@ static int ensure_secgroup(struct run *r, struct gc_error *err)
 			goto out;
 		}
 	}
-	info(r, "created security group '%s' (%s)", name, id);
+	if (!pick)
+		info(r, "created security group '%s' (%s)", name, id);
 	r->secgroup_id = id;
 	id = NULL;
 	ret = 0;
