@@ -771,7 +771,9 @@ static int caller_block(struct run *r, char **out, struct gc_error *err)
 	return checkip(r, out, err);
 }
 
-static int ensure_secgroup(struct run *r, struct gc_error *err)
+/* Finds the cluster's security group and reconciles its rules; makes it only with create
+ * (an apply that launches nothing leaves a missing group missing). */
+static int ensure_secgroup(struct run *r, bool create, struct gc_error *err)
 {
 	const struct gc_spec *spec = r->e->spec;
 	struct gc_tag_filter f = { GC_TAG_CLUSTER, spec->name };
@@ -801,6 +803,10 @@ static int ensure_secgroup(struct run *r, struct gc_error *err)
 	if (pick)
 		gc_log_debug(r->e->log, "security group '%s' (%s) exists",
 			     pick->name ? pick->name : "", pick->id);
+	if (!pick && !create) {
+		ret = 0;
+		goto out;
+	}
 	if (cancelled(r))
 		goto out;
 	if (n_allow == 0) {
@@ -1836,6 +1842,30 @@ static int summarise(struct run *r, const char *verb, struct gc_error *err)
 	return -1;
 }
 
+static bool plan_keeps(const struct gc_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_groups; i++)
+		if (plan->groups[i].keep)
+			return true;
+	return false;
+}
+
+int gc_engine_reconcile(struct gc_engine *e, const struct gc_plan *plan, struct gc_error *err)
+{
+	struct gc_engine_report report;
+	struct run r;
+	int ret;
+
+	if (!plan_keeps(plan))
+		return 0;
+	gc_engine_report_init(&report);
+	run_init(&r, e, NULL, &report);
+	ret = ensure_secgroup(&r, false, err);
+	run_release(&r);
+	gc_engine_report_release(&report);
+	return ret;
+}
+
 int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 		    const struct gc_engine_opts *opts, struct gc_engine_report *report,
 		    struct gc_error *err)
@@ -1860,7 +1890,7 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 	/* 1. what every launch needs, once */
 	if (creates && !cancelled(&r)) {
 		if (ensure_keypair(&r, &lerr) < 0 ||
-		    (!cancelled(&r) && ensure_secgroup(&r, &lerr) < 0)) {
+		    (!cancelled(&r) && ensure_secgroup(&r, true, &lerr) < 0)) {
 			check_fatal(&r, &lerr);
 			if (!r.cancelled)
 				for (size_t i = 0; i < plan->n_groups; i++)
@@ -1870,6 +1900,16 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 							.err = lerr;
 			creates = false;
 		}
+	}
+
+	/* or, launching nothing, the rules of the group the kept nodes use (issue 19) */
+	if (!creates && plan_keeps(plan) && !cancelled(&r) &&
+	    ensure_secgroup(&r, false, &lerr) < 0) {
+		check_fatal(&r, &lerr);
+		for (size_t i = 0; i < plan->n_groups; i++)
+			if (plan->groups[i].keep)
+				report->groups[report_group(report, plan->groups[i].name)].err =
+					lerr;
 	}
 
 	/* 2. launch, group by group */
