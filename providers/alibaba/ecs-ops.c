@@ -1048,8 +1048,8 @@ static int revoke(struct gc_provider *p, const char *group_id, json_t *perms, co
 	gc_params_add(&params, "SecurityGroupId", group_id);
 	json_array_foreach(perms, i, perm)
 	{
-		static const char *const fields[] = { "IpProtocol", "PortRange", "SourceCidrIp",
-						      "SourceGroupId", "Policy", "NicType" };
+		static const char *const fields[] = { "IpProtocol",    "PortRange", "SourceCidrIp",
+						      "SourceGroupId", "Policy",    "NicType" };
 
 		if (!drop[i])
 			continue;
@@ -1076,6 +1076,24 @@ static int revoke(struct gc_provider *p, const char *group_id, json_t *perms, co
 	return rc;
 }
 
+/* The group's ingress rules: DescribeSecurityGroupAttribute's answer into *out. */
+static int list_rules(struct gc_provider *p, const char *group_id, json_t **out,
+		      struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(1);
+	int ret;
+
+	gc_params_add(&params, "SecurityGroupId", group_id);
+	gc_params_add(&params, "Direction", "ingress");
+	ret = ali_ecs_call(p, "DescribeSecurityGroupAttribute", &params, 0, false, &body, err);
+	if (ret == 0)
+		ret = parse_answer(p, &body, "DescribeSecurityGroupAttribute", out, err);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	return ret;
+}
+
 /*
  * The group's rules made to match the request (core/rules.h): SSH from each CIDR added
  * when missing, ours no longer wanted revoked, foreign ones left. No members' rule: a
@@ -1084,8 +1102,6 @@ static int revoke(struct gc_provider *p, const char *group_id, json_t *perms, co
 static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
 			const char *group_id, bool fresh, struct gc_error *err)
 {
-	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body = GC_BUF_INIT(1);
 	json_t *j = NULL, *perms;
 	struct gc_rule *have = NULL, *want = NULL;
 	const char **cidrs = NULL;
@@ -1094,13 +1110,9 @@ static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request 
 	json_t *perm;
 	int ret = -1;
 
-	gc_params_add(&params, "SecurityGroupId", group_id);
-	gc_params_add(&params, "Direction", "ingress");
-	if (fresh)
-		j = json_pack("{s:{s:[]}}", "Permissions", "Permission"); /* nothing to list yet */
-	else if (ali_ecs_call(p, "DescribeSecurityGroupAttribute", &params, 0, false, &body,
-			      err) != 0 ||
-		 parse_answer(p, &body, "DescribeSecurityGroupAttribute", &j, err) != 0)
+	if (fresh) /* a group this call made: nothing to list yet */
+		j = json_pack("{s:{s:[]}}", "Permissions", "Permission");
+	else if (list_rules(p, group_id, &j, err) != 0)
 		goto out;
 	perms = json_object_get(json_object_get(j, "Permissions"), "Permission");
 	if (!json_is_array(perms)) {
@@ -1130,8 +1142,6 @@ out:
 	free(want);
 	free(have);
 	json_decref(j);
-	gc_params_release(&params);
-	gc_buf_release(&body);
 	return ret;
 }
 

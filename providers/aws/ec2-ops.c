@@ -840,8 +840,8 @@ static int revoke(struct gc_provider *p, const char *group_id, const struct aws_
 		if (r[i].group)
 			addf(&params, r[i].group, "IpPermissions.%u.Groups.1.GroupId", perm);
 		else
-			addf(&params, r[i].cidr ? r[i].cidr : "", "IpPermissions.%u.IpRanges.1.CidrIp",
-			     perm);
+			addf(&params, r[i].cidr ? r[i].cidr : "",
+			     "IpPermissions.%u.IpRanges.1.CidrIp", perm);
 	}
 	ret = aws_ec2_call(p, "RevokeSecurityGroupIngress", &params, 0, false, &body, err);
 	gc_params_release(&params);
@@ -917,8 +917,9 @@ static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request 
 {
 	if (reconcile_once(p, req, group_id, fresh, err) == 0)
 		return 0;
-	if (!err || (strcmp(err->cloud_code, "InvalidPermission.Duplicate") != 0 &&
-		     strcmp(err->cloud_code, "InvalidPermission.NotFound") != 0))
+	if (!err ||
+	    (strcmp(err->cloud_code, "InvalidPermission.Duplicate") != 0 &&
+	     strcmp(err->cloud_code, "InvalidPermission.NotFound") != 0))
 		return -1;
 	gc_error_init(err);
 	return reconcile_once(p, req, group_id, false, err);

@@ -1399,8 +1399,8 @@ static void policy_rule(json_t *pol, struct gc_rule *r)
  * content (protocol, port, source, action as listed), never by PolicyIndex, which a
  * change made meanwhile would shift onto another rule.
  */
-static int rules_diff(struct gc_provider *p, const struct gc_secgroup_request *req,
-		      const char *id, json_t **out_add, json_t **out_drop, struct gc_error *err)
+static int rules_diff(struct gc_provider *p, const struct gc_secgroup_request *req, const char *id,
+		      json_t **out_add, json_t **out_drop, struct gc_error *err)
 {
 	json_t *params = json_pack("{s:s}", "SecurityGroupId", id), *resp = NULL, *have, *r;
 	struct gc_rule *rules, *want;

@@ -330,8 +330,9 @@ static int delete_policies(struct tc_call *c)
 				       "specified at the same time.",
 				       i);
 		}
-		if (index && (!json_is_integer(index) || json_integer_value(index) < 0 ||
-			      (size_t)json_integer_value(index) >= sg->n_rules)) {
+		if (index &&
+		    (!json_is_integer(index) || json_integer_value(index) < 0 ||
+		     (size_t)json_integer_value(index) >= sg->n_rules)) {
 			free(gone);
 			return tc_fail(c, "ResourceNotFound",
 				       "Ingress.%zu: the security group policy does not exist.", i);

@@ -405,15 +405,14 @@ static void test_secgroups(void **state)
 
 /* ---- security group rules, reconciled on every apply (issue 19) ------------------------------ */
 
-/* How many of g's rules are TCP on port from cidr with a description of ours (want_ours)
- * or any. */
+/* How many of g's rules are TCP on port from cidr, whatever their description. */
 static size_t count_rules(const struct sim_secgroup *g, int port, const char *cidr)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < g->n_rules; i++)
 		n += !strcmp(g->rules[i].protocol, "tcp") && g->rules[i].from_port == port &&
-		     g->rules[i].to_port == port && !strcmp(g->rules[i].cidr, cidr);
+			g->rules[i].to_port == port && !strcmp(g->rules[i].cidr, cidr);
 	return n;
 }
 
@@ -904,7 +903,7 @@ int main(int argc, char **argv)
 		CASE(test_terminate_gone),
 		CASE(test_keypairs),
 		CASE(test_secgroups),
-		CASE(test_secgroup_rules),
+		CASE(test_secgroup_rules), /* issue 19 */
 		CASE(test_images),
 		CASE(test_types_and_prices),
 		CASE(test_zones_regions_console),

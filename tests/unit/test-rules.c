@@ -151,9 +151,12 @@ static void test_duplicate_cidr(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_marker),	     cmocka_unit_test(test_wanted),
-		cmocka_unit_test(test_empty_group),  cmocka_unit_test(test_changed_cidr),
-		cmocka_unit_test(test_covered_and_shapes), cmocka_unit_test(test_duplicate_cidr),
+		cmocka_unit_test(test_marker),
+		cmocka_unit_test(test_wanted),
+		cmocka_unit_test(test_empty_group),
+		cmocka_unit_test(test_changed_cidr),
+		cmocka_unit_test(test_covered_and_shapes),
+		cmocka_unit_test(test_duplicate_cidr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
