@@ -76,6 +76,10 @@ for k in 1 "$sg" "${launches[@]}" $((launches[2] + 1)) $((n - 1)); do
 	cp "$work/requests.log" "$work/killed.log" # the calls of the killed run alone
 	got=$(alive e2e-kill)
 	[ "$got" -le "$want" ] || fail "killed after call $k: $got instances"
+	# the rules the killed run left (none: the group was made, its rules not yet)
+	left=$(jq --arg cloud "$CLOUD" '[.security_groups[] | select(.cloud == $cloud)
+		| select(.tags["gpucluster:cluster"] == "e2e-kill") | .rules | length]
+		| map(tostring) | join(",")' -r "$work/state.json")
 	gc_ok apply -y "$work/c.yaml"
 	expect_alive e2e-kill "$want" "killed after call $k, then re-run"
 	expect_rules "killed after call $k, then re-run"
@@ -95,7 +99,7 @@ for k in 1 "$sg" "${launches[@]}" $((launches[2] + 1)) $((n - 1)); do
 		| .params.ClientToken] | unique | all(. as $t | $live | index($t))' \
 		"$work/killed.log" >/dev/null ||
 		fail "killed after call $k: the killed run's tokens are not the live ones ($tokens)"
-	note "killed after call $k: $got instances then, $want after the re-run"
+	note "killed after call $k: $got instances and a group with [$left] rules then, $want after the re-run"
 done
 gc_ok destroy -y "$work/c.yaml"
 expect_alive e2e-kill 0 "after destroy"
