@@ -1076,19 +1076,28 @@ static int revoke(struct gc_provider *p, const char *group_id, json_t *perms, co
 	return rc;
 }
 
-/* The group's ingress rules: DescribeSecurityGroupAttribute's answer into *out. */
+/* The group's ingress rules: DescribeSecurityGroupAttribute's answer into *out, in one
+ * page of the most it takes (1000, above any group's rule quota); an answer that still
+ * has a next page is refused rather than read in part. */
 static int list_rules(struct gc_provider *p, const char *group_id, json_t **out,
 		      struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf body = GC_BUF_INIT(1);
+	const char *next;
 	int ret;
 
 	gc_params_add(&params, "SecurityGroupId", group_id);
 	gc_params_add(&params, "Direction", "ingress");
+	gc_params_add(&params, "MaxResults", "1000");
 	ret = ali_ecs_call(p, "DescribeSecurityGroupAttribute", &params, 0, false, &body, err);
 	if (ret == 0)
 		ret = parse_answer(p, &body, "DescribeSecurityGroupAttribute", out, err);
+	if (ret == 0 && (next = jstr(*out, "NextToken")) && *next)
+		ret = gc_error_set(err, GC_EINVALID,
+				   "DescribeSecurityGroupAttribute answered more than one page of "
+				   "rules for security group '%s'",
+				   group_id);
 	gc_params_release(&params);
 	gc_buf_release(&body);
 	return ret;

@@ -524,16 +524,22 @@ static int describe_security_group_attribute(struct ecs_call *c)
 {
 	const char *id, *dir = ecs_get(c, "Direction");
 	struct sim_secgroup *sg;
-	json_t *perms = json_array();
-	char created[32];
+	json_t *perms;
+	char created[32], next[40] = "";
+	uint64_t max, after;
 
-	if (ecs_need(c, "SecurityGroupId", &id) || !(sg = find_sg(c, id))) {
-		json_decref(perms);
+	/* pages of MaxResults (10..1000, 500 by default), the rule's position the token */
+	if (ecs_need(c, "SecurityGroupId", &id) || !(sg = find_sg(c, id)) ||
+	    ecs_uint(c, "MaxResults", 10, 1000, 500, &max) || ecs_parse_next_token(c, &after))
 		return -1;
-	}
+	perms = json_array();
 	ecs_format_time(sg->created_wall, true, created);
-	for (size_t i = 0;
+	for (size_t i = after;
 	     i < sg->n_rules && (!dir || !strcmp(dir, "all") || !strcmp(dir, "ingress")); i++) {
+		if (json_array_size(perms) == max) {
+			ecs_next_token(i, next);
+			break;
+		}
 		const struct sim_rule *r = &sg->rules[i];
 		char range[32], rule_id[48];
 		snprintf(range, sizeof(range), "%d/%d", r->from_port, r->to_port);
@@ -552,6 +558,8 @@ static int describe_security_group_attribute(struct ecs_call *c)
 			  "SecurityGroupId", sg->id, "SecurityGroupName", sg->name, "Description",
 			  sg->description, "VpcId", sg->vpc, "InnerAccessPolicy",
 			  sg->inner_accept ? "Accept" : "Drop", "Permissions", "Permission", perms);
+	if (next[0])
+		json_object_set_new(c->out, "NextToken", json_string(next));
 	return 0;
 }
 

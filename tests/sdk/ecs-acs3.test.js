@@ -152,6 +152,16 @@ test('DescribeSecurityGroupAttribute (ingress), RevokeSecurityGroup by Permissio
 		new Ecs.DescribeSecurityGroupAttributeRequest({ regionId: REGION, securityGroupId: id,
 			direction: 'ingress' }))).body.permissions.permission;
 	assert.equal((await rules()).length, 3);
+	// pages of MaxResults (10..1000; gpucluster asks for 1000 and refuses a second page)
+	const page = await ecs.describeSecurityGroupAttribute(
+		new Ecs.DescribeSecurityGroupAttributeRequest({ regionId: REGION, securityGroupId: id,
+			direction: 'ingress', maxResults: 1000 }));
+	assert.equal(page.body.permissions.permission.length, 3);
+	assert.ok(!page.body.nextToken, `nextToken ${page.body.nextToken}`);
+	await expectCode('MaxResults below 10', ['InvalidParameter'],
+			 () => ecs.describeSecurityGroupAttribute(
+				 new Ecs.DescribeSecurityGroupAttributeRequest({ regionId: REGION,
+					 securityGroupId: id, maxResults: 5 })));
 
 	const revoke = (cidr) => ecs.revokeSecurityGroup(new Ecs.RevokeSecurityGroupRequest({
 		regionId: REGION, securityGroupId: id,
