@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # secgroup.sh: a user's journey with the cluster's security group (issue 19). Apply with
 # ssh.allow_from one range; a rule is added by hand through the cloud's own API; the
-# spec's range changes, apply again: the old SSH rule is gone, the new one is there, the
-# hand-made rule is untouched; a third apply changes nothing. (A group left without its
-# rules by a kill is kill.sh's.)
+# spec's range changes (with a scale-down), apply again: the old SSH rule is gone, the new
+# one is there, the hand-made rule is untouched; a third apply changes nothing; the range
+# changes back alone and an apply with "No changes" still fixes the rules. (A group left
+# without its rules by a kill is kill.sh's.)
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 sim_start --no-rate-limits
-spec "$work/c.yaml" e2e-sg workers 1 "$TYPE1"
+spec "$work/c.yaml" e2e-sg workers 2 "$TYPE1"
 allow() { sed -i "/^  allow_from:/d; s|^ssh:\$|ssh:\n  allow_from: [$1]|" "$work/c.yaml"; }
 # the cluster's group, as the emulator holds it
 group() {
@@ -62,9 +63,11 @@ aws)
 esac
 has_rule 8888 192.0.2.0/24 "added by hand" || fail "the hand-made rule is not there"
 
-# the spec's range changes
+# the spec's range changes, with one node fewer (an apply that only terminates)
 allow 198.51.100.0/24
+sed -i 's/^    count: 2$/    count: 1/' "$work/c.yaml"
 gc_ok apply -y "$work/c.yaml"
+expect_alive e2e-sg 1 "after the scale-down"
 [ "$(group | jq -r '.[0].id')" = "$id" ] || fail "the group was replaced: $(group)"
 has_rule 22 198.51.100.0/24 "gpucluster ssh" || fail "no SSH rule from 198.51.100.0/24"
 has_rule 8888 192.0.2.0/24 "added by hand" || fail "the hand-made rule went"
@@ -80,6 +83,14 @@ for a in AuthorizeSecurityGroupIngress RevokeSecurityGroupIngress AuthorizeSecur
 	RevokeSecurityGroup CreateSecurityGroupPolicies DeleteSecurityGroupPolicies; do
 	[ "$(calls "$a")" = 0 ] || fail "a third apply called $a on rules that were right"
 done
+
+# the range changes back and nothing else does: an apply with no changes still fixes it
+allow 203.0.113.0/24
+gc_ok apply -y "$work/c.yaml"
+grep -q 'No changes' "$work/out" || fail "the last apply had changes besides the rules"
+has_rule 22 203.0.113.0/24 "gpucluster ssh" || fail "no SSH rule from 203.0.113.0/24 again"
+has_rule 8888 192.0.2.0/24 "added by hand" || fail "the hand-made rule went"
+expect_rules 2 "after the range changed back"
 requests_valid
 
 gc_ok destroy -y "$work/c.yaml"
