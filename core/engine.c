@@ -836,7 +836,8 @@ static int ensure_secgroup(struct run *r, bool create, struct gc_error *err)
 
 		if (gc_provider_create_secgroup(r->p, &req, &id, err) < 0) {
 			explain_foreign(r, GC_RESOURCE_SECGROUP, name, err);
-			gc_error_prefix(err, "cannot create security group '%s'", name);
+			if (!pick) /* else the driver says which group it could not update */
+				gc_error_prefix(err, "cannot create security group '%s'", name);
 			goto out;
 		}
 	}

@@ -1221,7 +1221,11 @@ int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 	ret = 0;
 	goto out;
 fail:
-	gc_error_prefix(err, "cannot create security group '%s'", req->name);
+	if (req->id)
+		gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
+				req->name, req->id);
+	else
+		gc_error_prefix(err, "cannot create security group '%s'", req->name);
 out:
 	free(gid);
 	json_decref(j);

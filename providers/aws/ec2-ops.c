@@ -1006,7 +1006,11 @@ rules:
 	ret = 0;
 	goto out;
 fail:
-	gc_error_prefix(err, "cannot create security group '%s'", req->name);
+	if (req->id)
+		gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
+				req->name, req->id);
+	else
+		gc_error_prefix(err, "cannot create security group '%s'", req->name);
 out:
 	free(id);
 	gc_params_release(&params);

@@ -1607,7 +1607,11 @@ int tc_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *
 	ret = 0;
 	goto out;
 fail:
-	gc_error_prefix(err, "cannot create security group '%s'", req->name);
+	if (req->id)
+		gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
+				req->name, req->id);
+	else
+		gc_error_prefix(err, "cannot create security group '%s'", req->name);
 out:
 	free(id);
 	return ret;

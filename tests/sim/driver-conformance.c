@@ -525,6 +525,26 @@ static void test_secgroup_rules(void **state)
 	free(again);
 	assert_rules(id, first[0], 2);
 
+	/* a revoke that fails fails the call, naming the group; the next call finishes */
+	sr.allow_from = second;
+	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &again, &err), 0);
+	free(again);
+	again = NULL;
+	sr.allow_from = first;
+	add_fault(!strcmp(drv->name, "aws") ? "RevokeSecurityGroupIngress:quota,times=1"
+			  : !strcmp(drv->name, "alibaba")
+			  ? "RevokeSecurityGroup:quota,times=1"
+			  : "DeleteSecurityGroupPolicies:quota,times=1");
+	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &again, &err), -1);
+	assert_null(again);
+	assert_non_null(strstr(err.message,
+			       "cannot update the rules of security group 'gpucluster-drv-rules'"));
+	sim_faults_clear(sim.faults);
+	gc_error_init(&err);
+	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &again, &err), 0);
+	free(again);
+	assert_rules(id, first[0], 2);
+
 	assert_int_equal(gc_provider_delete_secgroup(prov, id, &err), 0);
 	free(id);
 }
