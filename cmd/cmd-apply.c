@@ -63,7 +63,8 @@ int gc_cmd_apply_run(struct gc_cmd_ctx *ctx, const char *const *names, const uns
 		gc_error_set(&err, GC_EGENERIC, "the changes were not confirmed");
 		goto out;
 	}
-	if (changes && gc_engine_apply(&e, &plan, &opts, &report, &err) < 0) {
+	if ((changes ? gc_engine_apply(&e, &plan, &opts, &report, &err)
+		     : gc_engine_reconcile(&e, &plan, &err)) < 0) {
 		failed = true;
 		if (!json)
 			gc_cmd_print_report(ctx, ctx->entry->name, &report);

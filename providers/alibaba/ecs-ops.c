@@ -20,6 +20,7 @@
 #include "core/cloudinit.h"
 #include "core/hash.h"
 #include "core/keygen.h"
+#include "core/rules.h"
 #include "core/str.h"
 #include "providers/alibaba/ecs.h"
 
@@ -942,28 +943,29 @@ int ali_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *e
 	return 0;
 }
 
-static int authorize_ssh(struct gc_provider *p, const char *group_id,
-			 const struct gc_secgroup_request *req, struct gc_error *err)
+/* SSH from each of cidrs, in batches of ALI_RULE_BATCH rules a call. */
+static int authorize_ssh(struct gc_provider *p, const char *group_id, unsigned port,
+			 const char *const *cidrs, size_t n_cidrs, struct gc_error *err)
 {
 	char range[32];
 
-	snprintf(range, sizeof(range), "%u/%u", req->ssh_port, req->ssh_port);
-	for (size_t first = 0; first < req->n_allow_from; first += ALI_RULE_BATCH) {
+	snprintf(range, sizeof(range), "%u/%u", port, port);
+	for (size_t first = 0; first < n_cidrs; first += ALI_RULE_BATCH) {
 		struct gc_params params = GC_PARAMS_INIT;
 		struct gc_buf body;
 		int rc;
 
 		gc_params_add(&params, "SecurityGroupId", group_id);
-		for (size_t i = first; i < req->n_allow_from && i < first + ALI_RULE_BATCH; i++) {
+		for (size_t i = first; i < n_cidrs && i < first + ALI_RULE_BATCH; i++) {
 			size_t n = i - first + 1;
 
 			addf(&params, "TCP", "Permissions.%zu.IpProtocol", n);
 			addf(&params, range, "Permissions.%zu.PortRange", n);
-			addf(&params, req->allow_from[i], "Permissions.%zu.SourceCidrIp", n);
+			addf(&params, cidrs[i], "Permissions.%zu.SourceCidrIp", n);
 			addf(&params, "Accept", "Permissions.%zu.Policy", n);
 			addf(&params, "intranet", "Permissions.%zu.NicType", n);
 			addf(&params, "1", "Permissions.%zu.Priority", n);
-			addf(&params, "gpucluster ssh", "Permissions.%zu.Description", n);
+			addf(&params, GC_RULE_SSH, "Permissions.%zu.Description", n);
 		}
 		/* a rule that is already there is accepted again without a copy (ECS API
 		 * reference, AuthorizeSecurityGroup), so a re-run needs no special case */
@@ -974,6 +976,151 @@ static int authorize_ssh(struct gc_provider *p, const char *group_id,
 			return -1;
 	}
 	return 0;
+}
+
+/* One ingress permission of DescribeSecurityGroupAttribute as the diff sees it. */
+static void permission_rule(json_t *perm, struct gc_rule *r)
+{
+	const char *proto = gc_jstr(perm, "IpProtocol"), *range = gc_jstr(perm, "PortRange");
+	const char *policy = gc_jstr(perm, "Policy");
+	bool accept = policy && strcasecmp(policy, "accept") == 0;
+	char want[32];
+
+	memset(r, 0, sizeof(*r));
+	r->all = accept && proto && strcasecmp(proto, "all") == 0;
+	if (accept && proto && strcasecmp(proto, "tcp") == 0 && range) {
+		const char *slash = strchr(range, '/');
+		int64_t port;
+
+		if (slash && gc_parse_i64(slash + 1, 1, 65535, &port) == 0) {
+			snprintf(want, sizeof(want), "%lld/%lld", (long long)port, (long long)port);
+			if (strcmp(want, range) == 0)
+				r->port = (unsigned)port;
+		}
+	}
+	r->cidr = gc_jstr(perm, "SourceCidrIp");
+	r->group = gc_jstr(perm, "SourceGroupId");
+	r->ours = gc_rule_is_ours(gc_jstr(perm, "Description"));
+}
+
+/* One RevokeSecurityGroup by Permissions (protocol, ports, source, policy as listed): a
+ * permission that matches nothing is no error (ECS API reference, RevokeSecurityGroup). */
+static int revoke(struct gc_provider *p, const char *group_id, json_t *perms, const bool *drop,
+		  struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	size_t i, n = 0;
+	json_t *perm;
+	int rc = 0;
+
+	gc_params_add(&params, "SecurityGroupId", group_id);
+	json_array_foreach(perms, i, perm)
+	{
+		static const char *const fields[] = { "IpProtocol",    "PortRange", "SourceCidrIp",
+						      "SourceGroupId", "Policy",    "NicType" };
+
+		if (!drop[i])
+			continue;
+		n++;
+		for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
+			if (gc_jstr(perm, fields[k]) && *gc_jstr(perm, fields[k]))
+				addf(&params, gc_jstr(perm, fields[k]), "Permissions.%zu.%s", n,
+				     fields[k]);
+		if (n < ALI_RULE_BATCH)
+			continue;
+		rc = ali_ecs_call(p, "RevokeSecurityGroup", &params, 0, false, &body, err);
+		gc_buf_release(&body);
+		gc_params_release(&params);
+		gc_params_add(&params, "SecurityGroupId", group_id);
+		n = 0;
+		if (rc != 0)
+			break;
+	}
+	if (rc == 0 && n) {
+		rc = ali_ecs_call(p, "RevokeSecurityGroup", &params, 0, false, &body, err);
+		gc_buf_release(&body);
+	}
+	gc_params_release(&params);
+	return rc;
+}
+
+/* The group's ingress rules: DescribeSecurityGroupAttribute's answer into *out, in one
+ * page of the most it takes (1000, above any group's rule quota); an answer that still
+ * has a next page is refused rather than read in part. */
+static int list_rules(struct gc_provider *p, const char *group_id, json_t **out,
+		      struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(1);
+	const char *next;
+	int ret;
+
+	gc_params_add(&params, "SecurityGroupId", group_id);
+	gc_params_add(&params, "Direction", "ingress");
+	gc_params_add(&params, "MaxResults", "1000");
+	ret = ali_ecs_call(p, "DescribeSecurityGroupAttribute", &params, 0, false, &body, err);
+	if (ret == 0)
+		ret = parse_answer(p, &body, "DescribeSecurityGroupAttribute", out, err);
+	if (ret == 0 && (next = gc_jstr(*out, "NextToken")) && *next)
+		ret = gc_error_set(err, GC_EINVALID,
+				   "DescribeSecurityGroupAttribute answered more than one page of "
+				   "rules for security group '%s'",
+				   group_id);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	return ret;
+}
+
+/*
+ * The group's rules made to match the request (core/rules.h): SSH from each CIDR added
+ * when missing, ours no longer wanted revoked, foreign ones left. No members' rule: a
+ * basic group lets its members in by itself (docs/internals/alibaba.md).
+ */
+static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
+			const char *group_id, bool fresh, struct gc_error *err)
+{
+	json_t *j = NULL, *perms;
+	struct gc_rule *have = NULL, *want = NULL;
+	const char **cidrs = NULL;
+	bool *add = NULL, *drop = NULL;
+	size_t n_have, n_want, n_cidrs = 0, i;
+	json_t *perm;
+	int ret = -1;
+
+	if (fresh) /* a group this call made: nothing to list yet */
+		j = json_pack("{s:{s:[]}}", "Permissions", "Permission");
+	else if (list_rules(p, group_id, &j, err) != 0)
+		goto out;
+	perms = json_object_get(json_object_get(j, "Permissions"), "Permission");
+	if (!json_is_array(perms)) {
+		gc_error_set(err, GC_EINVALID,
+			     "DescribeSecurityGroupAttribute answered without Permissions");
+		goto out;
+	}
+	n_have = json_array_size(perms);
+	have = gc_xcalloc(n_have + 1, sizeof(*have));
+	json_array_foreach(perms, i, perm) permission_rule(perm, &have[i]);
+	n_want = gc_rules_wanted(req, group_id, false, &want);
+	add = gc_xcalloc(n_want + 1, sizeof(*add));
+	drop = gc_xcalloc(n_have + 1, sizeof(*drop));
+	gc_rules_diff(want, n_want, have, n_have, add, drop);
+	cidrs = gc_xcalloc(n_want + 1, sizeof(*cidrs));
+	for (i = 0; i < n_want; i++)
+		if (add[i])
+			cidrs[n_cidrs++] = want[i].cidr;
+	if (authorize_ssh(p, group_id, req->ssh_port, cidrs, n_cidrs, err) != 0 ||
+	    revoke(p, group_id, perms, drop, err) != 0)
+		goto out;
+	ret = 0;
+out:
+	free(cidrs);
+	free(add);
+	free(drop);
+	free(want);
+	free(have);
+	json_decref(j);
+	return ret;
 }
 
 int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req, char **out_id,
@@ -998,6 +1145,13 @@ int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 	if (req->n_tags > ALI_MAX_TAGS)
 		return gc_error_set(err, GC_EINVALID, "cannot create security group '%s': %zu tags",
 				    req->name, req->n_tags);
+	if (req->id) {
+		if (ensure_rules(p, req, req->id, false, err) != 0)
+			goto fail;
+		*out_id = gc_xstrdup(req->id);
+		ret = 0;
+		goto out;
+	}
 	if (default_vpc(p, &vpc, err) != 0)
 		goto fail;
 	/* security group names need not be unique on ECS: a lost answer retried without a
@@ -1027,7 +1181,7 @@ int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 		goto fail;
 	}
 	gid = gc_xstrdup(id);
-	if (authorize_ssh(p, gid, req, err) != 0) {
+	if (ensure_rules(p, req, gid, true, err) != 0) {
 		gc_driver_discard_secgroup(p, gid, ali_delete_secgroup);
 		goto fail;
 	}
@@ -1036,7 +1190,11 @@ int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 	ret = 0;
 	goto out;
 fail:
-	gc_error_prefix(err, "cannot create security group '%s'", req->name);
+	if (req->id)
+		gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
+				req->name, req->id);
+	else
+		gc_error_prefix(err, "cannot create security group '%s'", req->name);
 out:
 	free(gid);
 	json_decref(j);

@@ -12,6 +12,7 @@
 
 #include "core/alloc.h"
 #include "core/hash.h"
+#include "core/rules.h"
 #include "core/str.h"
 #include "providers/aws/ec2.h"
 
@@ -763,32 +764,132 @@ static int authorize(struct gc_provider *p, const char *group_id, unsigned port,
 	return ret;
 }
 
+/* The group's ingress rules, one per source (DescribeSecurityGroups by GroupId). */
+static int list_rules(struct gc_provider *p, const char *group_id, struct aws_sg_rule **out,
+		      size_t *n, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	int ret;
+
+	gc_params_add(&params, "GroupId.1", group_id);
+	ret = aws_ec2_call(p, "DescribeSecurityGroups", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	if (ret == 0 && (ret = aws_xml_sg_rules(body.data, body.len, out, n, err)) != 0)
+		bad_answer(p, "DescribeSecurityGroups", err);
+	gc_buf_release(&body);
+	return ret;
+}
+
+/* One RevokeSecurityGroupIngress for the rules marked in drop, as EC2 listed them (the
+ * description need not be given: EC2 matches protocol, ports and source). */
+static int revoke(struct gc_provider *p, const char *group_id, const struct aws_sg_rule *r,
+		  const bool *drop, size_t n, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	unsigned perm = 0;
+	char port[16];
+	int ret;
+
+	gc_params_add(&params, "GroupId", group_id);
+	for (size_t i = 0; i < n; i++) {
+		if (!drop[i])
+			continue;
+		perm++;
+		addf(&params, r[i].protocol, "IpPermissions.%u.IpProtocol", perm);
+		if (strcmp(r[i].protocol, "-1") != 0) {
+			snprintf(port, sizeof(port), "%d", r[i].from);
+			addf(&params, port, "IpPermissions.%u.FromPort", perm);
+			snprintf(port, sizeof(port), "%d", r[i].to);
+			addf(&params, port, "IpPermissions.%u.ToPort", perm);
+		}
+		if (r[i].group)
+			addf(&params, r[i].group, "IpPermissions.%u.Groups.1.GroupId", perm);
+		else
+			addf(&params, r[i].cidr ? r[i].cidr : "",
+			     "IpPermissions.%u.IpRanges.1.CidrIp", perm);
+	}
+	ret = aws_ec2_call(p, "RevokeSecurityGroupIngress", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	return ret;
+}
+
 /*
- * Adds the SSH rule and, when asked, the members' rule; a rule that is already there (a
- * re-run, an adopted group) is fine.
+ * One pass of the reconciliation: list, diff (core/rules.h), authorize what is missing
+ * (SSH first, so that a changed allow_from never leaves a gap), revoke ours that the
+ * spec no longer wants.
+ */
+static int reconcile_once(struct gc_provider *p, const struct gc_secgroup_request *req,
+			  const char *group_id, bool fresh, struct gc_error *err)
+{
+	struct aws_sg_rule *raw = NULL;
+	struct gc_rule *have = NULL, *want = NULL;
+	const char **cidrs = NULL;
+	bool *add = NULL, *drop = NULL, members = false;
+	size_t n_raw = 0, n_want, n_cidrs = 0, n_drop = 0;
+	int ret = -1;
+
+	if (!fresh && list_rules(p, group_id, &raw, &n_raw, err) != 0)
+		return -1;
+	have = gc_xcalloc(n_raw + 1, sizeof(*have));
+	for (size_t i = 0; i < n_raw; i++) {
+		have[i].all = strcmp(raw[i].protocol, "-1") == 0;
+		if (strcmp(raw[i].protocol, "tcp") == 0 && raw[i].from == raw[i].to &&
+		    raw[i].from > 0)
+			have[i].port = (unsigned)raw[i].from;
+		have[i].cidr = raw[i].cidr;
+		have[i].group = raw[i].group;
+		have[i].ours = gc_rule_is_ours(raw[i].description);
+	}
+	n_want = gc_rules_wanted(req, group_id, true, &want);
+	add = gc_xcalloc(n_want + 1, sizeof(*add));
+	drop = gc_xcalloc(n_raw + 1, sizeof(*drop));
+	gc_rules_diff(want, n_want, have, n_raw, add, drop);
+	cidrs = gc_xcalloc(n_want + 1, sizeof(*cidrs));
+	for (size_t i = 0; i < n_want; i++) {
+		if (add[i] && want[i].all)
+			members = true;
+		else if (add[i])
+			cidrs[n_cidrs++] = want[i].cidr;
+	}
+	for (size_t i = 0; i < n_raw; i++)
+		n_drop += drop[i];
+	if ((n_cidrs || members) &&
+	    authorize(p, group_id, req->ssh_port, cidrs, n_cidrs, members, err) != 0)
+		goto out;
+	if (n_drop && revoke(p, group_id, raw, drop, n_raw, err) != 0)
+		goto out;
+	ret = 0;
+out:
+	free(cidrs);
+	free(add);
+	free(drop);
+	free(want);
+	free(have);
+	aws_sg_rules_release(raw, n_raw);
+	return ret;
+}
+
+/*
+ * The group's rules made to match the request: missing ones added, ours that are no
+ * longer wanted revoked, foreign ones left alone. A rule that appeared or went between
+ * the listing and the change (a retried call whose first answer was lost, a concurrent
+ * run) fails the change with Duplicate or NotFound: then one more pass judges afresh.
+ * A group made by this call (fresh) has no rules to list.
  */
 static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
-			const char *group_id, struct gc_error *err)
+			const char *group_id, bool fresh, struct gc_error *err)
 {
-	if (authorize(p, group_id, req->ssh_port, req->allow_from, req->n_allow_from,
-		      req->allow_members, err) == 0)
+	if (reconcile_once(p, req, group_id, fresh, err) == 0)
 		return 0;
-	if (!err || strcmp(err->cloud_code, "InvalidPermission.Duplicate") != 0)
+	if (!err ||
+	    (strcmp(err->cloud_code, "InvalidPermission.Duplicate") != 0 &&
+	     strcmp(err->cloud_code, "InvalidPermission.NotFound") != 0))
 		return -1;
-	/* one duplicate fails the whole call: add each rule alone, duplicates skipped */
-	for (size_t i = 0; i <= req->n_allow_from; i++) {
-		bool members = i == req->n_allow_from;
-
-		if (members && !req->allow_members)
-			break;
-		gc_error_init(err);
-		if (authorize(p, group_id, req->ssh_port, members ? NULL : &req->allow_from[i],
-			      members ? 0 : 1, members, err) != 0 &&
-		    strcmp(err->cloud_code, "InvalidPermission.Duplicate") != 0)
-			return -1;
-	}
 	gc_error_init(err);
-	return 0;
+	return reconcile_once(p, req, group_id, false, err);
 }
 
 /* CreateSecurityGroup answered InvalidGroup.Duplicate: ours if it carries our tags. */
@@ -837,6 +938,10 @@ int aws_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 		return gc_error_set(err, GC_EINVALID,
 				    "cannot create a security group without a "
 				    "name, a port and an address to allow");
+	if (req->id) {
+		id = gc_xstrdup(req->id);
+		goto rules;
+	}
 	gc_params_add(&params, "GroupName", req->name);
 	gc_params_add(&params, "GroupDescription",
 		      req->description && *req->description ? req->description : "gpucluster");
@@ -857,7 +962,8 @@ int aws_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 		   adopt_secgroup(p, req, &id, err) != 0) {
 		goto fail;
 	}
-	if (ensure_rules(p, req, id, err) != 0) {
+rules:
+	if (ensure_rules(p, req, id, created, err) != 0) {
 		if (created)
 			gc_driver_discard_secgroup(p, id, aws_delete_secgroup);
 		goto fail;
@@ -867,7 +973,11 @@ int aws_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 	ret = 0;
 	goto out;
 fail:
-	gc_error_prefix(err, "cannot create security group '%s'", req->name);
+	if (req->id)
+		gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
+				req->name, req->id);
+	else
+		gc_error_prefix(err, "cannot create security group '%s'", req->name);
 out:
 	free(id);
 	gc_params_release(&params);

@@ -517,6 +517,85 @@ int aws_xml_secgroups(const char *body, size_t len, struct gc_resource_list *out
 			 next_token, err);
 }
 
+struct sg_rules {
+	struct aws_sg_rule *v;
+	size_t n;
+	bool seen;
+};
+
+static void push_sg_rule(struct sg_rules *rs, xmlNodePtr perm, xmlNodePtr src, const char *field)
+{
+	struct aws_sg_rule *r;
+	char *from = text(perm, "fromPort"), *to = text(perm, "toPort");
+	int64_t f = -1, t = -1;
+
+	rs->v = gc_xreallocarray(rs->v, rs->n + 1, sizeof(*rs->v));
+	r = &rs->v[rs->n++];
+	memset(r, 0, sizeof(*r));
+	text_into(perm, "ipProtocol", r->protocol, sizeof(r->protocol));
+	/* absent (protocol -1) or unreadable: -1, a shape that matches no rule of ours */
+	if (!from || gc_parse_i64(from, -1, 65535, &f) != 0)
+		f = -1;
+	if (!to || gc_parse_i64(to, -1, 65535, &t) != 0)
+		t = -1;
+	r->from = (int)f;
+	r->to = (int)t;
+	if (strcmp(field, "cidrIp") == 0)
+		r->cidr = text(src, field);
+	else
+		r->group = text(src, field);
+	r->description = text(src, "description");
+	free(from);
+	free(to);
+}
+
+static int sg_rules_item(xmlNodePtr it, void *ctx, struct gc_error *err)
+{
+	struct sg_rules *rs = ctx;
+
+	if (rs->seen)
+		return gc_error_set(err, GC_EINVALID, "more than one group in securityGroupInfo");
+	rs->seen = true;
+	for (xmlNodePtr p = child(child(it, "ipPermissions"), "item"); p; p = p->next) {
+		if (!is(p, "item"))
+			continue;
+		for (xmlNodePtr g = child(child(p, "ipRanges"), "item"); g; g = g->next)
+			if (is(g, "item"))
+				push_sg_rule(rs, p, g, "cidrIp");
+		for (xmlNodePtr g = child(child(p, "groups"), "item"); g; g = g->next)
+			if (is(g, "item"))
+				push_sg_rule(rs, p, g, "groupId");
+	}
+	return 0;
+}
+
+int aws_xml_sg_rules(const char *body, size_t len, struct aws_sg_rule **out, size_t *n,
+		     struct gc_error *err)
+{
+	struct sg_rules rs = { NULL, 0, false };
+
+	*out = NULL;
+	*n = 0;
+	if (stream_set(body, len, "securityGroupInfo", sg_rules_item, &rs, NULL, err) != 0 ||
+	    (!rs.seen && gc_error_set(err, GC_EINVALID, "the group is not in the answer"))) {
+		aws_sg_rules_release(rs.v, rs.n);
+		return -1;
+	}
+	*out = rs.v;
+	*n = rs.n;
+	return 0;
+}
+
+void aws_sg_rules_release(struct aws_sg_rule *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(r[i].cidr);
+		free(r[i].group);
+		free(r[i].description);
+	}
+	free(r);
+}
+
 struct keypair_public {
 	const char *name;
 	char **line, **id;

@@ -154,6 +154,17 @@ int aws_xml_keypair_public(const char *body, size_t len, const char *name, char 
 			   char **out_id, struct gc_error *err);
 int aws_xml_secgroups(const char *body, size_t len, struct gc_resource_list *out, char **next_token,
 		      struct gc_error *err);
+/* An ingress rule of a group, one per source (a CIDR or a group); from = to = -1 for
+ * protocol "-1" (every protocol and port). */
+struct aws_sg_rule {
+	char protocol[8];
+	int from, to;
+	char *cidr, *group, *description;
+};
+/* The ingress rules of the one group of a DescribeSecurityGroups answer. */
+int aws_xml_sg_rules(const char *body, size_t len, struct aws_sg_rule **out, size_t *n,
+		     struct gc_error *err);
+void aws_sg_rules_release(struct aws_sg_rule *r, size_t n);
 
 /* The text of a direct child of the root ("keyPairId", "groupId", "output"); NULL into
  * *out when absent. */

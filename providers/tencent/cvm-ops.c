@@ -16,6 +16,7 @@
 #include "core/buf.h"
 #include "core/hash.h"
 #include "core/keygen.h"
+#include "core/rules.h"
 #include "core/str.h"
 #include "providers/tencent/cvm.h"
 
@@ -1328,19 +1329,40 @@ static int find_secgroup(struct gc_provider *p, const struct gc_secgroup_request
 	return ret;
 }
 
+/* One Ingress policy of DescribeSecurityGroupPolicies as the diff sees it. */
+static void policy_rule(json_t *pol, struct gc_rule *r)
+{
+	const char *proto = gc_jstr(pol, "Protocol"), *port = gc_jstr(pol, "Port");
+	const char *act = gc_jstr(pol, "Action");
+	bool accept = act && strcasecmp(act, "ACCEPT") == 0;
+	int64_t n;
+
+	memset(r, 0, sizeof(*r));
+	r->all = accept && proto && strcasecmp(proto, "ALL") == 0;
+	if (accept && proto && strcasecmp(proto, "TCP") == 0 && port &&
+	    gc_parse_i64(port, 1, 65535, &n) == 0)
+		r->port = (unsigned)n;
+	r->cidr = gc_jstr(pol, "CidrBlock");
+	r->group = gc_jstr(pol, "SecurityGroupId");
+	r->ours = gc_rule_is_ours(gc_jstr(pol, "PolicyDescription"));
+}
+
 /*
- * The rules the group lacks, as Ingress entries: the TCP port from each CIDR and, with
- * allow_members, every protocol and port from the group itself (the policy's
- * SecurityGroupId in place of a CidrBlock: the group's members, whatever their addresses;
- * Protocol ALL takes Port ALL).
+ * The Ingress entries to add and to delete so that the group's rules match the request
+ * (core/rules.h): the TCP port from each CIDR and, with allow_members, every protocol and
+ * port from the group itself (the policy's SecurityGroupId in place of a CidrBlock: the
+ * group's members, whatever their addresses; Protocol ALL takes Port ALL). Deletion is by
+ * content (protocol, port, source, action as listed), never by PolicyIndex, which a
+ * change made meanwhile would shift onto another rule.
  */
-static int missing_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
-			 const char *id, json_t **out, struct gc_error *err)
+static int rules_diff(struct gc_provider *p, const struct gc_secgroup_request *req, const char *id,
+		      json_t **out_add, json_t **out_drop, struct gc_error *err)
 {
 	json_t *params = json_pack("{s:s}", "SecurityGroupId", id), *resp = NULL, *have, *r;
+	struct gc_rule *rules, *want;
+	bool *add, *drop;
+	size_t k, n_have, n_want;
 	char port[16];
-	bool members = false;
-	size_t k;
 
 	snprintf(port, sizeof(port), "%u", req->ssh_port);
 	if (tc_call(p, TC_VPC, "DescribeSecurityGroupPolicies", params, false, &resp, err) != 0) {
@@ -1349,75 +1371,103 @@ static int missing_rules(struct gc_provider *p, const struct gc_secgroup_request
 	}
 	json_decref(params);
 	have = json_object_get(json_object_get(resp, "SecurityGroupPolicySet"), "Ingress");
-	*out = json_array();
-	for (size_t i = 0; i < req->n_allow_from; i++) {
-		bool found = false;
-
-		json_array_foreach(have, k, r)
-		{
-			const char *proto = gc_jstr(r, "Protocol"), *pt = gc_jstr(r, "Port");
-			const char *cidr = gc_jstr(r, "CidrBlock"), *act = gc_jstr(r, "Action");
-
-			found |= proto && strcasecmp(proto, "TCP") == 0 && pt &&
-				strcmp(pt, port) == 0 && cidr &&
-				strcmp(cidr, req->allow_from[i]) == 0 && act &&
-				strcasecmp(act, "ACCEPT") == 0;
-		}
-		if (!found)
-			json_array_append_new(*out,
+	if (have && !json_is_array(have)) {
+		json_decref(resp);
+		return bad_answer(p, TC_VPC, "DescribeSecurityGroupPolicies",
+				  "SecurityGroupPolicySet.Ingress is not a list", err);
+	}
+	n_have = json_array_size(have);
+	rules = gc_xcalloc(n_have + 1, sizeof(*rules));
+	json_array_foreach(have, k, r) policy_rule(r, &rules[k]);
+	n_want = gc_rules_wanted(req, id, true, &want);
+	add = gc_xcalloc(n_want + 1, sizeof(*add));
+	drop = gc_xcalloc(n_have + 1, sizeof(*drop));
+	gc_rules_diff(want, n_want, rules, n_have, add, drop);
+	*out_add = json_array();
+	*out_drop = json_array();
+	for (size_t i = 0; i < n_want; i++) {
+		if (!add[i])
+			continue;
+		if (want[i].all)
+			json_array_append_new(*out_add,
+					      json_pack("{s:s, s:s, s:s, s:s, s:s}", "Protocol",
+							"ALL", "Port", "ALL", "SecurityGroupId", id,
+							"Action", "ACCEPT", "PolicyDescription",
+							GC_RULE_MEMBERS));
+		else
+			json_array_append_new(*out_add,
 					      json_pack("{s:s, s:s, s:s, s:s, s:s}", "Protocol",
 							"TCP", "Port", port, "CidrBlock",
-							req->allow_from[i], "Action", "ACCEPT",
-							"PolicyDescription", "gpucluster ssh"));
+							want[i].cidr, "Action", "ACCEPT",
+							"PolicyDescription", GC_RULE_SSH));
 	}
 	json_array_foreach(have, k, r)
 	{
-		const char *proto = gc_jstr(r, "Protocol"), *sg = gc_jstr(r, "SecurityGroupId");
-		const char *act = gc_jstr(r, "Action");
+		static const char *const fields[] = { "Protocol", "Port", "CidrBlock",
+						      "SecurityGroupId", "Action" };
+		json_t *o;
 
-		members |= proto && strcasecmp(proto, "ALL") == 0 && sg && strcmp(sg, id) == 0 &&
-			act && strcasecmp(act, "ACCEPT") == 0;
+		if (!drop[k])
+			continue;
+		o = json_object();
+		for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
+			if (gc_jstr(r, fields[f]) && *gc_jstr(r, fields[f]))
+				json_object_set_new(o, fields[f],
+						    json_string(gc_jstr(r, fields[f])));
+		json_array_append_new(*out_drop, o);
 	}
-	if (req->allow_members && !members)
-		json_array_append_new(*out,
-				      json_pack("{s:s, s:s, s:s, s:s, s:s}", "Protocol", "ALL",
-						"Port", "ALL", "SecurityGroupId", id, "Action",
-						"ACCEPT", "PolicyDescription",
-						"gpucluster members"));
+	free(add);
+	free(drop);
+	free(want);
+	free(rules);
 	json_decref(resp);
 	return 0;
 }
 
-/* Adds the rules the group lacks (SSH, members); after a retry that added them twice
- * over, the group's own list is the judge. */
-static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
-			const char *id, struct gc_error *err)
+/* One CreateSecurityGroupPolicies or DeleteSecurityGroupPolicies for the Ingress entries
+ * (none: no call); takes entries. */
+static int change_policies(struct gc_provider *p, const char *action, const char *id,
+			   json_t *entries, struct gc_error *err)
 {
-	json_t *ingress = NULL, *params, *resp = NULL;
+	json_t *params, *resp = NULL;
 	int ret;
 
-	if (missing_rules(p, req, id, &ingress, err) != 0)
-		return -1;
-	if (json_array_size(ingress) == 0) {
-		json_decref(ingress);
+	if (json_array_size(entries) == 0) {
+		json_decref(entries);
 		return 0;
 	}
 	params = json_pack("{s:s, s:{s:o}}", "SecurityGroupId", id, "SecurityGroupPolicySet",
-			   "Ingress", ingress);
-	ret = tc_call(p, TC_VPC, "CreateSecurityGroupPolicies", params, false, &resp, err);
+			   "Ingress", entries);
+	ret = tc_call(p, TC_VPC, action, params, false, &resp, err);
 	json_decref(params);
 	json_decref(resp);
-	if (ret != 0 && err && strstr(err->cloud_code, "Duplicate")) {
-		gc_error_init(err);
-		if (missing_rules(p, req, id, &ingress, err) != 0)
-			return -1;
-		ret = json_array_size(ingress) == 0
-			? 0
-			: gc_error_set(err, GC_EINVALID,
-				       "the rules of security group '%s' could not be added", id);
-		json_decref(ingress);
-	}
 	return ret;
+}
+
+/*
+ * Adds the rules the group lacks (SSH, members) and deletes ours that are no longer
+ * wanted; foreign rules stay. After a retry that added them twice over (Duplicate) or a
+ * rule gone meanwhile (NotFound), one more pass over the group's own list is the judge.
+ */
+static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
+			const char *id, struct gc_error *err)
+{
+	for (int pass = 0;; pass++) {
+		json_t *add = NULL, *drop = NULL;
+		int ret;
+
+		if (rules_diff(p, req, id, &add, &drop, err) != 0)
+			return -1;
+		ret = change_policies(p, "CreateSecurityGroupPolicies", id, add, err);
+		if (ret == 0)
+			ret = change_policies(p, "DeleteSecurityGroupPolicies", id, drop, err);
+		else
+			json_decref(drop);
+		if (ret == 0 || pass > 0 || !err ||
+		    (!strstr(err->cloud_code, "Duplicate") && !strstr(err->cloud_code, "NotFound")))
+			return ret;
+		gc_error_init(err);
+	}
 }
 
 /*
@@ -1500,7 +1550,9 @@ int tc_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *
 		return gc_error_set(err, GC_EINVALID,
 				    "security group name '%s' is longer than %d characters",
 				    req->name, TC_SG_NAME_MAX);
-	if (create_group(p, req, &id, &created, err) != 0)
+	if (req->id)
+		id = gc_xstrdup(req->id);
+	else if (create_group(p, req, &id, &created, err) != 0)
 		goto fail;
 	if (ensure_rules(p, req, id, err) != 0) {
 		if (created)
@@ -1512,7 +1564,11 @@ int tc_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *
 	ret = 0;
 	goto out;
 fail:
-	gc_error_prefix(err, "cannot create security group '%s'", req->name);
+	if (req->id)
+		gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
+				req->name, req->id);
+	else
+		gc_error_prefix(err, "cannot create security group '%s'", req->name);
 out:
 	free(id);
 	return ret;

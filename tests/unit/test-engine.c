@@ -503,6 +503,10 @@ static int fake_mksg(struct gc_provider *p, const struct gc_secgroup_request *re
 		     struct gc_error *err)
 {
 	snprintf(F.last_allow, sizeof(F.last_allow), "%s", req->allow_from[0]);
+	if (req->id) { /* an existing group: its rules reconciled, nothing made */
+		*out_id = gc_xstrdup(req->id);
+		return 0;
+	}
 	return fake_make_res(p, OP_MKSG, GC_RESOURCE_SECGROUP, req->name, req->tags, req->n_tags,
 			     out_id, err);
 }
