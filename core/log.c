@@ -395,6 +395,75 @@ static void mark_value(struct redactor *r, size_t p, const char *stops)
 	mark(r, p, e);
 }
 
+/*
+ * URLs and query strings: the password of a URL's userinfo ("scheme://user:PASSWORD@"),
+ * or the whole userinfo when it has no ':' (a token as the user name); and the value of
+ * a query parameter ("?name=" or "&name=") whose name ends with one of query_ends or is
+ * one of query_names, ignoring case: the signed URLs of the three clouds, presigned links.
+ */
+static const char *const query_ends[] = { "signature", "credential", "securitytoken",
+					  "security-token", "accesskeyid", "password",
+					  "secret", NULL };
+static const char *const query_names[] = { "token", "access_token", "id_token", "sig", NULL };
+
+static bool is_url_stop(char c)
+{
+	return is_space(c) || c == '"' || c == '\'' || c == '<' || c == '>' || c == '\0';
+}
+
+static void mark_userinfo(struct redactor *r)
+{
+	for (size_t i = 0; i + 3 <= r->n; i++) {
+		size_t p, e, at = 0, colon = 0;
+
+		if (memcmp(r->t + i, "://", 3) != 0)
+			continue;
+		p = i + 3;
+		for (e = p; e < r->n && !is_url_stop(r->t[e]) && !strchr("/?#", r->t[e]); e++)
+			if (r->t[e] == '@')
+				at = e;
+		for (size_t k = p; at && k < at && !colon; k++)
+			if (r->t[k] == ':')
+				colon = k;
+		if (at)
+			mark(r, colon ? colon + 1 : p, at);
+	}
+}
+
+static bool ends_with_ci(const char *t, size_t n, const char *suffix)
+{
+	size_t m = strlen(suffix);
+
+	if (m > n)
+		return false;
+	for (size_t k = 0; k < m; k++)
+		if (lower(t[n - m + k]) != suffix[k])
+			return false;
+	return true;
+}
+
+static void mark_query(struct redactor *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		size_t name, eq;
+		bool hit = false;
+
+		if (r->t[i] != '?' && r->t[i] != '&')
+			continue;
+		name = i + 1;
+		for (eq = name; eq < r->n && (is_ident(r->t[eq]) || r->t[eq] == '.'); eq++)
+			;
+		if (eq == name || eq >= r->n || r->t[eq] != '=')
+			continue;
+		for (const char *const *q = query_ends; *q && !hit; q++)
+			hit = ends_with_ci(r->t + name, eq - name, *q);
+		for (const char *const *q = query_names; *q && !hit; q++)
+			hit = strlen(*q) == eq - name && ends_with_ci(r->t + name, eq - name, *q);
+		if (hit)
+			mark_value(r, eq + 1, "&#\"'<>");
+	}
+}
+
 static size_t indent_of(const struct redactor *r, size_t line)
 {
 	size_t k = line;
@@ -534,6 +603,8 @@ static void redact(char *const *secrets, size_t n_secrets, const char *t, size_t
 	mark_pem(&r);
 	mark_openssh_base64(&r);
 	mark_names(&r);
+	mark_userinfo(&r);
+	mark_query(&r);
 	mark_cloud_key_ids(&r);
 	while (i < n) {
 		size_t j = i;
