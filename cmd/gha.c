@@ -78,8 +78,15 @@ void gc_gha_format_annotation(struct gc_buf *out, const char *level, const char 
 		}
 	}
 	gc_buf_addstr(out, "::");
-	/* CR and LF reach escape() as \\xNN already: one line, as the runner shows it */
-	gc_str_escape(&clean, message, message ? strlen(message) : 0, 0);
+	/* the other controls as \\xNN, line by line; CR and LF become %0D and %0A */
+	for (const char *p = message; p && *p;) {
+		size_t n = strcspn(p, "\r\n");
+
+		gc_str_escape(&clean, p, n, GC_ESC_OWN_CMD);
+		p += n;
+		if (*p)
+			gc_buf_addch(&clean, *p++);
+	}
 	gc_gha_escape_data(out, clean.data);
 	gc_buf_addch(out, '\n');
 	gc_buf_release(&clean);
@@ -518,7 +525,8 @@ void gc_gha_report_apply(struct gc_cmd_ctx *ctx, struct gc_engine *e, const stru
 	    gc_boot_add_nodes(&boot, ctx->spec, &live, NULL, ctx->log, &lerr) < 0) {
 		gc_out_warn(ctx->out, "the step summary has no nodes: %s", lerr.message);
 		if (!a.error)
-			a.error = failure_text(ctx, failure, "cannot list the nodes: ", lerr.message);
+			a.error =
+				failure_text(ctx, failure, "cannot list the nodes: ", lerr.message);
 	}
 	nodes = gc_xcalloc(boot.n_nodes + 1, sizeof(*nodes));
 	for (size_t i = 0; i < boot.n_nodes; i++) {

@@ -277,9 +277,9 @@ int gc_out_json(struct gc_output *o, const json_t *doc)
 		return -1;
 	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
 		if (*p == 0x7f) {
-			fputs("\\u007f", o->out);
+			fputs("\\u007F", o->out);
 		} else if (*p == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) {
-			fprintf(o->out, "\\u%04x", p[1]);
+			fprintf(o->out, "\\u%04X", p[1]);
 			p++;
 		} else {
 			fputc(*p, o->out);

@@ -401,9 +401,10 @@ static void mark_value(struct redactor *r, size_t p, const char *stops)
  * a query parameter ("?name=" or "&name=") whose name ends with one of query_ends or is
  * one of query_names, ignoring case: the signed URLs of the three clouds, presigned links.
  */
-static const char *const query_ends[] = { "signature", "credential", "securitytoken",
-					  "security-token", "accesskeyid", "password",
-					  "secret", NULL };
+static const char *const query_ends[] = {
+	"signature",   "credential", "securitytoken", "security-token",
+	"accesskeyid", "password",   "secret",	      NULL,
+};
 static const char *const query_names[] = { "token", "access_token", "id_token", "sig", NULL };
 
 static bool is_url_stop(char c)

@@ -184,6 +184,9 @@ void gc_str_escape(struct gc_buf *out, const char *s, size_t len, unsigned flags
 				gc_buf_addch(out, s[i++]);
 			gc_buf_addstr(out, "\\x3a");
 			i++;
+		} else if (c == '#' && len - i >= 3 && s[i + 1] == '#' && s[i + 2] == '[') {
+			gc_buf_addstr(out, "#\\x23["); /* the runner's old "##[command]" form */
+			i += 3;
 		} else if (c == '\n' && (flags & GC_ESC_KEEP_NL)) {
 			gc_buf_addch(out, '\n');
 			i++;

@@ -43,7 +43,8 @@ size_t gc_utf8_char(const char *s, size_t len);
  * written as \xNN: C0 controls but tab (and LF with GC_ESC_KEEP_NL), DEL, C1 controls
  * (U+0080..U+009F) and bytes that are not valid UTF-8. A line that would start, after
  * blanks, with "::" (a GitHub Actions workflow command) has that first ':' written as
- * \x3a, unless GC_ESC_OWN_CMD (for the first line only). For text from outside: a
+ * \x3a, unless GC_ESC_OWN_CMD (for the first line only); "##[", the runner's older
+ * command form that it finds anywhere in a line, becomes "#\x23[". For text from outside: a
  * cloud's message, tags, SSH output (docs/internals/logging.md, "Output").
  */
 void gc_str_escape(struct gc_buf *out, const char *s, size_t len, unsigned flags);
