@@ -364,7 +364,7 @@ void gc_gha_print_diags(struct gc_output *o, const char *file, const struct gc_d
 	char *msg;
 
 	for (size_t i = 0; i < d->nr || (i == 0 && err); i++) {
-		msg = gc_log_redact(o->log, d->nr ? d->items[i].message : err->message);
+		msg = gc_log_redact_message(o->log, d->nr ? d->items[i].message : err->message);
 		gc_gha_format_annotation(&b, "error", file, d->nr ? d->items[i].line : 0,
 					 d->nr ? d->items[i].col : 0, msg);
 		free(msg);
@@ -478,7 +478,7 @@ static const struct gc_instance *find_live(const struct gc_instance_list *l, con
 static const char *failure_text(struct gc_cmd_ctx *ctx, char failure[GC_ERROR_MSG_MAX + 64],
 				const char *prefix, const char *message)
 {
-	char *red = gc_log_redact(ctx->log, message);
+	char *red = gc_log_redact_message(ctx->log, message);
 
 	snprintf(failure, GC_ERROR_MSG_MAX + 64, "%s%s", prefix, red);
 	free(red);
@@ -586,7 +586,7 @@ void gc_gha_report_destroy(struct gc_cmd_ctx *ctx, const char *selector, size_t 
 		gc_buf_addch(&s, '\n');
 	}
 	if (err && err->code != GC_OK) {
-		char *red = gc_log_redact(ctx->log, err->message);
+		char *red = gc_log_redact_message(ctx->log, err->message);
 
 		gc_buf_addstr(&s, "- **Result:** failed: ");
 		md(&s, red);

@@ -167,7 +167,7 @@ void gc_out_puts_clean(struct gc_output *o, FILE *stream, const char *s)
  * in query strings, the log's patterns), with every control character escaped. */
 static void put_message(struct gc_output *o, const char *msg)
 {
-	char *red = gc_log_redact(o->log, msg);
+	char *red = gc_log_redact_message(o->log, msg);
 
 	put_clean(o->err, red, false);
 	free(red);
@@ -247,7 +247,7 @@ static void redact_strings(struct gc_log *log, json_t *v)
 	size_t i;
 
 	if (json_is_string(v)) {
-		char *red = gc_log_redact(log, json_string_value(v));
+		char *red = gc_log_redact_message(log, json_string_value(v));
 
 		if (strcmp(red, json_string_value(v)) != 0)
 			json_string_set(v, red);

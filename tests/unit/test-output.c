@@ -68,6 +68,15 @@ static void test_redact_urls(void **state)
 	char *r;
 
 	(void)state;
+	/* a message: "name: text" is a sentence, but a header is still a header */
+	r = gc_log_redact_message(NULL,
+				  "cannot assume role with the OIDC token: "
+				  "InvalidIdentityToken: bad audience; Password=hunter2 and "
+				  "Authorization: Bearer abc");
+	assert_string_equal(r,
+			    "cannot assume role with the OIDC token: InvalidIdentityToken: "
+			    "bad audience; Password=*** and Authorization: ***");
+	free(r);
 	r = gc_log_redact(NULL, "cannot reach http://user:hunter2@host:8080/x?y=1");
 	assert_string_equal(r, "cannot reach http://user:***@host:8080/x?y=1");
 	free(r);
