@@ -63,7 +63,7 @@ static void test_escape(void **state)
 	assert_escapes("", 0, "");
 }
 
-static void test_redact_urls(void **state)
+static void test_redact(void **state)
 {
 	char *r;
 
@@ -77,12 +77,7 @@ static void test_redact_urls(void **state)
 			    "cannot assume role with the OIDC token: InvalidIdentityToken: "
 			    "bad audience; Password=*** and Authorization: ***");
 	free(r);
-	r = gc_log_redact(NULL, "cannot reach http://user:hunter2@host:8080/x?y=1");
-	assert_string_equal(r, "cannot reach http://user:***@host:8080/x?y=1");
-	free(r);
-	r = gc_log_redact(NULL, "https://ghp_abcdefgh@github.com/a/b and http://host/@x");
-	assert_string_equal(r, "https://***@github.com/a/b and http://host/@x");
-	free(r);
+	/* signed URLs of the clouds (more in test-log.c) */
 	r = gc_log_redact(NULL,
 			  "GET https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256"
 			  "&X-Amz-Credential=AKIAEXAMPLE%2F20260101&X-Amz-Signature=abc123 "
@@ -311,7 +306,7 @@ static void test_gha(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_escape),	      cmocka_unit_test(test_redact_urls),
+		cmocka_unit_test(test_escape),	      cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_error_printer), cmocka_unit_test(test_file_error_redacted),
 		cmocka_unit_test(test_text_output),   cmocka_unit_test(test_json),
 		cmocka_unit_test(test_gha),
