@@ -86,6 +86,8 @@ for cmd in validate plan; do
 	if grep -q hunter2 "$work/err" "$work/out"; then
 		fail "$cmd shows the endpoint's password"
 	fi
+	grep -q "^::error file=.*pw.yaml,line=$line,col=[0-9]*::provider.endpoint: " "$work/err" ||
+		fail "$cmd makes no annotation of the endpoint in GitHub Actions"
 done
 gc -o json validate "$work/pw.yaml"
 if grep -q hunter2 "$work/err" "$work/out"; then
