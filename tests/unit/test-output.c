@@ -3,7 +3,8 @@
  * (cmd/output.h, core/str.h): control characters escaped, no line that starts with "::"
  * from remote text, our own colours, line breaks and workflow commands kept; messages
  * redacted (URL userinfo, credentials in query strings, registered secrets); JSON strings
- * escaped completely; GitHub Actions annotations, summary and outputs likewise.
+ * escaped completely, also through the dispatcher (a secret the log learns while the
+ * command runs); GitHub Actions annotations, summary and outputs likewise.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "cmd/cmd.h"
 #include "cmd/gha.h"
 #include "cmd/output.h"
 #include "core/buf.h"
@@ -264,6 +266,47 @@ static void test_json(void **state)
 	cap_close(&c);
 }
 
+/* ---- through the dispatcher: the command's log is the printers' ---- */
+
+static int leak_exec(struct gc_cmd_ctx *ctx)
+{
+	json_t *doc;
+
+	gc_log_add_secret(ctx->log, "k3y-learnt-at-run-time");
+	gc_out_error(ctx->out, "the cloud said: bad key k3y-learnt-at-run-time\n::error::x");
+	doc = json_pack("{s:s}", "message", "k3y-learnt-at-run-time");
+	gc_out_json(ctx->out, doc);
+	json_decref(doc);
+	return GC_EXIT_FAILURE;
+}
+
+static const struct gc_cmd_entry t_leak = {
+	.name = "leak",
+	.summary = "prints a secret",
+	.usage = "",
+	.exec = leak_exec,
+};
+
+static void test_dispatch(void **state)
+{
+	const struct gc_cmd_entry *const table[] = { &t_leak };
+	char prog[] = "gpucluster", cmd[] = "leak", *argv[] = { prog, cmd, NULL };
+	char *out = NULL, *err = NULL;
+	size_t out_len, err_len;
+	struct gc_cmd_io io = { .out_tty = 0, .err_tty = 0, .in_tty = 0 };
+
+	(void)state;
+	io.out = open_memstream(&out, &out_len);
+	io.err = open_memstream(&err, &err_len);
+	assert_int_equal(gc_cmd_dispatch(table, 1, 2, argv, &io), GC_EXIT_FAILURE);
+	fclose(io.out);
+	fclose(io.err);
+	assert_string_equal(err, "gpucluster: error: the cloud said: bad key ***\\x0a::error::x\n");
+	assert_string_equal(out, "{\n  \"message\": \"***\"\n}\n");
+	free(out);
+	free(err);
+}
+
 /* ---- GitHub Actions ---- */
 
 static void test_gha(void **state)
@@ -309,7 +352,7 @@ int main(void)
 		cmocka_unit_test(test_escape),	      cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_error_printer), cmocka_unit_test(test_file_error_redacted),
 		cmocka_unit_test(test_text_output),   cmocka_unit_test(test_json),
-		cmocka_unit_test(test_gha),
+		cmocka_unit_test(test_dispatch),      cmocka_unit_test(test_gha),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
