@@ -360,7 +360,6 @@ void gc_gha_print_diags(struct gc_output *o, const char *file, const struct gc_d
 			const struct gc_error *err)
 {
 	struct gc_buf b = GC_BUF_INIT(0);
-
 	char *msg;
 
 	for (size_t i = 0; i < d->nr || (i == 0 && err); i++) {
