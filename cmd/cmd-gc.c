@@ -451,7 +451,8 @@ static int gc_exec(struct gc_cmd_ctx *ctx)
 		}
 	}
 	gc_sweep_classify(&j.found, &j.sweep);
-	qsort(j.found.items, j.found.n, sizeof(*j.found.items), item_order);
+	if (j.found.n) /* qsort wants an array, even of none */
+		qsort(j.found.items, j.found.n, sizeof(*j.found.items), item_order);
 	count = gc_sweep_count(&j.found);
 	if (ctx->out->format != GC_OUTPUT_JSON) {
 		if (count)
