@@ -52,6 +52,30 @@ void gc_cmd_report_error(struct gc_cmd_ctx *ctx, const char *what, const struct 
 	}
 }
 
+void gc_cmd_hint_after(struct gc_output *out, const struct gc_error *err, const char *verb)
+{
+	switch (err->code) {
+	case GC_EINVALID:
+	case GC_ENOTFOUND:
+	case GC_EUNSUPPORTED:
+	case GC_ETOOBIG:
+		gc_out_hint(out,
+			    "a re-run cannot fix this: correct what the message names, then check "
+			    "the spec with '%s plan'",
+			    GC_PROGRAM);
+		break;
+	case GC_EAUTH:
+	case GC_EQUOTA:
+	case GC_ELOCKED:
+	case GC_ECANCELLED:
+	case GC_EIO: break;
+	default:
+		gc_out_hint(out, "run '%s %s' again to finish: it converges on what exists",
+			    GC_PROGRAM, verb);
+		break;
+	}
+}
+
 int gc_cmd_open_cloud(struct gc_cmd_ctx *ctx, const struct gc_provider_ops *ops,
 		      struct gc_provider_config *cfg, struct gc_provider **out,
 		      struct gc_error *err)

@@ -69,11 +69,7 @@ int gc_cmd_apply_run(struct gc_cmd_ctx *ctx, const char *const *names, const uns
 		if (!json)
 			gc_cmd_print_report(ctx, ctx->entry->name, &report);
 		gc_cmd_report_error(ctx, NULL, &err);
-		if (err.code != GC_ECANCELLED)
-			gc_out_hint(ctx->out,
-				    "run '%s %s' again to finish: it converges on what "
-				    "exists",
-				    GC_PROGRAM, ctx->entry->name);
+		gc_cmd_hint_after(ctx->out, &err, ctx->entry->name);
 		rc = gc_cmd_exit_for(&err);
 		/* what did come up is still bootstrapped, unless nothing more can work */
 		if (err.code == GC_ECANCELLED || err.code == GC_EAUTH) {
