@@ -700,6 +700,11 @@ static int host_block(char **out, const char *text, const char *source, struct g
 		return gc_error_set(err, GC_EINVALID,
 				    "%s did not answer with an IP address (set ssh.allow_from)",
 				    source);
+	if (!gc_cidr_is_unicast(&c))
+		return gc_error_set(err, GC_EINVALID,
+				    "%s answered %s, which is not one host's address (set "
+				    "ssh.allow_from)",
+				    source, addr);
 	*out = gc_xstrdup(block);
 	return 0;
 }

@@ -1861,6 +1861,15 @@ static void test_checkip_fallback(void **state)
 	assert_int_equal(F.calls[OP_CREATE], 0);
 	assert_int_equal(F.calls[OP_MKSG], 0);
 
+	/* an address no single host has would open SSH to nobody, or to everybody */
+	fake_reset();
+	one_shot_start(&srv, "0.0.0.0\n", t->checkip, sizeof(t->checkip));
+	assert_int_equal(apply_quiet(t, &err), -1);
+	one_shot_stop(&srv);
+	assert_non_null(strstr(err.message, "answered 0.0.0.0, which is not one host's address"));
+	assert_int_equal(F.calls[OP_CREATE], 0);
+	assert_int_equal(F.calls[OP_MKSG], 0);
+
 	/* allow_from in the spec: no lookup at all */
 	fake_reset();
 	up_with(t, &plain_ops,
