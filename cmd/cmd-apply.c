@@ -59,7 +59,9 @@ int gc_cmd_apply_run(struct gc_cmd_ctx *ctx, const char *const *names, const uns
 	if (!json)
 		gc_cmd_show_plan(ctx, &plan);
 	changes = gc_plan_has_changes(&plan);
-	if (changes && !gc_cmd_confirm(ctx, "Apply these changes?")) {
+	/* run approves what it launches; taking nodes away still needs -y or a "yes" */
+	if (changes && !(ctx->launches_approved && !plan.n_terminate && !plan.n_replace) &&
+	    !gc_cmd_confirm(ctx, "Apply these changes?")) {
 		gc_error_set(&err, GC_EGENERIC, "the changes were not confirmed");
 		goto out;
 	}

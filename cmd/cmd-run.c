@@ -356,10 +356,9 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 			     "'--no-wait' cannot go with 'run': the command needs running nodes");
 		return GC_EXIT_USAGE;
 	}
-	/* the command line is the confirmation: run never asks, as apply -y */
-	for (size_t i = 0; ctx->entry->opts[i].name; i++)
-		if (strcmp(ctx->entry->opts[i].name, "auto-approve") == 0 && !ctx->opts[i].count)
-			ctx->opts[i].count = 1;
+	/* the command line is the confirmation of what the apply launches; terminating
+	 * nodes (a spec that now says fewer) still asks, unless -y */
+	ctx->launches_approved = true;
 	if (down)
 		gc_cmd_catch_interrupts(2);
 	memset(&rs, 0, sizeof(rs));
@@ -420,8 +419,9 @@ const struct gc_cmd_entry gc_cmd_run = {
 	.summary = "apply, run a command on every node with its rank, then (--down) destroy",
 	.usage = "[FILE] -- CMD...",
 	.description =
-		"A job's life cycle in one command: apply as 'apply -y' would (bootstrap\n"
-		"included; --no-apply uses the cluster as it is), then CMD on every running\n"
+		"A job's life cycle in one command: apply (bootstrap included; launches need\n"
+		"no confirmation, terminating nodes does: -y or a 'yes'; --no-apply uses the\n"
+		"cluster as it is), then CMD on every running\n"
 		"node at once, with MASTER_ADDR, MASTER_PORT, NNODES, NODE_RANK,\n"
 		"NPROC_PER_NODE and GPUCLUSTER_NODE in its environment (as 'hosts --format\n"
 		"torchrun' computes them). Each line of output is shown as it comes, behind\n"
