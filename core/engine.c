@@ -319,6 +319,9 @@ struct run {
 	uint64_t waited_ms;
 	unsigned poll_errors;
 	bool look_failed;
+	/* a listing of this run failed (a token's look, the wait's last look): apply
+	 * terminates no surplus or replaced instance after it */
+	bool listing_failed;
 
 	struct gc_cancel cancel; /* cancelled() for core/wait.h */
 	bool cancelled;
@@ -962,6 +965,7 @@ static int token_look(void *ctx, struct gc_error *err)
 	if (discover_cluster(tl->r->e, true, &now, err) < 0) {
 		gc_buf_release(&live);
 		tl->failed = true;
+		tl->r->listing_failed = true;
 		return -1;
 	}
 	for (size_t i = 0; i < now.n; i++) {
@@ -1444,6 +1448,7 @@ static int running_look(void *ctx, struct gc_error *err)
 		if (check_fatal(r, err) || !gc_error_is_retryable(err ? err->code : 0) ||
 		    ++r->poll_errors >= MAX_POLL_ERRORS) {
 			r->look_failed = true;
+			r->listing_failed = true;
 			return gc_error_prefix(err, "while waiting for instances to run");
 		}
 		return 1;
@@ -1651,6 +1656,7 @@ static bool td_may_delete(void *ctx, struct gc_teardown *t)
 	gc_error_init(&lerr);
 	if (discover_cluster(r->e, false, &live, &lerr) < 0) {
 		check_fatal(r, &lerr);
+		gc_teardown_doubt(r->p, false, &lerr);
 		set_term_err(r, &lerr);
 		gc_instance_list_release(&live);
 		return false;
@@ -1922,8 +1928,16 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 					     pg->name);
 		}
 	}
-	if (t.n && !cancelled(&r) && !r.fatal)
+	if (t.n && r.listing_failed && !cancelled(&r) && !r.fatal) {
+		/* the plan's listing was complete, but one since was not: no destruction */
+		gc_error_set(&lerr, GC_EGENERIC,
+			     "not terminating %zu surplus or replaced instances: a listing of the "
+			     "cluster's instances failed; run apply again",
+			     t.n);
+		set_term_err(&r, &lerr);
+	} else if (t.n && !cancelled(&r) && !r.fatal) {
 		terminate_and_wait(&r, &t);
+	}
 
 	run_finish(&r);
 	ret = summarise(&r, "apply", err);
@@ -2009,6 +2023,7 @@ static int teardown_cluster(struct gc_engine *e, const struct gc_engine_opts *op
 	gc_error_init(&lerr);
 	if (!cancelled(&r) && discover_cluster(e, false, &live, &lerr) < 0) {
 		check_fatal(&r, &lerr);
+		gc_teardown_doubt(r.p, true, &lerr);
 		r.term_err = lerr;
 	} else if (destroy) {
 		destroy_all(&r, &t, &live);
