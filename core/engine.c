@@ -1841,6 +1841,18 @@ static int summarise(struct run *r, const char *verb, struct gc_error *err)
 	return -1;
 }
 
+/* The plan's instances to terminate: surplus and replaced. */
+static size_t doomed(const struct gc_plan *plan)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < plan->n_groups; i++)
+		for (size_t k = 0; k < plan->groups[i].n_nodes; k++)
+			n += plan->groups[i].nodes[k].action == GC_PLAN_REPLACE ||
+			     plan->groups[i].nodes[k].action == GC_PLAN_TERMINATE;
+	return n;
+}
+
 int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 		    const struct gc_engine_opts *opts, struct gc_engine_report *report,
 		    struct gc_error *err)
@@ -1897,8 +1909,17 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 		count_running(&r);
 	}
 
-	/* 4. surplus now, replaced ones once their replacements run */
-	for (size_t i = 0; i < plan->n_groups && !r.cancelled && !r.fatal; i++) {
+	/* 4. surplus now, replaced ones once their replacements run; none after a listing
+	 * that failed (the plan's was whole, one since was not) */
+	if (r.listing_failed && doomed(plan)) {
+		gc_error_set(&lerr, GC_EGENERIC,
+			     "not terminating %zu surplus or replaced instances: a listing of the "
+			     "cluster's instances failed; run apply again",
+			     doomed(plan));
+		set_term_err(&r, &lerr);
+	}
+	for (size_t i = 0; i < plan->n_groups && !r.listing_failed && !r.cancelled && !r.fatal;
+	     i++) {
 		const struct gc_plan_group *pg = &plan->groups[i];
 		size_t gi = report_group(report, pg->name);
 		unsigned allow = replace_allowance(&r, pg, gi), skipped = 0;
@@ -1928,16 +1949,8 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 					     pg->name);
 		}
 	}
-	if (t.n && r.listing_failed && !cancelled(&r) && !r.fatal) {
-		/* the plan's listing was complete, but one since was not: no destruction */
-		gc_error_set(&lerr, GC_EGENERIC,
-			     "not terminating %zu surplus or replaced instances: a listing of the "
-			     "cluster's instances failed; run apply again",
-			     t.n);
-		set_term_err(&r, &lerr);
-	} else if (t.n && !cancelled(&r) && !r.fatal) {
+	if (t.n && !cancelled(&r) && !r.fatal)
 		terminate_and_wait(&r, &t);
-	}
 
 	run_finish(&r);
 	ret = summarise(&r, "apply", err);

@@ -96,6 +96,31 @@ static void give_up(struct gc_teardown *t, enum gc_teardown_fate from, enum gc_t
 			node_fate(t, &t->nodes[i], fate, err);
 }
 
+static int id_order(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A listing that names an instance twice is not one to act on (whatever the driver's
+ * pager caught already): fails with err naming it. */
+static int listed_once(const struct gc_instance_list *l, struct gc_error *err)
+{
+	const char **ids = gc_xcalloc(l->n + 1, sizeof(*ids));
+	size_t n = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].id)
+			ids[n++] = l->items[i].id;
+	qsort(ids, n, sizeof(*ids), id_order);
+	for (size_t i = 1; i < n && ret == 0; i++)
+		if (strcmp(ids[i - 1], ids[i]) == 0)
+			ret = gc_error_set(err, GC_EINVALID,
+					   "DescribeInstances: instance '%s' is listed twice", ids[i]);
+	free(ids);
+	return ret;
+}
+
 int gc_teardown_discover(struct gc_provider *p, struct gc_log *log, const char *cluster,
 			 bool include_terminated, struct gc_instance_list *out,
 			 struct gc_error *err)
@@ -105,12 +130,17 @@ int gc_teardown_discover(struct gc_provider *p, struct gc_log *log, const char *
 	struct gc_instance_list got;
 	size_t dropped = 0;
 
-	if (!cluster)
-		return gc_provider_discover(p, &q, out, err);
 	gc_instance_list_init(&got);
-	if (gc_provider_discover(p, &q, &got, err) < 0) {
+	if (gc_provider_discover(p, &q, &got, err) < 0 || listed_once(&got, err) < 0) {
 		gc_instance_list_release(&got);
+		if (!cluster)
+			return -1;
 		return gc_error_prefix(err, "cannot list the instances of cluster '%s'", cluster);
+	}
+	if (!cluster) {
+		gc_instance_list_take(out, &got);
+		gc_instance_list_release(&got);
+		return 0;
 	}
 	/* the filter is the driver's promise; the tag on what came back is ours to see */
 	for (size_t i = 0; i < got.n; i++) {
