@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # hostile.sh: a DescribeInstances that pages for ever (fresh tokens, the same token, empty
-# pages with a token; on Tencent a TotalCount of 1e9) under plan and destroy (issue 19):
+# pages with a token; on Tencent a TotalCount of 1e9), or names an instance twice, under
+# plan and destroy (issue 19):
 # each exits 1 within seconds with a message naming the action and what looked wrong,
 # sends no destructive call after the bad listing, and stays small in memory; once the
 # cloud answers well again, destroy converges. GC_E2E_RSS_OUT=FILE appends the worst max
@@ -53,6 +54,10 @@ expect_alive e2e-hostile 2 "after apply"
 # what each mode must be called, per cloud (Tencent pages by Offset and TotalCount: every
 # mode answers a count of 1e9, refused on the first page)
 expect_for() {
+	if [ "$1" = duplicate-ids ]; then
+		echo "DescribeInstances: instance '$ID_RE' is listed twice"
+		return
+	fi
 	if [ "$CLOUD" = tencent ]; then
 		echo 'DescribeInstances: a TotalCount of 1000000000 on page 1, more than this cluster can have'
 		return
@@ -64,7 +69,7 @@ expect_for() {
 	esac
 }
 
-for mode in endless-token repeat-token empty-page-token; do
+for mode in endless-token repeat-token empty-page-token duplicate-ids; do
 	want=$(expect_for "$mode")
 	before=$(destructive)
 	fault "$CLOUD:DescribeInstances:hostile,mode=$mode"
