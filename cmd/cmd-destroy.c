@@ -13,6 +13,7 @@
 #include "core/buf.h"
 #include "core/engine.h"
 #include "core/sweep.h"
+#include "core/teardown.h"
 
 static const struct gc_opt destroy_opts[] = {
 	{ .name = "auto-approve",
@@ -68,6 +69,7 @@ static int destroy_exec(struct gc_cmd_ctx *ctx)
 		goto out;
 	reached = true;
 	if (gc_engine_discover(&e, &live, &err) < 0) {
+		gc_teardown_doubt(e.provider, true, &err);
 		gc_cmd_report_error(ctx, "destroy", &err);
 		goto out;
 	}

@@ -273,51 +273,153 @@ static int throttle_ourselves(struct gc_provider *p, const struct gc_driver_requ
 	return 0;
 }
 
-/* ---- the pipeline ----------------------------------------------------------------- */
+/* ---- paging ----------------------------------------------------------------------- */
+
+/* FNV-1a, never 0 (a free slot): tokens and ids are remembered by it, so what a listing
+ * keeps of them stays small whatever the cloud sends. */
+static uint64_t hash64(const char *s)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h ? h : 1;
+}
+
+/* What looked wrong with a page just read, as an error; 0 when the loop may go on. */
+static int page_bounds(const struct gc_pager *pager, const struct gc_page *pg, size_t max_items,
+		       struct gc_error *err)
+{
+	const char *a = pager->action;
+
+	if (pg->total >= 0 && (uint64_t)pg->total > max_items)
+		return gc_error_set(err, GC_EINVALID,
+				    "%s: a TotalCount of %lld on page %u, more than this cluster "
+				    "can have (%zu)",
+				    a, (long long)pg->total, pg->number + 1, max_items);
+	if (pg->counted && pg->seen > max_items)
+		return gc_error_set(err, GC_EINVALID,
+				    "%s: more than %zu items by page %u, more than this cluster "
+				    "can have",
+				    a, max_items, pg->number + 1);
+	return 0;
+}
 
 int gc_driver_pages(struct gc_provider *p, const struct gc_pager *pager, void *ctx,
 		    struct gc_error *err)
 {
+	const struct gc_driver *d = p ? gc_driver(p) : NULL;
+	size_t max_items = d && d->max_items ? d->max_items : GC_DRIVER_MAX_ITEMS;
+	unsigned max_pages = d && d->max_pages ? d->max_pages : GC_DRIVER_MAX_PAGES;
+	/* the hash of each page's NextToken, by page: any of them again is a loop */
+	uint64_t *tokens = gc_xcalloc(max_pages, sizeof(*tokens));
 	struct gc_page pg = { 0 };
+	unsigned empty = 0;
 	char *token = NULL;
 	int ret = -1;
 
 	for (;; pg.number++) {
 		struct gc_buf body = GC_BUF_INIT(0);
 
-		if (pg.number >= GC_DRIVER_MAX_PAGES) {
-			gc_error_set(err, GC_EINVALID, "%s: more than %u pages%s", pager->action,
-				     GC_DRIVER_MAX_PAGES, pager->cap_note ? pager->cap_note : "");
+		if (pg.number >= max_pages) {
+			ret = gc_error_set(err, GC_EINVALID, "%s: more than %u pages%s",
+					   pager->action, max_pages,
+					   pager->cap_note ? pager->cap_note : "");
 			break;
 		}
 		pg.token = token;
 		pg.next = NULL;
 		pg.items = 0;
+		pg.counted = false;
 		pg.total = -1;
 		ret = pager->send(p, ctx, &pg, &body, err);
 		if (ret == 0)
 			ret = pager->parse(p, ctx, &body, &pg, err);
 		gc_buf_release(&body);
-		pg.seen += pg.items;
-		if (pg.total >= 0 && (pg.items == 0 || pg.seen >= (uint64_t)pg.total))
-			pg.done = true;
-		if (ret == 0 && !pg.done && pg.next && token && strcmp(pg.next, token) == 0)
-			ret = gc_error_set(err, GC_EINVALID,
-					   "%s: the same NextToken came back twice", pager->action);
 		free(token);
 		token = pg.next;
-		if (ret != 0 || pg.done || (pg.total < 0 && !token))
+		if (ret != 0)
 			break;
-		ret = -1;
+		pg.counted |= pg.total >= 0;
+		pg.seen += pg.items;
+		if ((ret = page_bounds(pager, &pg, max_items, err)) != 0)
+			break;
+		if (pg.total < 0 && token) {
+			/* a token seen before is a loop, even on a page that ends the listing */
+			tokens[pg.number] = hash64(token);
+			for (unsigned i = 0; i < pg.number && ret == 0; i++)
+				if (tokens[i] == tokens[pg.number])
+					ret = gc_error_set(
+						err, GC_EINVALID,
+						"%s: the NextToken of page %u came back on page %u",
+						pager->action, i + 1, pg.number + 1);
+			empty = pg.counted && pg.items == 0 ? empty + 1 : 0;
+			if (ret == 0 && !pg.done && empty > GC_DRIVER_EMPTY_PAGES)
+				ret = gc_error_set(err, GC_EINVALID,
+						   "%s: page %u is empty but carries a NextToken",
+						   pager->action, pg.number + 1);
+			if (ret != 0)
+				break;
+		}
+		if (pg.total >= 0 && (pg.items == 0 || pg.seen >= (uint64_t)pg.total))
+			pg.done = true;
+		if (pg.done || (pg.total < 0 && !token))
+			break;
 	}
 	free(token);
+	free(tokens);
 	return ret;
+}
+
+/* Remembers id; true when it was handed before in this listing. */
+static bool id_twice(struct gc_driver_discover *d, const char *id)
+{
+	uint64_t h = hash64(id);
+	size_t mask;
+
+	if ((d->handed + 1) * 2 > d->ids_cap) {
+		size_t cap = d->ids_cap ? d->ids_cap * 2 : 64;
+		uint64_t *ids = gc_xcalloc(cap, sizeof(*ids));
+
+		for (size_t i = 0; i < d->ids_cap; i++) {
+			size_t k = d->ids[i] & (cap - 1);
+
+			while (d->ids[i] && ids[k])
+				k = (k + 1) & (cap - 1);
+			if (d->ids[i])
+				ids[k] = d->ids[i];
+		}
+		free(d->ids);
+		d->ids = ids;
+		d->ids_cap = cap;
+	}
+	mask = d->ids_cap - 1;
+	for (size_t k = h & mask;; k = (k + 1) & mask) {
+		if (d->ids[k] == h)
+			return true;
+		if (!d->ids[k]) {
+			d->ids[k] = h;
+			return false;
+		}
+	}
 }
 
 void gc_driver_discover_keep(struct gc_driver_discover *d, struct gc_instance *inst)
 {
 	const struct gc_discover_query *q = d->q;
+	size_t max = d->max_items;
 
+	d->page_items++;
+	/* past the cap (the pager fails after this page) or listed twice: not kept */
+	if (d->handed >= max || (inst->id && id_twice(d, inst->id))) {
+		if (d->handed < max && !d->twice)
+			d->twice = gc_xstrdup(inst->id);
+		gc_instance_release(inst);
+		return;
+	}
+	d->handed++;
 	if (gc_tags_match(inst->tags, inst->n_tags, q->tags, q->n_tags) &&
 	    (q->include_terminated || inst->state != GC_STATE_TERMINATED))
 		*gc_instance_list_push(&d->found) = *inst;
@@ -325,22 +427,51 @@ void gc_driver_discover_keep(struct gc_driver_discover *d, struct gc_instance *i
 		gc_instance_release(inst);
 }
 
+/* The cloud's parse, counting the page's items; an id listed twice ends the listing. */
+static int discover_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
+			  struct gc_page *pg, struct gc_error *err)
+{
+	struct gc_driver_discover *d = ctx;
+	int ret;
+
+	d->page_items = 0;
+	ret = d->hooks->parse(p, ctx, body, pg, err);
+	pg->items = d->page_items;
+	pg->counted = true;
+	if (d->twice && !d->twice_page) {
+		/* ends the listing, an error once the page's token has been checked */
+		d->twice_page = pg->number + 1;
+		pg->done = true;
+	}
+	return ret;
+}
+
 int gc_driver_discover(struct gc_provider *p, const struct gc_pager *hooks,
 		       const struct gc_discover_query *q, struct gc_instance_list *out,
 		       struct gc_error *err)
 {
 	struct gc_pager pager = { "DescribeInstances", "; the paging loops", hooks->send,
-				  hooks->parse };
-	struct gc_driver_discover d = { .q = q };
+				  discover_parse };
+	struct gc_driver_discover d = { .q = q, .hooks = hooks };
 	int ret;
 
+	d.max_items = p && gc_driver(p) && gc_driver(p)->max_items ? gc_driver(p)->max_items
+								  : GC_DRIVER_MAX_ITEMS;
 	gc_instance_list_init(&d.found);
 	ret = gc_driver_pages(p, &pager, &d, err);
+	if (ret == 0 && d.twice)
+		ret = gc_error_set(err, GC_EINVALID,
+				   "DescribeInstances: instance '%s' is listed twice (page %u)",
+				   d.twice, d.twice_page);
 	if (ret == 0)
 		gc_instance_list_take(out, &d.found);
 	gc_instance_list_release(&d.found);
+	free(d.ids);
+	free(d.twice);
 	return ret;
 }
+
+/* ---- the pipeline ----------------------------------------------------------------- */
 
 int gc_driver_fail(struct gc_provider *p, const struct gc_driver_request *req, int status,
 		   const char *code, const char *message, const char *request_id,

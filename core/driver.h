@@ -130,6 +130,9 @@ struct gc_driver {
 	char *profile;
 	char *endpoint; /* the spec's provider.endpoint as the cloud keeps it, or NULL */
 	struct gc_spec_oidc oidc;
+	/* the bounds of every listing (gc_driver_pages); 0: GC_DRIVER_MAX_ITEMS, _PAGES */
+	size_t max_items;
+	unsigned max_pages;
 };
 
 static inline struct gc_driver *gc_driver(struct gc_provider *p)
@@ -197,7 +200,16 @@ int gc_driver_fail(struct gc_provider *p, const struct gc_driver_request *req, i
 
 /* ---- paging (docs/internals/providers.md, "Paging") ------------------------------ */
 
-#define GC_DRIVER_MAX_PAGES 10000 /* a runaway listing ends here, as an error */
+/*
+ * The bounds of one listing, whatever the cloud sends. Items: the largest cluster a spec
+ * can describe (GC_SPEC_MAX_GROUPS x GC_SPEC_MAX_GROUP_COUNT) twice over, for the
+ * terminated ones still listed and for gc, which lists every cluster's. Pages: that many
+ * items at the smallest page we ask for (100), with room for the empty pages EC2 sends
+ * under filters. Empty pages that still carry a token: this many in a row.
+ */
+#define GC_DRIVER_MAX_ITEMS   (2u * GC_SPEC_MAX_GROUPS * GC_SPEC_MAX_GROUP_COUNT)
+#define GC_DRIVER_MAX_PAGES   1000
+#define GC_DRIVER_EMPTY_PAGES 3
 
 /* One page of a listing, between the pager and the cloud's hooks. */
 struct gc_page {
@@ -206,7 +218,8 @@ struct gc_page {
 	size_t seen;	   /* the items of the pages before (an Offset) */
 	/* set by parse: */
 	char *next;    /* the next page's token (taken), NULL when none */
-	size_t items;  /* its items, for a listing with a total */
+	size_t items;  /* its items, for a listing with a total or counted */
+	bool counted;  /* items is the page's count (implied by a total) */
 	int64_t total; /* the listing's total count, or -1 (token paging) */
 	bool done;     /* the listing ends here (found what it wanted) */
 };
@@ -215,7 +228,7 @@ struct gc_page {
  * kept in ctx by a cloud whose call hands back a document); parse reads it into ctx. */
 struct gc_pager {
 	const char *action;   /* named in the errors */
-	const char *cap_note; /* or NULL: "ACTION: more than 10000 pages" + cap_note */
+	const char *cap_note; /* or NULL: "ACTION: more than 1000 pages" + cap_note */
 	int (*send)(struct gc_provider *p, void *ctx, const struct gc_page *pg, struct gc_buf *body,
 		    struct gc_error *err);
 	int (*parse)(struct gc_provider *p, void *ctx, const struct gc_buf *body,
@@ -223,16 +236,27 @@ struct gc_pager {
 };
 
 /* Every page, until done, no next token, or (with a total) an empty page or the total
- * reached; a repeated token or too many pages is an error. The caller collects into ctx
- * and hands the items out only on 0 (all or nothing). Issue 19's caps go here too. */
+ * reached. A token seen before in the loop, empty pages with a token past the allowance,
+ * more pages or items (or a total) than the bounds: an error (GC_EINVALID) naming the
+ * action and what looked wrong. The caller collects into ctx and hands the items out
+ * only on 0 (all or nothing). */
 int gc_driver_pages(struct gc_provider *p, const struct gc_pager *pager, void *ctx,
 		    struct gc_error *err);
 
 /* Discover's ctx; its parse hook hands each instance to gc_driver_discover_keep, which
- * keeps (moves) those with every filter tag and, unless asked for, not terminated. */
+ * keeps (moves) those with every filter tag and, unless asked for, not terminated; it
+ * counts the page's items, keeps nothing past max_items and notes an id listed twice. */
 struct gc_driver_discover {
 	const struct gc_discover_query *q;
 	struct gc_instance_list found;
+	/* the pager's own */
+	const struct gc_pager *hooks;
+	size_t max_items; /* the driver's bound */
+	size_t handed, page_items;
+	uint64_t *ids; /* hashes of the ids handed, open addressing (0: free) */
+	size_t ids_cap;
+	char *twice; /* the first id listed twice */
+	unsigned twice_page;
 };
 
 void gc_driver_discover_keep(struct gc_driver_discover *d, struct gc_instance *inst);

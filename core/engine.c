@@ -319,6 +319,9 @@ struct run {
 	uint64_t waited_ms;
 	unsigned poll_errors;
 	bool look_failed;
+	/* a listing of this run failed (a token's look, the wait's last look): apply
+	 * terminates no surplus or replaced instance after it */
+	bool listing_failed;
 
 	struct gc_cancel cancel; /* cancelled() for core/wait.h */
 	bool cancelled;
@@ -975,6 +978,7 @@ static int token_look(void *ctx, struct gc_error *err)
 	if (discover_cluster(tl->r->e, true, &now, err) < 0) {
 		gc_buf_release(&live);
 		tl->failed = true;
+		tl->r->listing_failed = true;
 		return -1;
 	}
 	for (size_t i = 0; i < now.n; i++) {
@@ -1457,6 +1461,7 @@ static int running_look(void *ctx, struct gc_error *err)
 		if (check_fatal(r, err) || !gc_error_is_retryable(err ? err->code : 0) ||
 		    ++r->poll_errors >= MAX_POLL_ERRORS) {
 			r->look_failed = true;
+			r->listing_failed = true;
 			return gc_error_prefix(err, "while waiting for instances to run");
 		}
 		return 1;
@@ -1664,6 +1669,7 @@ static bool td_may_delete(void *ctx, struct gc_teardown *t)
 	gc_error_init(&lerr);
 	if (discover_cluster(r->e, false, &live, &lerr) < 0) {
 		check_fatal(r, &lerr);
+		gc_teardown_doubt(r->p, false, &lerr);
 		set_term_err(r, &lerr);
 		gc_instance_list_release(&live);
 		return false;
@@ -1848,6 +1854,18 @@ static int summarise(struct run *r, const char *verb, struct gc_error *err)
 	return -1;
 }
 
+/* The plan's instances to terminate: surplus and replaced. */
+static size_t doomed(const struct gc_plan *plan)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < plan->n_groups; i++)
+		for (size_t k = 0; k < plan->groups[i].n_nodes; k++)
+			n += plan->groups[i].nodes[k].action == GC_PLAN_REPLACE ||
+			     plan->groups[i].nodes[k].action == GC_PLAN_TERMINATE;
+	return n;
+}
+
 static bool plan_keeps(const struct gc_plan *plan)
 {
 	for (size_t i = 0; i < plan->n_groups; i++)
@@ -1938,8 +1956,17 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 		count_running(&r);
 	}
 
-	/* 4. surplus now, replaced ones once their replacements run */
-	for (size_t i = 0; i < plan->n_groups && !r.cancelled && !r.fatal; i++) {
+	/* 4. surplus now, replaced ones once their replacements run; none after a listing
+	 * that failed (the plan's was whole, one since was not) */
+	if (r.listing_failed && doomed(plan)) {
+		gc_error_set(&lerr, GC_EGENERIC,
+			     "not terminating %zu surplus or replaced instances: a listing of the "
+			     "cluster's instances failed; run apply again",
+			     doomed(plan));
+		set_term_err(&r, &lerr);
+	}
+	for (size_t i = 0; i < plan->n_groups && !r.listing_failed && !r.cancelled && !r.fatal;
+	     i++) {
 		const struct gc_plan_group *pg = &plan->groups[i];
 		size_t gi = report_group(report, pg->name);
 		unsigned allow = replace_allowance(&r, pg, gi), skipped = 0;
@@ -2056,6 +2083,7 @@ static int teardown_cluster(struct gc_engine *e, const struct gc_engine_opts *op
 	gc_error_init(&lerr);
 	if (!cancelled(&r) && discover_cluster(e, false, &live, &lerr) < 0) {
 		check_fatal(&r, &lerr);
+		gc_teardown_doubt(r.p, true, &lerr);
 		r.term_err = lerr;
 	} else if (destroy) {
 		destroy_all(&r, &t, &live);

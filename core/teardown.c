@@ -23,6 +23,7 @@ void gc_teardown_init(struct gc_teardown *t)
 {
 	memset(t, 0, sizeof(*t));
 	gc_error_init(&t->fatal_err);
+	gc_error_init(&t->doubt_err);
 }
 
 void gc_teardown_release(struct gc_teardown *t)
@@ -95,6 +96,31 @@ static void give_up(struct gc_teardown *t, enum gc_teardown_fate from, enum gc_t
 			node_fate(t, &t->nodes[i], fate, err);
 }
 
+static int id_order(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A listing that names an instance twice is not one to act on (whatever the driver's
+ * pager caught already): fails with err naming it. */
+static int listed_once(const struct gc_instance_list *l, struct gc_error *err)
+{
+	const char **ids = gc_xcalloc(l->n + 1, sizeof(*ids));
+	size_t n = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].id)
+			ids[n++] = l->items[i].id;
+	qsort(ids, n, sizeof(*ids), id_order);
+	for (size_t i = 1; i < n && ret == 0; i++)
+		if (strcmp(ids[i - 1], ids[i]) == 0)
+			ret = gc_error_set(err, GC_EINVALID,
+					   "DescribeInstances: instance '%s' is listed twice", ids[i]);
+	free(ids);
+	return ret;
+}
+
 int gc_teardown_discover(struct gc_provider *p, struct gc_log *log, const char *cluster,
 			 bool include_terminated, struct gc_instance_list *out,
 			 struct gc_error *err)
@@ -104,12 +130,17 @@ int gc_teardown_discover(struct gc_provider *p, struct gc_log *log, const char *
 	struct gc_instance_list got;
 	size_t dropped = 0;
 
-	if (!cluster)
-		return gc_provider_discover(p, &q, out, err);
 	gc_instance_list_init(&got);
-	if (gc_provider_discover(p, &q, &got, err) < 0) {
+	if (gc_provider_discover(p, &q, &got, err) < 0 || listed_once(&got, err) < 0) {
 		gc_instance_list_release(&got);
+		if (!cluster)
+			return -1;
 		return gc_error_prefix(err, "cannot list the instances of cluster '%s'", cluster);
+	}
+	if (!cluster) {
+		gc_instance_list_take(out, &got);
+		gc_instance_list_release(&got);
+		return 0;
 	}
 	/* the filter is the driver's promise; the tag on what came back is ours to see */
 	for (size_t i = 0; i < got.n; i++) {
@@ -237,7 +268,9 @@ static int look(void *ctx, struct gc_error *err)
 	return t->left ? 1 : 0;
 }
 
-int gc_teardown_wait(struct gc_teardown *t, struct gc_error *err)
+/* The wait; deleting: the key pairs and security groups would go next, and a failed look
+ * stops them, which its error says. */
+static int wait_gone(struct gc_teardown *t, bool deleting, struct gc_error *err)
 {
 	struct gc_wait w = t->wait;
 	struct gc_error e;
@@ -261,10 +294,20 @@ int gc_teardown_wait(struct gc_teardown *t, struct gc_error *err)
 		give_up(t, GC_TEARDOWN_ASKED, GC_TEARDOWN_STOPPED, NULL);
 		return 0;
 	}
+	if (t->look_failed) {
+		t->doubt = true;
+		if (deleting)
+			gc_teardown_doubt(t->p, false, &e);
+	}
 	give_up(t, GC_TEARDOWN_ASKED, GC_TEARDOWN_FAILED, &e);
 	if (err)
 		*err = e;
 	return -1;
+}
+
+int gc_teardown_wait(struct gc_teardown *t, struct gc_error *err)
+{
+	return wait_gone(t, false, err);
 }
 
 /* ---- 3. delete ------------------------------------------------------------------- */
@@ -272,6 +315,25 @@ int gc_teardown_wait(struct gc_teardown *t, struct gc_error *err)
 const char *gc_teardown_kind_text(enum gc_resource_kind kind)
 {
 	return kind == GC_RESOURCE_KEYPAIR ? "key pair" : "security group";
+}
+
+int gc_teardown_doubt(const struct gc_provider *p, bool instances, struct gc_error *err)
+{
+	bool keys = p && p->ops && (p->ops->caps & GC_CAP_ED25519_KEYPAIR);
+
+	return gc_error_prefix(err, "not %s%s", instances ? "terminating instances or deleting"
+								: "deleting",
+			       keys ? " the key pair and security group" : " the security group");
+}
+
+/* A listing failed: every later deletion is refused with err, prefixed as doubt says. */
+static void set_doubt(struct gc_teardown *t, struct gc_error *err)
+{
+	if (!t->doubt) {
+		t->doubt = true;
+		gc_teardown_doubt(t->p, false, err);
+		t->doubt_err = *err;
+	}
 }
 
 static void res_fate(struct gc_teardown *t, const struct gc_teardown_resource *r,
@@ -319,6 +381,12 @@ static void delete_one(struct gc_teardown *t, const struct gc_teardown_resource 
 		res_fate(t, r, GC_TEARDOWN_STOPPED, NULL);
 		return;
 	}
+	if (t->doubt) {
+		/* an instance listing failed before: nothing more is deleted in this run */
+		e = t->doubt_err;
+		res_fate(t, r, GC_TEARDOWN_FAILED, &e);
+		return;
+	}
 	if (!t->cluster) {
 		char first[128] = "";
 		long n = alive(t, r->cluster, first, sizeof(first), &e);
@@ -327,6 +395,7 @@ static void delete_one(struct gc_teardown *t, const struct gc_teardown_resource 
 			note_fatal(t, &e);
 			gc_error_prefix(&e, "cannot check cluster '%s' for live instances",
 					r->cluster);
+			set_doubt(t, &e);
 			res_fate(t, r, GC_TEARDOWN_FAILED, &e);
 			return;
 		}
@@ -369,6 +438,7 @@ static void delete_listed(struct gc_teardown *t, enum gc_resource_kind kind)
 		note_fatal(t, &e);
 		gc_error_prefix(&e, "cannot list the %ss of cluster '%s'",
 				gc_teardown_kind_text(kind), t->cluster);
+		set_doubt(t, &e);
 		res_fate(t, NULL, GC_TEARDOWN_FAILED, &e);
 		goto out;
 	}
@@ -392,6 +462,8 @@ out:
 
 static void delete_kind(struct gc_teardown *t, enum gc_resource_kind kind)
 {
+	if (t->cluster && t->doubt)
+		return; /* the listing that failed was reported: nothing more goes */
 	if (t->cluster) {
 		delete_listed(t, kind);
 		return;
@@ -405,6 +477,7 @@ static void delete_kind(struct gc_teardown *t, enum gc_resource_kind kind)
 
 void gc_teardown_run(struct gc_teardown *t, struct gc_error *err)
 {
+	struct gc_error e;
 	size_t total;
 	bool settled;
 
@@ -414,9 +487,13 @@ void gc_teardown_run(struct gc_teardown *t, struct gc_error *err)
 	settled = total == t->n;
 	if (t->cluster && !settled)
 		return;
-	if (!t->no_wait && (total || (t->hooks && t->hooks->look)) && gc_teardown_wait(t, NULL) < 0)
+	if (!t->no_wait && (total || (t->hooks && t->hooks->look)) &&
+	    wait_gone(t, true, &e) < 0) {
 		settled = false;
-	if (t->cluster && (!settled || stopped(t)))
+		if (t->doubt) /* the wait's error says nothing is deleted */
+			t->doubt_err = e;
+	}
+	if (t->cluster && (!settled || stopped(t) || t->doubt))
 		return;
 	if (t->hooks && t->hooks->may_delete && !t->hooks->may_delete(t->ctx, t))
 		return;

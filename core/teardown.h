@@ -96,10 +96,19 @@ struct gc_teardown {
 	size_t total, left;  /* gc_teardown_counts at the last look */
 	unsigned poll_errors;
 	bool look_failed; /* the wait ended on a failed look, not on its deadline or a cancel */
+	/* a listing failed (the wait's last look, a resource listing, gc's check of a
+	 * cluster): no key pair or security group is deleted after it */
+	bool doubt;
+	struct gc_error doubt_err; /* what later deletions fail with (gc) */
 };
 
 /* "key pair" or "security group", as messages name them. */
 const char *gc_teardown_kind_text(enum gc_resource_kind kind);
+
+/* After a listing failed: err prefixed "not deleting the key pair and security group"
+ * (the security group alone on a cloud without key pairs), or with instances "not
+ * terminating instances or deleting ...". Returns -1. */
+int gc_teardown_doubt(const struct gc_provider *p, bool instances, struct gc_error *err);
 
 void gc_teardown_init(struct gc_teardown *t);
 void gc_teardown_release(struct gc_teardown *t);
@@ -121,7 +130,9 @@ int gc_teardown_wait(struct gc_teardown *t, struct gc_error *err);
 
 /* The three steps, gated as cluster says, by may_delete and by no_wait; every outcome goes
  * to the hooks, and err (may be NULL) gets the cloud's error for the first refused batch.
- * The wait happens when something is waited for, or when a look hook may find more. */
+ * The wait happens when something is waited for, or when a look hook may find more.
+ * Nothing is deleted after a failed listing (doubt), for destroy and gc alike: the
+ * wait's error says so, and gc's resources fail with it. */
 void gc_teardown_run(struct gc_teardown *t, struct gc_error *err);
 
 /*

@@ -15,7 +15,10 @@
  * prices, cached; zones, regions, the console output capability and its host key block;
  * the error taxonomy under injected faults (throttle, capacity, quota, 5xx, drop);
  * authentication failures and missing credentials; a cancel during our own rate wait;
- * and answers no cloud should give (garbage, a gateway's 500, an oversized body).
+ * answers no cloud should give (garbage, a gateway's 500, an oversized body); and
+ * listings that page for ever (the emulator's hostile modes: fresh tokens, the same
+ * token, empty pages with a token, a huge total, an id twice), each stopped within a
+ * few pages with an error naming DescribeInstances and what looked wrong (issue 19).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,6 +35,7 @@
 #include <jansson.h>
 
 #include "core/alloc.h"
+#include "core/driver.h"
 #include "core/keygen.h"
 #include "core/provider.h"
 #include "core/retry.h"
@@ -874,6 +878,86 @@ static void test_cancel_in_rate_wait(void **state)
 	launch_burst_then_cancel(drv->run_burst);
 }
 
+/* ---- listings that never end (issue 19) ------------------------------------------------- */
+
+/*
+ * One discover under `hostile,mode=MODE`: with want, it fails (GC_EINVALID) saying want,
+ * hands out nothing, and stops within a few pages; without, it lists want_n. Either way
+ * in bounded time, whatever the emulator would go on answering.
+ */
+static void hostile_discover(const char *mode, const char *want, size_t want_n)
+{
+	struct gc_tag_filter mine[] = { { GC_TAG_CLUSTER, CLUSTER } };
+	struct gc_discover_query q = { mine, 1, false };
+	struct gc_instance_list got;
+	struct gc_error err;
+	unsigned long calls = prov->stats.calls;
+	time_t t0 = time(NULL);
+	char rule[96];
+	int rc;
+
+	snprintf(rule, sizeof(rule), "DescribeInstances:hostile,mode=%s", mode);
+	sim_faults_clear(sim.faults);
+	add_fault(rule);
+	gc_instance_list_init(&got);
+	gc_error_init(&err);
+	rc = gc_provider_discover(prov, &q, &got, &err);
+	if (want) {
+		if (rc != -1 || !strstr(err.message, want))
+			fail_msg("%s: discover returned %d (%zu instances): '%s', expected '%s'",
+				 mode, rc, got.n, err.message, want);
+		assert_int_equal(err.code, GC_EINVALID);
+		assert_int_equal(got.n, 0);
+	} else {
+		if (rc != 0)
+			fail_msg("%s: %s", mode, err.message);
+		assert_int_equal(got.n, want_n);
+	}
+	/* the longest: the empty pages allowed, and the one past them */
+	assert_true(prov->stats.calls - calls <= GC_DRIVER_EMPTY_PAGES + 1);
+	assert_true(time(NULL) - t0 < 10);
+	gc_instance_list_release(&got);
+	sim_faults_clear(sim.faults);
+}
+
+static void test_hostile_pages(void **state)
+{
+	static const char total[] = "DescribeInstances: a TotalCount of 1000000000 on page 1, "
+				    "more than this cluster can have (64000)";
+	struct gc_create_request r = launch_req(3, "gc-hostile");
+	struct gc_instance_list got;
+	char twice[96];
+	bool offset = drv->pages_by_offset;
+
+	(void)state;
+	gc_instance_list_init(&got);
+	launch_ok(&r, &got);
+	snprintf(twice, sizeof(twice), "DescribeInstances: instance '%s' is listed twice",
+		 got.items[0].id);
+	/* a listing that starts over on every page: its first instance comes back */
+	hostile_discover("endless-token", offset ? total : twice, 0);
+	hostile_discover("repeat-token",
+			 offset ? total : "DescribeInstances: the NextToken of page 1 came back on "
+					  "page 2",
+			 0);
+	hostile_discover("empty-page-token",
+			 offset ? total : "DescribeInstances: page 4 is empty but carries a "
+					  "NextToken",
+			 0);
+	/* EC2 has no total: a fresh token; ECS's token listing does not read the total */
+	if (!strcmp(drv->name, "alibaba"))
+		hostile_discover("huge-total", NULL, 3);
+	else
+		hostile_discover("huge-total", offset ? total : twice, 0);
+	/* the first instance twice in one page (Tencent's listing does not go through
+	 * gc_driver_discover: gc_teardown_discover catches it for the engine there) */
+	if (!offset)
+		hostile_discover("duplicate-ids", twice, 0);
+	/* and a healthy listing again */
+	hostile_discover("slow-body", NULL, 3);
+	gc_instance_list_release(&got);
+}
+
 /* ---- a server that answers what no cloud should ------------------------------------------ */
 
 static void test_bad_answers(void **state)
@@ -931,6 +1015,7 @@ int main(int argc, char **argv)
 		CASE(test_faults),
 		CASE(test_auth),
 		CASE(test_bad_answers),
+		CASE(test_hostile_pages),
 		CASE(test_cancel_in_rate_wait),
 	};
 	struct CMUnitTest tests[sizeof(all) / sizeof(all[0])];

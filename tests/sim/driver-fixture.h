@@ -120,6 +120,9 @@ struct drv_cloud {
 	 * buckets; whether an instance listed shows its client token */
 	unsigned page_size, pages_wait_ms;
 	bool lists_client_token;
+	/* DescribeInstances pages by Offset and TotalCount, not tokens: the emulator's
+	 * token modes answer a TotalCount of 1e9 there (docs/sim.md, "Hostile answers") */
+	bool pages_by_offset;
 	/* create: another type for a token's mismatch, the code and status it gets; the
 	 * HTTP status of an InternalError */
 	const char *other_type, *mismatch_code;

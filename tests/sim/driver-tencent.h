@@ -293,6 +293,7 @@ static const struct drv_cloud drv_tencent = {
 
 	/* 13 RunInstances against a bucket of 10 a second: the last ones waited */
 	.page_size = TC_PAGE_SIZE,
+	.pages_by_offset = true,
 	.pages_wait_ms = 200,
 	.other_type = "GN10Xp.2XLARGE40",
 	.mismatch_code = "InvalidParameter",

@@ -1598,6 +1598,85 @@ static void test_destroy_secgroup_dependency(void **state)
 	gc_engine_report_release(&rep);
 }
 
+/* Issue 19: a listing that failed (a pager's stop: GC_EINVALID) stops destroy before it
+ * terminates or deletes anything, or (in the wait) before any key pair or security group,
+ * and the error says so; with a good listing again, destroy converges. */
+static void test_destroy_stops_on_listing_error(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+
+	up(t, SPEC5);
+	assert_int_equal(apply_quiet(t, &err), 0);
+	F.terminating_polls = 2;
+
+	/* the first listing: nothing is touched */
+	reset_calls();
+	F.fail_op = OP_DISCOVER;
+	F.fail_at = 0;
+	F.fail_code = GC_EINVALID;
+	gc_engine_report_init(&rep);
+	assert_int_equal(gc_engine_destroy(&t->e, &t->opts, &rep, &err), -1);
+	assert_int_equal(err.code, GC_EINVALID);
+	assert_non_null(strstr(err.message, "not terminating instances or deleting the key pair "
+					    "and security group: cannot list the instances"));
+	assert_int_equal(F.calls[OP_TERMINATE], 0);
+	assert_int_equal(F.calls[OP_DELKEY] + F.calls[OP_DELSG], 0);
+	assert_int_equal(alive(CLUSTER), 5);
+	gc_engine_report_release(&rep);
+
+	/* the wait's first look: the instances go, the key pair and security group stay */
+	reset_calls();
+	F.fail_at = 1;
+	gc_engine_report_init(&rep);
+	assert_int_equal(gc_engine_destroy(&t->e, &t->opts, &rep, &err), -1);
+	assert_non_null(strstr(err.message, "not deleting the key pair and security group: "
+					    "while waiting for instances to terminate"));
+	assert_true(F.calls[OP_TERMINATE] > 0);
+	assert_int_equal(F.calls[OP_DELKEY] + F.calls[OP_DELSG], 0);
+	assert_non_null(fake_res_find(GC_RESOURCE_SECGROUP, "gpucluster-" CLUSTER));
+	gc_engine_report_release(&rep);
+
+	/* a good listing again: destroy converges */
+	F.fail_op = -1;
+	gc_engine_report_init(&rep);
+	assert_int_equal(gc_engine_destroy(&t->e, &t->opts, &rep, &err), 0);
+	assert_int_equal(alive(CLUSTER), 0);
+	assert_int_equal(F.n_res, 0);
+	gc_engine_report_release(&rep);
+}
+
+/* apply: the plan's listing was whole, the wait's was not: no surplus or replaced
+ * instance goes (a group gone from the spec, and an older spec's instances) */
+static void test_replace_stops_on_listing_error(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+
+	for (size_t i = 0; i < 2; i++)
+		fake_add(CLUSTER, "workers", "000000000000", "g4dn.xlarge", GC_STATE_RUNNING);
+	fake_add(CLUSTER, "gone", "000000000000", "g4dn.xlarge", GC_STATE_RUNNING);
+	up(t,
+	   HEAD "  - name: workers\n"
+		"    count: 2\n"
+		"    instance_types: [g5.xlarge]\n"
+		"    zones: [z-a]\n");
+	F.pending_polls = 1;
+	F.fail_op = OP_DISCOVER;
+	F.fail_at = 1; /* 0 is the plan's */
+	F.fail_code = GC_EINVALID;
+	assert_int_equal(apply(t, &rep, &err), -1);
+	assert_int_equal(F.calls[OP_CREATE], 1);
+	assert_int_equal(F.calls[OP_TERMINATE], 0);
+	assert_int_equal(rep.n_terminated, 0);
+	assert_int_equal(alive(CLUSTER), 5);
+	if (!strstr(err.message, "not terminating 3 surplus or replaced instances"))
+		fail_msg("%s", err.message);
+	gc_engine_report_release(&rep);
+}
+
 static void test_foreign_names_refused(void **state)
 {
 	struct t *t = *state;
@@ -2612,6 +2691,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_destroy_selector_late_instances, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_gc_sweep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_destroy_stops_on_listing_error, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_replace_stops_on_listing_error, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_gc_sweep_auth_stops, setup, teardown),
 	};
 

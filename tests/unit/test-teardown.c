@@ -2,7 +2,8 @@
  * test-teardown.c: the one teardown (core/teardown.c) against a small fake cloud that
  * writes down every call: the order of the steps (terminate in batches, wait, key pairs,
  * security groups), a refused batch for destroy and for gc, gc's last look before a
- * resource goes, the deadline on a fake clock, and a cancel while waiting.
+ * resource goes, the deadline on a fake clock, a cancel while waiting, and no deletion
+ * at all after a listing failed (the wait's, a resource listing, gc's check; issue 19).
  * test-engine.c and test-sweep.c check the messages destroy and gc make of it.
  */
 #include <stdarg.h>
@@ -45,7 +46,12 @@ static struct {
 	struct gc_buf fates;
 	unsigned cancel_after_looks; /* 0: never */
 	unsigned looks;
+	unsigned fail_from;    /* this Describe and every later one fails (0: none) */
+	bool twice;	       /* Describe lists its first instance twice */
+	const char *fail_list; /* "keypair" or "secgroup": that listing fails */
 } F;
+
+#define BAD_PAGE "DescribeInstances: the NextToken of page 1 came back on page 2"
 
 static int fake_discover(struct gc_provider *p, const struct gc_discover_query *q,
 			 struct gc_instance_list *out, struct gc_error *err)
@@ -56,6 +62,8 @@ static int fake_discover(struct gc_provider *p, const struct gc_discover_query *
 	(void)err;
 	F.looks++;
 	gc_buf_addf(&F.calls, "discover %s;", want ? want : "*");
+	if (F.fail_from && F.looks >= F.fail_from)
+		return gc_error_set(err, GC_EINVALID, BAD_PAGE);
 	for (size_t i = 0; i < F.n; i++) {
 		struct fake_inst *fi = &F.inst[i];
 		struct gc_instance *in;
@@ -70,6 +78,13 @@ static int fake_discover(struct gc_provider *p, const struct gc_discover_query *
 		in->id = gc_xstrdup(fi->id);
 		in->cluster = gc_xstrdup(fi->cluster);
 		in->state = fi->st;
+	}
+	if (F.twice && out->n) {
+		struct gc_instance *in = gc_instance_list_push(out);
+
+		in->id = gc_xstrdup(out->items[0].id);
+		in->cluster = gc_xstrdup(out->items[0].cluster);
+		in->state = out->items[0].state;
 	}
 	return 0;
 }
@@ -102,6 +117,8 @@ static int fake_list(struct gc_provider *p, enum gc_resource_kind kind,
 	(void)n_tags;
 	(void)err;
 	gc_buf_addf(&F.calls, "list %s;", kind == GC_RESOURCE_KEYPAIR ? "keypair" : "secgroup");
+	if (F.fail_list && strcmp(F.fail_list, kind == GC_RESOURCE_KEYPAIR ? "keypair" : "secgroup") == 0)
+		return gc_error_set(err, GC_EINVALID, "DescribeKeyPairs: page 4 is empty but carries a NextToken");
 	for (size_t i = 0; i < F.n_res; i++) {
 		struct gc_resource *r;
 
@@ -136,6 +153,7 @@ static int fake_delsg(struct gc_provider *p, const char *id, struct gc_error *er
 
 static const struct gc_provider_ops fake_ops = {
 	.name = "fake",
+	.caps = GC_CAP_ED25519_KEYPAIR,
 	.max_terminate_batch = 2,
 	.discover = fake_discover,
 	.terminate = fake_terminate,
@@ -373,6 +391,118 @@ static void test_cancel(void **state)
 	gc_teardown_release(&t);
 }
 
+/* ---- no destruction on doubt ------------------------------------------------------- */
+
+#define NOT_DELETING "not deleting the key pair and security group: "
+
+/* destroy: the wait's look fails (a pager stop): no key pair or security group is listed
+ * or deleted, and the error says so */
+static void test_doubt_wait(void **state)
+{
+	struct gc_teardown t;
+
+	(void)state;
+	add_inst("a", "c");
+	F.res[F.n_res++] = (struct fake_res){ GC_RESOURCE_KEYPAIR, "kp1", "c" };
+	F.res[F.n_res++] = (struct fake_res){ GC_RESOURCE_SECGROUP, "sg1", "c" };
+	F.fail_from = 1;
+	setup_teardown(&t, "c");
+	gc_teardown_run(&t, NULL);
+	assert_string_equal(F.calls.data, "terminate a;discover c;");
+	assert_string_equal(F.fates.data,
+			    "a:asked;a:failed=" NOT_DELETING "while waiting for instances to "
+			    "terminate: cannot list the instances of cluster 'c': " BAD_PAGE ";");
+	assert_true(t.doubt);
+	gc_teardown_release(&t);
+}
+
+/* destroy: the key pairs cannot be listed: the security groups are not even listed */
+static void test_doubt_resource_listing(void **state)
+{
+	struct gc_teardown t;
+
+	(void)state;
+	add_inst("a", "c");
+	F.res[F.n_res++] = (struct fake_res){ GC_RESOURCE_SECGROUP, "sg1", "c" };
+	F.fail_list = "keypair";
+	setup_teardown(&t, "c");
+	gc_teardown_run(&t, NULL);
+	assert_string_equal(F.calls.data, "terminate a;discover c;list keypair;");
+	assert_string_equal(F.fates.data,
+			    "a:asked;a:done;list:failed=" NOT_DELETING "cannot list the key "
+			    "pairs of cluster 'c': DescribeKeyPairs: page 4 is empty but carries "
+			    "a NextToken;");
+	gc_teardown_release(&t);
+}
+
+/* gc: the check of the first resource's cluster fails: no resource goes after it */
+static void test_doubt_gc_check(void **state)
+{
+	const struct gc_teardown_resource res[] = {
+		{ GC_RESOURCE_KEYPAIR, "kp1", NULL, "x", 0 },
+		{ GC_RESOURCE_SECGROUP, "sg1", NULL, "y", 1 },
+		{ GC_RESOURCE_SECGROUP, "sg2", NULL, "x", 2 },
+	};
+	struct gc_teardown t;
+	const char *why = NOT_DELETING "cannot check cluster 'x' for live instances: " BAD_PAGE;
+	char want[512];
+
+	(void)state;
+	F.fail_from = 1;
+	setup_teardown(&t, NULL);
+	t.resources = res;
+	t.n_resources = 3;
+	gc_teardown_run(&t, NULL);
+	assert_string_equal(F.calls.data, "discover x;");
+	snprintf(want, sizeof(want), "kp1:failed=%s;sg1:failed=%s;sg2:failed=%s;", why, why, why);
+	assert_string_equal(F.fates.data, want);
+	gc_teardown_release(&t);
+}
+
+/* gc: the wait's look fails: its resources are not deleted either */
+static void test_doubt_gc_wait(void **state)
+{
+	const struct gc_teardown_resource res[] = {
+		{ GC_RESOURCE_KEYPAIR, "kp1", NULL, "gone", 0 },
+	};
+	struct gc_teardown t;
+
+	(void)state;
+	add_inst("a", "c");
+	F.fail_from = 1;
+	setup_teardown(&t, NULL);
+	t.resources = res;
+	t.n_resources = 1;
+	gc_teardown_run(&t, NULL);
+	assert_string_equal(F.calls.data, "terminate a;discover *;");
+	assert_non_null(strstr(F.fates.data, "kp1:failed=" NOT_DELETING "while waiting"));
+	gc_teardown_release(&t);
+}
+
+/* a listing that names an instance twice is not acted on */
+static void test_listed_twice(void **state)
+{
+	struct gc_instance_list got;
+	struct gc_error err;
+
+	(void)state;
+	add_inst("a", "c");
+	add_inst("b", "c");
+	F.twice = true;
+	gc_instance_list_init(&got);
+	gc_error_init(&err);
+	assert_int_equal(gc_teardown_discover(&prov, NULL, "c", false, &got, &err), -1);
+	assert_int_equal(err.code, GC_EINVALID);
+	assert_string_equal(err.message, "cannot list the instances of cluster 'c': "
+					 "DescribeInstances: instance 'a' is listed twice");
+	assert_int_equal(got.n, 0);
+	assert_int_equal(gc_teardown_discover(&prov, NULL, NULL, false, &got, &err), -1);
+	F.twice = false;
+	assert_int_equal(gc_teardown_discover(&prov, NULL, "c", false, &got, &err), 0);
+	assert_int_equal(got.n, 2);
+	gc_instance_list_release(&got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +511,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recheck, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deadline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_doubt_wait, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_doubt_resource_listing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_doubt_gc_check, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_doubt_gc_wait, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_listed_twice, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
