@@ -295,12 +295,12 @@ static int page_bounds(const struct gc_pager *pager, const struct gc_page *pg, s
 	const char *a = pager->action;
 
 	if (pg->total >= 0 && (uint64_t)pg->total > max_items)
-		return gc_error_set(err, GC_EINVALID,
+		return gc_error_set(err, GC_EBADRESPONSE,
 				    "%s: a TotalCount of %lld on page %u, more than this cluster "
 				    "can have (%zu)",
 				    a, (long long)pg->total, pg->number + 1, max_items);
 	if (pg->counted && pg->seen > max_items)
-		return gc_error_set(err, GC_EINVALID,
+		return gc_error_set(err, GC_EBADRESPONSE,
 				    "%s: more than %zu items by page %u, more than this cluster "
 				    "can have",
 				    a, max_items, pg->number + 1);
@@ -324,7 +324,7 @@ int gc_driver_pages(struct gc_provider *p, const struct gc_pager *pager, void *c
 		struct gc_buf body = GC_BUF_INIT(0);
 
 		if (pg.number >= max_pages) {
-			ret = gc_error_set(err, GC_EINVALID, "%s: more than %u pages%s",
+			ret = gc_error_set(err, GC_EBADRESPONSE, "%s: more than %u pages%s",
 					   pager->action, max_pages,
 					   pager->cap_note ? pager->cap_note : "");
 			break;
@@ -352,12 +352,12 @@ int gc_driver_pages(struct gc_provider *p, const struct gc_pager *pager, void *c
 			for (unsigned i = 0; i < pg.number && ret == 0; i++)
 				if (tokens[i] == tokens[pg.number])
 					ret = gc_error_set(
-						err, GC_EINVALID,
+						err, GC_EBADRESPONSE,
 						"%s: the NextToken of page %u came back on page %u",
 						pager->action, i + 1, pg.number + 1);
 			empty = pg.counted && pg.items == 0 ? empty + 1 : 0;
 			if (ret == 0 && !pg.done && empty > GC_DRIVER_EMPTY_PAGES)
-				ret = gc_error_set(err, GC_EINVALID,
+				ret = gc_error_set(err, GC_EBADRESPONSE,
 						   "%s: page %u is empty but carries a NextToken",
 						   pager->action, pg.number + 1);
 			if (ret != 0)
@@ -460,7 +460,7 @@ int gc_driver_discover(struct gc_provider *p, const struct gc_pager *hooks,
 	gc_instance_list_init(&d.found);
 	ret = gc_driver_pages(p, &pager, &d, err);
 	if (ret == 0 && d.twice)
-		ret = gc_error_set(err, GC_EINVALID,
+		ret = gc_error_set(err, GC_EBADRESPONSE,
 				   "DescribeInstances: instance '%s' is listed twice (page %u)",
 				   d.twice, d.twice_page);
 	if (ret == 0)
