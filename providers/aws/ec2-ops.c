@@ -488,7 +488,7 @@ int aws_create(struct gc_provider *p, const struct gc_create_request *req,
 		goto fail;
 	}
 	if (got.n == 0) {
-		gc_error_set(err, GC_EINVALID, "RunInstances answered without instances");
+		gc_error_set(err, GC_EBADRESPONSE, "RunInstances answered without instances");
 		goto fail;
 	}
 	for (size_t i = 0; i < got.n; i++)
@@ -524,6 +524,17 @@ static int terminate_call(struct gc_provider *p, const char *const *ids, size_t 
 		addf(&params, ids[i], "InstanceId.%zu", i + 1);
 	ret = aws_ec2_call(p, "TerminateInstances", &params, (unsigned)n, false, &body, err);
 	gc_params_release(&params);
+	/* a termination counts once the answer names it (instancesSet, with its state) */
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		char *want = gc_xasprintf("<instanceId>%s</instanceId>", ids[i]);
+
+		if (!strstr(body.data ? body.data : "", want))
+			ret = gc_error_set(err, GC_EBADRESPONSE,
+					   "TerminateInstances: the answer does not list instance "
+					   "'%s'",
+					   ids[i]);
+		free(want);
+	}
 	gc_buf_release(&body);
 	return ret;
 }
@@ -678,7 +689,7 @@ static int import_keypair(struct gc_provider *p, const struct gc_keypair_request
 		goto out;
 	}
 	if (!id || !*id) {
-		gc_error_set(err, GC_EINVALID, "ImportKeyPair answered without a keyPairId");
+		gc_error_set(err, GC_EBADRESPONSE, "ImportKeyPair answered without a keyPairId");
 		goto out;
 	}
 	*out_id = id;
@@ -952,7 +963,7 @@ int aws_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 			goto fail;
 		}
 		if (!id || !*id) {
-			gc_error_set(err, GC_EINVALID,
+			gc_error_set(err, GC_EBADRESPONSE,
 				     "CreateSecurityGroup answered without a "
 				     "groupId");
 			goto fail;
@@ -1234,7 +1245,7 @@ int aws_console_output(struct gc_provider *p, const char *id, char **out, struct
 		bad_answer(p, "GetConsoleOutput", err);
 	gc_buf_release(&body);
 	if (ret == 0 && b64 && gc_base64_decode(&text, b64, strlen(b64)) != 0)
-		ret = gc_error_set(err, GC_EINVALID,
+		ret = gc_error_set(err, GC_EBADRESPONSE,
 				   "GetConsoleOutput: the output is not base64 or over %zu bytes",
 				   (size_t)AWS_CONSOLE_MAX);
 	free(b64);

@@ -130,10 +130,18 @@ int aws_ec2_call(struct gc_provider *p, const char *action, const struct gc_para
 
 /* ---- ec2-xml.c: EC2's answers into plain structs ------------------------------------ */
 
-/* An EC2 error document; fields are empty when absent. Returns 0, or -1 when the body
- * is not one. */
+/*
+ * Whether a 2xx body is the answer to action at all: an <ACTIONResponse> root that is not
+ * empty and carries a requestId, as every EC2 answer does. An HTML page, another action's
+ * document or an empty envelope is not (checked inside the request pipeline, so that it
+ * is retried as an invalid response; the parsers check the items).
+ */
+bool aws_xml_is_answer(const char *body, size_t len, const char *action);
+
 /* Keeps libxml2 from printing its encoding and I/O errors (this thread). */
 void aws_xml_quiet(void);
+/* An EC2 error document; fields are empty when absent. Returns 0, or -1 when the body
+ * is not one. */
 int aws_xml_error(const char *body, size_t len, char code[128], char message[512],
 		  char request_id[128]);
 

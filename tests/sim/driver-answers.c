@@ -71,7 +71,7 @@ static const char *op_action(enum op op)
 
 struct answer_case {
 	enum op op;
-	const char *modes[5]; /* NULL ends */
+	const char *modes[6]; /* NULL ends */
 };
 
 static const struct answer_case cases[] = {
