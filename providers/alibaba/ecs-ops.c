@@ -950,6 +950,8 @@ static int lookup_keypair(struct gc_provider *p, const char *name, char **line, 
 
 		if (!have || !*have) {
 			refuse(p, "DescribeKeyPairs", err, "a key pair without KeyPairName");
+			free(*line);
+			*line = NULL;
 			goto out;
 		}
 
