@@ -98,6 +98,23 @@ static int bad_answer(struct gc_provider *p, const char *action, struct gc_error
 			       ali_driver(p)->ecs_host);
 }
 
+/* An answer of the wrong shape (GC_EBADRESPONSE, never "nothing there"): -1, err saying
+ * what was wrong and naming the action. */
+static int refuse(struct gc_provider *p, const char *action, struct gc_error *err, const char *fmt,
+		  ...) __attribute__((format(printf, 4, 5)));
+static int refuse(struct gc_provider *p, const char *action, struct gc_error *err, const char *fmt,
+		  ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	gc_error_set(err, GC_EBADRESPONSE, "%s: %s", action, what);
+	return bad_answer(p, action, err);
+}
+
 /* The answer's JSON object, or -1 with err naming the action. */
 static int parse_answer(struct gc_provider *p, const struct gc_buf *body, const char *action,
 			json_t **out, struct gc_error *err)
@@ -108,9 +125,29 @@ static int parse_answer(struct gc_provider *p, const struct gc_buf *body, const 
 	if (!json_is_object(*out)) {
 		json_decref(*out);
 		*out = NULL;
-		gc_error_set(err, GC_EINVALID, "%s: the answer is not a JSON object", action);
-		return bad_answer(p, action, err);
+		return refuse(p, action, err, "the answer is not a JSON object");
 	}
+	return 0;
+}
+
+/* The answer's object and its outer.inner list, which must be there (an empty listing
+ * says so with an empty list), or -1 with err. */
+static int parse_list(struct gc_provider *p, const struct gc_buf *body, const char *action,
+		      const char *outer, const char *inner, json_t **out, json_t **list,
+		      struct gc_error *err)
+{
+	if (parse_answer(p, body, action, out, err) != 0)
+		return -1;
+	if (!(*list = jlist(*out, outer, inner)))
+		return refuse(p, action, err, "the answer has no %s.%s list", outer, inner);
+	return 0;
+}
+
+/* A PageNumber listing's TotalCount, which must be there: without it, paging cannot end. */
+static int need_total(struct gc_provider *p, json_t *j, const char *action, struct gc_error *err)
+{
+	if (!json_is_integer(json_object_get(j, "TotalCount")))
+		return refuse(p, action, err, "the answer has no TotalCount");
 	return 0;
 }
 
@@ -155,7 +192,7 @@ static int default_vpc(struct gc_provider *p, const char **out, struct gc_error 
 	struct ali_driver *d = ali_driver(p);
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf body;
-	json_t *j = NULL, *v;
+	json_t *j = NULL, *v, *list;
 	size_t i;
 	int ret = -1;
 
@@ -166,13 +203,17 @@ static int default_vpc(struct gc_provider *p, const char **out, struct gc_error 
 	gc_params_add(&params, "IsDefault", "true");
 	addu(&params, "PageSize", ALI_VSWITCH_PAGE);
 	if (ali_vpc_call(p, "DescribeVpcs", &params, &body, err) != 0 ||
-	    parse_answer(p, &body, "DescribeVpcs", &j, err) != 0)
+	    parse_list(p, &body, "DescribeVpcs", "Vpcs", "Vpc", &j, &list, err) != 0)
 		goto out;
-	json_array_foreach(jlist(j, "Vpcs", "Vpc"), i, v)
+	json_array_foreach(list, i, v)
 	{
 		const char *id = gc_jstr(v, "VpcId"), *status = gc_jstr(v, "Status");
 
-		if (id && json_is_true(json_object_get(v, "IsDefault")) &&
+		if (!id || !*id) {
+			refuse(p, "DescribeVpcs", err, "a VPC without VpcId");
+			goto out;
+		}
+		if (json_is_true(json_object_get(v, "IsDefault")) &&
 		    (!status || strcmp(status, "Available") == 0)) {
 			d->vpc_id = gc_xstrdup(id);
 			break;
@@ -224,17 +265,23 @@ static int vswitches_parse(struct gc_provider *p, void *ctx, const struct gc_buf
 	json_t *j = NULL, *v, *list;
 	size_t i;
 
-	if (parse_answer(p, body, "DescribeVSwitches", &j, err) != 0)
+	if (parse_list(p, body, "DescribeVSwitches", "VSwitches", "VSwitch", &j, &list, err) != 0 ||
+	    need_total(p, j, "DescribeVSwitches", err) != 0) {
+		json_decref(j);
 		return -1;
-	list = jlist(j, "VSwitches", "VSwitch");
+	}
 	json_array_foreach(list, i, v)
 	{
 		const char *id = gc_jstr(v, "VSwitchId"), *z = gc_jstr(v, "ZoneId");
 		const char *status = gc_jstr(v, "Status");
 		bool dflt = json_is_true(json_object_get(v, "IsDefault"));
 
-		if (!id || !z || (c->zone && strcmp(z, c->zone)) ||
-		    (status && strcmp(status, "Available")))
+		if (!id || !*id || !z || !*z) {
+			json_decref(j);
+			return refuse(p, "DescribeVSwitches", err,
+				      "a vSwitch without VSwitchId or ZoneId");
+		}
+		if ((c->zone && strcmp(z, c->zone)) || (status && strcmp(status, "Available")))
 			continue;
 		if (!c->best_id || (dflt && !c->best_default)) {
 			free(c->best_id);
@@ -337,7 +384,7 @@ static int parse_instance(json_t *o, struct gc_instance *inst)
 	struct gc_tag *tags = NULL;
 	size_t n_tags = 0;
 
-	if (!id || !*id)
+	if (!id || !*id || !(v = gc_jstr(o, "Status")) || !*v)
 		return -1;
 	memset(inst, 0, sizeof(*inst));
 	inst->id = gc_xstrdup(id);
@@ -392,23 +439,47 @@ static int discover_send(struct gc_provider *p, void *ctx, const struct gc_page 
 	return ret;
 }
 
+/* Whether id is among the instances kept so far or earlier on this page. */
+static bool seen_instance(const struct gc_driver_discover *d, json_t *page, size_t before,
+			  const char *id)
+{
+	for (size_t k = 0; k < d->found.n; k++)
+		if (strcmp(d->found.items[k].id, id) == 0)
+			return true;
+	for (size_t k = 0; k < before; k++) {
+		const char *v = gc_jstr(json_array_get(page, k), "InstanceId");
+
+		if (v && strcmp(v, id) == 0)
+			return true;
+	}
+	return false;
+}
+
 static int discover_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
 			  struct gc_page *pg, struct gc_error *err)
 {
-	json_t *j = NULL, *o;
+	json_t *j = NULL, *o, *list;
 	size_t i;
 	int ret = 0;
 
-	if (parse_answer(p, body, "DescribeInstances", &j, err) != 0)
+	if (parse_list(p, body, "DescribeInstances", "Instances", "Instance", &j, &list, err) !=
+	    0) {
+		json_decref(j);
 		return gc_error_prefix(err, "cannot list instances in '%s'", p->region);
-	json_array_foreach(jlist(j, "Instances", "Instance"), i, o)
+	}
+	json_array_foreach(list, i, o)
 	{
 		struct gc_instance inst;
 
 		if (parse_instance(o, &inst) != 0) {
-			gc_error_set(err, GC_EINVALID,
-				     "DescribeInstances: an instance without InstanceId");
-			ret = bad_answer(p, "DescribeInstances", err);
+			ret = refuse(p, "DescribeInstances", err,
+				     "an instance without InstanceId or Status");
+			break;
+		}
+		if (seen_instance(ctx, list, i, inst.id)) {
+			ret = refuse(p, "DescribeInstances", err, "instance '%s' listed twice",
+				     inst.id);
+			gc_instance_release(&inst);
 			break;
 		}
 		gc_driver_discover_keep(ctx, &inst);
@@ -609,7 +680,7 @@ int ali_create(struct gc_provider *p, const struct gc_create_request *req,
 	struct gc_instance_list got;
 	struct gc_buf body = GC_BUF_INIT(1);
 	const char *where = req->zone ? req->zone : p->region, *zone = NULL;
-	json_t *j = NULL, *id;
+	json_t *j = NULL, *id, *ids;
 	size_t i;
 	int ret = -1;
 
@@ -637,14 +708,17 @@ int ali_create(struct gc_provider *p, const struct gc_create_request *req,
 	if (ali_ecs_call(p, "RunInstances", &params, req->count, req->client_token == NULL, &body,
 			 err) != 0)
 		goto fail;
-	if (parse_answer(p, &body, "RunInstances", &j, err) != 0)
+	if (parse_list(p, &body, "RunInstances", "InstanceIdSets", "InstanceIdSet", &j, &ids,
+		       err) != 0)
 		goto fail;
-	json_array_foreach(jlist(j, "InstanceIdSets", "InstanceIdSet"), i, id)
+	json_array_foreach(ids, i, id)
 	{
 		struct gc_instance *in;
 
-		if (!json_is_string(id) || !json_string_length(id))
-			continue;
+		if (!json_is_string(id) || !json_string_length(id)) {
+			refuse(p, "RunInstances", err, "an instance id that is not a string");
+			goto fail;
+		}
 		in = gc_instance_list_push(&got);
 		in->id = gc_xstrdup(json_string_value(id));
 		in->type = gc_xstrdup(req->type);
@@ -662,7 +736,7 @@ int ali_create(struct gc_provider *p, const struct gc_create_request *req,
 		}
 	}
 	if (got.n == 0) {
-		gc_error_set(err, GC_EINVALID, "RunInstances answered without instance ids");
+		refuse(p, "RunInstances", err, "the answer has no instance ids");
 		goto fail;
 	}
 	gc_log_debug(p->log, "alibaba: launched %zu '%s' in '%s'%s", got.n, req->type, zone,
@@ -732,11 +806,11 @@ static void push_resource(struct gc_resource_list *out, json_t *o, const char *i
 			  const struct gc_tag_filter *want, size_t n_want)
 {
 	struct gc_resource r;
-	const char *v;
+	const char *v = gc_jstr(o, id_key);
 
 	memset(&r, 0, sizeof(r));
 	read_tags(o, &r.tags, &r.n_tags);
-	if (!(v = gc_jstr(o, id_key)) || !*v || !gc_tags_match(r.tags, r.n_tags, want, n_want)) {
+	if (!gc_tags_match(r.tags, r.n_tags, want, n_want)) {
 		for (size_t i = 0; i < r.n_tags; i++) {
 			free(r.tags[i].key);
 			free(r.tags[i].value);
@@ -805,9 +879,20 @@ static int listing_parse(struct gc_provider *p, void *ctx, const struct gc_buf *
 	json_t *j = NULL, *o, *list;
 	size_t i;
 
-	if (parse_answer(p, body, c->l->action, &j, err) != 0)
+	if (parse_list(p, body, c->l->action, c->l->outer, c->l->inner, &j, &list, err) != 0 ||
+	    (c->l->page_size && need_total(p, j, c->l->action, err) != 0)) {
+		json_decref(j);
 		return -1;
-	list = jlist(j, c->l->outer, c->l->inner);
+	}
+	json_array_foreach(list, i, o)
+	{
+		const char *id = gc_jstr(o, c->l->id_key);
+
+		if (!id || !*id) {
+			json_decref(j);
+			return refuse(p, c->l->action, err, "an item without %s", c->l->id_key);
+		}
+	}
 	json_array_foreach(list, i, o) push_resource(c->out, o, c->l->id_key, c->l->name_key,
 						     c->l->fpr_key, c->tags, c->n_tags);
 	if (c->l->page_size)
@@ -850,18 +935,25 @@ static int lookup_keypair(struct gc_provider *p, const char *name, char **line, 
 {
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf body;
-	json_t *j = NULL, *o;
+	json_t *j = NULL, *o, *list;
 	size_t i;
 	int ret = -1;
 
 	gc_params_add(&params, "KeyPairName", name);
 	gc_params_add(&params, "IncludePublicKey", "true");
 	if (ali_ecs_call(p, "DescribeKeyPairs", &params, 0, false, &body, err) != 0 ||
-	    parse_answer(p, &body, "DescribeKeyPairs", &j, err) != 0)
+	    parse_list(p, &body, "DescribeKeyPairs", "KeyPairs", "KeyPair", &j, &list, err) != 0)
 		goto out;
-	json_array_foreach(jlist(j, "KeyPairs", "KeyPair"), i, o)
+	json_array_foreach(list, i, o)
 	{
 		const char *have = gc_jstr(o, "KeyPairName"), *pub = gc_jstr(o, "PublicKey");
+
+		if (!have || !*have) {
+			refuse(p, "DescribeKeyPairs", err, "a key pair without KeyPairName");
+			free(*line);
+			*line = NULL;
+			goto out;
+		}
 
 		if (have && pub && strcmp(have, name) == 0) {
 			free(*line);
@@ -896,8 +988,8 @@ static int import_keypair(struct gc_provider *p, const struct gc_keypair_request
 		goto out;
 	name = gc_jstr(j, "KeyPairName");
 	if (!name || strcmp(name, req->name) != 0) {
-		gc_error_set(err, GC_EINVALID, "ImportKeyPair answered another KeyPairName ('%s')",
-			     name ? name : "");
+		refuse(p, "ImportKeyPair", err, "the answer names another KeyPairName ('%s')",
+		       name ? name : "");
 		goto out;
 	}
 	*out_id = gc_xstrdup(name);
@@ -1062,6 +1154,9 @@ static int list_rules(struct gc_provider *p, const char *group_id, json_t **out,
 	ret = ali_ecs_call(p, "DescribeSecurityGroupAttribute", &params, 0, false, &body, err);
 	if (ret == 0)
 		ret = parse_answer(p, &body, "DescribeSecurityGroupAttribute", out, err);
+	if (ret == 0 && !jlist(*out, "Permissions", "Permission"))
+		ret = refuse(p, "DescribeSecurityGroupAttribute", err,
+			     "the answer has no Permissions.Permission list");
 	if (ret == 0 && (next = gc_jstr(*out, "NextToken")) && *next)
 		ret = gc_error_set(err, GC_EINVALID,
 				   "DescribeSecurityGroupAttribute answered more than one page of "
@@ -1094,8 +1189,7 @@ static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request 
 		goto out;
 	perms = json_object_get(json_object_get(j, "Permissions"), "Permission");
 	if (!json_is_array(perms)) {
-		gc_error_set(err, GC_EINVALID,
-			     "DescribeSecurityGroupAttribute answered without Permissions");
+		refuse(p, "DescribeSecurityGroupAttribute", err, "the answer has no Permissions");
 		goto out;
 	}
 	n_have = json_array_size(perms);
@@ -1175,9 +1269,7 @@ int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 	if (parse_answer(p, &body, "CreateSecurityGroup", &j, err) != 0)
 		goto fail;
 	if (!(id = gc_jstr(j, "SecurityGroupId")) || !*id) {
-		gc_error_set(err, GC_EINVALID,
-			     "CreateSecurityGroup answered without a "
-			     "SecurityGroupId");
+		refuse(p, "CreateSecurityGroup", err, "the answer has no SecurityGroupId");
 		goto fail;
 	}
 	gid = gc_xstrdup(id);
@@ -1287,16 +1379,23 @@ static int images_parse(struct gc_provider *p, void *ctx, const struct gc_buf *b
 	json_t *j = NULL, *o, *list;
 	size_t i;
 
-	if (parse_answer(p, body, "DescribeImages", &j, err) != 0)
+	if (parse_list(p, body, "DescribeImages", "Images", "Image", &j, &list, err) != 0 ||
+	    need_total(p, j, "DescribeImages", err) != 0) {
+		json_decref(j);
 		return -1;
-	list = jlist(j, "Images", "Image");
+	}
 	json_array_foreach(list, i, o)
 	{
 		const char *id = gc_jstr(o, "ImageId"), *name = gc_jstr(o, "ImageName");
 		const char *created = gc_jstr(o, "CreationTime"), *status = gc_jstr(o, "Status");
 		int64_t at = 0;
 
-		if (!id || !name || (status && strcmp(status, "Available")) ||
+		if (!id || !*id || !name || !status) {
+			json_decref(j);
+			return refuse(p, "DescribeImages", err,
+				      "an image without ImageId, ImageName or Status");
+		}
+		if ((status && strcmp(status, "Available")) ||
 		    (c->def->prefix && !gc_starts_with(name, c->def->prefix)) ||
 		    (c->def->contains && !contains_ci(name, c->def->contains)))
 			continue;
@@ -1395,7 +1494,7 @@ int ali_instance_type(struct gc_provider *p, const char *type, struct gc_type_fa
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf body;
 	struct gc_type_facts f;
-	json_t *j = NULL, *o;
+	json_t *j = NULL, *o, *list;
 	size_t i;
 	bool found = false;
 	int ret = -1;
@@ -1407,15 +1506,18 @@ int ali_instance_type(struct gc_provider *p, const char *type, struct gc_type_fa
 		}
 	gc_params_add(&params, "InstanceTypes.1", type);
 	if (ali_ecs_call(p, "DescribeInstanceTypes", &params, 0, false, &body, err) != 0 ||
-	    parse_answer(p, &body, "DescribeInstanceTypes", &j, err) != 0) {
-		gc_error_prefix(err, "cannot look up instance type '%s'", type);
-		goto out;
-	}
-	json_array_foreach(jlist(j, "InstanceTypes", "InstanceType"), i, o)
+	    parse_list(p, &body, "DescribeInstanceTypes", "InstanceTypes", "InstanceType", &j,
+		       &list, err) != 0)
+		goto fail;
+	json_array_foreach(list, i, o)
 	{
 		const char *id = gc_jstr(o, "InstanceTypeId"), *spec = gc_jstr(o, "GPUSpec");
 
-		if (!id || strcmp(id, type) != 0)
+		if (!id || !*id) {
+			refuse(p, "DescribeInstanceTypes", err, "a type without InstanceTypeId");
+			goto fail;
+		}
+		if (strcmp(id, type) != 0)
 			continue;
 		memset(&f, 0, sizeof(f));
 		snprintf(f.name, sizeof(f.name), "%s", id);
@@ -1438,6 +1540,9 @@ int ali_instance_type(struct gc_provider *p, const char *type, struct gc_type_fa
 	d->types[d->n_types++] = f;
 	*out = f;
 	ret = 0;
+	goto out;
+fail:
+	gc_error_prefix(err, "cannot look up instance type '%s'", type);
 out:
 	json_decref(j);
 	gc_params_release(&params);
@@ -1490,8 +1595,7 @@ int ali_price(struct gc_provider *p, const char *type, const char *zone, bool sp
 	if (amount < 0 && json_is_number(json_object_get(price, "TradePrice")))
 		amount = jnum(price, "TradePrice");
 	if (amount < 0) {
-		gc_error_set(err, GC_EINVALID, "DescribePrice answered without a TradePrice");
-		bad_answer(p, "DescribePrice", err);
+		refuse(p, "DescribePrice", err, "the answer has no TradePrice");
 		goto fail;
 	}
 	currency = gc_jstr(price, "Currency");
@@ -1524,19 +1628,23 @@ static int id_list(struct gc_provider *p, const char *action, const char *outer,
 		   struct gc_error *err)
 {
 	struct gc_buf body;
-	json_t *j = NULL, *o;
+	json_t *j = NULL, *o, *list;
 	char **v = NULL;
 	size_t n = 0, i;
 	int ret = -1;
 
 	if (ali_ecs_call(p, action, NULL, 0, false, &body, err) != 0 ||
-	    parse_answer(p, &body, action, &j, err) != 0)
+	    parse_list(p, &body, action, outer, inner, &j, &list, err) != 0)
 		goto out;
-	json_array_foreach(jlist(j, outer, inner), i, o)
+	json_array_foreach(list, i, o)
 	{
 		const char *id = gc_jstr(o, key), *status = gc_jstr(o, "Status");
 
-		if (!id || !*id || (status_ok && status && strcmp(status, status_ok)))
+		if (!id || !*id) {
+			refuse(p, action, err, "an item without %s", key);
+			goto out;
+		}
+		if ((status_ok && status && strcmp(status, status_ok)))
 			continue;
 		v = gc_xreallocarray(v, n + 1, sizeof(*v));
 		v[n++] = gc_xstrdup(id);
@@ -1581,11 +1689,13 @@ int ali_console_output(struct gc_provider *p, const char *id, char **out, struct
 	    parse_answer(p, &body, "GetInstanceConsoleOutput", &j, err) != 0)
 		goto fail;
 	b64 = gc_jstr(j, "ConsoleOutput");
-	if (b64 && gc_base64_decode(&text, b64, strlen(b64)) != 0) {
-		gc_error_set(err, GC_EINVALID,
-			     "GetInstanceConsoleOutput: the output is not base64 or over %zu "
-			     "bytes",
-			     (size_t)ALI_CONSOLE_MAX);
+	if (!b64) {
+		refuse(p, "GetInstanceConsoleOutput", err, "the answer has no ConsoleOutput");
+		goto fail;
+	}
+	if (gc_base64_decode(&text, b64, strlen(b64)) != 0) {
+		refuse(p, "GetInstanceConsoleOutput", err,
+		       "the output is not base64 or over %zu bytes", (size_t)ALI_CONSOLE_MAX);
 		goto fail;
 	}
 	/* NUL-terminated by the buffer; a NUL inside would only cut the text short */

@@ -265,7 +265,29 @@ static int ali_sign(struct gc_provider *p, const struct gc_driver_request *req,
 	return ali_wire_build(out, &wi, err);
 }
 
-/* A 2xx is a success; otherwise the JSON error, and the server's hint for a retry. */
+/* Whether a 2xx body is an answer of the cloud's at all: a JSON object with a RequestId
+ * (every ECS and VPC answer has one). An HTML page, "{}" or a cut document is not, and is
+ * refused here, inside the pipeline, so that it is retried like a lost answer. */
+static int envelope_ok(const struct gc_driver_request *req, const struct gc_http_response *res,
+		       struct gc_error *err)
+{
+	json_t *j = json_loadb(res->body.data ? res->body.data : "", res->body.len, 0, NULL);
+	const char *rid = json_is_object(j) ? gc_jstr(j, "RequestId") : NULL;
+	int ret = 0;
+
+	if (!json_is_object(j))
+		ret = gc_error_set(err, GC_EBADRESPONSE,
+				   "%s: a %d answer that is not a JSON object", req->action,
+				   res->status);
+	else if (!rid || !*rid)
+		ret = gc_error_set(err, GC_EBADRESPONSE, "%s: a %d answer without a RequestId",
+				   req->action, res->status);
+	json_decref(j);
+	return ret;
+}
+
+/* A 2xx is a success when it is an answer at all; otherwise the JSON error, and the
+ * server's hint for a retry. */
 static int ali_answer(struct gc_provider *p, const struct gc_driver_request *req,
 		      const struct gc_http_response *res, int64_t *retry_after_ms,
 		      struct gc_error *err)
@@ -275,7 +297,7 @@ static int ali_answer(struct gc_provider *p, const struct gc_driver_request *req
 	uint64_t ms;
 
 	if (res->status >= 200 && res->status <= 299)
-		return 0;
+		return envelope_ok(req, res, err);
 	if ((v = gc_http_response_header(res, ALI_RETRY_AFTER_HEADER)) &&
 	    gc_parse_u64(v, 24 * 3600 * 1000ull, &ms) == 0)
 		*retry_after_ms = (int64_t)ms;

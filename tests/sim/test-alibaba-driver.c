@@ -13,7 +13,8 @@
  * a disk ECS cannot make; a launch in no zone; credentials from a RamRoleArn profile
  * through STS and their renewal; our per-minute window and a cancel while waiting on it;
  * retry hints, clock and nonce complaints, a token still processing, an account in
- * arrears.
+ * arrears; answers of the wrong shape on DescribePrice, GetInstanceConsoleOutput and
+ * DescribeSecurityGroupAttribute (issue 19; the other actions: driver-answers.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -367,6 +368,91 @@ static void test_rate_limit_and_cancel(void **state)
 	"{\"RequestId\":\"R-2\",\"HostId\":\"ecs.aliyuncs.com\",\"Code\":\"" code \
 	"\",\"Message\":\"m\"}"
 
+/* ---- answers of the wrong shape on the actions the shared suite does not bend ---------- */
+
+enum bent { BENT_PRICE, BENT_CONSOLE, BENT_RULES };
+
+static int bent_call(enum bent what, const char *id, const char *sg, struct gc_error *err)
+{
+	const char *cidrs[] = { "203.0.113.7/32" };
+	struct gc_secgroup_request sr;
+	char *out = NULL;
+	double price = -1;
+	int rc = -1;
+
+	gc_error_init(err);
+	switch (what) {
+	case BENT_PRICE:
+		rc = gc_provider_price(prov, drv->types[0].name, drv->price_zone, false, &price,
+				       err);
+		if (rc == 0)
+			assert_true(price > 0);
+		break;
+	case BENT_CONSOLE: rc = gc_provider_console_output(prov, id, &out, err); break;
+	case BENT_RULES:
+		memset(&sr, 0, sizeof(sr));
+		sr.id = sg;
+		sr.name = "gpucluster-drv";
+		sr.ssh_port = 22;
+		sr.allow_from = cidrs;
+		sr.n_allow_from = 1;
+		sr.tags = base_tags;
+		sr.n_tags = 1;
+		rc = gc_provider_create_secgroup(prov, &sr, &out, err);
+		break;
+	}
+	free(out);
+	return rc;
+}
+
+/* DescribePrice, GetInstanceConsoleOutput and DescribeSecurityGroupAttribute refuse an
+ * HTML page, an empty document or another action's answer as invalid-response, naming
+ * the action, sent at most three times; and read the healthy answer after. */
+static void test_bad_answers_more(void **state)
+{
+	static const char *const modes[] = { "empty-envelope", "wrong-document", "html" };
+	static const struct {
+		enum bent what;
+		const char *action;
+	} bends[] = {
+		{ BENT_PRICE, "DescribePrice" },
+		{ BENT_CONSOLE, "GetInstanceConsoleOutput" },
+		{ BENT_RULES, "DescribeSecurityGroupAttribute" },
+	};
+	struct gc_create_request r = launch_req(1, "gc-bent");
+	struct gc_instance_list got;
+	struct gc_error err;
+	char rule[160];
+
+	(void)state;
+	gc_instance_list_init(&got);
+	launch_ok(&r, &got);
+	assert_int_equal(got.n, 1);
+	for (size_t b = 0; b < sizeof(bends) / sizeof(bends[0]); b++) {
+		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+			size_t before = logged_count(bends[b].action), sent;
+
+			sim_faults_clear(sim.faults);
+			snprintf(rule, sizeof(rule), "%s:hostile,mode=%s", bends[b].action,
+				 modes[m]);
+			add_fault(rule);
+			if (bent_call(bends[b].what, got.items[0].id, drv_ali_sg, &err) == 0)
+				fail_msg("%s under %s: read as a good answer", bends[b].action,
+					 modes[m]);
+			sent = logged_count(bends[b].action) - before;
+			if (err.code != GC_EBADRESPONSE)
+				fail_msg("%s under %s: %s: %s", bends[b].action, modes[m],
+					 gc_strerror(err.code), err.message);
+			assert_non_null(strstr(err.message, bends[b].action));
+			assert_true(sent >= 1 && sent <= 3);
+		}
+		sim_faults_clear(sim.faults);
+		if (bent_call(bends[b].what, got.items[0].id, drv_ali_sg, &err) != 0)
+			fail_msg("%s, healthy again: %s", bends[b].action, err.message);
+	}
+	gc_instance_list_release(&got);
+}
+
 static void test_scripted(void **state)
 {
 	static const struct scripted throttled[] = {
@@ -457,6 +543,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sts_profile, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_rate_limit_and_cancel, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_answers_more, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_scripted, test_setup, test_teardown),
 	};
 
