@@ -439,22 +439,6 @@ static int discover_send(struct gc_provider *p, void *ctx, const struct gc_page 
 	return ret;
 }
 
-/* Whether id is among the instances kept so far or earlier on this page. */
-static bool seen_instance(const struct gc_driver_discover *d, json_t *page, size_t before,
-			  const char *id)
-{
-	for (size_t k = 0; k < d->found.n; k++)
-		if (strcmp(d->found.items[k].id, id) == 0)
-			return true;
-	for (size_t k = 0; k < before; k++) {
-		const char *v = gc_jstr(json_array_get(page, k), "InstanceId");
-
-		if (v && strcmp(v, id) == 0)
-			return true;
-	}
-	return false;
-}
-
 static int discover_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
 			  struct gc_page *pg, struct gc_error *err)
 {
@@ -476,12 +460,7 @@ static int discover_parse(struct gc_provider *p, void *ctx, const struct gc_buf 
 				     "an instance without InstanceId or Status");
 			break;
 		}
-		if (seen_instance(ctx, list, i, inst.id)) {
-			ret = refuse(p, "DescribeInstances", err, "instance '%s' listed twice",
-				     inst.id);
-			gc_instance_release(&inst);
-			break;
-		}
+		/* an instance listed twice: gc_driver_discover_keep says so, for every cloud */
 		gc_driver_discover_keep(ctx, &inst);
 	}
 	if (ret == 0)
