@@ -93,18 +93,22 @@ static int bad_answer(struct gc_provider *p, enum tc_service svc, const char *ac
 {
 	struct tc_driver *d = tc_driver(p);
 
-	return gc_error_set(err, GC_EINVALID, "cannot read the %s answer from '%s': %s", action,
+	return gc_error_set(err, GC_EBADRESPONSE, "cannot read the %s answer from '%s': %s", action,
 			    svc == TC_VPC ? d->vpc_host : d->cvm_host, what);
 }
 
 /* ---- listings ------------------------------------------------------------------------------ */
 
-/* One Offset/Limit listing: base's params, each item of the answer's set handed to item. */
+/*
+ * One Offset/Limit listing: base's params, each item of the answer's set handed to item.
+ * A page must carry its set and TotalCount, and every item its key strings (need, the id
+ * first) with no id twice on the page: anything else is a bad answer, never "nothing
+ * there" (docs/internals/tencent.md, "Answers we refuse").
+ */
 struct tc_listing {
 	enum tc_service svc;
 	const char *action, *set;
-	const char *missing; /* bad_answer's words for a page without its set (or count) */
-	bool need_total;     /* TotalCount must be there */
+	const char *need[3]; /* the strings each item must carry, its id first; NULL ends */
 	json_t *base;
 	void (*item)(struct gc_provider *p, void *ctx, json_t *o);
 	void *ctx;
@@ -134,18 +138,52 @@ static int listing_send(struct gc_provider *p, void *ctx, const struct gc_page *
 	return ret;
 }
 
+/* Why the page's set is not one to read, written into why; false when it is. */
+static bool bad_items(const struct tc_listing *l, json_t *set, char *why, size_t len)
+{
+	const char *id_key = l->need[0];
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(set, i, o)
+	{
+		for (size_t k = 0; k < 3 && l->need[k]; k++) {
+			const char *v = gc_jstr(o, l->need[k]);
+
+			if (!v || !*v) {
+				snprintf(why, len, "item %zu of %s has no %s", i, l->set,
+					 l->need[k]);
+				return true;
+			}
+		}
+		for (size_t j = 0; j < i; j++) {
+			const char *a = gc_jstr(o, id_key);
+
+			if (strcmp(a, gc_jstr(json_array_get(set, j), id_key)) == 0) {
+				snprintf(why, len, "%s '%.64s' is listed twice", id_key, a);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 static int listing_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
 			 struct gc_page *pg, struct gc_error *err)
 {
 	struct tc_listing *l = ctx;
 	json_t *set = json_object_get(l->resp, l->set), *o;
 	json_t *total = json_object_get(l->resp, "TotalCount");
+	char why[160];
 	size_t i;
 	int ret = 0;
 
 	(void)body;
-	if (!json_is_array(set) || (l->need_total && !json_is_integer(total))) {
-		ret = bad_answer(p, l->svc, l->action, l->missing, err);
+	if (!json_is_array(set) || !json_is_integer(total) || json_integer_value(total) < 0) {
+		snprintf(why, sizeof(why), "no %s", json_is_array(set) ? "TotalCount" : l->set);
+		ret = bad_answer(p, l->svc, l->action, why, err);
+	} else if (bad_items(l, set, why, sizeof(why))) {
+		ret = bad_answer(p, l->svc, l->action, why, err);
 	} else {
 		json_array_foreach(set, i, o) l->item(p, l->ctx, o);
 		pg->items = json_array_size(set);
@@ -280,10 +318,13 @@ static int describe_instances(struct gc_provider *p, json_t *base,
 			      const void *ctx, struct gc_instance_list *out, struct gc_error *err)
 {
 	struct instances_ctx c = { keep, ctx, { 0 } };
-	struct tc_listing l = { TC_CVM,	       "DescribeInstances",
-				"InstanceSet", "no InstanceSet or TotalCount",
-				true,	       base,
-				instance_item, &c,
+	struct tc_listing l = { TC_CVM,
+				"DescribeInstances",
+				"InstanceSet",
+				{ "InstanceId", "InstanceState", NULL },
+				base,
+				instance_item,
+				&c,
 				NULL };
 	int ret;
 
@@ -344,7 +385,15 @@ static char **available(struct gc_provider *p, json_t *resp, const char *action,
 	{
 		const char *name = gc_jstr(o, key), *state = gc_jstr(o, state_key);
 
-		if (name && *name && (!state || strcmp(state, "AVAILABLE") == 0))
+		if (!name || !*name) {
+			snprintf(missing, sizeof(missing), "item %zu of %s has no %s", i, set_key,
+				 key);
+			bad_answer(p, TC_CVM, action, missing, err);
+			gc_strv_free(names, *n);
+			*n = 0;
+			return NULL;
+		}
+		if (!state || strcmp(state, "AVAILABLE") == 0)
 			names[(*n)++] = gc_xstrdup(name);
 	}
 	return names;
@@ -409,15 +458,23 @@ static int launch_zone(struct gc_provider *p, const char *zone, const char **out
 	return 0;
 }
 
-/* A VPC API listing (Offset and Limit are strings there) with filters, first page. */
-static int vpc_list(struct gc_provider *p, const char *action, json_t *filters, json_t **out,
-		    struct gc_error *err)
+/* A VPC API listing (Offset and Limit are strings there) with filters, first page; its
+ * set must be there (an answer without is a bad one, not an empty listing). */
+static int vpc_list(struct gc_provider *p, const char *action, const char *set, json_t *filters,
+		    json_t **out, struct gc_error *err)
 {
 	json_t *params =
 		json_pack("{s:o, s:s, s:s}", "Filters", filters, "Offset", "0", "Limit", "100");
 	int ret = tc_call(p, TC_VPC, action, params, false, out, err);
+	char why[48];
 
 	json_decref(params);
+	if (ret == 0 && !json_is_array(json_object_get(*out, set))) {
+		snprintf(why, sizeof(why), "no %s", set);
+		json_decref(*out);
+		*out = NULL;
+		ret = bad_answer(p, TC_VPC, action, why, err);
+	}
 	return ret;
 }
 
@@ -440,8 +497,8 @@ static int launch_subnet(struct gc_provider *p, const char *zone, const char **v
 			return 0;
 		}
 	if (!d->vpc_id) {
-		if (vpc_list(p, "DescribeVpcs", json_pack("[o]", filter("is-default", "true")),
-			     &resp, err) != 0)
+		if (vpc_list(p, "DescribeVpcs", "VpcSet",
+			     json_pack("[o]", filter("is-default", "true")), &resp, err) != 0)
 			return gc_error_prefix(err, "cannot find the default VPC of %s", p->region);
 		set = json_object_get(resp, "VpcSet");
 		json_array_foreach(set, i, s)
@@ -459,7 +516,7 @@ static int launch_subnet(struct gc_provider *p, const char *zone, const char **v
 				"console or with the VPC API's CreateDefaultVpc",
 				p->region);
 	}
-	if (vpc_list(p, "DescribeSubnets",
+	if (vpc_list(p, "DescribeSubnets", "SubnetSet",
 		     json_pack("[o, o]", filter("vpc-id", d->vpc_id), filter("zone", zone)), &resp,
 		     err) != 0)
 		return gc_error_prefix(err, "cannot list the subnets of VPC '%s'", d->vpc_id);
@@ -540,7 +597,7 @@ static int describe_images(struct gc_provider *p, json_t *base, struct tc_image 
 			   size_t *n_fresh, struct gc_error *err)
 {
 	struct images_ctx c = { 0 };
-	struct tc_listing l = { TC_CVM, "DescribeImages", "ImageSet", "no ImageSet", false,
+	struct tc_listing l = { TC_CVM, "DescribeImages", "ImageSet", { "ImageId", NULL },
 				base,	image_item,	  &c,	      NULL };
 	int ret = tc_list(p, &l, err);
 
@@ -862,11 +919,16 @@ int tc_create(struct gc_provider *p, const struct gc_create_request *req,
 			    json_array_size(ids), req->count);
 	json_array_foreach(ids, i, v)
 	{
-		struct gc_instance *in;
+		if (!json_string_value(v) || !*json_string_value(v)) {
+			bad_answer(p, TC_CVM, "RunInstances", "an InstanceIdSet item is no id",
+				   err);
+			goto fail;
+		}
+	}
+	json_array_foreach(ids, i, v)
+	{
+		struct gc_instance *in = gc_instance_list_push(&got);
 
-		if (!json_string_value(v))
-			continue;
-		in = gc_instance_list_push(&got);
 		in->id = gc_xstrdup(json_string_value(v));
 		in->state = GC_STATE_PENDING;
 		in->state_name = gc_xstrdup("PENDING");
@@ -1143,10 +1205,13 @@ static void keypair_item(struct gc_provider *p, void *ctx, json_t *o)
 static int describe_keypairs(struct gc_provider *p, json_t *base, struct keypairs_ctx *c,
 			     struct gc_error *err)
 {
-	struct tc_listing l = { TC_CVM,	      "DescribeKeyPairs",
-				"KeyPairSet", "no KeyPairSet",
-				false,	      base,
-				keypair_item, c,
+	struct tc_listing l = { TC_CVM,
+				"DescribeKeyPairs",
+				"KeyPairSet",
+				{ "KeyId", "KeyName", NULL },
+				base,
+				keypair_item,
+				c,
 				NULL };
 
 	return tc_list(p, &l, err);
@@ -1246,8 +1311,7 @@ static int describe_secgroups(struct gc_provider *p, json_t *filters, struct gc_
 	struct tc_listing l = { TC_VPC,
 				"DescribeSecurityGroups",
 				"SecurityGroupSet",
-				"no SecurityGroupSet",
-				false,
+				{ "SecurityGroupId", NULL },
 				json_object(),
 				secgroup_item,
 				out,
@@ -1371,10 +1435,10 @@ static int rules_diff(struct gc_provider *p, const struct gc_secgroup_request *r
 	}
 	json_decref(params);
 	have = json_object_get(json_object_get(resp, "SecurityGroupPolicySet"), "Ingress");
-	if (have && !json_is_array(have)) {
+	if (!json_is_array(have)) {
 		json_decref(resp);
 		return bad_answer(p, TC_VPC, "DescribeSecurityGroupPolicies",
-				  "SecurityGroupPolicySet.Ingress is not a list", err);
+				  "no SecurityGroupPolicySet.Ingress list", err);
 	}
 	n_have = json_array_size(have);
 	rules = gc_xcalloc(n_have + 1, sizeof(*rules));
@@ -1500,7 +1564,8 @@ static int create_group(struct gc_provider *p, const struct gc_secgroup_request 
 			gc_retry_succeeded(&r);
 			break;
 		}
-		if (e.code != GC_ETRANSIENT && e.code != GC_ETIMEOUT) {
+		/* a lost answer (a timeout, a page not the cloud's) may hide a group made */
+		if (e.code != GC_ETRANSIENT && e.code != GC_ETIMEOUT && e.code != GC_EBADRESPONSE) {
 			if (err)
 				*err = e;
 			goto out;
@@ -1653,12 +1718,25 @@ int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_fac
 		return gc_error_prefix(err, "cannot look up instance type '%s'", type);
 	}
 	json_decref(params);
+	/* "not offered" only from an answer that says so: the set there, and empty */
 	set = json_object_get(resp, "InstanceTypeConfigSet");
+	if (!json_is_array(set)) {
+		json_decref(resp);
+		return bad_answer(p, TC_CVM, "DescribeInstanceTypeConfigs",
+				  "no InstanceTypeConfigSet", err);
+	}
 	json_array_foreach(set, i, o)
 	{
 		if (!row && gc_jstr(o, "InstanceType") &&
 		    strcmp(gc_jstr(o, "InstanceType"), type) == 0)
 			row = o;
+	}
+	if (row &&
+	    (!json_is_integer(json_object_get(row, "CPU")) ||
+	     !json_is_integer(json_object_get(row, "Memory")))) {
+		json_decref(resp);
+		return bad_answer(p, TC_CVM, "DescribeInstanceTypeConfigs",
+				  "the type's item has no CPU or Memory", err);
 	}
 	if (!row) {
 		json_decref(resp);
