@@ -487,7 +487,8 @@ static void test_not_a_response(void **state)
 	gc_error_init(&err);
 	run_script(p, no_response, 1);
 	assert_int_equal(gc_provider_zones(p, &zones, &n, &err), -1);
-	assert_int_equal(err.code, GC_EINVALID);
+	assert_int_equal(err.code, GC_EBADRESPONSE);
+	assert_non_null(strstr(err.message, "DescribeZones"));
 	assert_non_null(strstr(err.message, "not a Response document"));
 	assert_null(zones);
 	scripted_stop(d, p);
