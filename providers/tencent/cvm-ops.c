@@ -99,15 +99,18 @@ static int bad_answer(struct gc_provider *p, enum tc_service svc, const char *ac
 
 /* ---- listings ------------------------------------------------------------------------------ */
 
-/* One Offset/Limit listing: base's params, each item of the answer's set handed to item. */
+/*
+ * One Offset/Limit listing: base's params, each item of the answer's set handed to item.
+ * A page must carry its set and TotalCount, and every item its key strings (need, the id
+ * first) with no id twice on the page: anything else is a bad answer, never "nothing
+ * there" (docs/internals/tencent.md, "Answers we refuse").
+ */
 struct tc_listing {
 	enum tc_service svc;
 	const char *action, *set;
-	const char *missing; /* bad_answer's words for a page without its set (or count) */
-	bool need_total;     /* TotalCount must be there */
+	const char *need[3]; /* the strings each item must carry, its id first; NULL ends */
 	json_t *base;
-	/* takes one item of the set; NULL, or the field it lacks (the answer is refused) */
-	const char *(*item)(struct gc_provider *p, void *ctx, json_t *o);
+	void (*item)(struct gc_provider *p, void *ctx, json_t *o);
 	void *ctx;
 	json_t *resp; /* the page's answer, from send to parse */
 };
@@ -135,31 +138,54 @@ static int listing_send(struct gc_provider *p, void *ctx, const struct gc_page *
 	return ret;
 }
 
+/* Why the page's set is not one to read, written into why; false when it is. */
+static bool bad_items(const struct tc_listing *l, json_t *set, char *why, size_t len)
+{
+	const char *id_key = l->need[0];
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(set, i, o)
+	{
+		for (size_t k = 0; k < 3 && l->need[k]; k++) {
+			const char *v = gc_jstr(o, l->need[k]);
+
+			if (!v || !*v) {
+				snprintf(why, len, "item %zu of %s has no %s", i, l->set,
+					 l->need[k]);
+				return true;
+			}
+		}
+		for (size_t j = 0; j < i; j++) {
+			const char *a = gc_jstr(o, id_key);
+
+			if (strcmp(a, gc_jstr(json_array_get(set, j), id_key)) == 0) {
+				snprintf(why, len, "%s '%.64s' is listed twice", id_key, a);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 static int listing_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
 			 struct gc_page *pg, struct gc_error *err)
 {
 	struct tc_listing *l = ctx;
 	json_t *set = json_object_get(l->resp, l->set), *o;
 	json_t *total = json_object_get(l->resp, "TotalCount");
+	char why[160];
 	size_t i;
 	int ret = 0;
 
 	(void)body;
-	if (!json_is_array(set) || (l->need_total && !json_is_integer(total))) {
-		ret = bad_answer(p, l->svc, l->action, l->missing, err);
+	if (!json_is_array(set) || !json_is_integer(total) || json_integer_value(total) < 0) {
+		snprintf(why, sizeof(why), "no %s", json_is_array(set) ? "TotalCount" : l->set);
+		ret = bad_answer(p, l->svc, l->action, why, err);
+	} else if (bad_items(l, set, why, sizeof(why))) {
+		ret = bad_answer(p, l->svc, l->action, why, err);
 	} else {
-		json_array_foreach(set, i, o)
-		{
-			const char *lacks = l->item(p, l->ctx, o);
-			char what[96];
-
-			if (lacks) {
-				snprintf(what, sizeof(what), "an item of %s has no %s", l->set,
-					 lacks);
-				ret = bad_answer(p, l->svc, l->action, what, err);
-				break;
-			}
-		}
+		json_array_foreach(set, i, o) l->item(p, l->ctx, o);
 		pg->items = json_array_size(set);
 		pg->total = json_integer_value(total);
 	}
@@ -268,22 +294,17 @@ struct instances_ctx {
 	struct gc_instance_list found;
 };
 
-static const char *instance_item(struct gc_provider *p, void *ctx, json_t *o)
+static void instance_item(struct gc_provider *p, void *ctx, json_t *o)
 {
 	struct instances_ctx *c = ctx;
 	struct gc_instance inst;
 
 	(void)p;
-	if (!gc_jstr(o, "InstanceState"))
-		return "InstanceState";
 	memset(&inst, 0, sizeof(inst));
-	if (parse_instance(o, &inst) != 0)
-		return "InstanceId";
-	if (c->keep(&inst, c->ctx))
+	if (parse_instance(o, &inst) == 0 && c->keep(&inst, c->ctx))
 		*gc_instance_list_push(&c->found) = inst;
 	else
 		gc_instance_release(&inst);
-	return NULL;
 }
 
 /*
@@ -297,16 +318,20 @@ static int describe_instances(struct gc_provider *p, json_t *base,
 			      const void *ctx, struct gc_instance_list *out, struct gc_error *err)
 {
 	struct instances_ctx c = { keep, ctx, { 0 } };
-	char *twice = NULL;
-	struct tc_listing l = { TC_CVM,	       "DescribeInstances",
-				"InstanceSet", "no InstanceSet or TotalCount",
-				true,	       base,
-				instance_item, &c,
+	struct tc_listing l = { TC_CVM,
+				"DescribeInstances",
+				"InstanceSet",
+				{ "InstanceId", "InstanceState", NULL },
+				base,
+				instance_item,
+				&c,
 				NULL };
+	char *twice = NULL;
 	int ret;
 
 	gc_instance_list_init(&c.found);
 	ret = tc_list(p, &l, err);
+	/* the same instance on two pages (a listing that shifted or started over) */
 	if (ret == 0 && (twice = gc_instance_list_twice(&c.found)))
 		ret = bad_answer(p, TC_CVM, "DescribeInstances", twice, err);
 	free(twice);
@@ -365,7 +390,15 @@ static char **available(struct gc_provider *p, json_t *resp, const char *action,
 	{
 		const char *name = gc_jstr(o, key), *state = gc_jstr(o, state_key);
 
-		if (name && *name && (!state || strcmp(state, "AVAILABLE") == 0))
+		if (!name || !*name) {
+			snprintf(missing, sizeof(missing), "item %zu of %s has no %s", i, set_key,
+				 key);
+			bad_answer(p, TC_CVM, action, missing, err);
+			gc_strv_free(names, *n);
+			*n = 0;
+			return NULL;
+		}
+		if (!state || strcmp(state, "AVAILABLE") == 0)
 			names[(*n)++] = gc_xstrdup(name);
 	}
 	return names;
@@ -430,15 +463,23 @@ static int launch_zone(struct gc_provider *p, const char *zone, const char **out
 	return 0;
 }
 
-/* A VPC API listing (Offset and Limit are strings there) with filters, first page. */
-static int vpc_list(struct gc_provider *p, const char *action, json_t *filters, json_t **out,
-		    struct gc_error *err)
+/* A VPC API listing (Offset and Limit are strings there) with filters, first page; its
+ * set must be there (an answer without is a bad one, not an empty listing). */
+static int vpc_list(struct gc_provider *p, const char *action, const char *set, json_t *filters,
+		    json_t **out, struct gc_error *err)
 {
 	json_t *params =
 		json_pack("{s:o, s:s, s:s}", "Filters", filters, "Offset", "0", "Limit", "100");
 	int ret = tc_call(p, TC_VPC, action, params, false, out, err);
+	char why[48];
 
 	json_decref(params);
+	if (ret == 0 && !json_is_array(json_object_get(*out, set))) {
+		snprintf(why, sizeof(why), "no %s", set);
+		json_decref(*out);
+		*out = NULL;
+		ret = bad_answer(p, TC_VPC, action, why, err);
+	}
 	return ret;
 }
 
@@ -461,8 +502,8 @@ static int launch_subnet(struct gc_provider *p, const char *zone, const char **v
 			return 0;
 		}
 	if (!d->vpc_id) {
-		if (vpc_list(p, "DescribeVpcs", json_pack("[o]", filter("is-default", "true")),
-			     &resp, err) != 0)
+		if (vpc_list(p, "DescribeVpcs", "VpcSet",
+			     json_pack("[o]", filter("is-default", "true")), &resp, err) != 0)
 			return gc_error_prefix(err, "cannot find the default VPC of %s", p->region);
 		set = json_object_get(resp, "VpcSet");
 		json_array_foreach(set, i, s)
@@ -480,7 +521,7 @@ static int launch_subnet(struct gc_provider *p, const char *zone, const char **v
 				"console or with the VPC API's CreateDefaultVpc",
 				p->region);
 	}
-	if (vpc_list(p, "DescribeSubnets",
+	if (vpc_list(p, "DescribeSubnets", "SubnetSet",
 		     json_pack("[o, o]", filter("vpc-id", d->vpc_id), filter("zone", zone)), &resp,
 		     err) != 0)
 		return gc_error_prefix(err, "cannot list the subnets of VPC '%s'", d->vpc_id);
@@ -528,7 +569,7 @@ struct images_ctx {
 	size_t n, alloc;
 };
 
-static const char *image_item(struct gc_provider *p, void *ctx, json_t *o)
+static void image_item(struct gc_provider *p, void *ctx, json_t *o)
 {
 	struct tc_driver *d = tc_driver(p);
 	struct images_ctx *c = ctx;
@@ -536,7 +577,7 @@ static const char *image_item(struct gc_provider *p, void *ctx, json_t *o)
 	struct tc_image im;
 
 	if (!id || !*id)
-		return "ImageId";
+		return;
 	memset(&im, 0, sizeof(im));
 	im.id = gc_xstrdup(id);
 	im.name = gc_xstrdup(gc_jstr(o, "ImageName") ? gc_jstr(o, "ImageName") : "");
@@ -553,7 +594,6 @@ static const char *image_item(struct gc_provider *p, void *ctx, json_t *o)
 	}
 	GC_ALLOC_GROW(c->fresh, c->n + 1, c->alloc);
 	c->fresh[c->n++] = im;
-	return NULL;
 }
 
 /* DescribeImages over every page of base; each image not yet known is cached. With
@@ -562,7 +602,7 @@ static int describe_images(struct gc_provider *p, json_t *base, struct tc_image 
 			   size_t *n_fresh, struct gc_error *err)
 {
 	struct images_ctx c = { 0 };
-	struct tc_listing l = { TC_CVM, "DescribeImages", "ImageSet", "no ImageSet", false,
+	struct tc_listing l = { TC_CVM, "DescribeImages", "ImageSet", { "ImageId", NULL },
 				base,	image_item,	  &c,	      NULL };
 	int ret = tc_list(p, &l, err);
 
@@ -884,11 +924,16 @@ int tc_create(struct gc_provider *p, const struct gc_create_request *req,
 			    json_array_size(ids), req->count);
 	json_array_foreach(ids, i, v)
 	{
-		struct gc_instance *in;
+		if (!json_string_value(v) || !*json_string_value(v)) {
+			bad_answer(p, TC_CVM, "RunInstances", "an InstanceIdSet item is no id",
+				   err);
+			goto fail;
+		}
+	}
+	json_array_foreach(ids, i, v)
+	{
+		struct gc_instance *in = gc_instance_list_push(&got);
 
-		if (!json_string_value(v))
-			continue;
-		in = gc_instance_list_push(&got);
 		in->id = gc_xstrdup(json_string_value(v));
 		in->state = GC_STATE_PENDING;
 		in->state_name = gc_xstrdup("PENDING");
@@ -1138,7 +1183,7 @@ struct keypairs_ctx {
 	char **line, **id;
 };
 
-static const char *keypair_item(struct gc_provider *p, void *ctx, json_t *o)
+static void keypair_item(struct gc_provider *p, void *ctx, json_t *o)
 {
 	struct keypairs_ctx *c = ctx;
 	const char *id = gc_jstr(o, "KeyId"), *pub = gc_jstr(o, "PublicKey");
@@ -1147,7 +1192,7 @@ static const char *keypair_item(struct gc_provider *p, void *ctx, json_t *o)
 
 	(void)p;
 	if (!id || !*id)
-		return "KeyId";
+		return;
 	r = gc_resource_list_push(c->out);
 	r->id = gc_xstrdup(id);
 	r->name = gc_xstrdup(gc_jstr(o, "KeyName") ? gc_jstr(o, "KeyName") : "");
@@ -1159,17 +1204,19 @@ static const char *keypair_item(struct gc_provider *p, void *ctx, json_t *o)
 		*c->line = gc_xstrdup(pub ? pub : "");
 		*c->id = gc_xstrdup(id);
 	}
-	return NULL;
 }
 
 /* DescribeKeyPairs over every page of base. */
 static int describe_keypairs(struct gc_provider *p, json_t *base, struct keypairs_ctx *c,
 			     struct gc_error *err)
 {
-	struct tc_listing l = { TC_CVM,	      "DescribeKeyPairs",
-				"KeyPairSet", "no KeyPairSet",
-				false,	      base,
-				keypair_item, c,
+	struct tc_listing l = { TC_CVM,
+				"DescribeKeyPairs",
+				"KeyPairSet",
+				{ "KeyId", "KeyName", NULL },
+				base,
+				keypair_item,
+				c,
 				NULL };
 
 	return tc_list(p, &l, err);
@@ -1248,20 +1295,19 @@ int tc_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *er
 
 /* ---- security groups (the VPC product) ------------------------------------------------------ */
 
-static const char *secgroup_item(struct gc_provider *p, void *ctx, json_t *o)
+static void secgroup_item(struct gc_provider *p, void *ctx, json_t *o)
 {
 	const char *id = gc_jstr(o, "SecurityGroupId");
 	struct gc_resource *r;
 
 	(void)p;
 	if (!id || !*id)
-		return "SecurityGroupId";
+		return;
 	r = gc_resource_list_push(ctx);
 	r->id = gc_xstrdup(id);
 	r->name =
 		gc_xstrdup(gc_jstr(o, "SecurityGroupName") ? gc_jstr(o, "SecurityGroupName") : "");
 	r->n_tags = parse_tags(json_object_get(o, "TagSet"), &r->tags);
-	return NULL;
 }
 
 static int describe_secgroups(struct gc_provider *p, json_t *filters, struct gc_resource_list *out,
@@ -1270,8 +1316,7 @@ static int describe_secgroups(struct gc_provider *p, json_t *filters, struct gc_
 	struct tc_listing l = { TC_VPC,
 				"DescribeSecurityGroups",
 				"SecurityGroupSet",
-				"no SecurityGroupSet",
-				false,
+				{ "SecurityGroupId", NULL },
 				json_object(),
 				secgroup_item,
 				out,
@@ -1395,10 +1440,10 @@ static int rules_diff(struct gc_provider *p, const struct gc_secgroup_request *r
 	}
 	json_decref(params);
 	have = json_object_get(json_object_get(resp, "SecurityGroupPolicySet"), "Ingress");
-	if (have && !json_is_array(have)) {
+	if (!json_is_array(have)) {
 		json_decref(resp);
 		return bad_answer(p, TC_VPC, "DescribeSecurityGroupPolicies",
-				  "SecurityGroupPolicySet.Ingress is not a list", err);
+				  "no SecurityGroupPolicySet.Ingress list", err);
 	}
 	n_have = json_array_size(have);
 	rules = gc_xcalloc(n_have + 1, sizeof(*rules));
@@ -1524,7 +1569,8 @@ static int create_group(struct gc_provider *p, const struct gc_secgroup_request 
 			gc_retry_succeeded(&r);
 			break;
 		}
-		if (e.code != GC_ETRANSIENT && e.code != GC_ETIMEOUT) {
+		/* a lost answer (a timeout, a page not the cloud's) may hide a group made */
+		if (e.code != GC_ETRANSIENT && e.code != GC_ETIMEOUT && e.code != GC_EBADRESPONSE) {
 			if (err)
 				*err = e;
 			goto out;
@@ -1677,18 +1723,25 @@ int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_fac
 		return gc_error_prefix(err, "cannot look up instance type '%s'", type);
 	}
 	json_decref(params);
+	/* "not offered" only from an answer that says so: the set there, and empty */
 	set = json_object_get(resp, "InstanceTypeConfigSet");
 	if (!json_is_array(set)) {
 		json_decref(resp);
-		bad_answer(p, TC_CVM, "DescribeInstanceTypeConfigs", "no InstanceTypeConfigSet",
-			   err);
-		return gc_error_prefix(err, "cannot look up instance type '%s'", type);
+		return bad_answer(p, TC_CVM, "DescribeInstanceTypeConfigs",
+				  "no InstanceTypeConfigSet", err);
 	}
 	json_array_foreach(set, i, o)
 	{
 		if (!row && gc_jstr(o, "InstanceType") &&
 		    strcmp(gc_jstr(o, "InstanceType"), type) == 0)
 			row = o;
+	}
+	if (row &&
+	    (!json_is_integer(json_object_get(row, "CPU")) ||
+	     !json_is_integer(json_object_get(row, "Memory")))) {
+		json_decref(resp);
+		return bad_answer(p, TC_CVM, "DescribeInstanceTypeConfigs",
+				  "the type's item has no CPU or Memory", err);
 	}
 	if (!row) {
 		json_decref(resp);
