@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # hostile.sh: a DescribeInstances that pages for ever (fresh tokens, the same token, empty
-# pages with a token; on Tencent a TotalCount of 1e9), or names an instance twice, under
-# plan and destroy (issue 19):
+# pages with a token; on Tencent a TotalCount of 1e9), names an instance twice, or answers
+# with the wrong shape (HTML, an empty envelope, another document, items without their
+# fields, a body past the cap), under plan and destroy; a launch and a termination
+# answered by an HTML page (issue 19):
 # each exits 1 within seconds with a message naming the action and what looked wrong,
 # sends no destructive call after the bad listing, and stays small in memory; once the
 # cloud answers well again, destroy converges. GC_E2E_RSS_OUT=FILE appends the worst max
@@ -55,7 +57,7 @@ expect_alive e2e-hostile 2 "after apply"
 # mode answers a count of 1e9, refused on the first page)
 expect_for() {
 	if [ "$1" = duplicate-ids ]; then
-		echo "DescribeInstances: instance '$ID_RE' is listed twice"
+		echo "DescribeInstances.* '$ID_RE' is listed twice"
 		return
 	fi
 	if [ "$CLOUD" = tencent ]; then
@@ -86,8 +88,56 @@ for mode in endless-token repeat-token empty-page-token duplicate-ids; do
 	expect_owned e2e-hostile "after $mode"
 done
 
+# answers of the wrong shape (issue 19, "bad data is an error"): a listing that is an HTML
+# page, an empty envelope, another action's document, items without their fields, or a
+# body past the size cap is refused, never read as "nothing there"; destroy deletes nothing
+for mode in empty-envelope wrong-document missing-fields html huge-body; do
+	before=$(destructive)
+	fault "$CLOUD:DescribeInstances:hostile,mode=$mode"
+	hostile_run "$mode" plan "$work/c.yaml"
+	grep -q 'DescribeInstances' "$work/err" || fail "$mode: plan does not name the action"
+	grep -q 'No changes\|nothing to do' "$work/err" "$work/out" &&
+		fail "$mode: plan read the bad answer as a cluster"
+	hostile_run "$mode" destroy -y "$work/c.yaml"
+	grep -q 'not terminating instances or deleting the' "$work/err" ||
+		fail "$mode: destroy does not say that it deletes nothing: $(cat "$work/err")"
+	[ "$(destructive)" = "$before" ] ||
+		fail "$mode: destructive calls after the bad listing"
+	faults_clear
+	expect_alive e2e-hostile 2 "after $mode"
+	expect_owned e2e-hostile "after $mode"
+done
+
+# a slow body is only slow
+fault "$CLOUD:DescribeInstances:hostile,mode=slow-body,delay_ms=200"
+gc_ok plan "$work/c.yaml"
+faults_clear
+
+# a launch answered by an HTML page once is sent again with its token: no second node
+case $CLOUD in
+alibaba) terminate=DeleteInstances ;;
+*) terminate=TerminateInstances ;;
+esac
+sed 's/count: 2/count: 3/' "$work/c.yaml" >"$work/c3.yaml"
+fault "$CLOUD:RunInstances:hostile,mode=html,times=1"
+gc_ok apply -y "$work/c3.yaml"
+faults_clear
+expect_alive e2e-hostile 3 "after a launch answered by HTML once"
+
+# a termination answered by HTML (and not done) is not counted, and nothing is deleted
+before=$(($(calls DeleteSecurityGroup) + $(calls DeleteKeyPair) + $(calls DeleteKeyPairs)))
+fault "$CLOUD:$terminate:hostile,mode=html"
+hostile_run "terminate html" destroy -y "$work/c3.yaml"
+grep -q "$terminate" "$work/err" || fail "destroy does not name $terminate: $(cat "$work/err")"
+grep -q ' terminated' "$work/err" && grep -qE '[1-9][0-9]* terminated' "$work/err" &&
+	fail "destroy counted terminations the cloud never confirmed: $(cat "$work/err")"
+[ "$(($(calls DeleteSecurityGroup) + $(calls DeleteKeyPair) + $(calls DeleteKeyPairs)))" = "$before" ] ||
+	fail "resources deleted after an unconfirmed termination"
+faults_clear
+expect_alive e2e-hostile 3 "after a termination answered by HTML"
+
 # a healthy cloud again: destroy converges, nothing left
-gc_ok destroy -y "$work/c.yaml"
+gc_ok destroy -y "$work/c3.yaml"
 expect_alive e2e-hostile 0 "after destroy"
 [ "$(owned_resources e2e-hostile)" = 0 ] || fail "resources left after destroy"
 requests_valid
