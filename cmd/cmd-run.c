@@ -421,8 +421,8 @@ const struct gc_cmd_entry gc_cmd_run = {
 	.description =
 		"A job's life cycle in one command: apply (bootstrap included; launches need\n"
 		"no confirmation, terminating nodes does: -y or a 'yes'; --no-apply uses the\n"
-		"cluster as it is), then CMD on every running\n"
-		"node at once, with MASTER_ADDR, MASTER_PORT, NNODES, NODE_RANK,\n"
+		"cluster as it is), then CMD on every running node at once, with\n"
+		"MASTER_ADDR, MASTER_PORT, NNODES, NODE_RANK,\n"
 		"NPROC_PER_NODE and GPUCLUSTER_NODE in its environment (as 'hosts --format\n"
 		"torchrun' computes them). Each line of output is shown as it comes, behind\n"
 		"the node's label. With --down the cluster is destroyed afterwards, whatever\n"
