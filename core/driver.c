@@ -456,7 +456,7 @@ int gc_driver_discover(struct gc_provider *p, const struct gc_pager *hooks,
 	int ret;
 
 	d.max_items = p && gc_driver(p) && gc_driver(p)->max_items ? gc_driver(p)->max_items
-								  : GC_DRIVER_MAX_ITEMS;
+								   : GC_DRIVER_MAX_ITEMS;
 	gc_instance_list_init(&d.found);
 	ret = gc_driver_pages(p, &pager, &d, err);
 	if (ret == 0 && d.twice)

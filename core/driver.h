@@ -188,8 +188,9 @@ int gc_driver_fail(struct gc_provider *p, const struct gc_driver_request *req, i
  * The bounds of one listing, whatever the cloud sends. Items: the largest cluster a spec
  * can describe (GC_SPEC_MAX_GROUPS x GC_SPEC_MAX_GROUP_COUNT) twice over, for the
  * terminated ones still listed and for gc, which lists every cluster's. Pages: that many
- * items at the smallest page we ask for (100), with room for the empty pages EC2 sends
- * under filters. Empty pages that still carry a token: this many in a row.
+ * items at the smallest page we ask for (100), with room for the empty pages a cloud
+ * sends when it filters after paging. Empty pages that still carry a token: this many in
+ * a row. Why these figures: providers.md, "Paging".
  */
 #define GC_DRIVER_MAX_ITEMS   (2u * GC_SPEC_MAX_GROUPS * GC_SPEC_MAX_GROUP_COUNT)
 #define GC_DRIVER_MAX_PAGES   1000

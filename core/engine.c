@@ -1849,7 +1849,7 @@ static size_t doomed(const struct gc_plan *plan)
 	for (size_t i = 0; i < plan->n_groups; i++)
 		for (size_t k = 0; k < plan->groups[i].n_nodes; k++)
 			n += plan->groups[i].nodes[k].action == GC_PLAN_REPLACE ||
-			     plan->groups[i].nodes[k].action == GC_PLAN_TERMINATE;
+				plan->groups[i].nodes[k].action == GC_PLAN_TERMINATE;
 	return n;
 }
 

@@ -116,7 +116,8 @@ static int listed_once(const struct gc_instance_list *l, struct gc_error *err)
 	for (size_t i = 1; i < n && ret == 0; i++)
 		if (strcmp(ids[i - 1], ids[i]) == 0)
 			ret = gc_error_set(err, GC_EINVALID,
-					   "DescribeInstances: instance '%s' is listed twice", ids[i]);
+					   "DescribeInstances: instance '%s' is listed twice",
+					   ids[i]);
 	free(ids);
 	return ret;
 }
@@ -321,8 +322,8 @@ int gc_teardown_doubt(const struct gc_provider *p, bool instances, struct gc_err
 {
 	bool keys = p && p->ops && (p->ops->caps & GC_CAP_ED25519_KEYPAIR);
 
-	return gc_error_prefix(err, "not %s%s", instances ? "terminating instances or deleting"
-								: "deleting",
+	return gc_error_prefix(err, "not %s%s",
+			       instances ? "terminating instances or deleting" : "deleting",
 			       keys ? " the key pair and security group" : " the security group");
 }
 
@@ -487,8 +488,7 @@ void gc_teardown_run(struct gc_teardown *t, struct gc_error *err)
 	settled = total == t->n;
 	if (t->cluster && !settled)
 		return;
-	if (!t->no_wait && (total || (t->hooks && t->hooks->look)) &&
-	    wait_gone(t, true, &e) < 0) {
+	if (!t->no_wait && (total || (t->hooks && t->hooks->look)) && wait_gone(t, true, &e) < 0) {
 		settled = false;
 		if (t->doubt) /* the wait's error says nothing is deleted */
 			t->doubt_err = e;

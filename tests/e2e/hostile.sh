@@ -46,7 +46,7 @@ hostile_run() {
 	note "$what: $1 exited 1 after $(((t1 - t0) / 1000000)) ms${TIME:+, max RSS $rss KiB}"
 }
 
-sim_start
+sim_start --seed 7
 spec "$work/c.yaml" e2e-hostile workers 2
 gc_ok apply -y "$work/c.yaml"
 expect_alive e2e-hostile 2 "after apply"

@@ -789,12 +789,14 @@ static void test_hostile_pages(void **state)
 	/* a listing that starts over on every page: its first instance comes back */
 	hostile_discover("endless-token", offset ? total : twice, 0);
 	hostile_discover("repeat-token",
-			 offset ? total : "DescribeInstances: the NextToken of page 1 came back on "
-					  "page 2",
+			 offset ? total
+				: "DescribeInstances: the NextToken of page 1 came back on "
+				  "page 2",
 			 0);
 	hostile_discover("empty-page-token",
-			 offset ? total : "DescribeInstances: page 4 is empty but carries a "
-					  "NextToken",
+			 offset ? total
+				: "DescribeInstances: page 4 is empty but carries a "
+				  "NextToken",
 			 0);
 	/* EC2 has no total: a fresh token; ECS's token listing does not read the total */
 	if (!strcmp(drv->name, "alibaba"))

@@ -1615,8 +1615,9 @@ static void test_destroy_stops_on_listing_error(void **state)
 	gc_engine_report_init(&rep);
 	assert_int_equal(gc_engine_destroy(&t->e, &t->opts, &rep, &err), -1);
 	assert_int_equal(err.code, GC_EINVALID);
-	assert_non_null(strstr(err.message, "not terminating instances or deleting the key pair "
-					    "and security group: cannot list the instances"));
+	assert_non_null(strstr(err.message,
+			       "not terminating instances or deleting the key pair "
+			       "and security group: cannot list the instances"));
 	assert_int_equal(F.calls[OP_TERMINATE], 0);
 	assert_int_equal(F.calls[OP_DELKEY] + F.calls[OP_DELSG], 0);
 	assert_int_equal(alive(CLUSTER), 5);
@@ -1627,8 +1628,9 @@ static void test_destroy_stops_on_listing_error(void **state)
 	F.fail_at = 1;
 	gc_engine_report_init(&rep);
 	assert_int_equal(gc_engine_destroy(&t->e, &t->opts, &rep, &err), -1);
-	assert_non_null(strstr(err.message, "not deleting the key pair and security group: "
-					    "while waiting for instances to terminate"));
+	assert_non_null(strstr(err.message,
+			       "not deleting the key pair and security group: "
+			       "while waiting for instances to terminate"));
 	assert_true(F.calls[OP_TERMINATE] > 0);
 	assert_int_equal(F.calls[OP_DELKEY] + F.calls[OP_DELSG], 0);
 	assert_non_null(fake_res_find(GC_RESOURCE_SECGROUP, "gpucluster-" CLUSTER));

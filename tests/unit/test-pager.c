@@ -209,8 +209,9 @@ static void test_item_cap(void **state)
 	assert_int_equal(GC_DRIVER_MAX_ITEMS, 64000);
 	assert_int_equal(run(&s, &err), -1);
 	assert_int_equal(err.code, GC_EINVALID);
-	assert_string_equal(err.message, "DescribeThings: more than 64000 items by page 65, "
-					 "more than this cluster can have");
+	assert_string_equal(err.message,
+			    "DescribeThings: more than 64000 items by page 65, "
+			    "more than this cluster can have");
 	assert_int_equal(s.sent, 65);
 }
 
@@ -264,8 +265,8 @@ static int disc_parse(struct gc_provider *p, void *ctx, const struct gc_buf *bod
 
 static const struct gc_pager disc_hooks = { NULL, NULL, disc_send, disc_parse };
 
-static int discover(unsigned pages, unsigned per_page, bool same_ids,
-		    struct gc_instance_list *out, struct gc_error *err)
+static int discover(unsigned pages, unsigned per_page, bool same_ids, struct gc_instance_list *out,
+		    struct gc_error *err)
 {
 	static const struct gc_discover_query q = { NULL, 0, false };
 
@@ -299,7 +300,8 @@ static void test_discover_listed_twice(void **state)
 	(void)state;
 	assert_int_equal(discover(1000000, 2, true, &out, &err), -1);
 	assert_int_equal(err.code, GC_EINVALID);
-	assert_string_equal(err.message, "DescribeInstances: instance 'i-0' is listed twice (page 2)");
+	assert_string_equal(err.message,
+			    "DescribeInstances: instance 'i-0' is listed twice (page 2)");
 	assert_int_equal(out.n, 0); /* all or nothing */
 	gc_instance_list_release(&out);
 }
@@ -337,7 +339,8 @@ static void test_discover_twice_in_a_page(void **state)
 	/* 3 per page, ids i-0 i-1 i-2 on every page: with one page, none twice; the
 	 * same ids again on page 2 */
 	assert_int_equal(discover(2, 3, true, &out, &err), -1);
-	assert_string_equal(err.message, "DescribeInstances: instance 'i-0' is listed twice (page 2)");
+	assert_string_equal(err.message,
+			    "DescribeInstances: instance 'i-0' is listed twice (page 2)");
 	gc_instance_list_release(&out);
 	assert_int_equal(discover(1, 3, true, &out, &err), 0);
 	assert_int_equal(out.n, 3);
@@ -353,8 +356,9 @@ static void test_discover_item_cap(void **state)
 	(void)state;
 	drv.max_items = 50;
 	assert_int_equal(discover(1000000, 7, false, &out, &err), -1);
-	assert_string_equal(err.message, "DescribeInstances: more than 50 items by page 8, more "
-					 "than this cluster can have");
+	assert_string_equal(err.message,
+			    "DescribeInstances: more than 50 items by page 8, more "
+			    "than this cluster can have");
 	assert_int_equal(F.most_kept, 50);
 	assert_int_equal(out.n, 0);
 	gc_instance_list_release(&out);

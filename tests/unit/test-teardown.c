@@ -117,8 +117,10 @@ static int fake_list(struct gc_provider *p, enum gc_resource_kind kind,
 	(void)n_tags;
 	(void)err;
 	gc_buf_addf(&F.calls, "list %s;", kind == GC_RESOURCE_KEYPAIR ? "keypair" : "secgroup");
-	if (F.fail_list && strcmp(F.fail_list, kind == GC_RESOURCE_KEYPAIR ? "keypair" : "secgroup") == 0)
-		return gc_error_set(err, GC_EINVALID, "DescribeKeyPairs: page 4 is empty but carries a NextToken");
+	if (F.fail_list &&
+	    strcmp(F.fail_list, kind == GC_RESOURCE_KEYPAIR ? "keypair" : "secgroup") == 0)
+		return gc_error_set(err, GC_EINVALID,
+				    "DescribeKeyPairs: page 4 is empty but carries a NextToken");
 	for (size_t i = 0; i < F.n_res; i++) {
 		struct gc_resource *r;
 
@@ -493,8 +495,9 @@ static void test_listed_twice(void **state)
 	gc_error_init(&err);
 	assert_int_equal(gc_teardown_discover(&prov, NULL, "c", false, &got, &err), -1);
 	assert_int_equal(err.code, GC_EINVALID);
-	assert_string_equal(err.message, "cannot list the instances of cluster 'c': "
-					 "DescribeInstances: instance 'a' is listed twice");
+	assert_string_equal(err.message,
+			    "cannot list the instances of cluster 'c': "
+			    "DescribeInstances: instance 'a' is listed twice");
 	assert_int_equal(got.n, 0);
 	assert_int_equal(gc_teardown_discover(&prov, NULL, NULL, false, &got, &err), -1);
 	F.twice = false;
