@@ -672,8 +672,8 @@ static int cmd_run(int argc, char **argv)
 	o.n_vars = n_vars;
 	o.concurrency = (unsigned)concurrency;
 	counts.node = gc_xcalloc(nodes.n, sizeof(*counts.node));
-	o.progress = on_event;
-	o.progress_ctx = &counts;
+	o.cb.progress = on_event;
+	o.cb.progress_ctx = &counts;
 	o.log = &log;
 
 	getrusage(RUSAGE_SELF, &ru0);

@@ -78,17 +78,12 @@ static void *own(struct gc_boot *b, void *p)
 	return p;
 }
 
-static const char *keep(struct gc_boot *b, char *s)
-{
-	return own(b, s);
-}
-
 static void add_var(struct gc_boot *b, const char *step, const char *name, const char *value,
 		    bool unhashed)
 {
 	GC_ALLOC_GROW(b->vars, b->n_vars + 1, b->alloc_vars);
 	b->vars[b->n_vars++] =
-		(struct gc_runner_var){ step, name, keep(b, gc_xstrdup(value ? value : "")),
+		(struct gc_runner_var){ step, name, own(b, gc_xstrdup(value ? value : "")),
 					unhashed };
 }
 
@@ -160,7 +155,7 @@ int gc_boot_add_nodes(struct gc_boot *b, const struct gc_spec *spec,
 
 	(void)err;
 	if (!b->user)
-		b->user = keep(b, gc_xstrdup(spec->ssh.user));
+		b->user = own(b, gc_xstrdup(spec->ssh.user));
 	b->port = spec->ssh.port ? spec->ssh.port : 22;
 	for (size_t i = 0; i < live->n; i++) {
 		const struct gc_instance *in = &live->items[i];
@@ -391,7 +386,7 @@ static void add_files(struct gc_boot *b)
 
 			gc_buf_addstr(&t, guard);
 			gc_buf_add(&t, f->data, f->len);
-			rf->data = keep(b, gc_buf_detach(&t, &rf->len));
+			rf->data = own(b, gc_buf_detach(&t, &rf->len));
 		}
 	}
 	b->n_files = gc_bootstrap_nfiles;
@@ -450,8 +445,8 @@ static void add_node_vars(struct gc_boot *b)
 		if (!n->have_facts)
 			continue;
 		v = own(b, gc_xcalloc(1 + 2 * gc_n_steps, sizeof(*v)));
-		gpus = keep(b, gc_xasprintf("%u", n->facts.gpus));
-		model = keep(b, gc_xstrdup(n->facts.gpu_model));
+		gpus = own(b, gc_xasprintf("%u", n->facts.gpus));
+		model = own(b, gc_xstrdup(n->facts.gpu_model));
 		v[k++] = (struct gc_runner_var){ NULL, "GC_NODE_GPUS", gpus, false };
 		for (size_t s = 0; s < gc_n_steps; s++) {
 			if (!gc_steps[s].node_facts)
@@ -479,7 +474,7 @@ int gc_boot_set_steps(struct gc_boot *b, const struct gc_spec *spec, enum gc_boo
 	if (mode == GC_BOOT_EXEC) {
 		if (!command || !*command)
 			return gc_error_set(err, GC_EINVALID, "no command to run");
-		add_step(b, GC_BOOT_EXEC_STEP, keep(b, gc_xstrdup(command)), timeout_ms,
+		add_step(b, GC_BOOT_EXEC_STEP, own(b, gc_xstrdup(command)), timeout_ms,
 			 GC_STEP_RERUN_ALWAYS);
 		return 0;
 	}
@@ -493,8 +488,8 @@ int gc_boot_set_steps(struct gc_boot *b, const struct gc_spec *spec, enum gc_boo
 			return -1;
 	for (size_t i = 0; i < spec->bootstrap.n_steps; i++) {
 		const struct gc_spec_step *st = &spec->bootstrap.steps[i];
-		const char *name = keep(b, gc_xasprintf(GC_STEP_USER_PREFIX "%s", st->name));
-		const char *script = keep(b, gc_xasprintf("set -euo pipefail\n%s\n", st->run));
+		const char *name = own(b, gc_xasprintf(GC_STEP_USER_PREFIX "%s", st->name));
+		const char *script = own(b, gc_xasprintf("set -euo pipefail\n%s\n", st->run));
 
 		add_step(b, name, script, (uint64_t)st->timeout_s * 1000, GC_STEP_RERUN_ON_CHANGE);
 	}

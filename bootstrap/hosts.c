@@ -246,11 +246,8 @@ static int ssh_inputs(const struct gc_hosts *h, const char *fmt, struct gc_buf *
 		      struct gc_buf *kh, struct gc_error *err)
 {
 	const char *u = h->user;
-	bool ok = (*u >= 'a' && *u <= 'z') || *u == '_';
 
-	for (; ok && *u; u++)
-		ok = (*u >= 'a' && *u <= 'z') || (*u >= '0' && *u <= '9') || strchr("._-", *u);
-	if (!ok)
+	if (!((*u >= 'a' && *u <= 'z') || *u == '_') || !gc_shape_chars(u, strlen(u), false, "._-"))
 		return gc_error_set(err, GC_EINVALID,
 				    "cannot write the user '%s' into %s: use a-z, 0-9, '.', '_' "
 				    "and '-', starting with a letter or '_'",

@@ -15,6 +15,7 @@
 #include "bootstrap/scripts.h"
 #include "core/alloc.h"
 #include "core/clock.h"
+#include "core/shape.h"
 #include "core/str.h"
 
 #define PROBE_TIMEOUT_MS  60000
@@ -138,32 +139,19 @@ void gc_runner_report_release(struct gc_runner_report *r)
 
 /* ---- validation and hashes --------------------------------------------------------------- */
 
-static bool chars_ok(const char *s, const char *extra)
-{
-	if (!s || !*s)
-		return false;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr(extra, c)))
-			return false;
-	}
-	return true;
-}
-
 static bool step_name_ok(const char *s)
 {
-	return chars_ok(s, "_-") && strlen(s) <= STEP_NAME_MAX;
+	return s && *s && strlen(s) <= STEP_NAME_MAX && gc_shape_chars(s, strlen(s), false, "_-");
 }
 
 static bool file_name_ok(const char *s)
 {
-	return chars_ok(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ._-") && s[0] != '.' && strlen(s) <= 255;
+	return gc_word_of(s, "._-") && s[0] != '.' && strlen(s) <= 255;
 }
 
 static bool dir_ok(const char *s)
 {
-	return chars_ok(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ._/-") && !strstr(s, "..");
+	return gc_word_of(s, "._/-") && !strstr(s, "..");
 }
 
 static size_t step_index(const struct gc_runner_opts *o, const char *name)
@@ -214,7 +202,7 @@ static int validate(const struct gc_runner_opts *o, const struct gc_runner_node 
 			return gc_error_set(err, GC_EINVALID, "step '%s' has no script", s->name);
 		if (step_index(o, s->name) != k)
 			return gc_error_set(err, GC_EINVALID, "step '%s' is listed twice", s->name);
-		if (s->stream && (!s->always || !o->output))
+		if (s->stream && (!s->always || !o->cb.output))
 			return gc_error_set(err, GC_EINVALID,
 					    "step '%s' streams its output: it must be `always` "
 					    "and the runner needs an output callback",
@@ -367,7 +355,7 @@ static void emit(struct run *r, struct node *nd, enum gc_runner_phase phase, boo
 {
 	struct gc_runner_event ev = { 0 };
 
-	if (!r->o->progress)
+	if (!r->o->cb.progress)
 		return;
 	ev.phase = phase;
 	ev.node = nd->idx;
@@ -381,7 +369,7 @@ static void emit(struct run *r, struct node *nd, enum gc_runner_phase phase, boo
 		ev.result = &nd->res->steps[nd->step];
 	}
 	ev.err = err;
-	r->o->progress(r->o->progress_ctx, &ev);
+	r->o->cb.progress(r->o->cb.progress_ctx, &ev);
 }
 
 static void push(struct run *r, struct node *nd, bool front)
@@ -436,7 +424,7 @@ static void note(struct gc_runner_step_result *sr, const char *fmt, ...)
 }
 
 /*
- * A streamed step: hands the complete lines of one stream to opts->output and drops them
+ * A streamed step: hands the complete lines of one stream to opts->cb.output and drops them
  * from the capture, so the cap only ever holds one unfinished line. At the end of an
  * attempt (end) what is left goes too, as a partial line; so does a line that filled the
  * cap, after which capture resumes (ssh.c keeps nothing more once a stream is marked
@@ -464,7 +452,7 @@ static void stream_buf(struct run *r, struct node *nd, int which, bool end)
 		l.text = b->data + start;
 		l.len = (size_t)(nl - l.text);
 		l.partial = false;
-		r->o->output(r->o->output_ctx, &l);
+		r->o->cb.output(r->o->cb.output_ctx, &l);
 		*nl = '\n';
 		start = (size_t)(nl - b->data) + 1;
 	}
@@ -472,7 +460,7 @@ static void stream_buf(struct run *r, struct node *nd, int which, bool end)
 		l.text = b->data + start;
 		l.len = b->len - start;
 		l.partial = true;
-		r->o->output(r->o->output_ctx, &l);
+		r->o->cb.output(r->o->cb.output_ctx, &l);
 		start = b->len;
 	}
 	if (*truncated) {
@@ -1086,7 +1074,7 @@ static int loop(struct run *r)
 		size_t np = 0;
 		int timeout, rc;
 
-		if (r->o->cancelled && r->o->cancelled(r->o->cancel_ctx)) {
+		if (r->o->cb.cancelled && r->o->cb.cancelled(r->o->cb.cancel_ctx)) {
 			r->cancelled = true;
 			cancel_all(r);
 			break;

@@ -9,9 +9,9 @@
  *
  * Contracts: output is captured per node and step, never mixed with another node's, and
  * `out` is exactly what the final attempt printed (earlier attempts go to `history`); a
- * `stream` step hands whole lines to opts->output and keeps none. opts->progress is called
- * from the loop thread; opts->cancelled is polled at least every 100 ms, and on cancel
- * every connection is closed and the run returns GC_ECANCELLED.
+ * `stream` step hands whole lines to opts->cb.output and keeps none. opts->cb.progress is
+ * called from the loop thread; opts->cb.cancelled is polled at least every 100 ms, and on
+ * cancel every connection is closed and the run returns GC_ECANCELLED.
  *
  * Life cycle: gc_runner_report_init -> gc_runner_run -> read the report ->
  * gc_runner_report_release. Everything in opts and nodes is borrowed for the call.
@@ -67,10 +67,10 @@ struct gc_runner_step {
 	 * when an earlier step ran, and is skipped otherwise (smoke on a re-apply: a node
 	 * that passed since it last booted, with nothing changed, is not tested again). */
 	bool per_boot;
-	/* Its output goes to opts->output line by line as it arrives and is not kept: the
+	/* Its output goes to opts->cb.output line by line as it arrives and is not kept: the
 	 * result's out and err stay empty. A dropped connection fails it instead of running
 	 * it again (it is a job, which must not start twice). Only for `always` steps (a
-	 * marked step's skip is recognised from its whole output) and with opts->output. */
+	 * marked step's skip is recognised from its whole output) and with opts->cb.output. */
 	bool stream;
 };
 
@@ -170,6 +170,19 @@ struct gc_runner_line {
 	bool partial;
 };
 
+/* What a run reports through and polls: the runner's and a session's (session.h). */
+struct gc_runner_callbacks {
+	void (*progress)(void *ctx, const struct gc_runner_event *ev); /* NULL: none */
+	void *progress_ctx;
+	bool (*cancelled)(void *ctx); /* NULL: never */
+	void *cancel_ctx;
+	/* The lines of `stream` steps, from the loop thread, in the order they arrived on each
+	 * stream (a node's stdout and stderr are read in turn, so their relative order is
+	 * only as good as the arrival). NULL: no step may stream. */
+	void (*output)(void *ctx, const struct gc_runner_line *line);
+	void *output_ctx;
+};
+
 struct gc_runner_opts {
 	const char *user;
 	const struct gc_keypair *key;
@@ -196,15 +209,7 @@ struct gc_runner_opts {
 	const char *remote_dir;	     /* 0: GC_RUNNER_REMOTE_DIR */
 	const char *marker_dir;	     /* 0: GC_RUNNER_MARKER_DIR */
 
-	void (*progress)(void *ctx, const struct gc_runner_event *ev);
-	void *progress_ctx;
-	bool (*cancelled)(void *ctx);
-	void *cancel_ctx;
-	/* The lines of `stream` steps, from the loop thread, in the order they arrived on each
-	 * stream (a node's stdout and stderr are read in turn, so their relative order is
-	 * only as good as the arrival). NULL: no step may stream. */
-	void (*output)(void *ctx, const struct gc_runner_line *line);
-	void *output_ctx;
+	struct gc_runner_callbacks cb;
 	struct gc_log *log;
 };
 

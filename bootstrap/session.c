@@ -71,7 +71,7 @@ static int open_steps(struct gc_session *s, const struct gc_session_opts *o, str
 	if (gc_boot_set_steps(&s->boot, s->engine->spec, o->mode, o->command, o->timeout_ms,
 			      o->verbose, err) < 0)
 		return -1;
-	if (o->output && o->mode == GC_BOOT_EXEC)
+	if (o->cb.output && o->mode == GC_BOOT_EXEC)
 		for (size_t k = 0; k < s->boot.n_steps; k++)
 			s->boot.steps[k].stream = true;
 	if (o->prepare && o->prepare(o->prepare_ctx, s, err) < 0)
@@ -89,8 +89,8 @@ static int open_keys(struct gc_session *s, const struct gc_session_opts *o, stru
 	struct gc_boot_pin_opts po = {
 		.console_wait_ms = GC_BOOT_CONSOLE_WAIT_MS,
 		.strict = o->strict,
-		.cancelled = o->cancelled,
-		.cancel_ctx = o->cancel_ctx,
+		.cancelled = o->cb.cancelled,
+		.cancel_ctx = o->cb.cancel_ctx,
 		.log = e->log,
 	};
 
@@ -135,10 +135,8 @@ static void runner_opts(struct gc_session *s, const struct gc_session_opts *o,
 	if (!o)
 		return;
 	ro->ssh_wait_ms = o->ssh_wait_ms;
-	ro->progress = o->progress;
-	ro->progress_ctx = o->progress_ctx;
-	ro->cancelled = o->cancelled;
-	ro->cancel_ctx = o->cancel_ctx;
+	ro->cb = o->cb;
+	ro->cb.output = NULL;
 }
 
 static void parse_smoke(struct gc_session *s)
@@ -211,10 +209,8 @@ int gc_session_run(struct gc_session *s, const struct gc_session_opts *o, struct
 	runner_opts(s, o, &ro);
 	gc_boot_runner_opts(&s->boot, &ro);
 	ro.force_from = o->from;
-	if (o->output && o->mode == GC_BOOT_EXEC) {
-		ro.output = o->output;
-		ro.output_ctx = o->output_ctx;
-	}
+	if (o->mode == GC_BOOT_EXEC)
+		ro.cb.output = o->cb.output;
 	gc_runner_run(&ro, s->boot.nodes, s->boot.n_nodes, &s->report, err);
 	if (s->report.n_nodes != s->boot.n_nodes)
 		return -1; /* the runner refused its options before running anything */

@@ -54,15 +54,9 @@ struct gc_session_opts {
 	 * NULL: none. */
 	int (*prepare)(void *ctx, struct gc_session *s, struct gc_error *err);
 	void *prepare_ctx;
-	/* The runner's events, its cancel poll (also polled while pinning) and, for
-	 * GC_BOOT_EXEC, the command's output line by line (the step then streams and the
-	 * report keeps none of it). NULL: none. */
-	void (*progress)(void *ctx, const struct gc_runner_event *ev);
-	void *progress_ctx;
-	bool (*cancelled)(void *ctx);
-	void *cancel_ctx;
-	void (*output)(void *ctx, const struct gc_runner_line *line);
-	void *output_ctx;
+	/* The runner's; cancelled is also polled while pinning, and output is only for
+	 * GC_BOOT_EXEC (the step then streams and the report keeps none of its output). */
+	struct gc_runner_callbacks cb;
 };
 
 struct gc_session {

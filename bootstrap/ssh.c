@@ -27,6 +27,7 @@
 #include "core/alloc.h"
 #include "core/clock.h"
 #include "core/hash.h"
+#include "core/shape.h"
 
 #define PEM_MAX	   ((size_t)16 << 10)
 #define READ_CHUNK 16384
@@ -114,16 +115,7 @@ int gc_sh_quote(struct gc_buf *b, const char *s)
 
 bool gc_sh_name_ok(const char *name)
 {
-	if (!name || !*name || (*name >= '0' && *name <= '9'))
-		return false;
-	for (const char *p = name; *p; p++) {
-		char c = *p;
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_'))
-			return false;
-	}
-	return true;
+	return gc_word_of(name, "_") && !(*name >= '0' && *name <= '9');
 }
 
 int gc_sh_env_prefix(struct gc_buf *b, const struct gc_ssh_env *env, size_t n, struct gc_error *err)
@@ -376,6 +368,18 @@ static int cmd_fail(struct gc_ssh *s, int rc, const char *doing, struct gc_error
 	teardown(s);
 	s->res = NULL;
 	return -1;
+}
+
+/* The end of a nonblocking channel call: 1 to call it again, a failure, or on to next. */
+static int cmd_next(struct gc_ssh *s, int rc, enum ssh_state next, const char *doing,
+		    struct gc_error *err)
+{
+	if (rc == LIBSSH2_ERROR_EAGAIN)
+		return 1;
+	if (rc < 0)
+		return cmd_fail(s, rc, doing, err);
+	s->st = next;
+	return 0;
 }
 
 /* A failure while connecting: the connection is closed. */
@@ -765,40 +769,22 @@ static int command_step(struct gc_ssh *s, struct gc_error *err)
 	switch (s->st) {
 	case ST_OPEN:
 		s->ch = libssh2_channel_open_session(s->sess);
-		if (!s->ch) {
-			rc = libssh2_session_last_errno(s->sess);
-			if (rc == LIBSSH2_ERROR_EAGAIN)
-				return 1;
-			return cmd_fail(s, rc, "open a channel for", err);
-		}
-		s->st = ST_EXEC;
-		return 0;
+		/* NULL sets the session's error: EAGAIN, or why it failed */
+		return cmd_next(s, s->ch ? 0 : libssh2_session_last_errno(s->sess), ST_EXEC,
+				"open a channel for", err);
 	case ST_EXEC:
-		rc = libssh2_channel_exec(s->ch, s->cmdline.data);
-		if (rc == LIBSSH2_ERROR_EAGAIN)
-			return 1;
-		if (rc < 0)
-			return cmd_fail(s, rc, "start", err);
-		s->st = ST_IO;
-		return 0;
+		return cmd_next(s, libssh2_channel_exec(s->ch, s->cmdline.data), ST_IO, "start",
+				err);
 	case ST_IO: return io_step(s, err);
 	case ST_CLOSE:
-		rc = libssh2_channel_close(s->ch);
-		if (rc == LIBSSH2_ERROR_EAGAIN)
-			return 1;
-		if (rc < 0)
-			return cmd_fail(s, rc, "close the channel of", err);
-		s->st = ST_WAIT_CLOSED;
-		return 0;
+		return cmd_next(s, libssh2_channel_close(s->ch), ST_WAIT_CLOSED,
+				"close the channel of", err);
 	case ST_WAIT_CLOSED:
-		rc = libssh2_channel_wait_closed(s->ch);
-		if (rc == LIBSSH2_ERROR_EAGAIN)
-			return 1;
-		if (rc < 0)
-			return cmd_fail(s, rc, "close the channel of", err);
-		collect_exit(s);
-		s->st = ST_FREE;
-		return 0;
+		rc = cmd_next(s, libssh2_channel_wait_closed(s->ch), ST_FREE,
+			      "close the channel of", err);
+		if (rc == 0)
+			collect_exit(s);
+		return rc;
 	case ST_FREE:
 		rc = libssh2_channel_free(s->ch);
 		if (rc == LIBSSH2_ERROR_EAGAIN)

@@ -70,7 +70,7 @@ int gc_cmd_boot_run(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 	so.ssh_wait_ms = (uint64_t)gc_cmd_opt_int(ctx, "ssh-wait") * 1000;
 	so.strict = gc_cmd_opt_given(ctx, "strict-host-keys");
 	so.verbose = ctx->globals.verbose >= 2;
-	so.cancelled = gc_cmd_progress_tick;
+	so.cb.cancelled = gc_cmd_progress_tick;
 	if (gc_session_open(out, e, live, &so, &err) < 0) {
 		switch (out->stage) {
 		case GC_SESSION_FROM: bad_from(ctx, &out->boot, o->from); return GC_EXIT_USAGE;
@@ -96,11 +96,11 @@ int gc_cmd_boot_run(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 
 	gc_cmd_progress_begin(&prog, ctx, &out->boot, mode_verb(o->mode));
 	/* lines rewritten in place would tear the streamed ones */
-	if (o->output && o->mode == GC_BOOT_EXEC)
+	if (o->cb.output && o->mode == GC_BOOT_EXEC)
 		prog.live = false;
-	so.progress = gc_cmd_progress_event;
-	so.progress_ctx = &prog;
-	so.cancel_ctx = &prog;
+	so.cb.progress = gc_cmd_progress_event;
+	so.cb.progress_ctx = &prog;
+	so.cb.cancel_ctx = &prog;
 	gc_session_run(out, &so, &err);
 	gc_cmd_progress_end(&prog);
 	if (!out->ran) {
@@ -171,12 +171,8 @@ static void print_node_failure(struct gc_cmd_ctx *ctx, const struct gc_session *
 			fs = k;
 		}
 	}
-	if (sm && fs == b->boot.smoke_step && fs != SIZE_MAX) {
-		gc_out_error(ctx->out, "%s (%s): smoke test failed: %s", bn->id, bn->label,
-			     sm->reason);
-		return;
-	}
-	if (nr->err.code == GC_OK && sm && !sm->ok) {
+	if (sm &&
+	    ((fs == b->boot.smoke_step && fs != SIZE_MAX) || (nr->err.code == GC_OK && !sm->ok))) {
 		gc_out_error(ctx->out, "%s (%s): smoke test failed: %s", bn->id, bn->label,
 			     sm->reason);
 		return;
@@ -232,24 +228,19 @@ static void result_text(char *out, size_t size, const struct gc_smoke_report *r)
 	if (r->ok && r->earlier) {
 		snprintf(out, size,
 			 "ok (passed earlier this boot; run 'gpucluster smoke' to re-test)");
-		gc_buf_release(&b);
-		return;
-	}
-	if (r->ok) {
+	} else if (r->ok) {
 		snprintf(out, size, "ok%s", r->simulated ? " (simulated)" : "");
-		gc_buf_release(&b);
-		return;
-	}
-	for (size_t i = 0; i < r->n_checks; i++)
-		if (!r->checks[i].ok)
-			gc_buf_addf(&b, "%s%s", b.len ? ", " : "", r->checks[i].name);
-	if (!r->ran)
+	} else if (!r->ran) {
 		snprintf(out, size, "FAILED: did not run");
-	else if (!r->parsed)
+	} else if (!r->parsed) {
 		snprintf(out, size, "FAILED: no valid report");
-	else
+	} else {
+		for (size_t i = 0; i < r->n_checks; i++)
+			if (!r->checks[i].ok)
+				gc_buf_addf(&b, "%s%s", b.len ? ", " : "", r->checks[i].name);
 		snprintf(out, size, "FAILED: %s%s", b.len ? b.data : "see above",
 			 r->simulated ? " (simulated)" : "");
+	}
 	gc_buf_release(&b);
 }
 
@@ -338,17 +329,10 @@ static void boot_print(struct gc_cmd_ctx *ctx, const struct gc_session *b)
 
 /* ---- JSON -------------------------------------------------------------------------- */
 
+/* The runner's word for a state, but "skipped" alone (docs/cli.md's JSON). */
 static const char *step_state_word(enum gc_step_state s)
 {
-	switch (s) {
-	case GC_STEP_PENDING: return "pending";
-	case GC_STEP_RUNNING: return "running";
-	case GC_STEP_OK: return "ok";
-	case GC_STEP_SKIPPED: return "skipped";
-	case GC_STEP_FAILED: return "failed";
-	case GC_STEP_CANCELLED: return "cancelled";
-	}
-	return "unknown";
+	return s == GC_STEP_SKIPPED ? "skipped" : gc_step_state_name(s);
 }
 
 static const char *pin_word(enum gc_boot_pin_source s)

@@ -52,26 +52,57 @@ void gc_cmd_report_error(struct gc_cmd_ctx *ctx, const char *what, const struct 
 	}
 }
 
+void gc_cmd_hint_after(struct gc_output *out, const struct gc_error *err, const char *verb)
+{
+	switch (err->code) {
+	case GC_EINVALID:
+	case GC_ENOTFOUND:
+	case GC_EUNSUPPORTED:
+	case GC_ETOOBIG:
+		gc_out_hint(out,
+			    "a re-run cannot fix this: correct what the message names, then check "
+			    "the spec with '%s plan'",
+			    GC_PROGRAM);
+		break;
+	case GC_EAUTH:
+	case GC_EQUOTA:
+	case GC_ELOCKED:
+	case GC_ECANCELLED:
+	case GC_EIO: break;
+	default:
+		gc_out_hint(out, "run '%s %s' again to finish: it converges on what exists",
+			    GC_PROGRAM, verb);
+		break;
+	}
+}
+
+int gc_cmd_open_cloud(struct gc_cmd_ctx *ctx, const struct gc_provider_ops *ops,
+		      struct gc_provider_config *cfg, struct gc_provider **out,
+		      struct gc_error *err)
+{
+	int rc;
+
+	cfg->env = ctx->env;
+	cfg->log = ctx->log;
+	cfg->cancelled = gc_cmd_cancelled;
+	rc = gc_provider_open(out, ops, cfg, err);
+	gc_gha_flush_masks(ctx->gha); /* the credentials it found, before anything else */
+	return rc;
+}
+
 int gc_cmd_open_provider(struct gc_cmd_ctx *ctx)
 {
 	const struct gc_spec *spec = ctx->spec;
-	const struct gc_provider_ops *ops = spec->provider.ops;
 	struct gc_provider_config cfg = {
 		.region = spec->provider.region,
 		.profile = spec->provider.profile,
 		.endpoint = spec->provider.endpoint,
 		.oidc = &spec->provider.oidc,
-		.env = ctx->env,
-		.log = ctx->log,
-		.cancelled = gc_cmd_cancelled,
 	};
 	struct gc_error err;
-	int rc;
 
 	gc_error_init(&err);
-	rc = gc_provider_open(&ctx->provider, ops, &cfg, &err);
-	gc_gha_flush_masks(ctx->gha); /* the credentials it found, before anything else */
-	if (rc < 0) {
+	if (gc_cmd_open_cloud(ctx, spec->provider.ops, &cfg, &ctx->provider, &err) < 0) {
 		gc_cmd_report_error(ctx, spec->provider.name, &err);
 		return -1;
 	}
@@ -165,7 +196,7 @@ double gc_cmd_price(struct gc_provider *p, struct gc_price_cache *cache, const c
 
 json_t *gc_cmd_report_json(const struct gc_engine_report *r)
 {
-	json_t *doc = json_object(), *groups = json_array(), *created = json_array();
+	json_t *groups = json_array(), *created = json_array();
 
 	for (size_t i = 0; i < r->n_groups; i++) {
 		const struct gc_engine_group_report *g = &r->groups[i];
@@ -191,13 +222,10 @@ json_t *gc_cmd_report_json(const struct gc_engine_report *r)
 						in->zone, "state",
 						gc_instance_state_name(in->state)));
 	}
-	json_object_set_new(doc, "groups", groups);
-	json_object_set_new(doc, "created", created);
-	json_object_set_new(doc, "terminated", json_integer((json_int_t)r->n_terminated));
-	json_object_set_new(doc, "api_calls", json_integer((json_int_t)r->api_calls));
-	json_object_set_new(doc, "throttled", json_integer((json_int_t)r->throttled));
-	json_object_set_new(doc, "wall_ms", json_integer((json_int_t)r->wall_ms));
-	return doc;
+	return json_pack("{s:o, s:o, s:I, s:I, s:I, s:I}", "groups", groups, "created", created,
+			 "terminated", (json_int_t)r->n_terminated, "api_calls",
+			 (json_int_t)r->api_calls, "throttled", (json_int_t)r->throttled, "wall_ms",
+			 (json_int_t)r->wall_ms);
 }
 
 void gc_cmd_print_report(struct gc_cmd_ctx *ctx, const char *verb, const struct gc_engine_report *r)

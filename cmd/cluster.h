@@ -24,10 +24,22 @@
 
 /* NEEDS_CREDS: opens the spec's cloud into ctx->provider, or reports why not. */
 int gc_cmd_open_provider(struct gc_cmd_ctx *ctx);
+/* Opens ops with cfg (its environment, log and cancel set from ctx) and masks the
+ * credentials it found (cmd/gha.h) before anything else is written. */
+int gc_cmd_open_cloud(struct gc_cmd_ctx *ctx, const struct gc_provider_ops *ops,
+		      struct gc_provider_config *cfg, struct gc_provider **out,
+		      struct gc_error *err);
 
 /* "gpucluster: error: WHAT: MESSAGE (CloudCode, request ID)" plus a hint for the codes a
  * user can act on (credentials, quota, locks). what may be NULL. */
 void gc_cmd_report_error(struct gc_cmd_ctx *ctx, const char *what, const struct gc_error *err);
+
+/* After a failed apply, scale or destroy (verb): "run it again" only for the classes a
+ * re-run can get past (transient, throttled, timeout, capacity, a wrong answer, a token
+ * clash, generic); for a configuration error (invalid, not-found, unsupported, too-big)
+ * the advice to fix the input instead; nothing more where gc_cmd_report_error already
+ * advised (auth, quota, lock, cancel). */
+void gc_cmd_hint_after(struct gc_output *out, const struct gc_error *err, const char *verb);
 
 /* The exit code for a failed engine call: 130 when cancelled, else 1. */
 int gc_cmd_exit_for(const struct gc_error *err);

@@ -59,20 +59,19 @@ int gc_cmd_apply_run(struct gc_cmd_ctx *ctx, const char *const *names, const uns
 	if (!json)
 		gc_cmd_show_plan(ctx, &plan);
 	changes = gc_plan_has_changes(&plan);
-	if (changes && !gc_cmd_confirm(ctx, "Apply these changes?")) {
+	/* run approves what it launches; taking nodes away still needs -y or a "yes" */
+	if (changes && !(ctx->launches_approved && !plan.n_terminate && !plan.n_replace) &&
+	    !gc_cmd_confirm(ctx, "Apply these changes?")) {
 		gc_error_set(&err, GC_EGENERIC, "the changes were not confirmed");
 		goto out;
 	}
-	if (changes && gc_engine_apply(&e, &plan, &opts, &report, &err) < 0) {
+	if ((changes ? gc_engine_apply(&e, &plan, &opts, &report, &err)
+		     : gc_engine_reconcile(&e, &plan, &err)) < 0) {
 		failed = true;
 		if (!json)
 			gc_cmd_print_report(ctx, ctx->entry->name, &report);
 		gc_cmd_report_error(ctx, NULL, &err);
-		if (err.code != GC_ECANCELLED)
-			gc_out_hint(ctx->out,
-				    "run '%s %s' again to finish: it converges on what "
-				    "exists",
-				    GC_PROGRAM, ctx->entry->name);
+		gc_cmd_hint_after(ctx->out, &err, ctx->entry->name);
 		rc = gc_cmd_exit_for(&err);
 		/* what did come up is still bootstrapped, unless nothing more can work */
 		if (err.code == GC_ECANCELLED || err.code == GC_EAUTH) {

@@ -107,8 +107,7 @@ static int destroy_exec(struct gc_cmd_ctx *ctx)
 	if (gc_engine_destroy_selected(&e, sel.filters, sel.n, &opts, &report, &err) < 0) {
 		gc_cmd_print_report(ctx, "destroy", &report);
 		gc_cmd_report_error(ctx, NULL, &err);
-		if (err.code != GC_ECANCELLED)
-			gc_out_hint(ctx->out, "run '%s destroy' again to finish", GC_PROGRAM);
+		gc_cmd_hint_after(ctx->out, &err, "destroy");
 		rc = gc_cmd_exit_for(&err);
 		goto out;
 	}

@@ -14,7 +14,6 @@
 
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
-#include "cmd/gha.h"
 #include "cmd/output.h"
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -190,18 +189,10 @@ static int open_region(struct gc_cmd_ctx *ctx, struct gc_job *j, const char *reg
 		       struct gc_provider **out, struct gc_error *err)
 {
 	struct gc_provider_config cfg = {
-		.region = region,
-		.profile = j->profile,
-		.endpoint = j->endpoint,
-		.oidc = j->oidc,
-		.env = ctx->env,
-		.log = ctx->log,
-		.cancelled = gc_cmd_cancelled,
+		.region = region, .profile = j->profile, .endpoint = j->endpoint, .oidc = j->oidc
 	};
-	int rc = gc_provider_open(out, j->ops, &cfg, err);
 
-	gc_gha_flush_masks(ctx->gha); /* the credentials it found, before anything else */
-	return rc;
+	return gc_cmd_open_cloud(ctx, j->ops, &cfg, out, err);
 }
 
 /* --all-regions: the account's regions, asked in the first region given, else the spec's,
@@ -460,7 +451,8 @@ static int gc_exec(struct gc_cmd_ctx *ctx)
 		}
 	}
 	gc_sweep_classify(&j.found, &j.sweep);
-	qsort(j.found.items, j.found.n, sizeof(*j.found.items), item_order);
+	if (j.found.n) /* qsort wants an array, even of none */
+		qsort(j.found.items, j.found.n, sizeof(*j.found.items), item_order);
 	count = gc_sweep_count(&j.found);
 	if (ctx->out->format != GC_OUTPUT_JSON) {
 		if (count)

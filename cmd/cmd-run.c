@@ -252,14 +252,10 @@ static int teardown(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_engin
 			goto out;
 		gc_cmd_report_error(ctx, "teardown", &err);
 	}
-	if (err.code == GC_ECANCELLED) {
-		gc_out_error(o, "TEARDOWN ABORTED: cluster '%s' may still be running, and billing",
-			     ctx->spec->name);
+	gc_out_error(o, "TEARDOWN %s: cluster '%s' may still be running, and billing",
+		     err.code == GC_ECANCELLED ? "ABORTED" : "FAILED", ctx->spec->name);
+	if (err.code == GC_ECANCELLED)
 		rc = GC_EXIT_INTERRUPTED;
-	} else {
-		gc_out_error(o, "TEARDOWN FAILED: cluster '%s' may still be running, and billing",
-			     ctx->spec->name);
-	}
 	gc_out_hint(o, "'%s destroy -y %s' finishes it", GC_PROGRAM, ctx->spec_file);
 out:
 	/* in GitHub Actions, the same summary as destroy's */
@@ -321,8 +317,8 @@ static int run_command(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_s
 	o.timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "timeout") * 1000;
 	o.prepare = run_prepare;
 	o.prepare_ctx = rs;
-	o.output = run_line;
-	o.output_ctx = rs;
+	o.cb.output = run_line;
+	o.cb.output_ctx = rs;
 	rc = gc_cmd_boot_run(ctx, e, NULL, &o, b);
 	if (rc == GC_EXIT_OK && !b->ran) {
 		gc_out_error(ctx->out, "cluster '%s' has no running nodes", ctx->spec->name);
@@ -360,10 +356,9 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 			     "'--no-wait' cannot go with 'run': the command needs running nodes");
 		return GC_EXIT_USAGE;
 	}
-	/* the command line is the confirmation: run never asks, as apply -y */
-	for (size_t i = 0; ctx->entry->opts[i].name; i++)
-		if (strcmp(ctx->entry->opts[i].name, "auto-approve") == 0 && !ctx->opts[i].count)
-			ctx->opts[i].count = 1;
+	/* the command line is the confirmation of what the apply launches; terminating
+	 * nodes (a spec that now says fewer) still asks, unless -y */
+	ctx->launches_approved = true;
 	if (down)
 		gc_cmd_catch_interrupts(2);
 	memset(&rs, 0, sizeof(rs));
@@ -424,8 +419,9 @@ const struct gc_cmd_entry gc_cmd_run = {
 	.summary = "apply, run a command on every node with its rank, then (--down) destroy",
 	.usage = "[FILE] -- CMD...",
 	.description =
-		"A job's life cycle in one command: apply as 'apply -y' would (bootstrap\n"
-		"included; --no-apply uses the cluster as it is), then CMD on every running\n"
+		"A job's life cycle in one command: apply (bootstrap included; launches need\n"
+		"no confirmation, terminating nodes does: -y or a 'yes'; --no-apply uses the\n"
+		"cluster as it is), then CMD on every running\n"
 		"node at once, with MASTER_ADDR, MASTER_PORT, NNODES, NODE_RANK,\n"
 		"NPROC_PER_NODE and GPUCLUSTER_NODE in its environment (as 'hosts --format\n"
 		"torchrun' computes them). Each line of output is shown as it comes, behind\n"

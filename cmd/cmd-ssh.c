@@ -60,9 +60,9 @@ static int ssh_exec(struct gc_cmd_ctx *ctx)
 		.n_names = 1,
 		.ssh_wait_ms = (uint64_t)gc_cmd_opt_int(ctx, "ssh-wait") * 1000,
 		.strict = gc_cmd_opt_given(ctx, "strict-host-keys"),
-		.progress = gc_cmd_progress_wait,
-		.progress_ctx = ctx,
-		.cancelled = gc_cmd_progress_tick,
+		.cb = { .progress = gc_cmd_progress_wait,
+			.progress_ctx = ctx,
+			.cancelled = gc_cmd_progress_tick },
 	};
 	struct gc_error err;
 	char **argv = NULL, *key_path = NULL;

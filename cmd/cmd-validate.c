@@ -177,20 +177,14 @@ static json_t *jlist(char *const *items, size_t n)
 
 static json_t *group_json(const struct gc_spec_group *g)
 {
-	json_t *j = json_object();
-
-	json_object_set_new(j, "name", jstr(g->name));
-	json_object_set_new(j, "count", json_integer(g->count));
-	json_object_set_new(j, "instance_types", jlist(g->instance_types, g->n_instance_types));
-	json_object_set_new(j, "zones", jlist(g->zones, g->n_zones));
-	json_object_set_new(j, "market", jstr(gc_market_name(g->market)));
-	json_object_set_new(j, "max_spot_price",
-			    g->max_spot_price > 0 ? json_real(g->max_spot_price) : json_null());
-	json_object_set_new(j, "image", jstr(g->image));
-	json_object_set_new(j, "image_is_alias", json_boolean(g->image_is_alias));
-	json_object_set_new(j, "disk_gb", json_integer(g->disk_gb));
-	json_object_set_new(j, "placement", jstr(gc_placement_name(g->placement)));
-	return j;
+	return json_pack(
+		"{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:I, s:o}", "name", jstr(g->name),
+		"count", (json_int_t)g->count, "instance_types",
+		jlist(g->instance_types, g->n_instance_types), "zones", jlist(g->zones, g->n_zones),
+		"market", jstr(gc_market_name(g->market)), "max_spot_price",
+		g->max_spot_price > 0 ? json_real(g->max_spot_price) : json_null(), "image",
+		jstr(g->image), "image_is_alias", (int)g->image_is_alias, "disk_gb",
+		(json_int_t)g->disk_gb, "placement", jstr(gc_placement_name(g->placement)));
 }
 
 static json_t *step_json(const struct gc_spec_step *st)
@@ -204,31 +198,25 @@ static json_t *step_json(const struct gc_spec_step *st)
 
 static json_t *spec_json(const struct gc_spec *s)
 {
+	const struct gc_spec_oidc *oidc = &s->provider.oidc;
+	bool has_ttl = s->lifecycle.ttl_s > 0;
 	json_t *j = json_object(), *o, *a;
 	char ttl[32];
 
 	json_object_set_new(j, "name", jstr(s->name));
-	o = json_object();
-	json_object_set_new(o, "name", jstr(s->provider.name));
-	json_object_set_new(o, "region", jstr(s->provider.region));
-	json_object_set_new(o, "profile", jstr(s->provider.profile));
-	json_object_set_new(o, "endpoint", jstr(s->provider.endpoint));
-	if (s->provider.oidc.role)
-		json_object_set_new(o, "oidc",
-				    json_pack("{s:o, s:o, s:o, s:o}", "role",
-					      jstr(s->provider.oidc.role), "provider",
-					      jstr(s->provider.oidc.provider), "audience",
-					      jstr(s->provider.oidc.audience), "session_name",
-					      jstr(s->provider.oidc.session_name)));
-	else
-		json_object_set_new(o, "oidc", json_null());
-	json_object_set_new(j, "provider", o);
-
-	o = json_object();
-	json_object_set_new(o, "user", jstr(s->ssh.user));
-	json_object_set_new(o, "port", json_integer(s->ssh.port));
-	json_object_set_new(o, "allow_from", jlist(s->ssh.allow_from, s->ssh.n_allow_from));
-	json_object_set_new(j, "ssh", o);
+	o = oidc->role ? json_pack("{s:o, s:o, s:o, s:o}", "role", jstr(oidc->role), "provider",
+				   jstr(oidc->provider), "audience", jstr(oidc->audience),
+				   "session_name", jstr(oidc->session_name))
+		       : json_null();
+	json_object_set_new(j, "provider",
+			    json_pack("{s:o, s:o, s:o, s:o, s:o}", "name", jstr(s->provider.name),
+				      "region", jstr(s->provider.region), "profile",
+				      jstr(s->provider.profile), "endpoint",
+				      jstr(s->provider.endpoint), "oidc", o));
+	json_object_set_new(j, "ssh",
+			    json_pack("{s:o, s:I, s:o}", "user", jstr(s->ssh.user), "port",
+				      (json_int_t)s->ssh.port, "allow_from",
+				      jlist(s->ssh.allow_from, s->ssh.n_allow_from)));
 
 	json_object_set_new(j, "node_count", json_integer(gc_spec_node_count(s)));
 	a = json_array();
@@ -236,36 +224,29 @@ static json_t *spec_json(const struct gc_spec *s)
 		json_array_append_new(a, group_json(&s->groups[i]));
 	json_object_set_new(j, "node_groups", a);
 
-	o = json_object();
-	json_object_set_new(o, "driver", jstr(s->bootstrap.driver));
-	json_object_set_new(o, "cuda", jstr(s->bootstrap.cuda));
-	json_object_set_new(o, "cudnn", jstr(s->bootstrap.cudnn));
-	json_object_set_new(o, "container", jstr(container_name(s->bootstrap.container)));
 	a = json_array();
 	for (size_t i = 0; i < s->bootstrap.n_steps; i++)
 		json_array_append_new(a, step_json(&s->bootstrap.steps[i]));
-	json_object_set_new(o, "steps", a);
-	a = json_array();
+	o = json_array();
 	for (size_t i = 0; i < GC_SMOKE_N_CHECKS; i++)
 		if (s->bootstrap.smoke & (1u << i))
-			json_array_append_new(a, json_string(gc_smoke_names[i]));
-	json_object_set_new(o, "smoke", a);
-	json_object_set_new(j, "bootstrap", o);
+			json_array_append_new(o, json_string(gc_smoke_names[i]));
+	json_object_set_new(j, "bootstrap",
+			    json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "driver",
+				      jstr(s->bootstrap.driver), "cuda", jstr(s->bootstrap.cuda),
+				      "cudnn", jstr(s->bootstrap.cudnn), "container",
+				      jstr(container_name(s->bootstrap.container)), "steps", a,
+				      "smoke", o));
 
-	o = json_object();
-	if (s->lifecycle.ttl_s > 0) {
-		gc_format_duration(s->lifecycle.ttl_s, ttl, sizeof(ttl));
-		json_object_set_new(o, "ttl", json_string(ttl));
-		json_object_set_new(o, "ttl_seconds", json_integer((json_int_t)s->lifecycle.ttl_s));
-	} else {
-		json_object_set_new(o, "ttl", json_null());
-		json_object_set_new(o, "ttl_seconds", json_null());
-	}
-	json_object_set_new(o, "max_hourly_cost",
-			    s->lifecycle.max_hourly_cost > 0
-				    ? json_real(s->lifecycle.max_hourly_cost)
-				    : json_null());
-	json_object_set_new(j, "lifecycle", o);
+	gc_format_duration(s->lifecycle.ttl_s, ttl, sizeof(ttl));
+	json_object_set_new(
+		j, "lifecycle",
+		json_pack("{s:o, s:o, s:o}", "ttl", has_ttl ? json_string(ttl) : json_null(),
+			  "ttl_seconds",
+			  has_ttl ? json_integer((json_int_t)s->lifecycle.ttl_s) : json_null(),
+			  "max_hourly_cost",
+			  s->lifecycle.max_hourly_cost > 0 ? json_real(s->lifecycle.max_hourly_cost)
+							   : json_null()));
 
 	o = json_object();
 	for (size_t i = 0; i < s->n_tags; i++)
@@ -276,13 +257,8 @@ static json_t *spec_json(const struct gc_spec *s)
 
 static json_t *diag_json(unsigned line, unsigned col, const char *path, const char *message)
 {
-	json_t *j = json_object();
-
-	json_object_set_new(j, "line", json_integer(line));
-	json_object_set_new(j, "column", json_integer(col));
-	json_object_set_new(j, "path", jstr(path ? path : ""));
-	json_object_set_new(j, "message", jstr(message));
-	return j;
+	return json_pack("{s:I, s:I, s:o, s:o}", "line", (json_int_t)line, "column",
+			 (json_int_t)col, "path", jstr(path ? path : ""), "message", jstr(message));
 }
 
 static json_t *file_json(const char *file, const struct gc_spec *spec, struct gc_diags *d,

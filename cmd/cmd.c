@@ -782,6 +782,7 @@ int gc_cmd_dispatch(const struct gc_cmd_entry *const *table, size_t table_len, i
 		gc_log_init(&log, log_level(&ctx.globals), gc_output_log_sink, &out);
 	}
 	ctx.log = &log;
+	out.log = &log; /* messages never show the secrets the log learns */
 	if ((p.entry->flags & (GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS)) && load_spec(&ctx) < 0)
 		rc = GC_EXIT_FAILURE;
 	else if ((p.entry->flags & GC_CMD_NEEDS_CREDS) && gc_cmd_open_provider(&ctx) < 0)
@@ -791,6 +792,7 @@ int gc_cmd_dispatch(const struct gc_cmd_entry *const *table, size_t table_len, i
 	gc_provider_close(ctx.provider);
 	gc_spec_free(ctx.spec);
 	gc_gha_release(ctx.gha);
+	out.log = NULL;
 	gc_log_release(&log);
 out:
 	fflush(io->out);

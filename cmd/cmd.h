@@ -139,6 +139,8 @@ struct gc_cmd_ctx {
 	struct gc_provider *provider; /* NEEDS_CREDS: open on the spec's cloud; else NULL */
 	const struct gc_cmd_io *io;
 	struct gc_gha *gha; /* GitHub Actions mode (cmd/gha.h); NULL outside it */
+	/* run: its command line approves the launches its apply makes, not terminations */
+	bool launches_approved;
 };
 
 /* The real commands, in alphabetical order. */

@@ -22,6 +22,7 @@
 #include "core/hash.h"
 #include "core/keygen.h"
 #include "core/plan.h"
+#include "core/str.h"
 
 #define DELIM_PREFIX "gpucluster_EOF_"
 
@@ -64,6 +65,8 @@ void gc_gha_escape_property(struct gc_buf *out, const char *s)
 void gc_gha_format_annotation(struct gc_buf *out, const char *level, const char *file,
 			      unsigned line, unsigned col, const char *message)
 {
+	struct gc_buf clean = GC_BUF_INIT(0);
+
 	gc_buf_addf(out, "::%s", level);
 	if (file) {
 		gc_buf_addstr(out, " file=");
@@ -75,8 +78,18 @@ void gc_gha_format_annotation(struct gc_buf *out, const char *level, const char 
 		}
 	}
 	gc_buf_addstr(out, "::");
-	gc_gha_escape_data(out, message);
+	/* the other controls as \\xNN, line by line; CR and LF become %0D and %0A */
+	for (const char *p = message; p && *p;) {
+		size_t n = strcspn(p, "\r\n");
+
+		gc_str_escape(&clean, p, n, GC_ESC_OWN_CMD);
+		p += n;
+		if (*p)
+			gc_buf_addch(&clean, *p++);
+	}
+	gc_gha_escape_data(out, clean.data);
 	gc_buf_addch(out, '\n');
+	gc_buf_release(&clean);
 }
 
 void gc_gha_format_mask(struct gc_buf *out, const char *secret)
@@ -135,7 +148,13 @@ static void md(struct gc_buf *out, const char *s)
 		case '\r':
 		case '\n':
 		case '\t': gc_buf_addch(out, ' '); break;
-		default: gc_buf_addch(out, *s); break;
+		default: {
+			size_t n = strcspn(s, "|\\<>&\r\n\t");
+
+			gc_str_escape(out, s, n, 0); /* ESC, other controls, C1 */
+			s += n - 1;
+			break;
+		}
 		}
 	}
 }
@@ -145,18 +164,28 @@ static size_t running_nodes(const struct gc_gha_apply *a)
 	return a->n_nodes;
 }
 
+/* One output whose value may come from outside: one line, control characters escaped. */
+static void output_clean(struct gc_buf *out, const char *name, const char *value)
+{
+	struct gc_buf v = GC_BUF_INIT(0);
+
+	gc_str_escape(&v, value ? value : "", value ? strlen(value) : 0, 0);
+	gc_gha_format_output(out, name, v.data);
+	gc_buf_release(&v);
+}
+
 void gc_gha_format_apply_outputs(struct gc_buf *out, const struct gc_gha_apply *a)
 {
 	struct gc_buf v = GC_BUF_INIT(0);
 
-	gc_gha_format_output(out, "cluster", a->cluster);
+	output_clean(out, "cluster", a->cluster);
 	gc_buf_addf(&v, "%zu", running_nodes(a));
 	gc_gha_format_output(out, "node-count", v.data);
 	gc_buf_reset(&v);
 	for (size_t i = 0; i < a->n_nodes; i++)
 		if (a->nodes[i].public_ip && *a->nodes[i].public_ip)
 			gc_buf_addf(&v, "%s%s", v.len ? "," : "", a->nodes[i].public_ip);
-	gc_gha_format_output(out, "ips", v.data);
+	output_clean(out, "ips", v.data);
 	gc_buf_reset(&v);
 	if (a->cost >= 0)
 		gc_buf_addf(&v, "%.4f", a->cost);
@@ -331,12 +360,14 @@ void gc_gha_print_diags(struct gc_output *o, const char *file, const struct gc_d
 			const struct gc_error *err)
 {
 	struct gc_buf b = GC_BUF_INIT(0);
+	char *msg;
 
-	for (size_t i = 0; i < d->nr; i++)
-		gc_gha_format_annotation(&b, "error", file, d->items[i].line, d->items[i].col,
-					 d->items[i].message);
-	if (d->nr == 0 && err)
-		gc_gha_format_annotation(&b, "error", file, 0, 0, err->message);
+	for (size_t i = 0; i < d->nr || (i == 0 && err); i++) {
+		msg = gc_log_redact_message(o->log, d->nr ? d->items[i].message : err->message);
+		gc_gha_format_annotation(&b, "error", file, d->nr ? d->items[i].line : 0,
+					 d->nr ? d->items[i].col : 0, msg);
+		free(msg);
+	}
 	fputs(b.data, o->err);
 	gc_buf_release(&b);
 }
@@ -442,6 +473,17 @@ static const struct gc_instance *find_live(const struct gc_instance_list *l, con
 	return NULL;
 }
 
+/* prefix and a redacted message in failure, for the summary (md() escapes the rest). */
+static const char *failure_text(struct gc_cmd_ctx *ctx, char failure[GC_ERROR_MSG_MAX + 64],
+				const char *prefix, const char *message)
+{
+	char *red = gc_log_redact_message(ctx->log, message);
+
+	snprintf(failure, GC_ERROR_MSG_MAX + 64, "%s%s", prefix, red);
+	free(red);
+	return failure;
+}
+
 void gc_gha_report_apply(struct gc_cmd_ctx *ctx, struct gc_engine *e, const struct gc_plan *plan,
 			 const struct gc_error *err)
 {
@@ -465,10 +507,8 @@ void gc_gha_report_apply(struct gc_cmd_ctx *ctx, struct gc_engine *e, const stru
 	a.cloud = ctx->spec->provider.name;
 	a.region = ctx->spec->provider.region;
 	a.cost = 0;
-	if (err && err->code != GC_OK) {
-		snprintf(failure, sizeof(failure), "%s", err->message);
-		a.error = failure;
-	}
+	if (err && err->code != GC_OK)
+		a.error = failure_text(ctx, failure, "", err->message);
 	if (plan) {
 		a.have_plan = true;
 		a.create = plan->n_create;
@@ -483,11 +523,9 @@ void gc_gha_report_apply(struct gc_cmd_ctx *ctx, struct gc_engine *e, const stru
 	if (gc_engine_discover(e, &live, &lerr) < 0 ||
 	    gc_boot_add_nodes(&boot, ctx->spec, &live, NULL, ctx->log, &lerr) < 0) {
 		gc_out_warn(ctx->out, "the step summary has no nodes: %s", lerr.message);
-		if (!a.error) {
-			snprintf(failure, sizeof(failure), "cannot list the nodes: %s",
-				 lerr.message);
-			a.error = failure;
-		}
+		if (!a.error)
+			a.error =
+				failure_text(ctx, failure, "cannot list the nodes: ", lerr.message);
 	}
 	nodes = gc_xcalloc(boot.n_nodes + 1, sizeof(*nodes));
 	for (size_t i = 0; i < boot.n_nodes; i++) {
@@ -547,9 +585,12 @@ void gc_gha_report_destroy(struct gc_cmd_ctx *ctx, const char *selector, size_t 
 		gc_buf_addch(&s, '\n');
 	}
 	if (err && err->code != GC_OK) {
+		char *red = gc_log_redact_message(ctx->log, err->message);
+
 		gc_buf_addstr(&s, "- **Result:** failed: ");
-		md(&s, err->message);
+		md(&s, red);
 		gc_buf_addch(&s, '\n');
+		free(red);
 	} else {
 		gc_buf_addstr(&s, "- **Result:** ok\n");
 	}

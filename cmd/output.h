@@ -8,6 +8,13 @@
  * touches stdout or stderr directly, so tests capture all output by handing in their
  * own streams.
  *
+ * Everything written is sanitised here, once, so no call site has to (the rules are in
+ * docs/internals/logging.md, "Output"): text from outside (a cloud's message, tags, SSH
+ * output) can carry terminal escapes, CR/LF and GitHub Actions workflow commands, and
+ * messages can carry secrets. Messages (errors, warnings, hints, log lines, spec
+ * diagnostics) are one line, redacted and with every control character escaped; other
+ * text keeps its line breaks and our own colours, and no line of it can start with "::".
+ *
  * Life cycle: gc_output_init -> gc_output_set_color -> writes. The struct owns nothing;
  * the streams belong to the caller.
  */
@@ -53,6 +60,7 @@ struct gc_output {
 	bool color_out;
 	bool color_err;
 	bool gha; /* GitHub Actions mode: spec errors also become annotations (cmd/gha.h) */
+	struct gc_log *log; /* whose registered secrets messages never show; NULL: none */
 };
 
 void gc_output_init(struct gc_output *o, FILE *out, FILE *err);
@@ -68,12 +76,18 @@ const char *gc_style_escape(enum gc_style style);
 /* The escape sequence for style on stream, or "" when that stream has no colour. */
 const char *gc_out_style(const struct gc_output *o, FILE *stream, enum gc_style style);
 
-/* Plain writes: stream is o->out or o->err. */
+/*
+ * Text we composed: stream is o->out or o->err. Line breaks stay; control characters are
+ * written as \xNN but for a leading CR, the palette's escapes on a stream with colour and,
+ * for gc_out_printf when its format holds escapes itself, a live display's cursor moves.
+ * A line that would start with "::" is broken (\x3a:), except when gc_out_puts is given
+ * exactly one line that starts so: a workflow command we composed.
+ */
 void gc_out_printf(struct gc_output *o, FILE *stream, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void gc_out_puts(struct gc_output *o, FILE *stream, const char *s);
-/* Like gc_out_puts, for text holding untrusted bytes: control characters other than
- * newline and tab are written as \xNN, so they cannot drive the terminal. */
+/* Text from outside, as is (SSH output): line breaks and tabs stay, every other control
+ * character is written as \xNN and no line can start with "::". */
 void gc_out_puts_clean(struct gc_output *o, FILE *stream, const char *s);
 
 /* "gpucluster: error: MESSAGE" on err. */
@@ -91,7 +105,9 @@ void gc_out_hint(struct gc_output *o, const char *fmt, ...) __attribute__((forma
 void gc_out_file_error(struct gc_output *o, const char *file, unsigned line, unsigned col,
 		       const char *message);
 
-/* Writes one JSON document, indented, with a final newline, to out. Returns 0 or -1. */
+/* Writes one JSON document, indented, with a final newline, to out. Returns 0 or -1.
+ * Its strings are redacted, and every control character in them (DEL and C1 too) is
+ * written as \uXXXX or a short escape. */
 int gc_out_json(struct gc_output *o, const json_t *doc);
 /* A unix time as an RFC 3339 JSON string; 0 (unknown, none) is null. */
 json_t *gc_out_json_time(int64_t t);

@@ -175,15 +175,13 @@ static void print_group(struct gc_cmd_progress *p, size_t i)
 	struct gc_cmd_progress_node *n = &p->nodes[i];
 	const struct gc_boot_node *bn = &p->boot->info[i];
 	struct gc_buf title = GC_BUF_INIT(0), cmd = GC_BUF_INIT(0);
-	const char *outcome = "not finished";
+	const char *outcome = n->st == P_DONE ? "ok"
+		: n->st == P_FAILED	      ? "FAILED"
+					      : "not finished";
 
 	if (n->grouped || (!n->log.len && n->st != P_DONE && n->st != P_FAILED))
 		return;
 	n->grouped = true;
-	if (n->st == P_DONE)
-		outcome = "ok";
-	else if (n->st == P_FAILED)
-		outcome = "FAILED";
 	gc_buf_addf(&title, "%s %s: %s", bn->label, bn->id, outcome);
 	gc_buf_addstr(&cmd, "::group::");
 	gc_gha_escape_data(&cmd, title.data);

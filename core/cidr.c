@@ -131,3 +131,12 @@ int gc_cidr_format(const struct gc_cidr *c, char *out, size_t size)
 		return -1;
 	return 0;
 }
+
+bool gc_cidr_is_unicast(const struct gc_cidr *c)
+{
+	static const unsigned char zero[16];
+
+	if (c->family == GC_CIDR_IPV4)
+		return c->addr[0] != 0 && c->addr[0] < 224;
+	return memcmp(c->addr, zero, sizeof(zero)) != 0 && c->addr[0] != 0xff;
+}

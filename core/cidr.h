@@ -47,6 +47,11 @@ bool gc_cidr_equal(const struct gc_cidr *a, const struct gc_cidr *b);
 /* Whether network net contains every address of c (same family, c's prefix >= net's). */
 bool gc_cidr_contains(const struct gc_cidr *net, const struct gc_cidr *c);
 
+/* Whether the address of c (its prefix aside) can name one host: not unspecified
+ * (0.0.0.0/8, ::), not multicast (224.0.0.0/4, ff00::/8), not reserved or broadcast
+ * (240.0.0.0/4). An address service answering one of these is broken or lying. */
+bool gc_cidr_is_unicast(const struct gc_cidr *c);
+
 /* Canonical text ("2001:db8::/48", IPv6 lowercase and compressed) into out. Returns 0,
  * or -1 when size is too small (GC_CIDR_STRLEN always suffices). */
 int gc_cidr_format(const struct gc_cidr *c, char *out, size_t size);

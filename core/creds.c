@@ -1,9 +1,6 @@
 /*
- * creds.c: the pieces the providers' credential chains have in common (creds.h). Each
- * chain decides the order of its sources and words its own messages; this file holds
- * the mechanics under them: storing keys with their secrets registered and wiped, files
- * under HOME, the metadata services' requests, the GitHub Actions token, the list of
- * sources tried, profile loops and the retries of an STS call.
+ * creds.c: the mechanics under the providers' credential chains (creds.h; the pieces:
+ * docs/internals/credentials.md). Each chain decides its order and words its messages.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -176,17 +173,14 @@ int gc_metadata_request(const struct gc_metadata *m, const char *method, const c
 		hdrs[n++] = header;
 	if (m->token_header)
 		hdrs[n++] = m->token_header;
-	memset(&policy, 0, sizeof(policy));
-	policy.max_attempts = m->attempts;
-	policy.clock = m->cx->clock;
-	memset(&req, 0, sizeof(req));
-	req.method = method;
-	req.url = url;
-	req.headers = hdrs;
-	req.n_headers = n;
-	req.connect_timeout_ms = m->timeout_ms;
-	req.timeout_ms = m->timeout_ms;
-	req.max_response = METADATA_MAX;
+	policy = (struct gc_retry_policy){ .max_attempts = m->attempts, .clock = m->cx->clock };
+	req = (struct gc_http_request){ .method = method,
+					.url = url,
+					.headers = hdrs,
+					.n_headers = n,
+					.connect_timeout_ms = m->timeout_ms,
+					.timeout_ms = m->timeout_ms,
+					.max_response = METADATA_MAX };
 	ret = gc_http_perform_retried(m->cx->http, &req, res, &policy, err);
 	free(url);
 	return ret;
@@ -254,19 +248,25 @@ bool gc_creds_role_name_ok(const char *s)
 		       "0123456789+=,.@_-") == strlen(s);
 }
 
+bool gc_creds_region_ok(const char *r)
+{
+	size_t n = r ? strlen(r) : 0;
+
+	return n > 0 && n <= 32 && r[0] != '-' && r[n - 1] != '-' &&
+		strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
+}
+
 /* --- GitHub Actions, the sources tried, profile loops, STS retries ------------------------ */
 
 int gc_creds_actions_token(char **token, const struct gc_creds_ctx *cx, const char *audience,
 			   const char *dflt, const char *what, struct gc_error *err)
 {
-	struct gc_oidc_request req;
+	struct gc_oidc_request req = { .audience = audience && *audience ? audience : dflt,
+				       .env = cx->env,
+				       .http = cx->http,
+				       .log = cx->log,
+				       .clock = cx->clock };
 
-	memset(&req, 0, sizeof(req));
-	req.audience = audience && *audience ? audience : dflt;
-	req.env = cx->env;
-	req.http = cx->http;
-	req.log = cx->log;
-	req.clock = cx->clock;
 	if (gc_oidc_fetch(token, &req, err) != 0)
 		return gc_error_prefix(err, "cannot %s", what);
 	return 0;
@@ -360,11 +360,9 @@ int gc_creds_retried(const struct gc_creds_ctx *cx, const char *log_what,
 		     int (*attempt)(void *arg, bool *last, struct gc_error *err), void *arg,
 		     struct gc_error *err)
 {
-	struct gc_retry_policy policy;
+	struct gc_retry_policy policy = { .clock = cx->clock };
 	struct gc_retry r;
 
-	memset(&policy, 0, sizeof(policy));
-	policy.clock = cx->clock;
 	gc_retry_begin(&r, &policy);
 	for (;;) {
 		bool last = false;

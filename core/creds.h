@@ -107,6 +107,8 @@ int gc_metadata_role(const struct gc_metadata *m, const char *dir, const char *n
 
 /* A role name as the metadata services and STS take it: [A-Za-z0-9+=,.@_-]+. */
 bool gc_creds_role_name_ok(const char *s);
+/* A region name: [a-z0-9-], 1 to 32 of them, no '-' at either end; NULL is not one. */
+bool gc_creds_region_ok(const char *r);
 
 /* --- GitHub Actions, the sources tried, profile loops, STS retries --------------------- */
 

@@ -295,12 +295,12 @@ static int page_bounds(const struct gc_pager *pager, const struct gc_page *pg, s
 	const char *a = pager->action;
 
 	if (pg->total >= 0 && (uint64_t)pg->total > max_items)
-		return gc_error_set(err, GC_EINVALID,
+		return gc_error_set(err, GC_EBADRESPONSE,
 				    "%s: a TotalCount of %lld on page %u, more than this cluster "
 				    "can have (%zu)",
 				    a, (long long)pg->total, pg->number + 1, max_items);
 	if (pg->counted && pg->seen > max_items)
-		return gc_error_set(err, GC_EINVALID,
+		return gc_error_set(err, GC_EBADRESPONSE,
 				    "%s: more than %zu items by page %u, more than this cluster "
 				    "can have",
 				    a, max_items, pg->number + 1);
@@ -324,7 +324,7 @@ int gc_driver_pages(struct gc_provider *p, const struct gc_pager *pager, void *c
 		struct gc_buf body = GC_BUF_INIT(0);
 
 		if (pg.number >= max_pages) {
-			ret = gc_error_set(err, GC_EINVALID, "%s: more than %u pages%s",
+			ret = gc_error_set(err, GC_EBADRESPONSE, "%s: more than %u pages%s",
 					   pager->action, max_pages,
 					   pager->cap_note ? pager->cap_note : "");
 			break;
@@ -352,12 +352,12 @@ int gc_driver_pages(struct gc_provider *p, const struct gc_pager *pager, void *c
 			for (unsigned i = 0; i < pg.number && ret == 0; i++)
 				if (tokens[i] == tokens[pg.number])
 					ret = gc_error_set(
-						err, GC_EINVALID,
+						err, GC_EBADRESPONSE,
 						"%s: the NextToken of page %u came back on page %u",
 						pager->action, i + 1, pg.number + 1);
 			empty = pg.counted && pg.items == 0 ? empty + 1 : 0;
 			if (ret == 0 && !pg.done && empty > GC_DRIVER_EMPTY_PAGES)
-				ret = gc_error_set(err, GC_EINVALID,
+				ret = gc_error_set(err, GC_EBADRESPONSE,
 						   "%s: page %u is empty but carries a NextToken",
 						   pager->action, pg.number + 1);
 			if (ret != 0)
@@ -460,7 +460,7 @@ int gc_driver_discover(struct gc_provider *p, const struct gc_pager *hooks,
 	gc_instance_list_init(&d.found);
 	ret = gc_driver_pages(p, &pager, &d, err);
 	if (ret == 0 && d.twice)
-		ret = gc_error_set(err, GC_EINVALID,
+		ret = gc_error_set(err, GC_EBADRESPONSE,
 				   "DescribeInstances: instance '%s' is listed twice (page %u)",
 				   d.twice, d.twice_page);
 	if (ret == 0)
@@ -683,14 +683,19 @@ void gc_driver_discard_secgroup(struct gc_provider *p, const char *id,
 }
 
 int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *ids, size_t n,
+				      unsigned max,
 				      int (*call)(struct gc_provider *p, const char *const *ids,
 						  size_t n, struct gc_error *err),
-				      bool (*gone)(const char *cloud_code), struct gc_error *err)
+				      const char *gone_code, struct gc_error *err)
 {
 	const char **left;
 	size_t n_left = n;
 	int ret = -1;
 
+	if (n > max)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot terminate %zu instances in one call (at most %u)", n,
+				    max);
 	if (n == 0)
 		return 0;
 	left = gc_xcalloc(n, sizeof(*left));
@@ -702,7 +707,7 @@ int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *
 		gc_error_init(&e);
 		if (call(p, left, n_left, &e) == 0)
 			break;
-		if (!gone(e.cloud_code)) {
+		if (strcmp(e.cloud_code, gone_code) != 0) {
 			if (err)
 				*err = e;
 			gc_error_prefix(err, "cannot terminate %zu instance%s", n_left,
@@ -722,7 +727,8 @@ int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *
 			/* the message named none of ours: one at a time, gone meaning done */
 			for (size_t i = 0; i < n_left; i++) {
 				gc_error_init(&e);
-				if (call(p, &left[i], 1, &e) != 0 && !gone(e.cloud_code)) {
+				if (call(p, &left[i], 1, &e) != 0 &&
+				    strcmp(e.cloud_code, gone_code) != 0) {
 					if (err)
 						*err = e;
 					gc_error_prefix(err, "cannot terminate '%s'", left[i]);
@@ -752,7 +758,8 @@ char *gc_driver_url_host(const char *url)
 	return gc_xstrndup(s, (size_t)(e - s));
 }
 
-char *gc_driver_key_body(const char *line)
+/* The "TYPE BASE64" part of an OpenSSH public key line (no comment); a new string. */
+static char *key_body(const char *line)
 {
 	const char *s = line, *e;
 
@@ -762,4 +769,48 @@ char *gc_driver_key_body(const char *line)
 	if (*e)
 		e += 1 + strcspn(e + 1, " \t\r\n");
 	return gc_xstrndup(s, (size_t)(e - s));
+}
+
+int gc_driver_import_keypair(struct gc_provider *p, const struct gc_driver_keypair *k,
+			     const struct gc_keypair_request *req, char **out_id,
+			     struct gc_error *err)
+{
+	char code[128], *line = NULL, *id = NULL, *want = NULL, *have = NULL;
+	int ret = -1;
+
+	if (!req->name || !req->public_key_line || !*req->public_key_line)
+		return gc_error_set(err, GC_EINVALID,
+				    "cannot import a key pair without a name and a public key");
+	if (k->import(p, req, out_id, err) == 0)
+		return 0;
+	if (!err || !in_list(err->cloud_code, k->duplicates))
+		goto out;
+	snprintf(code, sizeof(code), "%s", err->cloud_code);
+	if (k->lookup(p, req->name, &line, &id, err) != 0)
+		goto out;
+	want = key_body(req->public_key_line);
+	have = line ? key_body(line) : NULL;
+	if (have && id && *id && strcmp(want, have) == 0) {
+		gc_error_init(err);
+		*out_id = id;
+		id = NULL;
+		ret = 0;
+		goto out;
+	}
+	if (k->key_taken && strcmp(code, k->key_taken) == 0)
+		gc_error_set(err, GC_EINVALID, "this public key is already imported, not as '%s'",
+			     req->name);
+	else
+		gc_error_set(err, GC_EINVALID,
+			     "a key pair named '%s' already exists with another public key",
+			     req->name);
+	gc_error_set_cloud(err, code, NULL, k->status);
+out:
+	if (ret != 0)
+		gc_error_prefix(err, "cannot import key pair '%s'", req->name);
+	free(line);
+	free(id);
+	free(want);
+	free(have);
+	return ret;
 }

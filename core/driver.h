@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "core/buf.h"
 #include "core/creds.h"
 #include "core/error.h"
@@ -136,6 +138,20 @@ struct gc_driver {
 static inline struct gc_driver *gc_driver(struct gc_provider *p)
 {
 	return (struct gc_driver *)p->impl;
+}
+
+/* The JSON clouds' readers: the string under key, NULL when absent or not a string;
+ * gc_jstr_set also NULL when empty (credential files, where "" means unset). */
+static inline const char *gc_jstr(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static inline const char *gc_jstr_set(json_t *o, const char *key)
+{
+	const char *v = gc_jstr(o, key);
+
+	return v && *v ? v : NULL;
 }
 
 /* Every ops table's open, with the cloud's hooks: on failure p->impl is NULL again and
@@ -278,24 +294,44 @@ void gc_driver_discard_secgroup(struct gc_provider *p, const char *id,
 					   struct gc_error *err));
 
 /*
- * Terminates ids with `call` (one request for a batch) on a cloud that fails a whole batch
- * when one id is gone and names the missing ids in its message. After an error whose cloud
- * code `gone` accepts, the ids the message names are dropped (logged at debug) and the
- * rest asked again, each round dropping one at least; a lone id is gone; a message naming
- * none of ours sends each id alone, `gone` meaning done. Failures are prefixed "cannot
- * terminate N instances" or "cannot terminate 'id'".
+ * Terminates ids (max at most) with `call` (one request for a batch) on a cloud that fails
+ * a whole batch when one id is gone and names the missing ids in its message. After an
+ * error with the cloud code gone_code, the ids the message names are dropped (logged at
+ * debug) and the rest asked again, each round dropping one at least; a lone id is gone; a
+ * message naming none of ours sends each id alone, gone_code meaning done. Failures are
+ * prefixed "cannot terminate N instances" or "cannot terminate 'id'".
  */
 int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *ids, size_t n,
+				      unsigned max,
 				      int (*call)(struct gc_provider *p, const char *const *ids,
 						  size_t n, struct gc_error *err),
-				      bool (*gone)(const char *cloud_code), struct gc_error *err);
+				      const char *gone_code, struct gc_error *err);
 
 /* The Host header value for an endpoint URL ("http://127.0.0.1:4566" -> "127.0.0.1:4566");
  * NULL when the URL has no authority. */
 char *gc_driver_url_host(const char *url);
 
-/* The "TYPE BASE64" part of an OpenSSH public key line (no comment), for comparing the
- * key a cloud holds with ours; a new string. */
-char *gc_driver_key_body(const char *line);
+/* A cloud's key-pair import, for gc_driver_import_keypair. */
+struct gc_driver_keypair {
+	/* ImportKeyPair: the new key's id into *out_id. */
+	int (*import)(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
+		      struct gc_error *err);
+	/* The public key line and id of the key named name; NULLs when there is none. */
+	int (*lookup)(struct gc_provider *p, const char *name, char **line, char **id,
+		      struct gc_error *err);
+	const char *const *duplicates; /* the codes ImportKeyPair refuses a duplicate with */
+	const char *key_taken; /* the one saying the key is there under another name, or NULL */
+	int status;	       /* the HTTP status of those answers */
+};
+
+/*
+ * Imports req. A duplicate is our own earlier import when the key of that name holds the
+ * same public key (compared without the comment: a retry after a lost answer, a re-run);
+ * then its id is the answer. Anything else is someone else's key, never reused. Failures
+ * are prefixed "cannot import key pair 'NAME'".
+ */
+int gc_driver_import_keypair(struct gc_provider *p, const struct gc_driver_keypair *k,
+			     const struct gc_keypair_request *req, char **out_id,
+			     struct gc_error *err);
 
 #endif

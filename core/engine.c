@@ -703,6 +703,11 @@ static int host_block(char **out, const char *text, const char *source, struct g
 		return gc_error_set(err, GC_EINVALID,
 				    "%s did not answer with an IP address (set ssh.allow_from)",
 				    source);
+	if (!gc_cidr_is_unicast(&c))
+		return gc_error_set(err, GC_EINVALID,
+				    "%s answered %s, which is not one host's address (set "
+				    "ssh.allow_from)",
+				    source, addr);
 	*out = gc_xstrdup(block);
 	return 0;
 }
@@ -774,7 +779,9 @@ static int caller_block(struct run *r, char **out, struct gc_error *err)
 	return checkip(r, out, err);
 }
 
-static int ensure_secgroup(struct run *r, struct gc_error *err)
+/* Finds the cluster's security group and reconciles its rules; makes it only with create
+ * (an apply that launches nothing leaves a missing group missing). */
+static int ensure_secgroup(struct run *r, bool create, struct gc_error *err)
 {
 	const struct gc_spec *spec = r->e->spec;
 	struct gc_tag_filter f = { GC_TAG_CLUSTER, spec->name };
@@ -799,10 +806,12 @@ static int ensure_secgroup(struct run *r, struct gc_error *err)
 		if (!pick || (str_eq(found.items[i].name, name) && !str_eq(pick->name, name)))
 			pick = &found.items[i];
 	}
-	if (pick) {
+	/* an existing group still has its rules reconciled: a kill between its creation and
+	 * its rules, or a changed ssh.allow_from (core/rules.h) */
+	if (pick)
 		gc_log_debug(r->e->log, "security group '%s' (%s) exists",
 			     pick->name ? pick->name : "", pick->id);
-		r->secgroup_id = gc_xstrdup(pick->id);
+	if (!pick && !create) {
 		ret = 0;
 		goto out;
 	}
@@ -813,13 +822,15 @@ static int ensure_secgroup(struct run *r, struct gc_error *err)
 			goto out;
 		allow = (const char *const *)&mine;
 		n_allow = 1;
-		info(r, "allowing SSH from this machine's address %s", mine);
+		if (!pick)
+			info(r, "allowing SSH from this machine's address %s", mine);
 	}
 	desc = gc_xasprintf("gpucluster cluster %s: SSH in, and its nodes to each other",
 			    spec->name);
 	resource_tags(&tags, r->e, name);
 	{
 		struct gc_secgroup_request req = {
+			.id = pick ? pick->id : NULL,
 			.name = name,
 			.description = desc,
 			.ssh_port = spec->ssh.port,
@@ -833,11 +844,13 @@ static int ensure_secgroup(struct run *r, struct gc_error *err)
 
 		if (gc_provider_create_secgroup(r->p, &req, &id, err) < 0) {
 			explain_foreign(r, GC_RESOURCE_SECGROUP, name, err);
-			gc_error_prefix(err, "cannot create security group '%s'", name);
+			if (!pick) /* else the driver says which group it could not update */
+				gc_error_prefix(err, "cannot create security group '%s'", name);
 			goto out;
 		}
 	}
-	info(r, "created security group '%s' (%s)", name, id);
+	if (!pick)
+		info(r, "created security group '%s' (%s)", name, id);
 	r->secgroup_id = id;
 	id = NULL;
 	ret = 0;
@@ -1853,6 +1866,30 @@ static size_t doomed(const struct gc_plan *plan)
 	return n;
 }
 
+static bool plan_keeps(const struct gc_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_groups; i++)
+		if (plan->groups[i].keep)
+			return true;
+	return false;
+}
+
+int gc_engine_reconcile(struct gc_engine *e, const struct gc_plan *plan, struct gc_error *err)
+{
+	struct gc_engine_report report;
+	struct run r;
+	int ret;
+
+	if (!plan_keeps(plan))
+		return 0;
+	gc_engine_report_init(&report);
+	run_init(&r, e, NULL, &report);
+	ret = ensure_secgroup(&r, false, err);
+	run_release(&r);
+	gc_engine_report_release(&report);
+	return ret;
+}
+
 int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 		    const struct gc_engine_opts *opts, struct gc_engine_report *report,
 		    struct gc_error *err)
@@ -1877,7 +1914,7 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 	/* 1. what every launch needs, once */
 	if (creates && !cancelled(&r)) {
 		if (ensure_keypair(&r, &lerr) < 0 ||
-		    (!cancelled(&r) && ensure_secgroup(&r, &lerr) < 0)) {
+		    (!cancelled(&r) && ensure_secgroup(&r, true, &lerr) < 0)) {
 			check_fatal(&r, &lerr);
 			if (!r.cancelled)
 				for (size_t i = 0; i < plan->n_groups; i++)
@@ -1887,6 +1924,16 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 							.err = lerr;
 			creates = false;
 		}
+	}
+
+	/* or, launching nothing, the rules of the group the kept nodes use (issue 19) */
+	if (!creates && plan_keeps(plan) && !cancelled(&r) &&
+	    ensure_secgroup(&r, false, &lerr) < 0) {
+		check_fatal(&r, &lerr);
+		for (size_t i = 0; i < plan->n_groups; i++)
+			if (plan->groups[i].keep)
+				report->groups[report_group(report, plan->groups[i].name)].err =
+					lerr;
 	}
 
 	/* 2. launch, group by group */

@@ -124,6 +124,10 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 		    const struct gc_engine_opts *opts, struct gc_engine_report *report,
 		    struct gc_error *err);
 
+/* For an apply with no changes: the rules of the security group that the plan's kept
+ * instances use, reconciled with the spec (gc_engine_apply does it as it goes). */
+int gc_engine_reconcile(struct gc_engine *e, const struct gc_plan *plan, struct gc_error *err);
+
 /* Terminates every instance of the cluster, waits until terminated, then deletes the key
  * pairs and security groups tagged with the cluster. */
 int gc_engine_destroy(struct gc_engine *e, const struct gc_engine_opts *opts,

@@ -101,11 +101,13 @@ const char *gc_strerror(enum gc_errcode code)
 	case GC_ECANCELLED: return "cancelled";
 	case GC_ELOCKED: return "locked";
 	case GC_EIO: return "io";
+	case GC_EBADRESPONSE: return "invalid-response";
 	}
 	return "unknown";
 }
 
 int gc_error_is_retryable(enum gc_errcode code)
 {
-	return code == GC_ETHROTTLED || code == GC_ETRANSIENT || code == GC_ETIMEOUT;
+	return code == GC_ETHROTTLED || code == GC_ETRANSIENT || code == GC_ETIMEOUT ||
+		code == GC_EBADRESPONSE;
 }

@@ -15,7 +15,7 @@
 enum gc_errcode {
 	GC_OK = 0,
 	GC_EGENERIC = 1, /* anything a caller does not branch on */
-	GC_EINVALID = 2, /* bad input: spec, arguments, a malformed response */
+	GC_EINVALID = 2, /* bad input: spec, arguments, a request the cloud refused */
 	GC_ENOTFOUND = 3,
 	GC_ETHROTTLED = 4,   /* the cloud's rate limit: back off and retry */
 	GC_ECAPACITY = 5,    /* no stock in that zone / type / market: fall back */
@@ -27,8 +27,9 @@ enum gc_errcode {
 	GC_EUNSUPPORTED = 11, /* the cloud or the build lacks this capability */
 	GC_ETOOBIG = 12,      /* a size cap was hit (file, response, output) */
 	GC_ECANCELLED = 13,
-	GC_ELOCKED = 14, /* another process holds the cluster's lock */
-	GC_EIO = 15,	 /* local file or system call failure */
+	GC_ELOCKED = 14,      /* another process holds the cluster's lock */
+	GC_EIO = 15,	      /* local file or system call failure */
+	GC_EBADRESPONSE = 16, /* a cloud answer of the wrong shape: retried a few times */
 };
 
 #define GC_ERROR_MSG_MAX 1024

@@ -140,6 +140,7 @@ struct redactor {
 	const char *t;
 	size_t n;
 	unsigned char *mask; /* 1 where the output shows "***" */
+	bool prose;	     /* a message: "name: text" is a sentence, not a header */
 };
 
 static void mark(struct redactor *r, size_t from, size_t to)
@@ -395,6 +396,76 @@ static void mark_value(struct redactor *r, size_t p, const char *stops)
 	mark(r, p, e);
 }
 
+/*
+ * URLs and query strings: the password of a URL's userinfo ("scheme://user:PASSWORD@"),
+ * or the whole userinfo when it has no ':' (a token as the user name); and the value of
+ * a query parameter ("?name=" or "&name=") whose name ends with one of query_ends or is
+ * one of query_names, ignoring case: the signed URLs of the three clouds, presigned links.
+ */
+static const char *const query_ends[] = {
+	"signature",   "credential", "securitytoken", "security-token",
+	"accesskeyid", "password",   "secret",	      NULL,
+};
+static const char *const query_names[] = { "token", "access_token", "id_token", "sig", NULL };
+
+static bool is_url_stop(char c)
+{
+	return is_space(c) || c == '"' || c == '\'' || c == '<' || c == '>' || c == '\0';
+}
+
+static void mark_userinfo(struct redactor *r)
+{
+	for (size_t i = 0; i + 3 <= r->n; i++) {
+		size_t p, e, at = 0, colon = 0;
+
+		if (memcmp(r->t + i, "://", 3) != 0)
+			continue;
+		p = i + 3;
+		for (e = p; e < r->n && !is_url_stop(r->t[e]) && !strchr("/?#", r->t[e]); e++)
+			if (r->t[e] == '@')
+				at = e;
+		for (size_t k = p; at && k < at && !colon; k++)
+			if (r->t[k] == ':')
+				colon = k;
+		if (at)
+			mark(r, colon ? colon + 1 : p, at);
+	}
+}
+
+static bool ends_with_ci(const char *t, size_t n, const char *suffix)
+{
+	size_t m = strlen(suffix);
+
+	if (m > n)
+		return false;
+	for (size_t k = 0; k < m; k++)
+		if (lower(t[n - m + k]) != suffix[k])
+			return false;
+	return true;
+}
+
+static void mark_query(struct redactor *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		size_t name, eq;
+		bool hit = false;
+
+		if (r->t[i] != '?' && r->t[i] != '&')
+			continue;
+		name = i + 1;
+		for (eq = name; eq < r->n && (is_ident(r->t[eq]) || r->t[eq] == '.'); eq++)
+			;
+		if (eq == name || eq >= r->n || r->t[eq] != '=')
+			continue;
+		for (const char *const *q = query_ends; *q && !hit; q++)
+			hit = ends_with_ci(r->t + name, eq - name, *q);
+		for (const char *const *q = query_names; *q && !hit; q++)
+			hit = strlen(*q) == eq - name && ends_with_ci(r->t + name, eq - name, *q);
+		if (hit)
+			mark_value(r, eq + 1, "&#\"'<>");
+	}
+}
+
 static size_t indent_of(const struct redactor *r, size_t line)
 {
 	size_t k = line;
@@ -452,6 +523,16 @@ static void mark_xml_value(struct redactor *r, size_t tag, size_t tag_len, size_
 	mark(r, p, r->n);
 }
 
+/* Whether the name at [i, j) is shaped like an HTTP header: Authorization, or with a '-'. */
+static bool header_name(const struct redactor *r, size_t i, size_t j)
+{
+	static const char auth[] = "authorization";
+
+	if (j - i == strlen(auth) && ends_with_ci(r->t + i, j - i, auth))
+		return true;
+	return memchr(r->t + i, '-', j - i) != NULL;
+}
+
 /* Decides the form from what follows a name found at [i, j), and masks its value. */
 static void mark_named_value(struct redactor *r, size_t i, size_t j)
 {
@@ -482,7 +563,7 @@ static void mark_named_value(struct redactor *r, size_t i, size_t j)
 		return;
 	}
 	k = skip_blanks(r, j);
-	if (k < r->n && t[k] == ':')
+	if (k < r->n && t[k] == ':' && (!r->prose || header_name(r, i, j)))
 		mark_line_value(r, i, k + 1);
 	else if (k < r->n && t[k] == '=')
 		mark_value(r, skip_blanks(r, k + 1), "&\"'<>");
@@ -525,15 +606,17 @@ static void mark_names(struct redactor *r)
 
 /* Redacts t[0..n) into out. Caller holds the lock when secrets are given. */
 static void redact(char *const *secrets, size_t n_secrets, const char *t, size_t n, bool truncated,
-		   struct gc_buf *out)
+		   bool prose, struct gc_buf *out)
 {
-	struct redactor r = { t, n, gc_xcalloc(n ? n : 1, 1) };
+	struct redactor r = { t, n, gc_xcalloc(n ? n : 1, 1), prose };
 	size_t i = 0;
 
 	mark_secrets(&r, secrets, n_secrets, truncated);
 	mark_pem(&r);
 	mark_openssh_base64(&r);
 	mark_names(&r);
+	mark_userinfo(&r);
+	mark_query(&r);
 	mark_cloud_key_ids(&r);
 	while (i < n) {
 		size_t j = i;
@@ -556,19 +639,29 @@ static size_t out_cap(size_t n)
 	return n > ((size_t)-1 - 64) / 3 ? (size_t)-1 - 1 : 3 * n + 64;
 }
 
-char *gc_log_redact(struct gc_log *log, const char *text)
+static char *redact_text(struct gc_log *log, const char *text, bool prose)
 {
 	size_t n = strlen(text);
 	struct gc_buf out = GC_BUF_INIT(out_cap(n));
 
 	if (log) {
 		pthread_mutex_lock(&log->lock);
-		redact(log->secrets, log->n_secrets, text, n, false, &out);
+		redact(log->secrets, log->n_secrets, text, n, false, prose, &out);
 		pthread_mutex_unlock(&log->lock);
 	} else {
-		redact(NULL, 0, text, n, false, &out);
+		redact(NULL, 0, text, n, false, prose, &out);
 	}
 	return gc_buf_detach(&out, NULL);
+}
+
+char *gc_log_redact(struct gc_log *log, const char *text)
+{
+	return redact_text(log, text, false);
+}
+
+char *gc_log_redact_message(struct gc_log *log, const char *text)
+{
+	return redact_text(log, text, true);
 }
 
 /* ---- messages ---- */
@@ -610,7 +703,7 @@ void gc_log_msg(struct gc_log *log, enum gc_log_level level, const char *fmt, ..
 	len = strnlen(text, len); /* a %c of 0 ends the line as the sink will see it */
 	gc_buf_init(&out, out_cap(len));
 	pthread_mutex_lock(&log->lock);
-	redact(log->secrets, log->n_secrets, text, len, truncated, &out);
+	redact(log->secrets, log->n_secrets, text, len, truncated, false, &out);
 	if (truncated)
 		gc_buf_addstr(&out, GC_LOG_TRUNCATED);
 	log->sink(log->sink_ctx, level, out.data);

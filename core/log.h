@@ -64,5 +64,10 @@ void gc_log_msg(struct gc_log *log, enum gc_log_level level, const char *fmt, ..
  * code that must scrub text it does not log (error messages shown to users). log may be
  * NULL: then only the patterns apply, no registered secrets. */
 char *gc_log_redact(struct gc_log *log, const char *text);
+/* The same for a message shown to people (cmd/output.c): there "name: text" is a
+ * sentence ("cannot read the token: file not found"), so that form masks the rest of the
+ * line only after a header's name (Authorization, X-Amz-Security-Token); every other rule
+ * applies as in gc_log_redact. */
+char *gc_log_redact_message(struct gc_log *log, const char *text);
 
 #endif

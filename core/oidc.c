@@ -69,10 +69,7 @@ void gc_spec_oidc_release(struct gc_spec_oidc *o)
 
 void gc_oidc_token_free(char *token)
 {
-	if (!token)
-		return;
-	gc_wipe(token, strlen(token));
-	free(token);
+	gc_wipe_free(token);
 }
 
 static bool b64url_run(const char *s, size_t n)
@@ -115,9 +112,8 @@ static int read_answer(char **out, const struct gc_http_response *res, const cha
 	if (res->status == 401 || res->status == 403)
 		return gc_error_set(
 			err, GC_EAUTH,
-			"the GitHub Actions token service at '%s' refused the request "
-			"(HTTP %d): ACTIONS_ID_TOKEN_REQUEST_TOKEN is not valid for this "
-			"job, or %s",
+			"the GitHub Actions token service at '%s' refused the request (HTTP %d): "
+			"ACTIONS_ID_TOKEN_REQUEST_TOKEN is not valid for this job, or %s",
 			shown, res->status, OIDC_NEED_PERMISSION);
 	if (res->status != 200)
 		return gc_error_set(err, gc_http_status_errcode(res->status),
@@ -190,21 +186,18 @@ int gc_oidc_fetch(char **out, const struct gc_oidc_request *req, struct gc_error
 	auth = gc_xasprintf("Authorization: Bearer %s", bearer);
 	headers[0] = auth;
 	headers[1] = "Accept: application/json";
-	memset(&hr, 0, sizeof(hr));
-	hr.method = "GET";
-	hr.url = url.data;
-	hr.headers = headers;
-	hr.n_headers = 2;
-	hr.timeout_ms = OIDC_TIMEOUT_MS;
-	hr.max_response = GC_OIDC_MAX_ANSWER;
+	hr = (struct gc_http_request){ .method = "GET",
+				       .url = url.data,
+				       .headers = headers,
+				       .n_headers = 2,
+				       .timeout_ms = OIDC_TIMEOUT_MS,
+				       .max_response = GC_OIDC_MAX_ANSWER };
 	if (!req->http) {
 		gc_error_set(err, GC_EINVALID, "an OIDC token request needs an HTTP client");
 		goto out;
 	}
 
-	memset(&policy, 0, sizeof(policy));
-	policy.max_attempts = OIDC_ATTEMPTS;
-	policy.clock = req->clock;
+	policy = (struct gc_retry_policy){ .max_attempts = OIDC_ATTEMPTS, .clock = req->clock };
 	gc_retry_begin(&r, &policy);
 	gc_log_debug(req->log, "oidc: a token for audience '%s' from '%s'", req->audience, shown);
 	for (;;) {

@@ -74,13 +74,7 @@ void gc_spec_group_hash(const struct gc_spec_group *g, char out[GC_SPEC_HASH_LEN
 	struct gc_buf b = GC_BUF_INIT(GC_BUF_DEFAULT_MAX);
 	char num[32], hex[GC_SHA256_HEX_LEN];
 
-	/*
-	 * Only what an instance cannot show about itself: the image as the spec names it
-	 * (an alias resolves to a different id as new images are published, which must not
-	 * replace nodes) and the disk size. Type and market are read off the instance, so
-	 * adding a fallback type or switching on-demand to spot-then-on-demand does not
-	 * replace nodes that still fit (see instance_fits).
-	 */
+	/* only what an instance cannot show about itself (docs/internals/plan.md) */
 	hash_field(&b, "gpucluster-spec-hash-2");
 	hash_field(&b, str_or(g->image, ""));
 	snprintf(num, sizeof(num), "%u", g->disk_gb);
@@ -95,18 +89,14 @@ void gc_spec_group_hash(const struct gc_spec_group *g, char out[GC_SPEC_HASH_LEN
 /* Whether an instance's own type and market still fit its group. */
 static bool instance_fits(const struct gc_instance *inst, const struct gc_spec_group *g)
 {
-	bool listed = false;
-
-	for (size_t i = 0; inst->type && i < g->n_instance_types; i++)
-		if (strcmp(inst->type, g->instance_types[i]) == 0)
-			listed = true;
-	if (!listed)
-		return false;
 	if (g->market == GC_MARKET_ON_DEMAND && inst->spot)
 		return false;
 	if (g->market == GC_MARKET_SPOT && !inst->spot)
 		return false;
-	return true;
+	for (size_t i = 0; inst->type && i < g->n_instance_types; i++)
+		if (strcmp(inst->type, g->instance_types[i]) == 0)
+			return true;
+	return false;
 }
 
 /* ---- prices --------------------------------------------------------------------- */

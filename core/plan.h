@@ -1,15 +1,10 @@
 /*
  * plan.h: the diff between a spec and what the cloud reports.
  *
- * gc_plan_build is pure: from the spec, the cluster's live instances and the prices the
- * caller looked up, it decides per group what to keep, create, terminate (surplus,
- * expired, groups that left the spec), replace (another spec hash, or a type or market
- * the group no longer allows: the old instance goes once its replacement runs) and
- * ignore (stopped, stopping, terminating), and what that does to the hourly cost,
- * refusing a plan over max_hourly_cost. The result does not depend on discover's order,
- * and an instance of another cluster is refused outright.
- * docs/internals/plan.md says how each decision is made and why; showing a plan is
- * cmd/'s (cmd/plan-render.h).
+ * gc_plan_build is pure (no I/O: the caller discovers and looks the prices up), its
+ * result does not depend on discover's order, it refuses a plan over max_hourly_cost and
+ * an instance of another cluster outright. docs/internals/plan.md says how each decision
+ * is made and why; showing a plan is cmd/'s (cmd/plan-render.h).
  *
  * Life cycle: gc_plan_init -> gc_plan_build -> show / execute -> gc_plan_release. The
  * plan points into the spec and the live list it was built from (both must outlive it).

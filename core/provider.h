@@ -181,6 +181,9 @@ struct gc_keypair_request {
 };
 
 struct gc_secgroup_request {
+	/* An existing group of ours (the engine found it): nothing is created, only its
+	 * rules are reconciled with the request (core/rules.h). NULL: create it. */
+	const char *id;
 	const char *name;
 	const char *description;
 	unsigned ssh_port;
@@ -315,7 +318,8 @@ struct gc_provider_ops {
 			      char **out_id, struct gc_error *err);
 	int (*delete_keypair)(struct gc_provider *p, const char *id, struct gc_error *err);
 	/* Creates a security group allowing ssh_port from allow_from (and, with
-	 * allow_members, everything between its members); *out_id is its id. */
+	 * allow_members, everything between its members), or with req->id reconciles that
+	 * group's rules (ours unwanted go, foreign stay); *out_id is its id. */
 	int (*create_secgroup)(struct gc_provider *p, const struct gc_secgroup_request *req,
 			       char **out_id, struct gc_error *err);
 	int (*delete_secgroup)(struct gc_provider *p, const char *id, struct gc_error *err);

@@ -137,6 +137,8 @@ struct gc_retry_decision gc_retry_decide(struct gc_retry *r, enum gc_errcode cod
 	r->attempts++;
 	if (!gc_error_is_retryable(code))
 		return give_up(GC_RETRY_NOT_RETRYABLE);
+	if (code == GC_EBADRESPONSE && max_attempts > GC_RETRY_BADRESPONSE_MAX_ATTEMPTS)
+		max_attempts = GC_RETRY_BADRESPONSE_MAX_ATTEMPTS;
 	if (r->attempts >= max_attempts)
 		return give_up(GC_RETRY_MAX_ATTEMPTS);
 

@@ -24,13 +24,15 @@
 #include "core/error.h"
 
 #define GC_RETRY_DEFAULT_MAX_ATTEMPTS 3
-#define GC_RETRY_BASE_TRANSIENT_MS    50
-#define GC_RETRY_BASE_THROTTLE_MS     1000
-#define GC_RETRY_MAX_BACKOFF_MS	      20000
-#define GC_RETRY_QUOTA_INITIAL	      500
-#define GC_RETRY_COST		      14 /* a retry after a transient error or timeout */
-#define GC_RETRY_COST_THROTTLED	      5	 /* a retry after throttling: the server asked */
-#define GC_RETRY_SUCCESS_INCREMENT    1	 /* a first-attempt success */
+/* a wrong-shaped answer is retried at most this many times in all, whatever the policy */
+#define GC_RETRY_BADRESPONSE_MAX_ATTEMPTS 3
+#define GC_RETRY_BASE_TRANSIENT_MS	  50
+#define GC_RETRY_BASE_THROTTLE_MS	  1000
+#define GC_RETRY_MAX_BACKOFF_MS		  20000
+#define GC_RETRY_QUOTA_INITIAL		  500
+#define GC_RETRY_COST			  14 /* a retry after a transient error or timeout */
+#define GC_RETRY_COST_THROTTLED		  5  /* a retry after throttling: the server asked */
+#define GC_RETRY_SUCCESS_INCREMENT	  1  /* a first-attempt success */
 
 /* Returns a uniformly distributed 64-bit value. Must be thread-safe if shared. */
 typedef uint64_t (*gc_rng_fn)(void *ctx);

@@ -1,12 +1,9 @@
 /*
  * spec-tree.h: the spec loader's private YAML tree; not part of the public API.
  *
- * spec-yaml.c turns checked bytes into this tree while libyaml's events arrive,
- * spec-env.c expands ${VAR} references in its scalar values as they are added, and
- * spec-validate.c walks it into a struct gc_spec. libyaml's own document API is not used
- * because it would build the whole (possibly alias-bombed, deeply nested) document before
- * we could count anything; here every limit is checked before the memory it guards is
- * allocated.
+ * spec-yaml.c builds it from libyaml's events, checking every limit before the memory it
+ * guards is allocated (why not libyaml's document API: docs/internals/spec.md),
+ * spec-env.c expands ${VAR} in its scalar values, spec-validate.c walks it.
  *
  * Invariants: every node carries its 1-based position; a mapping's items alternate key,
  * value; an alias is not copied but is the anchored node itself, so the tree is a DAG and

@@ -19,6 +19,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/cidr.h"
+#include "core/log.h"
 #include "core/provider.h"
 #include "core/shape.h"
 #include "core/spec-tree.h"
@@ -698,6 +699,33 @@ static char *get_checked(struct val *v, const struct spec_node *n,
 	return gc_xstrdup(s);
 }
 
+/*
+ * The endpoint, whose message never shows what a URL's userinfo holds: it is redacted
+ * (core/log.h) before it is quoted, so a cut quote cannot keep half a password either.
+ */
+static char *get_endpoint(struct val *v, const struct spec_node *n)
+{
+	char q[SPEC_QUOTE_SIZE], *shown;
+	const char *s = get_str(v, n), *auth;
+
+	if (!s)
+		return NULL;
+	if (valid_endpoint(s, n->len))
+		return gc_xstrdup(s);
+	shown = gc_log_redact(NULL, s);
+	spec_quote(q, shown, strlen(shown));
+	auth = strstr(s, "://");
+	if (auth && memchr(auth + 3, '@', strcspn(auth + 3, "/?#")))
+		bad(v, n, "'%s' is not a valid endpoint: credentials do not belong in a URL", q);
+	else
+		bad(v, n,
+		    "'%s' is not a valid endpoint: expected an http:// or https:// URL with a "
+		    "host, at most 256 characters",
+		    q);
+	free(shown);
+	return NULL;
+}
+
 /* Top-level and group names: the alphabet of an ownership tag. */
 static char *get_name(struct val *v, const struct spec_node *n, size_t max)
 {
@@ -1006,10 +1034,7 @@ static void check_provider(struct val *v, const struct spec_node *n, struct gc_s
 		path_pop(v, mark);
 	}
 	if ((x = present(v, &s[PROV_ENDPOINT], &mark))) {
-		spec->provider.endpoint =
-			get_checked(v, x, valid_endpoint,
-				    "endpoint: expected an http:// or https:// URL with a host, "
-				    "at most 256 characters");
+		spec->provider.endpoint = get_endpoint(v, x);
 		path_pop(v, mark);
 	}
 	if ((x = present(v, &s[PROV_OIDC], &mark))) {

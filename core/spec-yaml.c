@@ -1,17 +1,9 @@
 /*
  * spec-yaml.c: from checked bytes to the spec tree (see spec-tree.h), on libyaml's event
- * parser.
- *
- * A spec is hostile input until proven otherwise, and YAML gives an attacker two cheap
- * amplifiers: nesting (`[[[[...`) and aliases (an anchor holding ten aliases to an anchor
- * holding ten aliases...). So the tree is built here, one event at a time, and each event
- * is checked against the limits before anything is allocated for it: the nesting depth
- * when a collection starts, the alias count and the expanded node count (an alias adds
- * the whole size of what it names, every time it is used) when a node arrives. Aliases
- * are not copied, so an accepted document costs memory in proportion to its bytes.
- *
- * Scalar values are expanded (spec-env.c) as they arrive, exactly once, even when
- * aliases later make one node appear in several places. Keys are not expanded.
+ * parser, one event at a time: each is checked against the nesting, alias and node limits
+ * before anything is allocated for it (docs/internals/spec.md, "Limits, and why"). Scalar
+ * values (not keys) are expanded (spec-env.c) as they arrive, exactly once, even when
+ * aliases later make one node appear in several places.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -109,13 +101,13 @@ static bool text_is(const struct spec_node *n, const char *const *words)
 	return false;
 }
 
+#define DIGITS "0123456789"
+
 static bool all_digits(const char *s)
 {
-	if (*s < '0' || *s > '9')
-		return false;
-	while (*s >= '0' && *s <= '9')
-		s++;
-	return *s == '\0';
+	size_t n = strspn(s, DIGITS);
+
+	return n && s[n] == '\0';
 }
 
 /* [-+]?[0-9]+ */
@@ -129,22 +121,17 @@ static bool is_int(const char *s)
 /* YAML 1.2 core float without .inf and .nan: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)? */
 static bool is_number(const char *s)
 {
-	bool digits = false;
+	size_t ints, fracs = 0;
 
 	if (*s == '-' || *s == '+')
 		s++;
-	while (*s >= '0' && *s <= '9') {
-		s++;
-		digits = true;
-	}
+	ints = strspn(s, DIGITS);
+	s += ints;
 	if (*s == '.') {
-		s++;
-		while (*s >= '0' && *s <= '9') {
-			s++;
-			digits = true;
-		}
+		fracs = strspn(++s, DIGITS);
+		s += fracs;
 	}
-	if (!digits)
+	if (!ints && !fracs)
 		return false;
 	if (*s == 'e' || *s == 'E') {
 		s++;

@@ -1,11 +1,7 @@
 /*
- * spec.c: loading a cluster spec (see spec.h), and the small helpers around it.
- *
- * The pipeline is: read at most the size cap (plus one byte, to tell "at the cap" from
- * "over it") -> reject NUL bytes and invalid UTF-8 with their position -> build the tree
- * from libyaml's events under the depth, alias and node caps, expanding variables
- * (spec-yaml.c, spec-env.c) -> check every rule into a struct gc_spec
- * (spec-validate.c). docs/internals/spec.md says why each limit exists.
+ * spec.c: loading a cluster spec (see spec.h): the bytes, under the size cap, checked for
+ * NUL and UTF-8, then spec-yaml.c, spec-env.c and spec-validate.c; and the small helpers
+ * around it. docs/internals/spec.md gives the pipeline and why each limit exists.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +14,7 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/provider.h"
 #include "core/spec-tree.h"
 #include "core/spec.h"
 #include "core/str.h"
@@ -92,13 +89,6 @@ void gc_format_duration(uint64_t seconds, char *out, size_t size)
 	snprintf(out, size, "%" PRIu64 "s", seconds);
 }
 
-static void free_strv(char **v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void gc_spec_free(struct gc_spec *spec)
 {
 	if (!spec)
@@ -113,13 +103,13 @@ void gc_spec_free(struct gc_spec *spec)
 	free(spec->provider.oidc.audience);
 	free(spec->provider.oidc.session_name);
 	free(spec->ssh.user);
-	free_strv(spec->ssh.allow_from, spec->ssh.n_allow_from);
+	gc_strv_free(spec->ssh.allow_from, spec->ssh.n_allow_from);
 	for (size_t i = 0; spec->groups && i < spec->n_groups; i++) {
 		struct gc_spec_group *g = &spec->groups[i];
 
 		free(g->name);
-		free_strv(g->instance_types, g->n_instance_types);
-		free_strv(g->zones, g->n_zones);
+		gc_strv_free(g->instance_types, g->n_instance_types);
+		gc_strv_free(g->zones, g->n_zones);
 		free(g->image);
 	}
 	free(spec->groups);
@@ -152,14 +142,10 @@ static int check_bytes(const char *data, size_t len, struct gc_diags *diags)
 		unsigned c = s[i];
 		size_t n = gc_utf8_char(data + i, len - i);
 
-		if (c == 0) {
+		if (c == 0 || n == 0) {
 			spec_offset_pos(data, len, i, &line, &col);
-			gc_diag_add(diags, line, col, "", "NUL byte not allowed");
-			return -1;
-		}
-		if (n == 0) {
-			spec_offset_pos(data, len, i, &line, &col);
-			gc_diag_add(diags, line, col, "", "invalid UTF-8");
+			gc_diag_add(diags, line, col, "", "%s",
+				    c == 0 ? "NUL byte not allowed" : "invalid UTF-8");
 			return -1;
 		}
 		i += n;

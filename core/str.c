@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buf.h"
 #include "core/str.h"
 
 int gc_parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -159,4 +160,50 @@ bool gc_utf8_valid(const char *s, size_t len)
 		if (!(n = gc_utf8_char(s + i, len - i)))
 			return false;
 	return true;
+}
+
+/* Whether s[i..) starts a line's text with "::", after blanks. */
+static bool at_command(const char *s, size_t len, size_t i)
+{
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	return i + 1 < len && s[i] == ':' && s[i + 1] == ':';
+}
+
+void gc_str_escape(struct gc_buf *out, const char *s, size_t len, unsigned flags)
+{
+	bool line_start = !(flags & GC_ESC_OWN_CMD);
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+		size_t n = gc_utf8_char(s + i, len - i);
+
+		if (line_start && at_command(s, len, i)) {
+			while (s[i] != ':')
+				gc_buf_addch(out, s[i++]);
+			gc_buf_addstr(out, "\\x3a");
+			i++;
+		} else if (c == '#' && len - i >= 3 && s[i + 1] == '#' && s[i + 2] == '[') {
+			gc_buf_addstr(out, "#\\x23["); /* the runner's old "##[command]" form */
+			i += 3;
+		} else if (c == '\n' && (flags & GC_ESC_KEEP_NL)) {
+			gc_buf_addch(out, '\n');
+			i++;
+		} else if (n == 1 && c >= 0x20 && c != 0x7f) {
+			gc_buf_addch(out, (char)c);
+			i++;
+		} else if (c == '\t') {
+			gc_buf_addch(out, '\t');
+			i++;
+		} else if (n > 1 && !(c == 0xc2 && (unsigned char)s[i + 1] < 0xa0)) {
+			gc_buf_add(out, s + i, n);
+			i += n;
+		} else { /* a control, or a byte that is no character */
+			for (size_t k = 0; k < (n ? n : 1); k++)
+				gc_buf_addf(out, "\\x%02x", (unsigned char)s[i + k]);
+			i += n ? n : 1;
+		}
+		line_start = c == '\n' && (flags & GC_ESC_KEEP_NL);
+	}
 }

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct gc_buf;
+
 /* Decimal, 0..max. Returns 0 or -1. */
 int gc_parse_u64(const char *s, uint64_t max, uint64_t *out);
 int gc_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
@@ -31,5 +33,20 @@ void gc_format_decimal(double v, char out[32]);
 bool gc_utf8_valid(const char *s, size_t len);
 /* The length of the valid UTF-8 character s starts with (1 to 4), or 0. */
 size_t gc_utf8_char(const char *s, size_t len);
+
+/* gc_str_escape's flags. */
+#define GC_ESC_KEEP_NL 1u /* LF stays a line break (multi-line text) */
+#define GC_ESC_OWN_CMD 2u /* a leading "::" is ours (a workflow command we composed) */
+
+/*
+ * Appends s[0..len) to out with everything that could drive a terminal or a CI runner
+ * written as \xNN: C0 controls but tab (and LF with GC_ESC_KEEP_NL), DEL, C1 controls
+ * (U+0080..U+009F) and bytes that are not valid UTF-8. A line that would start, after
+ * blanks, with "::" (a GitHub Actions workflow command) has that first ':' written as
+ * \x3a, unless GC_ESC_OWN_CMD (for the first line only); "##[", the runner's older
+ * command form that it finds anywhere in a line, becomes "#\x23[". For text from outside: a
+ * cloud's message, tags, SSH output (docs/internals/logging.md, "Output").
+ */
+void gc_str_escape(struct gc_buf *out, const char *s, size_t len, unsigned flags);
 
 #endif

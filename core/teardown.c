@@ -115,7 +115,7 @@ static int listed_once(const struct gc_instance_list *l, struct gc_error *err)
 	qsort(ids, n, sizeof(*ids), id_order);
 	for (size_t i = 1; i < n && ret == 0; i++)
 		if (strcmp(ids[i - 1], ids[i]) == 0)
-			ret = gc_error_set(err, GC_EINVALID,
+			ret = gc_error_set(err, GC_EBADRESPONSE,
 					   "DescribeInstances: instance '%s' is listed twice",
 					   ids[i]);
 	free(ids);

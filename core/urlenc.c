@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/alloc.h"
 #include "core/urlenc.h"
@@ -157,18 +158,10 @@ static int ascii_lower(int c)
 	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
 }
 
-static bool ascii_caseeq(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++)
-		if (ascii_lower((unsigned char)*a) != ascii_lower((unsigned char)*b))
-			return false;
-	return *a == *b;
-}
-
 const char *gc_params_get_ci(const struct gc_params *p, const char *name)
 {
 	for (size_t i = 0; i < p->n; i++)
-		if (ascii_caseeq(p->items[i].name, name))
+		if (strcasecmp(p->items[i].name, name) == 0) /* ASCII: no setlocale */
 			return p->items[i].value;
 	return NULL;
 }
@@ -551,16 +544,11 @@ int gc_sign_canonical_headers(struct gc_buf *canon, struct gc_buf *signed_list,
 		size_t n = semi ? (size_t)(semi - p) : strlen(p);
 		const struct gc_param *found = NULL;
 
-		for (size_t i = 0; i < headers->n && !found; i++) {
-			const char *name = headers->items[i].name;
-			size_t k = 0;
-
-			/* stored names are lower-case; the list may be in any case */
-			while (k < n && name[k] && ascii_lower((unsigned char)p[k]) == name[k])
-				k++;
-			if (k == n && !name[k])
+		/* the list may be in any case */
+		for (size_t i = 0; i < headers->n && !found; i++)
+			if (!strncasecmp(p, headers->items[i].name, n) &&
+			    !headers->items[i].name[n])
 				found = &headers->items[i];
-		}
 		if (!found) {
 			gc_buf_truncate(canon, canon_start);
 			gc_buf_truncate(signed_list, list_start);
@@ -685,4 +673,20 @@ void gc_sign_result_release(struct gc_sign_result *r)
 	gc_buf_release(&r->signed_headers);
 	gc_buf_release(&r->authorization);
 	gc_params_release(&r->added_headers);
+}
+
+int gc_sign_result_give(struct gc_sign_result *debug, struct gc_sign_result *r, int ret)
+{
+	if (debug) {
+		gc_sign_result_release(debug);
+		*debug = *r;
+	} else {
+		gc_sign_result_release(r);
+	}
+	return ret;
+}
+
+bool gc_sign_present(const char *s)
+{
+	return s && *s;
 }

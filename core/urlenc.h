@@ -138,6 +138,12 @@ struct gc_sign_result {
 
 void gc_sign_result_init(struct gc_sign_result *r);
 void gc_sign_result_release(struct gc_sign_result *r);
+/* A verifier's end: r moves into debug (what debug held is released) or, debug NULL, is
+ * released. Returns ret. */
+int gc_sign_result_give(struct gc_sign_result *debug, struct gc_sign_result *r, int ret);
+
+/* Whether s is set and not empty: a signing input's "given". */
+bool gc_sign_present(const char *s);
 
 /*
  * The decoded query parameters of req (req->query copied, or req->query_string

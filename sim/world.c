@@ -696,6 +696,27 @@ bool sim_world_add_rule(struct sim_secgroup *sg, const struct sim_rule *rule)
 	return true;
 }
 
+bool sim_world_has_rule(const struct sim_secgroup *sg, const struct sim_rule *rule)
+{
+	for (size_t i = 0; i < sg->n_rules; i++)
+		if (rule_equal(&sg->rules[i], rule))
+			return true;
+	return false;
+}
+
+bool sim_world_remove_rule(struct sim_secgroup *sg, const struct sim_rule *rule)
+{
+	for (size_t i = 0; i < sg->n_rules; i++) {
+		if (!rule_equal(&sg->rules[i], rule))
+			continue;
+		memmove(&sg->rules[i], &sg->rules[i + 1],
+			(sg->n_rules - i - 1) * sizeof(*sg->rules));
+		sg->n_rules--;
+		return true;
+	}
+	return false;
+}
+
 bool sim_world_sg_in_use(struct sim_world *w, const struct sim_secgroup *sg)
 {
 	for (size_t i = 0; i < w->n_instances; i++) {

@@ -324,6 +324,10 @@ struct sim_secgroup *sim_world_sg(struct sim_world *w, enum sim_cloud c, const c
 				  const char *id);
 /* Adds a rule; returns false (and adds nothing) when an identical rule exists. */
 bool sim_world_add_rule(struct sim_secgroup *sg, const struct sim_rule *rule);
+/* Removes the rule identical to rule (its description aside); false when there is none. */
+bool sim_world_remove_rule(struct sim_secgroup *sg, const struct sim_rule *rule);
+/* Whether sg has a rule identical to rule (its description aside). */
+bool sim_world_has_rule(const struct sim_secgroup *sg, const struct sim_rule *rule);
 /* Whether an instance that is not terminated uses sg (deleting it is then refused). */
 bool sim_world_sg_in_use(struct sim_world *w, const struct sim_secgroup *sg);
 void sim_world_delete_sg(struct sim_world *w, struct sim_secgroup *sg);

@@ -34,14 +34,6 @@ void ali_driver_close(struct gc_provider *p)
 	gc_price_cache_release(&d->prices);
 }
 
-static bool valid_region(const char *r)
-{
-	size_t n = r ? strlen(r) : 0;
-
-	return n > 0 && n <= 32 && r[0] != '-' && r[n - 1] != '-' &&
-		strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
-}
-
 /* The endpoints: the spec's for every product, else the public ones (WIRE.md 2.2; VPC's
  * from the VPC API reference's endpoint table). */
 static int endpoints(struct gc_provider *p, struct ali_driver *d, struct gc_error *err)
@@ -76,7 +68,7 @@ int ali_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 	struct ali_driver *d = ali_driver(p);
 
 	d->base.endpoint = cfg->endpoint && *cfg->endpoint ? gc_xstrdup(cfg->endpoint) : NULL;
-	if (!valid_region(p->region))
+	if (!gc_creds_region_ok(p->region))
 		return gc_error_set(err, GC_EINVALID, "'%s' is not an Alibaba Cloud region name",
 				    p->region);
 	if (endpoints(p, d, err) != 0 || gc_driver_resolve_creds(p, err) != 0)

@@ -4,8 +4,7 @@
  * ~/.aliyun/config.json, CI secrets and instance roles work unchanged; where the CLI
  * would open a browser or run a helper (OAuth, CloudSSO, External) we fail with a message
  * saying what to use instead, because nothing below cmd/ may talk to the terminal. The
- * plumbing (files under HOME, the metadata service's requests, the GitHub Actions token,
- * the list of sources tried, retries) is core/creds.h's; what is here is Alibaba's own.
+ * plumbing is core/creds.h's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,26 +41,6 @@
 #define METADATA_CREDS_PATH  "/latest/meta-data/ram/security-credentials/"
 #define DEFAULT_STS_ENDPOINT "https://sts.aliyuncs.com"
 
-/* --- small helpers ------------------------------------------------------------------- */
-
-void ali_creds_init(struct ali_creds *c)
-{
-	gc_creds_init(&c->base);
-}
-
-void ali_creds_release(struct ali_creds *c)
-{
-	if (c)
-		gc_creds_release(&c->base);
-}
-
-static const char *jstr(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_string(v) && json_string_length(v) ? json_string_value(v) : NULL;
-}
-
 /* --- the chain's state ---------------------------------------------------------------- */
 
 struct chain {
@@ -88,7 +67,7 @@ static void chain_init(struct chain *ch, const struct ali_creds_input *in)
 /* Where STS is: the spec's endpoint, else the profile's or the environment's region. */
 static int sts_base(char **out, const struct chain *ch, json_t *profile, struct gc_error *err)
 {
-	const char *region = profile ? jstr(profile, "sts_region") : NULL;
+	const char *region = profile ? gc_jstr_set(profile, "sts_region") : NULL;
 	bool vpc = (profile && json_is_true(json_object_get(profile, "enable_vpc"))) ||
 		gc_spec_env_true(ch->in->env, "ALIBABA_CLOUD_VPC_ENDPOINT_ENABLED");
 
@@ -134,8 +113,9 @@ static int sts_parse(struct ali_creds *out, struct chain *ch, const struct assum
 {
 	json_t *j = json_loadb(res->body.data, res->body.len, 0, NULL);
 	json_t *c = json_object_get(j, "Credentials");
-	const char *akid = jstr(c, "AccessKeyId"), *secret = jstr(c, "AccessKeySecret");
-	const char *token = jstr(c, "SecurityToken"), *exp = jstr(c, "Expiration");
+	const char *akid = gc_jstr_set(c, "AccessKeyId"),
+		   *secret = gc_jstr_set(c, "AccessKeySecret");
+	const char *token = gc_jstr_set(c, "SecurityToken"), *exp = gc_jstr_set(c, "Expiration");
 	int64_t expiration;
 	int ret = -1;
 
@@ -175,27 +155,22 @@ static int sts_attempt(void *arg, bool *last, struct gc_error *err)
 		"Content-Type: application/x-www-form-urlencoded", "Accept: application/json"
 	};
 	struct sts_call *c = arg;
-	struct ali_wire w = { NULL, NULL, 0 };
-	struct gc_http_request req;
+	struct gc_driver_wire w = { 0 };
+	struct gc_http_request req = { .method = "POST", .max_response = STS_MAX_RESPONSE };
 	struct gc_http_response res;
 	char *url = NULL;
 	int rc;
 
-	memset(&req, 0, sizeof(req));
-	req.method = "POST";
-	req.max_response = STS_MAX_RESPONSE;
 	if (c->signer) {
-		struct ali_wire_input wi;
+		struct ali_wire_input wi = { .base_url = c->base,
+					     .action = "AssumeRole",
+					     .version = ALI_STS_VERSION,
+					     .params = c->params,
+					     .access_key_id = c->signer->access_key_id,
+					     .access_key_secret = c->signer->access_key_secret,
+					     .security_token = c->signer->security_token,
+					     .now = (time_t)time(NULL) };
 
-		memset(&wi, 0, sizeof(wi));
-		wi.base_url = c->base;
-		wi.action = "AssumeRole";
-		wi.version = ALI_STS_VERSION;
-		wi.params = c->params;
-		wi.access_key_id = c->signer->access_key_id;
-		wi.access_key_secret = c->signer->access_key_secret;
-		wi.security_token = c->signer->security_token;
-		wi.now = (time_t)time(NULL);
 		if (ali_wire_build(&w, &wi, err) != 0) {
 			*last = true;
 			return gc_error_prefix(err, "cannot %s", c->a->what);
@@ -224,7 +199,7 @@ static int sts_attempt(void *arg, bool *last, struct gc_error *err)
 		req.body_len = c->body->len;
 	}
 	rc = gc_http_perform(c->ch->in->http, &req, &res, err);
-	ali_wire_release(&w);
+	gc_driver_wire_release(&w);
 	free(url);
 	if (rc != 0) {
 		gc_error_prefix(err, "cannot %s at '%s'", c->a->what, c->base);
@@ -295,12 +270,9 @@ static int assume_role(struct ali_creds *out, struct chain *ch, const struct ali
 
 /* --- OIDC ------------------------------------------------------------------------------- */
 
-/*
- * STS AssumeRoleWithOIDC, anonymous as the Credentials SDKs send it: an RPC-style POST
- * with Action, Version, Format and Timestamp in the query and the token with the role in
- * a form body, no signature (the token is the proof). Retried on throttling and 5xx.
- * Takes source.
- */
+/* STS AssumeRoleWithOIDC as the Credentials SDKs send it (docs/internals/alibaba.md,
+ * "Credentials"): no signature, the token is the proof. Retried on throttling and 5xx.
+ * Takes source. */
 static int assume_oidc(struct ali_creds *out, struct chain *ch, const char *role_arn,
 		       const char *provider_arn, const char *token, const char *session_name,
 		       const char *what, char *source, struct gc_error *err)
@@ -312,9 +284,7 @@ static int assume_oidc(struct ali_creds *out, struct chain *ch, const char *role
 	struct assume a;
 	int ret = -1;
 
-	memset(&a, 0, sizeof(a));
-	a.role_arn = role_arn;
-	a.what = what;
+	a = (struct assume){ .role_arn = role_arn, .what = what };
 	if (!ch->in->http) {
 		gc_error_set(err, GC_EINVALID, "cannot %s: no HTTP client was given", what);
 		goto out;
@@ -498,11 +468,10 @@ static int metadata_creds(struct ali_creds *out, struct chain *ch, const char *r
 		*why = gc_xstrdup("no HTTP client was given");
 		return 1;
 	}
-	memset(&m, 0, sizeof(m));
-	m.cx = &ch->cx;
-	m.base = base;
-	m.timeout_ms = METADATA_TIMEOUT_MS;
-	m.attempts = METADATA_ATTEMPTS;
+	m = (struct gc_metadata){ .cx = &ch->cx,
+				  .base = base,
+				  .timeout_ms = METADATA_TIMEOUT_MS,
+				  .attempts = METADATA_ATTEMPTS };
 	gc_error_init(&e);
 	switch (gc_metadata_token(&m, "/latest/api/token",
 				  "X-aliyun-ecs-metadata-token-ttl-seconds: " METADATA_TOKEN_TTL,
@@ -548,13 +517,15 @@ static int metadata_creds(struct ali_creds *out, struct chain *ch, const char *r
 		gc_error_set(err, GC_EINVALID, "%s answered with no JSON object", what);
 		goto out;
 	}
-	if ((v = jstr(j, "Code")) && strcmp(v, "Success") != 0) {
+	if ((v = gc_jstr_set(j, "Code")) && strcmp(v, "Success") != 0) {
 		gc_error_set(err, GC_EAUTH, "%s answered Code '%s'", what, v);
 		goto out;
 	}
 	{
-		const char *akid = jstr(j, "AccessKeyId"), *secret = jstr(j, "AccessKeySecret");
-		const char *tok = jstr(j, "SecurityToken"), *exp = jstr(j, "Expiration");
+		const char *akid = gc_jstr_set(j, "AccessKeyId"),
+			   *secret = gc_jstr_set(j, "AccessKeySecret");
+		const char *tok = gc_jstr_set(j, "SecurityToken"),
+			   *exp = gc_jstr_set(j, "Expiration");
 		int64_t expiration = 0;
 
 		if (!akid || !secret || !tok) {
@@ -639,7 +610,7 @@ static json_t *config_profile(const struct chain *ch, const char *name)
 
 	json_array_foreach(list, i, p)
 	{
-		const char *n = jstr(p, "name");
+		const char *n = gc_jstr_set(p, "name");
 
 		if (json_is_object(p) && n && strcmp(n, name) == 0)
 			return p;
@@ -662,7 +633,7 @@ static const char *profile_name(const struct chain *ch, const char **named_by)
 		return v;
 	}
 	*named_by = NULL;
-	v = ch->config ? jstr(ch->config, "current") : NULL;
+	v = ch->config ? gc_jstr_set(ch->config, "current") : NULL;
 	return v ? v : "default";
 }
 
@@ -673,8 +644,9 @@ static int from_profile(struct ali_creds *out, struct chain *ch, const char *nam
 static int profile_keys(struct ali_creds *out, struct chain *ch, json_t *p, const char *name,
 			const char *mode, bool with_token, struct gc_error *err)
 {
-	const char *akid = jstr(p, "access_key_id"), *secret = jstr(p, "access_key_secret");
-	const char *token = jstr(p, "sts_token");
+	const char *akid = gc_jstr_set(p, "access_key_id"),
+		   *secret = gc_jstr_set(p, "access_key_secret");
+	const char *token = gc_jstr_set(p, "sts_token");
 
 	if (!akid || !secret)
 		return gc_error_set(err, GC_EAUTH, "profile '%s' (mode %s) in %s has no %s", name,
@@ -692,7 +664,7 @@ static int profile_keys(struct ali_creds *out, struct chain *ch, json_t *p, cons
 static int profile_role(struct ali_creds *out, struct chain *ch, json_t *p, const char *name,
 			const char *mode, const struct ali_creds *signer, struct gc_error *err)
 {
-	const char *arn = jstr(p, "ram_role_arn");
+	const char *arn = gc_jstr_set(p, "ram_role_arn");
 	json_t *secs = json_object_get(p, "expired_seconds");
 	struct assume a;
 	char *what;
@@ -700,9 +672,8 @@ static int profile_role(struct ali_creds *out, struct chain *ch, json_t *p, cons
 
 	if (!arn)
 		return gc_error_set(err, GC_EINVALID,
-				    "profile '%s' (mode %s) in %s has no "
-				    "ram_role_arn",
-				    name, mode, ch->config_name);
+				    "profile '%s' (mode %s) in %s has no ram_role_arn", name, mode,
+				    ch->config_name);
 	memset(&a, 0, sizeof(a));
 	if (json_is_integer(secs) && json_integer_value(secs) != 0) {
 		a.duration = json_integer_value(secs);
@@ -718,11 +689,11 @@ static int profile_role(struct ali_creds *out, struct chain *ch, json_t *p, cons
 				    ch->config_name);
 	}
 	a.role_arn = arn;
-	a.session_name = jstr(p, "ram_session_name");
+	a.session_name = gc_jstr_set(p, "ram_session_name");
 	if (!a.session_name)
 		a.session_name = gc_spec_env_get(ch->in->env, "ALIBABA_CLOUD_ROLE_SESSION_NAME");
-	a.external_id = jstr(p, "external_id");
-	a.policy = jstr(p, "policy");
+	a.external_id = gc_jstr_set(p, "external_id");
+	a.policy = gc_jstr_set(p, "policy");
 	a.profile = p;
 	what = gc_xasprintf("assume role '%s' for profile '%s'", arn, name);
 	a.what = what;
@@ -736,7 +707,7 @@ static int profile_role(struct ali_creds *out, struct chain *ch, json_t *p, cons
 static int profile_creds(struct ali_creds *out, struct chain *ch, json_t *p, const char *name,
 			 struct gc_error *err)
 {
-	const char *mode = jstr(p, "mode");
+	const char *mode = gc_jstr_set(p, "mode");
 	struct ali_creds src;
 	char *why = NULL;
 	int rc;
@@ -752,7 +723,7 @@ static int profile_creds(struct ali_creds *out, struct chain *ch, json_t *p, con
 		return profile_keys(out, ch, p, name, "StsToken", true, err);
 	if (strcasecmp(mode, "RamRoleArn") == 0 || strcasecmp(mode, "ChainableRamRoleArn") == 0) {
 		bool chained = strcasecmp(mode, "ChainableRamRoleArn") == 0;
-		const char *source = jstr(p, "source_profile");
+		const char *source = gc_jstr_set(p, "source_profile");
 
 		ali_creds_init(&src);
 		if (chained && !source)
@@ -770,7 +741,7 @@ static int profile_creds(struct ali_creds *out, struct chain *ch, json_t *p, con
 		return rc;
 	}
 	if (strcasecmp(mode, "EcsRamRole") == 0) {
-		const char *role = jstr(p, "ram_role_name");
+		const char *role = gc_jstr_set(p, "ram_role_name");
 
 		if (gc_spec_env_true(ch->in->env, "ALIBABA_CLOUD_ECS_METADATA_DISABLED"))
 			return gc_error_set(err, GC_EAUTH,
@@ -790,15 +761,16 @@ static int profile_creds(struct ali_creds *out, struct chain *ch, json_t *p, con
 		return rc;
 	}
 	if (strcasecmp(mode, "OIDC") == 0) {
-		const char *arn = jstr(p, "ram_role_arn"), *prov = jstr(p, "oidc_provider_arn");
-		const char *file = jstr(p, "oidc_token_file");
+		const char *arn = gc_jstr_set(p, "ram_role_arn"),
+			   *prov = gc_jstr_set(p, "oidc_provider_arn");
+		const char *file = gc_jstr_set(p, "oidc_token_file");
 
 		if (!arn || !prov || !file)
 			return gc_error_set(err, GC_EINVALID,
 					    "profile '%s' (mode OIDC) in %s needs ram_role_arn, "
 					    "oidc_provider_arn and oidc_token_file",
 					    name, ch->config_name);
-		return oidc(out, ch, arn, prov, file, jstr(p, "ram_session_name"), err);
+		return oidc(out, ch, arn, prov, file, gc_jstr_set(p, "ram_session_name"), err);
 	}
 	return gc_error_set(
 		err, GC_EUNSUPPORTED,
@@ -914,9 +886,8 @@ int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in, s
 
 	/* 4. the instance's RAM role */
 	if (gc_spec_env_true(in->env, "ALIBABA_CLOUD_ECS_METADATA_DISABLED")) {
-		gc_creds_tried_add(&tried,
-				   "ECS RAM role (disabled by "
-				   "ALIBABA_CLOUD_ECS_METADATA_DISABLED)");
+		gc_creds_tried_add(
+			&tried, "ECS RAM role (disabled by ALIBABA_CLOUD_ECS_METADATA_DISABLED)");
 	} else {
 		rc = metadata_creds(&got, &ch,
 				    gc_spec_env_get(in->env, "ALIBABA_CLOUD_ECS_METADATA"), &why,

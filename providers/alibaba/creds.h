@@ -6,13 +6,8 @@
  *
  * When nothing applies the error (GC_EAUTH) names every source tried and why it did not
  * apply. A source that applies but fails stops the chain with its own error (STS
- * refusing: GC_EAUTH with STS's code in err->cloud_code). STS calls are ACS3-signed like
- * every other call (ecs.h, ali_wire_build), at the spec's provider.endpoint when set;
- * RoleSessionName is the profile's ram_session_name, else
- * ALIBABA_CLOUD_ROLE_SESSION_NAME, else "gpucluster-UNIXTIME".
- *
- * Every variable is read through in->env (HOME included), never getenv. Secrets (key
- * secrets, security tokens, the metadata token) are registered with the log as soon as
+ * refusing: GC_EAUTH with STS's code in err->cloud_code). Every variable is read through
+ * in->env (HOME included), never getenv. Secrets are registered with the log as soon as
  * they are read and wiped from memory on release.
  *
  * Life cycle: ali_creds_init -> ali_creds_resolve -> use -> ali_creds_release. Temporary
@@ -63,8 +58,12 @@ struct ali_creds_input {
 	const struct gc_spec_oidc *oidc; /* the spec's provider.oidc, or NULL */
 };
 
-void ali_creds_init(struct ali_creds *c);
-void ali_creds_release(struct ali_creds *c);
+/* The shared view's life cycle; release takes NULL. */
+#define ali_creds_init(c) gc_creds_init(&(c)->base)
+static inline void ali_creds_release(struct ali_creds *c)
+{
+	gc_creds_release(c ? &c->base : NULL);
+}
 
 /* Resolves credentials through the chain above; out is written only on success. */
 int ali_creds_resolve(struct ali_creds *out, const struct ali_creds_input *in,

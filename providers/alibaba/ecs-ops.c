@@ -20,6 +20,7 @@
 #include "core/cloudinit.h"
 #include "core/hash.h"
 #include "core/keygen.h"
+#include "core/rules.h"
 #include "core/str.h"
 #include "providers/alibaba/ecs.h"
 
@@ -75,13 +76,6 @@ static void add_tags(struct gc_params *p, const struct gc_tag *tags, size_t n)
 	}
 }
 
-static const char *jstr(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
 /* The list under a wrapper object: {"Instances":{"Instance":[...]}} -> the array. */
 static json_t *jlist(json_t *o, const char *outer, const char *inner)
 {
@@ -123,7 +117,7 @@ static int parse_answer(struct gc_provider *p, const struct gc_buf *body, const 
 /* The next page's token, or NULL (an empty one too). */
 static char *next_token(json_t *j)
 {
-	const char *t = jstr(j, "NextToken");
+	const char *t = gc_jstr(j, "NextToken");
 
 	return t && *t ? gc_xstrdup(t) : NULL;
 }
@@ -143,7 +137,7 @@ static void read_tags(json_t *o, struct gc_tag **tags, size_t *n)
 
 	json_array_foreach(list, i, t)
 	{
-		const char *k = jstr(t, "TagKey"), *v = jstr(t, "TagValue");
+		const char *k = gc_jstr(t, "TagKey"), *v = gc_jstr(t, "TagValue");
 
 		if (!k)
 			continue;
@@ -176,7 +170,7 @@ static int default_vpc(struct gc_provider *p, const char **out, struct gc_error 
 		goto out;
 	json_array_foreach(jlist(j, "Vpcs", "Vpc"), i, v)
 	{
-		const char *id = jstr(v, "VpcId"), *status = jstr(v, "Status");
+		const char *id = gc_jstr(v, "VpcId"), *status = gc_jstr(v, "Status");
 
 		if (id && json_is_true(json_object_get(v, "IsDefault")) &&
 		    (!status || strcmp(status, "Available") == 0)) {
@@ -235,8 +229,8 @@ static int vswitches_parse(struct gc_provider *p, void *ctx, const struct gc_buf
 	list = jlist(j, "VSwitches", "VSwitch");
 	json_array_foreach(list, i, v)
 	{
-		const char *id = jstr(v, "VSwitchId"), *z = jstr(v, "ZoneId");
-		const char *status = jstr(v, "Status");
+		const char *id = gc_jstr(v, "VSwitchId"), *z = gc_jstr(v, "ZoneId");
+		const char *status = gc_jstr(v, "Status");
 		bool dflt = json_is_true(json_object_get(v, "IsDefault"));
 
 		if (!id || !z || (c->zone && strcmp(z, c->zone)) ||
@@ -339,7 +333,7 @@ static const char *first_ip(json_t *o, const char *key)
 
 static int parse_instance(json_t *o, struct gc_instance *inst)
 {
-	const char *id = jstr(o, "InstanceId"), *v;
+	const char *id = gc_jstr(o, "InstanceId"), *v;
 	struct gc_tag *tags = NULL;
 	size_t n_tags = 0;
 
@@ -347,24 +341,24 @@ static int parse_instance(json_t *o, struct gc_instance *inst)
 		return -1;
 	memset(inst, 0, sizeof(*inst));
 	inst->id = gc_xstrdup(id);
-	if ((v = jstr(o, "InstanceType")))
+	if ((v = gc_jstr(o, "InstanceType")))
 		inst->type = gc_xstrdup(v);
-	if ((v = jstr(o, "ZoneId")))
+	if ((v = gc_jstr(o, "ZoneId")))
 		inst->zone = gc_xstrdup(v);
-	if ((v = jstr(o, "ImageId")))
+	if ((v = gc_jstr(o, "ImageId")))
 		inst->image = gc_xstrdup(v);
-	v = jstr(o, "Status");
+	v = gc_jstr(o, "Status");
 	inst->state = state_of(v);
 	inst->state_name = gc_xstrdup(v ? v : "unknown");
-	v = jstr(o, "SpotStrategy");
+	v = gc_jstr(o, "SpotStrategy");
 	inst->spot = v && *v && strcmp(v, "NoSpot") != 0;
 	if ((v = first_ip(json_object_get(o, "VpcAttributes"), "PrivateIpAddress")) ||
 	    (v = first_ip(o, "InnerIpAddress")))
 		inst->private_ip = gc_xstrdup(v);
 	if ((v = first_ip(o, "PublicIpAddress")) ||
-	    (v = jstr(json_object_get(o, "EipAddress"), "IpAddress"), v && *v))
+	    (v = gc_jstr(json_object_get(o, "EipAddress"), "IpAddress"), v && *v))
 		inst->public_ip = gc_xstrdup(v);
-	if ((v = jstr(o, "CreationTime")) && ali_parse_time(v, &inst->launch_time) != 0)
+	if ((v = gc_jstr(o, "CreationTime")) && ali_parse_time(v, &inst->launch_time) != 0)
 		inst->launch_time = 0;
 	read_tags(o, &tags, &n_tags);
 	for (size_t i = 0; i < n_tags; i++) {
@@ -723,20 +717,12 @@ static int delete_call(struct gc_provider *p, const char *const *ids, size_t n,
 	return gc_driver_wait_busy(p, delete_once, &d, "an instance cannot be released yet", err);
 }
 
-static bool gone_code(const char *code)
-{
-	return strcmp(code, "InvalidInstanceId.NotFound") == 0;
-}
-
 int ali_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err)
 {
-	if (n > ALI_TERMINATE_BATCH)
-		return gc_error_set(err, GC_EINVALID,
-				    "cannot terminate %zu instances in one call (at most %u)", n,
-				    ALI_TERMINATE_BATCH);
 	/* an unknown id fails the whole call with InvalidInstanceId.NotFound naming it; it is
 	 * gone (released instances vanish from ECS at once) */
-	return gc_driver_terminate_dropping_gone(p, ids, n, delete_call, gone_code, err);
+	return gc_driver_terminate_dropping_gone(p, ids, n, ALI_TERMINATE_BATCH, delete_call,
+						 "InvalidInstanceId.NotFound", err);
 }
 
 /* ---- key pairs and security groups ------------------------------------------------------------ */
@@ -750,7 +736,7 @@ static void push_resource(struct gc_resource_list *out, json_t *o, const char *i
 
 	memset(&r, 0, sizeof(r));
 	read_tags(o, &r.tags, &r.n_tags);
-	if (!(v = jstr(o, id_key)) || !*v || !gc_tags_match(r.tags, r.n_tags, want, n_want)) {
+	if (!(v = gc_jstr(o, id_key)) || !*v || !gc_tags_match(r.tags, r.n_tags, want, n_want)) {
 		for (size_t i = 0; i < r.n_tags; i++) {
 			free(r.tags[i].key);
 			free(r.tags[i].value);
@@ -759,9 +745,9 @@ static void push_resource(struct gc_resource_list *out, json_t *o, const char *i
 		return;
 	}
 	r.id = gc_xstrdup(v);
-	if ((v = jstr(o, name_key)))
+	if ((v = gc_jstr(o, name_key)))
 		r.name = gc_xstrdup(v);
-	if (fpr_key && (v = jstr(o, fpr_key)) && *v)
+	if (fpr_key && (v = gc_jstr(o, fpr_key)) && *v)
 		r.fingerprint = gc_xstrdup(v);
 	*gc_resource_list_push(out) = r;
 }
@@ -859,54 +845,40 @@ int ali_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 	return 0;
 }
 
-/*
- * ImportKeyPair answered KeyPair.AlreadyExist. That is our own earlier import when the
- * key of that name holds the same public key (a retry after a lost answer, or a re-run);
- * anything else is someone else's key, never reused.
- */
-static int adopt_keypair(struct gc_provider *p, const struct gc_keypair_request *req,
-			 struct gc_error *err)
+static int lookup_keypair(struct gc_provider *p, const char *name, char **line, char **id,
+			  struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf body;
 	json_t *j = NULL, *o;
-	char *want = gc_driver_key_body(req->public_key_line), *have = NULL;
 	size_t i;
 	int ret = -1;
 
-	gc_params_add(&params, "KeyPairName", req->name);
+	gc_params_add(&params, "KeyPairName", name);
 	gc_params_add(&params, "IncludePublicKey", "true");
 	if (ali_ecs_call(p, "DescribeKeyPairs", &params, 0, false, &body, err) != 0 ||
 	    parse_answer(p, &body, "DescribeKeyPairs", &j, err) != 0)
 		goto out;
 	json_array_foreach(jlist(j, "KeyPairs", "KeyPair"), i, o)
 	{
-		const char *name = jstr(o, "KeyPairName"), *pub = jstr(o, "PublicKey");
+		const char *have = gc_jstr(o, "KeyPairName"), *pub = gc_jstr(o, "PublicKey");
 
-		if (name && pub && strcmp(name, req->name) == 0) {
-			free(have);
-			have = gc_driver_key_body(pub);
+		if (have && pub && strcmp(have, name) == 0) {
+			free(*line);
+			*line = gc_xstrdup(pub);
 		}
 	}
-	if (!have || strcmp(want, have) != 0) {
-		gc_error_set(err, GC_EINVALID,
-			     "a key pair named '%s' already exists with another public key",
-			     req->name);
-		gc_error_set_cloud(err, "KeyPair.AlreadyExist", NULL, 400);
-		goto out;
-	}
+	*id = *line ? gc_xstrdup(name) : NULL; /* Alibaba key pairs have no id but their name */
 	ret = 0;
 out:
 	json_decref(j);
-	free(want);
-	free(have);
 	gc_params_release(&params);
 	gc_buf_release(&body);
 	return ret;
 }
 
-int ali_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
-		       struct gc_error *err)
+static int import_keypair(struct gc_provider *p, const struct gc_keypair_request *req,
+			  char **out_id, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf body = GC_BUF_INIT(1);
@@ -914,43 +886,41 @@ int ali_import_keypair(struct gc_provider *p, const struct gc_keypair_request *r
 	const char *name;
 	int ret = -1;
 
-	if (!req->name || !req->public_key_line || !*req->public_key_line)
-		return gc_error_set(err, GC_EINVALID,
-				    "cannot import a key pair without a name and a public key");
 	if (req->n_tags > ALI_MAX_TAGS)
-		return gc_error_set(err, GC_EINVALID, "cannot import key pair '%s': %zu tags",
-				    req->name, req->n_tags);
+		return gc_error_set(err, GC_EINVALID, "%zu tags", req->n_tags);
 	gc_params_add(&params, "KeyPairName", req->name);
 	gc_params_add(&params, "PublicKeyBody", req->public_key_line);
 	add_tags(&params, req->tags, req->n_tags);
-	if (ali_ecs_call(p, "ImportKeyPair", &params, 0, false, &body, err) != 0) {
-		if (err && strcmp(err->cloud_code, "KeyPair.AlreadyExist") == 0 &&
-		    adopt_keypair(p, req, err) == 0) {
-			gc_error_init(err);
-			*out_id = gc_xstrdup(req->name);
-			ret = 0;
-			goto out;
-		}
-		goto fail;
-	}
-	if (parse_answer(p, &body, "ImportKeyPair", &j, err) != 0)
-		goto fail;
-	name = jstr(j, "KeyPairName");
+	if (ali_ecs_call(p, "ImportKeyPair", &params, 0, false, &body, err) != 0 ||
+	    parse_answer(p, &body, "ImportKeyPair", &j, err) != 0)
+		goto out;
+	name = gc_jstr(j, "KeyPairName");
 	if (!name || strcmp(name, req->name) != 0) {
 		gc_error_set(err, GC_EINVALID, "ImportKeyPair answered another KeyPairName ('%s')",
 			     name ? name : "");
-		goto fail;
+		goto out;
 	}
-	*out_id = gc_xstrdup(name); /* Alibaba key pairs have no id but their name */
+	*out_id = gc_xstrdup(name);
 	ret = 0;
-	goto out;
-fail:
-	gc_error_prefix(err, "cannot import key pair '%s'", req->name);
 out:
 	json_decref(j);
 	gc_params_release(&params);
 	gc_buf_release(&body);
 	return ret;
+}
+
+static const struct gc_driver_keypair keypair_import = {
+	import_keypair,
+	lookup_keypair,
+	(const char *const[]){ "KeyPair.AlreadyExist", NULL },
+	NULL,
+	400,
+};
+
+int ali_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
+		       struct gc_error *err)
+{
+	return gc_driver_import_keypair(p, &keypair_import, req, out_id, err);
 }
 
 int ali_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err)
@@ -973,28 +943,29 @@ int ali_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *e
 	return 0;
 }
 
-static int authorize_ssh(struct gc_provider *p, const char *group_id,
-			 const struct gc_secgroup_request *req, struct gc_error *err)
+/* SSH from each of cidrs, in batches of ALI_RULE_BATCH rules a call. */
+static int authorize_ssh(struct gc_provider *p, const char *group_id, unsigned port,
+			 const char *const *cidrs, size_t n_cidrs, struct gc_error *err)
 {
 	char range[32];
 
-	snprintf(range, sizeof(range), "%u/%u", req->ssh_port, req->ssh_port);
-	for (size_t first = 0; first < req->n_allow_from; first += ALI_RULE_BATCH) {
+	snprintf(range, sizeof(range), "%u/%u", port, port);
+	for (size_t first = 0; first < n_cidrs; first += ALI_RULE_BATCH) {
 		struct gc_params params = GC_PARAMS_INIT;
 		struct gc_buf body;
 		int rc;
 
 		gc_params_add(&params, "SecurityGroupId", group_id);
-		for (size_t i = first; i < req->n_allow_from && i < first + ALI_RULE_BATCH; i++) {
+		for (size_t i = first; i < n_cidrs && i < first + ALI_RULE_BATCH; i++) {
 			size_t n = i - first + 1;
 
 			addf(&params, "TCP", "Permissions.%zu.IpProtocol", n);
 			addf(&params, range, "Permissions.%zu.PortRange", n);
-			addf(&params, req->allow_from[i], "Permissions.%zu.SourceCidrIp", n);
+			addf(&params, cidrs[i], "Permissions.%zu.SourceCidrIp", n);
 			addf(&params, "Accept", "Permissions.%zu.Policy", n);
 			addf(&params, "intranet", "Permissions.%zu.NicType", n);
 			addf(&params, "1", "Permissions.%zu.Priority", n);
-			addf(&params, "gpucluster ssh", "Permissions.%zu.Description", n);
+			addf(&params, GC_RULE_SSH, "Permissions.%zu.Description", n);
 		}
 		/* a rule that is already there is accepted again without a copy (ECS API
 		 * reference, AuthorizeSecurityGroup), so a re-run needs no special case */
@@ -1005,6 +976,151 @@ static int authorize_ssh(struct gc_provider *p, const char *group_id,
 			return -1;
 	}
 	return 0;
+}
+
+/* One ingress permission of DescribeSecurityGroupAttribute as the diff sees it. */
+static void permission_rule(json_t *perm, struct gc_rule *r)
+{
+	const char *proto = gc_jstr(perm, "IpProtocol"), *range = gc_jstr(perm, "PortRange");
+	const char *policy = gc_jstr(perm, "Policy");
+	bool accept = policy && strcasecmp(policy, "accept") == 0;
+	char want[32];
+
+	memset(r, 0, sizeof(*r));
+	r->all = accept && proto && strcasecmp(proto, "all") == 0;
+	if (accept && proto && strcasecmp(proto, "tcp") == 0 && range) {
+		const char *slash = strchr(range, '/');
+		int64_t port;
+
+		if (slash && gc_parse_i64(slash + 1, 1, 65535, &port) == 0) {
+			snprintf(want, sizeof(want), "%lld/%lld", (long long)port, (long long)port);
+			if (strcmp(want, range) == 0)
+				r->port = (unsigned)port;
+		}
+	}
+	r->cidr = gc_jstr(perm, "SourceCidrIp");
+	r->group = gc_jstr(perm, "SourceGroupId");
+	r->ours = gc_rule_is_ours(gc_jstr(perm, "Description"));
+}
+
+/* One RevokeSecurityGroup by Permissions (protocol, ports, source, policy as listed): a
+ * permission that matches nothing is no error (ECS API reference, RevokeSecurityGroup). */
+static int revoke(struct gc_provider *p, const char *group_id, json_t *perms, const bool *drop,
+		  struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	size_t i, n = 0;
+	json_t *perm;
+	int rc = 0;
+
+	gc_params_add(&params, "SecurityGroupId", group_id);
+	json_array_foreach(perms, i, perm)
+	{
+		static const char *const fields[] = { "IpProtocol",    "PortRange", "SourceCidrIp",
+						      "SourceGroupId", "Policy",    "NicType" };
+
+		if (!drop[i])
+			continue;
+		n++;
+		for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
+			if (gc_jstr(perm, fields[k]) && *gc_jstr(perm, fields[k]))
+				addf(&params, gc_jstr(perm, fields[k]), "Permissions.%zu.%s", n,
+				     fields[k]);
+		if (n < ALI_RULE_BATCH)
+			continue;
+		rc = ali_ecs_call(p, "RevokeSecurityGroup", &params, 0, false, &body, err);
+		gc_buf_release(&body);
+		gc_params_release(&params);
+		gc_params_add(&params, "SecurityGroupId", group_id);
+		n = 0;
+		if (rc != 0)
+			break;
+	}
+	if (rc == 0 && n) {
+		rc = ali_ecs_call(p, "RevokeSecurityGroup", &params, 0, false, &body, err);
+		gc_buf_release(&body);
+	}
+	gc_params_release(&params);
+	return rc;
+}
+
+/* The group's ingress rules: DescribeSecurityGroupAttribute's answer into *out, in one
+ * page of the most it takes (1000, above any group's rule quota); an answer that still
+ * has a next page is refused rather than read in part. */
+static int list_rules(struct gc_provider *p, const char *group_id, json_t **out,
+		      struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(1);
+	const char *next;
+	int ret;
+
+	gc_params_add(&params, "SecurityGroupId", group_id);
+	gc_params_add(&params, "Direction", "ingress");
+	gc_params_add(&params, "MaxResults", "1000");
+	ret = ali_ecs_call(p, "DescribeSecurityGroupAttribute", &params, 0, false, &body, err);
+	if (ret == 0)
+		ret = parse_answer(p, &body, "DescribeSecurityGroupAttribute", out, err);
+	if (ret == 0 && (next = gc_jstr(*out, "NextToken")) && *next)
+		ret = gc_error_set(err, GC_EINVALID,
+				   "DescribeSecurityGroupAttribute answered more than one page of "
+				   "rules for security group '%s'",
+				   group_id);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	return ret;
+}
+
+/*
+ * The group's rules made to match the request (core/rules.h): SSH from each CIDR added
+ * when missing, ours no longer wanted revoked, foreign ones left. No members' rule: a
+ * basic group lets its members in by itself (docs/internals/alibaba.md).
+ */
+static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
+			const char *group_id, bool fresh, struct gc_error *err)
+{
+	json_t *j = NULL, *perms;
+	struct gc_rule *have = NULL, *want = NULL;
+	const char **cidrs = NULL;
+	bool *add = NULL, *drop = NULL;
+	size_t n_have, n_want, n_cidrs = 0, i;
+	json_t *perm;
+	int ret = -1;
+
+	if (fresh) /* a group this call made: nothing to list yet */
+		j = json_pack("{s:{s:[]}}", "Permissions", "Permission");
+	else if (list_rules(p, group_id, &j, err) != 0)
+		goto out;
+	perms = json_object_get(json_object_get(j, "Permissions"), "Permission");
+	if (!json_is_array(perms)) {
+		gc_error_set(err, GC_EINVALID,
+			     "DescribeSecurityGroupAttribute answered without Permissions");
+		goto out;
+	}
+	n_have = json_array_size(perms);
+	have = gc_xcalloc(n_have + 1, sizeof(*have));
+	json_array_foreach(perms, i, perm) permission_rule(perm, &have[i]);
+	n_want = gc_rules_wanted(req, group_id, false, &want);
+	add = gc_xcalloc(n_want + 1, sizeof(*add));
+	drop = gc_xcalloc(n_have + 1, sizeof(*drop));
+	gc_rules_diff(want, n_want, have, n_have, add, drop);
+	cidrs = gc_xcalloc(n_want + 1, sizeof(*cidrs));
+	for (i = 0; i < n_want; i++)
+		if (add[i])
+			cidrs[n_cidrs++] = want[i].cidr;
+	if (authorize_ssh(p, group_id, req->ssh_port, cidrs, n_cidrs, err) != 0 ||
+	    revoke(p, group_id, perms, drop, err) != 0)
+		goto out;
+	ret = 0;
+out:
+	free(cidrs);
+	free(add);
+	free(drop);
+	free(want);
+	free(have);
+	json_decref(j);
+	return ret;
 }
 
 int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req, char **out_id,
@@ -1029,6 +1145,13 @@ int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 	if (req->n_tags > ALI_MAX_TAGS)
 		return gc_error_set(err, GC_EINVALID, "cannot create security group '%s': %zu tags",
 				    req->name, req->n_tags);
+	if (req->id) {
+		if (ensure_rules(p, req, req->id, false, err) != 0)
+			goto fail;
+		*out_id = gc_xstrdup(req->id);
+		ret = 0;
+		goto out;
+	}
 	if (default_vpc(p, &vpc, err) != 0)
 		goto fail;
 	/* security group names need not be unique on ECS: a lost answer retried without a
@@ -1051,14 +1174,14 @@ int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 		goto fail;
 	if (parse_answer(p, &body, "CreateSecurityGroup", &j, err) != 0)
 		goto fail;
-	if (!(id = jstr(j, "SecurityGroupId")) || !*id) {
+	if (!(id = gc_jstr(j, "SecurityGroupId")) || !*id) {
 		gc_error_set(err, GC_EINVALID,
 			     "CreateSecurityGroup answered without a "
 			     "SecurityGroupId");
 		goto fail;
 	}
 	gid = gc_xstrdup(id);
-	if (authorize_ssh(p, gid, req, err) != 0) {
+	if (ensure_rules(p, req, gid, true, err) != 0) {
 		gc_driver_discard_secgroup(p, gid, ali_delete_secgroup);
 		goto fail;
 	}
@@ -1067,7 +1190,11 @@ int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 	ret = 0;
 	goto out;
 fail:
-	gc_error_prefix(err, "cannot create security group '%s'", req->name);
+	if (req->id)
+		gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
+				req->name, req->id);
+	else
+		gc_error_prefix(err, "cannot create security group '%s'", req->name);
 out:
 	free(gid);
 	json_decref(j);
@@ -1165,8 +1292,8 @@ static int images_parse(struct gc_provider *p, void *ctx, const struct gc_buf *b
 	list = jlist(j, "Images", "Image");
 	json_array_foreach(list, i, o)
 	{
-		const char *id = jstr(o, "ImageId"), *name = jstr(o, "ImageName");
-		const char *created = jstr(o, "CreationTime"), *status = jstr(o, "Status");
+		const char *id = gc_jstr(o, "ImageId"), *name = gc_jstr(o, "ImageName");
+		const char *created = gc_jstr(o, "CreationTime"), *status = gc_jstr(o, "Status");
 		int64_t at = 0;
 
 		if (!id || !name || (status && strcmp(status, "Available")) ||
@@ -1286,7 +1413,7 @@ int ali_instance_type(struct gc_provider *p, const char *type, struct gc_type_fa
 	}
 	json_array_foreach(jlist(j, "InstanceTypes", "InstanceType"), i, o)
 	{
-		const char *id = jstr(o, "InstanceTypeId"), *spec = jstr(o, "GPUSpec");
+		const char *id = gc_jstr(o, "InstanceTypeId"), *spec = gc_jstr(o, "GPUSpec");
 
 		if (!id || strcmp(id, type) != 0)
 			continue;
@@ -1354,7 +1481,7 @@ int ali_price(struct gc_provider *p, const char *type, const char *zone, bool sp
 	/* the instance's own line: the total would include a default system disk */
 	json_array_foreach(jlist(price, "DetailInfos", "DetailInfo"), i, o)
 	{
-		const char *res = jstr(o, "Resource");
+		const char *res = gc_jstr(o, "Resource");
 
 		if (res && strcasecmp(res, "instanceType") == 0 &&
 		    json_is_number(json_object_get(o, "TradePrice")))
@@ -1367,7 +1494,7 @@ int ali_price(struct gc_provider *p, const char *type, const char *zone, bool sp
 		bad_answer(p, "DescribePrice", err);
 		goto fail;
 	}
-	currency = jstr(price, "Currency");
+	currency = gc_jstr(price, "Currency");
 	if (currency && strcmp(currency, "USD") != 0 && !d->currency_warned) {
 		/* China-site accounts are billed in CNY; there is no conversion to be had from
 		 * the API, so the figure is taken as it is */
@@ -1407,7 +1534,7 @@ static int id_list(struct gc_provider *p, const char *action, const char *outer,
 		goto out;
 	json_array_foreach(jlist(j, outer, inner), i, o)
 	{
-		const char *id = jstr(o, key), *status = jstr(o, "Status");
+		const char *id = gc_jstr(o, key), *status = gc_jstr(o, "Status");
 
 		if (!id || !*id || (status_ok && status && strcmp(status, status_ok)))
 			continue;
@@ -1453,7 +1580,7 @@ int ali_console_output(struct gc_provider *p, const char *id, char **out, struct
 	if (ali_ecs_call(p, "GetInstanceConsoleOutput", &params, 0, false, &body, err) != 0 ||
 	    parse_answer(p, &body, "GetInstanceConsoleOutput", &j, err) != 0)
 		goto fail;
-	b64 = jstr(j, "ConsoleOutput");
+	b64 = gc_jstr(j, "ConsoleOutput");
 	if (b64 && gc_base64_decode(&text, b64, strlen(b64)) != 0) {
 		gc_error_set(err, GC_EINVALID,
 			     "GetInstanceConsoleOutput: the output is not base64 or over %zu "

@@ -82,34 +82,20 @@ int ali_parse_time(const char *s, int64_t *out)
 
 /* ---- the wire ------------------------------------------------------------------------------ */
 
-void ali_wire_release(struct ali_wire *w)
-{
-	struct gc_driver_wire g;
-
-	if (!w)
-		return;
-	memset(&g, 0, sizeof(g));
-	g.url = w->url;
-	g.headers = w->headers;
-	g.n_headers = w->n_headers;
-	gc_driver_wire_release(&g);
-	memset(w, 0, sizeof(*w));
-}
-
-int ali_wire_build(struct ali_wire *out, const struct ali_wire_input *in, struct gc_error *err)
+int ali_wire_build(struct gc_driver_wire *out, const struct ali_wire_input *in,
+		   struct gc_error *err)
 {
 	struct gc_params headers = GC_PARAMS_INIT;
 	struct gc_buf query = GC_BUF_INIT(1 << 20); /* ECS refuses longer URLs anyway */
 	struct gc_sign_request sr;
 	struct gc_sign_result sig;
 	struct ali_acs3_input ai;
-	struct gc_driver_wire w;
 	unsigned char rnd[16];
 	char nonce[33], ts[ALI_TIMESTAMP_LEN + 1];
 	char *host = ali_url_host(in->base_url);
 	int ret = -1;
 
-	memset(&w, 0, sizeof(w));
+	memset(out, 0, sizeof(*out));
 	if (!host) {
 		gc_error_set(err, GC_EINVALID, "endpoint '%s' is not an http(s) URL", in->base_url);
 		goto out;
@@ -144,17 +130,14 @@ int ali_wire_build(struct ali_wire *out, const struct ali_wire_input *in, struct
 		gc_error_prefix(err, "cannot sign %s", in->action);
 		goto out;
 	}
-	w.url = gc_xasprintf("%s/%s%s", in->base_url, query.len ? "?" : "", query.data);
-	gc_driver_wire_add_all(&w, &headers);
-	gc_driver_wire_add_all(&w, &sig.added_headers);
+	out->url = gc_xasprintf("%s/%s%s", in->base_url, query.len ? "?" : "", query.data);
+	gc_driver_wire_add_all(out, &headers);
+	gc_driver_wire_add_all(out, &sig.added_headers);
 	gc_sign_result_release(&sig);
-	gc_driver_wire_add(&w, "Accept", "application/json");
+	gc_driver_wire_add(out, "Accept", "application/json");
 	/* no body, so no Content-Type: curl would add an unsigned form one */
-	w.headers = gc_xreallocarray(w.headers, w.n_headers + 1, sizeof(*w.headers));
-	w.headers[w.n_headers++] = gc_xstrdup("Content-Type:");
-	out->url = w.url;
-	out->headers = w.headers;
-	out->n_headers = w.n_headers;
+	out->headers = gc_xreallocarray(out->headers, out->n_headers + 1, sizeof(*out->headers));
+	out->headers[out->n_headers++] = gc_xstrdup("Content-Type:");
 	ret = 0;
 out:
 	free(host);
@@ -165,13 +148,6 @@ out:
 
 /* ---- errors --------------------------------------------------------------------------------- */
 
-static const char *jstr(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
 int ali_json_error(const char *body, size_t len, char code[128], char message[512],
 		   char request_id[128])
 {
@@ -180,10 +156,10 @@ int ali_json_error(const char *body, size_t len, char code[128], char message[51
 	int ret = -1;
 
 	code[0] = message[0] = request_id[0] = '\0';
-	if (json_is_object(j) && (v = jstr(j, "Code")) && *v) {
+	if (json_is_object(j) && (v = gc_jstr(j, "Code")) && *v) {
 		snprintf(code, 128, "%s", v);
-		snprintf(message, 512, "%s", (v = jstr(j, "Message")) ? v : "");
-		snprintf(request_id, 128, "%s", (v = jstr(j, "RequestId")) ? v : "");
+		snprintf(message, 512, "%s", (v = gc_jstr(j, "Message")) ? v : "");
+		snprintf(request_id, 128, "%s", (v = gc_jstr(j, "RequestId")) ? v : "");
 		ret = 0;
 	}
 	json_decref(j);
@@ -276,7 +252,6 @@ static int ali_sign(struct gc_provider *p, const struct gc_driver_request *req,
 	struct ali_driver *d = ali_driver(p);
 	const struct ali_req *r = req->ctx;
 	struct ali_wire_input wi;
-	struct ali_wire w = { NULL, NULL, 0 };
 
 	memset(&wi, 0, sizeof(wi));
 	wi.base_url = r->call->product == ALI_VPC ? d->vpc_url : d->ecs_url;
@@ -287,12 +262,7 @@ static int ali_sign(struct gc_provider *p, const struct gc_driver_request *req,
 	wi.access_key_secret = d->creds.access_key_secret;
 	wi.security_token = d->creds.security_token;
 	wi.now = time(NULL);
-	if (ali_wire_build(&w, &wi, err) != 0)
-		return -1;
-	out->url = w.url;
-	out->headers = w.headers;
-	out->n_headers = w.n_headers;
-	return 0;
+	return ali_wire_build(out, &wi, err);
 }
 
 /* A 2xx is a success; otherwise the JSON error, and the server's hint for a retry. */

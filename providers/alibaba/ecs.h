@@ -100,16 +100,6 @@ extern const struct gc_driver_hooks ali_hooks;
 
 /* ---- ecs.c: one signed request --------------------------------------------------------- */
 
-/*
- * An ACS3-signed POST with every parameter in the query string and no body: the URL and
- * the header lines to send. creds.c builds its STS calls with it too.
- */
-struct ali_wire {
-	char *url;
-	char **headers; /* "Name: value" */
-	size_t n_headers;
-};
-
 struct ali_wire_input {
 	const char *base_url; /* "https://ecs.cn-hangzhou.aliyuncs.com", no trailing '/' */
 	const char *action;
@@ -121,8 +111,10 @@ struct ali_wire_input {
 	time_t now;
 };
 
-int ali_wire_build(struct ali_wire *out, const struct ali_wire_input *in, struct gc_error *err);
-void ali_wire_release(struct ali_wire *w);
+/* An ACS3-signed POST with every parameter in the query string and no body: the URL and
+ * the header lines to send, into *out (no body). creds.c builds its STS calls with it too. */
+int ali_wire_build(struct gc_driver_wire *out, const struct ali_wire_input *in,
+		   struct gc_error *err);
 
 /* An Alibaba error body ({"Code","Message","RequestId"}); fields are empty when absent.
  * Returns 0, or -1 when the body is not one. */

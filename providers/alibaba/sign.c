@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/alloc.h"
 #include "providers/alibaba/sign.h"
@@ -16,11 +17,6 @@ void ali_format_time(time_t t, char out[ALI_TIMESTAMP_LEN + 1])
 
 	if (!gmtime_r(&t, &tm) || !strftime(out, ALI_TIMESTAMP_LEN + 1, "%Y-%m-%dT%H:%M:%SZ", &tm))
 		out[0] = '\0'; /* out of range: the signer refuses an empty timestamp */
-}
-
-static bool present(const char *s)
-{
-	return s && *s;
 }
 
 /*
@@ -42,7 +38,7 @@ static int fill(struct gc_params *added, const struct gc_params *have, bool ci, 
 				cur, value);
 		return 0;
 	}
-	if (!present(value))
+	if (!gc_sign_present(value))
 		return gc_error_set(err, GC_EINVALID, "no value for '%s'", name);
 	gc_params_add(added, name, value);
 	return 0;
@@ -65,7 +61,7 @@ static int acs3_added(struct gc_params *added, const struct gc_sign_request *req
 	    fill(added, req->headers, true, "x-acs-signature-nonce", in->nonce, err) < 0 ||
 	    fill(added, req->headers, true, "x-acs-content-sha256", payload_hash, err) < 0)
 		return -1;
-	if (present(in->security_token) &&
+	if (gc_sign_present(in->security_token) &&
 	    (fill(added, req->headers, true, "x-acs-accesskey-id", in->access_key_id, err) < 0 ||
 	     fill(added, req->headers, true, "x-acs-security-token", in->security_token, err) < 0))
 		return -1;
@@ -79,13 +75,13 @@ int ali_acs3_sign(struct gc_sign_result *out, const struct gc_sign_request *req,
 	struct gc_params query = GC_PARAMS_INIT, headers = GC_PARAMS_INIT;
 	unsigned char mac[GC_SHA256_LEN];
 	char canon_hash[GC_SHA256_HEX_LEN];
-	const char *path = present(req->path) ? req->path : "/";
+	const char *path = gc_sign_present(req->path) ? req->path : "/";
 	bool signing = !in->signed_headers;
 	int ret = -1;
 
 	gc_sign_result_init(&r);
-	if (!present(req->method) || !present(in->access_key_id) ||
-	    !present(in->access_key_secret)) {
+	if (!gc_sign_present(req->method) || !gc_sign_present(in->access_key_id) ||
+	    !gc_sign_present(in->access_key_secret)) {
 		gc_error_set(err, GC_EINVALID, "acs3: method or credentials missing");
 		goto out;
 	}
@@ -163,13 +159,7 @@ int ali_acs3_verify(const struct gc_sign_request *req, const struct gc_sign_auth
 		gc_error_set(err, GC_EAUTH, "signature does not match");
 	else
 		ret = 0;
-	if (debug) {
-		gc_sign_result_release(debug);
-		*debug = r;
-	} else {
-		gc_sign_result_release(&r);
-	}
-	return ret;
+	return gc_sign_result_give(debug, &r, ret);
 }
 
 /* ---- RPC HMAC-SHA1 ---- */
@@ -201,35 +191,23 @@ static bool is_form(const struct gc_params *headers)
 
 	if (!ct)
 		return false;
-	while (*ct == ' ' || *ct == '\t')
-		ct++;
-	for (size_t i = 0; i < n; i++) {
-		char c = ct[i];
-
-		if (c >= 'A' && c <= 'Z')
-			c = (char)(c - 'A' + 'a');
-		if (c != form[i])
-			return false;
-	}
-	return ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ' || ct[n] == '\t';
+	ct += strspn(ct, " \t");
+	return strncasecmp(ct, form, n) == 0 &&
+		(ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ' || ct[n] == '\t');
 }
 
 int ali_rpc_collect_params(struct gc_params *out, const struct gc_sign_request *req,
 			   struct gc_error *err)
 {
 	struct gc_params got = GC_PARAMS_INIT;
+	int ret = gc_sign_request_query(&got, req, err);
 
-	if (gc_sign_request_query(&got, req, err) < 0)
-		goto fail;
-	if (req->body && req->body_len && is_form(req->headers) &&
-	    gc_params_parse(&got, req->body, req->body_len, GC_URLDEC_FORM, err) < 0)
-		goto fail;
-	gc_params_add_all(out, &got);
+	if (ret == 0 && req->body && req->body_len && is_form(req->headers))
+		ret = gc_params_parse(&got, req->body, req->body_len, GC_URLDEC_FORM, err);
+	if (ret == 0)
+		gc_params_add_all(out, &got);
 	gc_params_release(&got);
-	return 0;
-fail:
-	gc_params_release(&got);
-	return -1;
+	return ret;
 }
 
 int ali_rpc_hmac_key(struct gc_buf *out, const char *access_key_secret)
@@ -278,8 +256,8 @@ int ali_rpc_sign(struct ali_rpc_result *out, const struct gc_sign_request *req,
 	int ret = -1;
 
 	ali_rpc_result_init(&r);
-	if (!present(req->method) || !present(in->access_key_id) ||
-	    !present(in->access_key_secret)) {
+	if (!gc_sign_present(req->method) || !gc_sign_present(in->access_key_id) ||
+	    !gc_sign_present(in->access_key_secret)) {
 		gc_error_set(err, GC_EINVALID, "rpc: method or credentials missing");
 		goto out;
 	}
@@ -295,7 +273,7 @@ int ali_rpc_sign(struct ali_rpc_result *out, const struct gc_sign_request *req,
 	    fill(&r.added_params, &params, false, "SignatureNonce", in->nonce, err) < 0 ||
 	    fill(&r.added_params, &params, false, "Timestamp", in->timestamp, err) < 0)
 		goto out;
-	if (present(in->security_token) &&
+	if (gc_sign_present(in->security_token) &&
 	    fill(&r.added_params, &params, false, "SecurityToken", in->security_token, err) < 0)
 		goto out;
 	gc_params_add_all(&params, &r.added_params);
@@ -322,7 +300,7 @@ int ali_rpc_verify(const struct gc_sign_request *req, const char *access_key_sec
 	int ret = -1;
 
 	ali_rpc_result_init(&r);
-	if (!present(req->method) || !access_key_secret) {
+	if (!gc_sign_present(req->method) || !access_key_secret) {
 		gc_error_set(err, GC_EINVALID, "rpc: method or secret missing");
 		goto out;
 	}

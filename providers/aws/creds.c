@@ -3,9 +3,7 @@
  * docs/internals/credentials.md). The rules are the AWS CLI's, so that a user's existing
  * ~/.aws set-up, CI secrets and instance roles work unchanged; where the CLI would prompt
  * (MFA, SSO log-in) we fail with a message saying what to run instead, because nothing
- * below cmd/ may talk to the terminal. The plumbing (files under HOME, INI, the metadata
- * service's requests, the GitHub Actions token, the list of sources tried, retries) is
- * core/creds.h's; what is here is AWS's own.
+ * below cmd/ may talk to the terminal. The plumbing is core/creds.h's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,17 +52,6 @@ extern char **environ;
 #define IMDS_CREDS_PATH	      "/latest/meta-data/iam/security-credentials/"
 
 /* --- small helpers -------------------------------------------------------------------- */
-
-void aws_creds_init(struct aws_creds *c)
-{
-	gc_creds_init(&c->base);
-}
-
-void aws_creds_release(struct aws_creds *c)
-{
-	if (c)
-		gc_creds_release(&c->base);
-}
 
 void aws_config_init(struct aws_config *c)
 {
@@ -221,28 +208,13 @@ static int missing_profile(const struct shared *sh, const char *name, const char
 
 /* --- region and endpoints ------------------------------------------------------------- */
 
-static bool valid_region(const char *r)
-{
-	size_t n = strlen(r);
-
-	if (n == 0 || n > 32 || r[0] == '-' || r[n - 1] == '-')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((r[i] >= 'a' && r[i] <= 'z') || (r[i] >= '0' && r[i] <= '9') || r[i] == '-'))
-			return false;
-	return true;
-}
-
 struct service {
 	const char *id;	 /* as in "[services NAME]" blocks: "ec2" */
 	const char *env; /* AWS_ENDPOINT_URL_EC2 */
 };
 
-/*
- * The endpoint of one service: the spec's, the service's environment variable, the
- * global one, the profile's services block, the profile's endpoint_url; NULL when none
- * (the caller then uses the public endpoint).
- */
+/* The configured endpoint of one service, in the order of docs/internals/credentials.md
+ * ("Region and endpoints"); NULL when none (the caller then uses the public one). */
 static int configured_endpoint(char **out, const struct aws_creds_input *in,
 			       const struct shared *sh, const struct profile *p, bool have_profile,
 			       const struct service *svc, struct gc_error *err)
@@ -331,7 +303,7 @@ int aws_config_resolve(struct aws_config *out, const struct aws_creds_input *in,
 			     name, sh.config_name);
 		goto out;
 	}
-	if (!valid_region(region)) {
+	if (!gc_creds_region_ok(region)) {
 		gc_error_set(err, GC_EINVALID, "AWS region '%s' (from %s) is not a region name",
 			     region, from);
 		goto out;
@@ -483,9 +455,8 @@ static int sts_parse_creds(struct aws_creds *out, struct chain *ch, const struct
 	}
 	if (!akid || !secret || !token || !exp || parse_time(exp, &expiration) != 0) {
 		gc_error_set(err, GC_EINVALID,
-			     "cannot %s: the STS answer at '%s' has no complete "
-			     "%s/Credentials (AccessKeyId, SecretAccessKey, SessionToken, "
-			     "Expiration)",
+			     "cannot %s: the STS answer at '%s' has no complete %s/Credentials "
+			     "(AccessKeyId, SecretAccessKey, SessionToken, Expiration)",
 			     call->what, ch->cfg->sts_endpoint, result);
 		goto out;
 	}
@@ -556,20 +527,18 @@ static int sts_attempt(struct chain *ch, const struct sts_call *call, const char
 
 		url_parts(url, &host, &path);
 		aws_sigv4_format_time((time_t)ch->cx.now, ts);
-		memset(&sreq, 0, sizeof(sreq));
-		sreq.method = "POST";
-		sreq.host = host;
-		sreq.path = path;
-		sreq.headers = &hdrs;
-		sreq.body = body->data;
-		sreq.body_len = body->len;
-		memset(&in, 0, sizeof(in));
-		in.access_key_id = call->signer->access_key_id;
-		in.secret_access_key = call->signer->secret_access_key;
-		in.session_token = call->signer->session_token;
-		in.timestamp = ts;
-		in.region = ch->cfg->region;
-		in.service = "sts";
+		sreq = (struct gc_sign_request){ .method = "POST",
+						 .host = host,
+						 .path = path,
+						 .headers = &hdrs,
+						 .body = body->data,
+						 .body_len = body->len };
+		in = (struct aws_sigv4_input){ .access_key_id = call->signer->access_key_id,
+					       .secret_access_key = call->signer->secret_access_key,
+					       .session_token = call->signer->session_token,
+					       .timestamp = ts,
+					       .region = ch->cfg->region,
+					       .service = "sts" };
 		if (aws_sigv4_sign(&sr, &sreq, &in, err) != 0) {
 			gc_error_prefix(err, "cannot %s", call->what);
 			goto out;
@@ -581,14 +550,13 @@ static int sts_attempt(struct chain *ch, const struct sts_call *call, const char
 	for (; n_lines < hdrs.n; n_lines++)
 		lines[n_lines] =
 			gc_xasprintf("%s: %s", hdrs.items[n_lines].name, hdrs.items[n_lines].value);
-	memset(&req, 0, sizeof(req));
-	req.method = "POST";
-	req.url = url;
-	req.headers = (const char *const *)lines;
-	req.n_headers = n_lines;
-	req.body = body->data;
-	req.body_len = body->len;
-	req.max_response = STS_MAX_RESPONSE;
+	req = (struct gc_http_request){ .method = "POST",
+					.url = url,
+					.headers = (const char *const *)lines,
+					.n_headers = n_lines,
+					.body = body->data,
+					.body_len = body->len,
+					.max_response = STS_MAX_RESPONSE };
 	if (gc_http_perform(ch->in->http, &req, res, err) != 0) {
 		gc_error_prefix(err, "cannot %s", call->what);
 		goto out;
@@ -710,10 +678,9 @@ static int web_identity_token(struct aws_creds *out, struct chain *ch, const cha
 
 	role_params(&p, ch, role_arn, session_name, duration);
 	gc_params_add(&p, "WebIdentityToken", token);
-	memset(&call, 0, sizeof(call));
-	call.action = "AssumeRoleWithWebIdentity";
-	call.params = &p;
-	call.what = what;
+	call = (struct sts_call){ .action = "AssumeRoleWithWebIdentity",
+				  .params = &p,
+				  .what = what };
 	ret = sts_credentials(out, ch, &call, source, err);
 	for (size_t i = 0; i < p.n; i++)
 		if (strcmp(p.items[i].name, "WebIdentityToken") == 0)
@@ -826,12 +793,8 @@ static void argv_push(struct argv *a, struct gc_buf *word)
 	a->v[a->n] = NULL;
 }
 
-/*
- * Splits a command line the way the AWS CLI does on POSIX (Python's shlex.split): blanks
- * separate words; '...' keeps everything literally; inside "..." a backslash escapes only
- * '"' and '\'; outside quotes a backslash escapes any character. Nothing is expanded:
- * no variables, globs or redirections, as no shell runs.
- */
+/* Splits a command line as the AWS CLI does on POSIX (Python's shlex.split; the rules:
+ * docs/internals/credentials.md, "credential_process"). */
 static int split_command(struct argv *out, const char *cmd, struct gc_error *err)
 {
 	struct gc_buf w = GC_BUF_INIT(GC_BUF_DEFAULT_MAX);
@@ -923,11 +886,8 @@ static uint64_t mono_ms(void)
 	return gc_clock_now_ns(NULL) / GC_NS_PER_MS;
 }
 
-/*
- * Runs argv with standard output into out (capped), standard input and error inherited
- * as the CLI does (a helper may prompt on the terminal), and a time limit after which
- * the process is killed. Returns 0 when it exited with status 0.
- */
+/* Runs argv under the caps of docs/internals/credentials.md, "credential_process";
+ * returns 0 when it exited with status 0. */
 static int run_process(struct gc_buf *out, const struct chain *ch, const struct argv *a,
 		       const char *what, struct gc_error *err)
 {
@@ -1042,21 +1002,15 @@ out:
 	return ret;
 }
 
-static const char *jstr(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_string(v) && json_string_length(v) ? json_string_value(v) : NULL;
-}
-
 /* Credentials from a JSON object with AccessKeyId, SecretAccessKey, the token under
  * token_key, Expiration. Shared by credential_process and IMDS. */
 static int creds_from_json(struct aws_creds *out, const struct chain *ch, json_t *o,
 			   const char *token_key, const char *what, char *source,
 			   struct gc_error *err)
 {
-	const char *akid = jstr(o, "AccessKeyId"), *secret = jstr(o, "SecretAccessKey");
-	const char *token = jstr(o, token_key), *exp = jstr(o, "Expiration");
+	const char *akid = gc_jstr_set(o, "AccessKeyId"),
+		   *secret = gc_jstr_set(o, "SecretAccessKey");
+	const char *token = gc_jstr_set(o, token_key), *exp = gc_jstr_set(o, "Expiration");
 	int64_t expiration = 0;
 
 	if (!akid || !secret) {
@@ -1069,9 +1023,7 @@ static int creds_from_json(struct aws_creds *out, const struct chain *ch, json_t
 	if (exp && parse_time(exp, &expiration) != 0) {
 		free(source);
 		return gc_error_set(err, GC_EINVALID,
-				    "%s gave an Expiration that is not an "
-				    "ISO 8601 time",
-				    what);
+				    "%s gave an Expiration that is not an ISO 8601 time", what);
 	}
 	if (exp && expiration <= ch->cx.now) {
 		char when[21];
@@ -1124,9 +1076,7 @@ static int process_creds(struct aws_creds *out, struct chain *ch, const struct p
 	ret = creds_from_json(out, ch, j, "SessionToken", what,
 			      gc_xasprintf("profile '%s' (credential_process)", p->name), err);
 out:
-	for (size_t i = 0; i < text.len; i++)
-		text.data[i] = '\0';
-	gc_buf_release(&text);
+	gc_keypair_wipe_buf(&text);
 	json_decref(j);
 	argv_release(&a);
 	free(what);
@@ -1157,7 +1107,6 @@ static int imds_creds(struct aws_creds *out, struct chain *ch, char **why, struc
 		*why = gc_xstrdup("no HTTP client was given");
 		return 1;
 	}
-	memset(&m, 0, sizeof(m));
 	gc_error_init(&e);
 	if ((v = gc_spec_env_get(env, "AWS_EC2_METADATA_SERVICE_ENDPOINT"))) {
 		if (gc_creds_endpoint(&base, v, "AWS_EC2_METADATA_SERVICE_ENDPOINT", err) != 0)
@@ -1167,11 +1116,8 @@ static int imds_creds(struct aws_creds *out, struct chain *ch, char **why, struc
 		base = gc_xstrdup(v && strcasecmp(v, "IPv6") == 0 ? IMDS_IPV6_ENDPOINT
 								  : IMDS_DEFAULT_ENDPOINT);
 	}
-	m.cx = &ch->cx;
-	m.base = base;
 	/* short: on a laptop there is no IMDS, and every run would wait for it */
-	m.timeout_ms = 1000;
-	m.attempts = 2;
+	m = (struct gc_metadata){ .cx = &ch->cx, .base = base, .timeout_ms = 1000, .attempts = 2 };
 	if ((v = gc_spec_env_get(env, "AWS_METADATA_SERVICE_TIMEOUT")) &&
 	    gc_parse_u64(v, 60, &n) == 0 && n > 0)
 		m.timeout_ms = (long)n * 1000;
@@ -1208,7 +1154,7 @@ static int imds_creds(struct aws_creds *out, struct chain *ch, char **why, struc
 		gc_error_set(err, GC_EINVALID, "%s answered with no JSON object", what);
 		goto out;
 	}
-	if ((v = jstr(j, "Code")) && strcmp(v, "Success") != 0) {
+	if ((v = gc_jstr_set(j, "Code")) && strcmp(v, "Success") != 0) {
 		gc_error_set(err, GC_EAUTH, "%s answered Code '%s'", what, v);
 		goto out;
 	}
@@ -1343,11 +1289,9 @@ static int role_profile(struct aws_creds *out, struct chain *ch, const struct pr
 	role_params(&params, ch, role_arn, session, duration);
 	if (external_id)
 		gc_params_add(&params, "ExternalId", external_id);
-	memset(&call, 0, sizeof(call));
-	call.action = "AssumeRole";
-	call.params = &params;
-	call.signer = &src;
-	call.what = what;
+	call = (struct sts_call){
+		.action = "AssumeRole", .params = &params, .signer = &src, .what = what
+	};
 	ret = sts_credentials(out, ch, &call,
 			      gc_xasprintf("profile '%s' (role '%s')", p->name, role_arn), err);
 out:
@@ -1399,9 +1343,8 @@ static int from_profile(struct aws_creds *out, struct chain *ch, const char *nam
 		if (via)
 			return gc_error_set(
 				err, GC_EINVALID,
-				"source_profile '%s' of profile '%s' not found in %s or "
-				"%s",
-				name, via, ch->sh.creds_name, ch->sh.config_name);
+				"source_profile '%s' of profile '%s' not found in %s or %s", name,
+				via, ch->sh.creds_name, ch->sh.config_name);
 		*why = gc_xasprintf("no such profile in %s or %s", ch->sh.creds_name,
 				    ch->sh.config_name);
 		return 1;
@@ -1425,9 +1368,7 @@ int aws_creds_resolve(struct aws_creds *out, const struct aws_config *cfg,
 	char *why = NULL;
 	int rc = -1;
 
-	memset(&ch, 0, sizeof(ch));
-	ch.in = in;
-	ch.cfg = cfg;
+	ch = (struct chain){ .in = in, .cfg = cfg };
 	ch.cx = (struct gc_creds_ctx){ .env = in->env,
 				       .http = in->http,
 				       .log = in->log,
@@ -1504,8 +1445,7 @@ int aws_creds_resolve(struct aws_creds *out, const struct aws_config *cfg,
 	if (gc_spec_env_get(in->env, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") ||
 	    gc_spec_env_get(in->env, "AWS_CONTAINER_CREDENTIALS_FULL_URI"))
 		gc_creds_tried_add(&tried,
-				   "container credentials (set, but gpucluster does not use "
-				   "them)");
+				   "container credentials (set, but gpucluster does not use them)");
 
 	/* 5. the instance's role */
 	rc = imds_creds(&got, &ch, &why, err);

@@ -1,26 +1,15 @@
 /*
  * creds.h: AWS credentials, region and endpoint, resolved as the AWS CLI resolves them.
- * The chain, the files, STS, credential_process, region and endpoints are described in
- * docs/internals/credentials.md; what it leaves out:
- *   - the environment also takes the older AWS_SECURITY_TOKEN and AWS_CREDENTIAL_EXPIRATION;
- *   - in a profile, AssumeRole takes role_session_name (default "gpucluster-<unix time>"),
- *     external_id and duration_seconds (900..43200); mfa_serial and credential_source
- *     EcsContainer are refused (nothing below cmd/ may prompt), role_arn with no source is
- *     an error, and sso_* settings are not read (the error says to add a
- *     credential_process);
- *   - the container credentials endpoint is not used (not a GPU host case);
- *   - IMDSv2 only: AWS_EC2_METADATA_SERVICE_ENDPOINT overrides http://169.254.169.254,
- *     AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE=IPv6 picks [fd00:ec2::254]. Short, because on
- *     a laptop it is absent: 1 s per request, two attempts (AWS_METADATA_SERVICE_TIMEOUT,
- *     AWS_METADATA_SERVICE_NUM_ATTEMPTS).
+ * The chain, the files, STS, credential_process, IMDS, region and endpoints, and where
+ * they differ from the CLI, are in docs/internals/credentials.md.
  *
  * A source that applies but fails stops the chain with its own error: a misconfigured
  * profile (GC_EINVALID, GC_EUNSUPPORTED), STS refusing (GC_EAUTH with the STS code in
  * err->cloud_code), STS throttling or failing after the retries of core/retry.h
  * (GC_ETHROTTLED, GC_ETRANSIENT), a credential_process exiting non-zero (GC_EAUTH),
  * printing something else than its JSON (GC_EINVALID), too much (GC_ETOOBIG) or for too
- * long (GC_ETIMEOUT). Secrets (secret keys, session tokens, web identity and IMDS tokens)
- * are registered with the log as soon as they are read, and wiped from memory on release.
+ * long (GC_ETIMEOUT). Secrets are registered with the log as soon as they are read, and
+ * wiped from memory on release.
  *
  * Life cycle: aws_config_init -> aws_config_resolve -> aws_creds_init ->
  * aws_creds_resolve -> use -> aws_creds_release, aws_config_release. Temporary
@@ -77,8 +66,12 @@ struct aws_creds_input {
 	const struct gc_spec_oidc *oidc; /* the spec's provider.oidc, or NULL */
 };
 
-void aws_creds_init(struct aws_creds *c);
-void aws_creds_release(struct aws_creds *c);
+/* The shared view's life cycle; release takes NULL. */
+#define aws_creds_init(c) gc_creds_init(&(c)->base)
+static inline void aws_creds_release(struct aws_creds *c)
+{
+	gc_creds_release(c ? &c->base : NULL);
+}
 void aws_config_init(struct aws_config *c);
 void aws_config_release(struct aws_config *c);
 

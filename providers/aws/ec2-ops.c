@@ -12,6 +12,7 @@
 
 #include "core/alloc.h"
 #include "core/hash.h"
+#include "core/rules.h"
 #include "core/str.h"
 #include "providers/aws/ec2.h"
 
@@ -487,7 +488,7 @@ int aws_create(struct gc_provider *p, const struct gc_create_request *req,
 		goto fail;
 	}
 	if (got.n == 0) {
-		gc_error_set(err, GC_EINVALID, "RunInstances answered without instances");
+		gc_error_set(err, GC_EBADRESPONSE, "RunInstances answered without instances");
 		goto fail;
 	}
 	for (size_t i = 0; i < got.n; i++)
@@ -523,25 +524,27 @@ static int terminate_call(struct gc_provider *p, const char *const *ids, size_t 
 		addf(&params, ids[i], "InstanceId.%zu", i + 1);
 	ret = aws_ec2_call(p, "TerminateInstances", &params, (unsigned)n, false, &body, err);
 	gc_params_release(&params);
+	/* a termination counts once the answer names it (instancesSet, with its state) */
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		char *want = gc_xasprintf("<instanceId>%s</instanceId>", ids[i]);
+
+		if (!strstr(body.data ? body.data : "", want))
+			ret = gc_error_set(err, GC_EBADRESPONSE,
+					   "TerminateInstances: the answer does not list instance "
+					   "'%s'",
+					   ids[i]);
+		free(want);
+	}
 	gc_buf_release(&body);
 	return ret;
 }
 
-static bool gone_code(const char *code)
-{
-	return strcmp(code, "InvalidInstanceID.NotFound") == 0;
-}
-
 int aws_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err)
 {
-	if (n > AWS_TERMINATE_BATCH)
-		return gc_error_set(err, GC_EINVALID,
-				    "cannot terminate %zu instances in one call "
-				    "(at most %u)",
-				    n, AWS_TERMINATE_BATCH);
 	/* an unknown id fails the whole call with InvalidInstanceID.NotFound naming it; it is
 	 * gone (EC2 lists terminated instances for about an hour, so NotFound means long gone) */
-	return gc_driver_terminate_dropping_gone(p, ids, n, terminate_call, gone_code, err);
+	return gc_driver_terminate_dropping_gone(p, ids, n, AWS_TERMINATE_BATCH, terminate_call,
+						 "InvalidInstanceID.NotFound", err);
 }
 
 /* ---- key pairs and security groups --------------------------------------------------------- */
@@ -646,96 +649,72 @@ int aws_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 	return gc_error_set(err, GC_EINVALID, "unknown resource kind %d", (int)kind);
 }
 
-/*
- * ImportKeyPair answered InvalidKeyPair.Duplicate. That is our own earlier import when the
- * key of that name carries the same public key (a retry after a lost answer, or a re-run):
- * then its id is the answer. Anything else is someone else's key, never reused.
- */
-static int adopt_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
-			 struct gc_error *err)
+static int lookup_keypair(struct gc_provider *p, const char *name, char **line, char **id,
+			  struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf body;
-	char *line = NULL, *id = NULL, *want = NULL, *have = NULL;
 	int ret;
 
-	gc_params_add(&params, "KeyName.1", req->name);
+	gc_params_add(&params, "KeyName.1", name);
 	gc_params_add(&params, "IncludePublicKey", "true");
 	ret = aws_ec2_call(p, "DescribeKeyPairs", &params, 0, false, &body, err);
 	gc_params_release(&params);
 	if (ret == 0 &&
-	    (ret = aws_xml_keypair_public(body.data, body.len, req->name, &line, &id, err)) != 0)
+	    (ret = aws_xml_keypair_public(body.data, body.len, name, line, id, err)) != 0)
 		bad_answer(p, "DescribeKeyPairs", err);
 	gc_buf_release(&body);
-	if (ret != 0)
-		goto out;
-	want = gc_driver_key_body(req->public_key_line);
-	have = line ? gc_driver_key_body(line) : NULL;
-	if (!have || !id || !*id || strcmp(want, have) != 0) {
-		ret = gc_error_set(err, GC_EINVALID,
-				   "a key pair named '%s' already exists with another public key",
-				   req->name);
-		gc_error_set_cloud(err, "InvalidKeyPair.Duplicate", NULL, 400);
-		goto out;
-	}
-	*out_id = id;
-	id = NULL;
-out:
-	free(line);
-	free(id);
-	free(want);
-	free(have);
 	return ret;
 }
 
-int aws_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
-		       struct gc_error *err)
+static int import_keypair(struct gc_provider *p, const struct gc_keypair_request *req,
+			  char **out_id, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf b64 = GC_BUF_INIT(64 << 10), body = GC_BUF_INIT(1);
 	char *id = NULL;
 	int ret = -1;
 
-	if (!req->name || !req->public_key_line || !*req->public_key_line)
-		return gc_error_set(err, GC_EINVALID,
-				    "cannot import a key pair without a name "
-				    "and a public key");
 	if (gc_base64_encode(&b64, req->public_key_line, strlen(req->public_key_line)) != 0) {
 		gc_error_set(err, GC_ETOOBIG, "the public key is too long");
-		goto fail;
+		goto out;
 	}
 	gc_params_add(&params, "KeyName", req->name);
 	gc_params_add(&params, "PublicKeyMaterial", b64.data);
 	add_tag_spec(&params, 1, "key-pair", req->tags, req->n_tags);
-	if (aws_ec2_call(p, "ImportKeyPair", &params, 0, false, &body, err) != 0) {
-		if (err && strcmp(err->cloud_code, "InvalidKeyPair.Duplicate") == 0 &&
-		    adopt_keypair(p, req, out_id, err) == 0) {
-			gc_error_init(err);
-			ret = 0;
-			goto out;
-		}
-		goto fail;
-	}
+	if (aws_ec2_call(p, "ImportKeyPair", &params, 0, false, &body, err) != 0)
+		goto out;
 	if (aws_xml_root_text(body.data, body.len, "keyPairId", &id, err) != 0) {
 		bad_answer(p, "ImportKeyPair", err);
-		goto fail;
+		goto out;
 	}
 	if (!id || !*id) {
-		gc_error_set(err, GC_EINVALID, "ImportKeyPair answered without a keyPairId");
-		goto fail;
+		gc_error_set(err, GC_EBADRESPONSE, "ImportKeyPair answered without a keyPairId");
+		goto out;
 	}
 	*out_id = id;
 	id = NULL;
 	ret = 0;
-	goto out;
-fail:
-	gc_error_prefix(err, "cannot import key pair '%s'", req->name);
 out:
 	free(id);
 	gc_params_release(&params);
 	gc_buf_release(&b64);
 	gc_buf_release(&body);
 	return ret;
+}
+
+static const struct gc_driver_keypair keypair_import = {
+	import_keypair,
+	lookup_keypair,
+	(const char *const[]){ "InvalidKeyPair.Duplicate", NULL },
+	NULL,
+	400,
+};
+
+int aws_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
+		       struct gc_error *err)
+{
+	return gc_driver_import_keypair(p, &keypair_import, req, out_id, err);
 }
 
 int aws_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err)
@@ -796,32 +775,132 @@ static int authorize(struct gc_provider *p, const char *group_id, unsigned port,
 	return ret;
 }
 
+/* The group's ingress rules, one per source (DescribeSecurityGroups by GroupId). */
+static int list_rules(struct gc_provider *p, const char *group_id, struct aws_sg_rule **out,
+		      size_t *n, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	int ret;
+
+	gc_params_add(&params, "GroupId.1", group_id);
+	ret = aws_ec2_call(p, "DescribeSecurityGroups", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	if (ret == 0 && (ret = aws_xml_sg_rules(body.data, body.len, out, n, err)) != 0)
+		bad_answer(p, "DescribeSecurityGroups", err);
+	gc_buf_release(&body);
+	return ret;
+}
+
+/* One RevokeSecurityGroupIngress for the rules marked in drop, as EC2 listed them (the
+ * description need not be given: EC2 matches protocol, ports and source). */
+static int revoke(struct gc_provider *p, const char *group_id, const struct aws_sg_rule *r,
+		  const bool *drop, size_t n, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	unsigned perm = 0;
+	char port[16];
+	int ret;
+
+	gc_params_add(&params, "GroupId", group_id);
+	for (size_t i = 0; i < n; i++) {
+		if (!drop[i])
+			continue;
+		perm++;
+		addf(&params, r[i].protocol, "IpPermissions.%u.IpProtocol", perm);
+		if (strcmp(r[i].protocol, "-1") != 0) {
+			snprintf(port, sizeof(port), "%d", r[i].from);
+			addf(&params, port, "IpPermissions.%u.FromPort", perm);
+			snprintf(port, sizeof(port), "%d", r[i].to);
+			addf(&params, port, "IpPermissions.%u.ToPort", perm);
+		}
+		if (r[i].group)
+			addf(&params, r[i].group, "IpPermissions.%u.Groups.1.GroupId", perm);
+		else
+			addf(&params, r[i].cidr ? r[i].cidr : "",
+			     "IpPermissions.%u.IpRanges.1.CidrIp", perm);
+	}
+	ret = aws_ec2_call(p, "RevokeSecurityGroupIngress", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	return ret;
+}
+
 /*
- * Adds the SSH rule and, when asked, the members' rule; a rule that is already there (a
- * re-run, an adopted group) is fine.
+ * One pass of the reconciliation: list, diff (core/rules.h), authorize what is missing
+ * (SSH first, so that a changed allow_from never leaves a gap), revoke ours that the
+ * spec no longer wants.
+ */
+static int reconcile_once(struct gc_provider *p, const struct gc_secgroup_request *req,
+			  const char *group_id, bool fresh, struct gc_error *err)
+{
+	struct aws_sg_rule *raw = NULL;
+	struct gc_rule *have = NULL, *want = NULL;
+	const char **cidrs = NULL;
+	bool *add = NULL, *drop = NULL, members = false;
+	size_t n_raw = 0, n_want, n_cidrs = 0, n_drop = 0;
+	int ret = -1;
+
+	if (!fresh && list_rules(p, group_id, &raw, &n_raw, err) != 0)
+		return -1;
+	have = gc_xcalloc(n_raw + 1, sizeof(*have));
+	for (size_t i = 0; i < n_raw; i++) {
+		have[i].all = strcmp(raw[i].protocol, "-1") == 0;
+		if (strcmp(raw[i].protocol, "tcp") == 0 && raw[i].from == raw[i].to &&
+		    raw[i].from > 0)
+			have[i].port = (unsigned)raw[i].from;
+		have[i].cidr = raw[i].cidr;
+		have[i].group = raw[i].group;
+		have[i].ours = gc_rule_is_ours(raw[i].description);
+	}
+	n_want = gc_rules_wanted(req, group_id, true, &want);
+	add = gc_xcalloc(n_want + 1, sizeof(*add));
+	drop = gc_xcalloc(n_raw + 1, sizeof(*drop));
+	gc_rules_diff(want, n_want, have, n_raw, add, drop);
+	cidrs = gc_xcalloc(n_want + 1, sizeof(*cidrs));
+	for (size_t i = 0; i < n_want; i++) {
+		if (add[i] && want[i].all)
+			members = true;
+		else if (add[i])
+			cidrs[n_cidrs++] = want[i].cidr;
+	}
+	for (size_t i = 0; i < n_raw; i++)
+		n_drop += drop[i];
+	if ((n_cidrs || members) &&
+	    authorize(p, group_id, req->ssh_port, cidrs, n_cidrs, members, err) != 0)
+		goto out;
+	if (n_drop && revoke(p, group_id, raw, drop, n_raw, err) != 0)
+		goto out;
+	ret = 0;
+out:
+	free(cidrs);
+	free(add);
+	free(drop);
+	free(want);
+	free(have);
+	aws_sg_rules_release(raw, n_raw);
+	return ret;
+}
+
+/*
+ * The group's rules made to match the request: missing ones added, ours that are no
+ * longer wanted revoked, foreign ones left alone. A rule that appeared or went between
+ * the listing and the change (a retried call whose first answer was lost, a concurrent
+ * run) fails the change with Duplicate or NotFound: then one more pass judges afresh.
+ * A group made by this call (fresh) has no rules to list.
  */
 static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
-			const char *group_id, struct gc_error *err)
+			const char *group_id, bool fresh, struct gc_error *err)
 {
-	if (authorize(p, group_id, req->ssh_port, req->allow_from, req->n_allow_from,
-		      req->allow_members, err) == 0)
+	if (reconcile_once(p, req, group_id, fresh, err) == 0)
 		return 0;
-	if (!err || strcmp(err->cloud_code, "InvalidPermission.Duplicate") != 0)
+	if (!err ||
+	    (strcmp(err->cloud_code, "InvalidPermission.Duplicate") != 0 &&
+	     strcmp(err->cloud_code, "InvalidPermission.NotFound") != 0))
 		return -1;
-	/* one duplicate fails the whole call: add each rule alone, duplicates skipped */
-	for (size_t i = 0; i <= req->n_allow_from; i++) {
-		bool members = i == req->n_allow_from;
-
-		if (members && !req->allow_members)
-			break;
-		gc_error_init(err);
-		if (authorize(p, group_id, req->ssh_port, members ? NULL : &req->allow_from[i],
-			      members ? 0 : 1, members, err) != 0 &&
-		    strcmp(err->cloud_code, "InvalidPermission.Duplicate") != 0)
-			return -1;
-	}
 	gc_error_init(err);
-	return 0;
+	return reconcile_once(p, req, group_id, false, err);
 }
 
 /* CreateSecurityGroup answered InvalidGroup.Duplicate: ours if it carries our tags. */
@@ -870,6 +949,10 @@ int aws_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 		return gc_error_set(err, GC_EINVALID,
 				    "cannot create a security group without a "
 				    "name, a port and an address to allow");
+	if (req->id) {
+		id = gc_xstrdup(req->id);
+		goto rules;
+	}
 	gc_params_add(&params, "GroupName", req->name);
 	gc_params_add(&params, "GroupDescription",
 		      req->description && *req->description ? req->description : "gpucluster");
@@ -880,7 +963,7 @@ int aws_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 			goto fail;
 		}
 		if (!id || !*id) {
-			gc_error_set(err, GC_EINVALID,
+			gc_error_set(err, GC_EBADRESPONSE,
 				     "CreateSecurityGroup answered without a "
 				     "groupId");
 			goto fail;
@@ -890,7 +973,8 @@ int aws_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 		   adopt_secgroup(p, req, &id, err) != 0) {
 		goto fail;
 	}
-	if (ensure_rules(p, req, id, err) != 0) {
+rules:
+	if (ensure_rules(p, req, id, created, err) != 0) {
 		if (created)
 			gc_driver_discard_secgroup(p, id, aws_delete_secgroup);
 		goto fail;
@@ -900,7 +984,11 @@ int aws_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 	ret = 0;
 	goto out;
 fail:
-	gc_error_prefix(err, "cannot create security group '%s'", req->name);
+	if (req->id)
+		gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
+				req->name, req->id);
+	else
+		gc_error_prefix(err, "cannot create security group '%s'", req->name);
 out:
 	free(id);
 	gc_params_release(&params);
@@ -1157,7 +1245,7 @@ int aws_console_output(struct gc_provider *p, const char *id, char **out, struct
 		bad_answer(p, "GetConsoleOutput", err);
 	gc_buf_release(&body);
 	if (ret == 0 && b64 && gc_base64_decode(&text, b64, strlen(b64)) != 0)
-		ret = gc_error_set(err, GC_EINVALID,
+		ret = gc_error_set(err, GC_EBADRESPONSE,
 				   "GetConsoleOutput: the output is not base64 or over %zu bytes",
 				   (size_t)AWS_CONSOLE_MAX);
 	free(b64);

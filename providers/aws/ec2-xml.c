@@ -6,7 +6,7 @@
  *
  * The bodies are remote input. They arrive capped (AWS_MAX_RESPONSE) and are parsed
  * with network access off and without entity substitution; anything that is not the
- * expected document is GC_EINVALID naming what was missing. The list answers are read
+ * expected document is GC_EBADRESPONSE naming what was missing. The list answers are read
  * as a stream, one item's tree at a time (stream() below), so memory does not grow with
  * the page size; the small single answers (errors, a created id, console output) are
  * read as one tree.
@@ -42,7 +42,7 @@ static xmlDocPtr parse(const char *body, size_t len, struct gc_error *err)
 	xmlDocPtr doc;
 
 	if (len == 0 || len > INT_MAX) {
-		gc_error_set(err, GC_EINVALID, "empty or oversized XML answer");
+		gc_error_set(err, GC_EBADRESPONSE, "empty or oversized XML answer");
 		return NULL;
 	}
 	aws_xml_quiet();
@@ -51,10 +51,46 @@ static xmlDocPtr parse(const char *body, size_t len, struct gc_error *err)
 	if (!doc || !xmlDocGetRootElement(doc)) {
 		if (doc)
 			xmlFreeDoc(doc);
-		gc_error_set(err, GC_EINVALID, "the answer is not well-formed XML");
+		gc_error_set(err, GC_EBADRESPONSE, "the answer is not well-formed XML");
 		return NULL;
 	}
 	return doc;
+}
+
+/* Where needle first occurs in the n bytes at p, or NULL. */
+static const char *find(const char *p, size_t n, const char *needle)
+{
+	size_t k = strlen(needle);
+
+	for (const char *q = p; k <= n && q <= p + n - k; q++)
+		if (*q == *needle && !memcmp(q, needle, k))
+			return q;
+	return NULL;
+}
+
+bool aws_xml_is_answer(const char *body, size_t len, const char *action)
+{
+	const char *p = body, *end = body + len;
+	size_t k = strlen(action);
+
+	if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
+		p += 3;
+	while (p < end && strchr(" \t\r\n", *p))
+		p++;
+	if (end - p >= 5 && !memcmp(p, "<?xml", 5)) {
+		const char *q = find(p, (size_t)(end - p), "?>");
+
+		if (!q)
+			return false;
+		for (p = q + 2; p < end && strchr(" \t\r\n", *p); p++)
+			;
+	}
+	if ((size_t)(end - p) < k + 11 || p[0] != '<' || memcmp(p + 1, action, k) != 0 ||
+	    memcmp(p + 1 + k, "Response", 8) != 0 || !strchr(" \t\r\n>", p[9 + k]))
+		return false;
+	/* the requestId comes first; a short look keeps a page of 1000 instances cheap */
+	p += 9 + k;
+	return find(p, (size_t)(end - p) < 4096 ? (size_t)(end - p) : 4096, "<requestId>");
 }
 
 static bool is(xmlNodePtr n, const char *name)
@@ -274,12 +310,12 @@ static int stream(const char *body, size_t len, struct stream *s, struct gc_erro
 	if (s->token)
 		*s->token = NULL;
 	if (len == 0 || len > INT_MAX)
-		return gc_error_set(err, GC_EINVALID, "empty or oversized XML answer");
+		return gc_error_set(err, GC_EBADRESPONSE, "empty or oversized XML answer");
 	aws_xml_quiet();
 	r = xmlReaderForMemory(body, (int)len, "ec2.xml", NULL,
 			       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (!r)
-		return gc_error_set(err, GC_EINVALID, "the answer is not well-formed XML");
+		return gc_error_set(err, GC_EBADRESPONSE, "the answer is not well-formed XML");
 	memset(first, 0, sizeof(first));
 	rc = xmlTextReaderRead(r);
 	while (rc == 1) {
@@ -318,7 +354,7 @@ static int stream(const char *body, size_t len, struct stream *s, struct gc_erro
 		rc = xmlTextReaderNext(r);
 	}
 	if (rc != 0 || !root) {
-		gc_error_set(err, GC_EINVALID, "the answer is not well-formed XML");
+		gc_error_set(err, GC_EBADRESPONSE, "the answer is not well-formed XML");
 		goto out;
 	}
 	if (s->token)
@@ -351,7 +387,7 @@ static int stream_set(const char *body, size_t len, const char *set,
 		free(*next_token);
 		*next_token = NULL;
 	}
-	return gc_error_set(err, GC_EINVALID, "the answer has no %s", set);
+	return gc_error_set(err, GC_EBADRESPONSE, "the answer has no %s", set);
 }
 
 static int one_instance(xmlNodePtr item, struct gc_instance *inst, struct gc_error *err)
@@ -360,7 +396,7 @@ static int one_instance(xmlNodePtr item, struct gc_instance *inst, struct gc_err
 
 	inst->id = text(item, "instanceId");
 	if (!inst->id || !*inst->id)
-		return gc_error_set(err, GC_EINVALID, "an instance item has no instanceId");
+		return gc_error_set(err, GC_EBADRESPONSE, "an instance item has no instanceId");
 	inst->type = text(item, "instanceType");
 	inst->zone = text(item, "placement/availabilityZone");
 	inst->image = text(item, "imageId");
@@ -423,7 +459,8 @@ int aws_xml_instances(const char *body, size_t len, struct gc_instance_list *out
 	if (stream(body, len, &s, err) != 0)
 		goto out;
 	if (!s.found) {
-		gc_error_set(err, GC_EINVALID, "the answer has no reservationSet or instancesSet");
+		gc_error_set(err, GC_EBADRESPONSE,
+			     "the answer has no reservationSet or instancesSet");
 		goto out;
 	}
 	gc_instance_list_take(out, &got);
@@ -473,7 +510,7 @@ static int resource_item(xmlNodePtr it, void *ctx, struct gc_error *err)
 
 	if (!id || !*id) {
 		free(id);
-		return gc_error_set(err, GC_EINVALID, "an item of %s has no %s", rs->set,
+		return gc_error_set(err, GC_EBADRESPONSE, "an item of %s has no %s", rs->set,
 				    rs->id_name);
 	}
 	r = gc_resource_list_push(&rs->got);
@@ -517,9 +554,89 @@ int aws_xml_secgroups(const char *body, size_t len, struct gc_resource_list *out
 			 next_token, err);
 }
 
+struct sg_rules {
+	struct aws_sg_rule *v;
+	size_t n;
+	bool seen;
+};
+
+static void push_sg_rule(struct sg_rules *rs, xmlNodePtr perm, xmlNodePtr src, const char *field)
+{
+	struct aws_sg_rule *r;
+	char *from = text(perm, "fromPort"), *to = text(perm, "toPort");
+	int64_t f = -1, t = -1;
+
+	rs->v = gc_xreallocarray(rs->v, rs->n + 1, sizeof(*rs->v));
+	r = &rs->v[rs->n++];
+	memset(r, 0, sizeof(*r));
+	text_into(perm, "ipProtocol", r->protocol, sizeof(r->protocol));
+	/* absent (protocol -1) or unreadable: -1, a shape that matches no rule of ours */
+	if (!from || gc_parse_i64(from, -1, 65535, &f) != 0)
+		f = -1;
+	if (!to || gc_parse_i64(to, -1, 65535, &t) != 0)
+		t = -1;
+	r->from = (int)f;
+	r->to = (int)t;
+	if (strcmp(field, "cidrIp") == 0)
+		r->cidr = text(src, field);
+	else
+		r->group = text(src, field);
+	r->description = text(src, "description");
+	free(from);
+	free(to);
+}
+
+static int sg_rules_item(xmlNodePtr it, void *ctx, struct gc_error *err)
+{
+	struct sg_rules *rs = ctx;
+
+	if (rs->seen)
+		return gc_error_set(err, GC_EBADRESPONSE,
+				    "more than one group in securityGroupInfo");
+	rs->seen = true;
+	for (xmlNodePtr p = child(child(it, "ipPermissions"), "item"); p; p = p->next) {
+		if (!is(p, "item"))
+			continue;
+		for (xmlNodePtr g = child(child(p, "ipRanges"), "item"); g; g = g->next)
+			if (is(g, "item"))
+				push_sg_rule(rs, p, g, "cidrIp");
+		for (xmlNodePtr g = child(child(p, "groups"), "item"); g; g = g->next)
+			if (is(g, "item"))
+				push_sg_rule(rs, p, g, "groupId");
+	}
+	return 0;
+}
+
+int aws_xml_sg_rules(const char *body, size_t len, struct aws_sg_rule **out, size_t *n,
+		     struct gc_error *err)
+{
+	struct sg_rules rs = { NULL, 0, false };
+
+	*out = NULL;
+	*n = 0;
+	if (stream_set(body, len, "securityGroupInfo", sg_rules_item, &rs, NULL, err) != 0 ||
+	    (!rs.seen && gc_error_set(err, GC_EBADRESPONSE, "the group is not in the answer"))) {
+		aws_sg_rules_release(rs.v, rs.n);
+		return -1;
+	}
+	*out = rs.v;
+	*n = rs.n;
+	return 0;
+}
+
+void aws_sg_rules_release(struct aws_sg_rule *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(r[i].cidr);
+		free(r[i].group);
+		free(r[i].description);
+	}
+	free(r);
+}
+
 struct keypair_public {
 	const char *name;
-	char *line, *id;
+	char **line, **id;
 };
 
 static int keypair_public_item(xmlNodePtr it, void *ctx, struct gc_error *err)
@@ -528,12 +645,12 @@ static int keypair_public_item(xmlNodePtr it, void *ctx, struct gc_error *err)
 	char *n;
 
 	(void)err;
-	if (kp->line || kp->id)
+	if (*kp->line || *kp->id)
 		return 0; /* the first of that name */
 	n = text(it, "keyName");
 	if (n && strcmp(n, kp->name) == 0) {
-		kp->line = text(it, "publicKey");
-		kp->id = text(it, "keyPairId");
+		*kp->line = text(it, "publicKey");
+		*kp->id = text(it, "keyPairId");
 	}
 	free(n);
 	return 0;
@@ -543,19 +660,11 @@ int aws_xml_keypair_public(const char *body, size_t len, const char *name, char 
 			   char **out_id, struct gc_error *err)
 {
 	static const char *const paths[] = { "keySet/item" };
-	struct keypair_public kp = { name, NULL, NULL };
+	struct keypair_public kp = { name, out_line, out_id };
 	struct stream s = { paths, 1, keypair_public_item, &kp, NULL, false };
 
-	*out_line = NULL;
-	*out_id = NULL;
-	if (stream(body, len, &s, err) != 0) {
-		free(kp.line);
-		free(kp.id);
-		return -1;
-	}
-	*out_line = kp.line;
-	*out_id = kp.id;
-	return 0;
+	*out_line = *out_id = NULL;
+	return stream(body, len, &s, err);
 }
 
 int aws_xml_root_text(const char *body, size_t len, const char *name, char **out,
@@ -594,12 +703,11 @@ static int image_item(xmlNodePtr it, void *ctx, struct gc_error *err)
 	struct aws_image **out = (struct aws_image **)g->out;
 	struct aws_image im;
 
-	(void)err;
 	memset(&im, 0, sizeof(im));
 	im.id = text(it, "imageId");
 	if (!im.id || !*im.id) {
 		aws_image_release(&im);
-		return 0;
+		return gc_error_set(err, GC_EBADRESPONSE, "an item of imagesSet has no imageId");
 	}
 	im.name = text(it, "name");
 	im.root_device = text(it, "rootDeviceName");
@@ -641,11 +749,11 @@ static int type_item(xmlNodePtr it, void *ctx, struct gc_error *err)
 	struct gc_type_facts **out = (struct gc_type_facts **)g->out;
 	struct gc_type_facts f;
 
-	(void)err;
 	memset(&f, 0, sizeof(f));
 	text_into(it, "instanceType", f.name, sizeof(f.name));
 	if (!f.name[0])
-		return 0;
+		return gc_error_set(err, GC_EBADRESPONSE,
+				    "an item of instanceTypeSet has no instanceType");
 	f.vcpus = uint_at(it, "vCpuInfo/defaultVCpus");
 	f.memory_mib = uint_at(it, "memoryInfo/sizeInMiB");
 	/* one item per GPU model; a type with two models would sum their counts */
@@ -714,8 +822,10 @@ int aws_xml_spot_prices(const char *body, size_t len, struct aws_spot_price **ou
 	return -1;
 }
 
-/* The text of one element of each item, skipping empty ones, appended to a string array. */
+/* The text of one element of each item, appended to a string array; an item without it
+ * is a broken answer. */
 struct names {
+	const char *set;
 	const char *name;
 	char ***out;
 	size_t *n, alloc;
@@ -726,10 +836,10 @@ static int name_item(xmlNodePtr it, void *ctx, struct gc_error *err)
 	struct names *nm = ctx;
 	char *s = text(it, nm->name);
 
-	(void)err;
 	if (!s || !*s) {
 		free(s);
-		return 0;
+		return gc_error_set(err, GC_EBADRESPONSE, "an item of %s has no %s", nm->set,
+				    nm->name);
 	}
 	GC_ALLOC_GROW(*nm->out, *nm->n + 1, nm->alloc);
 	(*nm->out)[(*nm->n)++] = s;
@@ -739,7 +849,7 @@ static int name_item(xmlNodePtr it, void *ctx, struct gc_error *err)
 static int names(const char *body, size_t len, const char *set, const char *name, char ***out,
 		 size_t *n, struct gc_error *err)
 {
-	struct names nm = { name, out, n, *n };
+	struct names nm = { set, name, out, n, *n };
 	size_t n0 = *n;
 
 	if (stream_set(body, len, set, name_item, &nm, NULL, err) == 0)

@@ -135,8 +135,19 @@ static int aws_answer(struct gc_provider *p, const struct gc_driver_request *req
 	int parsed;
 
 	(void)retry_after_ms;
-	if (res->status >= 200 && res->status <= 299)
-		return 0;
+	if (res->status >= 200 && res->status <= 299) {
+		bool ok = c->proto == AWS_PROTO_QUERY
+			? aws_xml_is_answer(res->body.data, res->body.len, req->action)
+			: res->body.len && res->body.data[0] == '{';
+
+		if (ok)
+			return 0;
+		return gc_error_set(err, GC_EBADRESPONSE,
+				    "%s: the answer from '%s' is not a %s answer (HTTP %d, %zu "
+				    "bytes: an HTML page, another document, an empty envelope?)",
+				    req->action, req->host, req->action, res->status,
+				    res->body.len);
+	}
 	if (c->proto == AWS_PROTO_QUERY)
 		parsed = aws_xml_error(res->body.data, res->body.len, code, msg, rid);
 	else

@@ -130,10 +130,18 @@ int aws_ec2_call(struct gc_provider *p, const char *action, const struct gc_para
 
 /* ---- ec2-xml.c: EC2's answers into plain structs ------------------------------------ */
 
-/* An EC2 error document; fields are empty when absent. Returns 0, or -1 when the body
- * is not one. */
+/*
+ * Whether a 2xx body is the answer to action at all: an <ACTIONResponse> root that is not
+ * empty and carries a requestId, as every EC2 answer does. An HTML page, another action's
+ * document or an empty envelope is not (checked inside the request pipeline, so that it
+ * is retried as an invalid response; the parsers check the items).
+ */
+bool aws_xml_is_answer(const char *body, size_t len, const char *action);
+
 /* Keeps libxml2 from printing its encoding and I/O errors (this thread). */
 void aws_xml_quiet(void);
+/* An EC2 error document; fields are empty when absent. Returns 0, or -1 when the body
+ * is not one. */
 int aws_xml_error(const char *body, size_t len, char code[128], char message[512],
 		  char request_id[128]);
 
@@ -148,11 +156,23 @@ int aws_xml_instances(const char *body, size_t len, struct gc_instance_list *out
 /* Key pairs (keySet/item) or security groups (securityGroupInfo/item). */
 int aws_xml_keypairs(const char *body, size_t len, struct gc_resource_list *out,
 		     struct gc_error *err);
-/* With IncludePublicKey: the public key line of the key named name, or NULL. */
+/* With IncludePublicKey: the public key line and id of the key named name, or NULLs; the
+ * caller frees them, also after a failure. */
 int aws_xml_keypair_public(const char *body, size_t len, const char *name, char **out_line,
 			   char **out_id, struct gc_error *err);
 int aws_xml_secgroups(const char *body, size_t len, struct gc_resource_list *out, char **next_token,
 		      struct gc_error *err);
+/* An ingress rule of a group, one per source (a CIDR or a group); from = to = -1 for
+ * protocol "-1" (every protocol and port). */
+struct aws_sg_rule {
+	char protocol[8];
+	int from, to;
+	char *cidr, *group, *description;
+};
+/* The ingress rules of the one group of a DescribeSecurityGroups answer. */
+int aws_xml_sg_rules(const char *body, size_t len, struct aws_sg_rule **out, size_t *n,
+		     struct gc_error *err);
+void aws_sg_rules_release(struct aws_sg_rule *r, size_t n);
 
 /* The text of a direct child of the root ("keyPairId", "groupId", "output"); NULL into
  * *out when absent. */

@@ -24,12 +24,12 @@ int aws_json_error(const char *body, size_t len, char code[128], char message[51
 	code[0] = message[0] = '\0';
 	if (!json_is_object(doc))
 		goto out;
-	type = json_string_value(json_object_get(doc, "__type"));
+	type = gc_jstr(doc, "__type");
 	if (!type)
-		type = json_string_value(json_object_get(doc, "code"));
-	msg = json_string_value(json_object_get(doc, "message"));
+		type = gc_jstr(doc, "code");
+	msg = gc_jstr(doc, "message");
 	if (!msg)
-		msg = json_string_value(json_object_get(doc, "Message"));
+		msg = gc_jstr(doc, "Message");
 	if (!type || !*type)
 		goto out;
 	/* "com.amazon.awspricing#ThrottlingException" or "Code:http://..." */
@@ -81,9 +81,8 @@ static double product_price(json_t *product, const char *type)
 	json_t *od, *offer, *dims, *dim;
 	const char *k1, *k2, *t;
 
-	t = json_string_value(
-		json_object_get(json_object_get(json_object_get(product, "product"), "attributes"),
-				"instanceType"));
+	t = gc_jstr(json_object_get(json_object_get(product, "product"), "attributes"),
+		    "instanceType");
 	if (!t || strcmp(t, type) != 0)
 		return -1;
 	od = json_object_get(json_object_get(product, "terms"), "OnDemand");
@@ -92,9 +91,8 @@ static double product_price(json_t *product, const char *type)
 		dims = json_object_get(offer, "priceDimensions");
 		json_object_foreach(dims, k2, dim)
 		{
-			const char *unit = json_string_value(json_object_get(dim, "unit"));
-			const char *usd = json_string_value(
-				json_object_get(json_object_get(dim, "pricePerUnit"), "USD"));
+			const char *unit = gc_jstr(dim, "unit");
+			const char *usd = gc_jstr(json_object_get(dim, "pricePerUnit"), "USD");
 			double v;
 
 			if (usd && (!unit || strcmp(unit, "Hrs") == 0) &&
@@ -149,7 +147,7 @@ static int read_answer(const char *body, size_t len, const char *type, double *o
 			break;
 		}
 	}
-	tok = json_string_value(json_object_get(doc, "NextToken"));
+	tok = gc_jstr(doc, "NextToken");
 	if (tok && *tok)
 		*next = gc_xstrdup(tok);
 	ret = 0;

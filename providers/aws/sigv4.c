@@ -47,26 +47,21 @@ static bool valid_timestamp(const char *ts)
 	return true;
 }
 
-static bool present(const char *s)
-{
-	return s && *s;
-}
-
 static int check_input(const struct gc_sign_request *req, const struct aws_sigv4_input *in,
 		       struct gc_error *err)
 {
-	if (!present(req->method))
+	if (!gc_sign_present(req->method))
 		return gc_error_set(err, GC_EINVALID, "sigv4: request has no method");
-	if (!present(in->access_key_id) || !present(in->secret_access_key))
+	if (!gc_sign_present(in->access_key_id) || !gc_sign_present(in->secret_access_key))
 		return gc_error_set(err, GC_EINVALID, "sigv4: credentials are incomplete");
 	if (!valid_timestamp(in->timestamp))
 		return gc_error_set(err, GC_EINVALID,
 				    "sigv4: timestamp '%s' is not YYYYMMDDTHHMMSSZ",
 				    in->timestamp ? in->timestamp : "");
-	if (!present(in->region) || strchr(in->region, '/'))
+	if (!gc_sign_present(in->region) || strchr(in->region, '/'))
 		return gc_error_set(err, GC_EINVALID, "sigv4: bad region '%s'",
 				    in->region ? in->region : "");
-	if (!present(in->service) || strchr(in->service, '/'))
+	if (!gc_sign_present(in->service) || strchr(in->service, '/'))
 		return gc_error_set(err, GC_EINVALID, "sigv4: bad service '%s'",
 				    in->service ? in->service : "");
 	return 0;
@@ -78,7 +73,7 @@ static int signer_headers(struct gc_params *added, const struct gc_sign_request 
 			  struct gc_error *err)
 {
 	gc_params_add(added, "x-amz-date", in->timestamp);
-	if (present(in->session_token))
+	if (gc_sign_present(in->session_token))
 		gc_params_add(added, "x-amz-security-token", in->session_token);
 	if (in->add_content_sha256)
 		gc_params_add(added, "x-amz-content-sha256", payload_hash);
@@ -120,7 +115,7 @@ int aws_sigv4_sign(struct gc_sign_result *out, const struct gc_sign_request *req
 	struct gc_params query = GC_PARAMS_INIT, headers = GC_PARAMS_INIT;
 	unsigned char key[GC_SHA256_LEN], mac[GC_SHA256_LEN];
 	char canon_hash[GC_SHA256_HEX_LEN];
-	const char *path = present(req->path) ? req->path : "/";
+	const char *path = gc_sign_present(req->path) ? req->path : "/";
 	bool signing = !in->signed_headers;
 	int ret = -1;
 
@@ -259,11 +254,5 @@ int aws_sigv4_verify(const struct gc_sign_request *req, const struct aws_sigv4_a
 		gc_error_set(err, GC_EAUTH, "signature does not match");
 	else
 		ret = 0;
-	if (debug) {
-		gc_sign_result_release(debug);
-		*debug = r;
-	} else {
-		gc_sign_result_release(&r);
-	}
-	return ret;
+	return gc_sign_result_give(debug, &r, ret);
 }

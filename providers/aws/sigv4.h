@@ -2,11 +2,8 @@
  * sigv4.h: AWS Signature Version 4 (AWS4-HMAC-SHA256) over a plain request, for a sender
  * (gets the headers to add, Authorization last) and for the emulator's verifier (gets the
  * intermediates for its messages). The rules (WIRE.md 1.2) and the two modes are in
- * docs/internals/signing.md.
- *
- * Life cycle: a struct gc_sign_result is written by aws_sigv4_sign on success and
- * released with gc_sign_result_release; aws_sigv4_verify fills one that the caller
- * initialised with gc_sign_result_init. Nothing here holds global state.
+ * docs/internals/signing.md; the result's life cycle is core/urlenc.h's. Nothing here
+ * holds global state.
  */
 #ifndef GC_AWS_SIGV4_H
 #define GC_AWS_SIGV4_H

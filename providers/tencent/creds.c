@@ -3,9 +3,8 @@
  * rules are the Tencent Cloud SDKs' default chain and tccli's, so that a user's existing
  * set-up, CI secrets and instance roles work unchanged; where those tools would need a
  * log-in (tccli's OAuth and SSO profiles) we fail with a message saying what to do
- * instead, because nothing below cmd/ may talk to the terminal. The plumbing (files under
- * HOME, INI, the metadata service's requests, the GitHub Actions token, the list of
- * sources tried, retries) is core/creds.h's; what is here is Tencent Cloud's own.
+ * instead, because nothing below cmd/ may talk to the terminal. The plumbing is
+ * core/creds.h's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,17 +49,6 @@ static bool env_isset(const struct tc_creds_input *in, const char *name)
 	const struct gc_spec_env *e = in->env ? in->env : &gc_spec_env_process;
 
 	return e->lookup && e->lookup(e->ctx, name) != NULL;
-}
-
-void tc_creds_init(struct tc_creds *c)
-{
-	gc_creds_init(&c->base);
-}
-
-void tc_creds_release(struct tc_creds *c)
-{
-	if (c)
-		gc_creds_release(&c->base);
 }
 
 /* A value from the SDKs' INI file without one surrounding pair of double quotes (the
@@ -208,13 +196,6 @@ out:
 
 /* --- 2b. tccli's credential file ---------------------------------------------------------- */
 
-static const char *jstr(json_t *o, const char *key)
-{
-	const char *v = json_string_value(json_object_get(o, key));
-
-	return v && *v ? v : NULL;
-}
-
 /* 0 found, 1 not there (*why), 2 a cvm-role profile, -1 broken. */
 static int tccli_profile(struct tc_creds *out, struct chain *ch, char **why, struct gc_error *err)
 {
@@ -246,7 +227,7 @@ static int tccli_profile(struct tc_creds *out, struct chain *ch, char **why, str
 			     jerr.line, jerr.text);
 		goto out;
 	}
-	type = jstr(j, "type");
+	type = gc_jstr_set(j, "type");
 	if (type && strcmp(type, "cvm-role") == 0) {
 		ret = 2;
 		goto out;
@@ -259,15 +240,15 @@ static int tccli_profile(struct tc_creds *out, struct chain *ch, char **why, str
 			     shown, type);
 		goto out;
 	}
-	if (jstr(j, "role-arn")) {
+	if (gc_jstr_set(j, "role-arn")) {
 		gc_error_set(err, GC_EUNSUPPORTED,
 			     "%s assumes role '%s' through STS, which gpucluster does not do yet; "
 			     "export the role's temporary keys instead",
-			     shown, jstr(j, "role-arn"));
+			     shown, gc_jstr_set(j, "role-arn"));
 		goto out;
 	}
-	id = jstr(j, "secretId");
-	key = jstr(j, "secretKey");
+	id = gc_jstr_set(j, "secretId");
+	key = gc_jstr_set(j, "secretKey");
 	if (!id && !key) {
 		*why = gc_xasprintf("%s has no secretId", shown);
 		ret = 1;
@@ -278,15 +259,11 @@ static int tccli_profile(struct tc_creds *out, struct chain *ch, char **why, str
 			     id ? "secretId" : "secretKey", id ? "secretKey" : "secretId");
 		goto out;
 	}
-	gc_creds_set(&out->base, ch->in->log, id, key, jstr(j, "token"), 0,
+	gc_creds_set(&out->base, ch->in->log, id, key, gc_jstr_set(j, "token"), 0,
 		     gc_xasprintf("tccli profile '%s'", ch->profile));
 	ret = 0;
 out:
-	if (text) {
-		for (char *p = text; *p; p++)
-			*p = '\0';
-		free(text);
-	}
+	gc_wipe_free(text);
 	json_decref(j);
 	free(path);
 	free(shown);
@@ -343,13 +320,13 @@ static int cvm_role(struct tc_creds *out, struct chain *ch, char **why, struct g
 			     base, role);
 		goto out;
 	}
-	if ((v = jstr(j, "Code")) && strcmp(v, "Success") != 0) {
+	if ((v = gc_jstr_set(j, "Code")) && strcmp(v, "Success") != 0) {
 		gc_error_set(err, GC_EAUTH, "%s: role '%s' answered Code '%s'", base, role, v);
 		goto out;
 	}
-	id = jstr(j, "TmpSecretId");
-	key = jstr(j, "TmpSecretKey");
-	token = jstr(j, "Token");
+	id = gc_jstr_set(j, "TmpSecretId");
+	key = gc_jstr_set(j, "TmpSecretKey");
+	token = gc_jstr_set(j, "Token");
 	exp = json_object_get(j, "ExpiredTime");
 	if (!id || !key || !token || !json_is_integer(exp) || json_integer_value(exp) <= 0) {
 		gc_error_set(err, GC_EINVALID,
@@ -420,9 +397,9 @@ static int sts_read(struct tc_creds *out, struct chain *ch, const struct gc_http
 		goto out;
 	}
 	c = json_object_get(resp, "Credentials");
-	id = jstr(c, "TmpSecretId");
-	key = jstr(c, "TmpSecretKey");
-	token = jstr(c, "Token");
+	id = gc_jstr_set(c, "TmpSecretId");
+	key = gc_jstr_set(c, "TmpSecretKey");
+	token = gc_jstr_set(c, "Token");
 	exp = json_object_get(resp, "ExpiredTime");
 	if (!id || !key || !token || !json_is_integer(exp) || json_integer_value(exp) <= 0) {
 		gc_error_set(err, GC_EINVALID,
@@ -450,28 +427,25 @@ struct sts_call {
 static int sts_attempt(void *arg, bool *last, struct gc_error *err)
 {
 	struct sts_call *c = arg;
-	const char *headers[6];
-	struct gc_http_request req;
-	struct gc_http_response res;
 	char h_ts[48];
+	const char *headers[] = { "Authorization: SKIP",
+				  "Content-Type: application/json",
+				  "X-TC-Action: AssumeRoleWithWebIdentity",
+				  "X-TC-Version: " STS_VERSION,
+				  h_ts,
+				  c->h_region };
+	struct gc_http_request req = { .method = "POST",
+				       .url = c->url,
+				       .headers = headers,
+				       .n_headers = 6,
+				       .body = c->body,
+				       .body_len = strlen(c->body),
+				       .max_response = STS_MAX_RESPONSE };
+	struct gc_http_response res;
 	int rc;
 
 	(void)last;
 	snprintf(h_ts, sizeof(h_ts), "X-TC-Timestamp: %lld", (long long)time(NULL));
-	headers[0] = "Authorization: SKIP";
-	headers[1] = "Content-Type: application/json";
-	headers[2] = "X-TC-Action: AssumeRoleWithWebIdentity";
-	headers[3] = "X-TC-Version: " STS_VERSION;
-	headers[4] = h_ts;
-	headers[5] = c->h_region;
-	memset(&req, 0, sizeof(req));
-	req.method = "POST";
-	req.url = c->url;
-	req.headers = headers;
-	req.n_headers = 6;
-	req.body = c->body;
-	req.body_len = strlen(c->body);
-	req.max_response = STS_MAX_RESPONSE;
 	rc = gc_http_perform(c->ch->in->http, &req, &res, err);
 	if (rc != 0)
 		gc_error_prefix(err, "cannot %s at '%s'", c->what, c->url);
@@ -481,11 +455,8 @@ static int sts_attempt(void *arg, bool *last, struct gc_error *err)
 	return rc;
 }
 
-/*
- * STS AssumeRoleWithWebIdentity, unsigned as the SDKs send it (Authorization: SKIP, the
- * token being the proof), in API 3.0's JSON form; retried on throttling and 5xx. The
- * region goes in X-TC-Region as the SDKs send it.
- */
+/* STS AssumeRoleWithWebIdentity as the SDKs send it (docs/internals/tencent.md,
+ * "Credentials"); retried on throttling and 5xx. */
 static int web_identity_token(struct tc_creds *out, struct chain *ch, const char *role_arn,
 			      const char *provider_id, const char *token, const char *session_name,
 			      const char *region, const char *what, const char *source,
@@ -527,11 +498,7 @@ static int web_identity_token(struct tc_creds *out, struct chain *ch, const char
 	ret = gc_creds_retried(&ch->cx, "tencent: retrying sts AssumeRoleWithWebIdentity",
 			       sts_attempt, &call, err);
 out:
-	if (body) {
-		for (char *p = body; *p; p++) /* it holds the token */
-			*p = '\0';
-		free(body);
-	}
+	gc_wipe_free(body); /* it holds the token */
 	free(h_region);
 	free(url);
 	return ret;
@@ -549,8 +516,7 @@ static int web_identity_file(struct tc_creds *out, struct chain *ch, const char 
 		return gc_error_prefix(err, "TKE_WEB_IDENTITY_TOKEN_FILE");
 	if (!found || !*text) {
 		gc_error_set(err, GC_EAUTH,
-			     "web identity token file '%s' (TKE_WEB_IDENTITY_TOKEN_FILE) "
-			     "is %s",
+			     "web identity token file '%s' (TKE_WEB_IDENTITY_TOKEN_FILE) is %s",
 			     file, found ? "empty" : "missing");
 		goto out;
 	}
@@ -626,8 +592,7 @@ int tc_creds_resolve(struct tc_creds *out, const struct tc_creds_input *in, stru
 	char *why = NULL, *why2 = NULL;
 	int rc;
 
-	memset(&ch, 0, sizeof(ch));
-	ch.in = in;
+	ch = (struct chain){ .in = in };
 	ch.cx = (struct gc_creds_ctx){
 		.env = in->env, .http = in->http, .log = in->log, .clock = in->clock
 	};

@@ -1,20 +1,13 @@
 /*
  * creds.h: Tencent Cloud credentials, resolved as the SDKs and tccli resolve them. The
  * chain (spec OIDC, environment, the SDKs' INI file and tccli's PROFILE.credential, web
- * identity, the CVM role) is in docs/credentials.md, the STS request in
- * docs/internals/tencent.md, "Credentials". Details they leave out:
- * TENCENTCLOUD_CREDENTIALS_FILE set but empty is an error (as in the Go SDK), and a
- * surrounding pair of double quotes around secret_id / secret_key is dropped; the CVM
- * role's name is read from the security-credentials/ directory, then that path plus the
- * name answers {TmpSecretId, TmpSecretKey, Token, ExpiredTime, Code}; the metadata
- * service is asked with 1 s per request, two attempts.
+ * identity, the CVM role) is in docs/credentials.md, the STS and metadata requests and
+ * the details in docs/internals/tencent.md, "Credentials".
  *
  * When nothing applies the error (GC_EAUTH) names every source tried and why each did
- * not. A source that applies but fails stops the chain with its own error.
- *
- * Every variable is read through in->env, never getenv (HOME included). Secrets are
- * registered with the log (gc_log_add_secret) as soon as they are read and wiped on
- * release.
+ * not. A source that applies but fails stops the chain with its own error. Every
+ * variable is read through in->env, never getenv (HOME included). Secrets are registered
+ * with the log as soon as they are read and wiped on release.
  *
  * Life cycle: tc_creds_init -> tc_creds_resolve -> use -> tc_creds_release. Temporary
  * credentials (expiration != 0) are resolved again before they expire (tencent.c).
@@ -61,8 +54,12 @@ struct tc_creds_input {
 	long metadata_timeout_ms;    /* 1000 */
 };
 
-void tc_creds_init(struct tc_creds *c);
-void tc_creds_release(struct tc_creds *c);
+/* The shared view's life cycle; release takes NULL. */
+#define tc_creds_init(c) gc_creds_init(&(c)->base)
+static inline void tc_creds_release(struct tc_creds *c)
+{
+	gc_creds_release(c ? &c->base : NULL);
+}
 
 /* Resolves credentials through the chain above; out is written only on success. */
 int tc_creds_resolve(struct tc_creds *out, const struct tc_creds_input *in, struct gc_error *err);

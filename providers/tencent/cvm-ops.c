@@ -16,6 +16,7 @@
 #include "core/buf.h"
 #include "core/hash.h"
 #include "core/keygen.h"
+#include "core/rules.h"
 #include "core/str.h"
 #include "providers/tencent/cvm.h"
 
@@ -28,11 +29,6 @@
 #define TC_SETTLE_WAIT_MS     2000
 
 /* ---- JSON helpers ------------------------------------------------------------------- */
-
-static const char *jstr(json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
 
 static json_t *tags_json(const struct gc_tag *tags, size_t n)
 {
@@ -80,7 +76,7 @@ static size_t parse_tags(json_t *arr, struct gc_tag **out)
 	*out = gc_xcalloc(json_array_size(arr), sizeof(**out));
 	json_array_foreach(arr, i, t)
 	{
-		const char *k = jstr(t, "Key"), *v = jstr(t, "Value");
+		const char *k = gc_jstr(t, "Key"), *v = gc_jstr(t, "Value");
 
 		if (!k)
 			continue;
@@ -217,7 +213,7 @@ static const char *first_string(json_t *arr)
 /* One InstanceSet item into inst (zeroed); -1 when it has no InstanceId. */
 static int parse_instance(json_t *o, struct gc_instance *inst)
 {
-	const char *id = jstr(o, "InstanceId"), *v;
+	const char *id = gc_jstr(o, "InstanceId"), *v;
 	struct gc_tag *tags;
 	size_t n;
 	int64_t t;
@@ -225,22 +221,22 @@ static int parse_instance(json_t *o, struct gc_instance *inst)
 	if (!id || !*id)
 		return -1;
 	inst->id = gc_xstrdup(id);
-	v = jstr(o, "InstanceState");
+	v = gc_jstr(o, "InstanceState");
 	inst->state = tc_state(v);
 	inst->state_name = gc_xstrdup(v ? v : "");
-	if ((v = jstr(o, "InstanceType")))
+	if ((v = gc_jstr(o, "InstanceType")))
 		inst->type = gc_xstrdup(v);
-	if ((v = jstr(json_object_get(o, "Placement"), "Zone")))
+	if ((v = gc_jstr(json_object_get(o, "Placement"), "Zone")))
 		inst->zone = gc_xstrdup(v);
-	if ((v = jstr(o, "ImageId")))
+	if ((v = gc_jstr(o, "ImageId")))
 		inst->image = gc_xstrdup(v);
-	v = jstr(o, "InstanceChargeType");
+	v = gc_jstr(o, "InstanceChargeType");
 	inst->spot = v && strcmp(v, "SPOTPAID") == 0;
 	if ((v = first_string(json_object_get(o, "PrivateIpAddresses"))))
 		inst->private_ip = gc_xstrdup(v);
 	if ((v = first_string(json_object_get(o, "PublicIpAddresses"))))
 		inst->public_ip = gc_xstrdup(v);
-	if ((v = jstr(o, "CreatedTime")) && gc_parse_rfc3339(v, &t) == 0)
+	if ((v = gc_jstr(o, "CreatedTime")) && gc_parse_rfc3339(v, &t) == 0)
 		inst->launch_time = t;
 	n = parse_tags(json_object_get(o, "Tags"), &tags);
 	for (size_t i = 0; i < n; i++) {
@@ -327,34 +323,45 @@ int tc_discover(struct gc_provider *p, const struct gc_discover_query *q,
 
 /* ---- zones, the default VPC and its subnets --------------------------------------------- */
 
+/* The names (key) of the items of the answer's set whose state (key + "State") is
+ * AVAILABLE or not given; NULL after bad_answer when the answer has no such list. */
+static char **available(struct gc_provider *p, json_t *resp, const char *action,
+			const char *set_key, const char *key, size_t *n, struct gc_error *err)
+{
+	json_t *set = json_object_get(resp, set_key), *o;
+	char **names, state_key[32], missing[64];
+	size_t i;
+
+	*n = 0;
+	if (!json_is_array(set)) {
+		snprintf(missing, sizeof(missing), "no %s", set_key);
+		bad_answer(p, TC_CVM, action, missing, err);
+		return NULL;
+	}
+	snprintf(state_key, sizeof(state_key), "%sState", key);
+	names = gc_xcalloc(json_array_size(set) + 1, sizeof(*names));
+	json_array_foreach(set, i, o)
+	{
+		const char *name = gc_jstr(o, key), *state = gc_jstr(o, state_key);
+
+		if (name && *name && (!state || strcmp(state, "AVAILABLE") == 0))
+			names[(*n)++] = gc_xstrdup(name);
+	}
+	return names;
+}
+
 static int load_zones(struct gc_provider *p, struct gc_error *err)
 {
 	struct tc_driver *d = tc_driver(p);
-	json_t *resp = NULL, *set, *z;
-	char **zones = NULL;
-	size_t i, n = 0;
+	json_t *resp = NULL;
 
 	if (d->zones)
 		return 0;
 	if (tc_call(p, TC_CVM, "DescribeZones", NULL, false, &resp, err) != 0)
 		return -1;
-	set = json_object_get(resp, "ZoneSet");
-	if (!json_is_array(set)) {
-		json_decref(resp);
-		return bad_answer(p, TC_CVM, "DescribeZones", "no ZoneSet", err);
-	}
-	zones = gc_xcalloc(json_array_size(set) + 1, sizeof(*zones));
-	json_array_foreach(set, i, z)
-	{
-		const char *name = jstr(z, "Zone"), *state = jstr(z, "ZoneState");
-
-		if (name && *name && (!state || strcmp(state, "AVAILABLE") == 0))
-			zones[n++] = gc_xstrdup(name);
-	}
+	d->zones = available(p, resp, "DescribeZones", "ZoneSet", "Zone", &d->n_zones, err);
 	json_decref(resp);
-	d->zones = zones;
-	d->n_zones = n;
-	return 0;
+	return d->zones ? 0 : -1;
 }
 
 int tc_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
@@ -374,29 +381,13 @@ int tc_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error 
 
 int tc_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
 {
-	json_t *resp = NULL, *set, *r;
-	char **regions;
-	size_t i, n = 0;
+	json_t *resp = NULL;
 
 	if (tc_call(p, TC_CVM, "DescribeRegions", NULL, false, &resp, err) != 0)
 		return gc_error_prefix(err, "cannot list the regions of Tencent Cloud");
-	set = json_object_get(resp, "RegionSet");
-	if (!json_is_array(set)) {
-		json_decref(resp);
-		return bad_answer(p, TC_CVM, "DescribeRegions", "no RegionSet", err);
-	}
-	regions = gc_xcalloc(json_array_size(set) + 1, sizeof(*regions));
-	json_array_foreach(set, i, r)
-	{
-		const char *name = jstr(r, "Region"), *state = jstr(r, "RegionState");
-
-		if (name && *name && (!state || strcmp(state, "AVAILABLE") == 0))
-			regions[n++] = gc_xstrdup(name);
-	}
+	*out = available(p, resp, "DescribeRegions", "RegionSet", "Region", n_out, err);
 	json_decref(resp);
-	*out = regions;
-	*n_out = n;
-	return 0;
+	return *out ? 0 : -1;
 }
 
 /* The zone a launch goes to: the request's, else the region's first. */
@@ -455,9 +446,9 @@ static int launch_subnet(struct gc_provider *p, const char *zone, const char **v
 		set = json_object_get(resp, "VpcSet");
 		json_array_foreach(set, i, s)
 		{
-			if (json_is_true(json_object_get(s, "IsDefault")) && jstr(s, "VpcId") &&
+			if (json_is_true(json_object_get(s, "IsDefault")) && gc_jstr(s, "VpcId") &&
 			    !d->vpc_id)
-				d->vpc_id = gc_xstrdup(jstr(s, "VpcId"));
+				d->vpc_id = gc_xstrdup(gc_jstr(s, "VpcId"));
 		}
 		json_decref(resp);
 		resp = NULL;
@@ -475,9 +466,9 @@ static int launch_subnet(struct gc_provider *p, const char *zone, const char **v
 	set = json_object_get(resp, "SubnetSet");
 	json_array_foreach(set, i, s)
 	{
-		const char *z = jstr(s, "Zone"), *v = jstr(s, "VpcId");
+		const char *z = gc_jstr(s, "Zone"), *v = gc_jstr(s, "VpcId");
 
-		if (!jstr(s, "SubnetId") || !z || strcmp(z, zone) != 0 || !v ||
+		if (!gc_jstr(s, "SubnetId") || !z || strcmp(z, zone) != 0 || !v ||
 		    strcmp(v, d->vpc_id) != 0)
 			continue;
 		if (!pick ||
@@ -494,7 +485,7 @@ static int launch_subnet(struct gc_provider *p, const char *zone, const char **v
 	}
 	GC_ALLOC_GROW(d->subnets, d->n_subnets + 1, d->alloc_subnets);
 	d->subnets[d->n_subnets].zone = gc_xstrdup(zone);
-	d->subnets[d->n_subnets].id = gc_xstrdup(jstr(pick, "SubnetId"));
+	d->subnets[d->n_subnets].id = gc_xstrdup(gc_jstr(pick, "SubnetId"));
 	*vpc = d->vpc_id;
 	*subnet = d->subnets[d->n_subnets++].id;
 	json_decref(resp);
@@ -520,15 +511,15 @@ static void image_item(struct gc_provider *p, void *ctx, json_t *o)
 {
 	struct tc_driver *d = tc_driver(p);
 	struct images_ctx *c = ctx;
-	const char *id = jstr(o, "ImageId"), *created = jstr(o, "CreatedTime");
+	const char *id = gc_jstr(o, "ImageId"), *created = gc_jstr(o, "CreatedTime");
 	struct tc_image im;
 
 	if (!id || !*id)
 		return;
 	memset(&im, 0, sizeof(im));
 	im.id = gc_xstrdup(id);
-	im.name = gc_xstrdup(jstr(o, "ImageName") ? jstr(o, "ImageName") : "");
-	im.arch = gc_xstrdup(jstr(o, "Architecture") ? jstr(o, "Architecture") : "");
+	im.name = gc_xstrdup(gc_jstr(o, "ImageName") ? gc_jstr(o, "ImageName") : "");
+	im.arch = gc_xstrdup(gc_jstr(o, "Architecture") ? gc_jstr(o, "Architecture") : "");
 	if (created && gc_parse_rfc3339(created, &im.created_at) != 0)
 		im.created_at = 0;
 	if (!image_cached(d, id)) {
@@ -1117,16 +1108,18 @@ out:
 
 /* ---- key pairs ----------------------------------------------------------------------------- */
 
+/* The listing's key pairs into out; with name, the first of that name's id and public key
+ * into *id and *line too. */
 struct keypairs_ctx {
 	struct gc_resource_list *out;
-	char ***pubs;
-	size_t *n_pubs;
+	const char *name;
+	char **line, **id;
 };
 
 static void keypair_item(struct gc_provider *p, void *ctx, json_t *o)
 {
 	struct keypairs_ctx *c = ctx;
-	const char *id = jstr(o, "KeyId"), *pub = jstr(o, "PublicKey");
+	const char *id = gc_jstr(o, "KeyId"), *pub = gc_jstr(o, "PublicKey");
 	char fpr[GC_SSH_FINGERPRINT_SIZE];
 	struct gc_resource *r;
 
@@ -1135,123 +1128,85 @@ static void keypair_item(struct gc_provider *p, void *ctx, json_t *o)
 		return;
 	r = gc_resource_list_push(c->out);
 	r->id = gc_xstrdup(id);
-	r->name = gc_xstrdup(jstr(o, "KeyName") ? jstr(o, "KeyName") : "");
+	r->name = gc_xstrdup(gc_jstr(o, "KeyName") ? gc_jstr(o, "KeyName") : "");
 	/* CVM reports no fingerprint: ssh-keygen's, from the public key */
 	if (pub && gc_ssh_fingerprint(fpr, pub, NULL) == 0)
 		r->fingerprint = gc_xstrdup(fpr);
 	r->n_tags = parse_tags(json_object_get(o, "Tags"), &r->tags);
-	if (c->pubs) {
-		*c->pubs = gc_xreallocarray(*c->pubs, *c->n_pubs + 1, sizeof(**c->pubs));
-		(*c->pubs)[(*c->n_pubs)++] = gc_xstrdup(pub ? pub : "");
+	if (c->name && !*c->id && strcmp(r->name, c->name) == 0) {
+		*c->line = gc_xstrdup(pub ? pub : "");
+		*c->id = gc_xstrdup(id);
 	}
 }
 
-/* DescribeKeyPairs over every page of base, each key pair appended to out. */
-static int describe_keypairs(struct gc_provider *p, json_t *base, struct gc_resource_list *out,
-			     char ***pubs, size_t *n_pubs, struct gc_error *err)
+/* DescribeKeyPairs over every page of base. */
+static int describe_keypairs(struct gc_provider *p, json_t *base, struct keypairs_ctx *c,
+			     struct gc_error *err)
 {
-	struct keypairs_ctx c = { out, pubs, n_pubs };
 	struct tc_listing l = { TC_CVM,	      "DescribeKeyPairs",
 				"KeyPairSet", "no KeyPairSet",
 				false,	      base,
-				keypair_item, &c,
+				keypair_item, c,
 				NULL };
 
 	return tc_list(p, &l, err);
 }
 
-/*
- * ImportKeyPair refused a duplicate (a re-run, or a retry after a lost answer). That is
- * our own earlier import when the key of that name holds the same public key: then its
- * id is the answer. Anything else is someone else's key, never reused.
- */
-static int adopt_keypair(struct gc_provider *p, const struct gc_keypair_request *req,
-			 const char *code, char **out_id, struct gc_error *err)
+static int lookup_keypair(struct gc_provider *p, const char *name, char **line, char **id,
+			  struct gc_error *err)
 {
 	struct gc_resource_list got;
-	json_t *base = json_pack("{s:[o]}", "Filters", filter("key-name", req->name));
-	char **pubs = NULL, *want = gc_driver_key_body(req->public_key_line);
-	size_t n_pubs = 0;
+	struct keypairs_ctx c = { &got, name, line, id };
+	json_t *base = json_pack("{s:[o]}", "Filters", filter("key-name", name));
 	int ret;
 
 	gc_resource_list_init(&got);
-	ret = describe_keypairs(p, base, &got, &pubs, &n_pubs, err);
+	ret = describe_keypairs(p, base, &c, err);
 	json_decref(base);
-	if (ret == 0) {
-		if (strcmp(code, "InvalidPublicKey.Duplicate") == 0)
-			ret = gc_error_set(err, GC_EINVALID,
-					   "this public key is already imported, not as '%s'",
-					   req->name);
-		else
-			ret = gc_error_set(err, GC_EINVALID,
-					   "a key pair named '%s' already exists with another "
-					   "public key",
-					   req->name);
-		gc_error_set_cloud(err, code, NULL, 200);
-		for (size_t i = 0; i < got.n; i++) {
-			char *have = gc_driver_key_body(pubs[i]);
-			bool same = strcmp(got.items[i].name, req->name) == 0 &&
-				strcmp(have, want) == 0;
-
-			free(have);
-			if (same) {
-				*out_id = gc_xstrdup(got.items[i].id);
-				gc_error_init(err);
-				ret = 0;
-				break;
-			}
-		}
-	}
-	for (size_t i = 0; i < n_pubs; i++)
-		free(pubs[i]);
-	free(pubs);
-	free(want);
 	gc_resource_list_release(&got);
 	return ret;
 }
 
-int tc_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
-		      struct gc_error *err)
+static int import_keypair(struct gc_provider *p, const struct gc_keypair_request *req,
+			  char **out_id, struct gc_error *err)
 {
 	json_t *params, *resp = NULL;
 	const char *id;
 	int ret = -1;
 
-	if (!req->name || !req->public_key_line || !*req->public_key_line)
-		return gc_error_set(err, GC_EINVALID,
-				    "cannot import a key pair without a name and a public key");
 	params = json_pack("{s:s, s:i, s:s}", "KeyName", req->name, "ProjectId", 0, "PublicKey",
 			   req->public_key_line);
 	if (req->n_tags)
 		json_object_set_new(params, "TagSpecification",
 				    json_pack("[{s:s, s:o}]", "ResourceType", "keypair", "Tags",
 					      tags_json(req->tags, req->n_tags)));
-	if (tc_call(p, TC_CVM, "ImportKeyPair", params, false, &resp, err) != 0) {
-		char code[128];
-
-		snprintf(code, sizeof(code), "%s", err ? err->cloud_code : "");
-		if ((strcmp(code, "InvalidKeyPairName.Duplicate") == 0 ||
-		     strcmp(code, "InvalidPublicKey.Duplicate") == 0) &&
-		    adopt_keypair(p, req, code, out_id, err) == 0) {
-			ret = 0;
-			goto out;
-		}
-		goto fail;
-	}
-	id = jstr(resp, "KeyId");
+	if (tc_call(p, TC_CVM, "ImportKeyPair", params, false, &resp, err) != 0)
+		goto out;
+	id = gc_jstr(resp, "KeyId");
 	if (!id || !*id) {
 		bad_answer(p, TC_CVM, "ImportKeyPair", "no KeyId", err);
-		goto fail;
+		goto out;
 	}
 	*out_id = gc_xstrdup(id);
 	ret = 0;
-	goto out;
-fail:
-	gc_error_prefix(err, "cannot import key pair '%s'", req->name);
 out:
 	json_decref(params);
 	json_decref(resp);
 	return ret;
+}
+
+static const struct gc_driver_keypair keypair_import = {
+	import_keypair,
+	lookup_keypair,
+	(const char *const[]){ "InvalidKeyPairName.Duplicate", "InvalidPublicKey.Duplicate", NULL },
+	"InvalidPublicKey.Duplicate",
+	200,
+};
+
+int tc_import_keypair(struct gc_provider *p, const struct gc_keypair_request *req, char **out_id,
+		      struct gc_error *err)
+{
+	return gc_driver_import_keypair(p, &keypair_import, req, out_id, err);
 }
 
 int tc_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err)
@@ -1272,7 +1227,7 @@ int tc_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *er
 
 static void secgroup_item(struct gc_provider *p, void *ctx, json_t *o)
 {
-	const char *id = jstr(o, "SecurityGroupId");
+	const char *id = gc_jstr(o, "SecurityGroupId");
 	struct gc_resource *r;
 
 	(void)p;
@@ -1280,7 +1235,8 @@ static void secgroup_item(struct gc_provider *p, void *ctx, json_t *o)
 		return;
 	r = gc_resource_list_push(ctx);
 	r->id = gc_xstrdup(id);
-	r->name = gc_xstrdup(jstr(o, "SecurityGroupName") ? jstr(o, "SecurityGroupName") : "");
+	r->name =
+		gc_xstrdup(gc_jstr(o, "SecurityGroupName") ? gc_jstr(o, "SecurityGroupName") : "");
 	r->n_tags = parse_tags(json_object_get(o, "TagSet"), &r->tags);
 }
 
@@ -1318,10 +1274,11 @@ int tc_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 	switch (kind) {
 	case GC_RESOURCE_KEYPAIR: {
 		json_t *base = json_object();
+		struct keypairs_ctx c = { &got, NULL, NULL, NULL };
 
 		if (json_array_size(filters))
 			json_object_set(base, "Filters", filters);
-		ret = describe_keypairs(p, base, &got, NULL, NULL, err);
+		ret = describe_keypairs(p, base, &c, err);
 		json_decref(base);
 		if (ret != 0)
 			gc_error_prefix(err, "cannot list key pairs in '%s'", p->region);
@@ -1372,19 +1329,40 @@ static int find_secgroup(struct gc_provider *p, const struct gc_secgroup_request
 	return ret;
 }
 
+/* One Ingress policy of DescribeSecurityGroupPolicies as the diff sees it. */
+static void policy_rule(json_t *pol, struct gc_rule *r)
+{
+	const char *proto = gc_jstr(pol, "Protocol"), *port = gc_jstr(pol, "Port");
+	const char *act = gc_jstr(pol, "Action");
+	bool accept = act && strcasecmp(act, "ACCEPT") == 0;
+	int64_t n;
+
+	memset(r, 0, sizeof(*r));
+	r->all = accept && proto && strcasecmp(proto, "ALL") == 0;
+	if (accept && proto && strcasecmp(proto, "TCP") == 0 && port &&
+	    gc_parse_i64(port, 1, 65535, &n) == 0)
+		r->port = (unsigned)n;
+	r->cidr = gc_jstr(pol, "CidrBlock");
+	r->group = gc_jstr(pol, "SecurityGroupId");
+	r->ours = gc_rule_is_ours(gc_jstr(pol, "PolicyDescription"));
+}
+
 /*
- * The rules the group lacks, as Ingress entries: the TCP port from each CIDR and, with
- * allow_members, every protocol and port from the group itself (the policy's
- * SecurityGroupId in place of a CidrBlock: the group's members, whatever their addresses;
- * Protocol ALL takes Port ALL).
+ * The Ingress entries to add and to delete so that the group's rules match the request
+ * (core/rules.h): the TCP port from each CIDR and, with allow_members, every protocol and
+ * port from the group itself (the policy's SecurityGroupId in place of a CidrBlock: the
+ * group's members, whatever their addresses; Protocol ALL takes Port ALL). Deletion is by
+ * content (protocol, port, source, action as listed), never by PolicyIndex, which a
+ * change made meanwhile would shift onto another rule.
  */
-static int missing_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
-			 const char *id, json_t **out, struct gc_error *err)
+static int rules_diff(struct gc_provider *p, const struct gc_secgroup_request *req, const char *id,
+		      json_t **out_add, json_t **out_drop, struct gc_error *err)
 {
 	json_t *params = json_pack("{s:s}", "SecurityGroupId", id), *resp = NULL, *have, *r;
+	struct gc_rule *rules, *want;
+	bool *add, *drop;
+	size_t k, n_have, n_want;
 	char port[16];
-	bool members = false;
-	size_t k;
 
 	snprintf(port, sizeof(port), "%u", req->ssh_port);
 	if (tc_call(p, TC_VPC, "DescribeSecurityGroupPolicies", params, false, &resp, err) != 0) {
@@ -1393,75 +1371,103 @@ static int missing_rules(struct gc_provider *p, const struct gc_secgroup_request
 	}
 	json_decref(params);
 	have = json_object_get(json_object_get(resp, "SecurityGroupPolicySet"), "Ingress");
-	*out = json_array();
-	for (size_t i = 0; i < req->n_allow_from; i++) {
-		bool found = false;
-
-		json_array_foreach(have, k, r)
-		{
-			const char *proto = jstr(r, "Protocol"), *pt = jstr(r, "Port");
-			const char *cidr = jstr(r, "CidrBlock"), *act = jstr(r, "Action");
-
-			found |= proto && strcasecmp(proto, "TCP") == 0 && pt &&
-				strcmp(pt, port) == 0 && cidr &&
-				strcmp(cidr, req->allow_from[i]) == 0 && act &&
-				strcasecmp(act, "ACCEPT") == 0;
-		}
-		if (!found)
-			json_array_append_new(*out,
+	if (have && !json_is_array(have)) {
+		json_decref(resp);
+		return bad_answer(p, TC_VPC, "DescribeSecurityGroupPolicies",
+				  "SecurityGroupPolicySet.Ingress is not a list", err);
+	}
+	n_have = json_array_size(have);
+	rules = gc_xcalloc(n_have + 1, sizeof(*rules));
+	json_array_foreach(have, k, r) policy_rule(r, &rules[k]);
+	n_want = gc_rules_wanted(req, id, true, &want);
+	add = gc_xcalloc(n_want + 1, sizeof(*add));
+	drop = gc_xcalloc(n_have + 1, sizeof(*drop));
+	gc_rules_diff(want, n_want, rules, n_have, add, drop);
+	*out_add = json_array();
+	*out_drop = json_array();
+	for (size_t i = 0; i < n_want; i++) {
+		if (!add[i])
+			continue;
+		if (want[i].all)
+			json_array_append_new(*out_add,
+					      json_pack("{s:s, s:s, s:s, s:s, s:s}", "Protocol",
+							"ALL", "Port", "ALL", "SecurityGroupId", id,
+							"Action", "ACCEPT", "PolicyDescription",
+							GC_RULE_MEMBERS));
+		else
+			json_array_append_new(*out_add,
 					      json_pack("{s:s, s:s, s:s, s:s, s:s}", "Protocol",
 							"TCP", "Port", port, "CidrBlock",
-							req->allow_from[i], "Action", "ACCEPT",
-							"PolicyDescription", "gpucluster ssh"));
+							want[i].cidr, "Action", "ACCEPT",
+							"PolicyDescription", GC_RULE_SSH));
 	}
 	json_array_foreach(have, k, r)
 	{
-		const char *proto = jstr(r, "Protocol"), *sg = jstr(r, "SecurityGroupId");
-		const char *act = jstr(r, "Action");
+		static const char *const fields[] = { "Protocol", "Port", "CidrBlock",
+						      "SecurityGroupId", "Action" };
+		json_t *o;
 
-		members |= proto && strcasecmp(proto, "ALL") == 0 && sg && strcmp(sg, id) == 0 &&
-			act && strcasecmp(act, "ACCEPT") == 0;
+		if (!drop[k])
+			continue;
+		o = json_object();
+		for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
+			if (gc_jstr(r, fields[f]) && *gc_jstr(r, fields[f]))
+				json_object_set_new(o, fields[f],
+						    json_string(gc_jstr(r, fields[f])));
+		json_array_append_new(*out_drop, o);
 	}
-	if (req->allow_members && !members)
-		json_array_append_new(*out,
-				      json_pack("{s:s, s:s, s:s, s:s, s:s}", "Protocol", "ALL",
-						"Port", "ALL", "SecurityGroupId", id, "Action",
-						"ACCEPT", "PolicyDescription",
-						"gpucluster members"));
+	free(add);
+	free(drop);
+	free(want);
+	free(rules);
 	json_decref(resp);
 	return 0;
 }
 
-/* Adds the rules the group lacks (SSH, members); after a retry that added them twice
- * over, the group's own list is the judge. */
-static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
-			const char *id, struct gc_error *err)
+/* One CreateSecurityGroupPolicies or DeleteSecurityGroupPolicies for the Ingress entries
+ * (none: no call); takes entries. */
+static int change_policies(struct gc_provider *p, const char *action, const char *id,
+			   json_t *entries, struct gc_error *err)
 {
-	json_t *ingress = NULL, *params, *resp = NULL;
+	json_t *params, *resp = NULL;
 	int ret;
 
-	if (missing_rules(p, req, id, &ingress, err) != 0)
-		return -1;
-	if (json_array_size(ingress) == 0) {
-		json_decref(ingress);
+	if (json_array_size(entries) == 0) {
+		json_decref(entries);
 		return 0;
 	}
 	params = json_pack("{s:s, s:{s:o}}", "SecurityGroupId", id, "SecurityGroupPolicySet",
-			   "Ingress", ingress);
-	ret = tc_call(p, TC_VPC, "CreateSecurityGroupPolicies", params, false, &resp, err);
+			   "Ingress", entries);
+	ret = tc_call(p, TC_VPC, action, params, false, &resp, err);
 	json_decref(params);
 	json_decref(resp);
-	if (ret != 0 && err && strstr(err->cloud_code, "Duplicate")) {
-		gc_error_init(err);
-		if (missing_rules(p, req, id, &ingress, err) != 0)
-			return -1;
-		ret = json_array_size(ingress) == 0
-			? 0
-			: gc_error_set(err, GC_EINVALID,
-				       "the rules of security group '%s' could not be added", id);
-		json_decref(ingress);
-	}
 	return ret;
+}
+
+/*
+ * Adds the rules the group lacks (SSH, members) and deletes ours that are no longer
+ * wanted; foreign rules stay. After a retry that added them twice over (Duplicate) or a
+ * rule gone meanwhile (NotFound), one more pass over the group's own list is the judge.
+ */
+static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
+			const char *id, struct gc_error *err)
+{
+	for (int pass = 0;; pass++) {
+		json_t *add = NULL, *drop = NULL;
+		int ret;
+
+		if (rules_diff(p, req, id, &add, &drop, err) != 0)
+			return -1;
+		ret = change_policies(p, "CreateSecurityGroupPolicies", id, add, err);
+		if (ret == 0)
+			ret = change_policies(p, "DeleteSecurityGroupPolicies", id, drop, err);
+		else
+			json_decref(drop);
+		if (ret == 0 || pass > 0 || !err ||
+		    (!strstr(err->cloud_code, "Duplicate") && !strstr(err->cloud_code, "NotFound")))
+			return ret;
+		gc_error_init(err);
+	}
 }
 
 /*
@@ -1514,7 +1520,7 @@ static int create_group(struct gc_provider *p, const struct gc_secgroup_request 
 			goto out;
 		}
 	}
-	id = jstr(json_object_get(resp, "SecurityGroup"), "SecurityGroupId");
+	id = gc_jstr(json_object_get(resp, "SecurityGroup"), "SecurityGroupId");
 	if (!id || !*id) {
 		bad_answer(p, TC_VPC, "CreateSecurityGroup", "no SecurityGroup.SecurityGroupId",
 			   err);
@@ -1544,7 +1550,9 @@ int tc_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *
 		return gc_error_set(err, GC_EINVALID,
 				    "security group name '%s' is longer than %d characters",
 				    req->name, TC_SG_NAME_MAX);
-	if (create_group(p, req, &id, &created, err) != 0)
+	if (req->id)
+		id = gc_xstrdup(req->id);
+	else if (create_group(p, req, &id, &created, err) != 0)
 		goto fail;
 	if (ensure_rules(p, req, id, err) != 0) {
 		if (created)
@@ -1556,7 +1564,11 @@ int tc_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *
 	ret = 0;
 	goto out;
 fail:
-	gc_error_prefix(err, "cannot create security group '%s'", req->name);
+	if (req->id)
+		gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
+				req->name, req->id);
+	else
+		gc_error_prefix(err, "cannot create security group '%s'", req->name);
 out:
 	free(id);
 	return ret;
@@ -1644,7 +1656,8 @@ int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_fac
 	set = json_object_get(resp, "InstanceTypeConfigSet");
 	json_array_foreach(set, i, o)
 	{
-		if (!row && jstr(o, "InstanceType") && strcmp(jstr(o, "InstanceType"), type) == 0)
+		if (!row && gc_jstr(o, "InstanceType") &&
+		    strcmp(gc_jstr(o, "InstanceType"), type) == 0)
 			row = o;
 	}
 	if (!row) {
@@ -1660,8 +1673,8 @@ int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_fac
 	if (!gpus && json_is_number(json_object_get(row, "GpuCount")))
 		gpus = (json_int_t)json_number_value(json_object_get(row, "GpuCount"));
 	f.gpus = gpus > 0 ? (unsigned)gpus : 0;
-	family = jstr(row, "InstanceFamily");
-	model = jstr(row, "GpuType");
+	family = gc_jstr(row, "InstanceFamily");
+	model = gc_jstr(row, "GpuType");
 	if (f.gpus && model && *model)
 		short_model(model, f.gpu_model);
 	if (f.gpus)

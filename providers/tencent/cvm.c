@@ -153,12 +153,11 @@ static int tc_answer(struct gc_provider *p, const struct gc_driver_request *req,
 		gc_error_set_cloud(err, NULL, NULL, res->status);
 		goto out;
 	}
-	rid = json_string_value(json_object_get(resp, "RequestId"));
+	rid = gc_jstr(resp, "RequestId");
 	e = json_object_get(resp, "Error");
 	if (e) {
-		msg = json_string_value(json_object_get(e, "Message"));
-		gc_driver_fail(p, req, res->status, json_string_value(json_object_get(e, "Code")),
-			       msg ? msg : "", rid, err);
+		msg = gc_jstr(e, "Message");
+		gc_driver_fail(p, req, res->status, gc_jstr(e, "Code"), msg ? msg : "", rid, err);
 		goto out;
 	}
 	*c->out = json_incref(resp);

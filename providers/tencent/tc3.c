@@ -15,11 +15,6 @@
 /* 9999-12-31T23:59:59Z: past it the date no longer has four digits */
 #define TC3_MAX_TIMESTAMP INT64_C(253402300799)
 
-static bool present(const char *s)
-{
-	return s && *s;
-}
-
 static void put_digits(char *out, int64_t v, int width)
 {
 	for (int i = width - 1; i >= 0; i--, v /= 10)
@@ -78,7 +73,7 @@ static int fill(struct gc_params *added, const struct gc_params *have, const cha
 					    name, cur, value);
 		return 0;
 	}
-	if (present(value))
+	if (gc_sign_present(value))
 		gc_params_add(added, name, value);
 	return 0;
 }
@@ -92,7 +87,8 @@ static int added_headers(struct gc_params *added, const struct gc_sign_request *
 	    fill(added, req->headers, "x-tc-version", in->version, err) < 0 ||
 	    fill(added, req->headers, "x-tc-region", in->region, err) < 0)
 		return -1;
-	if (present(in->token) && fill(added, req->headers, "x-tc-token", in->token, err) < 0)
+	if (gc_sign_present(in->token) &&
+	    fill(added, req->headers, "x-tc-token", in->token, err) < 0)
 		return -1;
 	return 0;
 }
@@ -137,13 +133,14 @@ int tc_sign(struct gc_sign_result *out, const struct gc_sign_request *req,
 	struct gc_params headers = GC_PARAMS_INIT;
 	unsigned char key[GC_SHA256_LEN], mac[GC_SHA256_LEN];
 	char canon_hash[GC_SHA256_HEX_LEN], timestamp[24];
-	const char *path = present(req->path) ? req->path : "/";
+	const char *path = gc_sign_present(req->path) ? req->path : "/";
 	char *service = NULL;
 	bool signing = !in->signed_headers;
 	int ret = -1;
 
 	gc_sign_result_init(&r);
-	if (!present(req->method) || !present(in->secret_id) || !present(in->secret_key)) {
+	if (!gc_sign_present(req->method) || !gc_sign_present(in->secret_id) ||
+	    !gc_sign_present(in->secret_key)) {
 		gc_error_set(err, GC_EINVALID, "tc3: method or credentials missing");
 		goto out;
 	}
@@ -166,7 +163,7 @@ int tc_sign(struct gc_sign_result *out, const struct gc_sign_request *req,
 		gc_error_set(err, GC_EINVALID, "tc3: no x-tc-action to sign");
 		goto out;
 	}
-	service = present(in->service) ? gc_xstrdup(in->service) : service_of(&headers);
+	service = gc_sign_present(in->service) ? gc_xstrdup(in->service) : service_of(&headers);
 	if (!service || strchr(service, '/')) {
 		gc_error_set(err, GC_EINVALID, "tc3: no service name");
 		goto out;
@@ -285,11 +282,5 @@ int tc_verify(const struct gc_sign_request *req, const struct tc_auth *auth, con
 		gc_error_set(err, GC_EAUTH, "signature does not match");
 	else
 		ret = 0;
-	if (debug) {
-		gc_sign_result_release(debug);
-		*debug = r;
-	} else {
-		gc_sign_result_release(&r);
-	}
-	return ret;
+	return gc_sign_result_give(debug, &r, ret);
 }

@@ -4,10 +4,7 @@
  * sign exactly the JSON text you send. A sender gets back X-TC-Timestamp and, from the
  * input when given, X-TC-Action, X-TC-Version, X-TC-Region, X-TC-Token (each only when
  * the request lacks it; a present one must agree), then Authorization. The emulator
- * verifies with tc_verify.
- *
- * Life cycle: a struct gc_sign_result is written by tc_sign on success and released with
- * gc_sign_result_release; tc_verify fills one initialised with gc_sign_result_init.
+ * verifies with tc_verify. The result's life cycle is core/urlenc.h's.
  */
 #ifndef GC_TC_TC3_H
 #define GC_TC_TC3_H

@@ -1,7 +1,8 @@
 /*
  * ecs-resources.c: the ECS actions on key pairs, security groups and tags:
  * ImportKeyPair, DescribeKeyPairs, DeleteKeyPairs, CreateSecurityGroup,
- * AuthorizeSecurityGroup (the flat form and Permissions.N.*), DescribeSecurityGroups,
+ * AuthorizeSecurityGroup (the flat form and Permissions.N.*), RevokeSecurityGroup,
+ * DescribeSecurityGroups,
  * DescribeSecurityGroupAttribute, DeleteSecurityGroup, TagResources, UntagResources and
  * ListTagResources.
  *
@@ -353,6 +354,82 @@ out:
 	return rc;
 }
 
+/*
+ * RevokeSecurityGroup, by SecurityGroupRuleId.N (an id that does not exist fails the
+ * call: InvalidParam.SecurityGroupRuleId) or by Permissions.N (protocol, port range,
+ * source and policy: a permission that matches no rule is no error, and nothing goes for
+ * it), never both (ECS API reference, RevokeSecurityGroup, since July 2024).
+ */
+static int revoke_security_group(struct ecs_call *c)
+{
+	const char *id;
+	struct sim_secgroup *sg;
+	json_t *ids = NULL, *v;
+	struct sim_rule *rules = NULL;
+	bool *gone = NULL, dry;
+	size_t n = 0, i;
+	char prefix[32];
+	int rc = -1;
+
+	if (ecs_need(c, "SecurityGroupId", &id) || !(sg = find_sg(c, id)))
+		return -1;
+	ids = ecs_list(c, "SecurityGroupRuleId", 100);
+	rules = gc_xcalloc(101, sizeof(*rules));
+	for (unsigned k = 1; k <= 100; k++) {
+		bool any = false;
+
+		snprintf(prefix, sizeof(prefix), "Permissions.%u.", k);
+		for (size_t p = 0; p < c->params.n; p++)
+			any |= gc_starts_with(c->params.items[p].name, prefix);
+		if (any && parse_rule(c, prefix, &rules[n++]))
+			goto out;
+	}
+	if (json_array_size(ids) && n) {
+		ecs_fail(c, 400, "InvalidParam.Conflict",
+			 "SecurityGroupRuleId and Permissions cannot be specified at the same "
+			 "time.");
+		goto out;
+	}
+	if (!json_array_size(ids) && !n && parse_rule(c, "", &rules[n++]))
+		goto out;
+	gone = gc_xcalloc(sg->n_rules + 1, sizeof(*gone));
+	json_array_foreach(ids, i, v)
+	{
+		bool found = false;
+
+		for (size_t k = 0; k < sg->n_rules && !found; k++) {
+			char rule_id[48];
+
+			snprintf(rule_id, sizeof(rule_id), "sgr-%s-%zu", sg->id + 3, k + 1);
+			if (!strcmp(rule_id, json_string_value(v)))
+				found = gone[k] = true;
+		}
+		if (!found) {
+			ecs_fail(c, 400, "InvalidParam.SecurityGroupRuleId",
+				 "The specified SecurityGroupRuleId does not exist: '%s'.",
+				 json_string_value(v));
+			goto out;
+		}
+	}
+	if (dry_run(c, &dry))
+		goto out;
+	for (size_t k = sg->n_rules; k-- > 0;)
+		if (gone[k]) {
+			memmove(&sg->rules[k], &sg->rules[k + 1],
+				(sg->n_rules - k - 1) * sizeof(*sg->rules));
+			sg->n_rules--;
+		}
+	for (i = 0; i < n; i++)
+		(void)sim_world_remove_rule(sg, &rules[i]);
+	c->out = json_object();
+	rc = 0;
+out:
+	free(gone);
+	free(rules);
+	json_decref(ids);
+	return rc;
+}
+
 static size_t ecs_count(struct ecs_call *c, const struct sim_secgroup *sg)
 {
 	struct sim_instance **all = NULL;
@@ -447,16 +524,22 @@ static int describe_security_group_attribute(struct ecs_call *c)
 {
 	const char *id, *dir = ecs_get(c, "Direction");
 	struct sim_secgroup *sg;
-	json_t *perms = json_array();
-	char created[32];
+	json_t *perms;
+	char created[32], next[40] = "";
+	uint64_t max, after;
 
-	if (ecs_need(c, "SecurityGroupId", &id) || !(sg = find_sg(c, id))) {
-		json_decref(perms);
+	/* pages of MaxResults (10..1000, 500 by default), the rule's position the token */
+	if (ecs_need(c, "SecurityGroupId", &id) || !(sg = find_sg(c, id)) ||
+	    ecs_uint(c, "MaxResults", 10, 1000, 500, &max) || ecs_parse_next_token(c, &after))
 		return -1;
-	}
+	perms = json_array();
 	ecs_format_time(sg->created_wall, true, created);
-	for (size_t i = 0;
+	for (size_t i = after;
 	     i < sg->n_rules && (!dir || !strcmp(dir, "all") || !strcmp(dir, "ingress")); i++) {
+		if (json_array_size(perms) == max) {
+			ecs_next_token(i, next);
+			break;
+		}
 		const struct sim_rule *r = &sg->rules[i];
 		char range[32], rule_id[48];
 		snprintf(range, sizeof(range), "%d/%d", r->from_port, r->to_port);
@@ -475,6 +558,8 @@ static int describe_security_group_attribute(struct ecs_call *c)
 			  "SecurityGroupId", sg->id, "SecurityGroupName", sg->name, "Description",
 			  sg->description, "VpcId", sg->vpc, "InnerAccessPolicy",
 			  sg->inner_accept ? "Accept" : "Drop", "Permissions", "Permission", perms);
+	if (next[0])
+		json_object_set_new(c->out, "NextToken", json_string(next));
 	return 0;
 }
 
@@ -771,6 +856,33 @@ static const struct ecs_param authorize_params[] = {
 	{ NULL, 0 },
 };
 
+static const struct ecs_param revoke_params[] = {
+	{ "RegionId", 0 },
+	{ "SecurityGroupId", 0 },
+	{ "SecurityGroupRuleId.N", 100 },
+	{ "IpProtocol", 0 },
+	{ "PortRange", 0 },
+	{ "SourceCidrIp", 0 },
+	{ "SourcePortRange", 0 },
+	{ "DestCidrIp", 0 },
+	{ "Policy", 0 },
+	{ "Priority", 0 },
+	{ "NicType", 0 },
+	{ "Description", 0 },
+	{ "ClientToken", 0 },
+	{ "Permissions.N.IpProtocol", 100 },
+	{ "Permissions.N.PortRange", 100 },
+	{ "Permissions.N.SourceCidrIp", 100 },
+	{ "Permissions.N.SourcePortRange", 100 },
+	{ "Permissions.N.DestCidrIp", 100 },
+	{ "Permissions.N.Policy", 100 },
+	{ "Permissions.N.Priority", 100 },
+	{ "Permissions.N.NicType", 100 },
+	{ "Permissions.N.Description", 100 },
+	{ "DryRun", 0 },
+	{ NULL, 0 },
+};
+
 static const struct ecs_param describe_sgs_params[] = {
 	{ "RegionId", 0 },
 	{ "SecurityGroupId", 0 },
@@ -826,6 +938,7 @@ const struct ecs_action ecs_resource_actions[] = {
 	{ "DeleteKeyPairs", delete_key_pairs, delete_keys_params, true },
 	{ "CreateSecurityGroup", create_security_group, create_sg_params, true },
 	{ "AuthorizeSecurityGroup", authorize_security_group, authorize_params, true },
+	{ "RevokeSecurityGroup", revoke_security_group, revoke_params, true },
 	{ "DescribeSecurityGroups", describe_security_groups, describe_sgs_params, true },
 	{ "DescribeSecurityGroupAttribute", describe_security_group_attribute, sg_attr_params,
 	  true },

@@ -1,7 +1,7 @@
 /*
  * ec2-resources.c: EC2's tags (CreateTags, DeleteTags on instances, key pairs and
  * security groups), key pairs (ImportKeyPair, DescribeKeyPairs, DeleteKeyPair) and
- * security groups (create, authorize ingress, describe, delete). Called by ec2.c with
+ * security groups (create, authorize and revoke ingress, describe, delete). Called by ec2.c with
  * the world locked.
  */
 #include <libxml/xmlwriter.h>
@@ -649,6 +649,68 @@ static int authorize_ingress(struct ec2 *c)
 	return ec2_finish(c);
 }
 
+static void write_rule_items(struct ec2 *c, const struct sim_rule *r)
+{
+	ec2_open(c, "item");
+	ec2_el(c, "ipProtocol", r->protocol);
+	if (strcmp(r->protocol, "-1") != 0) {
+		ec2_elf(c, "fromPort", "%d", r->from_port);
+		ec2_elf(c, "toPort", "%d", r->to_port);
+	}
+	ec2_open(c, r->source_group[0] ? "groups" : "ipRanges");
+	ec2_open(c, "item");
+	if (r->source_group[0])
+		ec2_el(c, "groupId", r->source_group);
+	else
+		ec2_el(c, "cidrIp", r->cidr);
+	ec2_close(c);
+	ec2_close(c);
+	ec2_close(c);
+}
+
+/*
+ * RevokeSecurityGroupIngress by rule properties (protocol, ports, source; a description
+ * need not be given, nor match). In the default VPC a rule that matches nothing is no
+ * error: the answer lists it in unknownIpPermissionSet and the others go; in another
+ * VPC it is InvalidPermission.NotFound and nothing goes (EC2 API reference).
+ */
+static int revoke_ingress(struct ec2 *c)
+{
+	struct sim_secgroup *g = sg_from_params(c);
+	struct sim_rule *rules = NULL;
+	bool *unknown;
+	size_t n = 0;
+
+	if (!g || read_permissions(c, g, &rules, &n) != 0)
+		return -1;
+	unknown = gc_xcalloc(n, sizeof(*unknown));
+	for (size_t i = 0; i < n; i++) {
+		unknown[i] = !sim_world_has_rule(g, &rules[i]);
+		if (unknown[i] && strcmp(g->vpc, EC2_DEFAULT_VPC) != 0) {
+			char text[256];
+			write_rule_text(text, sizeof(text), &rules[i]);
+			free(unknown);
+			free(rules);
+			return EC2_FAIL400(c, "InvalidPermission.NotFound",
+					   "The specified rule \"%s\" does not exist in this "
+					   "security group.",
+					   text);
+		}
+	}
+	ec2_begin(c);
+	ec2_el(c, "return", "true");
+	ec2_open(c, "unknownIpPermissionSet");
+	for (size_t i = 0; i < n; i++)
+		if (unknown[i])
+			write_rule_items(c, &rules[i]);
+		else
+			(void)sim_world_remove_rule(g, &rules[i]);
+	ec2_close(c);
+	free(unknown);
+	free(rules);
+	return ec2_finish(c);
+}
+
 static const char *const sg_filters[] = { "tag:",	 "tag-key",  "tag-value",
 					  "group-name",	 "group-id", "vpc-id",
 					  "description", "owner-id", NULL };
@@ -831,6 +893,24 @@ static const char *const p_authorize[] = {
 	EC2_TAGSPEC,
 	NULL,
 };
+static const char *const p_revoke[] = {
+	"GroupId",
+	"GroupName",
+	"IpProtocol",
+	"FromPort",
+	"ToPort",
+	"CidrIp",
+	"IpPermissions.N.IpProtocol",
+	"IpPermissions.N.FromPort",
+	"IpPermissions.N.ToPort",
+	"IpPermissions.N.IpRanges.N.CidrIp",
+	"IpPermissions.N.IpRanges.N.Description",
+	"IpPermissions.N.Groups.N.GroupId",
+	"IpPermissions.N.Groups.N.GroupName",
+	"IpPermissions.N.Groups.N.UserId",
+	"IpPermissions.N.Groups.N.Description",
+	NULL,
+};
 static const char *const p_create_sg[] = { "GroupName", "GroupDescription", "VpcId", EC2_TAGSPEC,
 					   NULL };
 static const char *const p_tags[] = { "ResourceId.N", "Resource.N", "Tag.N.Key", "Tag.N.Value",
@@ -853,5 +933,6 @@ const struct ec2_action ec2_resource_actions[] = {
 	{ "DescribeKeyPairs", describe_key_pairs, true, p_describe_keys, false },
 	{ "DescribeSecurityGroups", describe_security_groups, true, p_describe_sgs, false },
 	{ "ImportKeyPair", import_key_pair, false, p_import_key, false },
+	{ "RevokeSecurityGroupIngress", revoke_ingress, false, p_revoke, false },
 	{ NULL, NULL, false, NULL, false },
 };

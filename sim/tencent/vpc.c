@@ -1,7 +1,7 @@
 /*
  * vpc.c: the Tencent VPC actions (API 2017-03-12) that the emulator serves on the CVM
  * port: CreateSecurityGroup, CreateSecurityGroupPolicies, DescribeSecurityGroups,
- * DescribeSecurityGroupPolicies and DeleteSecurityGroup, and DescribeVpcs and
+ * DescribeSecurityGroupPolicies, DeleteSecurityGroupPolicies and DeleteSecurityGroup, and DescribeVpcs and
  * DescribeSubnets for the network every region has.
  *
  * Only ACCEPT ingress rules are modelled (the world's struct sim_rule), from a CIDR block
@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/alloc.h"
 #include "core/hash.h"
 #include "core/str.h"
 #include "sim/tencent/cvm.h"
@@ -154,8 +155,26 @@ static int create_security_group(struct tc_call *c)
 	return 0;
 }
 
-/* Adds the rules of one Ingress entry (a Port list "80,443" gives one rule each). */
-static int add_ingress(struct tc_call *c, struct sim_secgroup *sg, json_t *p, size_t index)
+enum ingress_mode { INGRESS_ADD, INGRESS_CHECK, INGRESS_REMOVE };
+
+/* One rule of an Ingress entry: added, or (DeleteSecurityGroupPolicies, by content)
+ * checked to exist and then removed. */
+static int ingress_rule(struct tc_call *c, struct sim_secgroup *sg, const struct sim_rule *r,
+			enum ingress_mode mode, size_t index)
+{
+	if (mode == INGRESS_ADD)
+		(void)sim_world_add_rule(sg, r);
+	else if (mode == INGRESS_REMOVE)
+		(void)sim_world_remove_rule(sg, r);
+	else if (!sim_world_has_rule(sg, r))
+		return tc_fail(c, "ResourceNotFound",
+			       "Ingress.%zu: the security group policy does not exist.", index);
+	return 0;
+}
+
+/* The rules of one Ingress entry (a Port list "80,443" gives one rule each), by mode. */
+static int add_ingress(struct tc_call *c, struct sim_secgroup *sg, json_t *p, size_t index,
+		       enum ingress_mode mode)
 {
 	const char *proto = json_string_value(json_object_get(p, "Protocol"));
 	const char *port = json_string_value(json_object_get(p, "Port"));
@@ -210,8 +229,7 @@ static int add_ingress(struct tc_call *c, struct sim_secgroup *sg, json_t *p, si
 				       proto);
 		r.from_port = ports ? 1 : -1;
 		r.to_port = ports ? 65535 : -1;
-		(void)sim_world_add_rule(sg, &r);
-		return 0;
+		return ingress_rule(c, sg, &r, mode, index);
 	}
 	/* "22", "80,443" or "3000-4000" */
 	for (const char *s = port; *s;) {
@@ -231,7 +249,8 @@ static int add_ingress(struct tc_call *c, struct sim_secgroup *sg, json_t *p, si
 			goto bad;
 		r.from_port = (int)from;
 		r.to_port = (int)to;
-		(void)sim_world_add_rule(sg, &r);
+		if (ingress_rule(c, sg, &r, mode, index))
+			return -1;
 		s = comma ? comma + 1 : s + len;
 	}
 	return 0;
@@ -262,8 +281,81 @@ static int create_policies(struct tc_call *c)
 			       "SecurityGroupPolicySet needs Ingress or Egress entries.");
 	json_array_foreach(ingress, i, p)
 	{
-		if (add_ingress(c, sg, p, i))
+		if (add_ingress(c, sg, p, i, INGRESS_ADD))
 			return -1;
+	}
+	c->out = json_object();
+	return 0;
+}
+
+/*
+ * DeleteSecurityGroupPolicies by content (Protocol, Port, CidrBlock or SecurityGroupId,
+ * Action; the description need not match) or by PolicyIndex, one direction a request,
+ * all or nothing: an entry that matches no policy fails the whole request.
+ */
+static int delete_policies(struct tc_call *c)
+{
+	const char *id;
+	struct sim_secgroup *sg;
+	json_t *ingress = tc_get(c, "SecurityGroupPolicySet.Ingress");
+	json_t *egress = tc_get(c, "SecurityGroupPolicySet.Egress"), *p;
+	bool *gone;
+	size_t i;
+
+	if (tc_need_str(c, "SecurityGroupId", &id) || !(sg = find_sg(c, id)))
+		return -1;
+	if (!tc_get(c, "SecurityGroupPolicySet"))
+		return tc_fail(
+			c, "MissingParameter",
+			"The request is missing a required parameter `SecurityGroupPolicySet`.");
+	if (json_array_size(ingress) && json_array_size(egress))
+		return tc_fail(c, "InvalidParameter",
+			       "Ingress and Egress cannot be deleted in one request.");
+	if (!json_array_size(ingress) && !json_array_size(egress))
+		return tc_fail(c, "MissingParameter",
+			       "SecurityGroupPolicySet needs Ingress or Egress entries.");
+	if (json_array_size(egress)) {
+		c->out = json_object(); /* egress entries are not kept (see the top) */
+		return 0;
+	}
+	gone = gc_xcalloc(sg->n_rules + 1, sizeof(*gone));
+	json_array_foreach(ingress, i, p)
+	{
+		json_t *index = json_object_get(p, "PolicyIndex");
+
+		if (index && json_object_size(p) > 1) {
+			free(gone);
+			return tc_fail(c, "InvalidParameter.Coexist",
+				       "Ingress.%zu: PolicyIndex and policy content cannot be "
+				       "specified at the same time.",
+				       i);
+		}
+		if (index &&
+		    (!json_is_integer(index) || json_integer_value(index) < 0 ||
+		     (size_t)json_integer_value(index) >= sg->n_rules)) {
+			free(gone);
+			return tc_fail(c, "ResourceNotFound",
+				       "Ingress.%zu: the security group policy does not exist.", i);
+		}
+		if (index)
+			gone[json_integer_value(index)] = true;
+		else if (add_ingress(c, sg, p, i, INGRESS_CHECK)) {
+			free(gone);
+			return -1;
+		}
+	}
+	/* indexes name the policies as they were before this request */
+	for (size_t k = sg->n_rules; k-- > 0;)
+		if (gone[k]) {
+			memmove(&sg->rules[k], &sg->rules[k + 1],
+				(sg->n_rules - k - 1) * sizeof(*sg->rules));
+			sg->n_rules--;
+		}
+	free(gone);
+	json_array_foreach(ingress, i, p)
+	{
+		if (!json_object_get(p, "PolicyIndex"))
+			(void)add_ingress(c, sg, p, i, INGRESS_REMOVE);
 	}
 	c->out = json_object();
 	return 0;
@@ -504,6 +596,7 @@ const struct tc_action tc_vpc_actions[] = {
 	{ "CreateSecurityGroupPolicies", create_policies, s_policies, true },
 	{ "DescribeSecurityGroups", describe_security_groups, s_describe, true },
 	{ "DescribeSecurityGroupPolicies", describe_policies, s_describe_policies, true },
+	{ "DeleteSecurityGroupPolicies", delete_policies, s_policies, true },
 	{ "DeleteSecurityGroup", delete_security_group, s_one, true },
 	{ "DescribeVpcs", describe_vpcs, s_describe_vpcs, true },
 	{ "DescribeSubnets", describe_subnets, s_describe_subnets, true },

@@ -69,10 +69,10 @@ static void opts_init(struct gc_runner_opts *o, struct nfx *f, struct events *ev
 	o->ssh_retry_ms = 200;
 	o->reboot_wait_ms = 20000;
 	o->connect_timeout_ms = 8000;
-	o->progress = on_event;
-	o->progress_ctx = ev;
-	o->cancelled = on_cancel;
-	o->cancel_ctx = ev;
+	o->cb.progress = on_event;
+	o->cb.progress_ctx = ev;
+	o->cb.cancelled = on_cancel;
+	o->cb.cancel_ctx = ev;
 }
 
 static struct gc_runner_node *nodes_for(struct nfx *f, size_t first, size_t n)
@@ -680,8 +680,8 @@ static void test_stream(void **state)
 	opts_init(&o, f, &ev);
 	o.steps = steps;
 	o.n_steps = 1;
-	o.output = on_line;
-	o.output_ctx = &ls;
+	o.cb.output = on_line;
+	o.cb.output_ctx = &ls;
 	gc_runner_report_init(&rep);
 	lines_reset(&ls);
 	RUN_OK(&o, nodes, 2, &rep);
@@ -775,8 +775,8 @@ static void test_stream_drop(void **state)
 	opts_init(&o, f, &ev);
 	o.steps = steps;
 	o.n_steps = 1;
-	o.output = on_line;
-	o.output_ctx = &ls;
+	o.cb.output = on_line;
+	o.cb.output_ctx = &ls;
 	gc_runner_report_init(&rep);
 	gc_error_init(&err);
 	lines_reset(&ls);
@@ -794,7 +794,7 @@ static void test_stream_drop(void **state)
 	assert_int_equal(err.code, GC_EINVALID);
 	assert_non_null(strstr(err.message, "step 'job' streams its output"));
 	steps[0].always = true;
-	o.output = NULL;
+	o.cb.output = NULL;
 	assert_int_equal(gc_runner_run(&o, nodes, 1, &rep, &err), -1);
 	assert_int_equal(err.code, GC_EINVALID);
 

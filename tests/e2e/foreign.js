@@ -8,6 +8,7 @@
  *
  *   node foreign.js CLOUD HOST:PORT REGION instance NAME TYPE ZONE IMAGE  -> prints the id
  *   node foreign.js CLOUD HOST:PORT REGION keypair NAME
+ *   node foreign.js CLOUD HOST:PORT REGION rule GROUP_ID CIDR PORT  (TCP, by hand)
  */
 const path = require('node:path');
 const { CREDS, requireSdk, sshRsaPublicKey } =
@@ -25,6 +26,15 @@ async function alibaba() {
 	});
 	const ecs = client('2014-05-26');
 	const opts = { method: 'POST' };
+
+	if (what === 'rule') {
+		await ecs.request('AuthorizeSecurityGroup', {
+			RegionId: region, SecurityGroupId: name, IpProtocol: 'tcp',
+			PortRange: `${zone}/${zone}`, SourceCidrIp: type, Policy: 'accept',
+			Description: 'added by hand',
+		}, opts);
+		return '';
+	}
 
 	if (what === 'keypair') {
 		await ecs.request('ImportKeyPair',
@@ -58,6 +68,16 @@ async function tencent() {
 		profile: { httpProfile: { endpoint: hostPort, protocol: 'http://', reqTimeout: 30 } },
 	};
 	const cvm = new CommonClient('cvm.tencentcloudapi.com', '2017-03-12', cfg);
+
+	if (what === 'rule') {
+		const vpc = new CommonClient('vpc.tencentcloudapi.com', '2017-03-12', cfg);
+		await vpc.request('CreateSecurityGroupPolicies', {
+			SecurityGroupId: name,
+			SecurityGroupPolicySet: { Ingress: [{ Protocol: 'TCP', Port: zone,
+				CidrBlock: type, Action: 'ACCEPT', PolicyDescription: 'added by hand' }] },
+		});
+		return '';
+	}
 
 	if (what === 'keypair') {
 		await cvm.request('ImportKeyPair', { KeyName: name, ProjectId: 0, PublicKey: PUB });

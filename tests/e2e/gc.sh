@@ -141,6 +141,10 @@ grep -q 'nothing to do' "$work/err" || fail "a second gc found more of run 77"
 gc_ok gc -o json --cloud "$CLOUD" --all-regions --endpoint "$ENDPOINT"
 jq -e --arg r "$REGION" '(.regions | index($r)) != null and (.regions | length) > 1
 	and .errors == []' "$work/out" >/dev/null || fail "gc --all-regions: $(cat "$work/out")"
+# a region that does not answer at all: an error naming it, nothing found, nothing deleted
+gc gc --cloud "$CLOUD" --region "$REGION" --endpoint http://127.0.0.1:9 --yes
+[ "$rc" = 1 ] || fail "gc against a closed port exited $rc: $(cat "$work/err")"
+grep -q "$REGION" "$work/err" || fail "gc's error does not name the region: $(cat "$work/err")"
 gc gc "${where[@]}" --selector 'no-value='
 [ "$rc" = 64 ] || fail "a selector without a value exited $rc"
 

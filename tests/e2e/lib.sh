@@ -257,6 +257,10 @@ gc() {
 	cloud_env "$GC_BIN" --no-color "$@" "${extra[@]}" >"$work/out" 2>"$work/err" </dev/null
 	rc=$?
 	set -e
+	# a sanitizer's report exits 1 like an ordinary error: never let it pass as one
+	if grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' "$work/err"; then
+		fail "gpucluster $* tripped a sanitizer: $(head -c 2000 "$work/err")"
+	fi
 }
 
 # gc_ok ARGS...: gc, and the run must succeed.

@@ -159,6 +159,17 @@ faults_clear
 [ "$rc" = 130 ] || fail "run --down with its teardown aborted exited $rc"
 grep -q "TEARDOWN ABORTED: cluster 'e2e-stop' may still be running" "$work/err" ||
 	fail "an aborted teardown is not reported"
+# the spec now says fewer nodes: run launches without asking, but never terminates so
+gc_ok scale -y -f "$work/e2e-stop.yaml" workers=3
+sed 's/count: 2/count: 1/' "$work/e2e-stop.yaml" >"$work/e2e-stop-1.yaml"
+gc run "$work/e2e-stop-1.yaml" -- true
+[ "$rc" = 1 ] || fail "run that would terminate nodes, without -y, exited $rc"
+grep -q 'cannot ask for confirmation' "$work/err" || fail "run did not ask: $(cat "$work/err")"
+expect_alive e2e-stop 3 "after a run that was not allowed to terminate"
+gc_ok run -y "$work/e2e-stop-1.yaml" -- true
+expect_alive e2e-stop 1 "after run -y on a smaller spec"
+lap "run terminates nodes only with -y"
+
 gc_ok destroy -y "$work/e2e-stop.yaml"
 expect_alive e2e-stop 0 "after destroy"
 lap "second SIGINT: teardown aborted, loudly"

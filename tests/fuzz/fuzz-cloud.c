@@ -353,7 +353,16 @@ static int run_op(struct gc_provider *p, unsigned op, struct gc_error *err)
 	}
 	case 15: r = gc_provider_delete_keypair(p, made_key ? made_key : "key-fuzz", err); break;
 	case 16: {
-		struct gc_secgroup_request req = { "fuzz-sg", "fuzz", 22, cidrs, 1, tags, 2, true };
+		struct gc_secgroup_request req = {
+			.name = "fuzz-sg",
+			.description = "fuzz",
+			.ssh_port = 22,
+			.allow_from = cidrs,
+			.n_allow_from = 1,
+			.tags = tags,
+			.n_tags = 2,
+			.allow_members = true,
+		};
 
 		r = gc_provider_create_secgroup(p, &req, &s, err);
 		if (record_endpoint && r == 0)

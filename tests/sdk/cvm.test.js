@@ -204,6 +204,55 @@ test('TerminateInstances and the instances go away', async () => {
 	assert.equal(left.TotalCount, 0);
 });
 
+// what gpucluster sends to reconcile a group's rules (issue 19): delete by content
+// (protocol, port, source, action), all or nothing
+test('VPC DeleteSecurityGroupPolicies by content and by PolicyIndex', async () => {
+	const c = await vpc.request('CreateSecurityGroup', {
+		GroupName: unique('gc-rv-'), GroupDescription: 'gpucluster sdk revoke', ProjectId: '0',
+	});
+	const id = c.SecurityGroup.SecurityGroupId;
+	const ssh = (cidr, desc) => ({ Protocol: 'TCP', Port: '22', CidrBlock: cidr,
+		Action: 'ACCEPT', PolicyDescription: desc });
+	await vpc.request('CreateSecurityGroupPolicies', {
+		SecurityGroupId: id,
+		SecurityGroupPolicySet: { Ingress: [ssh('203.0.113.0/24', 'gpucluster ssh'),
+			ssh('198.51.100.0/24', 'by hand'), { Protocol: 'ALL', Port: 'ALL',
+				SecurityGroupId: id, Action: 'ACCEPT',
+				PolicyDescription: 'gpucluster members' }] },
+	});
+	const ingress = async () => (await vpc.request('DescribeSecurityGroupPolicies',
+		{ SecurityGroupId: id })).SecurityGroupPolicySet.Ingress;
+	assert.equal((await ingress()).length, 3);
+	await vpc.request('DeleteSecurityGroupPolicies', {
+		SecurityGroupId: id,
+		SecurityGroupPolicySet: { Ingress: [
+			{ Protocol: 'TCP', Port: '22', CidrBlock: '203.0.113.0/24', Action: 'ACCEPT' },
+			{ Protocol: 'ALL', Port: 'ALL', SecurityGroupId: id, Action: 'ACCEPT' }] },
+	});
+	let left = await ingress();
+	assert.equal(left.length, 1, JSON.stringify(left));
+	assert.equal(left[0].CidrBlock, '198.51.100.0/24');
+	assert.equal(left[0].PolicyDescription, 'by hand');
+	// a policy that is not there fails the request, and nothing goes
+	await expectCode('a policy that is not there', ['ResourceNotFound'],
+			 () => vpc.request('DeleteSecurityGroupPolicies', {
+				 SecurityGroupId: id,
+				 SecurityGroupPolicySet: { Ingress: [
+					 { Protocol: 'TCP', Port: '22', CidrBlock: '198.51.100.0/24',
+						 Action: 'ACCEPT' },
+					 { Protocol: 'TCP', Port: '22', CidrBlock: '203.0.113.0/24',
+						 Action: 'ACCEPT' }] },
+			 }));
+	assert.equal((await ingress()).length, 1);
+	await vpc.request('DeleteSecurityGroupPolicies', {
+		SecurityGroupId: id,
+		SecurityGroupPolicySet: { Ingress: [{ PolicyIndex: left[0].PolicyIndex }] },
+	});
+	left = await ingress();
+	assert.equal(left.length, 0);
+	await vpc.request('DeleteSecurityGroup', { SecurityGroupId: id });
+});
+
 test('VPC DeleteSecurityGroup', async () => {
 	await vpc.request('DeleteSecurityGroup', { SecurityGroupId: sg });
 	let left;
@@ -320,7 +369,8 @@ test('injected throttling and capacity errors carry the cloud codes', async () =
 
 test('request log is well-formed', () => {
 	checkRequestLog(sim, 'tencent',
-			['CreateSecurityGroup', 'CreateSecurityGroupPolicies', 'RunInstances',
+			['CreateSecurityGroup', 'CreateSecurityGroupPolicies', 'DeleteSecurityGroupPolicies',
+			 'RunInstances',
 			 'DescribeInstances', 'TerminateInstances', 'ImportKeyPair', 'DescribeKeyPairs',
 			 'DeleteKeyPairs', 'DescribeInstanceTypeConfigs', 'DescribeImages',
 			 'InquiryPriceRunInstances'],

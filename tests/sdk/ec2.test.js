@@ -16,6 +16,7 @@ const {
 	ImportKeyPairCommand, DescribeKeyPairsCommand, DeleteKeyPairCommand,
 	CreateSecurityGroupCommand, AuthorizeSecurityGroupIngressCommand,
 	DescribeSecurityGroupsCommand, DeleteSecurityGroupCommand, DescribeInstanceTypesCommand,
+	RevokeSecurityGroupIngressCommand,
 	DescribeImagesCommand, DescribeSpotPriceHistoryCommand, paginateDescribeInstances,
 } = ec2sdk;
 
@@ -302,6 +303,58 @@ test('CreateSecurityGroup, AuthorizeSecurityGroupIngress (SSH), describe, delete
 			 () => once.send(new DescribeSecurityGroupsCommand({ GroupIds: [sg.GroupId] })));
 });
 
+// what gpucluster sends to reconcile a group's rules (issue 19): revoke by rule
+// properties, without the description
+test('RevokeSecurityGroupIngress by rule properties; an unknown rule is reported', async () => {
+	const once = client({ maxAttempts: 1 });
+	const sg = await ec2.send(new CreateSecurityGroupCommand({
+		GroupName: unique('gc-rv-'), Description: 'gpucluster sdk revoke',
+	}));
+	const ssh = (cidr, desc) => ({ IpProtocol: 'tcp', FromPort: 22, ToPort: 22,
+		IpRanges: [{ CidrIp: cidr, Description: desc }] });
+	await ec2.send(new AuthorizeSecurityGroupIngressCommand({
+		GroupId: sg.GroupId,
+		IpPermissions: [ssh('203.0.113.0/24', 'gpucluster ssh'), ssh('198.51.100.0/24', 'by hand'),
+			{ IpProtocol: '-1', UserIdGroupPairs: [{ GroupId: sg.GroupId,
+				Description: 'gpucluster members' }] }],
+	}));
+	const r = await ec2.send(new RevokeSecurityGroupIngressCommand({
+		GroupId: sg.GroupId,
+		IpPermissions: [{ IpProtocol: 'tcp', FromPort: 22, ToPort: 22,
+			IpRanges: [{ CidrIp: '203.0.113.0/24' }] },
+		{ IpProtocol: '-1', UserIdGroupPairs: [{ GroupId: sg.GroupId }] }],
+	}));
+	assert.equal(r.Return, true);
+	assert.deepEqual(r.UnknownIpPermissions || [], []);
+	const d = await ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [sg.GroupId] }));
+	const left = d.SecurityGroups[0].IpPermissions || [];
+	assert.equal(left.length, 1, JSON.stringify(left));
+	assert.deepEqual(left[0].IpRanges, [{ CidrIp: '198.51.100.0/24', Description: 'by hand' }]);
+
+	// in the default VPC a rule that is not there is listed back, not an error
+	const again = await ec2.send(new RevokeSecurityGroupIngressCommand({
+		GroupId: sg.GroupId,
+		IpPermissions: [{ IpProtocol: 'tcp', FromPort: 22, ToPort: 22,
+			IpRanges: [{ CidrIp: '203.0.113.0/24' }] }],
+	}));
+	assert.equal(again.Return, true);
+	assert.equal(again.UnknownIpPermissions.length, 1);
+	assert.equal(again.UnknownIpPermissions[0].IpRanges[0].CidrIp, '203.0.113.0/24');
+	await expectCode('a malformed CIDR', ['InvalidParameterValue'],
+			 () => once.send(new RevokeSecurityGroupIngressCommand({
+				 GroupId: sg.GroupId,
+				 IpPermissions: [{ IpProtocol: 'tcp', FromPort: 22, ToPort: 22,
+					 IpRanges: [{ CidrIp: '203.0.113/99' }] }],
+			 })));
+	await expectCode('an unknown group', ['InvalidGroup.NotFound'],
+			 () => once.send(new RevokeSecurityGroupIngressCommand({
+				 GroupId: 'sg-0000000000000dead',
+				 IpPermissions: [{ IpProtocol: 'tcp', FromPort: 22, ToPort: 22,
+					 IpRanges: [{ CidrIp: '203.0.113.0/24' }] }],
+			 })));
+	await ec2.send(new DeleteSecurityGroupCommand({ GroupId: sg.GroupId }));
+});
+
 test('a wrong secret and an unknown key id are rejected', async () => {
 	const bad = client({ secret: 'not-the-secret-0000000000000000000000000', maxAttempts: 1 });
 	const e1 = await expectCode('wrong secret', ['AuthFailure', 'SignatureDoesNotMatch'],
@@ -401,7 +454,7 @@ test('request log is well-formed', () => {
 	checkRequestLog(sim, 'aws',
 			['RunInstances', 'DescribeInstances', 'TerminateInstances', 'ImportKeyPair',
 			 'CreateSecurityGroup', 'AuthorizeSecurityGroupIngress',
-			 'DescribeInstanceTypes', 'DescribeImages', 'DescribeSpotPriceHistory'],
+			 'RevokeSecurityGroupIngress', 'DescribeInstanceTypes', 'DescribeImages', 'DescribeSpotPriceHistory'],
 			['IdempotentParameterMismatch', 'InvalidKeyPair.Duplicate', 'RequestLimitExceeded',
 			 'InsufficientInstanceCapacity', 'SignatureDoesNotMatch', 'AuthFailure']);
 });

@@ -131,6 +131,66 @@ test('CreateSecurityGroup, AuthorizeSecurityGroup (SSH), describe', async () => 
 	assert.equal(ssh.description, 'ssh from the lab');
 });
 
+// what gpucluster sends to reconcile a group's rules (issue 19): the ingress rules, then
+// RevokeSecurityGroup by Permissions (protocol, range, source, policy, NIC type)
+test('DescribeSecurityGroupAttribute (ingress), RevokeSecurityGroup by Permissions and by id',
+     async () => {
+	const c = await ecs.createSecurityGroup(new Ecs.CreateSecurityGroupRequest({
+		regionId: REGION, vpcId: VPC, securityGroupName: unique('gc-rv-'),
+		description: 'gpucluster sdk revoke',
+	}));
+	const id = c.body.securityGroupId;
+	const perm = (cidr, desc) => new Ecs.AuthorizeSecurityGroupRequestPermissions({
+		ipProtocol: 'TCP', portRange: '22/22', sourceCidrIp: cidr, policy: 'Accept',
+		nicType: 'intranet', priority: '1', description: desc });
+	await ecs.authorizeSecurityGroup(new Ecs.AuthorizeSecurityGroupRequest({
+		regionId: REGION, securityGroupId: id,
+		permissions: [perm('203.0.113.0/24', 'gpucluster ssh'), perm('198.51.100.0/24', 'by hand'),
+			perm('192.0.2.0/24', 'by hand too')],
+	}));
+	const rules = async () => (await ecs.describeSecurityGroupAttribute(
+		new Ecs.DescribeSecurityGroupAttributeRequest({ regionId: REGION, securityGroupId: id,
+			direction: 'ingress' }))).body.permissions.permission;
+	assert.equal((await rules()).length, 3);
+	// pages of MaxResults (10..1000; gpucluster asks for 1000 and refuses a second page)
+	const page = await ecs.describeSecurityGroupAttribute(
+		new Ecs.DescribeSecurityGroupAttributeRequest({ regionId: REGION, securityGroupId: id,
+			direction: 'ingress', maxResults: 1000 }));
+	assert.equal(page.body.permissions.permission.length, 3);
+	assert.ok(!page.body.nextToken, `nextToken ${page.body.nextToken}`);
+	await expectCode('MaxResults below 10', ['InvalidParameter'],
+			 () => ecs.describeSecurityGroupAttribute(
+				 new Ecs.DescribeSecurityGroupAttributeRequest({ regionId: REGION,
+					 securityGroupId: id, maxResults: 5 })));
+
+	const revoke = (cidr) => ecs.revokeSecurityGroup(new Ecs.RevokeSecurityGroupRequest({
+		regionId: REGION, securityGroupId: id,
+		permissions: [new Ecs.RevokeSecurityGroupRequestPermissions({ ipProtocol: 'tcp',
+			portRange: '22/22', sourceCidrIp: cidr, policy: 'Accept', nicType: 'intranet' })],
+	}));
+	const r = await revoke('203.0.113.0/24');
+	assert.equal(r.statusCode, 200);
+	let left = await rules();
+	assert.deepEqual(left.map((p) => p.sourceCidrIp).sort(), ['192.0.2.0/24', '198.51.100.0/24']);
+	// Permissions that match no rule: no error, nothing goes
+	await revoke('203.0.113.0/24');
+	assert.equal((await rules()).length, 2);
+
+	// by rule id; an id that does not exist fails the call (since July 2024)
+	const byId = left.find((p) => p.sourceCidrIp === '192.0.2.0/24').securityGroupRuleId;
+	await ecs.revokeSecurityGroup(new Ecs.RevokeSecurityGroupRequest({
+		regionId: REGION, securityGroupId: id, securityGroupRuleId: [byId] }));
+	left = await rules();
+	assert.deepEqual(left.map((p) => p.sourceCidrIp), ['198.51.100.0/24']);
+	assert.equal(left[0].description, 'by hand');
+	await expectCode('an unknown rule id', ['InvalidParam.SecurityGroupRuleId'],
+			 () => ecs.revokeSecurityGroup(new Ecs.RevokeSecurityGroupRequest({
+				 regionId: REGION, securityGroupId: id,
+				 securityGroupRuleId: ['sgr-doesnotexist'] })));
+	await ecs.deleteSecurityGroup(new Ecs.DeleteSecurityGroupRequest({
+		regionId: REGION, securityGroupId: id }));
+});
+
 test('RunInstances with tags and an Amount', async () => {
 	const a = await ecs.runInstances(runReq(5, [['fleet', fleet], ['role', ROLE]], token));
 	const ids = a.body.instanceIdSets.instanceIdSet;
@@ -375,7 +435,8 @@ test('injected throttling and capacity errors are classified by the SDK', async 
 
 test('request log is well-formed', () => {
 	checkRequestLog(sim, 'alibaba',
-			['CreateSecurityGroup', 'AuthorizeSecurityGroup', 'RunInstances',
+			['CreateSecurityGroup', 'AuthorizeSecurityGroup', 'RevokeSecurityGroup',
+			 'DescribeSecurityGroupAttribute', 'RunInstances',
 			 'DescribeInstances', 'DeleteInstances', 'ImportKeyPair', 'DescribeKeyPairs',
 			 'DeleteKeyPairs', 'DescribeInstanceTypes', 'DescribeImages', 'DescribePrice'],
 			['IdempotentParameterMismatch', 'SignatureDoesNotMatch',

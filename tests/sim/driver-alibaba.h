@@ -371,6 +371,8 @@ static const struct drv_cloud drv_alibaba = {
 	.bad_secret_status = 400,
 	.no_creds_names = drv_ali_no_creds,
 	.zones_action = "DescribeZones",
+	.terminate_action = "DeleteInstances",
+	.types_action = "DescribeInstanceTypes",
 	.hooks = &drv_ali_hooks,
 };
 

@@ -317,6 +317,8 @@ static const struct drv_cloud drv_aws = {
 	.no_creds_names = drv_aws_no_creds,
 	.run_burst = 5,
 	.zones_action = "DescribeAvailabilityZones",
+	.terminate_action = "TerminateInstances",
+	.types_action = "DescribeInstanceTypes",
 	.hooks = &drv_aws_hooks,
 };
 

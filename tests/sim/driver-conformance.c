@@ -10,7 +10,8 @@
  * rate limits on and never met); client-token replay and mismatch; a lost answer retried
  * without a duplicate, and not retried without a token; terminate with ids already gone
  * or malformed; key pairs and security groups found by tag, adopted on a re-run, refused
- * when foreign, a group in use waited on; image aliases and literal ids; type facts and
+ * when foreign, a group in use waited on, a group's rules reconciled (missing added,
+ * ours unwanted revoked, foreign kept); image aliases and literal ids; type facts and
  * prices, cached; zones, regions, the console output capability and its host key block;
  * the error taxonomy under injected faults (throttle, capacity, quota, 5xx, drop);
  * authentication failures and missing credentials; a cancel during our own rate wait;
@@ -37,6 +38,7 @@
 #include "core/driver.h"
 #include "core/keygen.h"
 #include "core/provider.h"
+#include "core/retry.h"
 #include "core/str.h"
 #include "driver-alibaba.h"
 #include "driver-aws.h"
@@ -406,6 +408,152 @@ static void test_secgroups(void **state)
 	free(foreign);
 }
 
+/* ---- security group rules, reconciled on every apply (issue 19) ------------------------------ */
+
+/* How many of g's rules are TCP on port from cidr, whatever their description. */
+static size_t count_rules(const struct sim_secgroup *g, int port, const char *cidr)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->n_rules; i++)
+		n += !strcmp(g->rules[i].protocol, "tcp") && g->rules[i].from_port == port &&
+			g->rules[i].to_port == port && !strcmp(g->rules[i].cidr, cidr);
+	return n;
+}
+
+static size_t count_members(const struct sim_secgroup *g)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->n_rules; i++)
+		n += !strcmp(g->rules[i].source_group, g->id);
+	return n;
+}
+
+static void add_world_rule(struct sim_secgroup *g, int port, const char *cidr, const char *desc)
+{
+	struct sim_rule r;
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.protocol, sizeof(r.protocol), "tcp");
+	r.from_port = r.to_port = port;
+	snprintf(r.cidr, sizeof(r.cidr), "%s", cidr);
+	snprintf(r.description, sizeof(r.description), "%s", desc);
+	assert_true(sim_world_add_rule(g, &r));
+}
+
+/*
+ * Asserts g's rules are exactly SSH from ssh_cidr, the members' rule (not on Alibaba,
+ * whose basic group needs none) and the n_foreign rules a user added by hand.
+ */
+static void assert_rules(const char *id, const char *ssh_cidr, size_t n_foreign)
+{
+	size_t members = strcmp(drv->name, "alibaba") != 0;
+	struct sim_secgroup *g;
+
+	sim_world_lock(sim.world);
+	g = sim_world_sg(sim.world, drv->frontend, drv->region, id);
+	assert_non_null(g);
+	assert_int_equal(count_rules(g, 2222, ssh_cidr), 1);
+	assert_int_equal(count_members(g), members);
+	assert_int_equal(g->n_rules, 1 + members + n_foreign);
+	sim_world_unlock(sim.world);
+}
+
+static void test_secgroup_rules(void **state)
+{
+	const char *first[] = { "203.0.113.7/32" }, *second[] = { "198.51.100.0/24" };
+	struct gc_secgroup_request sr;
+	struct gc_error err;
+	char *id = NULL, *again = NULL;
+
+	(void)state;
+	gc_error_init(&err);
+	memset(&sr, 0, sizeof(sr));
+	sr.name = "gpucluster-drv-rules";
+	sr.description = "gpucluster drv rules";
+	sr.ssh_port = 2222;
+	sr.allow_from = first;
+	sr.n_allow_from = 1;
+	sr.tags = base_tags;
+	sr.n_tags = 2;
+	sr.allow_members = true;
+	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &id, &err), 0);
+	assert_rules(id, first[0], 0);
+
+	/* a kill between the group's creation and its rules: the next apply adds them */
+	sim_world_lock(sim.world);
+	sim_world_sg(sim.world, drv->frontend, drv->region, id)->n_rules = 0;
+	sim_world_unlock(sim.world);
+	sr.id = id;
+	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &again, &err), 0);
+	assert_string_equal(again, id);
+	free(again);
+	assert_rules(id, first[0], 0);
+
+	/* rules a user added by hand stay, even one on our port; ours that the spec no
+	 * longer wants go */
+	sim_world_lock(sim.world);
+	{
+		struct sim_secgroup *g = sim_world_sg(sim.world, drv->frontend, drv->region, id);
+
+		add_world_rule(g, 80, "192.0.2.0/24", "web, by hand");
+		add_world_rule(g, 2222, "10.9.0.0/16", "");
+	}
+	sim_world_unlock(sim.world);
+	sr.allow_from = second;
+	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &again, &err), 0);
+	free(again);
+	assert_rules(id, second[0], 2);
+	sim_world_lock(sim.world);
+	{
+		struct sim_secgroup *g = sim_world_sg(sim.world, drv->frontend, drv->region, id);
+
+		assert_int_equal(count_rules(g, 2222, first[0]), 0);
+		assert_int_equal(count_rules(g, 80, "192.0.2.0/24"), 1);
+		assert_int_equal(count_rules(g, 2222, "10.9.0.0/16"), 1);
+	}
+	sim_world_unlock(sim.world);
+
+	/* nothing to change: the same rules again */
+	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &again, &err), 0);
+	free(again);
+	assert_rules(id, second[0], 2);
+
+	/* a wanted rule that a user made by hand (no marker) is not made twice */
+	sr.allow_from = first;
+	sim_world_lock(sim.world);
+	add_world_rule(sim_world_sg(sim.world, drv->frontend, drv->region, id), 2222, first[0],
+		       "mine");
+	sim_world_unlock(sim.world);
+	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &again, &err), 0);
+	free(again);
+	assert_rules(id, first[0], 2);
+
+	/* a revoke that fails fails the call, naming the group; the next call finishes */
+	sr.allow_from = second;
+	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &again, &err), 0);
+	free(again);
+	again = NULL;
+	sr.allow_from = first;
+	add_fault(!strcmp(drv->name, "aws") ? "RevokeSecurityGroupIngress:quota,times=1"
+			  : !strcmp(drv->name, "alibaba")
+			  ? "RevokeSecurityGroup:quota,times=1"
+			  : "DeleteSecurityGroupPolicies:quota,times=1");
+	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &again, &err), -1);
+	assert_null(again);
+	assert_non_null(strstr(err.message,
+			       "cannot update the rules of security group 'gpucluster-drv-rules'"));
+	sim_faults_clear(sim.faults);
+	gc_error_init(&err);
+	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &again, &err), 0);
+	free(again);
+	assert_rules(id, first[0], 2);
+
+	assert_int_equal(gc_provider_delete_secgroup(prov, id, &err), 0);
+	free(id);
+}
+
 /* ---- catalogue ------------------------------------------------------------------------------- */
 
 static void test_images(void **state)
@@ -733,7 +881,7 @@ static void test_cancel_in_rate_wait(void **state)
 /* ---- listings that never end (issue 19) ------------------------------------------------- */
 
 /*
- * One discover under `hostile,mode=MODE`: with want, it fails (GC_EINVALID) saying want,
+ * One discover under `hostile,mode=MODE`: with want, it fails (GC_EBADRESPONSE) saying want,
  * hands out nothing, and stops within a few pages; without, it lists want_n. Either way
  * in bounded time, whatever the emulator would go on answering.
  */
@@ -758,7 +906,7 @@ static void hostile_discover(const char *mode, const char *want, size_t want_n)
 		if (rc != -1 || !strstr(err.message, want))
 			fail_msg("%s: discover returned %d (%zu instances): '%s', expected '%s'",
 				 mode, rc, got.n, err.message, want);
-		assert_int_equal(err.code, GC_EINVALID);
+		assert_int_equal(err.code, GC_EBADRESPONSE);
 		assert_int_equal(got.n, 0);
 	} else {
 		if (rc != 0)
@@ -830,11 +978,11 @@ static void test_bad_answers(void **state)
 	d = scripted_start(&p);
 	gc_error_init(&err);
 
-	run_script(p, garbage, 1);
+	run_script(p, garbage, 1); /* a proxy's page, perhaps: tried three times in all */
 	assert_int_equal(gc_provider_zones(p, &zones, &n, &err), -1);
-	assert_int_equal(err.code, GC_EINVALID);
+	assert_int_equal(err.code, GC_EBADRESPONSE);
 	assert_non_null(strstr(err.message, drv->zones_action));
-	assert_int_equal(p->stats.calls, 1);
+	assert_int_equal(p->stats.calls, GC_RETRY_BADRESPONSE_MAX_ATTEMPTS);
 
 	run_script(p, garbage500, 1); /* unreadable, but a 500: a gateway's, transient */
 	assert_int_equal(gc_provider_zones(p, &zones, &n, &err), -1);
@@ -862,6 +1010,7 @@ int main(int argc, char **argv)
 		CASE(test_terminate_gone),
 		CASE(test_keypairs),
 		CASE(test_secgroups),
+		CASE(test_secgroup_rules), /* issue 19 */
 		CASE(test_images),
 		CASE(test_types_and_prices),
 		CASE(test_zones_regions_console),

@@ -176,8 +176,9 @@ struct drv_cloud {
 	const char *const *no_creds_names;
 	/* our RunInstances request bucket's burst (0: not checked that way) */
 	int run_burst;
-	/* the zones call's action, named in a garbage answer's message */
-	const char *zones_action;
+	/* the zones call's action, named in a garbage answer's message; the terminate and
+	 * instance-type calls' (driver-answers.c bends their answers) */
+	const char *zones_action, *terminate_action, *types_action;
 	const struct drv_hooks *hooks;
 };
 

@@ -339,6 +339,8 @@ static const struct drv_cloud drv_tencent = {
 	.no_creds_names = drv_tc_no_creds,
 	.run_burst = 10,
 	.zones_action = "DescribeZones",
+	.terminate_action = "TerminateInstances",
+	.types_action = "DescribeInstanceTypeConfigs",
 	.hooks = &drv_tc_hooks,
 };
 

@@ -29,6 +29,7 @@
 #include "core/alloc.h"
 #include "core/keygen.h"
 #include "core/provider.h"
+#include "core/retry.h"
 #include "core/str.h"
 #include "driver-aws.h"
 #include "driver-fixture.h"
@@ -268,13 +269,15 @@ static void test_bad_xml(void **state)
 	/* the Price List API's answers are JSON: garbage there too */
 	run_script(p, garbage, 1);
 	assert_int_equal(gc_provider_price(p, DRV_AWS_TYPE, NULL, false, &usd, &err), -1);
-	assert_int_equal(err.code, GC_EINVALID);
-	assert_int_equal(p->stats.calls, 1);
+	assert_int_equal(err.code, GC_EBADRESPONSE);
+	assert_int_equal(p->stats.calls, GC_RETRY_BADRESPONSE_MAX_ATTEMPTS);
 
+	/* not the action's own document: refused where it is read, and tried again */
 	run_script(p, wrong_root, 1);
 	assert_int_equal(gc_provider_zones(p, &zones, &n, &err), -1);
-	assert_int_equal(err.code, GC_EINVALID);
-	assert_non_null(strstr(err.message, "availabilityZoneInfo"));
+	assert_int_equal(err.code, GC_EBADRESPONSE);
+	assert_non_null(strstr(err.message, "is not a DescribeAvailabilityZones answer"));
+	assert_int_equal(p->stats.calls, GC_RETRY_BADRESPONSE_MAX_ATTEMPTS);
 
 	run_script(p, e400, 1);
 	assert_int_equal(gc_provider_zones(p, &zones, &n, &err), -1);

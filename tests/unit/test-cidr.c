@@ -194,6 +194,28 @@ static void test_format_small_buffer(void **state)
 	}
 }
 
+/* What an address service may answer as this machine's address, and what it may not. */
+static void test_unicast(void **state)
+{
+	static const char *const ok[] = { "203.0.113.7",     "1.0.0.1",	    "127.0.0.1",
+					  "223.255.255.254", "2001:db8::1", "::1" };
+	static const char *const no[] = { "0.0.0.0",   "0.1.2.3",	  "224.0.0.1", "239.1.1.1",
+					  "240.0.0.1", "255.255.255.255", "::",	       "ff02::1" };
+	struct gc_cidr c;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(gc_cidr_parse_host(&c, ok[i]), 0);
+		if (!gc_cidr_is_unicast(&c))
+			fail_msg("%s refused", ok[i]);
+	}
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		assert_int_equal(gc_cidr_parse_host(&c, no[i]), 0);
+		if (gc_cidr_is_unicast(&c))
+			fail_msg("%s taken as one host", no[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_host_bits),
 		cmocka_unit_test(test_equal_and_contains),
 		cmocka_unit_test(test_format_small_buffer),
+		cmocka_unit_test(test_unicast),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

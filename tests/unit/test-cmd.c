@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cluster.h"
 #include "cmd/output.h"
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -1151,10 +1152,59 @@ static void test_output_diags(void **state)
 	free(text);
 }
 
+/* The advice after a failed apply or destroy follows the error's class (issue 18): "run it
+ * again" only where a re-run can get past the failure, never for a configuration error. */
+static void test_hint_after(void **state)
+{
+	static const struct {
+		enum gc_errcode code;
+		const char *hint; /* "" none */
+	} cases[] = {
+		{ GC_ETRANSIENT, "run 'gpucluster apply' again" },
+		{ GC_ETHROTTLED, "run 'gpucluster apply' again" },
+		{ GC_ETIMEOUT, "run 'gpucluster apply' again" },
+		{ GC_ECAPACITY, "run 'gpucluster apply' again" },
+		{ GC_EBADRESPONSE, "run 'gpucluster apply' again" },
+		{ GC_EIDEMPOTENCY, "run 'gpucluster apply' again" },
+		{ GC_EGENERIC, "run 'gpucluster apply' again" },
+		{ GC_EINVALID, "a re-run cannot fix this" },
+		{ GC_ENOTFOUND, "a re-run cannot fix this" },
+		{ GC_EUNSUPPORTED, "a re-run cannot fix this" },
+		{ GC_ETOOBIG, "a re-run cannot fix this" },
+		{ GC_EAUTH, "" },
+		{ GC_EQUOTA, "" },
+		{ GC_ELOCKED, "" },
+		{ GC_ECANCELLED, "" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gc_output o;
+		struct gc_error err;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		gc_output_init(&o, f, f);
+		gc_error_set(&err, cases[i].code, "x");
+		gc_cmd_hint_after(&o, &err, "apply");
+		fclose(f);
+		if (!*cases[i].hint)
+			assert_string_equal(text, "");
+		else if (!strstr(text, cases[i].hint))
+			fail_msg("%s: '%s' has no '%s'", gc_strerror(cases[i].code), text,
+				 cases[i].hint);
+		/* never both */
+		assert_false(strstr(text, "again") && strstr(text, "cannot fix"));
+		free(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_exact_and_prefix, setup),
+		cmocka_unit_test(test_hint_after),
 		cmocka_unit_test_setup(test_ambiguous_prefix, setup),
 		cmocka_unit_test_setup(test_did_you_mean, setup),
 		cmocka_unit_test_setup(test_no_args_and_help_overview, setup),

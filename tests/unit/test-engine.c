@@ -503,6 +503,10 @@ static int fake_mksg(struct gc_provider *p, const struct gc_secgroup_request *re
 		     struct gc_error *err)
 {
 	snprintf(F.last_allow, sizeof(F.last_allow), "%s", req->allow_from[0]);
+	if (req->id) { /* an existing group: its rules reconciled, nothing made */
+		*out_id = gc_xstrdup(req->id);
+		return 0;
+	}
 	return fake_make_res(p, OP_MKSG, GC_RESOURCE_SECGROUP, req->name, req->tags, req->n_tags,
 			     out_id, err);
 }
@@ -1935,6 +1939,15 @@ static void test_checkip_fallback(void **state)
 	one_shot_stop(&srv);
 	assert_non_null(strstr(err.message, "did not answer with an IP address"));
 	assert_non_null(strstr(err.message, "ssh.allow_from"));
+	assert_int_equal(F.calls[OP_CREATE], 0);
+	assert_int_equal(F.calls[OP_MKSG], 0);
+
+	/* an address no single host has would open SSH to nobody, or to everybody */
+	fake_reset();
+	one_shot_start(&srv, "0.0.0.0\n", t->checkip, sizeof(t->checkip));
+	assert_int_equal(apply_quiet(t, &err), -1);
+	one_shot_stop(&srv);
+	assert_non_null(strstr(err.message, "answered 0.0.0.0, which is not one host's address"));
 	assert_int_equal(F.calls[OP_CREATE], 0);
 	assert_int_equal(F.calls[OP_MKSG], 0);
 

@@ -319,6 +319,19 @@ static void test_plain_text_passes(void **state)
 	check_unchanged("tags: {team: research}\nname: llm-train");
 }
 
+/* URLs: userinfo and credentials in a query string; plain URLs pass */
+static void test_urls(void **state)
+{
+	(void)state;
+	check_redact("cannot reach http://user:hunter2@host:8080/x?y=1",
+		     "cannot reach http://user:***@host:8080/x?y=1");
+	check_redact("https://ghp_abcdefgh@github.com/a/b", "https://***@github.com/a/b");
+	check_redact("https://o/x?OSSAccessKeyId=LTAIabc&Expires=1&token=t0k&access_token=a1",
+		     "https://o/x?OSSAccessKeyId=***&Expires=1&token=***&access_token=***");
+	check_unchanged("http://host/@x https://h:8443/p?Action=RunInstances&NextToken=n1");
+	check_unchanged("mail user@example.com about ?x=1&ClientToken=c1");
+}
+
 static void test_registered_secrets(void **state)
 {
 	struct capture c = { 0 };
@@ -500,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_private_keys),
 		cmocka_unit_test(test_aws_key_ids),
 		cmocka_unit_test(test_plain_text_passes),
+		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_registered_secrets),
 		cmocka_unit_test(test_long_message_truncated),
 		cmocka_unit_test(test_threads),

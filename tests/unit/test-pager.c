@@ -104,7 +104,7 @@ static void test_token_repeated(void **state)
 
 	(void)state;
 	assert_int_equal(run(&s, &err), -1);
-	assert_int_equal(err.code, GC_EINVALID);
+	assert_int_equal(err.code, GC_EBADRESPONSE);
 	assert_string_equal(err.message,
 			    "DescribeThings: the NextToken of page 1 came back on page 2");
 	assert_int_equal(s.sent, 2);
@@ -132,7 +132,7 @@ static void test_empty_pages_with_token(void **state)
 
 	(void)state;
 	assert_int_equal(run(&s, &err), -1);
-	assert_int_equal(err.code, GC_EINVALID);
+	assert_int_equal(err.code, GC_EBADRESPONSE);
 	assert_string_equal(err.message, "DescribeThings: page 4 is empty but carries a NextToken");
 	assert_int_equal(s.sent, GC_DRIVER_EMPTY_PAGES + 1);
 }
@@ -158,7 +158,7 @@ static void test_pages_capped(void **state)
 	(void)state;
 	drv.max_pages = 20;
 	assert_int_equal(run(&s, &err), -1);
-	assert_int_equal(err.code, GC_EINVALID);
+	assert_int_equal(err.code, GC_EBADRESPONSE);
 	assert_string_equal(err.message, "DescribeThings: more than 20 pages");
 	assert_int_equal(s.sent, 20);
 }
@@ -183,7 +183,7 @@ static void test_huge_total(void **state)
 
 	(void)state;
 	assert_int_equal(run(&s, &err), -1);
-	assert_int_equal(err.code, GC_EINVALID);
+	assert_int_equal(err.code, GC_EBADRESPONSE);
 	assert_string_equal(err.message,
 			    "DescribeThings: a TotalCount of 1000000000 on page 1, more than "
 			    "this cluster can have (64000)");
@@ -208,7 +208,7 @@ static void test_item_cap(void **state)
 	(void)state;
 	assert_int_equal(GC_DRIVER_MAX_ITEMS, 64000);
 	assert_int_equal(run(&s, &err), -1);
-	assert_int_equal(err.code, GC_EINVALID);
+	assert_int_equal(err.code, GC_EBADRESPONSE);
 	assert_string_equal(err.message,
 			    "DescribeThings: more than 64000 items by page 65, "
 			    "more than this cluster can have");
@@ -299,7 +299,7 @@ static void test_discover_listed_twice(void **state)
 
 	(void)state;
 	assert_int_equal(discover(1000000, 2, true, &out, &err), -1);
-	assert_int_equal(err.code, GC_EINVALID);
+	assert_int_equal(err.code, GC_EBADRESPONSE);
 	assert_string_equal(err.message,
 			    "DescribeInstances: instance 'i-0' is listed twice (page 2)");
 	assert_int_equal(out.n, 0); /* all or nothing */

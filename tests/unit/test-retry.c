@@ -267,6 +267,37 @@ static void test_deadline_stops_retries(void **state)
 	gc_retry_quota_release(&q);
 }
 
+/* A wrong-shaped answer is retried, but only a few times, even under a generous policy. */
+static void test_bad_response_retried_a_few_times(void **state)
+{
+	struct gc_retry_policy p = { 0 };
+	struct gc_retry r;
+	struct gc_retry_decision d;
+	uint64_t zero = 0;
+	unsigned n;
+
+	(void)state;
+	p.clock = &fake;
+	p.rng = fixed_rng;
+	p.rng_ctx = &zero;
+	p.max_attempts = 10;
+	gc_retry_begin(&r, &p);
+	for (n = 1; n < GC_RETRY_BADRESPONSE_MAX_ATTEMPTS; n++) {
+		d = gc_retry_decide(&r, GC_EBADRESPONSE, -1);
+		assert_int_equal(d.retry, 1);
+	}
+	d = gc_retry_decide(&r, GC_EBADRESPONSE, -1);
+	assert_int_equal(d.retry, 0);
+	assert_int_equal(d.reason, GC_RETRY_MAX_ATTEMPTS);
+	assert_int_equal(r.attempts, GC_RETRY_BADRESPONSE_MAX_ATTEMPTS);
+	/* a transient error under the same policy still gets its ten */
+	gc_retry_begin(&r, &p);
+	for (n = 1; n < 10; n++)
+		assert_int_equal(gc_retry_decide(&r, GC_ETRANSIENT, -1).retry, 1);
+	assert_int_equal(gc_retry_decide(&r, GC_ETRANSIENT, -1).retry, 0);
+	assert_string_equal(gc_strerror(GC_EBADRESPONSE), "invalid-response");
+}
+
 static void test_non_retryable_never_retry(void **state)
 {
 	static const enum gc_errcode codes[] = {
@@ -443,6 +474,7 @@ int main(void)
 		cmocka_unit_test_setup(test_quota_storm_and_refill, setup),
 		cmocka_unit_test_setup(test_deadline_stops_retries, setup),
 		cmocka_unit_test_setup(test_non_retryable_never_retry, setup),
+		cmocka_unit_test_setup(test_bad_response_retried_a_few_times, setup),
 		cmocka_unit_test_setup(test_max_attempts, setup),
 		cmocka_unit_test_setup(test_retry_after_honoured, setup),
 		cmocka_unit_test_setup(test_pause_sleeps_and_gives_up, setup),

@@ -474,7 +474,6 @@ static void test_rules_provider(void **state)
 		"http://",
 		"https://",
 		"http:///x",
-		"http://user@host",
 		"https://host:0",
 		"https://host:65536",
 		"https://host:",
@@ -496,6 +495,14 @@ static void test_rules_provider(void **state)
 			 bad_endpoints[i]);
 		expect1(PROV(in), 2, 52, msg);
 	}
+	/* userinfo is refused, and what it holds is never shown (a token as the user name,
+	 * a password) */
+	expect1(PROV("{name: aws, region: us-east-1, endpoint: \"http://user@host\"}"), 2, 52,
+		"provider.endpoint: 'http://***@host' is not a valid endpoint: credentials do "
+		"not belong in a URL");
+	expect1(PROV("{name: aws, region: us-east-1, endpoint: \"http://u:hunter2@h:1/x\"}"), 2, 52,
+		"provider.endpoint: 'http://u:***@h:1/x' is not a valid endpoint: credentials do "
+		"not belong in a URL");
 #undef PROV
 	/* an endpoint at the length limit passes, one byte more does not */
 	{

@@ -494,7 +494,7 @@ static void test_listed_twice(void **state)
 	gc_instance_list_init(&got);
 	gc_error_init(&err);
 	assert_int_equal(gc_teardown_discover(&prov, NULL, "c", false, &got, &err), -1);
-	assert_int_equal(err.code, GC_EINVALID);
+	assert_int_equal(err.code, GC_EBADRESPONSE);
 	assert_string_equal(err.message,
 			    "cannot list the instances of cluster 'c': "
 			    "DescribeInstances: instance 'a' is listed twice");
