@@ -95,6 +95,28 @@ void gc_instance_list_take(struct gc_instance_list *dst, struct gc_instance_list
 	gc_instance_list_init(src);
 }
 
+static int id_order(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+char *gc_instance_list_twice(const struct gc_instance_list *l)
+{
+	const char **ids = gc_xcalloc(l->n + 1, sizeof(*ids));
+	char *twice = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].id)
+			ids[n++] = l->items[i].id;
+	qsort(ids, n, sizeof(*ids), id_order);
+	for (size_t i = 1; i < n && !twice; i++)
+		if (strcmp(ids[i - 1], ids[i]) == 0)
+			twice = gc_xasprintf("instance '%s' is listed twice", ids[i]);
+	free(ids);
+	return twice;
+}
+
 static void set_field(char **field, const char *value)
 {
 	free(*field);

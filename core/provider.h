@@ -102,6 +102,9 @@ void gc_instance_list_release(struct gc_instance_list *l);
 struct gc_instance *gc_instance_list_push(struct gc_instance_list *l);
 /* Moves every instance of src to the end of dst; src is left empty. */
 void gc_instance_list_take(struct gc_instance_list *dst, struct gc_instance_list *src);
+/* "instance 'ID' is listed twice" (caller frees) for the first id l holds twice, or NULL:
+ * a listing that does is not one to act on (issue 19). */
+char *gc_instance_list_twice(const struct gc_instance_list *l);
 /* Sets a tag on inst (replacing one with the same key) and, for ours, the parsed field. */
 void gc_instance_set_tag(struct gc_instance *inst, const char *key, const char *value);
 const char *gc_instance_tag(const struct gc_instance *inst, const char *key);

@@ -96,30 +96,17 @@ static void give_up(struct gc_teardown *t, enum gc_teardown_fate from, enum gc_t
 			node_fate(t, &t->nodes[i], fate, err);
 }
 
-static int id_order(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* A listing that names an instance twice is not one to act on (whatever the driver's
  * pager caught already): fails with err naming it. */
 static int listed_once(const struct gc_instance_list *l, struct gc_error *err)
 {
-	const char **ids = gc_xcalloc(l->n + 1, sizeof(*ids));
-	size_t n = 0;
-	int ret = 0;
+	char *twice = gc_instance_list_twice(l);
 
-	for (size_t i = 0; i < l->n; i++)
-		if (l->items[i].id)
-			ids[n++] = l->items[i].id;
-	qsort(ids, n, sizeof(*ids), id_order);
-	for (size_t i = 1; i < n && ret == 0; i++)
-		if (strcmp(ids[i - 1], ids[i]) == 0)
-			ret = gc_error_set(err, GC_EBADRESPONSE,
-					   "DescribeInstances: instance '%s' is listed twice",
-					   ids[i]);
-	free(ids);
-	return ret;
+	if (!twice)
+		return 0;
+	gc_error_set(err, GC_EBADRESPONSE, "DescribeInstances: %s", twice);
+	free(twice);
+	return -1;
 }
 
 int gc_teardown_discover(struct gc_provider *p, struct gc_log *log, const char *cluster,

@@ -93,7 +93,7 @@ static int bad_answer(struct gc_provider *p, enum tc_service svc, const char *ac
 {
 	struct tc_driver *d = tc_driver(p);
 
-	return gc_error_set(err, GC_EINVALID, "cannot read the %s answer from '%s': %s", action,
+	return gc_error_set(err, GC_EBADRESPONSE, "cannot read the %s answer from '%s': %s", action,
 			    svc == TC_VPC ? d->vpc_host : d->cvm_host, what);
 }
 
@@ -106,7 +106,8 @@ struct tc_listing {
 	const char *missing; /* bad_answer's words for a page without its set (or count) */
 	bool need_total;     /* TotalCount must be there */
 	json_t *base;
-	void (*item)(struct gc_provider *p, void *ctx, json_t *o);
+	/* takes one item of the set; NULL, or the field it lacks (the answer is refused) */
+	const char *(*item)(struct gc_provider *p, void *ctx, json_t *o);
 	void *ctx;
 	json_t *resp; /* the page's answer, from send to parse */
 };
@@ -147,7 +148,18 @@ static int listing_parse(struct gc_provider *p, void *ctx, const struct gc_buf *
 	if (!json_is_array(set) || (l->need_total && !json_is_integer(total))) {
 		ret = bad_answer(p, l->svc, l->action, l->missing, err);
 	} else {
-		json_array_foreach(set, i, o) l->item(p, l->ctx, o);
+		json_array_foreach(set, i, o)
+		{
+			const char *lacks = l->item(p, l->ctx, o);
+			char what[96];
+
+			if (lacks) {
+				snprintf(what, sizeof(what), "an item of %s has no %s", l->set,
+					 lacks);
+				ret = bad_answer(p, l->svc, l->action, what, err);
+				break;
+			}
+		}
 		pg->items = json_array_size(set);
 		pg->total = json_integer_value(total);
 	}
@@ -256,17 +268,22 @@ struct instances_ctx {
 	struct gc_instance_list found;
 };
 
-static void instance_item(struct gc_provider *p, void *ctx, json_t *o)
+static const char *instance_item(struct gc_provider *p, void *ctx, json_t *o)
 {
 	struct instances_ctx *c = ctx;
 	struct gc_instance inst;
 
 	(void)p;
+	if (!gc_jstr(o, "InstanceState"))
+		return "InstanceState";
 	memset(&inst, 0, sizeof(inst));
-	if (parse_instance(o, &inst) == 0 && c->keep(&inst, c->ctx))
+	if (parse_instance(o, &inst) != 0)
+		return "InstanceId";
+	if (c->keep(&inst, c->ctx))
 		*gc_instance_list_push(&c->found) = inst;
 	else
 		gc_instance_release(&inst);
+	return NULL;
 }
 
 /*
@@ -280,6 +297,7 @@ static int describe_instances(struct gc_provider *p, json_t *base,
 			      const void *ctx, struct gc_instance_list *out, struct gc_error *err)
 {
 	struct instances_ctx c = { keep, ctx, { 0 } };
+	char *twice = NULL;
 	struct tc_listing l = { TC_CVM,	       "DescribeInstances",
 				"InstanceSet", "no InstanceSet or TotalCount",
 				true,	       base,
@@ -289,6 +307,9 @@ static int describe_instances(struct gc_provider *p, json_t *base,
 
 	gc_instance_list_init(&c.found);
 	ret = tc_list(p, &l, err);
+	if (ret == 0 && (twice = gc_instance_list_twice(&c.found)))
+		ret = bad_answer(p, TC_CVM, "DescribeInstances", twice, err);
+	free(twice);
 	if (ret == 0)
 		gc_instance_list_take(out, &c.found);
 	gc_instance_list_release(&c.found);
@@ -507,7 +528,7 @@ struct images_ctx {
 	size_t n, alloc;
 };
 
-static void image_item(struct gc_provider *p, void *ctx, json_t *o)
+static const char *image_item(struct gc_provider *p, void *ctx, json_t *o)
 {
 	struct tc_driver *d = tc_driver(p);
 	struct images_ctx *c = ctx;
@@ -515,7 +536,7 @@ static void image_item(struct gc_provider *p, void *ctx, json_t *o)
 	struct tc_image im;
 
 	if (!id || !*id)
-		return;
+		return "ImageId";
 	memset(&im, 0, sizeof(im));
 	im.id = gc_xstrdup(id);
 	im.name = gc_xstrdup(gc_jstr(o, "ImageName") ? gc_jstr(o, "ImageName") : "");
@@ -532,6 +553,7 @@ static void image_item(struct gc_provider *p, void *ctx, json_t *o)
 	}
 	GC_ALLOC_GROW(c->fresh, c->n + 1, c->alloc);
 	c->fresh[c->n++] = im;
+	return NULL;
 }
 
 /* DescribeImages over every page of base; each image not yet known is cached. With
@@ -1116,7 +1138,7 @@ struct keypairs_ctx {
 	char **line, **id;
 };
 
-static void keypair_item(struct gc_provider *p, void *ctx, json_t *o)
+static const char *keypair_item(struct gc_provider *p, void *ctx, json_t *o)
 {
 	struct keypairs_ctx *c = ctx;
 	const char *id = gc_jstr(o, "KeyId"), *pub = gc_jstr(o, "PublicKey");
@@ -1125,7 +1147,7 @@ static void keypair_item(struct gc_provider *p, void *ctx, json_t *o)
 
 	(void)p;
 	if (!id || !*id)
-		return;
+		return "KeyId";
 	r = gc_resource_list_push(c->out);
 	r->id = gc_xstrdup(id);
 	r->name = gc_xstrdup(gc_jstr(o, "KeyName") ? gc_jstr(o, "KeyName") : "");
@@ -1137,6 +1159,7 @@ static void keypair_item(struct gc_provider *p, void *ctx, json_t *o)
 		*c->line = gc_xstrdup(pub ? pub : "");
 		*c->id = gc_xstrdup(id);
 	}
+	return NULL;
 }
 
 /* DescribeKeyPairs over every page of base. */
@@ -1225,19 +1248,20 @@ int tc_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *er
 
 /* ---- security groups (the VPC product) ------------------------------------------------------ */
 
-static void secgroup_item(struct gc_provider *p, void *ctx, json_t *o)
+static const char *secgroup_item(struct gc_provider *p, void *ctx, json_t *o)
 {
 	const char *id = gc_jstr(o, "SecurityGroupId");
 	struct gc_resource *r;
 
 	(void)p;
 	if (!id || !*id)
-		return;
+		return "SecurityGroupId";
 	r = gc_resource_list_push(ctx);
 	r->id = gc_xstrdup(id);
 	r->name =
 		gc_xstrdup(gc_jstr(o, "SecurityGroupName") ? gc_jstr(o, "SecurityGroupName") : "");
 	r->n_tags = parse_tags(json_object_get(o, "TagSet"), &r->tags);
+	return NULL;
 }
 
 static int describe_secgroups(struct gc_provider *p, json_t *filters, struct gc_resource_list *out,
@@ -1654,6 +1678,12 @@ int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_fac
 	}
 	json_decref(params);
 	set = json_object_get(resp, "InstanceTypeConfigSet");
+	if (!json_is_array(set)) {
+		json_decref(resp);
+		bad_answer(p, TC_CVM, "DescribeInstanceTypeConfigs", "no InstanceTypeConfigSet",
+			   err);
+		return gc_error_prefix(err, "cannot look up instance type '%s'", type);
+	}
 	json_array_foreach(set, i, o)
 	{
 		if (!row && gc_jstr(o, "InstanceType") &&

@@ -146,14 +146,17 @@ static int tc_answer(struct gc_provider *p, const struct gc_driver_request *req,
 		return gc_driver_fail(p, req, res->status, NULL, NULL, NULL, err);
 	doc = json_loadb(res->body.data, res->body.len, 0, NULL);
 	resp = json_object_get(doc, "Response");
-	if (!json_is_object(resp)) {
-		gc_error_set(err, GC_EINVALID,
-			     "%s: the answer from '%s' is not a Response document", req->action,
-			     c->host);
+	rid = gc_jstr(resp, "RequestId");
+	/* every answer, an error too, is a Response with its RequestId: anything else (an
+	 * HTML page, an empty envelope) is retried as an invalid response */
+	if (!json_is_object(resp) || !rid || !*rid) {
+		gc_error_set(err, GC_EBADRESPONSE,
+			     "%s: the answer from '%s' is not a Response document with a "
+			     "RequestId",
+			     req->action, c->host);
 		gc_error_set_cloud(err, NULL, NULL, res->status);
 		goto out;
 	}
-	rid = gc_jstr(resp, "RequestId");
 	e = json_object_get(resp, "Error");
 	if (e) {
 		msg = gc_jstr(e, "Message");

@@ -32,6 +32,7 @@
 #include "core/cloudinit.h"
 #include "core/keygen.h"
 #include "core/provider.h"
+#include "core/retry.h"
 #include "core/str.h"
 #include "driver-fixture.h"
 #include "driver-tencent.h"
@@ -487,8 +488,9 @@ static void test_not_a_response(void **state)
 	gc_error_init(&err);
 	run_script(p, no_response, 1);
 	assert_int_equal(gc_provider_zones(p, &zones, &n, &err), -1);
-	assert_int_equal(err.code, GC_EINVALID);
+	assert_int_equal(err.code, GC_EBADRESPONSE);
 	assert_non_null(strstr(err.message, "not a Response document"));
+	assert_int_equal(p->stats.calls, GC_RETRY_BADRESPONSE_MAX_ATTEMPTS);
 	assert_null(zones);
 	scripted_stop(d, p);
 }
