@@ -238,7 +238,7 @@ struct gc_pager {
 
 /* Every page, until done, no next token, or (with a total) an empty page or the total
  * reached. A token seen before in the loop, empty pages with a token past the allowance,
- * more pages or items (or a total) than the bounds: an error (GC_EINVALID) naming the
+ * more pages or items (or a total) than the bounds: an error (GC_EBADRESPONSE) naming the
  * action and what looked wrong. The caller collects into ctx and hands the items out
  * only on 0 (all or nothing). */
 int gc_driver_pages(struct gc_provider *p, const struct gc_pager *pager, void *ctx,

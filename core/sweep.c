@@ -250,12 +250,13 @@ int gc_sweep_scan(struct gc_sweep *s, struct gc_provider *p, struct gc_error *er
 	const struct gc_tag_filter f = { GC_TAG_CLUSTER, NULL };
 	const struct gc_discover_query q = { &f, 1, false };
 	struct gc_instance_list found;
-	size_t dropped = 0;
+	size_t dropped = 0, first = s->n;
 
 	gc_instance_list_init(&found);
 	if (gc_provider_discover(p, &q, &found, err) < 0) {
 		gc_instance_list_release(&found);
-		return gc_error_prefix(err, "cannot list the instances in %s", p->region);
+		gc_error_prefix(err, "cannot list the instances in %s", p->region);
+		goto doubt;
 	}
 	for (size_t i = 0; i < found.n; i++) {
 		const struct gc_instance *in = &found.items[i];
@@ -277,11 +278,20 @@ int gc_sweep_scan(struct gc_sweep *s, struct gc_provider *p, struct gc_error *er
 		gc_log_warn(p->log, "%s: %zu instances came back without the tag %s; ignored",
 			    p->ops->name, dropped, GC_TAG_CLUSTER);
 	gc_instance_list_release(&found);
-	if (scan_resources(s, p, GC_RESOURCE_KEYPAIR, err) < 0)
-		return gc_error_prefix(err, "cannot list the key pairs in %s", p->region);
-	if (scan_resources(s, p, GC_RESOURCE_SECGROUP, err) < 0)
-		return gc_error_prefix(err, "cannot list the security groups in %s", p->region);
+	if (scan_resources(s, p, GC_RESOURCE_KEYPAIR, err) < 0) {
+		gc_error_prefix(err, "cannot list the key pairs in %s", p->region);
+		goto doubt;
+	}
+	if (scan_resources(s, p, GC_RESOURCE_SECGROUP, err) < 0) {
+		gc_error_prefix(err, "cannot list the security groups in %s", p->region);
+		goto doubt;
+	}
 	return 0;
+doubt:
+	/* no destruction on doubt (issue 19): nothing of this region is listed or deleted */
+	while (s->n > first)
+		item_release(&s->items[--s->n]);
+	return gc_error_prefix(err, "not deleting anything in %s", p->region);
 }
 
 /* ---- classify -------------------------------------------------------------------- */

@@ -115,7 +115,8 @@ void gc_sweep_init(struct gc_sweep *s);
 void gc_sweep_release(struct gc_sweep *s);
 
 /* Appends everything of p's region carrying GC_TAG_CLUSTER (terminated instances left
- * out). On failure the items appended so far stay. */
+ * out). All or nothing: on failure the region's items are dropped (nothing of a region
+ * listed in doubt is deleted) and err says "not deleting anything in REGION: ...". */
 int gc_sweep_scan(struct gc_sweep *s, struct gc_provider *p, struct gc_error *err);
 
 /* Sets every item's why. Pure: calls nothing. Terminating instances are never collected

@@ -2620,6 +2620,44 @@ static void test_gc_sweep(void **state)
 	gc_sweep_release(&s);
 }
 
+/* A region whose scan fails (instances, key pairs or security groups) is dropped whole:
+ * nothing of it is listed, so nothing of it can be deleted (issue 19, item 3). */
+static void test_gc_sweep_scan_doubt(void **state)
+{
+	struct t *t = *state;
+	static const struct {
+		int op;
+		unsigned at;
+		const char *what;
+	} cases[] = {
+		{ OP_DISCOVER, 0, "cannot list the instances in " },
+		{ OP_LIST, 0, "cannot list the key pairs in " },
+		{ OP_LIST, 1, "cannot list the security groups in " },
+	};
+	struct gc_error err;
+
+	up(t, SPEC4_TTL);
+	assert_int_equal(apply_quiet(t, &err), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gc_sweep s;
+
+		gc_sweep_init(&s);
+		gc_error_init(&err);
+		reset_calls();
+		F.fail_op = cases[i].op;
+		F.fail_at = cases[i].at;
+		F.fail_code = GC_EBADRESPONSE;
+		assert_int_equal(gc_sweep_scan(&s, &t->prov, &err), -1);
+		assert_int_equal(err.code, GC_EBADRESPONSE);
+		assert_non_null(strstr(err.message, "not deleting anything in "));
+		assert_non_null(strstr(err.message, cases[i].what));
+		assert_int_equal(s.n, 0);
+		gc_sweep_release(&s);
+	}
+	F.fail_op = -1;
+	assert_int_equal(alive(CLUSTER), 4);
+}
+
 static void test_gc_sweep_auth_stops(void **state)
 {
 	struct t *t = *state;
@@ -2698,6 +2736,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replace_stops_on_listing_error, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_gc_sweep_auth_stops, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gc_sweep_scan_doubt, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
