@@ -626,11 +626,11 @@ static int authenticate(struct ec2 *c)
 		goto out;
 	}
 	if (sim_aws_verify(req, &auth, secret, &err) != 0) {
+		/* EC2, unlike STS and S3, answers a wrong secret as it answers an unknown
+		 * key: AuthFailure, HTTP 401 (docs/internals/emulator.md) */
 		if (err.code == GC_EAUTH)
-			ec2_fail(c, 403, "SignatureDoesNotMatch",
-				 "The request signature we calculated does not match the "
-				 "signature you provided. Check your AWS Secret Access Key and "
-				 "signing method. Consult the service documentation for details.");
+			ec2_fail(c, 401, "AuthFailure",
+				 "AWS was not able to validate the provided access credentials");
 		else
 			ec2_fail(c, 400, "IncompleteSignature", "%s", err.message);
 		goto out;

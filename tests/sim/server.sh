@@ -79,8 +79,8 @@ grep -q '<Code>MissingAuthenticationToken</Code>' "$work/unsigned.xml" || fail "
 code=$(curl -sS -o "$work/bad.xml" -w '%{http_code}' --aws-sigv4 "aws:amz:us-east-1:ec2" \
 	--user AKIAGPUCLUSTERSIM001:wrong \
 	--data 'Action=DescribeInstances&Version=2016-11-15' "$aws/")
-[ "$code" = 403 ] || fail "wrong secret answered $code"
-grep -q '<Code>SignatureDoesNotMatch</Code>' "$work/bad.xml" || fail "wrong secret body"
+[ "$code" = 401 ] || fail "wrong secret answered $code"
+grep -q '<Code>AuthFailure</Code>' "$work/bad.xml" || fail "wrong secret body"
 
 # the request log: one JSON object per line, in order
 python3 - "$work/requests.log" <<'EOF' || fail "request log: $(cat "$work/requests.log")"
@@ -99,7 +99,7 @@ assert run["params"]["UserData"] == "<redacted: 16 characters>", run
 assert "c2VjcmV0" not in open(sys.argv[1]).read()
 assert run["ts"].endswith("Z") and "T" in run["ts"], run
 assert lines[2]["status"] == 401 and lines[2]["error_code"] == "MissingAuthenticationToken"
-assert lines[3]["error_code"] == "SignatureDoesNotMatch"
+assert lines[3]["error_code"] == "AuthFailure"
 EOF
 
 # the control API

@@ -405,8 +405,8 @@ static void test_auth(void **state)
 
 	(void)state;
 	SEND(&wrong, &r, EC2("DescribeRegions"));
-	assert_int_equal(r.status, 403);
-	assert_string_equal(r.code, "SignatureDoesNotMatch");
+	assert_int_equal(r.status, 401);
+	assert_string_equal(r.code, "AuthFailure");
 	reply_release(&r);
 
 	SEND(&unknown, &r, EC2("DescribeRegions"));
