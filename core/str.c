@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/error.h"
 #include "core/str.h"
 
 int gc_parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -87,16 +88,25 @@ bool gc_ends_with(const char *s, const char *suffix)
 	return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
-void gc_format_decimal(double v, char out[32])
+int gc_format_bid(double max, unsigned decimals, char out[32], struct gc_error *err)
 {
+	double scale = pow(10.0, decimals > 9 ? 9 : decimals);
+	double v = floor(max * scale + 1e-9) / scale; /* 1e-9: 0.3 * 1000 is 299.99... */
 	size_t n;
 
-	snprintf(out, 32, "%.5f", v);
+	if (!(v > 0))
+		return gc_error_set(
+			err, GC_EINVALID,
+			"max_spot_price %g rounds down to 0 at the %u decimals the cloud "
+			"takes: the smallest bid is %g",
+			max, decimals, 1.0 / scale);
+	snprintf(out, 32, "%.*f", (int)decimals, v);
 	n = strlen(out);
 	while (n > 1 && out[n - 1] == '0')
 		out[--n] = '\0';
 	if (n > 1 && out[n - 1] == '.')
 		out[--n] = '\0';
+	return 0;
 }
 
 static bool id_char(char c)

@@ -25,9 +25,13 @@ bool gc_ends_with(const char *s, const char *suffix);
  * "i-0abc" (the ids a cloud's error message names). */
 bool gc_names_id(const char *text, const char *id);
 
-/* v with five decimals at most, trailing zeros (and a bare point) dropped: "0.5", "3" (a
- * price as the clouds' APIs take it). */
-void gc_format_decimal(double v, char out[32]);
+struct gc_error;
+
+/* A spot bid of at most max as a cloud takes it: rounded DOWN to decimals places (never
+ * above the user's maximum), trailing zeros and a bare point dropped ("0.5", "3"); -1 and
+ * an invalid-input err when it rounds down to nothing (a bid of 0 is refused by the
+ * clouds, and is not what the user meant either). */
+int gc_format_bid(double max, unsigned decimals, char out[32], struct gc_error *err);
 
 /* Whether s is valid UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF). */
 bool gc_utf8_valid(const char *s, size_t len);

@@ -529,25 +529,6 @@ static void make_names(const struct gc_create_request *req, char name[129], char
 	host[h] = '\0';
 }
 
-/* SpotPriceLimit takes three decimals: the bid rounded down, never above the user's. */
-static int spot_limit(double max, char out[32], struct gc_error *err)
-{
-	double v = floor(max * 1000.0 + 1e-9) / 1000.0;
-	size_t n;
-
-	if (!(v >= 0.001))
-		return gc_error_set(err, GC_EINVALID,
-				    "max_spot_price %g is below Alibaba's smallest bid, 0.001",
-				    max);
-	snprintf(out, 32, "%.3f", v);
-	n = strlen(out);
-	while (out[n - 1] == '0')
-		out[--n] = '\0';
-	if (out[n - 1] == '.')
-		out[--n] = '\0';
-	return 0;
-}
-
 /* AutoReleaseTime for expires_at: ECS takes the start of the minute, so the cloud's timer
  * fires at expires_at or just before, never after. */
 static int release_time(int64_t expires_at, char out[32], struct gc_error *err)
@@ -609,7 +590,8 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 		if (req->spot_max_price > 0) {
 			char limit[32];
 
-			if (spot_limit(req->spot_max_price, limit, err) != 0)
+			/* SpotPriceLimit takes three decimals */
+			if (gc_format_bid(req->spot_max_price, 3, limit, err) != 0)
 				return -1;
 			gc_params_add(params, "SpotStrategy", "SpotWithPriceLimit");
 			gc_params_add(params, "SpotPriceLimit", limit);

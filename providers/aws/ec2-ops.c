@@ -426,7 +426,8 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 			      "terminate");
 		if (req->spot_max_price > 0) {
 			char price[32];
-			gc_format_decimal(req->spot_max_price, price);
+			if (gc_format_bid(req->spot_max_price, 5, price, err) != 0)
+				return -1;
 			gc_params_add(params, "InstanceMarketOptions.SpotOptions.MaxPrice", price);
 		}
 	}

@@ -781,7 +781,10 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 	if (req->spot && req->spot_max_price > 0) {
 		char price[32];
 
-		gc_format_decimal(req->spot_max_price, price);
+		if (gc_format_bid(req->spot_max_price, 5, price, err) != 0) {
+			json_decref(o);
+			return -1;
+		}
 		json_object_set_new(o, "InstanceMarketOptions",
 				    json_pack("{s:s, s:{s:s, s:s}}", "MarketType", "spot",
 					      "SpotOptions", "MaxPrice", price, "SpotInstanceType",

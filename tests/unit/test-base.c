@@ -272,9 +272,44 @@ static void test_xasprintf(void **state)
 	free(s);
 }
 
+/* A spot bid is never above the user's maximum and never 0 (issue 18). */
+static void test_format_bid(void **state)
+{
+	static const struct {
+		double max;
+		unsigned decimals;
+		const char *want; /* NULL: refused */
+	} cases[] = {
+		{ 0.9, 5, "0.9" },	    { 4.5, 5, "4.5" },	       { 3, 5, "3" },
+		{ 1.234567, 5, "1.23456" }, /* down, not the nearest 1.23457 */
+		{ 0.3, 3, "0.3" },	    { 0.0019, 3, "0.001" },    { 0.0009, 3, NULL },
+		{ 0.0000001, 5, NULL },	    { 0.00001, 5, "0.00001" }, { 98.32, 3, "98.32" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gc_error err;
+		char out[32] = "";
+		int rc;
+
+		gc_error_init(&err);
+		rc = gc_format_bid(cases[i].max, cases[i].decimals, out, &err);
+		if (!cases[i].want) {
+			assert_int_equal(rc, -1);
+			assert_int_equal(err.code, GC_EINVALID);
+			assert_non_null(strstr(err.message, "rounds down to 0"));
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		assert_string_equal(out, cases[i].want);
+		assert_true(strtod(out, NULL) <= cases[i].max);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_bid),
 		cmocka_unit_test(test_error_set_and_prefix),
 		cmocka_unit_test(test_error_message_truncates),
 		cmocka_unit_test(test_buf_cap),
