@@ -583,6 +583,8 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 	gc_params_add(params, "InternetChargeType", "PayByTraffic");
 	gc_params_add(params, "InternetMaxBandwidthOut", ALI_BANDWIDTH_OUT);
 	gc_params_add(params, "SystemDisk.Category", "cloud_essd");
+	gc_params_add(params, "SystemDisk.Encrypted",
+		      "true"); /* as on EC2: at rest, the default key */
 	if (req->disk_gb)
 		addu(params, "SystemDisk.Size", req->disk_gb);
 	if (req->spot) {

@@ -794,9 +794,10 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 	json_object_set_new(o, "ImageId", json_string(req->image_id));
 	json_object_set_new(o, "InstanceType", json_string(req->type));
 	/* the premium cloud disk: a system disk every GPU family takes */
+	/* encrypted at rest with the default key, as on EC2 and ECS */
 	json_object_set_new(o, "SystemDisk",
-			    json_pack("{s:s, s:i}", "DiskType", "CLOUD_PREMIUM", "DiskSize",
-				      (int)(req->disk_gb ? req->disk_gb : 50)));
+			    json_pack("{s:s, s:i, s:b}", "DiskType", "CLOUD_PREMIUM", "DiskSize",
+				      (int)(req->disk_gb ? req->disk_gb : 50), "Encrypt", 1));
 	json_object_set_new(o, "VirtualPrivateCloud",
 			    json_pack("{s:s, s:s}", "VpcId", vpc, "SubnetId", subnet));
 	json_object_set_new(o, "InternetAccessible",

@@ -54,7 +54,7 @@ struct run_args {
 	struct sim_tags tags;
 	struct gc_buf user_data;
 	uint64_t amount, min_amount, disk_gb, spot_duration;
-	bool unique_suffix, dry_run, spot;
+	bool unique_suffix, dry_run, spot, disk_encrypted;
 	int64_t release_at;
 };
 
@@ -264,7 +264,8 @@ static int run_parse(struct ecs_call *c, struct run_args *r)
 		return ecs_fail(c, 400, "InvalidInstanceName.Malformed",
 				"The specified InstanceName is not valid: 2 to 128 characters.");
 	if (ecs_bool(c, "UniqueSuffix", false, &r->unique_suffix) ||
-	    ecs_bool(c, "DryRun", false, &r->dry_run))
+	    ecs_bool(c, "DryRun", false, &r->dry_run) ||
+	    ecs_bool(c, "SystemDisk.Encrypted", false, &r->disk_encrypted))
 		return -1;
 	uint64_t bw;
 	if (ecs_uint(c, "InternetMaxBandwidthOut", 0, 100, 0, &bw) ||
@@ -725,6 +726,7 @@ static const struct ecs_param run_params[] = {
 	{ "SystemDisk.PerformanceLevel", 0 },
 	{ "SystemDisk.DiskName", 0 },
 	{ "SystemDisk.Description", 0 },
+	{ "SystemDisk.Encrypted", 0 },
 	{ "DataDisk.N.Size", 16 },
 	{ "DataDisk.N.Category", 16 },
 	{ "DataDisk.N.PerformanceLevel", 16 },

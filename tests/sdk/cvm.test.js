@@ -73,7 +73,7 @@ function runReq(count, tags, clientToken, type = TYPE) {
 		Placement: { Zone: ZONE, ProjectId: 0 },
 		InstanceType: type,
 		ImageId: IMAGE,
-		SystemDisk: { DiskType: 'CLOUD_BSSD', DiskSize: 100 },
+		SystemDisk: { DiskType: 'CLOUD_BSSD', DiskSize: 100, Encrypt: true },
 		InternetAccessible: { InternetChargeType: 'TRAFFIC_POSTPAID_BY_HOUR',
 			InternetMaxBandwidthOut: 10, PublicIpAssigned: true },
 		InstanceCount: count,

@@ -81,6 +81,7 @@ function runParams(amount, tags, clientToken, type = TYPE) {
 		Tag: tags.map(([Key, Value]) => ({ Key, Value })),
 		'SystemDisk.Category': 'cloud_essd',
 		'SystemDisk.Size': 100,
+		'SystemDisk.Encrypted': 'true',
 	};
 	if (clientToken)
 		p.ClientToken = clientToken;

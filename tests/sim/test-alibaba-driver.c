@@ -154,6 +154,7 @@ static void test_create_spot_ttl(void **state)
 	assert_string_equal(param(run, "SpotInterruptionBehavior"), "Terminate");
 	assert_string_equal(param(run, "SystemDisk.Category"), "cloud_essd");
 	assert_string_equal(param(run, "SystemDisk.Size"), "200");
+	assert_string_equal(param(run, "SystemDisk.Encrypted"), "true");
 	assert_string_equal(param(run, "KeyPairName"), "gpucluster-drv");
 	assert_string_equal(param(run, "SecurityGroupId"), sg_id);
 	assert_string_equal(param(run, "InternetChargeType"), "PayByTraffic");

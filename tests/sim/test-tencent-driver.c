@@ -195,6 +195,7 @@ static void test_create_spot_ttl_host_key(void **state)
 	assert_int_equal(json_integer_value(jparam(run, "MinCount")), 2);
 	assert_string_equal(pstr(run, "SystemDisk.DiskType"), "CLOUD_PREMIUM");
 	assert_int_equal(json_integer_value(jparam(run, "SystemDisk.DiskSize")), 200);
+	assert_true(json_is_true(jparam(run, "SystemDisk.Encrypt")));
 	assert_string_equal(pstr(run, "VirtualPrivateCloud.VpcId"), TC_DEFAULT_VPC);
 	assert_string_equal(pstr(run, "VirtualPrivateCloud.SubnetId"), subnet);
 	assert_string_equal(pstr(run, "InternetAccessible.InternetChargeType"),
