@@ -37,8 +37,7 @@ void gc_cmd_report_error(struct gc_cmd_ctx *ctx, const char *what, const struct 
 
 	switch (err->code) {
 	case GC_EAUTH:
-		gc_out_hint(ctx->out, "check the credentials for %s: see docs/credentials.md",
-			    ctx->spec ? ctx->spec->provider.name : "the cloud");
+		gc_cmd_hint_auth(ctx->out, ctx->spec ? ctx->spec->provider.ops : NULL, err);
 		break;
 	case GC_EQUOTA:
 		gc_out_hint(ctx->out, "ask for a higher limit, or lower the counts in the spec");
@@ -50,6 +49,27 @@ void gc_cmd_report_error(struct gc_cmd_ctx *ctx, const char *what, const struct 
 		break;
 	default: break;
 	}
+}
+
+void gc_cmd_hint_auth(struct gc_output *out, const struct gc_provider_ops *ops,
+		      const struct gc_error *err)
+{
+	const struct gc_provider_facts *f = ops ? ops->facts : NULL;
+
+	/* good credentials that may not make this call: name what to grant, not "check" */
+	for (const char *const *c = f ? f->permission_codes : NULL; c && *c && err->action[0];
+	     c++) {
+		if (strcmp(*c, err->cloud_code) == 0) {
+			gc_out_hint(out,
+				    "these credentials may not call %s: grant '%s%s' to them (see "
+				    "docs/credentials.md for every permission gpucluster needs)",
+				    err->action, f->permission_prefix ? f->permission_prefix : "",
+				    err->action);
+			return;
+		}
+	}
+	gc_out_hint(out, "check the credentials for %s: see docs/credentials.md",
+		    ops ? ops->name : "the cloud");
 }
 
 void gc_cmd_hint_after(struct gc_output *out, const struct gc_error *err, const char *verb)

@@ -34,6 +34,12 @@ int gc_cmd_open_cloud(struct gc_cmd_ctx *ctx, const struct gc_provider_ops *ops,
  * user can act on (credentials, quota, locks). what may be NULL. */
 void gc_cmd_report_error(struct gc_cmd_ctx *ctx, const char *what, const struct gc_error *err);
 
+/* For an auth error on cloud ops (NULL: none known): when the cloud said the credentials
+ * may not make the call (its facts' permission_codes), the permission to grant, named
+ * after the refused action; else "check the credentials". */
+void gc_cmd_hint_auth(struct gc_output *out, const struct gc_provider_ops *ops,
+		      const struct gc_error *err);
+
 /* After a failed apply, scale or destroy (verb): "run it again" only for the classes a
  * re-run can get past (transient, throttled, timeout, capacity, a wrong answer, a token
  * clash, generic); for a configuration error (invalid, not-found, unsupported, too-big)

@@ -495,6 +495,7 @@ int gc_driver_fail(struct gc_provider *p, const struct gc_driver_request *req, i
 		gc_error_set(err, ec, "%s: %s: %s", req->action, code && *code ? code : "?",
 			     message ? message : "");
 	gc_error_set_cloud(err, code && *code ? code : NULL, rid, status);
+	gc_error_set_action(err, req->action);
 	return -1;
 }
 

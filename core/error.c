@@ -82,6 +82,12 @@ void gc_error_set_cloud(struct gc_error *err, const char *cloud_code, const char
 		err->http_status = http_status;
 }
 
+void gc_error_set_action(struct gc_error *err, const char *action)
+{
+	if (err)
+		copy_field(err->action, sizeof(err->action), action);
+}
+
 const char *gc_strerror(enum gc_errcode code)
 {
 	switch (code) {

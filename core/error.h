@@ -40,6 +40,7 @@ struct gc_error {
 	char message[GC_ERROR_MSG_MAX];
 	char cloud_code[128]; /* the cloud's own error code, e.g. RequestLimitExceeded */
 	char request_id[128]; /* the cloud's request id, for support tickets */
+	char action[64];      /* the API action the cloud refused ("" when none) */
 };
 
 void gc_error_init(struct gc_error *err);
@@ -58,6 +59,9 @@ int gc_error_prefix(struct gc_error *err, const char *fmt, ...)
 /* Records the cloud's error code, request id and HTTP status (NULLs leave a field). */
 void gc_error_set_cloud(struct gc_error *err, const char *cloud_code, const char *request_id,
 			int http_status);
+
+/* Records the API action a cloud's error answered (NULL leaves it). */
+void gc_error_set_action(struct gc_error *err, const char *action);
 
 /* A short lowercase name for a code: "throttled", "capacity", ... */
 const char *gc_strerror(enum gc_errcode code);

@@ -284,6 +284,11 @@ struct gc_provider_facts {
 	const char *const *secret_names;
 	const char *const *key_id_prefixes;
 	unsigned key_id_len;
+	/* The error codes that mean "these credentials are good but may not make this call"
+	 * (not "wrong credentials"), and how the cloud's policies name an action's
+	 * permission (the service prefix of "service:Action"): the hint names what to grant. */
+	const char *const *permission_codes;
+	const char *permission_prefix;
 };
 
 struct gc_provider_ops {

@@ -54,6 +54,8 @@ static const char *const ali_reserved_tags[] = { "acs:", "aliyun", NULL };
 static const char *const ali_image_aliases[] = { "ubuntu-22.04", "ubuntu-24.04", "gpu-ready",
 						 NULL };
 
+static const char *const ali_permission_codes[] = { "Forbidden.RAM", "Forbidden.Unauthorized",
+						    "NoPermission", NULL };
 static const char *const ali_secret_names[] = {
 	"x-acs-security-token", "AccessKeySecret", "access_key_secret", "OIDCToken", NULL,
 };
@@ -78,4 +80,6 @@ const struct gc_provider_facts ali_facts = {
 	 * resource are all needed elsewhere */
 	.name_tag = false,
 	.secret_names = ali_secret_names,
+	.permission_codes = ali_permission_codes,
+	.permission_prefix = "ecs:",
 };

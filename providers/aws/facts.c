@@ -47,6 +47,7 @@ static const char *const aws_secret_names[] = {
 	"aws_secret_access_key", "aws_session_token", "WebIdentityToken", NULL,
 };
 static const char *const aws_key_id_prefixes[] = { "AKIA", "ASIA", NULL };
+static const char *const aws_permission_codes[] = { "UnauthorizedOperation", NULL };
 
 const struct gc_provider_facts aws_facts = {
 	.title = "AWS EC2",
@@ -70,5 +71,7 @@ const struct gc_provider_facts aws_facts = {
 	.name_tag = true,
 	.secret_names = aws_secret_names,
 	.key_id_prefixes = aws_key_id_prefixes,
+	.permission_codes = aws_permission_codes,
+	.permission_prefix = "ec2:",
 	.key_id_len = 20,
 };

@@ -45,6 +45,8 @@ static const char *const tc_reserved_tags[] = { "qcloud", "tencent", NULL };
 static const char *const tc_image_aliases[] = { "ubuntu-22.04", "ubuntu-24.04", "gpu-ready", NULL };
 
 static const char *const tc_secret_names[] = { "X-TC-Token", "WebIdentityToken", NULL };
+static const char *const tc_permission_codes[] = { "UnauthorizedOperation",
+						   "AuthFailure.UnauthorizedOperation", NULL };
 
 const struct gc_provider_facts tc_facts = {
 	.title = "Tencent Cloud CVM",
@@ -67,4 +69,6 @@ const struct gc_provider_facts tc_facts = {
 	/* CVM has an instance name field of its own, which the driver fills */
 	.name_tag = false,
 	.secret_names = tc_secret_names,
+	.permission_codes = tc_permission_codes,
+	.permission_prefix = "cvm:",
 };

@@ -26,6 +26,7 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/error.h"
+#include "core/provider.h"
 #include "core/log.h"
 #include "core/spec.h"
 #include "core/str.h"
@@ -1200,11 +1201,47 @@ static void test_hint_after(void **state)
 	}
 }
 
+/* An auth error that says "not allowed" names the permission to grant; one that says
+ * "wrong credentials" sends the user to the credentials (issue 18). */
+static void test_hint_auth(void **state)
+{
+	static const struct {
+		const char *cloud, *code, *want;
+	} cases[] = {
+		{ "aws", "UnauthorizedOperation", "grant 'ec2:RunInstances'" },
+		{ "alibaba", "Forbidden.RAM", "grant 'ecs:RunInstances'" },
+		{ "tencent", "UnauthorizedOperation", "grant 'cvm:RunInstances'" },
+		{ "aws", "AuthFailure", "check the credentials for aws" },
+		{ "tencent", "AuthFailure.SignatureFailure", "check the credentials for tencent" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gc_output o;
+		struct gc_error err;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		gc_output_init(&o, f, f);
+		gc_error_set(&err, GC_EAUTH, "RunInstances: %s: no", cases[i].code);
+		gc_error_set_cloud(&err, cases[i].code, NULL, 403);
+		gc_error_set_action(&err, "RunInstances");
+		gc_cmd_hint_auth(&o, gc_provider_by_name(cases[i].cloud), &err);
+		fclose(f);
+		if (!strstr(text, cases[i].want))
+			fail_msg("%s %s: '%s' has no '%s'", cases[i].cloud, cases[i].code, text,
+				 cases[i].want);
+		free(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_exact_and_prefix, setup),
 		cmocka_unit_test(test_hint_after),
+		cmocka_unit_test(test_hint_auth),
 		cmocka_unit_test_setup(test_ambiguous_prefix, setup),
 		cmocka_unit_test_setup(test_did_you_mean, setup),
 		cmocka_unit_test_setup(test_no_args_and_help_overview, setup),
