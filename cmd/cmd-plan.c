@@ -13,6 +13,7 @@
 #include "cmd/output.h"
 #include "cmd/plan-render.h"
 #include "core/buf.h"
+#include "core/cidr.h"
 #include "core/engine.h"
 #include "core/plan.h"
 
@@ -22,6 +23,25 @@ static const struct gc_opt plan_opts[] = {
 	  .help = "exit 0 when there are no changes, 2 when there are, 1 on errors" },
 	{ .name = NULL },
 };
+
+/* SSH open to every address is allowed, but worth a word before anything is made. */
+static void warn_world_open(struct gc_cmd_ctx *ctx)
+{
+	const struct gc_spec *spec = ctx->spec;
+	struct gc_cidr c;
+
+	for (size_t i = 0; spec && i < spec->ssh.n_allow_from; i++) {
+		if (gc_cidr_parse(&c, spec->ssh.allow_from[i]) == 0 && c.prefix == 0) {
+			gc_out_warn(
+				ctx->out,
+				"ssh.allow_from '%s' opens SSH (port %u) of every node to the "
+				"whole internet: name your own ranges, or leave the key out for "
+				"this machine's address",
+				spec->ssh.allow_from[i], spec->ssh.port);
+			return;
+		}
+	}
+}
 
 /* Prints a built plan in the chosen format. */
 int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
@@ -37,6 +57,7 @@ int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 		gc_out_puts(ctx->out, ctx->out->out, b.data);
 	/* progress and questions follow on stderr: the plan must be on screen first */
 	fflush(ctx->out->out);
+	warn_world_open(ctx);
 	gc_buf_release(&b);
 	return rc;
 }

@@ -34,7 +34,14 @@ expect_rules() {
 	[ "$got" = true ] || fail "$2: the group's rules: $(group | jq -c '.[0].rules')"
 }
 
+# SSH open to the world is allowed, with a warning in the plan (issue 18); a range, none
+allow 0.0.0.0/0
+gc_ok plan "$work/c.yaml"
+grep -q "warning: ssh.allow_from '0.0.0.0/0' opens SSH (port 22) of every node to the whole internet" \
+	"$work/err" || fail "no warning for SSH open to the world: $(cat "$work/err")"
 allow 203.0.113.0/24
+gc_ok plan "$work/c.yaml"
+grep -q 'whole internet' "$work/err" && fail "a warning for a narrow range: $(cat "$work/err")"
 gc_ok apply -y "$work/c.yaml"
 [ "$(group | jq length)" = 1 ] || fail "not one security group: $(group)"
 id=$(group | jq -r '.[0].id')
