@@ -830,58 +830,24 @@ static const struct ecs_param create_sg_params[] = {
 	{ NULL, 0 },
 };
 
-static const struct ecs_param authorize_params[] = {
-	{ "RegionId", 0 },
-	{ "SecurityGroupId", 0 },
-	{ "IpProtocol", 0 },
-	{ "PortRange", 0 },
-	{ "SourceCidrIp", 0 },
-	{ "SourcePortRange", 0 },
-	{ "DestCidrIp", 0 },
-	{ "Policy", 0 },
-	{ "Priority", 0 },
-	{ "NicType", 0 },
-	{ "Description", 0 },
-	{ "ClientToken", 0 },
-	{ "Permissions.N.IpProtocol", 100 },
-	{ "Permissions.N.PortRange", 100 },
-	{ "Permissions.N.SourceCidrIp", 100 },
-	{ "Permissions.N.SourcePortRange", 100 },
-	{ "Permissions.N.DestCidrIp", 100 },
-	{ "Permissions.N.Policy", 100 },
-	{ "Permissions.N.Priority", 100 },
-	{ "Permissions.N.NicType", 100 },
-	{ "Permissions.N.Description", 100 },
-	{ "DryRun", 0 },
-	{ NULL, 0 },
-};
+/* the rule parameters AuthorizeSecurityGroup and RevokeSecurityGroup share */
+#define RULE_PARAMS                                                                            \
+	{ "RegionId", 0 }, { "SecurityGroupId", 0 }, { "IpProtocol", 0 }, { "PortRange", 0 },  \
+		{ "SourceCidrIp", 0 }, { "SourcePortRange", 0 }, { "DestCidrIp", 0 },          \
+		{ "Policy", 0 }, { "Priority", 0 }, { "NicType", 0 }, { "Description", 0 },    \
+		{ "ClientToken", 0 }, { "Permissions.N.IpProtocol", 100 },                     \
+		{ "Permissions.N.PortRange", 100 }, { "Permissions.N.SourceCidrIp", 100 },     \
+		{ "Permissions.N.SourcePortRange", 100 }, { "Permissions.N.DestCidrIp", 100 }, \
+		{ "Permissions.N.Policy", 100 }, { "Permissions.N.Priority", 100 },            \
+		{ "Permissions.N.NicType", 100 }, { "Permissions.N.Description", 100 },        \
+	{                                                                                      \
+		"DryRun", 0                                                                    \
+	}
 
-static const struct ecs_param revoke_params[] = {
-	{ "RegionId", 0 },
-	{ "SecurityGroupId", 0 },
-	{ "SecurityGroupRuleId.N", 100 },
-	{ "IpProtocol", 0 },
-	{ "PortRange", 0 },
-	{ "SourceCidrIp", 0 },
-	{ "SourcePortRange", 0 },
-	{ "DestCidrIp", 0 },
-	{ "Policy", 0 },
-	{ "Priority", 0 },
-	{ "NicType", 0 },
-	{ "Description", 0 },
-	{ "ClientToken", 0 },
-	{ "Permissions.N.IpProtocol", 100 },
-	{ "Permissions.N.PortRange", 100 },
-	{ "Permissions.N.SourceCidrIp", 100 },
-	{ "Permissions.N.SourcePortRange", 100 },
-	{ "Permissions.N.DestCidrIp", 100 },
-	{ "Permissions.N.Policy", 100 },
-	{ "Permissions.N.Priority", 100 },
-	{ "Permissions.N.NicType", 100 },
-	{ "Permissions.N.Description", 100 },
-	{ "DryRun", 0 },
-	{ NULL, 0 },
-};
+static const struct ecs_param authorize_params[] = { RULE_PARAMS, { NULL, 0 } };
+static const struct ecs_param revoke_params[] = { RULE_PARAMS,
+						  { "SecurityGroupRuleId.N", 100 },
+						  { NULL, 0 } };
 
 static const struct ecs_param describe_sgs_params[] = {
 	{ "RegionId", 0 },

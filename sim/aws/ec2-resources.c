@@ -874,43 +874,16 @@ static int delete_security_group(struct ec2 *c)
 
 /* --- the action table --------------------------------------------------------------*/
 
-static const char *const p_authorize[] = {
-	"GroupId",
-	"GroupName",
-	"IpProtocol",
-	"FromPort",
-	"ToPort",
-	"CidrIp",
-	"IpPermissions.N.IpProtocol",
-	"IpPermissions.N.FromPort",
-	"IpPermissions.N.ToPort",
-	"IpPermissions.N.IpRanges.N.CidrIp",
-	"IpPermissions.N.IpRanges.N.Description",
-	"IpPermissions.N.Groups.N.GroupId",
-	"IpPermissions.N.Groups.N.GroupName",
-	"IpPermissions.N.Groups.N.UserId",
-	"IpPermissions.N.Groups.N.Description",
-	EC2_TAGSPEC,
-	NULL,
-};
-static const char *const p_revoke[] = {
-	"GroupId",
-	"GroupName",
-	"IpProtocol",
-	"FromPort",
-	"ToPort",
-	"CidrIp",
-	"IpPermissions.N.IpProtocol",
-	"IpPermissions.N.FromPort",
-	"IpPermissions.N.ToPort",
-	"IpPermissions.N.IpRanges.N.CidrIp",
-	"IpPermissions.N.IpRanges.N.Description",
-	"IpPermissions.N.Groups.N.GroupId",
-	"IpPermissions.N.Groups.N.GroupName",
-	"IpPermissions.N.Groups.N.UserId",
-	"IpPermissions.N.Groups.N.Description",
-	NULL,
-};
+/* the rule parameters AuthorizeSecurityGroupIngress and RevokeSecurityGroupIngress share */
+#define P_RULES                                                                               \
+	"GroupId", "GroupName", "IpProtocol", "FromPort", "ToPort", "CidrIp",                 \
+		"IpPermissions.N.IpProtocol", "IpPermissions.N.FromPort",                     \
+		"IpPermissions.N.ToPort", "IpPermissions.N.IpRanges.N.CidrIp",                \
+		"IpPermissions.N.IpRanges.N.Description", "IpPermissions.N.Groups.N.GroupId", \
+		"IpPermissions.N.Groups.N.GroupName", "IpPermissions.N.Groups.N.UserId",      \
+		"IpPermissions.N.Groups.N.Description"
+static const char *const p_authorize[] = { P_RULES, EC2_TAGSPEC, NULL };
+static const char *const p_revoke[] = { P_RULES, NULL };
 static const char *const p_create_sg[] = { "GroupName", "GroupDescription", "VpcId", EC2_TAGSPEC,
 					   NULL };
 static const char *const p_tags[] = { "ResourceId.N", "Resource.N", "Tag.N.Key", "Tag.N.Value",

@@ -259,26 +259,38 @@ bad:
 		       index, port);
 }
 
-static int create_policies(struct tc_call *c)
+/* What Create- and DeleteSecurityGroupPolicies both take: the group, and a policy set of
+ * one direction (verb: "created", "deleted", for the refusal). 0, or -1 answered. */
+static int policy_set(struct tc_call *c, const char *verb, struct sim_secgroup **sg,
+		      json_t **ingress, json_t **egress)
 {
 	const char *id;
-	struct sim_secgroup *sg;
-	json_t *ingress = tc_get(c, "SecurityGroupPolicySet.Ingress");
-	json_t *egress = tc_get(c, "SecurityGroupPolicySet.Egress"), *p;
-	size_t i;
 
-	if (tc_need_str(c, "SecurityGroupId", &id) || !(sg = find_sg(c, id)))
+	*ingress = tc_get(c, "SecurityGroupPolicySet.Ingress");
+	*egress = tc_get(c, "SecurityGroupPolicySet.Egress");
+	if (tc_need_str(c, "SecurityGroupId", &id) || !(*sg = find_sg(c, id)))
 		return -1;
 	if (!tc_get(c, "SecurityGroupPolicySet"))
 		return tc_fail(
 			c, "MissingParameter",
 			"The request is missing a required parameter `SecurityGroupPolicySet`.");
-	if (json_array_size(ingress) && json_array_size(egress))
+	if (json_array_size(*ingress) && json_array_size(*egress))
 		return tc_fail(c, "InvalidParameter",
-			       "Ingress and Egress cannot be created in one request.");
-	if (!json_array_size(ingress) && !json_array_size(egress))
+			       "Ingress and Egress cannot be %s in one request.", verb);
+	if (!json_array_size(*ingress) && !json_array_size(*egress))
 		return tc_fail(c, "MissingParameter",
 			       "SecurityGroupPolicySet needs Ingress or Egress entries.");
+	return 0;
+}
+
+static int create_policies(struct tc_call *c)
+{
+	struct sim_secgroup *sg;
+	json_t *ingress, *egress, *p;
+	size_t i;
+
+	if (policy_set(c, "created", &sg, &ingress, &egress))
+		return -1;
 	json_array_foreach(ingress, i, p)
 	{
 		if (add_ingress(c, sg, p, i, INGRESS_ADD))
@@ -295,25 +307,13 @@ static int create_policies(struct tc_call *c)
  */
 static int delete_policies(struct tc_call *c)
 {
-	const char *id;
 	struct sim_secgroup *sg;
-	json_t *ingress = tc_get(c, "SecurityGroupPolicySet.Ingress");
-	json_t *egress = tc_get(c, "SecurityGroupPolicySet.Egress"), *p;
+	json_t *ingress, *egress, *p;
 	bool *gone;
 	size_t i;
 
-	if (tc_need_str(c, "SecurityGroupId", &id) || !(sg = find_sg(c, id)))
+	if (policy_set(c, "deleted", &sg, &ingress, &egress))
 		return -1;
-	if (!tc_get(c, "SecurityGroupPolicySet"))
-		return tc_fail(
-			c, "MissingParameter",
-			"The request is missing a required parameter `SecurityGroupPolicySet`.");
-	if (json_array_size(ingress) && json_array_size(egress))
-		return tc_fail(c, "InvalidParameter",
-			       "Ingress and Egress cannot be deleted in one request.");
-	if (!json_array_size(ingress) && !json_array_size(egress))
-		return tc_fail(c, "MissingParameter",
-			       "SecurityGroupPolicySet needs Ingress or Egress entries.");
 	if (json_array_size(egress)) {
 		c->out = json_object(); /* egress entries are not kept (see the top) */
 		return 0;
