@@ -140,3 +140,11 @@ bool gc_cidr_is_unicast(const struct gc_cidr *c)
 		return c->addr[0] != 0 && c->addr[0] < 224;
 	return memcmp(c->addr, zero, sizeof(zero)) != 0 && c->addr[0] != 0xff;
 }
+
+bool gc_cidr_text_is_ipv6(const char *text)
+{
+	struct gc_cidr c;
+
+	return (gc_cidr_parse(&c, text) == 0 || gc_cidr_parse_host(&c, text) == 0) &&
+		c.family == GC_CIDR_IPV6;
+}

@@ -52,6 +52,10 @@ bool gc_cidr_contains(const struct gc_cidr *net, const struct gc_cidr *c);
  * (240.0.0.0/4). An address service answering one of these is broken or lying. */
 bool gc_cidr_is_unicast(const struct gc_cidr *c);
 
+/* Whether text is an IPv6 block or address ("2001:db8::/48"): every cloud takes those in
+ * a field of its own (docs/internals/security-groups.md, "IPv6 sources"). */
+bool gc_cidr_text_is_ipv6(const char *text);
+
 /* Canonical text ("2001:db8::/48", IPv6 lowercase and compressed) into out. Returns 0,
  * or -1 when size is too small (GC_CIDR_STRLEN always suffices). */
 int gc_cidr_format(const struct gc_cidr *c, char *out, size_t size);

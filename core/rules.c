@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/cidr.h"
 #include "core/rules.h"
 #include "core/str.h"
 
@@ -15,9 +16,20 @@ static bool same_str(const char *a, const char *b)
 	return (!a || !*a) ? (!b || !*b) : (b && strcmp(a, b) == 0);
 }
 
+/* The same network however written: a cloud may echo an IPv6 block in another case or
+ * compression than the spec's ("2001:DB8::/32" for "2001:db8::/32"). */
+static bool same_cidr(const char *a, const char *b)
+{
+	struct gc_cidr ca, cb;
+
+	if (a && b && gc_cidr_parse(&ca, a) == 0 && gc_cidr_parse(&cb, b) == 0)
+		return gc_cidr_equal(&ca, &cb);
+	return same_str(a, b);
+}
+
 static bool same_rule(const struct gc_rule *a, const struct gc_rule *b)
 {
-	return a->all == b->all && (a->all || a->port == b->port) && same_str(a->cidr, b->cidr) &&
+	return a->all == b->all && (a->all || a->port == b->port) && same_cidr(a->cidr, b->cidr) &&
 		same_str(a->group, b->group);
 }
 

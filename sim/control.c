@@ -88,10 +88,11 @@ json_t *sim_control_state(struct sim *sim)
 		for (size_t r = 0; r < g->n_rules; r++)
 			json_array_append_new(
 				rules,
-				json_pack("{s:s,s:i,s:i,s:s,s:s,s:s}", "protocol",
+				json_pack("{s:s,s:i,s:i,s:s,s:s,s:s,s:s}", "protocol",
 					  g->rules[r].protocol, "from_port", g->rules[r].from_port,
 					  "to_port", g->rules[r].to_port, "cidr", g->rules[r].cidr,
-					  "source_group", g->rules[r].source_group, "description",
+					  "cidr_ipv6", g->rules[r].cidr_ipv6, "source_group",
+					  g->rules[r].source_group, "description",
 					  g->rules[r].description));
 		/* inner_access: whether members reach each other without a rule */
 		json_array_append_new(sgs,

@@ -683,7 +683,7 @@ static bool rule_equal(const struct sim_rule *a, const struct sim_rule *b)
 {
 	return !strcmp(a->protocol, b->protocol) && a->from_port == b->from_port &&
 		a->to_port == b->to_port && !strcmp(a->cidr, b->cidr) &&
-		!strcmp(a->source_group, b->source_group);
+		!strcmp(a->cidr_ipv6, b->cidr_ipv6) && !strcmp(a->source_group, b->source_group);
 }
 
 bool sim_world_add_rule(struct sim_secgroup *sg, const struct sim_rule *rule)

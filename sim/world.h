@@ -123,12 +123,14 @@ struct sim_keypair {
 	int64_t created_wall;
 };
 
-/* An ingress ACCEPT rule; its source is either cidr or source_group (the other empty). */
+/* An ingress ACCEPT rule; its source is one of cidr, cidr_ipv6 or source_group (the
+ * others empty): each cloud keeps IPv6 ranges in a field of their own. */
 struct sim_rule {
 	char protocol[16]; /* "tcp", "udp", "icmp", "-1" / "all" */
 	int from_port;
 	int to_port;
 	char cidr[64];
+	char cidr_ipv6[64];
 	char source_group[SIM_ID_MAX]; /* a security group of the same cloud: its members */
 	char description[SIM_NAME_MAX];
 };

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "core/alloc.h"
+#include "core/cidr.h"
 #include "core/cloudinit.h"
 #include "core/hash.h"
 #include "core/keygen.h"
@@ -1016,7 +1017,11 @@ static int authorize_ssh(struct gc_provider *p, const char *group_id, unsigned p
 
 			addf(&params, "TCP", "Permissions.%zu.IpProtocol", n);
 			addf(&params, range, "Permissions.%zu.PortRange", n);
-			addf(&params, cidrs[i], "Permissions.%zu.SourceCidrIp", n);
+			/* an IPv6 block has a field of its own: SourceCidrIp refuses it */
+			addf(&params, cidrs[i],
+			     gc_cidr_text_is_ipv6(cidrs[i]) ? "Permissions.%zu.Ipv6SourceCidrIp"
+							    : "Permissions.%zu.SourceCidrIp",
+			     n);
 			addf(&params, "Accept", "Permissions.%zu.Policy", n);
 			addf(&params, "intranet", "Permissions.%zu.NicType", n);
 			addf(&params, "1", "Permissions.%zu.Priority", n);
@@ -1053,7 +1058,10 @@ static void permission_rule(json_t *perm, struct gc_rule *r)
 				r->port = (unsigned)port;
 		}
 	}
+	/* ECS lists both source fields, the unused one empty */
 	r->cidr = gc_jstr(perm, "SourceCidrIp");
+	if (!r->cidr || !*r->cidr)
+		r->cidr = gc_jstr(perm, "Ipv6SourceCidrIp");
 	r->group = gc_jstr(perm, "SourceGroupId");
 	r->ours = gc_rule_is_ours(gc_jstr(perm, "Description"));
 }
@@ -1072,8 +1080,10 @@ static int revoke(struct gc_provider *p, const char *group_id, json_t *perms, co
 	gc_params_add(&params, "SecurityGroupId", group_id);
 	json_array_foreach(perms, i, perm)
 	{
-		static const char *const fields[] = { "IpProtocol",    "PortRange", "SourceCidrIp",
-						      "SourceGroupId", "Policy",    "NicType" };
+		static const char *const fields[] = { "IpProtocol",    "PortRange",
+						      "SourceCidrIp",  "Ipv6SourceCidrIp",
+						      "SourceGroupId", "Policy",
+						      "NicType" };
 
 		if (!drop[i])
 			continue;

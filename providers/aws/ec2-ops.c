@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "core/alloc.h"
+#include "core/cidr.h"
 #include "core/hash.h"
 #include "core/rules.h"
 #include "core/str.h"
@@ -757,11 +758,18 @@ static int authorize(struct gc_provider *p, const char *group_id, unsigned port,
 		addf(&params, "tcp", "IpPermissions.%u.IpProtocol", perm);
 		addf(&params, port_s, "IpPermissions.%u.FromPort", perm);
 		addf(&params, port_s, "IpPermissions.%u.ToPort", perm);
-		for (size_t i = 0; i < n; i++) {
-			addf(&params, cidrs[i], "IpPermissions.%u.IpRanges.%zu.CidrIp", perm,
-			     i + 1);
-			addf(&params, "gpucluster ssh", "IpPermissions.%u.IpRanges.%zu.Description",
-			     perm, i + 1);
+		for (size_t i = 0, v4 = 0, v6 = 0; i < n; i++) {
+			/* an IPv6 block has a list of its own: IpRanges refuses it */
+			bool six = gc_cidr_text_is_ipv6(cidrs[i]);
+			const char *list = six ? "Ipv6Ranges" : "IpRanges";
+			size_t m = six ? ++v6 : ++v4;
+
+			addf(&params, cidrs[i],
+			     six ? "IpPermissions.%u.%s.%zu.CidrIpv6"
+				 : "IpPermissions.%u.%s.%zu.CidrIp",
+			     perm, list, m);
+			addf(&params, "gpucluster ssh", "IpPermissions.%u.%s.%zu.Description", perm,
+			     list, m);
 		}
 	}
 	if (members) {
@@ -818,6 +826,8 @@ static int revoke(struct gc_provider *p, const char *group_id, const struct aws_
 		}
 		if (r[i].group)
 			addf(&params, r[i].group, "IpPermissions.%u.Groups.1.GroupId", perm);
+		else if (r[i].cidr && gc_cidr_text_is_ipv6(r[i].cidr))
+			addf(&params, r[i].cidr, "IpPermissions.%u.Ipv6Ranges.1.CidrIpv6", perm);
 		else
 			addf(&params, r[i].cidr ? r[i].cidr : "",
 			     "IpPermissions.%u.IpRanges.1.CidrIp", perm);

@@ -577,7 +577,7 @@ static void push_sg_rule(struct sg_rules *rs, xmlNodePtr perm, xmlNodePtr src, c
 		t = -1;
 	r->from = (int)f;
 	r->to = (int)t;
-	if (strcmp(field, "cidrIp") == 0)
+	if (strcmp(field, "cidrIp") == 0 || strcmp(field, "cidrIpv6") == 0)
 		r->cidr = text(src, field);
 	else
 		r->group = text(src, field);
@@ -600,6 +600,9 @@ static int sg_rules_item(xmlNodePtr it, void *ctx, struct gc_error *err)
 		for (xmlNodePtr g = child(child(p, "ipRanges"), "item"); g; g = g->next)
 			if (is(g, "item"))
 				push_sg_rule(rs, p, g, "cidrIp");
+		for (xmlNodePtr g = child(child(p, "ipv6Ranges"), "item"); g; g = g->next)
+			if (is(g, "item"))
+				push_sg_rule(rs, p, g, "cidrIpv6");
 		for (xmlNodePtr g = child(child(p, "groups"), "item"); g; g = g->next)
 			if (is(g, "item"))
 				push_sg_rule(rs, p, g, "groupId");

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "core/alloc.h"
+#include "core/cidr.h"
 #include "core/cloudinit.h"
 #include "core/buf.h"
 #include "core/hash.h"
@@ -1416,6 +1417,8 @@ static void policy_rule(json_t *pol, struct gc_rule *r)
 	    gc_parse_i64(port, 1, 65535, &n) == 0)
 		r->port = (unsigned)n;
 	r->cidr = gc_jstr(pol, "CidrBlock");
+	if (!r->cidr || !*r->cidr)
+		r->cidr = gc_jstr(pol, "Ipv6CidrBlock");
 	r->group = gc_jstr(pol, "SecurityGroupId");
 	r->ours = gc_rule_is_ours(gc_jstr(pol, "PolicyDescription"));
 }
@@ -1470,13 +1473,18 @@ static int rules_diff(struct gc_provider *p, const struct gc_secgroup_request *r
 		else
 			json_array_append_new(*out_add,
 					      json_pack("{s:s, s:s, s:s, s:s, s:s}", "Protocol",
-							"TCP", "Port", port, "CidrBlock",
+							"TCP", "Port", port,
+							/* v6: its own field */
+							gc_cidr_text_is_ipv6(want[i].cidr)
+								? "Ipv6CidrBlock"
+								: "CidrBlock",
 							want[i].cidr, "Action", "ACCEPT",
 							"PolicyDescription", GC_RULE_SSH));
 	}
 	json_array_foreach(have, k, r)
 	{
-		static const char *const fields[] = { "Protocol", "Port", "CidrBlock",
+		static const char *const fields[] = { "Protocol",	 "Port",
+						      "CidrBlock",	 "Ipv6CidrBlock",
 						      "SecurityGroupId", "Action" };
 		json_t *o;
 

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "core/alloc.h"
+#include "core/cidr.h"
 #include "core/str.h"
 #include "sim/alibaba/ecs.h"
 
@@ -249,13 +250,15 @@ out:
 static int parse_rule(struct ecs_call *c, const char *prefix, struct sim_rule *rule)
 {
 	char name[96];
-	const char *proto, *range, *cidr, *policy, *desc;
+	const char *proto, *range, *cidr, *cidr6, *policy, *desc;
+	struct gc_cidr block;
 
 	memset(rule, 0, sizeof(*rule));
 #define P(field) (snprintf(name, sizeof(name), "%s%s", prefix, field), ecs_get(c, name))
 	proto = P("IpProtocol");
 	range = P("PortRange");
 	cidr = P("SourceCidrIp");
+	cidr6 = P("Ipv6SourceCidrIp");
 	policy = P("Policy");
 	desc = P("Description");
 #undef P
@@ -297,15 +300,28 @@ static int parse_rule(struct ecs_call *c, const char *prefix, struct sim_rule *r
 			c, 400, "InvalidPolicy.Malformed",
 			"The specified Policy is not supported by gpucluster-sim: only accept "
 			"rules are modelled.");
-	if (!cidr)
+	if (cidr && !*cidr)
+		cidr = NULL;
+	if (cidr6 && !*cidr6)
+		cidr6 = NULL;
+	if (!cidr && !cidr6)
 		return ecs_fail(
 			c, 400, "MissingParameter",
 			"The input parameter \"SourceCidrIp\" that is mandatory for processing "
 			"this request is not supplied (source groups are not modelled).");
-	if (strlen(cidr) >= sizeof(rule->cidr) || !strchr(cidr, '.'))
+	if (cidr && cidr6)
+		return ecs_fail(
+			c, 400, "InvalidParamter.Conflict",
+			"SourceCidrIp and Ipv6SourceCidrIp cannot be set at the same time.");
+	/* each family in its own field: an IPv6 block in SourceCidrIp is malformed */
+	if (cidr && (gc_cidr_parse(&block, cidr) < 0 || block.family != GC_CIDR_IPV4))
 		return ecs_fail(c, 400, "InvalidSourceCidrIp.Malformed",
-				"The specified SourceCidrIp is not valid: '%s'.", cidr);
-	snprintf(rule->cidr, sizeof(rule->cidr), "%s", cidr);
+				"The specified parameter \"SourceCidrIp\" is not valid.");
+	if (cidr6 && (gc_cidr_parse(&block, cidr6) < 0 || block.family != GC_CIDR_IPV6))
+		return ecs_fail(c, 400, "InvalidIpv6SourceCidrIp.Malformed",
+				"The specified parameter \"Ipv6SourceCidrIp\" is not valid.");
+	snprintf(rule->cidr, sizeof(rule->cidr), "%s", cidr ? cidr : "");
+	snprintf(rule->cidr_ipv6, sizeof(rule->cidr_ipv6), "%s", cidr6 ? cidr6 : "");
 	snprintf(rule->description, sizeof(rule->description), "%s", desc ? desc : "");
 	return 0;
 bad_range:
@@ -546,12 +562,13 @@ static int describe_security_group_attribute(struct ecs_call *c)
 		snprintf(rule_id, sizeof(rule_id), "sgr-%s-%zu", sg->id + 3, i + 1);
 		json_array_append_new(
 			perms,
-			json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
+			json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
 				  "SecurityGroupRuleId", rule_id, "Direction", "ingress",
 				  "IpProtocol", strcmp(r->protocol, "-1") ? r->protocol : "all",
-				  "PortRange", range, "SourceCidrIp", r->cidr, "DestCidrIp", "",
-				  "Policy", "Accept", "Priority", "1", "NicType", "intranet",
-				  "Description", r->description, "CreateTime", created));
+				  "PortRange", range, "SourceCidrIp", r->cidr, "Ipv6SourceCidrIp",
+				  r->cidr_ipv6, "DestCidrIp", "", "Policy", "Accept", "Priority",
+				  "1", "NicType", "intranet", "Description", r->description,
+				  "CreateTime", created));
 	}
 	c->out =
 		json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:{s:o}}", "RegionId", c->region,
@@ -831,17 +848,18 @@ static const struct ecs_param create_sg_params[] = {
 };
 
 /* the rule parameters AuthorizeSecurityGroup and RevokeSecurityGroup share */
-#define RULE_PARAMS                                                                            \
-	{ "RegionId", 0 }, { "SecurityGroupId", 0 }, { "IpProtocol", 0 }, { "PortRange", 0 },  \
-		{ "SourceCidrIp", 0 }, { "SourcePortRange", 0 }, { "DestCidrIp", 0 },          \
-		{ "Policy", 0 }, { "Priority", 0 }, { "NicType", 0 }, { "Description", 0 },    \
-		{ "ClientToken", 0 }, { "Permissions.N.IpProtocol", 100 },                     \
-		{ "Permissions.N.PortRange", 100 }, { "Permissions.N.SourceCidrIp", 100 },     \
-		{ "Permissions.N.SourcePortRange", 100 }, { "Permissions.N.DestCidrIp", 100 }, \
-		{ "Permissions.N.Policy", 100 }, { "Permissions.N.Priority", 100 },            \
-		{ "Permissions.N.NicType", 100 }, { "Permissions.N.Description", 100 },        \
-	{                                                                                      \
-		"DryRun", 0                                                                    \
+#define RULE_PARAMS                                                                              \
+	{ "RegionId", 0 }, { "SecurityGroupId", 0 }, { "IpProtocol", 0 }, { "PortRange", 0 },    \
+		{ "SourceCidrIp", 0 }, { "Ipv6SourceCidrIp", 0 }, { "SourcePortRange", 0 },      \
+		{ "DestCidrIp", 0 }, { "Policy", 0 }, { "Priority", 0 }, { "NicType", 0 },       \
+		{ "Description", 0 }, { "ClientToken", 0 }, { "Permissions.N.IpProtocol", 100 }, \
+		{ "Permissions.N.PortRange", 100 }, { "Permissions.N.SourceCidrIp", 100 },       \
+		{ "Permissions.N.Ipv6SourceCidrIp", 100 },                                       \
+		{ "Permissions.N.SourcePortRange", 100 }, { "Permissions.N.DestCidrIp", 100 },   \
+		{ "Permissions.N.Policy", 100 }, { "Permissions.N.Priority", 100 },              \
+		{ "Permissions.N.NicType", 100 }, { "Permissions.N.Description", 100 },          \
+	{                                                                                        \
+		"DryRun", 0                                                                      \
 	}
 
 static const struct ecs_param authorize_params[] = { RULE_PARAMS, { NULL, 0 } };

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/cidr.h"
 #include "core/hash.h"
 #include "core/str.h"
 #include "sim/aws/aws.h"
@@ -398,6 +399,14 @@ static bool cidr_ok(const char *s)
 	return a < 256 && b < 256 && cc < 256 && d < 256 && n <= 32;
 }
 
+/* An IPv6 block as EC2's Ipv6Ranges take it (an IPv4 one there is malformed too). */
+static bool cidr6_ok(const char *s)
+{
+	struct gc_cidr c;
+
+	return gc_cidr_parse(&c, s) == 0 && c.family == GC_CIDR_IPV6;
+}
+
 static const char *norm_protocol(const char *p)
 {
 	if (!strcmp(p, "tcp") || !strcmp(p, "6"))
@@ -415,7 +424,7 @@ static bool same_rule(const struct sim_rule *a, const struct sim_rule *b)
 {
 	return !strcmp(a->protocol, b->protocol) && a->from_port == b->from_port &&
 		a->to_port == b->to_port && !strcmp(a->cidr, b->cidr) &&
-		!strcmp(a->source_group, b->source_group);
+		!strcmp(a->cidr_ipv6, b->cidr_ipv6) && !strcmp(a->source_group, b->source_group);
 }
 
 /*
@@ -465,7 +474,11 @@ static void push_rule(struct sim_rule **rules, size_t *n, const char *proto, int
 	snprintf(r.protocol, sizeof(r.protocol), "%s", proto);
 	r.from_port = (int)from;
 	r.to_port = (int)to;
-	snprintf(r.cidr, sizeof(r.cidr), "%s", cidr ? cidr : "");
+	/* read_permissions checked each range against its list: a ':' is an IPv6 one */
+	if (cidr && strchr(cidr, ':'))
+		snprintf(r.cidr_ipv6, sizeof(r.cidr_ipv6), "%s", cidr);
+	else
+		snprintf(r.cidr, sizeof(r.cidr), "%s", cidr ? cidr : "");
 	snprintf(r.source_group, sizeof(r.source_group), "%s", group ? group : "");
 	snprintf(r.description, sizeof(r.description), "%s", desc ? desc : "");
 	*rules = gc_xreallocarray(*rules, *n + 1, sizeof(**rules));
@@ -555,6 +568,21 @@ static int read_permissions(struct ec2 *c, const struct sim_secgroup *target, st
 				  ec2_paramf(c, "%sIpRanges.%u.Description", pre, mi[k]));
 		}
 		free(mi);
+		snprintf(name, sizeof(name), "%sIpv6Ranges", pre);
+		nm = ec2_indexes(c, name, &mi);
+		for (size_t k = 0; k < nm; k++) {
+			const char *cidr = ec2_paramf(c, "%sIpv6Ranges.%u.CidrIpv6", pre, mi[k]);
+			if (!cidr || !cidr6_ok(cidr)) {
+				EC2_FAIL400(c, "InvalidParameterValue",
+					    "CIDR block %s is malformed",
+					    cidr ? cidr : "(missing)");
+				free(mi);
+				goto out;
+			}
+			push_rule(&rules, &nr, proto, from, to, cidr, NULL,
+				  ec2_paramf(c, "%sIpv6Ranges.%u.Description", pre, mi[k]));
+		}
+		free(mi);
 		snprintf(name, sizeof(name), "%sGroups", pre);
 		nm = ec2_indexes(c, name, &mi);
 		for (size_t k = 0; k < nm; k++) {
@@ -592,7 +620,10 @@ static void write_rule_text(char *out, size_t size, const struct sim_rule *r)
 		if (*p >= 'a' && *p <= 'z')
 			*p = (char)(*p - 'a' + 'A');
 	snprintf(out, size, "peer: %s, %s, from port: %d, to port: %d, ALLOW",
-		 r->source_group[0] ? r->source_group : r->cidr, proto, r->from_port, r->to_port);
+		 r->source_group[0]	   ? r->source_group
+			 : r->cidr_ipv6[0] ? r->cidr_ipv6
+					   : r->cidr,
+		 proto, r->from_port, r->to_port);
 }
 
 static int authorize_ingress(struct ec2 *c)
@@ -637,6 +668,8 @@ static int authorize_ingress(struct ec2 *c)
 			ec2_el(c, "groupId", rules[i].source_group);
 			ec2_el(c, "userId", c->sim->cfg.aws_account);
 			ec2_close(c);
+		} else if (rules[i].cidr_ipv6[0]) {
+			ec2_el(c, "cidrIpv6", rules[i].cidr_ipv6);
 		} else {
 			ec2_el(c, "cidrIpv4", rules[i].cidr);
 		}
@@ -657,10 +690,12 @@ static void write_rule_items(struct ec2 *c, const struct sim_rule *r)
 		ec2_elf(c, "fromPort", "%d", r->from_port);
 		ec2_elf(c, "toPort", "%d", r->to_port);
 	}
-	ec2_open(c, r->source_group[0] ? "groups" : "ipRanges");
+	ec2_open(c, r->source_group[0] ? "groups" : r->cidr_ipv6[0] ? "ipv6Ranges" : "ipRanges");
 	ec2_open(c, "item");
 	if (r->source_group[0])
 		ec2_el(c, "groupId", r->source_group);
+	else if (r->cidr_ipv6[0])
+		ec2_el(c, "cidrIpv6", r->cidr_ipv6);
 	else
 		ec2_el(c, "cidrIp", r->cidr);
 	ec2_close(c);
@@ -768,7 +803,7 @@ static void write_sg(struct ec2 *c, const struct sim_secgroup *g)
 		}
 		ec2_close(c);
 		ec2_open(c, "ipRanges");
-		if (!r->source_group[0]) {
+		if (r->cidr[0]) {
 			ec2_open(c, "item");
 			ec2_el(c, "cidrIp", r->cidr);
 			if (r->description[0])
@@ -777,6 +812,13 @@ static void write_sg(struct ec2 *c, const struct sim_secgroup *g)
 		}
 		ec2_close(c);
 		ec2_open(c, "ipv6Ranges");
+		if (r->cidr_ipv6[0]) {
+			ec2_open(c, "item");
+			ec2_el(c, "cidrIpv6", r->cidr_ipv6);
+			if (r->description[0])
+				ec2_el(c, "description", r->description);
+			ec2_close(c);
+		}
 		ec2_close(c);
 		ec2_open(c, "prefixListIds");
 		ec2_close(c);
@@ -875,12 +917,13 @@ static int delete_security_group(struct ec2 *c)
 /* --- the action table --------------------------------------------------------------*/
 
 /* the rule parameters AuthorizeSecurityGroupIngress and RevokeSecurityGroupIngress share */
-#define P_RULES                                                                               \
-	"GroupId", "GroupName", "IpProtocol", "FromPort", "ToPort", "CidrIp",                 \
-		"IpPermissions.N.IpProtocol", "IpPermissions.N.FromPort",                     \
-		"IpPermissions.N.ToPort", "IpPermissions.N.IpRanges.N.CidrIp",                \
-		"IpPermissions.N.IpRanges.N.Description", "IpPermissions.N.Groups.N.GroupId", \
-		"IpPermissions.N.Groups.N.GroupName", "IpPermissions.N.Groups.N.UserId",      \
+#define P_RULES                                                                                    \
+	"GroupId", "GroupName", "IpProtocol", "FromPort", "ToPort", "CidrIp",                      \
+		"IpPermissions.N.IpProtocol", "IpPermissions.N.FromPort",                          \
+		"IpPermissions.N.ToPort", "IpPermissions.N.IpRanges.N.CidrIp",                     \
+		"IpPermissions.N.IpRanges.N.Description", "IpPermissions.N.Ipv6Ranges.N.CidrIpv6", \
+		"IpPermissions.N.Ipv6Ranges.N.Description", "IpPermissions.N.Groups.N.GroupId",    \
+		"IpPermissions.N.Groups.N.GroupName", "IpPermissions.N.Groups.N.UserId",           \
 		"IpPermissions.N.Groups.N.Description"
 static const char *const p_authorize[] = { P_RULES, EC2_TAGSPEC, NULL };
 static const char *const p_revoke[] = { P_RULES, NULL };

@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "core/alloc.h"
+#include "core/cidr.h"
 #include "core/hash.h"
 #include "core/str.h"
 #include "sim/tencent/cvm.h"
@@ -179,28 +180,33 @@ static int add_ingress(struct tc_call *c, struct sim_secgroup *sg, json_t *p, si
 	const char *proto = json_string_value(json_object_get(p, "Protocol"));
 	const char *port = json_string_value(json_object_get(p, "Port"));
 	const char *cidr = json_string_value(json_object_get(p, "CidrBlock"));
+	const char *cidr6 = json_string_value(json_object_get(p, "Ipv6CidrBlock"));
 	const char *group = json_string_value(json_object_get(p, "SecurityGroupId"));
 	const char *action = json_string_value(json_object_get(p, "Action"));
 	const char *desc = json_string_value(json_object_get(p, "PolicyDescription"));
 	const struct sim_secgroup *source = NULL;
 	struct sim_rule r;
+	struct gc_cidr block;
 
 	memset(&r, 0, sizeof(r));
 	if (cidr && !*cidr)
 		cidr = NULL;
+	if (cidr6 && !*cidr6)
+		cidr6 = NULL;
 	if (group && !*group)
 		group = NULL;
-	if (!proto || !action || (!cidr && !group))
+	if (!proto || !action || (!cidr && !cidr6 && !group))
 		return tc_fail(
 			c, "MissingParameter",
-			"Ingress.%zu needs Protocol, Action and a CidrBlock or SecurityGroupId "
-			"(templates and IPv6 sources are not modelled).",
+			"Ingress.%zu needs Protocol, Action and a CidrBlock, Ipv6CidrBlock or "
+			"SecurityGroupId (templates are not modelled).",
 			index);
-	if (cidr && group)
+	/* CidrBlock, Ipv6CidrBlock and SecurityGroupId are mutually exclusive */
+	if ((cidr != NULL) + (cidr6 != NULL) + (group != NULL) > 1)
 		return tc_fail(
 			c, "InvalidParameter.Coexist",
-			"Ingress.%zu: CidrBlock and SecurityGroupId cannot be specified at the "
-			"same time.",
+			"Ingress.%zu: CidrBlock, Ipv6CidrBlock and SecurityGroupId cannot be "
+			"specified at the same time.",
 			index);
 	/* a group source means its members, whatever their addresses; it must exist */
 	if (group && !(source = find_sg(c, group)))
@@ -215,10 +221,15 @@ static int add_ingress(struct tc_call *c, struct sim_secgroup *sg, json_t *p, si
 			       "Ingress.%zu.Protocol `%s` is not valid.", index, proto);
 	for (size_t i = 0; proto[i] && i + 1 < sizeof(r.protocol); i++)
 		r.protocol[i] = (char)tolower((unsigned char)proto[i]);
-	if (cidr && (strlen(cidr) >= sizeof(r.cidr) || !strchr(cidr, '/')))
+	/* each family in its own field: an IPv6 block in CidrBlock is malformed */
+	if (cidr && (gc_cidr_parse(&block, cidr) < 0 || block.family != GC_CIDR_IPV4))
 		return tc_fail(c, "InvalidParameterValue.Malformed",
 			       "Ingress.%zu.CidrBlock `%s` is not valid.", index, cidr);
+	if (cidr6 && (gc_cidr_parse(&block, cidr6) < 0 || block.family != GC_CIDR_IPV6))
+		return tc_fail(c, "InvalidParameterValue.Malformed",
+			       "Ingress.%zu.Ipv6CidrBlock `%s` is not valid.", index, cidr6);
 	snprintf(r.cidr, sizeof(r.cidr), "%s", cidr ? cidr : "");
+	snprintf(r.cidr_ipv6, sizeof(r.cidr_ipv6), "%s", cidr6 ? cidr6 : "");
 	snprintf(r.source_group, sizeof(r.source_group), "%s", source ? source->id : "");
 	snprintf(r.description, sizeof(r.description), "%s", desc ? desc : "");
 	bool ports = !strcmp(r.protocol, "tcp") || !strcmp(r.protocol, "udp");
@@ -435,9 +446,10 @@ static int describe_policies(struct tc_call *c)
 			json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{}, s:{}}",
 				  "PolicyIndex", (int)i, "Protocol",
 				  strcmp(proto, "-1") ? proto : "ALL", "Port", port, "CidrBlock",
-				  r->cidr, "Ipv6CidrBlock", "", "SecurityGroupId", r->source_group,
-				  "Action", "ACCEPT", "PolicyDescription", r->description,
-				  "ModifyTime", modified, "ServiceTemplate", "AddressTemplate"));
+				  r->cidr, "Ipv6CidrBlock", r->cidr_ipv6, "SecurityGroupId",
+				  r->source_group, "Action", "ACCEPT", "PolicyDescription",
+				  r->description, "ModifyTime", modified, "ServiceTemplate",
+				  "AddressTemplate"));
 	}
 	c->out = json_pack("{s:{s:s, s:o, s:[], s:{s:i, s:i}}}", "SecurityGroupPolicySet",
 			   "Version", "1", "Ingress", ingress, "Egress", "PolicyStatistics",

@@ -355,6 +355,53 @@ test('RevokeSecurityGroupIngress by rule properties; an unknown rule is reported
 	await ec2.send(new DeleteSecurityGroupCommand({ GroupId: sg.GroupId }));
 });
 
+// IPv6 sources (issue 18): Ipv6Ranges.N.CidrIpv6 on authorize and revoke, read back from
+// ipv6Ranges; an IPv6 block in IpRanges.N.CidrIp is refused, as EC2 does
+test('IPv6 ranges: Ipv6Ranges authorize, describe, revoke; IPv6 in CidrIp refused', async () => {
+	const once = client({ maxAttempts: 1 });
+	const sg = await ec2.send(new CreateSecurityGroupCommand({
+		GroupName: unique('gc-v6-'), Description: 'gpucluster sdk ipv6',
+	}));
+	await ec2.send(new AuthorizeSecurityGroupIngressCommand({
+		GroupId: sg.GroupId,
+		IpPermissions: [{ IpProtocol: 'tcp', FromPort: 22, ToPort: 22,
+			IpRanges: [{ CidrIp: '203.0.113.0/24', Description: 'gpucluster ssh' }],
+			Ipv6Ranges: [{ CidrIpv6: '2001:db8::/32', Description: 'gpucluster ssh' }] }],
+	}));
+	const d = await ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [sg.GroupId] }));
+	const perms = d.SecurityGroups[0].IpPermissions || [];
+	assert.deepEqual(perms.flatMap((p) => (p.Ipv6Ranges || []).map((r) => r.CidrIpv6)),
+			 ['2001:db8::/32']);
+	assert.deepEqual(perms.flatMap((p) => (p.IpRanges || []).map((r) => r.CidrIp)),
+			 ['203.0.113.0/24']);
+	assert.equal(perms.find((p) => (p.Ipv6Ranges || []).length).Ipv6Ranges[0].Description,
+		     'gpucluster ssh');
+	await expectCode('an IPv6 block in CidrIp', ['InvalidParameterValue'],
+			 () => once.send(new AuthorizeSecurityGroupIngressCommand({
+				 GroupId: sg.GroupId,
+				 IpPermissions: [{ IpProtocol: 'tcp', FromPort: 22, ToPort: 22,
+					 IpRanges: [{ CidrIp: '2001:db8:1::/48' }] }],
+			 })));
+	await expectCode('an IPv4 block in CidrIpv6', ['InvalidParameterValue'],
+			 () => once.send(new AuthorizeSecurityGroupIngressCommand({
+				 GroupId: sg.GroupId,
+				 IpPermissions: [{ IpProtocol: 'tcp', FromPort: 22, ToPort: 22,
+					 Ipv6Ranges: [{ CidrIpv6: '198.51.100.0/24' }] }],
+			 })));
+	const r = await ec2.send(new RevokeSecurityGroupIngressCommand({
+		GroupId: sg.GroupId,
+		IpPermissions: [{ IpProtocol: 'tcp', FromPort: 22, ToPort: 22,
+			Ipv6Ranges: [{ CidrIpv6: '2001:db8::/32' }] }],
+	}));
+	assert.deepEqual(r.UnknownIpPermissions || [], []);
+	const left = (await ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [sg.GroupId] })))
+		.SecurityGroups[0].IpPermissions || [];
+	assert.deepEqual(left.flatMap((p) => p.Ipv6Ranges || []), []);
+	assert.deepEqual(left.flatMap((p) => (p.IpRanges || []).map((x) => x.CidrIp)),
+			 ['203.0.113.0/24']);
+	await ec2.send(new DeleteSecurityGroupCommand({ GroupId: sg.GroupId }));
+});
+
 test('a wrong secret and an unknown key id are rejected', async () => {
 	const bad = client({ secret: 'not-the-secret-0000000000000000000000000', maxAttempts: 1 });
 	// EC2 answers a wrong secret as an unknown key: AuthFailure, 401

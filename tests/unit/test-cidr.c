@@ -216,6 +216,19 @@ static void test_unicast(void **state)
 	}
 }
 
+static void test_text_is_ipv6(void **state)
+{
+	(void)state;
+	assert_true(gc_cidr_text_is_ipv6("2001:db8::/32"));
+	assert_true(gc_cidr_text_is_ipv6("::/0"));
+	assert_true(gc_cidr_text_is_ipv6("2001:db8::1"));
+	assert_true(gc_cidr_text_is_ipv6("::ffff:192.0.2.1/128"));
+	assert_false(gc_cidr_text_is_ipv6("203.0.113.0/24"));
+	assert_false(gc_cidr_text_is_ipv6("0.0.0.0/0"));
+	assert_false(gc_cidr_text_is_ipv6("not a block"));
+	assert_false(gc_cidr_text_is_ipv6(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_equal_and_contains),
 		cmocka_unit_test(test_format_small_buffer),
 		cmocka_unit_test(test_unicast),
+		cmocka_unit_test(test_text_is_ipv6),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1932,6 +1932,13 @@ static void test_checkip_fallback(void **state)
 		assert_true(F.log[i].host_key);
 	}
 
+	/* an IPv6 answer is one host too: its /128, written canonically */
+	fake_reset();
+	one_shot_start(&srv, "2001:DB8::7\n", t->checkip, sizeof(t->checkip));
+	assert_int_equal(apply_quiet(t, &err), 0);
+	one_shot_stop(&srv);
+	assert_string_equal(F.last_allow, "2001:db8::7/128");
+
 	/* an answer that is not an address stops before anything is created */
 	fake_reset();
 	one_shot_start(&srv, "<html>hello</html>", t->checkip, sizeof(t->checkip));

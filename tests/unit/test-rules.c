@@ -148,6 +148,42 @@ static void test_duplicate_cidr(void **state)
 	free(w);
 }
 
+/* IPv6 ranges beside IPv4 ones: the cloud's echo of a block in another case or
+ * compression is the same rule; an IPv4 and an IPv6 rule never match each other. */
+static void test_ipv6(void **state)
+{
+	const char *mixed[] = { "203.0.113.0/24", "2001:db8::/32" };
+	struct gc_secgroup_request req = request(2);
+	struct gc_rule have[] = {
+		{ .port = 22, .cidr = "2001:DB8:0::/32", .ours = true }, /* the v6 one, echoed */
+		{ .port = 22,
+		  .cidr = "2001:db8:1::/48",
+		  .ours = true }, /* ours, no longer wanted */
+		{ .port = 22, .cidr = "::ffff:203.0.113.0/120", .ours = true }, /* not the v4 one */
+	};
+	struct gc_rule *w;
+	bool add[2], drop[3];
+	size_t n;
+
+	(void)state;
+	req.allow_from = mixed;
+	n = gc_rules_wanted(&req, "sg-1", false, &w);
+	assert_int_equal(gc_rules_diff(w, n, have, 3, add, drop), 3);
+	assert_true(add[0]);
+	assert_false(add[1]);
+	assert_false(drop[0]);
+	assert_true(drop[1]);
+	assert_true(drop[2]);
+	free(w);
+	/* removing the v6 range drops its rule and only it */
+	req.n_allow_from = 1;
+	n = gc_rules_wanted(&req, "sg-1", false, &w);
+	assert_int_equal(gc_rules_diff(w, n, have, 1, add, drop), 2);
+	assert_true(add[0]);
+	assert_true(drop[0]);
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_changed_cidr),
 		cmocka_unit_test(test_covered_and_shapes),
 		cmocka_unit_test(test_duplicate_cidr),
+		cmocka_unit_test(test_ipv6),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
