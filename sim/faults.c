@@ -15,7 +15,9 @@
 #include "core/str.h"
 #include "sim/faults.h"
 
-#define ANY "*"
+#define ANY		 "*"
+#define MARKET_SPOT	 1
+#define MARKET_ON_DEMAND 2
 
 struct rule {
 	char text[160];
@@ -32,6 +34,7 @@ struct rule {
 	uint64_t bytes;
 	char zone[64];
 	char type[64];
+	int market; /* quota: 0 any call, MARKET_SPOT / MARKET_ON_DEMAND launches of it */
 	uint64_t seen;
 	uint64_t fired;
 };
@@ -171,10 +174,19 @@ static int parse_option(struct rule *r, const char *opt, struct gc_error *err)
 			return gc_error_set(err, GC_EINVALID, "fault rule '%s': bad %s '%s'",
 					    r->text, key, val);
 		snprintf(dst, sizeof(r->zone), "%s", val);
+	} else if (!strcmp(key, "market")) {
+		if (strcmp(val, "spot") && strcmp(val, "on-demand"))
+			return gc_error_set(
+				err, GC_EINVALID,
+				"fault rule '%s': market must be spot or on-demand, not "
+				"'%s'",
+				r->text, val);
+		r->market = !strcmp(val, "spot") ? MARKET_SPOT : MARKET_ON_DEMAND;
 	} else {
 		return gc_error_set(err, GC_EINVALID,
 				    "fault rule '%s': unknown option '%s' (expected p, call, "
-				    "times, after, zone, type, delay_ms, mode, status or bytes)",
+				    "times, after, zone, type, market, delay_ms, mode, status or "
+				    "bytes)",
 				    r->text, key);
 	}
 	return 0;
@@ -249,6 +261,9 @@ int sim_faults_add(struct sim_faults *f, const char *text, struct gc_error *err)
 				    "fault rule '%s': mode= (with status= or bytes=) goes with "
 				    "hostile, and hostile needs it",
 				    text);
+	if (r.market && r.kind != SIM_FAULT_QUOTA)
+		return gc_error_set(err, GC_EINVALID,
+				    "fault rule '%s': market= applies to quota faults only", text);
 	if ((r.zone[0] || r.type[0]) && r.kind != SIM_FAULT_CAPACITY)
 		return gc_error_set(
 			err, GC_EINVALID,
@@ -418,7 +433,8 @@ void sim_faults_check(struct sim_faults *f, enum sim_cloud cloud, const char *ac
 	for (size_t i = 0; i < f->n_rules; i++) {
 		struct rule *r = &f->rules[i];
 
-		if (r->kind == SIM_FAULT_CAPACITY || !rule_applies(r, cloud, action))
+		/* capacity and a market's quota are the launch's (sim_faults_launch) */
+		if (r->kind == SIM_FAULT_CAPACITY || r->market || !rule_applies(r, cloud, action))
 			continue;
 		if (!rule_fires(f, r))
 			continue;
@@ -449,7 +465,7 @@ out:
 }
 
 void sim_faults_launch(struct sim_faults *f, enum sim_cloud cloud, const char *action,
-		       const char *zone, const char *type, unsigned count,
+		       const char *zone, const char *type, bool spot, unsigned count,
 		       struct sim_fault_hit *hit)
 {
 	memset(hit, 0, sizeof(*hit));
@@ -457,6 +473,13 @@ void sim_faults_launch(struct sim_faults *f, enum sim_cloud cloud, const char *a
 	for (size_t i = 0; i < f->n_rules; i++) {
 		struct rule *r = &f->rules[i];
 
+		if (r->kind == SIM_FAULT_QUOTA && r->market &&
+		    r->market == (spot ? MARKET_SPOT : MARKET_ON_DEMAND) &&
+		    rule_applies(r, cloud, action) && rule_fires(f, r)) {
+			hit_from_rule(hit, r);
+			hit->spot = spot;
+			goto out;
+		}
 		if (r->kind != SIM_FAULT_CAPACITY || !rule_applies(r, cloud, action))
 			continue;
 		if (r->zone[0] && (!zone || strcmp(r->zone, zone)))

@@ -14,7 +14,9 @@
  *              OperationDenied.NoStock, ResourceInsufficient.SpecifiedInstanceType);
  *              keys zone= and type= narrow it to launches there
  *   quota      the cloud's quota error (VcpuLimitExceeded, QuotaExceed.ElasticQuota,
- *              LimitExceeded.InstanceQuota)
+ *              LimitExceeded.InstanceQuota); with market=spot or market=on-demand, only
+ *              launches of that market fail, with that market's quota error
+ *              (MaxSpotInstanceCountExceeded, LimitExceeded.UserSpotQuota, ...)
  *   5xx        InternalError with HTTP 500 (Tencent: InternalError in HTTP 200)
  *   drop       the connection is closed without a response
  *   slow       the response is held back delay_ms (default 2000) before it goes out
@@ -28,7 +30,7 @@
  *   times=N    at most N firings, then the rule is spent (default: unlimited)
  *   after=1    drop/5xx after the action has taken effect instead of before it (the
  *              caller sees a failure for a call that actually succeeded)
- *   zone=Z type=T delay_ms=N   as above
+ *   zone=Z type=T market=M delay_ms=N   as above
  *
  * Rules are checked in the order they were added; the first that fires wins.
  *
@@ -71,6 +73,7 @@ struct sim_fault_hit {
 	enum sim_hostile hostile; /* hostile: the mode */
 	unsigned status;	  /* hostile html: the HTTP status, 0 for 200 */
 	uint64_t bytes;		  /* hostile huge-body: the body's size, 0 for the default */
+	bool spot;		  /* a market's quota (sim_faults_launch): the spot one */
 	char rule[160];		  /* the rule's text, for the request log and messages */
 };
 
@@ -107,12 +110,12 @@ void sim_faults_check(struct sim_faults *f, enum sim_cloud cloud, const char *ac
 				* charges it to the smaller unfiltered bucket */
 
 /*
- * For launches: whether a capacity rule fires for (cloud, action, zone, type), and
- * takes `count` tokens from the resource bucket (EC2 RunInstances, Alibaba's
+ * For launches: whether a capacity rule fires for (cloud, action, zone, type) or a
+ * quota rule for the launch's market (hit->spot says which), and takes `count` tokens from the resource bucket (EC2 RunInstances, Alibaba's
  * 5000-a-minute launch cap) or reports a throttle when they are not there.
  */
 void sim_faults_launch(struct sim_faults *f, enum sim_cloud cloud, const char *action,
-		       const char *zone, const char *type, unsigned count,
+		       const char *zone, const char *type, bool spot, unsigned count,
 		       struct sim_fault_hit *hit);
 
 /* For terminations: the resource bucket counted in instances (EC2). */

@@ -332,8 +332,14 @@ static int run_launch(struct ecs_call *c, struct run_args *r, struct sim_instanc
 		}
 	}
 
-	sim_faults_launch(c->sim->faults, SIM_ALIBABA, "RunInstances", r->zone, r->type,
+	sim_faults_launch(c->sim->faults, SIM_ALIBABA, "RunInstances", r->zone, r->type, r->spot,
 			  (unsigned)r->amount, &hit);
+	/* ECS answers either market's quota with this one code (RunInstances' reference) */
+	if (hit.kind == SIM_FAULT_QUOTA)
+		return ecs_fail(
+			c, 403, "QuotaExceed.ElasticQuota",
+			"The number of vCPUs assigned to the ECS instances has exceeded the "
+			"quota in the zone.");
 	if (hit.kind == SIM_FAULT_CAPACITY)
 		return ecs_fail(
 			c, 403, "OperationDenied.NoStock",

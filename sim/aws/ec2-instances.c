@@ -574,8 +574,22 @@ static int run_instances(struct ec2 *c)
 	if (r.max > EC2_MAX_LAUNCH)
 		r.max = EC2_MAX_LAUNCH;
 
-	sim_faults_launch(c->sim->faults, SIM_AWS, "RunInstances", r.zone, r.type->name,
+	sim_faults_launch(c->sim->faults, SIM_AWS, "RunInstances", r.zone, r.type->name, r.spot,
 			  (unsigned)r.max, &hit);
+	/* each market has its quotas (EC2 user guide, "Spot Instance quotas") */
+	if (hit.kind == SIM_FAULT_QUOTA && hit.spot) {
+		ec2_fail(c, 400, "MaxSpotInstanceCountExceeded",
+			 "Max spot instance count exceeded");
+		goto out;
+	}
+	if (hit.kind == SIM_FAULT_QUOTA) {
+		ec2_fail(c, 400, "VcpuLimitExceeded",
+			 "You have requested more vCPU capacity than your current vCPU limit "
+			 "allows for the instance bucket that the specified instance type belongs "
+			 "to. Please visit http://aws.amazon.com/contact-us/ec2-request to request "
+			 "an adjustment to this limit.");
+		goto out;
+	}
 	if (hit.kind == SIM_FAULT_CAPACITY) {
 		ec2_fail(c, 500, "InsufficientInstanceCapacity",
 			 "We currently do not have sufficient %s capacity in the Availability "

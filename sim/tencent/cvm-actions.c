@@ -477,8 +477,15 @@ static int launch_run(struct tc_call *c, struct launch *l, struct sim_instance *
 			return 0;
 		}
 	}
-	sim_faults_launch(c->sim->faults, SIM_TENCENT, "RunInstances", l->zone, l->type,
+	sim_faults_launch(c->sim->faults, SIM_TENCENT, "RunInstances", l->zone, l->type, l->spot,
 			  (unsigned)l->count, &hit);
+	/* spot and pay-as-you-go quotas are apart (cvm/v20170312/errors.go) */
+	if (hit.kind == SIM_FAULT_QUOTA && hit.spot)
+		return tc_fail(c, "LimitExceeded.UserSpotQuota",
+			       "You are short of the spot instance quota.");
+	if (hit.kind == SIM_FAULT_QUOTA)
+		return tc_fail(c, "LimitExceeded.InstanceQuota",
+			       "The remaining quota is insufficient to create the instances.");
 	if (hit.kind == SIM_FAULT_CAPACITY)
 		return tc_fail(c, "ResourceInsufficient.SpecifiedInstanceType",
 			       "The specified instance type `%s` is sold out in `%s`.", l->type,

@@ -119,12 +119,39 @@ static void test_capacity_narrowing(void **state)
 		0);
 	/* a capacity rule never fires from the generic check */
 	assert_int_equal(check(f, SIM_AWS, "RunInstances"), SIM_FAULT_NONE);
-	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1a", "p5.48xlarge", 1, &hit);
+	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1a", "p5.48xlarge", false, 1, &hit);
 	assert_int_equal(hit.kind, SIM_FAULT_CAPACITY);
-	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1b", "p5.48xlarge", 1, &hit);
+	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1b", "p5.48xlarge", false, 1, &hit);
 	assert_int_equal(hit.kind, SIM_FAULT_NONE);
-	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1a", "g5.xlarge", 1, &hit);
+	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1a", "g5.xlarge", false, 1, &hit);
 	assert_int_equal(hit.kind, SIM_FAULT_NONE);
+	sim_faults_free(f);
+}
+
+/* a quota rule with market= fails only launches of that market, never other calls */
+static void test_quota_per_market(void **state)
+{
+	struct sim_faults *f = new_faults(false);
+	struct sim_fault_hit hit;
+
+	(void)state;
+	assert_int_equal(sim_faults_add(f, "*:RunInstances:quota,market=spot", NULL), 0);
+	assert_int_equal(check(f, SIM_AWS, "RunInstances"), SIM_FAULT_NONE);
+	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1a", "g5.xlarge", false, 1, &hit);
+	assert_int_equal(hit.kind, SIM_FAULT_NONE);
+	sim_faults_launch(f, SIM_TENCENT, "RunInstances", "z", "g5.xlarge", true, 1, &hit);
+	assert_int_equal(hit.kind, SIM_FAULT_QUOTA);
+	assert_true(hit.spot);
+	sim_faults_clear(f);
+	assert_int_equal(sim_faults_add(f, "aws:RunInstances:quota,market=on-demand", NULL), 0);
+	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1a", "g5.xlarge", true, 1, &hit);
+	assert_int_equal(hit.kind, SIM_FAULT_NONE);
+	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1a", "g5.xlarge", false, 1, &hit);
+	assert_int_equal(hit.kind, SIM_FAULT_QUOTA);
+	assert_false(hit.spot);
+	/* market= goes with quota only, and takes the two markets' names */
+	assert_int_equal(sim_faults_add(f, "aws:RunInstances:capacity,market=spot", NULL), -1);
+	assert_int_equal(sim_faults_add(f, "aws:RunInstances:quota,market=reserved", NULL), -1);
 	sim_faults_free(f);
 }
 
@@ -159,14 +186,14 @@ static void test_ec2_buckets(void **state)
 	assert_non_null(strstr(hit.rule, "unfiltered"));
 
 	/* RunInstances' resource bucket counts instances: 1000, then 2 a second */
-	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1a", "g5.xlarge", 1000, &hit);
+	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1a", "g5.xlarge", false, 1000, &hit);
 	assert_int_equal(hit.kind, SIM_FAULT_NONE);
-	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1a", "g5.xlarge", 1, &hit);
+	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1a", "g5.xlarge", false, 1, &hit);
 	assert_int_equal(hit.kind, SIM_FAULT_THROTTLE);
 	fc.now += 1000 * MS;
-	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1a", "g5.xlarge", 2, &hit);
+	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1a", "g5.xlarge", false, 2, &hit);
 	assert_int_equal(hit.kind, SIM_FAULT_NONE);
-	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1a", "g5.xlarge", 1001, &hit);
+	sim_faults_launch(f, SIM_AWS, "RunInstances", "us-east-1a", "g5.xlarge", false, 1001, &hit);
 	assert_int_equal(hit.kind, SIM_FAULT_THROTTLE);
 	sim_faults_terminate(f, SIM_AWS, "TerminateInstances", 1000, &hit);
 	assert_int_equal(hit.kind, SIM_FAULT_NONE);
@@ -202,9 +229,9 @@ static void test_tencent_and_alibaba_limits(void **state)
 	assert_int_equal(check(f, SIM_ALIBABA, "DescribeInstances"), SIM_FAULT_THROTTLE);
 	fc.now += 30 * 1000 * MS;
 	assert_int_equal(check(f, SIM_ALIBABA, "DescribeInstances"), SIM_FAULT_NONE);
-	sim_faults_launch(f, SIM_ALIBABA, "RunInstances", "cn-hangzhou-i", "x", 5000, &hit);
+	sim_faults_launch(f, SIM_ALIBABA, "RunInstances", "cn-hangzhou-i", "x", false, 5000, &hit);
 	assert_int_equal(hit.kind, SIM_FAULT_NONE);
-	sim_faults_launch(f, SIM_ALIBABA, "RunInstances", "cn-hangzhou-i", "x", 1, &hit);
+	sim_faults_launch(f, SIM_ALIBABA, "RunInstances", "cn-hangzhou-i", "x", false, 1, &hit);
 	assert_int_equal(hit.kind, SIM_FAULT_THROTTLE);
 
 	/* off means off */
@@ -221,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_matching_and_counting),
 		cmocka_unit_test(test_probability),
 		cmocka_unit_test(test_capacity_narrowing),
+		cmocka_unit_test(test_quota_per_market),
 		cmocka_unit_test(test_ec2_buckets),
 		cmocka_unit_test(test_tencent_and_alibaba_limits),
 	};
