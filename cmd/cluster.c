@@ -42,6 +42,11 @@ void gc_cmd_report_error(struct gc_cmd_ctx *ctx, const char *what, const struct 
 	case GC_EQUOTA:
 		gc_out_hint(ctx->out, "ask for a higher limit, or lower the counts in the spec");
 		break;
+	case GC_ESPOTQUOTA:
+		gc_out_hint(ctx->out,
+			    "ask for a higher spot limit, lower the counts in the spec, "
+			    "or allow on-demand (market: spot-then-on-demand)");
+		break;
 	case GC_ECANCELLED:
 		gc_out_hint(ctx->out,
 			    "run the same command again: it picks up where this one "
@@ -86,6 +91,7 @@ void gc_cmd_hint_after(struct gc_output *out, const struct gc_error *err, const 
 		break;
 	case GC_EAUTH:
 	case GC_EQUOTA:
+	case GC_ESPOTQUOTA:
 	case GC_ELOCKED:
 	case GC_ECANCELLED:
 	case GC_EIO: break;

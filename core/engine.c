@@ -293,6 +293,7 @@ struct run {
 	char **zones; /* the cloud's zones, loaded when "any zone" runs out */
 	size_t n_zones;
 	bool zones_loaded;
+	bool spot_quota; /* the account's spot quota is used up: on-demand only, where allowed */
 	struct image_id *images;
 	size_t n_images, alloc_images;
 	char *key_name;
@@ -943,9 +944,10 @@ static void create_tags(struct tagv *t, const struct run *r, const struct group_
 }
 
 enum attempt {
-	ATTEMPT_OK,	  /* the batch was created, possibly over several generations */
-	ATTEMPT_CAPACITY, /* nothing created: try the next candidate */
-	ATTEMPT_STOP,	  /* the group stops here (err set) */
+	ATTEMPT_OK,	    /* the batch was created, possibly over several generations */
+	ATTEMPT_CAPACITY,   /* nothing created: try the next candidate */
+	ATTEMPT_SPOT_QUOTA, /* nothing created, the spot quota is used up: on-demand next */
+	ATTEMPT_STOP,	    /* the group stops here (err set) */
 };
 
 /* Whether the plan counted this instance already (a live instance of the cluster). */
@@ -1178,6 +1180,13 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 				ev.message = "falling back";
 				emit(r, &ev);
 				res = ATTEMPT_CAPACITY;
+			} else if (err && err->code == GC_ESPOTQUOTA && spot && *made == 0) {
+				/* quotas are per market: the on-demand one may still have room */
+				ev.message = "spot quota";
+				emit(r, &ev);
+				gc_error_prefix(err, "cannot create instances in %s (%s, %s)",
+						zone ? zone : "any zone", type, market_word(spot));
+				res = ATTEMPT_SPOT_QUOTA;
 			} else {
 				ev.message = "giving up";
 				emit(r, &ev);
@@ -1296,6 +1305,23 @@ static enum attempt try_rounds(struct run *r, struct group_run *gr, unsigned slo
 	return res;
 }
 
+/* A spot-then-on-demand group whose spot launch hit the spot quota: says so and why, then
+ * goes on with on-demand (quotas are per market on every cloud). */
+static void spot_quota_fallback(struct run *r, struct group_run *gr, const struct gc_error *why)
+{
+	struct gc_engine_event ev = { 0 };
+	char *msg = gc_xasprintf("group '%s': the spot quota is used up, launching on-demand "
+				 "instead (%s)",
+				 gr->pg->name, why->message);
+
+	gc_log_warn(r->e->log, "%s", msg);
+	ev.kind = GC_EV_INFO;
+	ev.group = gr->pg->name;
+	ev.message = msg;
+	emit(r, &ev);
+	free(msg);
+}
+
 /*
  * Creates one batch, walking the candidates: markets, then types, then zones. Returns
  * what was created; on a shortfall the group's report error says why and *stop is set.
@@ -1314,11 +1340,15 @@ static unsigned create_batch(struct run *r, struct group_run *gr, const struct g
 		markets[n_markets++] = false;
 
 	for (size_t m = 0; m < n_markets; m++) {
-		for (size_t t = 0; t < g->n_instance_types; t++) {
+		bool spot_quota = false;
+
+		if (markets[m] && r->spot_quota && m + 1 < n_markets)
+			continue; /* known since an earlier batch: straight to on-demand */
+		for (size_t t = 0; t < g->n_instance_types && !spot_quota; t++) {
 			const char *type = g->instance_types[t];
 			size_t n_zones = gr->pinned_zone ? 1 : g->n_zones ? g->n_zones : 1;
 
-			for (size_t z = 0; z < n_zones; z++) {
+			for (size_t z = 0; z < n_zones && !spot_quota; z++) {
 				const char *zone = gr->pinned_zone ? gr->pinned_zone
 					: g->n_zones		   ? g->zones[z]
 								   : NULL;
@@ -1369,6 +1399,17 @@ static unsigned create_batch(struct run *r, struct group_run *gr, const struct g
 					    load_zones(r) == 0)
 						n_zones = 1 + r->n_zones;
 					continue;
+				case ATTEMPT_SPOT_QUOTA:
+					r->spot_quota = true;
+					if (m + 1 < n_markets) {
+						spot_quota_fallback(r, gr, &cerr);
+						spot_quota = true;
+						continue;
+					}
+					*stop = true;
+					if (rg->err.code == GC_OK && !r->cancelled)
+						rg->err = cerr;
+					return made;
 				case ATTEMPT_STOP:
 					*stop = true;
 					if (rg->err.code == GC_OK && !r->cancelled)

@@ -108,6 +108,7 @@ const char *gc_strerror(enum gc_errcode code)
 	case GC_ELOCKED: return "locked";
 	case GC_EIO: return "io";
 	case GC_EBADRESPONSE: return "invalid-response";
+	case GC_ESPOTQUOTA: return "spot-quota";
 	}
 	return "unknown";
 }

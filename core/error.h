@@ -30,6 +30,7 @@ enum gc_errcode {
 	GC_ELOCKED = 14,      /* another process holds the cluster's lock */
 	GC_EIO = 15,	      /* local file or system call failure */
 	GC_EBADRESPONSE = 16, /* a cloud answer of the wrong shape: retried a few times */
+	GC_ESPOTQUOTA = 17,   /* the account's spot quota: its on-demand quota is apart */
 };
 
 #define GC_ERROR_MSG_MAX 1024

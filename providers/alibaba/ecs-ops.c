@@ -637,6 +637,35 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 	return 0;
 }
 
+/*
+ * A launch refused for a quota: which one, and where to ask. ECS answers both markets'
+ * quotas with QuotaExceed.ElasticQuota (API reference, RunInstances), yet they are apart
+ * (DescribeAccountAttributes: max-postpaid-instance-vcpu-count beside
+ * max-spot-instance-vcpu-count), so the market is the request's.
+ */
+static void name_quota(struct gc_provider *p, const struct gc_create_request *req,
+		       struct gc_error *err)
+{
+	if (!err || err->code != GC_EQUOTA ||
+	    strcmp(err->cloud_code, "QuotaExceed.ElasticQuota") != 0)
+		return;
+	if (req->spot) {
+		err->code = GC_ESPOTQUOTA;
+		gc_error_prefix(err,
+				"the vCPU quota of preemptible (spot) instances of region '%s' "
+				"(max-spot-instance-vcpu-count) is used up (ask for more in Quota "
+				"Center, ECS)",
+				p->region);
+	} else {
+		gc_error_prefix(
+			err,
+			"the quota of pay-as-you-go instances of region '%s' (its vCPUs, "
+			"max-postpaid-instance-vcpu-count, or type '%s') is used up (ask for "
+			"more in Quota Center, ECS)",
+			p->region, req->type);
+	}
+}
+
 int ali_create(struct gc_provider *p, const struct gc_create_request *req,
 	       struct gc_instance_list *out, struct gc_error *err)
 {
@@ -709,6 +738,7 @@ int ali_create(struct gc_provider *p, const struct gc_create_request *req,
 	ret = 0;
 	goto out;
 fail:
+	name_quota(p, req, err);
 	gc_error_prefix(err, "cannot launch %u '%s' instance%s in '%s'", req->count, req->type,
 			req->count == 1 ? "" : "s", where);
 out:

@@ -4,6 +4,7 @@
  * mistake would cost money or touch what is not ours: discover keeps only instances that
  * carry every filter tag exactly, whatever the server's filtering did.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -460,6 +461,60 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 	return 0;
 }
 
+/*
+ * A launch refused for a vCPU quota: which quota, named as Service Quotas names it, since
+ * a user asks for more of exactly that one. Quotas are per market and per family group
+ * (EC2 user guide, "On-Demand Instance quotas" and "Spot Instance quotas").
+ */
+static void name_quota(struct gc_provider *p, const struct gc_create_request *req,
+		       struct gc_error *err)
+{
+	static const struct {
+		const char *prefix, *od, *spot;
+	} fams[] = {
+		{ "p5", "P", "P5" },
+		{ "p", "P", "P4, P3 and P2" },
+		{ "g", "G and VT", "G and VT" },
+		{ "vt", "G and VT", "G and VT" },
+		{ "inf", "Inf", "Inf" },
+		{ "trn", "Trn", "Trn" },
+		{ "dl", "DL", "DL" },
+		{ "f", "F", "F" },
+		{ "x", "X", "X" },
+	};
+	const char *od = "Standard (A, C, D, H, I, M, R, T, Z)", *spot = od;
+
+	if (!err || (err->code != GC_EQUOTA && err->code != GC_ESPOTQUOTA) ||
+	    (strcmp(err->cloud_code, "VcpuLimitExceeded") != 0 &&
+	     strcmp(err->cloud_code, "InstanceLimitExceeded") != 0 &&
+	     strcmp(err->cloud_code, "MaxSpotInstanceCountExceeded") != 0))
+		return;
+	for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++) {
+		size_t n = strlen(fams[i].prefix);
+
+		/* the family is the letters before the generation's digit */
+		if (strncmp(req->type, fams[i].prefix, n) == 0 &&
+		    (isdigit((unsigned char)fams[i].prefix[n - 1]) ||
+		     isdigit((unsigned char)req->type[n]))) {
+			od = fams[i].od;
+			spot = fams[i].spot;
+			break;
+		}
+	}
+	if (err->code == GC_ESPOTQUOTA)
+		gc_error_prefix(
+			err,
+			"the spot vCPU quota 'All %s Spot Instance Requests' of region '%s' "
+			"is used up (ask for more in Service Quotas, Amazon EC2)",
+			spot, p->region);
+	else
+		gc_error_prefix(
+			err,
+			"the on-demand vCPU quota 'Running On-Demand %s instances' of region "
+			"'%s' is used up (ask for more in Service Quotas, Amazon EC2)",
+			od, p->region);
+}
+
 int aws_create(struct gc_provider *p, const struct gc_create_request *req,
 	       struct gc_instance_list *out, struct gc_error *err)
 {
@@ -504,6 +559,7 @@ int aws_create(struct gc_provider *p, const struct gc_create_request *req,
 	ret = 0;
 	goto out;
 fail:
+	name_quota(p, req, err);
 	gc_error_prefix(err, "cannot launch %u '%s' instance%s in '%s'", req->count, req->type,
 			req->count == 1 ? "" : "s", where);
 out:

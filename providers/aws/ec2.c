@@ -27,8 +27,10 @@ static const struct gc_driver_code aws_codes[] = {
 		 "InsufficientCapacity", "InsufficientHostCapacity",
 		 "InsufficientReservedInstanceCapacity", "UnfulfillableCapacity",
 		 "SpotMaxPriceTooLow", "Unsupported"),
-	GC_CODES(GC_MATCH_EXACT, GC_EQUOTA, "VcpuLimitExceeded", "InstanceLimitExceeded",
-		 "MaxSpotInstanceCountExceeded"),
+	/* quotas are per market: the spot one apart from the on-demand ones (EC2 user guide,
+	 * "Spot Instance quotas", "On-Demand Instance quotas") */
+	GC_CODES(GC_MATCH_EXACT, GC_ESPOTQUOTA, "MaxSpotInstanceCountExceeded"),
+	GC_CODES(GC_MATCH_EXACT, GC_EQUOTA, "VcpuLimitExceeded", "InstanceLimitExceeded"),
 	/* ResourceLimitExceeded, SecurityGroupLimitExceeded, KeyPairLimitExceeded... */
 	GC_CODES(GC_MATCH_SUFFIX, GC_EQUOTA, "LimitExceeded"),
 	GC_CODES(GC_MATCH_EXACT, GC_EAUTH, "AuthFailure", "SignatureDoesNotMatch",

@@ -767,6 +767,25 @@ static char *instance_name(const struct gc_create_request *req)
 	return name;
 }
 
+/*
+ * A launch refused for a quota: which one, and where to ask. CVM counts pay-as-you-go and
+ * spot instances apart, per zone (DescribeAccountQuota: PostPaidQuotaSet,
+ * SpotPaidQuotaSet).
+ */
+static void name_quota(const char *where, struct gc_error *err)
+{
+	if (!err || (err->code != GC_EQUOTA && err->code != GC_ESPOTQUOTA) ||
+	    (strcmp(err->cloud_code, "LimitExceeded.InstanceQuota") != 0 &&
+	     strcmp(err->cloud_code, "LimitExceeded.SpotQuota") != 0 &&
+	     strcmp(err->cloud_code, "LimitExceeded.UserSpotQuota") != 0))
+		return;
+	gc_error_prefix(err,
+			"the %s instance quota of '%s' (%s of DescribeAccountQuota) is used up "
+			"(ask for more through a quota ticket in the CVM console)",
+			err->code == GC_ESPOTQUOTA ? "spot" : "pay-as-you-go", where,
+			err->code == GC_ESPOTQUOTA ? "SpotPaidQuotaSet" : "PostPaidQuotaSet");
+}
+
 static int create_params(struct gc_provider *p, const struct gc_create_request *req,
 			 const char *zone, bool min_count, json_t **out, struct gc_error *err)
 {
@@ -958,6 +977,7 @@ int tc_create(struct gc_provider *p, const struct gc_create_request *req,
 	ret = 0;
 	goto out;
 fail:
+	name_quota(zone ? zone : p->region, err);
 	gc_error_prefix(err, "cannot launch %u '%s' instance%s in '%s'", req->count, req->type,
 			req->count == 1 ? "" : "s", zone ? zone : p->region);
 out:

@@ -23,13 +23,17 @@
 
 static const struct gc_driver_code tc_codes[] = {
 	GC_CODES(GC_MATCH_PREFIX, GC_ETHROTTLED, "RequestLimitExceeded"),
+	/* the spot quotas, apart from the pay-as-you-go one (LimitExceeded.InstanceQuota):
+	 * "竞价实例类型配额不足" / "竞价实例配额不足" in the SDK's cvm/v20170312/errors.go
+	 * (the English SDK's "the spot offerings are out of stock" mistranslates the first) */
+	GC_CODES(GC_MATCH_EXACT, GC_ESPOTQUOTA, "LimitExceeded.SpotQuota",
+		 "LimitExceeded.UserSpotQuota"),
 	/* stock-outs that are not prefixed like the rest: the engine falls back on them (spot
-	 * out of stock, a bid below the spot price, "the spot offerings are out of stock",
-	 * the type not sold in the zone) */
+	 * out of stock, a bid below the spot price, the type not sold in the zone) */
 	GC_CODES(GC_MATCH_EXACT, GC_ECAPACITY, "InvalidParameterValue.InsufficientOffering",
 		 "InvalidParameterValue.InsufficientPrice",
 		 "UnsupportedOperation.NoInstanceTypeSupportSpot",
-		 "UnsupportedOperation.SpotUnsupportedRegion", "LimitExceeded.SpotQuota",
+		 "UnsupportedOperation.SpotUnsupportedRegion",
 		 "ResourceNotFound.InvalidZoneInstanceType"),
 	GC_CODES(GC_MATCH_CONTAINS, GC_EQUOTA, "Quota"),
 	GC_CODES(GC_MATCH_EXACT, GC_EQUOTA, "InstancesQuotaLimitExceeded",

@@ -1174,6 +1174,7 @@ static void test_hint_after(void **state)
 		{ GC_ETOOBIG, "a re-run cannot fix this" },
 		{ GC_EAUTH, "" },
 		{ GC_EQUOTA, "" },
+		{ GC_ESPOTQUOTA, "" },
 		{ GC_ELOCKED, "" },
 		{ GC_ECANCELLED, "" },
 	};

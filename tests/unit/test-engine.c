@@ -113,6 +113,7 @@ struct fake {
 	size_t n_res, alloc_res;
 	struct cap_rule caps[8];
 	size_t n_caps;
+	enum gc_errcode cap_code; /* what the caps answer; GC_OK: GC_ECAPACITY */
 	unsigned pending_polls, terminating_polls, hidden_polls;
 	unsigned reclaim_next; /* the next N launched instances are reclaimed */
 	unsigned calls[OP_N], total;
@@ -332,7 +333,9 @@ static int fake_create(struct gc_provider *p, const struct gc_create_request *re
 		if ((F.caps[i].zone ? req->zone && !strcmp(F.caps[i].zone, req->zone)
 				    : !req->zone) &&
 		    !strcmp(F.caps[i].type, req->type) && F.caps[i].spot == req->spot)
-			return gc_error_set(err, GC_ECAPACITY, "InsufficientInstanceCapacity");
+			return F.cap_code
+				? gc_error_set(err, F.cap_code, "over a quota")
+				: gc_error_set(err, GC_ECAPACITY, "InsufficientInstanceCapacity");
 
 	fp = create_fingerprint(req);
 	for (size_t i = 0; req->client_token && i < F.n_tokens; i++)
@@ -1219,6 +1222,53 @@ static void test_capacity_spot_to_on_demand(void **state)
 	assert_false(F.log[4].spot);
 	for (size_t i = 0; i < F.n_insts; i++)
 		assert_false(F.insts[i].in.spot);
+	gc_engine_report_release(&rep);
+}
+
+/* The spot quota is the account's: one spot try, then on-demand for this and every later
+ * batch (no spot try in the other zone or type), and the user is told why. A spot-only
+ * group stops there, with the spot quota's code. */
+static void test_spot_quota_to_on_demand(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+
+	up(t,
+	   HEAD "  - name: workers\n"
+		"    count: 4\n"
+		"    instance_types: [t1, t2]\n"
+		"    zones: [z-a, z-b]\n"
+		"    market: spot-then-on-demand\n");
+	F.caps[F.n_caps++] = (struct cap_rule){ "z-a", "t1", true };
+	F.cap_code = GC_ESPOTQUOTA;
+	assert_int_equal(apply(t, &rep, &err), 0);
+	assert_int_equal(F.n_log, 3); /* batches of 2: one spot try, then two on-demand */
+	assert_true(F.log[0].spot);
+	assert_false(F.log[1].spot);
+	assert_string_equal(F.log[1].zone, "z-a");
+	assert_string_equal(F.log[1].type, "t1");
+	assert_false(F.log[2].spot);
+	for (size_t i = 0; i < F.n_insts; i++)
+		assert_false(F.insts[i].in.spot);
+	assert_int_equal(alive(CLUSTER), 4);
+	assert_int_equal(rep.groups[0].err.code, GC_OK);
+	gc_engine_report_release(&rep);
+
+	fake_reset();
+	up(t,
+	   HEAD "  - name: workers\n"
+		"    count: 1\n"
+		"    instance_types: [t1, t2]\n"
+		"    zones: [z-a, z-b]\n"
+		"    market: spot\n");
+	F.caps[F.n_caps++] = (struct cap_rule){ "z-a", "t1", true };
+	F.cap_code = GC_ESPOTQUOTA;
+	assert_int_equal(apply(t, &rep, &err), -1);
+	assert_int_equal(F.n_log, 1);
+	assert_int_equal(err.code, GC_ESPOTQUOTA);
+	assert_null(strstr(err.message, "capacity"));
+	assert_int_equal(alive(CLUSTER), 0);
 	gc_engine_report_release(&rep);
 }
 
@@ -2706,6 +2756,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_token_of_earlier_instances, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capacity_fallback_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capacity_spot_to_on_demand, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spot_quota_to_on_demand, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capacity_any_zone_then_cloud_zones, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_same_zone_pins_batches, setup, teardown),

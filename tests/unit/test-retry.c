@@ -296,6 +296,7 @@ static void test_bad_response_retried_a_few_times(void **state)
 		assert_int_equal(gc_retry_decide(&r, GC_ETRANSIENT, -1).retry, 1);
 	assert_int_equal(gc_retry_decide(&r, GC_ETRANSIENT, -1).retry, 0);
 	assert_string_equal(gc_strerror(GC_EBADRESPONSE), "invalid-response");
+	assert_string_equal(gc_strerror(GC_ESPOTQUOTA), "spot-quota");
 }
 
 static void test_non_retryable_never_retry(void **state)
@@ -303,7 +304,7 @@ static void test_non_retryable_never_retry(void **state)
 	static const enum gc_errcode codes[] = {
 		GC_OK,	       GC_EGENERIC, GC_EINVALID,     GC_ENOTFOUND,    GC_ECAPACITY,
 		GC_EQUOTA,     GC_EAUTH,    GC_EIDEMPOTENCY, GC_EUNSUPPORTED, GC_ETOOBIG,
-		GC_ECANCELLED, GC_ELOCKED,  GC_EIO,
+		GC_ECANCELLED, GC_ELOCKED,  GC_EIO,	     GC_ESPOTQUOTA,
 	};
 	struct gc_retry_quota q;
 	struct gc_retry_policy p = { 0 };
