@@ -253,6 +253,41 @@ test('VPC DeleteSecurityGroupPolicies by content and by PolicyIndex', async () =
 	await vpc.request('DeleteSecurityGroup', { SecurityGroupId: id });
 });
 
+// IPv6 sources (issue 18): Ipv6CidrBlock in the policy set, on create, describe and
+// delete by content; an IPv6 block in CidrBlock is refused
+test('VPC IPv6 sources: Ipv6CidrBlock create, describe, delete; IPv6 in CidrBlock refused',
+     async () => {
+	const c = await vpc.request('CreateSecurityGroup', {
+		GroupName: unique('gc-v6-'), GroupDescription: 'gpucluster sdk ipv6', ProjectId: '0',
+	});
+	const id = c.SecurityGroup.SecurityGroupId;
+	await vpc.request('CreateSecurityGroupPolicies', {
+		SecurityGroupId: id,
+		SecurityGroupPolicySet: { Ingress: [
+			{ Protocol: 'TCP', Port: '22', CidrBlock: '203.0.113.0/24', Action: 'ACCEPT',
+				PolicyDescription: 'gpucluster ssh' },
+			{ Protocol: 'TCP', Port: '22', Ipv6CidrBlock: '2001:db8::/32', Action: 'ACCEPT',
+				PolicyDescription: 'gpucluster ssh' }] },
+	});
+	const ingress = async () => (await vpc.request('DescribeSecurityGroupPolicies',
+		{ SecurityGroupId: id })).SecurityGroupPolicySet.Ingress;
+	assert.deepEqual((await ingress()).map((p) => [p.CidrBlock, p.Ipv6CidrBlock]).sort(),
+			 [['', '2001:db8::/32'], ['203.0.113.0/24', '']]);
+	await expectCode('an IPv6 block in CidrBlock', ['InvalidParameterValue.Malformed'],
+			 () => vpc.request('CreateSecurityGroupPolicies', {
+				 SecurityGroupId: id,
+				 SecurityGroupPolicySet: { Ingress: [{ Protocol: 'TCP', Port: '22',
+					 CidrBlock: '2001:db8:1::/48', Action: 'ACCEPT' }] },
+			 }));
+	await vpc.request('DeleteSecurityGroupPolicies', {
+		SecurityGroupId: id,
+		SecurityGroupPolicySet: { Ingress: [{ Protocol: 'TCP', Port: '22',
+			Ipv6CidrBlock: '2001:db8::/32', Action: 'ACCEPT' }] },
+	});
+	assert.deepEqual((await ingress()).map((p) => p.CidrBlock), ['203.0.113.0/24']);
+	await vpc.request('DeleteSecurityGroup', { SecurityGroupId: id });
+});
+
 test('VPC DeleteSecurityGroup', async () => {
 	await vpc.request('DeleteSecurityGroup', { SecurityGroupId: sg });
 	let left;
@@ -360,6 +395,17 @@ test('injected throttling and capacity errors carry the cloud codes', async () =
 	try {
 		await expectCode('throttled', ['RequestLimitExceeded'], () => cvm.DescribeInstances({}));
 		await expectCode('no capacity', ['ResourceInsufficient.SpecifiedInstanceType'],
+				 () => cvm.RunInstances({ ...runReq(1, [['fleet', fleet]]),
+							  SecurityGroupIds: undefined }));
+		// quotas per market (issue 18): the spot one, then the pay-as-you-go one
+		await sim.addFaults('tencent:RunInstances:quota,market=spot,times=1',
+				    'tencent:RunInstances:quota,market=on-demand,times=1');
+		await expectCode('the spot quota', ['LimitExceeded.UserSpotQuota'],
+				 () => cvm.RunInstances({ ...runReq(1, [['fleet', fleet]]),
+					 SecurityGroupIds: undefined, InstanceChargeType: 'SPOTPAID',
+					 InstanceMarketOptions: { MarketType: 'spot',
+						 SpotOptions: { SpotInstanceType: 'one-time' } } }));
+		await expectCode('the pay-as-you-go quota', ['LimitExceeded.InstanceQuota'],
 				 () => cvm.RunInstances({ ...runReq(1, [['fleet', fleet]]),
 							  SecurityGroupIds: undefined }));
 	} finally {

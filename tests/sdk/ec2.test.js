@@ -493,6 +493,19 @@ test('injected throttling and capacity errors are classified by the SDK', async 
 				 () => once.send(new RunInstancesCommand({
 					 ImageId: IMAGE, InstanceType: TYPE, MinCount: 1, MaxCount: 1,
 				 })));
+
+		// quotas per market (issue 18): the spot one, then the on-demand one
+		await sim.addFaults('aws:RunInstances:quota,market=spot,times=1',
+				    'aws:RunInstances:quota,market=on-demand,times=1');
+		await expectCode('the spot quota', ['MaxSpotInstanceCountExceeded'],
+				 () => once.send(new RunInstancesCommand({
+					 ImageId: IMAGE, InstanceType: TYPE, MinCount: 1, MaxCount: 1,
+					 InstanceMarketOptions: { MarketType: 'spot' },
+				 })), 400);
+		await expectCode('the on-demand quota', ['VcpuLimitExceeded'],
+				 () => once.send(new RunInstancesCommand({
+					 ImageId: IMAGE, InstanceType: TYPE, MinCount: 1, MaxCount: 1,
+				 })), 400);
 	} finally {
 		await sim.clearFaults();
 	}

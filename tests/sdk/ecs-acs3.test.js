@@ -191,6 +191,49 @@ test('DescribeSecurityGroupAttribute (ingress), RevokeSecurityGroup by Permissio
 		regionId: REGION, securityGroupId: id }));
 });
 
+// IPv6 sources (issue 18): Permissions.N.Ipv6SourceCidrIp on authorize and revoke, read
+// back from DescribeSecurityGroupAttribute; an IPv6 block in SourceCidrIp is refused
+test('IPv6 sources: Ipv6SourceCidrIp authorize, describe, revoke; IPv6 in SourceCidrIp refused',
+     async () => {
+	const c = await ecs.createSecurityGroup(new Ecs.CreateSecurityGroupRequest({
+		regionId: REGION, vpcId: VPC, securityGroupName: unique('gc-v6-'),
+		description: 'gpucluster sdk ipv6',
+	}));
+	const id = c.body.securityGroupId;
+	const base = { ipProtocol: 'TCP', portRange: '22/22', policy: 'Accept', nicType: 'intranet',
+		priority: '1', description: 'gpucluster ssh' };
+	await ecs.authorizeSecurityGroup(new Ecs.AuthorizeSecurityGroupRequest({
+		regionId: REGION, securityGroupId: id,
+		permissions: [
+			new Ecs.AuthorizeSecurityGroupRequestPermissions({ ...base,
+				sourceCidrIp: '203.0.113.0/24' }),
+			new Ecs.AuthorizeSecurityGroupRequestPermissions({ ...base,
+				ipv6SourceCidrIp: '2001:db8::/32' })],
+	}));
+	const rules = async () => (await ecs.describeSecurityGroupAttribute(
+		new Ecs.DescribeSecurityGroupAttributeRequest({ regionId: REGION, securityGroupId: id,
+			direction: 'ingress', maxResults: 1000 }))).body.permissions.permission;
+	let got = await rules();
+	assert.deepEqual(got.map((p) => [p.sourceCidrIp, p.ipv6SourceCidrIp]).sort(),
+			 [['', '2001:db8::/32'], ['203.0.113.0/24', '']]);
+	await expectCode('an IPv6 block in SourceCidrIp', ['InvalidSourceCidrIp.Malformed'],
+			 () => ecs.authorizeSecurityGroup(new Ecs.AuthorizeSecurityGroupRequest({
+				 regionId: REGION, securityGroupId: id,
+				 permissions: [new Ecs.AuthorizeSecurityGroupRequestPermissions({
+					 ...base, sourceCidrIp: '2001:db8:1::/48' })],
+			 })));
+	await ecs.revokeSecurityGroup(new Ecs.RevokeSecurityGroupRequest({
+		regionId: REGION, securityGroupId: id,
+		permissions: [new Ecs.RevokeSecurityGroupRequestPermissions({ ipProtocol: 'tcp',
+			portRange: '22/22', ipv6SourceCidrIp: '2001:db8::/32', policy: 'Accept',
+			nicType: 'intranet' })],
+	}));
+	got = await rules();
+	assert.deepEqual(got.map((p) => p.sourceCidrIp), ['203.0.113.0/24']);
+	await ecs.deleteSecurityGroup(new Ecs.DeleteSecurityGroupRequest({
+		regionId: REGION, securityGroupId: id }));
+});
+
 test('RunInstances with tags and an Amount', async () => {
 	const a = await ecs.runInstances(runReq(5, [['fleet', fleet], ['role', ROLE]], token));
 	const ids = a.body.instanceIdSets.instanceIdSet;
