@@ -764,6 +764,24 @@ static void test_faults(void **state)
 	assert_string_equal(err.cloud_code, drv->quota_code);
 	assert_int_equal(prov->stats.calls - s0.calls, 1);
 
+	/* quotas per market: the spot one is told apart (the engine falls back to on-demand
+	 * on it), and each is named with what to ask for */
+	add_fault("RunInstances:quota,market=on-demand,times=1");
+	add_fault("RunInstances:quota,market=spot,times=1");
+	r.client_token = "gc-faults-q1";
+	assert_int_equal(gc_provider_create(prov, &r, &got, &err), -1);
+	assert_int_equal(err.code, GC_EQUOTA);
+	assert_non_null(strstr(err.message, "quota"));
+	assert_non_null(strstr(err.message, "ask for more"));
+	assert_null(strstr(err.message, "spot"));
+	r.spot = true;
+	r.client_token = "gc-faults-q2";
+	assert_int_equal(gc_provider_create(prov, &r, &got, &err), -1);
+	assert_int_equal(err.code, GC_ESPOTQUOTA);
+	assert_non_null(strstr(err.message, "spot"));
+	assert_non_null(strstr(err.message, "ask for more"));
+	r.spot = false;
+
 	/* an InternalError and a dropped connection: retried */
 	snprintf(rule, sizeof(rule), "%s:5xx,times=1", drv->retry_action);
 	add_fault(rule);
