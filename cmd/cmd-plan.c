@@ -50,20 +50,17 @@ static void warn_cap(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 	double max = ctx->spec ? ctx->spec->lifecycle.max_hourly_cost : 0;
 	struct gc_buf list = GC_BUF_INIT(1024);
 
-	if (plan->over_cap)
-		gc_out_warn(
-			ctx->out,
-			"cluster '%s' costs %.2f USD/h, over lifecycle.max_hourly_cost %.2f "
-			"USD/h: apply creates nothing more; lower the counts or raise the limit",
-			ctx->spec->name, plan->cost_after, max);
+	/* a cluster over its cap is said in the plan itself (plan-render.c) */
 	if (plan->over_cap || !plan->cost_worst_known || plan->cost_worst <= max || !(max > 0))
 		goto out;
 	for (size_t i = 0; i < plan->n_skips; i++) {
 		const struct gc_plan_skip *k = &plan->skips[i];
 
-		if (gc_buf_addf(&list, "%s%s %s in group '%s' (%u \xc3\x97 %.2f USD/h: %.2f USD/h)",
-				i ? ", " : "", k->type, k->spot ? "spot" : "on-demand", k->group,
-				k->count, k->price, k->total) < 0) {
+		if (gc_buf_addf(
+			    &list,
+			    "%s%s %s in group '%s' (%u \xc3\x97 %.2f USD/h would take the cluster to %.2f USD/h)",
+			    i ? ", " : "", k->type, k->spot ? "spot" : "on-demand", k->group,
+			    k->count, k->price, k->total) < 0) {
 			gc_buf_addstr(&list, ", ...");
 			break;
 		}

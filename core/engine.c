@@ -1285,9 +1285,8 @@ static bool cap_allows(struct run *r, struct group_run *gr, const struct gc_plan
 	double max = r->e->spec->lifecycle.max_hourly_cost, cost = 0, price = 0, one;
 	const struct gc_instance_list *made = &r->rep->created;
 	struct gc_engine_event ev = { .kind = GC_EV_INFO };
-	const char *where = zone ? zone : "any zone";
 	bool known = true;
-	char why[400];
+	char why[300], msg[GC_ERROR_MSG_MAX / 2];
 
 	if (!(max > 0))
 		return true;
@@ -1307,27 +1306,28 @@ static bool cap_allows(struct run *r, struct group_run *gr, const struct gc_plan
 	}
 	if (known && !cap_price(r, type, zone, spot, &price))
 		snprintf(why, sizeof(why),
-			 "skipped %s %s in %s: no price for it, so max_hourly_cost %.2f cannot "
-			 "be checked",
-			 type, market_word(spot), where, max);
+			 "no price for it, so max_hourly_cost %.2f cannot be checked", max);
 	else if (!known)
 		snprintf(why, sizeof(why),
-			 "skipped %s %s in %s: the cluster's cost is unknown, so max_hourly_cost "
-			 "%.2f cannot be checked",
-			 type, market_word(spot), where, max);
+			 "the cluster's cost is unknown, so max_hourly_cost %.2f cannot be checked",
+			 max);
 	else if (cost + n * price <= max + 1e-9)
 		return true;
 	else
 		snprintf(why, sizeof(why),
-			 "skipped %s %s in %s: %u \xc3\x97 %.2f USD/h would take the cluster to "
-			 "%.2f USD/h, over max_hourly_cost %.2f",
-			 type, market_word(spot), where, n, price, cost + n * price, max);
+			 "%u \xc3\x97 %.2f USD/h would take the cluster to %.2f USD/h, over "
+			 "max_hourly_cost %.2f",
+			 n, price, cost + n * price, max);
+	snprintf(msg, sizeof(msg), "skipped %s %s in %s: %s", type, market_word(spot),
+		 zone ? zone : "any zone", why);
 	ev.group = gr->pg->name;
-	ev.message = why;
+	ev.message = msg;
 	emit(r, &ev);
-	gc_log_warn(r->e->log, "group '%s': %s", gr->pg->name, why);
-	if (!strstr(gr->skipped.data, why))
-		gc_buf_addf(&gr->skipped, "%s%s", gr->skipped.len ? "; " : "", why);
+	gc_log_info(r->e->log, "group '%s': %s", gr->pg->name, msg);
+	/* the group's error names each (type, market) once, whatever the zones */
+	snprintf(msg, sizeof(msg), "skipped %s %s: %s", type, market_word(spot), why);
+	if (!strstr(gr->skipped.data, msg))
+		gc_buf_addf(&gr->skipped, "%s%s", gr->skipped.len ? "; " : "", msg);
 	return false;
 }
 
