@@ -71,6 +71,28 @@ gc_ok apply -y "$work/c.yaml"
 grep -q "apply creates nothing more" "$work/out" || fail "apply does not say: $(cat "$work/out")"
 expect_alive e2e-cap 2 "after an apply over the cap"
 
+# the cloud gives no price: unknown, never 0
+case $CLOUD in
+aws) fault "aws:GetProducts:5xx" ;; # the Price List API's emulator has no quota error
+alibaba) fault "alibaba:DescribePrice:quota" ;;
+tencent) fault "tencent:InquiryPriceRunInstances:quota" ;;
+esac
+gc_ok status "$work/c.yaml"
+grep -q "^gpu .* unknown *unknown$" "$work/out" || fail "status: $(cat "$work/out")"
+grep -q "2 nodes; cost unknown" "$work/out" || fail "status total: $(cat "$work/out")"
+grep -q "0\.00" "$work/out" && fail "status prints 0.00 for an unknown price: $(cat "$work/out")"
+gc_ok status -o json "$work/c.yaml"
+jq -e '.cost.usd_per_hour == null and .cost.known == false
+	and ([.nodes[].usd_per_hour] == [null, null])' "$work/out" >/dev/null ||
+	fail "status -o json: $(cat "$work/out")"
+gc_ok plan "$work/c.yaml"
+grep -q "^Hourly cost: unknown (no price for $CHEAP (on-demand))" "$work/out" ||
+	fail "plan with unknown prices: $(cat "$work/out")"
+gc_ok plan -o json "$work/c.yaml"
+jq -e '.cost.now == null and .cost.over_cap == false' "$work/out" >/dev/null ||
+	fail "plan -o json with unknown prices: $(jq -c .cost "$work/out")"
+faults_clear
+
 gc_ok destroy -y "$work/c.yaml"
 requests_valid
 note ok
