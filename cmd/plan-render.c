@@ -178,8 +178,10 @@ static void tx_create(struct text *t, const struct gc_plan_group *g)
 		tx_addf(t, " at %.2f USD/h each", g->create_price);
 	else
 		tx_addf(t, " at an unknown price");
-	if (g->worst_price_known && g->worst_type &&
-	    (g->worst_price > g->create_price + 0.005 || !g->create_price_known))
+	if (!g->worst_price_known && g->create_price_known)
+		tx_addf(t, "; at worst unknown (a fallback has no price)");
+	else if (g->worst_price_known && g->worst_type &&
+		 (g->worst_price > g->create_price + 0.005 || !g->create_price_known))
 		tx_addf(t, "; at worst %s (%s) at %.2f USD/h each", g->worst_type,
 			g->worst_spot ? "spot" : "on-demand", g->worst_price);
 	tx_color(t, GC_STYLE_RESET);

@@ -900,6 +900,7 @@ static void test_worst_case_unknown(void **state)
 {
 	struct fx f;
 	const struct gc_plan_price no_p5[] = { { "p4d.24xlarge", false, 32.7726 } };
+	struct gc_buf b;
 
 	(void)state;
 	/* the fallback's price is unknown: the worst case is unknown, never 0 */
@@ -912,6 +913,13 @@ static void test_worst_case_unknown(void **state)
 	assert_false(f.plan.cost_worst_known);
 	assert_false(f.plan.groups[0].worst_price_known);
 	assert_int_equal(f.plan.n_skips, 0);
+	gc_buf_init(&b, GC_BUF_DEFAULT_MAX);
+	assert_int_equal(gc_plan_render_text(&b, &f.plan, f.spec, false), 0);
+	assert_contains(b.data,
+			"p4d.24xlarge at 32.77 USD/h each; at worst unknown (a fallback "
+			"has no price)\n");
+	assert_contains(b.data, "Worst case after: unknown (");
+	gc_buf_release(&b);
 	fx_release(&f);
 }
 
