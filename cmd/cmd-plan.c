@@ -43,6 +43,43 @@ static void warn_world_open(struct gc_cmd_ctx *ctx)
 	}
 }
 
+/* Fallback candidates over max_hourly_cost: apply skips them, which is worth knowing
+ * before a capacity shortage makes it so. */
+static void warn_cap(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
+{
+	double max = ctx->spec ? ctx->spec->lifecycle.max_hourly_cost : 0;
+	struct gc_buf list = GC_BUF_INIT(1024);
+
+	/* a cluster over its cap is said in the plan itself (plan-render.c) */
+	if (plan->over_cap || !plan->cost_worst_known || plan->cost_worst <= max || !(max > 0))
+		goto out;
+	for (size_t i = 0; i < plan->n_skips; i++) {
+		const struct gc_plan_skip *k = &plan->skips[i];
+
+		if (gc_buf_addf(
+			    &list,
+			    "%s%s %s in group '%s' (%u \xc3\x97 %.2f USD/h would take the cluster to %.2f USD/h)",
+			    i ? ", " : "", k->type, k->spot ? "spot" : "on-demand", k->group,
+			    k->count, k->price, k->total) < 0) {
+			gc_buf_addstr(&list, ", ...");
+			break;
+		}
+	}
+	if (list.len)
+		gc_out_warn(ctx->out,
+			    "the worst case, %.2f USD/h, is over max_hourly_cost %.2f USD/h: apply "
+			    "skips these fallback candidates: %s",
+			    plan->cost_worst, max, list.data);
+	else
+		gc_out_warn(ctx->out,
+			    "the worst case, %.2f USD/h, is over max_hourly_cost %.2f USD/h if "
+			    "spot prices rise to their bound; apply checks each candidate's price "
+			    "before launching it",
+			    plan->cost_worst, max);
+out:
+	gc_buf_release(&list);
+}
+
 /* Prints a built plan in the chosen format. */
 int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 {
@@ -58,6 +95,7 @@ int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 	/* progress and questions follow on stderr: the plan must be on screen first */
 	fflush(ctx->out->out);
 	warn_world_open(ctx);
+	warn_cap(ctx, plan);
 	gc_buf_release(&b);
 	return rc;
 }
@@ -87,7 +125,7 @@ static int plan_exec(struct gc_cmd_ctx *ctx)
 		goto out;
 	}
 	rc = GC_EXIT_OK;
-	if (gc_cmd_opt_given(ctx, "detailed-exitcode") && gc_plan_has_changes(&plan))
+	if (gc_cmd_opt_given(ctx, "detailed-exitcode") && gc_plan_needs_action(&plan))
 		rc = GC_EXIT_CHANGES;
 out:
 	gc_plan_release(&plan);

@@ -80,8 +80,8 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 		}
 		format_age(agebuf, sizeof(agebuf), age);
 		gc_format_rfc3339(in->launch_time, launched);
-		snprintf(pbuf, sizeof(pbuf), price >= 0 ? "%.3f" : "-", price);
-		snprintf(cbuf, sizeof(cbuf), so_far >= 0 ? "%.2f" : "-", so_far);
+		snprintf(pbuf, sizeof(pbuf), price >= 0 ? "%.3f" : "unknown", price);
+		snprintf(cbuf, sizeof(cbuf), so_far >= 0 ? "%.2f" : "unknown", so_far);
 		if (ctx->out->format == GC_OUTPUT_TEXT) {
 			gc_out_printf(
 				ctx->out, ctx->out->out,
@@ -106,11 +106,14 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 				  "usd_so_far", so_far >= 0 ? json_real(so_far) : json_null()));
 	}
 	if (ctx->out->format == GC_OUTPUT_JSON) {
-		json_t *doc = json_pack("{s:s, s:s, s:s, s:o, s:{s:f, s:f, s:b, s:s}}", "cluster",
-					ctx->spec->name, "cloud", ctx->spec->provider.name,
-					"region", ctx->spec->provider.region, "nodes", nodes,
-					"cost", "usd_per_hour", total_hour, "usd_so_far",
-					total_so_far, "known", all_known, "currency", "USD");
+		/* a partial sum is not the cost: unknown is null, never a smaller number */
+		json_t *doc =
+			json_pack("{s:s, s:s, s:s, s:o, s:{s:o, s:o, s:b, s:s}}", "cluster",
+				  ctx->spec->name, "cloud", ctx->spec->provider.name, "region",
+				  ctx->spec->provider.region, "nodes", nodes, "cost",
+				  "usd_per_hour", all_known ? json_real(total_hour) : json_null(),
+				  "usd_so_far", all_known ? json_real(total_so_far) : json_null(),
+				  "known", all_known, "currency", "USD");
 
 		nodes = NULL;
 		gc_out_json(ctx->out, doc);
@@ -119,11 +122,14 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 		gc_out_printf(ctx->out, ctx->out->out, "Cluster '%s' has no instances in %s %s.\n",
 			      ctx->spec->name, ctx->spec->provider.name,
 			      ctx->spec->provider.region);
+	} else if (all_known) {
+		gc_out_printf(ctx->out, ctx->out->out,
+			      "\n%zu node%s; %.2f USD/h now, about %.2f USD so far\n", live.n,
+			      live.n == 1 ? "" : "s", total_hour, total_so_far);
 	} else {
 		gc_out_printf(ctx->out, ctx->out->out,
-			      "\n%zu node%s; %.2f USD/h now, about %.2f USD so far%s\n", live.n,
-			      live.n == 1 ? "" : "s", total_hour, total_so_far,
-			      all_known ? "" : " (some prices unknown)");
+			      "\n%zu node%s; cost unknown (no price for some nodes)\n", live.n,
+			      live.n == 1 ? "" : "s");
 	}
 	rc = GC_EXIT_OK;
 out:

@@ -262,7 +262,7 @@ void gc_gha_format_apply_summary(struct gc_buf *out, const struct gc_gha_apply *
 		if (nd->usd_per_hour >= 0)
 			gc_buf_addf(out, " %.3f |\n", nd->usd_per_hour);
 		else
-			gc_buf_addstr(out, " - |\n");
+			gc_buf_addstr(out, " unknown |\n");
 	}
 	if (!a->bootstrapped) {
 		gc_buf_addch(out, '\n');

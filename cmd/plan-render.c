@@ -176,6 +176,14 @@ static void tx_create(struct text *t, const struct gc_plan_group *g)
 	tx_addf(t, "), %s", g->spec->instance_types[0]);
 	if (g->create_price_known)
 		tx_addf(t, " at %.2f USD/h each", g->create_price);
+	else
+		tx_addf(t, " at an unknown price");
+	if (!g->worst_price_known && g->create_price_known)
+		tx_addf(t, "; at worst unknown (a fallback has no price)");
+	else if (g->worst_price_known && g->worst_type &&
+		 (g->worst_price > g->create_price + 0.005 || !g->create_price_known))
+		tx_addf(t, "; at worst %s (%s) at %.2f USD/h each", g->worst_type,
+			g->worst_spot ? "spot" : "on-demand", g->worst_price);
 	tx_color(t, GC_STYLE_RESET);
 	tx_addf(t, "\n");
 }
@@ -223,6 +231,20 @@ static void tx_cost(struct text *t, const struct gc_plan *plan, const struct gc_
 	if (max > 0)
 		tx_addf(t, ", limit %.2f USD/h", max);
 	tx_addf(t, ".\n");
+	if (changes && plan->n_create) {
+		tx_addf(t, "Worst case after: ");
+		if (plan->cost_worst_known)
+			tx_addf(t, "%.2f USD/h", plan->cost_worst);
+		else
+			tx_addf(t, "unknown");
+		tx_addf(t,
+			" (every fallback candidate at its highest price; spot at its bound).\n");
+	}
+	if (plan->over_cap)
+		tx_addf(t,
+			"Over the limit: the cluster costs %.2f USD/h, above max_hourly_cost %.2f "
+			"USD/h; apply creates nothing more. Lower the counts or raise the limit.\n",
+			plan->cost_after, max);
 }
 
 int gc_plan_render_text(struct gc_buf *out, const struct gc_plan *plan, const struct gc_spec *spec,
@@ -247,6 +269,11 @@ int gc_plan_render_text(struct gc_buf *out, const struct gc_plan *plan, const st
 	if (changes)
 		tx_addf(&t, "gpucluster will perform these actions on cluster '%s' (%s %s):\n",
 			spec->name, spec->provider.name, spec->provider.region);
+	else if (plan->over_cap)
+		tx_addf(&t,
+			"Over the cost limit. Cluster '%s' (%s %s) matches the spec's counts (%u %s).\n",
+			spec->name, spec->provider.name, spec->provider.region, plan->n_keep,
+			plural(plan->n_keep, "instance", "instances"));
 	else
 		tx_addf(&t, "No changes. Cluster '%s' (%s %s) matches the spec (%u %s).\n",
 			spec->name, spec->provider.name, spec->provider.region, plan->n_keep,
@@ -382,6 +409,11 @@ static json_t *js_group(const struct gc_plan_group *g)
 			    sg ? json_string(sg->instance_types[0]) : json_null());
 	json_object_set_new(o, "create_price",
 			    js_money(sg && g->create_price_known, g->create_price));
+	json_object_set_new(o, "worst_type",
+			    sg && g->worst_type ? json_string(g->worst_type) : json_null());
+	json_object_set_new(o, "worst_spot", json_boolean(sg && g->worst_spot));
+	json_object_set_new(o, "worst_price",
+			    js_money(sg && g->worst_price_known && g->worst_type, g->worst_price));
 	json_object_set_new(o, "nodes", nodes);
 	return o;
 }
@@ -389,7 +421,7 @@ static json_t *js_group(const struct gc_plan_group *g)
 int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const struct gc_spec *spec)
 {
 	json_t *doc = json_object(), *summary = json_object(), *groups = json_array();
-	json_t *cost = json_object();
+	json_t *cost = json_object(), *skips = json_array();
 	double max = spec->lifecycle.max_hourly_cost;
 	char *text;
 	int r = -1;
@@ -409,11 +441,24 @@ int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const st
 	json_object_set_new(doc, "groups", groups);
 	json_object_set_new(cost, "now", js_money(plan->cost_now_known, plan->cost_now));
 	json_object_set_new(cost, "after", js_money(plan->cost_after_known, plan->cost_after));
+	json_object_set_new(cost, "worst_after",
+			    js_money(plan->cost_worst_known, plan->cost_worst));
 	json_object_set_new(cost, "known", json_boolean(plan->cost_known));
 	json_object_set_new(cost, "currency", json_string("USD"));
 	json_object_set_new(cost, "max_hourly_cost", max > 0 ? json_real(max) : json_null());
 	json_object_set_new(cost, "unknown_price",
 			    plan->cost_known ? json_null() : js_str(plan->unknown_price));
+	json_object_set_new(cost, "over_cap", json_boolean(plan->over_cap));
+	for (size_t i = 0; i < plan->n_skips; i++) {
+		const struct gc_plan_skip *k = &plan->skips[i];
+
+		json_array_append_new(
+			skips,
+			json_pack("{s:s, s:s, s:s, s:I, s:f, s:f}", "group", k->group, "type",
+				  k->type, "market", k->spot ? "spot" : "on-demand", "count",
+				  (json_int_t)k->count, "price", k->price, "cost_after", k->total));
+	}
+	json_object_set_new(cost, "skipped_candidates", skips);
 	json_object_set_new(doc, "cost", cost);
 	json_object_set_new(doc, "expires_at", gc_out_json_time(plan->expires_at));
 

@@ -919,6 +919,7 @@ struct group_run {
 	char *pinned_owned;
 	size_t *exhausted; /* indices into r->blocked met by this group */
 	size_t n_exhausted, alloc_exhausted;
+	struct gc_buf skipped; /* candidates skipped for max_hourly_cost, and why */
 };
 
 static void note_exhausted(struct group_run *gr, size_t bi)
@@ -1267,6 +1268,78 @@ static int load_zones(struct run *r)
 	return r->n_zones ? 0 : -1;
 }
 
+/* ---- the cost cap ---------------------------------------------------------------- */
+
+/* One instance's price through the provider (the drivers cache prices); false: unknown. */
+static bool cap_price(struct run *r, const char *type, const char *zone, bool spot, double *out)
+{
+	struct gc_error lerr;
+
+	gc_error_init(&lerr);
+	if (gc_provider_price(r->p, type, zone, spot, out, &lerr) == 0 && *out >= 0)
+		return true;
+	check_fatal(r, &lerr);
+	return false;
+}
+
+/*
+ * Whether n instances of (zone, type, spot) keep the cluster within max_hourly_cost: what
+ * stays (the plan's kept instances), what this run launched, and the candidate at today's
+ * price. When they would not, the candidate is skipped, said in an event and in the
+ * group's list (docs/internals/executor.md, "The cost cap").
+ */
+static bool cap_allows(struct run *r, struct group_run *gr, const struct gc_plan *plan,
+		       const char *zone, const char *type, bool spot, unsigned n)
+{
+	double max = r->e->spec->lifecycle.max_hourly_cost, cost = 0, price = 0, one;
+	const struct gc_instance_list *made = &r->rep->created;
+	struct gc_engine_event ev = { .kind = GC_EV_INFO };
+	bool known = true;
+	char why[300], msg[GC_ERROR_MSG_MAX / 2];
+
+	if (!(max > 0))
+		return true;
+	for (size_t i = 0; i < plan->n_groups; i++)
+		for (size_t j = 0; j < plan->groups[i].n_nodes; j++) {
+			const struct gc_plan_node *node = &plan->groups[i].nodes[j];
+
+			if (node->action == GC_PLAN_KEEP) {
+				cost += node->price;
+				known = known && node->price_known;
+			}
+		}
+	for (size_t i = 0; i < made->n && known; i++) {
+		known = cap_price(r, made->items[i].type, made->items[i].zone, made->items[i].spot,
+				  &one);
+		cost += known ? one : 0;
+	}
+	if (known && !cap_price(r, type, zone, spot, &price))
+		snprintf(why, sizeof(why),
+			 "no price for it, so max_hourly_cost %.2f cannot be checked", max);
+	else if (!known)
+		snprintf(why, sizeof(why),
+			 "the cluster's cost is unknown, so max_hourly_cost %.2f cannot be checked",
+			 max);
+	else if (cost + n * price <= max + 1e-9)
+		return true;
+	else
+		snprintf(why, sizeof(why),
+			 "%u \xc3\x97 %.2f USD/h would take the cluster to %.2f USD/h, over "
+			 "max_hourly_cost %.2f",
+			 n, price, cost + n * price, max);
+	snprintf(msg, sizeof(msg), "skipped %s %s in %s: %s", type, market_word(spot),
+		 zone ? zone : "any zone", why);
+	ev.group = gr->pg->name;
+	ev.message = msg;
+	emit(r, &ev);
+	gc_log_info(r->e->log, "group '%s': %s", gr->pg->name, msg);
+	/* the group's error names each (type, market) once, whatever the zones */
+	snprintf(msg, sizeof(msg), "skipped %s %s: %s", type, market_word(spot), why);
+	if (!strstr(gr->skipped.data, msg))
+		gc_buf_addf(&gr->skipped, "%s%s", gr->skipped.len ? "; " : "", msg);
+	return false;
+}
+
 /*
  * try_candidate, again after a pause when the driver gave up on throttling or 5xx. The
  * driver already retried with its own backoff; a storm that outlasts that is still
@@ -1373,6 +1446,8 @@ static unsigned create_batch(struct run *r, struct group_run *gr, const struct g
 					*stop = true;
 					return 0;
 				}
+				if (!cap_allows(r, gr, plan, zone, type, markets[m], n))
+					continue;
 				switch (try_rounds(r, gr, slot, n, zone, type, markets[m], plan,
 						   &made, &cerr)) {
 				case ATTEMPT_OK:
@@ -1420,9 +1495,12 @@ static unsigned create_batch(struct run *r, struct group_run *gr, const struct g
 			}
 		}
 	}
-	/* every candidate is out of stock */
+	/* every candidate is out of stock or over the cap */
 	*stop = true;
-	if (rg->err.code == GC_OK) {
+	if (rg->err.code == GC_OK && gr->skipped.len) {
+		gc_error_set(&rg->err, GC_EQUOTA, "%s%s", gr->skipped.data,
+			     gr->n_exhausted ? "; the other candidates are out of capacity" : "");
+	} else if (rg->err.code == GC_OK) {
 		struct gc_buf list = GC_BUF_INIT(GC_ERROR_MSG_MAX - 64);
 
 		for (size_t i = 0; i < gr->n_exhausted; i++) {
@@ -1452,6 +1530,7 @@ static void create_group(struct run *r, const struct gc_plan *plan, const struct
 	gr.pg = pg;
 	gr.g = pg->spec;
 	gr.gi = gi;
+	gc_buf_init(&gr.skipped, GC_ERROR_MSG_MAX - 64);
 	gc_error_init(&err);
 	if (!gr.g) {
 		gc_error_set(&rg->err, GC_EINVALID, "group '%s' is not in the spec", pg->name);
@@ -1483,6 +1562,7 @@ static void create_group(struct run *r, const struct gc_plan *plan, const struct
 	free(gr.context);
 	free(gr.pinned_owned);
 	free(gr.exhausted);
+	gc_buf_release(&gr.skipped);
 }
 
 /* ---- waiting -------------------------------------------------------------------- */

@@ -46,12 +46,18 @@ void gc_plan_release(struct gc_plan *plan)
 	for (size_t i = 0; i < plan->n_groups; i++)
 		free(plan->groups[i].nodes);
 	free(plan->groups);
+	free(plan->skips);
 	gc_plan_init(plan);
 }
 
 bool gc_plan_has_changes(const struct gc_plan *plan)
 {
 	return plan->n_create > 0 || plan->n_terminate > 0 || plan->n_replace > 0;
+}
+
+bool gc_plan_needs_action(const struct gc_plan *plan)
+{
+	return gc_plan_has_changes(plan) || plan->over_cap;
 }
 
 static const char *str_or(const char *s, const char *dflt)
@@ -157,14 +163,59 @@ void gc_plan_price_needs(const struct gc_spec *spec, const struct gc_instance_li
 	for (size_t i = 0; i < spec->n_groups; i++) {
 		const struct gc_spec_group *g = &spec->groups[i];
 
-		if (g->n_instance_types > 0)
-			price_need(&v, &n, &alloc, g->instance_types[0], create_is_spot(g));
+		/* every candidate apply may fall back to; on-demand also bounds spot */
+		for (size_t t = 0; t < g->n_instance_types; t++) {
+			if (g->market != GC_MARKET_ON_DEMAND)
+				price_need(&v, &n, &alloc, g->instance_types[t], true);
+			price_need(&v, &n, &alloc, g->instance_types[t], false);
+		}
 	}
 	for (size_t i = 0; live && i < live->n; i++)
 		if (live->items[i].state != GC_STATE_TERMINATED)
 			price_need(&v, &n, &alloc, live->items[i].type, live->items[i].spot);
 	*out = v;
 	*n_out = n;
+}
+
+/* The most a new instance of the group may cost: each candidate at its bound (spot: the
+ * on-demand price, or max_spot_price when lower, since the spot price may rise to it). */
+static void worst_price(const struct gc_plan_inputs *in, struct gc_plan_group *g)
+{
+	const struct gc_spec_group *sg = g->spec;
+
+	g->worst_price_known = true;
+	for (size_t m = 0; m < 2; m++) {
+		bool spot = m == 1; /* on-demand first: it names a tie */
+
+		if ((spot && sg->market == GC_MARKET_ON_DEMAND) ||
+		    (!spot && sg->market == GC_MARKET_SPOT))
+			continue;
+		for (size_t t = 0; t < sg->n_instance_types; t++) {
+			double od, bound;
+			bool known = price_lookup(in, sg->instance_types[t], false, &od);
+
+			bound = od;
+			if (spot && sg->max_spot_price > 0 && (!known || sg->max_spot_price < od)) {
+				bound = sg->max_spot_price;
+				known = true;
+			}
+			if (!known) {
+				g->worst_price_known = false;
+				continue;
+			}
+			if (!g->worst_type || bound > g->worst_price) {
+				g->worst_price = bound;
+				g->worst_type = sg->instance_types[t];
+				g->worst_spot = spot;
+			}
+		}
+	}
+	/* never below the likely case (a spot bid under today's spot price, say) */
+	if (g->create_price_known && (!g->worst_type || g->create_price > g->worst_price)) {
+		g->worst_price = g->create_price;
+		g->worst_type = sg->instance_types[0];
+		g->worst_spot = create_is_spot(sg);
+	}
 }
 
 /* ---- building ------------------------------------------------------------------- */
@@ -509,7 +560,7 @@ static void totals(struct plan_build *b)
 	struct gc_plan *p = &b->plan;
 	char miss_now[sizeof(p->unknown_price)] = "", miss_after[sizeof(p->unknown_price)] = "";
 
-	p->cost_now_known = p->cost_after_known = true;
+	p->cost_now_known = p->cost_after_known = p->cost_worst_known = true;
 	for (size_t i = 0; i < p->n_groups; i++) {
 		struct gc_plan_group *g = &p->groups[i];
 
@@ -528,6 +579,7 @@ static void totals(struct plan_build *b)
 			case GC_PLAN_KEEP:
 				p->n_keep++;
 				p->cost_after += n->price;
+				p->cost_worst += n->price;
 				if (!n->price_known) {
 					p->cost_after_known = false;
 					missing_price(miss_after, sizeof(miss_after), n->inst->type,
@@ -548,11 +600,59 @@ static void totals(struct plan_build *b)
 				missing_price(miss_after, sizeof(miss_after),
 					      g->spec->instance_types[0], create_is_spot(g->spec));
 			}
+			p->cost_worst += g->create * g->worst_price;
+			p->cost_worst_known = p->cost_worst_known && g->worst_price_known;
 		}
 	}
+	p->cost_worst_known = p->cost_worst_known && p->cost_after_known;
 	p->cost_known = p->cost_now_known && p->cost_after_known;
 	snprintf(p->unknown_price, sizeof(p->unknown_price), "%s",
 		 miss_after[0] ? miss_after : miss_now);
+}
+
+/* What the cap means for this plan: whether the cluster is over it whatever apply does,
+ * and which fallback candidates apply would skip because they would take it over. */
+static void cap_review(struct plan_build *b)
+{
+	const struct gc_plan_inputs *in = b->in;
+	struct gc_plan *p = &b->plan;
+	double max = in->spec->lifecycle.max_hourly_cost;
+	size_t alloc = 0;
+
+	if (!(max > 0) || !p->cost_after_known)
+		return;
+	p->over_cap = p->cost_after > max + PLAN_COST_EPSILON;
+	for (size_t i = 0; i < b->n_spec; i++) {
+		const struct gc_plan_group *g = &p->groups[i];
+		const struct gc_spec_group *sg = g->spec;
+		double others = p->cost_after - g->create * g->create_price;
+
+		for (size_t m = 0; g->create && m < 2; m++) {
+			bool spot = m == 0;
+
+			if ((spot && sg->market == GC_MARKET_ON_DEMAND) ||
+			    (!spot && sg->market == GC_MARKET_SPOT))
+				continue;
+			for (size_t t = 0; t < sg->n_instance_types; t++) {
+				double price, total;
+
+				if (!price_lookup(in, sg->instance_types[t], spot, &price))
+					continue;
+				total = others + g->create * price;
+				if (total <= max + PLAN_COST_EPSILON)
+					continue;
+				GC_ALLOC_GROW(p->skips, p->n_skips + 1, alloc);
+				p->skips[p->n_skips++] = (struct gc_plan_skip){
+					.group = sg->name,
+					.type = sg->instance_types[t],
+					.spot = spot,
+					.count = g->create,
+					.price = price,
+					.total = total,
+				};
+			}
+		}
+	}
 }
 
 static int check_budget(const struct gc_plan *p, const struct gc_spec *spec, struct gc_error *err)
@@ -604,6 +704,7 @@ int gc_plan_build(struct gc_plan *out, const struct gc_plan_inputs *in, struct g
 		g->want = group_want(in, sg);
 		g->create_price_known = price_lookup(in, sg->instance_types[0], create_is_spot(sg),
 						     &g->create_price);
+		worst_price(in, g);
 	}
 	if (collect(&b, err))
 		goto out;
@@ -620,6 +721,7 @@ int gc_plan_build(struct gc_plan *out, const struct gc_plan_inputs *in, struct g
 			qsort(g->nodes, g->n_nodes, sizeof(*g->nodes), node_display_cmp);
 	}
 	totals(&b);
+	cap_review(&b);
 	if (spec->lifecycle.ttl_s > 0)
 		b.plan.expires_at = in->now + (int64_t)spec->lifecycle.ttl_s;
 

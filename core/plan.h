@@ -56,6 +56,13 @@ struct gc_plan_group {
 	unsigned first_slot; /* slot index of the first new instance (see engine.h tokens) */
 	double create_price; /* USD per hour for one new instance (first choice) */
 	bool create_price_known;
+	/* The dearest fallback candidate at its bound (on-demand: its price; spot: the
+	 * on-demand price, or max_spot_price when lower): what a new instance may cost at
+	 * worst. worst_type/worst_spot name it. */
+	double worst_price;
+	bool worst_price_known;
+	const char *worst_type;
+	bool worst_spot;
 	/* Every existing instance of the group: terminate, replace, ignore, then keep, each in
 	 * id order. */
 	struct gc_plan_node *nodes;
@@ -68,6 +75,17 @@ struct gc_plan_price {
 	const char *type;
 	bool spot;
 	double usd_per_hour; /* < 0: unknown */
+};
+
+/* A fallback candidate apply would skip: its creates at its price (spot: today's) would
+ * take cost_after over max_hourly_cost. */
+struct gc_plan_skip {
+	const char *group; /* into the spec */
+	const char *type;
+	bool spot;
+	unsigned count;
+	double price; /* USD per hour for one */
+	double total; /* the cluster's cost with the group's creates at this price */
 };
 
 struct gc_plan_inputs {
@@ -94,6 +112,14 @@ struct gc_plan {
 	 * cost_known. */
 	char unknown_price[96];
 	int64_t expires_at; /* new instances' expires-at (now + ttl), 0 without a TTL */
+	/* The worst case: kept instances plus every group's creates at worst_price. */
+	double cost_worst;
+	bool cost_worst_known;
+	/* cost_now is known and above max_hourly_cost: apply creates nothing more. */
+	bool over_cap;
+	/* Candidates apply would skip for the cap (docs/internals/plan.md "Cost"). */
+	struct gc_plan_skip *skips;
+	size_t n_skips;
 };
 
 void gc_plan_init(struct gc_plan *plan);
@@ -112,7 +138,8 @@ int gc_plan_build(struct gc_plan *out, const struct gc_plan_inputs *in, struct g
 
 /*
  * The (type, spot) prices gc_plan_build will look up for spec and live, once each: every
- * group's first-choice type (spot only for market spot) and every live instance's own.
+ * candidate of every group (each type on-demand, the bound of spot; spot too unless the
+ * market is on-demand) and every live instance's own.
  * *out is allocated (free() it); its type strings point into spec and live, and
  * usd_per_hour is -1 for the caller to fill in. live may be NULL.
  */
@@ -121,6 +148,10 @@ void gc_plan_price_needs(const struct gc_spec *spec, const struct gc_instance_li
 
 /* Whether the plan changes anything. */
 bool gc_plan_has_changes(const struct gc_plan *plan);
+
+/* Whether the plan needs the user's attention: changes, or a cluster over its cap
+ * (`plan --detailed-exitcode` exits 2). */
+bool gc_plan_needs_action(const struct gc_plan *plan);
 
 /* The group's spec hash: over what an instance cannot show about itself, the image as
  * written and the disk size (docs/internals/plan.md). The encoding is fixed forever: a

@@ -562,11 +562,12 @@ static int fake_image(struct gc_provider *p, const char *image, bool is_alias, c
 static int fake_price(struct gc_provider *p, const char *type, const char *zone, bool spot,
 		      double *out, struct gc_error *err)
 {
-	(void)type;
 	(void)zone;
 	if (fault_hit(p, OP_PRICE))
 		return fault_err(err);
 	*out = spot ? 0.3 : 1.0;
+	if (type && strcmp(type, "t9") == 0) /* the dear one, for the cost cap */
+		*out *= 10;
 	return 0;
 }
 
@@ -632,7 +633,9 @@ struct events {
 	unsigned cancel_after_waiting;
 	bool cancel;
 	uint64_t last_elapsed;
-	char failed[8][96]; /* "zone/type/market" of CREATE_FAILED events */
+	char failed[8][96];   /* "zone/type/market" of CREATE_FAILED events */
+	char skipped[4][256]; /* INFO events that skip a candidate for the cost cap */
+	unsigned n_skipped;
 };
 
 struct t {
@@ -674,6 +677,9 @@ static void on_event(void *ctx, const struct gc_engine_event *ev)
 	if (ev->kind == GC_EV_CREATE_FAILED && e->n[ev->kind] <= 8)
 		snprintf(e->failed[e->n[ev->kind] - 1], sizeof(e->failed[0]), "%s/%s/%s",
 			 ev->zone ? ev->zone : "any", ev->type, ev->spot ? "spot" : "on-demand");
+	if (ev->kind == GC_EV_INFO && ev->message && !strncmp(ev->message, "skipped ", 8) &&
+	    e->n_skipped < 4)
+		snprintf(e->skipped[e->n_skipped++], sizeof(e->skipped[0]), "%s", ev->message);
 	if (e->cancel_after_created && ev->kind == GC_EV_CREATED &&
 	    e->n[GC_EV_CREATED] >= e->cancel_after_created)
 		e->cancel = true;
@@ -1366,6 +1372,77 @@ static void test_quota_stops_the_group(void **state)
 	assert_non_null(strstr(err.message, "0 of 3 instances created in group 'a'"));
 	assert_null(strstr(err.message, "group 'b'"));
 	assert_int_equal(alive(CLUSTER), 2);
+	gc_engine_report_release(&rep);
+}
+
+/* The cost cap holds for every fallback candidate: a dear fallback over the cap is
+ * skipped, said in an event, and the group fails with GC_EQUOTA launching nothing. */
+static void test_cap_skips_dear_fallback(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+
+	up(t,
+	   HEAD "  - name: workers\n"
+		"    count: 2\n"
+		"    instance_types: [t1, t9]\n"
+		"    zones: [z-a]\n"
+		"lifecycle: {max_hourly_cost: 15}\n");
+	F.caps[F.n_caps++] = (struct cap_rule){ "z-a", "t1", false };
+	assert_int_equal(apply(t, &rep, &err), -1);
+	assert_int_equal(F.n_log, 1); /* t1 tried, t9 never asked for */
+	assert_int_equal(alive(CLUSTER), 0);
+	assert_int_equal(t->ev.n_skipped, 1);
+	assert_string_equal(t->ev.skipped[0],
+			    "skipped t9 on-demand in z-a: 2 \xc3\x97 10.00 USD/h would take the "
+			    "cluster to 20.00 USD/h, over max_hourly_cost 15.00");
+	assert_int_equal(err.code, GC_EQUOTA);
+	assert_string_equal(group_of(&rep, "workers")->err.message,
+			    "skipped t9 on-demand: 2 \xc3\x97 10.00 USD/h would take the cluster "
+			    "to 20.00 USD/h, over max_hourly_cost 15.00; the other candidates are "
+			    "out of capacity");
+	gc_engine_report_release(&rep);
+}
+
+/* What this run already launched counts: group a's t1 (1.00) leaves 9.50 under a 10.50
+ * cap, too little for group b's fallback t9 (10.00), which alone would fit. */
+static void test_cap_counts_this_run(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+
+	up(t,
+	   HEAD "  - name: a\n"
+		"    count: 1\n"
+		"    instance_types: [t1]\n"
+		"    zones: [z-b]\n"
+		"  - name: b\n"
+		"    count: 1\n"
+		"    instance_types: [t1, t9]\n"
+		"    zones: [z-a]\n"
+		"lifecycle: {max_hourly_cost: 10.5}\n");
+	F.caps[F.n_caps++] = (struct cap_rule){ "z-a", "t1", false };
+	assert_int_equal(apply(t, &rep, &err), -1);
+	assert_int_equal(group_of(&rep, "a")->created, 1);
+	assert_int_equal(group_of(&rep, "b")->created, 0);
+	assert_int_equal(group_of(&rep, "b")->err.code, GC_EQUOTA);
+	assert_string_equal(t->ev.skipped[0],
+			    "skipped t9 on-demand in z-a: 1 \xc3\x97 10.00 USD/h would take the "
+			    "cluster to 11.00 USD/h, over max_hourly_cost 10.50");
+	assert_int_equal(alive(CLUSTER), 1);
+	gc_engine_report_release(&rep);
+
+	/* with room for it, the fallback launches */
+	up(t,
+	   HEAD "  - name: b\n"
+		"    count: 1\n"
+		"    instance_types: [t1, t9]\n"
+		"    zones: [z-a]\n"
+		"lifecycle: {max_hourly_cost: 12}\n");
+	assert_int_equal(apply(t, &rep, &err), 0);
+	assert_int_equal(group_of(&rep, "b")->created, 1);
 	gc_engine_report_release(&rep);
 }
 
@@ -2761,6 +2838,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_same_zone_pins_batches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quota_stops_the_group, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cap_skips_dear_fallback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cap_counts_this_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auth_stops_everything, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_partial_failure_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_timeout, setup, teardown),

@@ -232,7 +232,7 @@ static void test_apply_summary_failed(void **state)
 		"\n"
 		"| Node | Instance | Type | Zone | Market | Public IP | Private IP | USD/h |\n"
 		"| --- | --- | --- | --- | --- | --- | --- | --- |\n"
-		"| head/0 | i-3 | m5.large | us-east-1a | on-demand | 203.0.113.9 | - | - |\n"
+		"| head/0 | i-3 | m5.large | us-east-1a | on-demand | 203.0.113.9 | - | unknown |\n"
 		"\n");
 	gc_buf_reset(&b);
 

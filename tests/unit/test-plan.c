@@ -790,6 +790,136 @@ static void test_cost(void **state)
 	build_ok(&f);
 	assert_int_equal(f.plan.n_terminate, 1);
 	assert_money(f.plan.cost_after, 2 * 1.006 + 0.096);
+	/* but the cluster is over its cap, and that needs the user's attention */
+	assert_true(f.plan.over_cap);
+	assert_true(gc_plan_needs_action(&f.plan));
+	fx_release(&f);
+
+	/* matching the spec's counts while over the cap: no change, still a problem */
+	fx_init(&f, 2, "1");
+	worker(&f, "i-01", 100);
+	worker(&f, "i-02", 200);
+	head(&f, "i-10");
+	build_ok(&f);
+	assert_false(gc_plan_has_changes(&f.plan));
+	assert_true(f.plan.over_cap);
+	assert_true(gc_plan_needs_action(&f.plan));
+	fx_release(&f);
+
+	/* within the cap, nothing to do */
+	fx_init(&f, 2, "100");
+	worker(&f, "i-01", 100);
+	worker(&f, "i-02", 200);
+	head(&f, "i-10");
+	build_ok(&f);
+	assert_false(f.plan.over_cap);
+	assert_false(gc_plan_needs_action(&f.plan));
+	fx_release(&f);
+}
+
+/* The case: a cap between 2 x p4d and 2 x p5, p5 a fallback. */
+static const char p4d_p5[] = "name: llm-train\nprovider: {name: aws, region: us-east-1}\n"
+			     "node_groups:\n"
+			     "  - {name: w, count: 2, instance_types: [p4d.24xlarge, p5.48xlarge],"
+			     " market: %s%s}\n"
+			     "lifecycle: {max_hourly_cost: 80}\n";
+
+static const struct gc_plan_price gpu_prices[] = {
+	{ "p4d.24xlarge", false, 32.7726 },
+	{ "p4d.24xlarge", true, 11.47 },
+	{ "p5.48xlarge", false, 98.32 },
+	{ "p5.48xlarge", true, 34.41 },
+};
+
+static void fx_gpu(struct fx *f, const char *market, const char *extra)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text), p4d_p5, market, extra);
+	fx_init_text(f, text);
+	f->in.prices = gpu_prices;
+	f->in.n_prices = sizeof(gpu_prices) / sizeof(gpu_prices[0]);
+}
+
+static void test_worst_case(void **state)
+{
+	struct fx f;
+	const struct gc_plan_group *g;
+
+	(void)state;
+	/* on-demand: likely 2 x p4d, worst 2 x p5; the plan builds (the likely case fits)
+	 * and names p5 as the candidate apply skips */
+	fx_gpu(&f, "on-demand", "");
+	build_ok(&f);
+	g = &f.plan.groups[0];
+	assert_money(g->create_price, 32.7726);
+	assert_money(g->worst_price, 98.32);
+	assert_string_equal(g->worst_type, "p5.48xlarge");
+	assert_false(g->worst_spot);
+	assert_money(f.plan.cost_after, 2 * 32.7726);
+	assert_money(f.plan.cost_worst, 2 * 98.32);
+	assert_true(f.plan.cost_worst_known);
+	assert_false(f.plan.over_cap);
+	assert_int_equal(f.plan.n_skips, 1);
+	assert_string_equal(f.plan.skips[0].type, "p5.48xlarge");
+	assert_false(f.plan.skips[0].spot);
+	assert_int_equal(f.plan.skips[0].count, 2);
+	assert_money(f.plan.skips[0].total, 196.64);
+	fx_release(&f);
+
+	/* spot-then-on-demand: spot candidates at today's price fit (2 x 34.41), the
+	 * on-demand p5 does not; the worst case bounds spot at on-demand */
+	fx_gpu(&f, "spot-then-on-demand", "");
+	build_ok(&f);
+	assert_money(f.plan.cost_worst, 2 * 98.32);
+	assert_int_equal(f.plan.n_skips, 1);
+	assert_string_equal(f.plan.skips[0].type, "p5.48xlarge");
+	assert_false(f.plan.skips[0].spot);
+	fx_release(&f);
+
+	/* spot with max_spot_price: the bid bounds the worst case, below on-demand */
+	fx_gpu(&f, "spot", ", max_spot_price: 40");
+	build_ok(&f);
+	g = &f.plan.groups[0];
+	assert_money(g->create_price, 11.47);
+	assert_money(g->worst_price, 40);
+	assert_true(g->worst_spot);
+	assert_money(f.plan.cost_worst, 80);
+	assert_int_equal(f.plan.n_skips, 0);
+	fx_release(&f);
+
+	/* spot without a bid: bounded by the on-demand price */
+	fx_gpu(&f, "spot", "");
+	build_ok(&f);
+	assert_money(f.plan.groups[0].worst_price, 98.32);
+	assert_int_equal(f.plan.n_skips, 0); /* today's spot prices fit */
+	fx_release(&f);
+}
+
+static void test_worst_case_unknown(void **state)
+{
+	struct fx f;
+	const struct gc_plan_price no_p5[] = { { "p4d.24xlarge", false, 32.7726 } };
+	struct gc_buf b;
+
+	(void)state;
+	/* the fallback's price is unknown: the worst case is unknown, never 0 */
+	fx_gpu(&f, "on-demand", "");
+	f.in.prices = no_p5;
+	f.in.n_prices = 1;
+	build_ok(&f);
+	assert_money(f.plan.cost_after, 2 * 32.7726);
+	assert_true(f.plan.cost_after_known);
+	assert_false(f.plan.cost_worst_known);
+	assert_false(f.plan.groups[0].worst_price_known);
+	assert_int_equal(f.plan.n_skips, 0);
+	gc_buf_init(&b, GC_BUF_DEFAULT_MAX);
+	assert_int_equal(gc_plan_render_text(&b, &f.plan, f.spec, false), 0);
+	assert_contains(b.data,
+			"p4d.24xlarge at 32.77 USD/h each; at worst unknown (a fallback "
+			"has no price)\n");
+	assert_contains(b.data, "Worst case after: unknown (");
+	gc_buf_release(&b);
 	fx_release(&f);
 }
 
@@ -924,14 +1054,19 @@ static void test_price_needs(void **state)
 	add(&f, "i-04", "workers", f.workers, GC_STATE_TERMINATED, "p5.48xlarge", 1);
 	head(&f, "i-10");
 	gc_plan_price_needs(f.spec, &f.live, &v, &n);
-	assert_int_equal(n, 4);
-	assert_string_equal(v[0].type, "g5.xlarge"); /* the workers' first choice */
-	assert_false(v[0].spot);
-	assert_string_equal(v[1].type, "m5.large");
+	/* every candidate apply may fall back to, spot and its on-demand bound, then the
+	 * head's; the live instances' own are among them already */
+	assert_int_equal(n, 5);
+	assert_string_equal(v[0].type, "g5.xlarge");
+	assert_true(v[0].spot);
+	assert_string_equal(v[1].type, "g5.xlarge");
 	assert_false(v[1].spot);
-	assert_string_equal(v[2].type, "g5.xlarge");
+	assert_string_equal(v[2].type, "g5.2xlarge");
 	assert_true(v[2].spot);
 	assert_string_equal(v[3].type, "g5.2xlarge");
+	assert_false(v[3].spot);
+	assert_string_equal(v[4].type, "m5.large");
+	assert_false(v[4].spot);
 	for (size_t i = 0; i < n; i++)
 		assert_true(v[i].usd_per_hour < 0);
 	free(v);
@@ -976,7 +1111,8 @@ static void test_render_text(void **state)
 			"spot-then-on-demand\n");
 	assert_contains(b.data,
 			"      + 2 new instances (1 replacing; count 4 -> 5), g5.xlarge "
-			"at 1.01 USD/h each\n");
+			"at 1.01 USD/h each; at worst g5.2xlarge (on-demand) at 1.21 USD/h "
+			"each\n");
 	assert_contains(b.data,
 			"    -/+ i-04       running  g4dn.xlarge  us-east-1a  instance "
 			"type g4dn.xlarge is no longer in instance_types\n");
@@ -1030,8 +1166,29 @@ static void test_render_text(void **state)
 			"  group head: 1 \xc3\x97 m5.large, on-demand: no changes (1 kept)\n");
 	assert_contains(b.data,
 			"      + 1 new instance (count 2 -> 3), g5.xlarge at 1.01 USD/h "
-			"each\n");
+			"each; at worst g5.2xlarge (on-demand) at 1.21 USD/h each\n");
 	assert_contains(b.data, "\nPlan: 1 to create, 0 to terminate, 3 kept.\n");
+	/* the worst case next to the likely one: kept 2 x 1.006 + 0.096, one g5.2xlarge */
+	assert_contains(b.data,
+			"Hourly cost: 2.11 USD/h now -> 3.11 USD/h after (+1.01), "
+			"limit 100.00 USD/h.\nWorst case after: 3.32 USD/h");
+	fx_release(&f);
+
+	/* over the cap with nothing to change: said, not "No changes" */
+	fx_init(&f, 2, "1");
+	worker(&f, "i-01", 100);
+	worker(&f, "i-02", 100);
+	head(&f, "i-10");
+	build_ok(&f);
+	gc_buf_reset(&b);
+	assert_int_equal(gc_plan_render_text(&b, &f.plan, f.spec, false), 0);
+	assert_null(strstr(b.data, "No changes"));
+	assert_contains(b.data,
+			"Over the cost limit. Cluster 'llm-train' (aws us-east-1) "
+			"matches the spec's counts (3 instances).\n");
+	assert_contains(b.data,
+			"Over the limit: the cluster costs 2.11 USD/h, above "
+			"max_hourly_cost 1.00 USD/h; apply creates nothing more.");
 	fx_release(&f);
 
 	/* only replacements */
@@ -1090,7 +1247,10 @@ static void test_render_text_no_changes(void **state)
 	build_ok(&f);
 	gc_buf_reset(&b);
 	assert_int_equal(gc_plan_render_text(&b, &f.plan, f.spec, false), 0);
-	assert_contains(b.data, "      + 1 new instance (count 0 -> 1), p5.48xlarge\n");
+	assert_contains(b.data,
+			"      + 1 new instance (count 0 -> 1), p5.48xlarge at an unknown price\n");
+	assert_contains(b.data, "Worst case after: unknown (");
+	assert_null(strstr(b.data, "0.00 USD/h after"));
 	assert_contains(b.data,
 			"Hourly cost: 0.00 USD/h now -> unknown after (no price for "
 			"p5.48xlarge (on-demand)).\n");
@@ -1186,6 +1346,9 @@ static void test_render_json(void **state)
 	assert_json_str(g, "market", "spot-then-on-demand");
 	assert_json_str(g, "create_type", "g5.xlarge");
 	assert_json_money(g, "create_price", 1.006);
+	assert_json_str(g, "worst_type", "g5.2xlarge");
+	assert_true(json_is_false(get(g, "worst_spot")));
+	assert_json_money(g, "worst_price", 1.212);
 	nodes = get(g, "nodes");
 	assert_int_equal(json_array_size(nodes), 5);
 	/* replace, ignore, then keep by id */
@@ -1233,6 +1396,9 @@ static void test_render_json(void **state)
 	assert_json_str(cost, "currency", "USD");
 	assert_json_money(cost, "max_hourly_cost", 10);
 	assert_json_str(cost, "unknown_price", NULL);
+	assert_json_money(cost, "worst_after", 3 * 1.006 + 0.096 + 2 * 1.212);
+	assert_true(json_is_false(get(cost, "over_cap")));
+	assert_int_equal(json_array_size(get(cost, "skipped_candidates")), 0);
 	/* money is printed short: no 5.1259999999999994 */
 	assert_contains(b.data, "\"after\": 5.126,");
 	json_decref(doc);
@@ -1253,12 +1419,34 @@ static void test_render_json(void **state)
 	cost = get(doc, "cost");
 	assert_true(json_is_null(get(cost, "now")));
 	assert_true(json_is_null(get(cost, "after")));
+	assert_true(json_is_null(get(cost, "worst_after")));
 	assert_true(json_is_false(get(cost, "known")));
 	assert_true(json_is_null(get(cost, "max_hourly_cost")));
 	assert_json_str(cost, "unknown_price", "p5.48xlarge (on-demand)");
 	g = json_array_get(get(doc, "groups"), 0);
 	assert_true(json_is_null(get(g, "create_price")));
+	assert_true(json_is_null(get(g, "worst_price")));
 	assert_true(json_is_null(get(json_array_get(get(g, "nodes"), 0), "price")));
+	json_decref(doc);
+	fx_release(&f);
+
+	/* the candidates apply would skip for the cap */
+	fx_gpu(&f, "on-demand", "");
+	build_ok(&f);
+	gc_buf_reset(&b);
+	assert_int_equal(gc_plan_render_json(&b, &f.plan, f.spec), 0);
+	doc = json_loads(b.data, 0, &jerr);
+	assert_non_null(doc);
+	cost = get(doc, "cost");
+	assert_json_money(cost, "after", 2 * 32.7726);
+	assert_json_money(cost, "worst_after", 196.64);
+	n = json_array_get(get(cost, "skipped_candidates"), 0);
+	assert_json_str(n, "group", "w");
+	assert_json_str(n, "type", "p5.48xlarge");
+	assert_json_str(n, "market", "on-demand");
+	assert_json_int(n, "count", 2);
+	assert_json_money(n, "price", 98.32);
+	assert_json_money(n, "cost_after", 196.64);
 	json_decref(doc);
 	fx_release(&f);
 
@@ -1298,6 +1486,8 @@ int main(void)
 		cmocka_unit_test(test_foreign_and_duplicates),
 		cmocka_unit_test(test_order_independent),
 		cmocka_unit_test(test_price_needs),
+		cmocka_unit_test(test_worst_case),
+		cmocka_unit_test(test_worst_case_unknown),
 		cmocka_unit_test(test_render_text),
 		cmocka_unit_test(test_render_text_no_changes),
 		cmocka_unit_test(test_render_json),
