@@ -102,6 +102,9 @@ struct sim_instance {
 	uint64_t forget_at_ns;	   /* terminated -> removed from listings */
 	int64_t release_at_wall;   /* Alibaba AutoReleaseTime / Tencent ActionTimer; 0: none */
 	unsigned terminate_calls;  /* Tencent recycle bin: the second call destroys */
+	/* eventual consistency (sim_world.eventual): listings that still omit it, and
+	 * terminates that still answer NotFound while it runs on */
+	unsigned ec_list, ec_terminate;
 	char state_reason[SIM_NAME_MAX];
 
 	/* SSH node facts, filled by the node manager when the instance is created */
@@ -121,6 +124,7 @@ struct sim_keypair {
 	char fingerprint[96];
 	struct sim_tags tags;
 	int64_t created_wall;
+	unsigned ec_launch; /* eventual consistency: launches that still answer NotFound */
 };
 
 /* An ingress ACCEPT rule; its source is either cidr or source_group (the other empty). */
@@ -152,6 +156,8 @@ struct sim_secgroup {
 	struct sim_rule *rules;
 	size_t n_rules;
 	int64_t created_wall;
+	/* eventual consistency: rule changes and launches that still answer NotFound */
+	unsigned ec_authorize, ec_launch;
 };
 
 /* A client token as the world remembers it (per cloud and region). */
@@ -181,6 +187,9 @@ struct sim_world {
 	/* TerminateInstances goes through the recycle bin first, on the clouds that have
 	 * one (sim_frontend.recycle_bin: Tencent's, hence the name tests and flags use) */
 	bool tencent_recycle;
+	/* --eventual-consistency: on the clouds that document it (docs/sim.md), how many calls
+	 * of each kind miss a new instance, security group or key pair (0: none) */
+	unsigned eventual;
 	uint64_t rng;	       /* xorshift state: ids, fault dice */
 	int64_t wall_offset_s; /* added to the wall clock: tests move "now" to fire timers */
 	uint64_t next_seq;
