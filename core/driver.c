@@ -784,8 +784,9 @@ int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *
 		}
 		for (size_t i = 0; i < n_left; i++) {
 			if (gc_names_id(e.message, left[i]))
-				gc_log_debug(p->log, "%s: '%s' is already gone", p->ops->name,
-					     left[i]);
+				gc_log_debug(p->log,
+					     "%s: '%s' is not found (gone, or not yet known)",
+					     p->ops->name, left[i]);
 			else
 				left[kept++] = left[i];
 		}

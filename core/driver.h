@@ -319,7 +319,8 @@ void gc_driver_discard_secgroup(struct gc_provider *p, const char *id,
  * a whole batch when one id is gone and names the missing ids in its message. After an
  * error with the cloud code gone_code, the ids the message names are dropped (logged at
  * debug) and the rest asked again, each round dropping one at least; a lone id is gone; a
- * message naming none of ours sends each id alone, gone_code meaning done. Failures are
+ * message naming none of ours sends each id alone, gone_code meaning done. "Gone" is only
+ * the cloud's word: it may be eventual consistency, and the teardown checks with Describe. Failures are
  * prefixed "cannot terminate N instances" or "cannot terminate 'id'".
  */
 int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *ids, size_t n,

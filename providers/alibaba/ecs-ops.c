@@ -756,8 +756,9 @@ static int delete_call(struct gc_provider *p, const char *const *ids, size_t n,
 
 int ali_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err)
 {
-	/* an unknown id fails the whole call with InvalidInstanceId.NotFound naming it; it is
-	 * gone (released instances vanish from ECS at once) */
+	/* an unknown id fails the whole call with InvalidInstanceId.NotFound naming it: gone,
+	 * or too new to be known here (eventual consistency); the teardown's Describe is the
+	 * judge (executor.md) */
 	return gc_driver_terminate_dropping_gone(p, ids, n, ALI_TERMINATE_BATCH, delete_call,
 						 "InvalidInstanceId.NotFound", err);
 }

@@ -569,8 +569,9 @@ static int terminate_call(struct gc_provider *p, const char *const *ids, size_t 
 
 int aws_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err)
 {
-	/* an unknown id fails the whole call with InvalidInstanceID.NotFound naming it; it is
-	 * gone (EC2 lists terminated instances for about an hour, so NotFound means long gone) */
+	/* an unknown id fails the whole call with InvalidInstanceID.NotFound naming it: long
+	 * gone, or launched a moment ago and not known here yet (eventual consistency), so
+	 * the rest go on and the teardown's Describe is the judge (executor.md) */
 	return gc_driver_terminate_dropping_gone(p, ids, n, AWS_TERMINATE_BATCH, terminate_call,
 						 "InvalidInstanceID.NotFound", err);
 }
