@@ -252,6 +252,12 @@ static int resend(struct gc_teardown *t, const char **ids, size_t n, struct gc_e
 	return 0;
 }
 
+/* A state an instance shows once a terminate took (ECS shows Stopping while releasing). */
+static bool leaving(enum gc_instance_state s)
+{
+	return s == GC_STATE_TERMINATING || s == GC_STATE_STOPPING || s == GC_STATE_TERMINATED;
+}
+
 /* How many looks a missing instance may stay missing before it counts as gone. */
 static unsigned lag_looks(const struct gc_teardown *t)
 {
@@ -290,8 +296,9 @@ static int look(void *ctx, struct gc_error *err)
 		if (n->fate != GC_TEARDOWN_ASKED)
 			continue;
 		inst = find(&now, n->id);
-		if (!inst && ++n->absent <= lag_looks(t))
-			continue; /* not listed yet, or no longer: the next looks tell */
+		/* missing after it was seen on its way out: gone; else the listing may lag */
+		if (!inst && !leaving(n->state) && ++n->absent <= lag_looks(t))
+			continue;
 		if (!inst || inst->state == GC_STATE_TERMINATED) {
 			n->state = GC_STATE_TERMINATED;
 			node_fate(t, n, GC_TEARDOWN_DONE, NULL);
@@ -299,7 +306,7 @@ static int look(void *ctx, struct gc_error *err)
 		}
 		n->absent = 0;
 		n->state = inst->state;
-		if (inst->state != GC_STATE_TERMINATING && resend_due(n)) {
+		if (!leaving(inst->state) && inst->state != GC_STATE_UNKNOWN && resend_due(n)) {
 			n->since = 0;
 			n->resends++;
 			again[n_again++] = n->id;

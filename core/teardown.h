@@ -129,8 +129,9 @@ void gc_teardown_counts(const struct gc_teardown *t, size_t *total, size_t *left
  * cloud's error for the first refused batch. */
 size_t gc_teardown_terminate(struct gc_teardown *t, struct gc_error *err);
 
-/* Step 2. An instance is gone when Describe says terminated, or when it is missing from
- * more looks in a row than the cloud's listing_lag_looks; one still listed alive after our
+/* Step 2. An instance is gone when Describe says terminated, or when it is missing after
+ * it was seen on its way out (terminating, stopping), or from more looks in a row than the
+ * cloud's listing_lag_looks; one still listed pending, running or stopped after our
  * terminate is sent it again, after 1, 2, 4, 8, then every 16 looks. Returns 0 when every instance waited for is gone or the caller cancelled (the
  * rest are STOPPED), -1 with err when the wait failed or timed out (the rest FAILED). */
 int gc_teardown_wait(struct gc_teardown *t, struct gc_error *err);

@@ -332,6 +332,16 @@ struct sim_secgroup *sim_world_create_sg(struct sim_world *w, enum sim_cloud c, 
 struct sim_secgroup *sim_world_sg(struct sim_world *w, enum sim_cloud c, const char *region,
 				  const char *id);
 /* Adds a rule; returns false (and adds nothing) when an identical rule exists. */
+/* Eventual consistency (sim_world.eventual): whether this call misses a resource, taking
+ * one off its count of calls to miss. */
+static inline bool sim_ec_miss(unsigned *count)
+{
+	if (!*count)
+		return false;
+	--*count;
+	return true;
+}
+
 bool sim_world_add_rule(struct sim_secgroup *sg, const struct sim_rule *rule);
 /* Removes the rule identical to rule (its description aside); false when there is none. */
 bool sim_world_remove_rule(struct sim_secgroup *sg, const struct sim_rule *rule);

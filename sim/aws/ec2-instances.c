@@ -155,15 +155,6 @@ struct sim_instance *ec2_find_instance(struct ec2 *c, const char *id)
 	return in && strcmp(in->region, c->region) == 0 ? in : NULL;
 }
 
-/* Eventual consistency: the call misses a resource while its count lasts. */
-static bool ec_miss(unsigned *count)
-{
-	if (!*count)
-		return false;
-	--*count;
-	return true;
-}
-
 /*
  * Resolves InstanceId.N: malformed ids and unknown ids fail the whole call, as EC2 does.
  * *out receives the instances in the order given.
@@ -366,7 +357,7 @@ static int run_validate(struct ec2 *c, struct run *r)
 	key = ec2_param(c, "KeyName");
 	if (key) {
 		r->key = sim_world_keypair(c->sim->world, SIM_AWS, c->region, key);
-		if (!r->key || strcmp(r->key->name, key) != 0 || ec_miss(&r->key->ec_launch))
+		if (!r->key || strcmp(r->key->name, key) != 0 || sim_ec_miss(&r->key->ec_launch))
 			return EC2_FAIL400(c, "InvalidKeyPair.NotFound",
 					   "The key pair '%s' does not exist", key);
 	}
@@ -379,7 +370,7 @@ static int run_validate(struct ec2 *c, struct run *r)
 	for (size_t i = 0; i < r->n_sgs; i++) {
 		struct sim_secgroup *g = sim_world_sg(c->sim->world, SIM_AWS, c->region, r->sgs[i]);
 
-		if (!g || ec_miss(&g->ec_launch))
+		if (!g || sim_ec_miss(&g->ec_launch))
 			return EC2_FAIL400(c, "InvalidGroup.NotFound",
 					   "The security group '%s' does not exist", r->sgs[i]);
 	}
@@ -748,7 +739,7 @@ static int describe_instances(struct ec2 *c)
 		n_all = sim_world_list(c->sim->world, SIM_AWS, c->region, &all);
 		sel = gc_xcalloc(n_all + 1, sizeof(*sel));
 		for (size_t i = 0; i < n_all; i++)
-			if (all[i]->seq >= after && !ec_miss(&all[i]->ec_list))
+			if (all[i]->seq >= after && !sim_ec_miss(&all[i]->ec_list))
 				sel[n_sel++] = all[i];
 	}
 
@@ -812,7 +803,7 @@ static int unseen_terminate(struct ec2 *c, struct sim_instance **insts, size_t n
 	int ret = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (ec_miss(&insts[i]->ec_terminate))
+		if (sim_ec_miss(&insts[i]->ec_terminate))
 			gc_buf_addf(&missing, "%s%s", n_missing++ ? ", " : "", insts[i]->id);
 	if (n_missing)
 		ret = EC2_FAIL400(c, "InvalidInstanceID.NotFound",

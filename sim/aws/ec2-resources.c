@@ -605,8 +605,7 @@ static int authorize_ingress(struct ec2 *c)
 
 	if (!g || read_permissions(c, g, &rules, &n) != 0)
 		return -1;
-	if (g->ec_authorize) { /* eventual consistency: just made, not known here yet */
-		g->ec_authorize--;
+	if (sim_ec_miss(&g->ec_authorize)) { /* eventual consistency: not known here yet */
 		free(rules);
 		return EC2_FAIL400(c, "InvalidGroup.NotFound",
 				   "The security group '%s' does not exist", g->id);

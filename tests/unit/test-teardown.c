@@ -606,6 +606,21 @@ static void test_listing_lag(void **state)
 	assert_string_equal(F.fates.data, "a:asked;a:done;");
 	gc_teardown_release(&t);
 
+	/* seen on its way out, then missing: gone at once, whatever the lag */
+	teardown(NULL);
+	setup(NULL);
+	add_inst("a", "c");
+	F.vanish = true;
+	F.settle = 2;
+	setup_teardown(&t, "c");
+	t.p = &lag_prov;
+	gc_teardown_run(&t, NULL);
+	assert_string_equal(F.calls.data,
+			    "terminate a;discover c;discover c;"
+			    "list keypair;list secgroup;");
+	assert_string_equal(F.fates.data, "a:asked;a:done;");
+	gc_teardown_release(&t);
+
 	/* without a lag (the fake's plain cloud), missing is gone at once */
 	teardown(NULL);
 	setup(NULL);
