@@ -286,9 +286,8 @@ int gc_driver_wait_busy(struct gc_provider *p, gc_busy_attempt_fn attempt, void 
 
 /*
  * Eventual consistency: a call naming a resource this session just created (a security
- * group, a key pair) may be answered NotFound until the cloud has caught up (the EC2
- * developer guide, "Eventual consistency in the Amazon EC2 API"; Alibaba's "ECS OpenAPI
- * eventual consistency"). gc_driver_made records such an id; gc_driver_retry_unseen makes
+ * group, a key pair) may be answered NotFound until the cloud has caught up (the clouds'
+ * pages on eventual consistency: docs/internals/retry.md). gc_driver_made records such an id; gc_driver_retry_unseen makes
  * attempts like gc_driver_wait_busy while one fails with a cloud code in `codes` (NULL
  * ended) and one of ids was made by this session, at most GC_DRIVER_UNSEEN_ATTEMPTS in
  * all (about a minute and a half of backoff, the guide's "up to a few minutes"); what is

@@ -213,7 +213,7 @@ static const struct gc_instance *find(const struct gc_instance_list *l, const ch
 }
 
 /* Listed alive after our terminate: due for it again? After 1, 2, 4, 8, then every 16
- * looks (the EC2 guide's exponential backoff, in looks of the wait). */
+ * looks (the exponential backoff the clouds' guides ask for, in looks of the wait). */
 static bool resend_due(struct gc_teardown_node *n)
 {
 	unsigned every = 1u << (n->resends < 4 ? n->resends : 4);
@@ -223,7 +223,7 @@ static bool resend_due(struct gc_teardown_node *n)
 
 /*
  * The terminate again for the instances Describe still lists alive after the cloud took
- * it: a NotFound (or a lost terminate) is no proof it is gone, EC2's guide says, and
+ * it: a NotFound (or a lost terminate) is no proof it is gone, the clouds' guides say, and
  * such an instance may still be running. A failure is logged and the wait goes on; an
  * auth error ends it.
  */
@@ -252,7 +252,8 @@ static int resend(struct gc_teardown *t, const char **ids, size_t n, struct gc_e
 	return 0;
 }
 
-/* A state an instance shows once a terminate took (ECS shows Stopping while releasing). */
+/* A state an instance shows once a terminate took (some clouds show stopping while they
+ * release it). */
 static bool leaving(enum gc_instance_state s)
 {
 	return s == GC_STATE_TERMINATING || s == GC_STATE_STOPPING || s == GC_STATE_TERMINATED;
