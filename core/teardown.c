@@ -236,7 +236,8 @@ static int resend(struct gc_teardown *t, const char **ids, size_t n, struct gc_e
 		struct gc_error e;
 
 		gc_error_init(&e);
-		gc_log_info(t->log, "%s%sstill running after its terminate: terminating %s%s again",
+		gc_log_info(t->log,
+			    "%s%sstill listed alive after its terminate: terminating %s%s again",
 			    t->label ? t->label : "", t->label ? ": " : "", ids[done],
 			    k > 1 ? " and others" : "");
 		if (gc_provider_terminate(t->p, ids + done, k, &e) == 0)
