@@ -93,6 +93,9 @@ static void driver_free(struct gc_provider *p)
 	gc_creds_release(d->creds);
 	free(d->profile);
 	free(d->endpoint);
+	for (size_t i = 0; i < d->n_made; i++)
+		free(d->made[i]);
+	free(d->made);
 	gc_spec_oidc_release(&d->oidc);
 	gc_retry_quota_release(&d->quota);
 	for (size_t i = 0; i < d->n_buckets; i++) {
@@ -598,11 +601,14 @@ int gc_driver_send(struct gc_provider *p, const struct gc_driver_request *req, s
 
 /* ---- busy resources --------------------------------------------------------------- */
 
-int gc_driver_wait_busy(struct gc_provider *p, gc_busy_attempt_fn attempt_fn, void *ctx,
-			const char *waiting, struct gc_error *err)
+/* The loop of gc_driver_wait_busy and gc_driver_retry_unseen: keep says whether err
+ * keeps the cloud's own code when the attempts run out (else GC_ETRANSIENT). */
+static int wait_out(struct gc_provider *p, unsigned max_attempts, bool keep,
+		    gc_busy_attempt_fn attempt_fn, void *ctx, const char *waiting,
+		    struct gc_error *err)
 {
 	const struct gc_retry_policy busy = {
-		.max_attempts = 10,
+		.max_attempts = max_attempts,
 		.base_transient_ms = 2000,
 		.max_backoff_ms = 20000,
 		.clock = p->clock,
@@ -615,6 +621,7 @@ int gc_driver_wait_busy(struct gc_provider *p, gc_busy_attempt_fn attempt_fn, vo
 	gc_retry_begin(&r, &busy);
 	for (;;) {
 		struct gc_retry_decision dec;
+		enum gc_errcode code;
 		int rc;
 
 		gc_error_init(&e);
@@ -623,13 +630,14 @@ int gc_driver_wait_busy(struct gc_provider *p, gc_busy_attempt_fn attempt_fn, vo
 			return 0;
 		if (rc < 0)
 			break;
+		code = e.code;
 		e.code = GC_ETRANSIENT;
 		dec = gc_retry_decide(&r, e.code, -1);
 		if (!dec.retry) {
 			gc_error_prefix(&e, "gave up after %u attempt%s (%s)", r.attempts,
 					r.attempts == 1 ? "" : "s",
 					gc_retry_reason_name(dec.reason));
-			e.code = GC_ETRANSIENT;
+			e.code = keep ? code : GC_ETRANSIENT;
 			break;
 		}
 		if (gc_wait_sleep(p->clock, &cancel, dec.delay_ms) != 0) {
@@ -641,6 +649,65 @@ int gc_driver_wait_busy(struct gc_provider *p, gc_busy_attempt_fn attempt_fn, vo
 	if (err)
 		*err = e;
 	return -1;
+}
+
+int gc_driver_wait_busy(struct gc_provider *p, gc_busy_attempt_fn attempt_fn, void *ctx,
+			const char *waiting, struct gc_error *err)
+{
+	return wait_out(p, 10, false, attempt_fn, ctx, waiting, err);
+}
+
+/* ---- resources just made: eventual consistency ------------------------------------ */
+
+void gc_driver_made(struct gc_provider *p, const char *id)
+{
+	struct gc_driver *d = gc_driver(p);
+
+	if (!id || gc_driver_just_made(p, id))
+		return;
+	GC_ALLOC_GROW(d->made, d->n_made + 1, d->alloc_made);
+	d->made[d->n_made++] = gc_xstrdup(id);
+}
+
+bool gc_driver_just_made(struct gc_provider *p, const char *id)
+{
+	struct gc_driver *d = gc_driver(p);
+
+	for (size_t i = 0; id && i < d->n_made; i++)
+		if (strcmp(d->made[i], id) == 0)
+			return true;
+	return false;
+}
+
+struct unseen {
+	gc_busy_attempt_fn attempt;
+	void *ctx;
+	const char *const *ids;
+	size_t n_ids;
+	const char *const *codes;
+};
+
+static int unseen_attempt(struct gc_provider *p, void *ctx, struct gc_error *err)
+{
+	const struct unseen *u = ctx;
+	bool ours = false;
+
+	if (u->attempt(p, u->ctx, err) == 0)
+		return 0;
+	if (!in_list(err->cloud_code, u->codes))
+		return -1;
+	for (size_t i = 0; i < u->n_ids && !ours; i++)
+		ours = gc_driver_just_made(p, u->ids[i]);
+	return ours ? 1 : -1;
+}
+
+int gc_driver_retry_unseen(struct gc_provider *p, gc_busy_attempt_fn attempt_fn, void *ctx,
+			   const char *const *ids, size_t n_ids, const char *const *codes,
+			   const char *waiting, struct gc_error *err)
+{
+	struct unseen u = { attempt_fn, ctx, ids, n_ids, codes };
+
+	return wait_out(p, GC_DRIVER_UNSEEN_ATTEMPTS, true, unseen_attempt, &u, waiting, err);
 }
 
 struct secgroup_delete {
@@ -717,8 +784,9 @@ int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *
 		}
 		for (size_t i = 0; i < n_left; i++) {
 			if (gc_names_id(e.message, left[i]))
-				gc_log_debug(p->log, "%s: '%s' is already gone", p->ops->name,
-					     left[i]);
+				gc_log_debug(p->log,
+					     "%s: '%s' is not found (gone, or not yet known)",
+					     p->ops->name, left[i]);
 			else
 				left[kept++] = left[i];
 		}

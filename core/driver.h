@@ -133,6 +133,10 @@ struct gc_driver {
 	/* the bounds of every listing (gc_driver_pages); 0: GC_DRIVER_MAX_ITEMS, _PAGES */
 	size_t max_items;
 	unsigned max_pages;
+	/* ids (or names) of what this session created, which the cloud may not know everywhere
+	 * yet (gc_driver_retry_unseen) */
+	char **made;
+	size_t n_made, alloc_made;
 };
 
 static inline struct gc_driver *gc_driver(struct gc_provider *p)
@@ -280,6 +284,22 @@ typedef int (*gc_busy_attempt_fn)(struct gc_provider *p, void *ctx, struct gc_er
 int gc_driver_wait_busy(struct gc_provider *p, gc_busy_attempt_fn attempt, void *ctx,
 			const char *waiting, struct gc_error *err);
 
+/*
+ * Eventual consistency: a call naming a resource this session just created (a security
+ * group, a key pair) may be answered NotFound until the cloud has caught up (the clouds'
+ * pages on eventual consistency: docs/internals/retry.md). gc_driver_made records such an id; gc_driver_retry_unseen makes
+ * attempts like gc_driver_wait_busy while one fails with a cloud code in `codes` (NULL
+ * ended) and one of ids was made by this session, at most GC_DRIVER_UNSEEN_ATTEMPTS in
+ * all (about a minute and a half of backoff, the guide's "up to a few minutes"); what is
+ * not ours fails at once. When they run out, err keeps the cloud's code.
+ */
+#define GC_DRIVER_UNSEEN_ATTEMPTS 8
+void gc_driver_made(struct gc_provider *p, const char *id);
+bool gc_driver_just_made(struct gc_provider *p, const char *id);
+int gc_driver_retry_unseen(struct gc_provider *p, gc_busy_attempt_fn attempt, void *ctx,
+			   const char *const *ids, size_t n_ids, const char *const *codes,
+			   const char *waiting, struct gc_error *err);
+
 /* Deletes security group id with once (one call: 0 deleted, 1 still in use, -1 failed),
  * waiting "in use" out; not found counts as deleted. */
 int gc_driver_delete_secgroup(struct gc_provider *p, const char *id,
@@ -298,7 +318,8 @@ void gc_driver_discard_secgroup(struct gc_provider *p, const char *id,
  * a whole batch when one id is gone and names the missing ids in its message. After an
  * error with the cloud code gone_code, the ids the message names are dropped (logged at
  * debug) and the rest asked again, each round dropping one at least; a lone id is gone; a
- * message naming none of ours sends each id alone, gone_code meaning done. Failures are
+ * message naming none of ours sends each id alone, gone_code meaning done. "Gone" is only
+ * the cloud's word: it may be eventual consistency, and the teardown checks with Describe. Failures are
  * prefixed "cannot terminate N instances" or "cannot terminate 'id'".
  */
 int gc_driver_terminate_dropping_gone(struct gc_provider *p, const char *const *ids, size_t n,

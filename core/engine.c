@@ -1669,10 +1669,13 @@ static void td_instance(void *ctx, const struct gc_teardown *t, const struct gc_
 	struct gc_error e;
 	char el[32];
 
-	if (fate == GC_TEARDOWN_ASKED) {
+	/* the report counts what the cloud confirmed gone (asked, with --no-wait) */
+	if (fate == GC_TEARDOWN_ASKED)
+		r->asked++;
+	if ((fate == GC_TEARDOWN_ASKED && r->opts.no_wait) ||
+	    (fate == GC_TEARDOWN_DONE && n->sent && !r->opts.no_wait)) {
 		add_terminated(r, n->id);
 		r->rep->groups[n->tag].terminated++;
-		r->asked++;
 	} else if (fate == GC_TEARDOWN_FAILED && r->term_err.code == GC_OK) {
 		e = *err;
 		if (e.code == GC_ETIMEOUT && !t->look_failed) {
@@ -1730,9 +1733,8 @@ static int td_look(void *ctx, struct gc_teardown *t, const struct gc_instance_li
 		for (size_t k = first_new; k < t->n; k++) {
 			const char *group = now->items[t->nodes[k].tag].group;
 
-			add_terminated(r, t->nodes[k].id);
 			t->nodes[k].tag = report_group(r->rep, group);
-			r->rep->groups[t->nodes[k].tag].terminated++;
+			t->nodes[k].sent = true; /* counted when Describe says it is gone */
 		}
 	}
 	gc_teardown_counts(t, &total, &left);

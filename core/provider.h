@@ -289,6 +289,10 @@ struct gc_provider_facts {
 	 * permission (the service prefix of "service:Action"): the hint names what to grant. */
 	const char *const *permission_codes;
 	const char *permission_prefix;
+	/* How many looks in a row an instance we saw may be missing from Describe before a
+	 * teardown counts it gone: a cloud whose listings lag behind its launches (eventual
+	 * consistency, docs/internals/executor.md) says more than 0. */
+	unsigned listing_lag_looks;
 };
 
 struct gc_provider_ops {

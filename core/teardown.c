@@ -44,6 +44,7 @@ void gc_teardown_add(struct gc_teardown *t, const char *id, size_t tag,
 
 	GC_ALLOC_GROW(t->nodes, t->n + 1, t->alloc);
 	n = &t->nodes[t->n++];
+	memset(n, 0, sizeof(*n));
 	n->id = gc_xstrdup(id);
 	n->tag = tag;
 	n->state = state;
@@ -185,8 +186,10 @@ size_t gc_teardown_terminate(struct gc_teardown *t, struct gc_error *err)
 				break;
 			continue;
 		}
-		for (size_t i = done; i < done + k; i++)
+		for (size_t i = done; i < done + k; i++) {
+			t->nodes[idx[i]].sent = true;
 			node_fate(t, &t->nodes[idx[i]], GC_TEARDOWN_ASKED, NULL);
+		}
 		gc_log_info(t->log, "%s%sterminating %s%s", t->label ? t->label : "",
 			    t->label ? ": " : "", ids[0], k > 1 ? " and others" : "");
 		asked += k;
@@ -209,10 +212,68 @@ static const struct gc_instance *find(const struct gc_instance_list *l, const ch
 	return NULL;
 }
 
+/* Listed alive after our terminate: due for it again? After 1, 2, 4, 8, then every 16
+ * looks (the exponential backoff the clouds' guides ask for, in looks of the wait). */
+static bool resend_due(struct gc_teardown_node *n)
+{
+	unsigned every = 1u << (n->resends < 4 ? n->resends : 4);
+
+	return n->sent && ++n->since >= every;
+}
+
+/*
+ * The terminate again for the instances Describe still lists alive after the cloud took
+ * it: a NotFound (or a lost terminate) is no proof it is gone, the clouds' guides say, and
+ * such an instance may still be running. A failure is logged and the wait goes on; an
+ * auth error ends it.
+ */
+static int resend(struct gc_teardown *t, const char **ids, size_t n, struct gc_error *err)
+{
+	size_t batch = t->p->ops->max_terminate_batch ? t->p->ops->max_terminate_batch : 1;
+
+	for (size_t done = 0; done < n && !stopped(t); done += batch) {
+		size_t k = n - done < batch ? n - done : batch;
+		struct gc_error e;
+
+		gc_error_init(&e);
+		gc_log_info(t->log,
+			    "%s%sstill listed alive after its terminate: terminating %s%s again",
+			    t->label ? t->label : "", t->label ? ": " : "", ids[done],
+			    k > 1 ? " and others" : "");
+		if (gc_provider_terminate(t->p, ids + done, k, &e) == 0)
+			continue;
+		note_fatal(t, &e);
+		if (t->fatal) {
+			if (err)
+				*err = e;
+			return gc_error_prefix(err, "cannot terminate %s again", ids[done]);
+		}
+		gc_log_warn(t->log, "cannot terminate %s again: %s", ids[done], e.message);
+	}
+	return 0;
+}
+
+/* A state an instance shows once a terminate took (some clouds show stopping while they
+ * release it). */
+static bool leaving(enum gc_instance_state s)
+{
+	return s == GC_STATE_TERMINATING || s == GC_STATE_STOPPING || s == GC_STATE_TERMINATED;
+}
+
+/* How many looks a missing instance may stay missing before it counts as gone. */
+static unsigned lag_looks(const struct gc_teardown *t)
+{
+	const struct gc_provider_facts *f = t->p->ops->facts;
+
+	return f ? f->listing_lag_looks : 0;
+}
+
 static int look(void *ctx, struct gc_error *err)
 {
 	struct gc_teardown *t = ctx;
 	struct gc_instance_list now;
+	const char **again = NULL;
+	size_t n_again = 0;
 	int rc = 0;
 
 	gc_instance_list_init(&now);
@@ -229,6 +290,7 @@ static int look(void *ctx, struct gc_error *err)
 		return 1;
 	}
 	t->poll_errors = 0;
+	again = gc_xcalloc(t->n + 1, sizeof(*again));
 	for (size_t i = 0; i < t->n; i++) {
 		struct gc_teardown_node *n = &t->nodes[i];
 		const struct gc_instance *inst;
@@ -236,20 +298,33 @@ static int look(void *ctx, struct gc_error *err)
 		if (n->fate != GC_TEARDOWN_ASKED)
 			continue;
 		inst = find(&now, n->id);
+		/* missing after it was seen on its way out: gone; else the listing may lag */
+		if (!inst && !leaving(n->state) && ++n->absent <= lag_looks(t))
+			continue;
 		if (!inst || inst->state == GC_STATE_TERMINATED) {
 			n->state = GC_STATE_TERMINATED;
 			node_fate(t, n, GC_TEARDOWN_DONE, NULL);
 			continue;
 		}
+		n->absent = 0;
 		n->state = inst->state;
+		if (!leaving(inst->state) && inst->state != GC_STATE_UNKNOWN && resend_due(n)) {
+			n->since = 0;
+			n->resends++;
+			again[n_again++] = n->id;
+		}
 	}
 	t->elapsed_ms = (gc_clock_now_ns(t->wait.clock) - t->since_ns) / GC_NS_PER_MS;
-	if (t->hooks && t->hooks->look && t->hooks->look(t->ctx, t, &now, err) < 0) {
+	if (n_again && resend(t, again, n_again, err) < 0) {
+		t->look_failed = true;
+		rc = -1;
+	} else if (t->hooks && t->hooks->look && t->hooks->look(t->ctx, t, &now, err) < 0) {
 		note_fatal(t, err);
 		t->look_failed = true;
 		rc = -1;
 	}
 	gc_instance_list_release(&now);
+	free(again);
 	if (rc < 0)
 		return -1;
 	gc_teardown_counts(t, &t->total, &t->left);

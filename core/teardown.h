@@ -37,6 +37,11 @@ struct gc_teardown_node {
 	size_t tag;		      /* the caller's: a report group, a sweep item */
 	enum gc_instance_state state; /* as the last look saw it */
 	enum gc_teardown_fate fate;   /* TODO, ASKED (waited for), DONE (gone), or its end */
+	/* A NotFound from terminate is no proof (eventual consistency, executor.md): */
+	bool sent;	  /* the cloud took our terminate for it (the caller's, if it sent) */
+	unsigned resends; /* terminates sent again while Describe showed it alive */
+	unsigned since;	  /* looks since the last terminate */
+	unsigned absent;  /* looks in a row that did not list it */
 };
 
 /* A key pair or security group to delete. Strings are borrowed. */
@@ -124,7 +129,10 @@ void gc_teardown_counts(const struct gc_teardown *t, size_t *total, size_t *left
  * cloud's error for the first refused batch. */
 size_t gc_teardown_terminate(struct gc_teardown *t, struct gc_error *err);
 
-/* Step 2. Returns 0 when every instance waited for is gone or the caller cancelled (the
+/* Step 2. An instance is gone when Describe says terminated, or when it is missing after
+ * it was seen on its way out (terminating, stopping), or from more looks in a row than the
+ * cloud's listing_lag_looks; one still listed pending, running or stopped after our
+ * terminate is sent it again, after 1, 2, 4, 8, then every 16 looks. Returns 0 when every instance waited for is gone or the caller cancelled (the
  * rest are STOPPED), -1 with err when the wait failed or timed out (the rest FAILED). */
 int gc_teardown_wait(struct gc_teardown *t, struct gc_error *err);
 

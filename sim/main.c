@@ -46,6 +46,7 @@ enum opt_id {
 	OPT_TERMINATE,
 	OPT_TERMINATED_VISIBLE,
 	OPT_RECYCLE,
+	OPT_EVENTUAL,
 	OPT_NO_SSH,
 	OPT_SSH_PORT,
 	OPT_NODE_NET,
@@ -95,6 +96,9 @@ static const struct opt_doc opts[] = {
 	  "how long EC2 lists terminated instances (default 3600000)" },
 	{ { "tencent-recycle-bin", no_argument, NULL, OPT_RECYCLE }, NULL,
 	  "Tencent TerminateInstances moves to the recycle bin first" },
+	{ { "eventual-consistency", no_argument, NULL, OPT_EVENTUAL }, NULL,
+	  "EC2 and ECS: a new instance, security group or key pair is unknown to the first "
+	  "call of each kind that names it, as their guides warn (docs/sim.md)" },
 	{ { "no-ssh", no_argument, NULL, OPT_NO_SSH }, NULL,
 	  "API only: instances are not SSH targets" },
 	{ { "ssh-port", required_argument, NULL, OPT_SSH_PORT }, "N",
@@ -157,6 +161,7 @@ struct args {
 	uint64_t seed;
 	struct sim_timing timing;
 	bool recycle;
+	bool eventual;
 	bool no_ssh;
 	int ssh_port;
 	const char *node_net;
@@ -320,6 +325,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct sim_config *
 				a->reboot_ms = (unsigned)v;
 			break;
 		case OPT_RECYCLE: a->recycle = true; break;
+		case OPT_EVENTUAL: a->eventual = true; break;
 		case OPT_NO_SSH: a->no_ssh = true; break;
 		case OPT_SSH_PORT:
 			if (parse_uint(name, optarg, 65535, &v) != 0 || v == 0) {
@@ -564,6 +570,7 @@ int main(int argc, char **argv)
 
 	sim.world = sim_world_new(&a.timing, a.seed, NULL);
 	sim.world->tencent_recycle = a.recycle;
+	sim.world->eventual = a.eventual ? 1 : 0;
 	sim.faults = sim_faults_new(a.seed ^ 0x9e3779b97f4a7c15ull, NULL);
 	sim.nonces = sim_nonces_new();
 	sim_faults_set_rate_limits(sim.faults, !a.no_rate_limits);

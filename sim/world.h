@@ -102,6 +102,9 @@ struct sim_instance {
 	uint64_t forget_at_ns;	   /* terminated -> removed from listings */
 	int64_t release_at_wall;   /* Alibaba AutoReleaseTime / Tencent ActionTimer; 0: none */
 	unsigned terminate_calls;  /* Tencent recycle bin: the second call destroys */
+	/* eventual consistency (sim_world.eventual): listings that still omit it, and
+	 * terminates that still answer NotFound while it runs on */
+	unsigned ec_list, ec_terminate;
 	char state_reason[SIM_NAME_MAX];
 
 	/* SSH node facts, filled by the node manager when the instance is created */
@@ -121,6 +124,7 @@ struct sim_keypair {
 	char fingerprint[96];
 	struct sim_tags tags;
 	int64_t created_wall;
+	unsigned ec_launch; /* eventual consistency: launches that still answer NotFound */
 };
 
 /* An ingress ACCEPT rule; its source is one of cidr, cidr_ipv6 or source_group (the
@@ -154,6 +158,8 @@ struct sim_secgroup {
 	struct sim_rule *rules;
 	size_t n_rules;
 	int64_t created_wall;
+	/* eventual consistency: rule changes and launches that still answer NotFound */
+	unsigned ec_authorize, ec_launch;
 };
 
 /* A client token as the world remembers it (per cloud and region). */
@@ -183,6 +189,9 @@ struct sim_world {
 	/* TerminateInstances goes through the recycle bin first, on the clouds that have
 	 * one (sim_frontend.recycle_bin: Tencent's, hence the name tests and flags use) */
 	bool tencent_recycle;
+	/* --eventual-consistency: on the clouds that document it (docs/sim.md), how many calls
+	 * of each kind miss a new instance, security group or key pair (0: none) */
+	unsigned eventual;
 	uint64_t rng;	       /* xorshift state: ids, fault dice */
 	int64_t wall_offset_s; /* added to the wall clock: tests move "now" to fire timers */
 	uint64_t next_seq;
@@ -325,6 +334,16 @@ struct sim_secgroup *sim_world_create_sg(struct sim_world *w, enum sim_cloud c, 
 struct sim_secgroup *sim_world_sg(struct sim_world *w, enum sim_cloud c, const char *region,
 				  const char *id);
 /* Adds a rule; returns false (and adds nothing) when an identical rule exists. */
+/* Eventual consistency (sim_world.eventual): whether this call misses a resource, taking
+ * one off its count of calls to miss. */
+static inline bool sim_ec_miss(unsigned *count)
+{
+	if (!*count)
+		return false;
+	--*count;
+	return true;
+}
+
 bool sim_world_add_rule(struct sim_secgroup *sg, const struct sim_rule *rule);
 /* Removes the rule identical to rule (its description aside); false when there is none. */
 bool sim_world_remove_rule(struct sim_secgroup *sg, const struct sim_rule *rule);

@@ -666,6 +666,25 @@ static void name_quota(struct gc_provider *p, const struct gc_create_request *re
 	}
 }
 
+struct run_call {
+	const struct gc_params *params;
+	unsigned count;
+	bool unsafe;
+	struct gc_buf *body;
+};
+
+static int run_call(struct gc_provider *p, void *ctx, struct gc_error *err)
+{
+	struct run_call *rc = ctx;
+
+	gc_buf_release(rc->body);
+	return ali_ecs_call(p, "RunInstances", rc->params, rc->count, rc->unsafe, rc->body, err);
+}
+
+/* a security group just made may be NotFound for a while ("ECS OpenAPI eventual
+ * consistency"); gc_driver_retry_unseen waits that out for ours */
+static const char *const unseen_group[] = { "InvalidSecurityGroupId.NotFound", NULL };
+
 int ali_create(struct gc_provider *p, const struct gc_create_request *req,
 	       struct gc_instance_list *out, struct gc_error *err)
 {
@@ -674,6 +693,7 @@ int ali_create(struct gc_provider *p, const struct gc_create_request *req,
 	struct gc_buf body = GC_BUF_INIT(1);
 	const char *where = req->zone ? req->zone : p->region, *zone = NULL;
 	json_t *j = NULL, *id, *ids;
+	struct run_call rc = { &params, req->count, req->client_token == NULL, &body };
 	size_t i;
 	int ret = -1;
 
@@ -697,9 +717,10 @@ int ali_create(struct gc_provider *p, const struct gc_create_request *req,
 		goto fail;
 	where = zone;
 	/* with a client token a repeat is answered with the first launch; without one a
-	 * repeat after a lost answer could launch twice, so only throttling is retried */
-	if (ali_ecs_call(p, "RunInstances", &params, req->count, req->client_token == NULL, &body,
-			 err) != 0)
+	 * repeat after a lost answer could launch twice, so only throttling is retried (a
+	 * NotFound launched nothing: that one is repeated either way) */
+	if (gc_driver_retry_unseen(p, run_call, &rc, &req->security_group_id, 1, unseen_group,
+				   "the new security group is not known to ECS yet", err) != 0)
 		goto fail;
 	if (parse_list(p, &body, "RunInstances", "InstanceIdSets", "InstanceIdSet", &j, &ids,
 		       err) != 0)
@@ -787,8 +808,9 @@ static int delete_call(struct gc_provider *p, const char *const *ids, size_t n,
 
 int ali_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err)
 {
-	/* an unknown id fails the whole call with InvalidInstanceId.NotFound naming it; it is
-	 * gone (released instances vanish from ECS at once) */
+	/* an unknown id fails the whole call with InvalidInstanceId.NotFound naming it: gone,
+	 * or too new to be known here (eventual consistency); the teardown's Describe is the
+	 * judge (executor.md) */
 	return gc_driver_terminate_dropping_gone(p, ids, n, ALI_TERMINATE_BATCH, delete_call,
 						 "InvalidInstanceId.NotFound", err);
 }
@@ -1220,6 +1242,28 @@ out:
 	return ret;
 }
 
+struct rules_call {
+	const struct gc_secgroup_request *req;
+	const char *group_id;
+};
+
+static int rules_call(struct gc_provider *p, void *ctx, struct gc_error *err)
+{
+	const struct rules_call *rc = ctx;
+
+	return ensure_rules(p, rc->req, rc->group_id, true, err);
+}
+
+/* The rules of a group just made, which AuthorizeSecurityGroup may not know yet. */
+static int fresh_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
+		       const char *group_id, struct gc_error *err)
+{
+	struct rules_call rc = { req, group_id };
+
+	return gc_driver_retry_unseen(p, rules_call, &rc, &group_id, 1, unseen_group,
+				      "the new security group is not known to ECS yet", err);
+}
+
 int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req, char **out_id,
 			struct gc_error *err)
 {
@@ -1276,7 +1320,8 @@ int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 		goto fail;
 	}
 	gid = gc_xstrdup(id);
-	if (ensure_rules(p, req, gid, true, err) != 0) {
+	gc_driver_made(p, gid);
+	if (fresh_rules(p, req, gid, err) != 0) {
 		gc_driver_discard_secgroup(p, gid, ali_delete_secgroup);
 		goto fail;
 	}

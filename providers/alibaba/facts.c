@@ -82,4 +82,7 @@ const struct gc_provider_facts ali_facts = {
 	.secret_names = ali_secret_names,
 	.permission_codes = ali_permission_codes,
 	.permission_prefix = "ecs:",
+	/* "ECS OpenAPI eventual consistency": a new instance may be missing from
+	 * DescribeInstances for a short time; a released one vanishes, so not long */
+	.listing_lag_looks = 2,
 };

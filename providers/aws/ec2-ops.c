@@ -515,6 +515,25 @@ static void name_quota(struct gc_provider *p, const struct gc_create_request *re
 			od, p->region);
 }
 
+struct run_call {
+	const struct gc_params *params;
+	unsigned count;
+	bool unsafe;
+	struct gc_buf *body;
+};
+
+static int run_call(struct gc_provider *p, void *ctx, struct gc_error *err)
+{
+	struct run_call *rc = ctx;
+
+	gc_buf_release(rc->body);
+	return aws_ec2_call(p, "RunInstances", rc->params, rc->count, rc->unsafe, rc->body, err);
+}
+
+/* NotFound for the group or key pair this run just made: EC2 has not caught up yet */
+static const char *const unseen_launch[] = { "InvalidGroup.NotFound", "InvalidKeyPair.NotFound",
+					     NULL };
+
 int aws_create(struct gc_provider *p, const struct gc_create_request *req,
 	       struct gc_instance_list *out, struct gc_error *err)
 {
@@ -522,6 +541,8 @@ int aws_create(struct gc_provider *p, const struct gc_create_request *req,
 	struct gc_instance_list got;
 	struct gc_buf body = GC_BUF_INIT(1);
 	const char *where = req->zone ? req->zone : p->region;
+	const char *made[] = { req->security_group_id, req->key_name };
+	struct run_call rc;
 	int ret = -1;
 
 	gc_instance_list_init(&got);
@@ -536,9 +557,15 @@ int aws_create(struct gc_provider *p, const struct gc_create_request *req,
 	if (create_params(p, req, &params, err) != 0)
 		goto fail;
 	/* with a client token a repeat is answered with the first launch; without one a
-	 * repeat after a lost answer could launch twice, so only throttling is retried */
-	if (aws_ec2_call(p, "RunInstances", &params, req->count, req->client_token == NULL, &body,
-			 err) != 0)
+	 * repeat after a lost answer could launch twice, so only throttling is retried (a
+	 * NotFound launched nothing: that one is repeated either way) */
+	rc.params = &params;
+	rc.count = req->count;
+	rc.unsafe = req->client_token == NULL;
+	rc.body = &body;
+	if (gc_driver_retry_unseen(p, run_call, &rc, made, 2, unseen_launch,
+				   "the new security group or key pair is not known to EC2 yet",
+				   err) != 0)
 		goto fail;
 	if (aws_xml_instances(body.data, body.len, &got, NULL, err) != 0) {
 		bad_answer(p, "RunInstances", err);
@@ -599,8 +626,9 @@ static int terminate_call(struct gc_provider *p, const char *const *ids, size_t 
 
 int aws_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err)
 {
-	/* an unknown id fails the whole call with InvalidInstanceID.NotFound naming it; it is
-	 * gone (EC2 lists terminated instances for about an hour, so NotFound means long gone) */
+	/* an unknown id fails the whole call with InvalidInstanceID.NotFound naming it: long
+	 * gone, or launched a moment ago and not known here yet (eventual consistency), so
+	 * the rest go on and the teardown's Describe is the judge (executor.md) */
 	return gc_driver_terminate_dropping_gone(p, ids, n, AWS_TERMINATE_BATCH, terminate_call,
 						 "InvalidInstanceID.NotFound", err);
 }
@@ -750,6 +778,7 @@ static int import_keypair(struct gc_provider *p, const struct gc_keypair_request
 		gc_error_set(err, GC_EBADRESPONSE, "ImportKeyPair answered without a keyPairId");
 		goto out;
 	}
+	gc_driver_made(p, req->name); /* RunInstances names it */
 	*out_id = id;
 	id = NULL;
 	ret = 0;
@@ -957,10 +986,28 @@ out:
  * run) fails the change with Duplicate or NotFound: then one more pass judges afresh.
  * A group made by this call (fresh) has no rules to list.
  */
+struct rules_call {
+	const struct gc_secgroup_request *req;
+	const char *group_id;
+	bool fresh;
+};
+
+static int rules_call(struct gc_provider *p, void *ctx, struct gc_error *err)
+{
+	const struct rules_call *rc = ctx;
+
+	return reconcile_once(p, rc->req, rc->group_id, rc->fresh, err);
+}
+
 static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request *req,
 			const char *group_id, bool fresh, struct gc_error *err)
 {
-	if (reconcile_once(p, req, group_id, fresh, err) == 0)
+	static const char *const unseen[] = { "InvalidGroup.NotFound", NULL };
+	struct rules_call rc = { req, group_id, fresh };
+
+	/* a group just made may be NotFound to AuthorizeSecurityGroupIngress for a while */
+	if (gc_driver_retry_unseen(p, rules_call, &rc, &group_id, 1, unseen,
+				   "the new security group is not known to EC2 yet", err) == 0)
 		return 0;
 	if (!err ||
 	    (strcmp(err->cloud_code, "InvalidPermission.Duplicate") != 0 &&
@@ -1036,6 +1083,7 @@ int aws_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 			goto fail;
 		}
 		created = true;
+		gc_driver_made(p, id);
 	} else if (!err || strcmp(err->cloud_code, "InvalidGroup.Duplicate") != 0 ||
 		   adopt_secgroup(p, req, &id, err) != 0) {
 		goto fail;

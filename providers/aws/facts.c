@@ -73,5 +73,8 @@ const struct gc_provider_facts aws_facts = {
 	.key_id_prefixes = aws_key_id_prefixes,
 	.permission_codes = aws_permission_codes,
 	.permission_prefix = "ec2:",
+	/* EC2 lists a terminated instance for about an hour, so one missing soon after it
+	 * ran is the listing lagging ("Eventual consistency in the Amazon EC2 API") */
+	.listing_lag_looks = 5,
 	.key_id_len = 20,
 };

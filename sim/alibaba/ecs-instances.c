@@ -92,9 +92,8 @@ static int run_security_groups(struct ecs_call *c, struct run_args *r)
 	json_array_foreach(ids, i, v)
 	{
 		const char *id = json_string_value(v);
-		const struct sim_secgroup *sg =
-			sim_world_sg(c->sim->world, SIM_ALIBABA, c->region, id);
-		if (!sg) {
+		struct sim_secgroup *sg = sim_world_sg(c->sim->world, SIM_ALIBABA, c->region, id);
+		if (!sg || sim_ec_miss(&sg->ec_launch)) {
 			rc = ecs_fail(c, 404, "InvalidSecurityGroupId.NotFound",
 				      "The specified SecurityGroupId does not exist: '%s'.", id);
 			break;
@@ -371,6 +370,8 @@ static int run_launch(struct ecs_call *c, struct run_args *r, struct sim_instanc
 		.count = (unsigned)r->amount,
 	};
 	sim_world_launch(w, &l, insts, n, reservation);
+	for (size_t i = 0; i < *n; i++) /* eventual consistency (docs/sim.md) */
+		(*insts)[i]->ec_list = (*insts)[i]->ec_terminate = w->eventual;
 	if (r->name && r->unique_suffix && *n > 1) {
 		/* ECS appends a three-digit sequence number to each name */
 		for (size_t i = 0; i < *n; i++)
@@ -569,7 +570,8 @@ static int describe_instances(struct ecs_call *c)
 	}
 	n = sim_world_list(c->sim->world, SIM_ALIBABA, c->region, &all);
 	for (size_t i = 0; i < n; i++) {
-		if (!instance_matches(c, all[i], ids))
+		if (!instance_matches(c, all[i], ids) ||
+		    (!json_array_size(ids) && sim_ec_miss(&all[i]->ec_list)))
 			continue;
 		size_t pos = total++;
 		if (token_mode) {
@@ -618,7 +620,7 @@ static int delete_ids(struct ecs_call *c, json_t *ids)
 	json_array_foreach(ids, i, id)
 	{
 		insts[i] = find_instance(c, json_string_value(id));
-		if (!insts[i]) {
+		if (!insts[i] || sim_ec_miss(&insts[i]->ec_terminate)) {
 			not_found(c, json_string_value(id));
 			goto out;
 		}

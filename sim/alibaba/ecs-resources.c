@@ -239,6 +239,7 @@ static int create_security_group(struct ecs_call *c)
 	 * and port (InnerAccessPolicy Accept); an advanced one isolates them (Drop) */
 	snprintf(sg->type, sizeof(sg->type), "%s", type ? type : "normal");
 	sg->inner_accept = strcmp(sg->type, "enterprise") != 0;
+	sg->ec_authorize = sg->ec_launch = c->sim->world->eventual; /* docs/sim.md */
 	c->out = json_pack("{s:s}", "SecurityGroupId", sg->id);
 	rc = 0;
 out:
@@ -341,6 +342,9 @@ static int authorize_security_group(struct ecs_call *c)
 
 	if (ecs_need(c, "SecurityGroupId", &id) || !(sg = find_sg(c, id)))
 		return -1;
+	if (sim_ec_miss(&sg->ec_authorize)) /* eventual consistency: not known here yet */
+		return ecs_fail(c, 404, "InvalidSecurityGroupId.NotFound",
+				"The specified SecurityGroupId does not exist: '%s'.", id);
 	rules = gc_xcalloc(101, sizeof(*rules));
 	for (unsigned i = 1; i <= 100; i++) {
 		snprintf(prefix, sizeof(prefix), "Permissions.%u.", i);

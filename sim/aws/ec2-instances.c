@@ -357,7 +357,7 @@ static int run_validate(struct ec2 *c, struct run *r)
 	key = ec2_param(c, "KeyName");
 	if (key) {
 		r->key = sim_world_keypair(c->sim->world, SIM_AWS, c->region, key);
-		if (!r->key || strcmp(r->key->name, key) != 0)
+		if (!r->key || strcmp(r->key->name, key) != 0 || sim_ec_miss(&r->key->ec_launch))
 			return EC2_FAIL400(c, "InvalidKeyPair.NotFound",
 					   "The key pair '%s' does not exist", key);
 	}
@@ -367,10 +367,13 @@ static int run_validate(struct ec2 *c, struct run *r)
 		free(r->sgs);
 		r->n_sgs = ec2_list(c, "NetworkInterface.1.SecurityGroupId", &r->sgs);
 	}
-	for (size_t i = 0; i < r->n_sgs; i++)
-		if (!sim_world_sg(c->sim->world, SIM_AWS, c->region, r->sgs[i]))
+	for (size_t i = 0; i < r->n_sgs; i++) {
+		struct sim_secgroup *g = sim_world_sg(c->sim->world, SIM_AWS, c->region, r->sgs[i]);
+
+		if (!g || sim_ec_miss(&g->ec_launch))
 			return EC2_FAIL400(c, "InvalidGroup.NotFound",
 					   "The security group '%s' does not exist", r->sgs[i]);
+	}
 	if (!r->n_sgs) {
 		/* by name (EC2-Classic style SecurityGroup.N) */
 		const char **names;
@@ -517,6 +520,8 @@ static void launch(struct ec2 *c, const struct run *r, struct sim_instance ***in
 		.count = (unsigned)r->max,
 	};
 	sim_world_launch(c->sim->world, &l, insts, n, reservation);
+	for (size_t i = 0; i < *n; i++) /* eventual consistency (docs/sim.md) */
+		(*insts)[i]->ec_list = (*insts)[i]->ec_terminate = c->sim->world->eventual;
 }
 
 static int run_instances(struct ec2 *c)
@@ -748,7 +753,7 @@ static int describe_instances(struct ec2 *c)
 		n_all = sim_world_list(c->sim->world, SIM_AWS, c->region, &all);
 		sel = gc_xcalloc(n_all + 1, sizeof(*sel));
 		for (size_t i = 0; i < n_all; i++)
-			if (all[i]->seq >= after)
+			if (all[i]->seq >= after && !sim_ec_miss(&all[i]->ec_list))
 				sel[n_sel++] = all[i];
 	}
 
@@ -803,6 +808,26 @@ out:
 
 /* --- TerminateInstances --------------------------------------------------------------- */
 
+/* Eventual consistency: an instance launched a moment ago is NotFound to the first
+ * terminate naming it, and runs on ("Eventual consistency in the Amazon EC2 API"). */
+static int unseen_terminate(struct ec2 *c, struct sim_instance **insts, size_t n)
+{
+	struct gc_buf missing = GC_BUF_INIT(4096);
+	size_t n_missing = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (sim_ec_miss(&insts[i]->ec_terminate))
+			gc_buf_addf(&missing, "%s%s", n_missing++ ? ", " : "", insts[i]->id);
+	if (n_missing)
+		ret = EC2_FAIL400(c, "InvalidInstanceID.NotFound",
+				  n_missing == 1 ? "The instance ID '%s' does not exist"
+						 : "The instance IDs '%s' do not exist",
+				  missing.data);
+	gc_buf_release(&missing);
+	return ret;
+}
+
 static int terminate_instances(struct ec2 *c)
 {
 	const char **ids = NULL;
@@ -817,7 +842,7 @@ static int terminate_instances(struct ec2 *c)
 			    "The request must contain the parameter InstanceId");
 		goto out;
 	}
-	if (resolve_instances(c, ids, n, &insts) != 0)
+	if (resolve_instances(c, ids, n, &insts) != 0 || unseen_terminate(c, insts, n) != 0)
 		goto out;
 	if (c->dry) {
 		ec2_fail(c, 412, "DryRunOperation",

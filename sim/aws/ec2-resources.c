@@ -183,6 +183,7 @@ static int import_key_pair(struct ec2 *c)
 			    "Key is not in valid OpenSSH public key format");
 		goto out;
 	}
+	k->ec_launch = c->sim->world->eventual; /* docs/sim.md */
 	ec2_begin(c);
 	ec2_el(c, "keyFingerprint", k->fingerprint);
 	ec2_el(c, "keyName", k->name);
@@ -356,6 +357,7 @@ static int create_security_group(struct ec2 *c)
 		goto out;
 	}
 	g = sim_world_create_sg(c->sim->world, SIM_AWS, c->region, name, desc, vpc, &tags);
+	g->ec_authorize = g->ec_launch = c->sim->world->eventual; /* docs/sim.md */
 	ec2_begin(c);
 	ec2_el(c, "return", "true");
 	ec2_el(c, "groupId", g->id);
@@ -634,6 +636,11 @@ static int authorize_ingress(struct ec2 *c)
 
 	if (!g || read_permissions(c, g, &rules, &n) != 0)
 		return -1;
+	if (sim_ec_miss(&g->ec_authorize)) { /* eventual consistency: not known here yet */
+		free(rules);
+		return EC2_FAIL400(c, "InvalidGroup.NotFound",
+				   "The security group '%s' does not exist", g->id);
+	}
 	for (size_t i = 0; i < n; i++) {
 		bool dup = false;
 		for (size_t k = 0; k < g->n_rules && !dup; k++)

@@ -122,6 +122,9 @@ struct fake {
 	enum gc_errcode fail_code;
 	bool fail_after;	/* the call has its effect, then fails (a lost response) */
 	unsigned sg_dependency; /* delete_secgroup answers "dependency" this many times */
+	/* eventual consistency: the next N terminate calls are taken and do nothing (a
+	 * NotFound a driver read as gone) */
+	unsigned swallow_terminates;
 	struct create_call *log;
 	size_t n_log, alloc_log;
 	unsigned running_at_terminate; /* running instances outside the ids, at the last call */
@@ -393,6 +396,10 @@ static int fake_terminate(struct gc_provider *p, const char *const *ids, size_t 
 
 	if (hit && !F.fail_after)
 		return fault_err(err);
+	if (F.swallow_terminates) {
+		F.swallow_terminates--;
+		return 0;
+	}
 	F.running_at_terminate = 0;
 	for (size_t i = 0; i < F.n_insts; i++) {
 		bool listed = false;
@@ -1699,6 +1706,44 @@ static void test_destroy_scoped_by_tags(void **state)
 	gc_engine_report_release(&rep);
 }
 
+/*
+ * Eventual consistency (docs/internals/executor.md): a terminate the cloud "took" while the
+ * instances run on is sent again until Describe says they are gone, and the report counts
+ * only what it confirmed: a destroy that times out terminated nothing, as far as it knows.
+ */
+static void test_destroy_confirmed_only(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+
+	up(t, SPEC5);
+	assert_int_equal(apply_quiet(t, &err), 0);
+	F.swallow_terminates = 2; /* both batches of the first round */
+	F.terminating_polls = 1;
+	reset_calls();
+	gc_engine_report_init(&rep);
+	assert_int_equal(gc_engine_destroy(&t->e, &t->opts, &rep, &err), 0);
+	assert_true(F.calls[OP_TERMINATE] >= 4);
+	assert_int_equal(in_state(CLUSTER, GC_STATE_TERMINATED), 5);
+	assert_int_equal(rep.n_terminated, 5);
+	assert_int_equal(group_of(&rep, "workers")->terminated, 5);
+	gc_engine_report_release(&rep);
+
+	/* instances that never finish going within the wait: none counted, destroy fails */
+	fake_reset();
+	assert_int_equal(apply_quiet(t, &err), 0);
+	F.terminating_polls = 1000000;
+	t->opts.wait_timeout_ms = 5000;
+	gc_engine_report_init(&rep);
+	assert_int_equal(gc_engine_destroy(&t->e, &t->opts, &rep, &err), -1);
+	assert_int_equal(err.code, GC_ETIMEOUT);
+	assert_int_equal(rep.n_terminated, 0);
+	assert_int_equal(group_of(&rep, "workers")->terminated, 0);
+	assert_int_equal(in_state(CLUSTER, GC_STATE_TERMINATING), 5);
+	gc_engine_report_release(&rep);
+}
+
 static void test_destroy_secgroup_dependency(void **state)
 {
 	struct t *t = *state;
@@ -2849,6 +2894,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replace_held_back_on_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_surplus_terminated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_scoped_by_tags, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_destroy_confirmed_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_secgroup_dependency, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_names_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock, setup, teardown),

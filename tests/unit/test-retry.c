@@ -1,7 +1,8 @@
 /*
  * test-retry.c: the retry policy with an injected clock and RNG: jitter bounds for both
  * bases, the retry quota under a storm and its refill, the deadline, non-retryable codes,
- * max attempts, the server's retry-after hint, and the sleeping form.
+ * max attempts, the server's retry-after hint, and the sleeping form; and the drivers'
+ * retry of a NotFound for what the session just made (eventual consistency).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,8 +10,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/driver.h"
 #include "core/retry.h"
 #include "fake-clock.h"
 
@@ -465,6 +468,81 @@ static void test_real_clock(void **state)
 	assert_string_equal(gc_retry_reason_name(GC_RETRY_QUOTA_EMPTY), "retry quota empty");
 }
 
+/* ---- gc_driver_retry_unseen ------------------------------------------------------ */
+
+static struct unseen_fake {
+	unsigned calls, misses; /* the first `misses` calls answer code */
+	const char *code;
+} U;
+
+static int unseen_call(struct gc_provider *p, void *ctx, struct gc_error *err)
+{
+	(void)p;
+	(void)ctx;
+	if (U.calls++ >= U.misses)
+		return 0;
+	gc_error_set(err, GC_ENOTFOUND, "The security group 'sg-1' does not exist");
+	gc_error_set_cloud(err, U.code, NULL, 400);
+	return -1;
+}
+
+static void test_unseen(void **state)
+{
+	static const char *const codes[] = { "InvalidGroup.NotFound", "InvalidKeyPair.NotFound",
+					     NULL };
+	static const struct gc_provider_ops ops = { .name = "fake" };
+	const char *ids[] = { "sg-1", "key-1" };
+	struct gc_provider p = { .ops = &ops, .clock = &fake };
+	struct gc_error err;
+
+	(void)state;
+	p.impl = calloc(1, sizeof(struct gc_driver));
+	assert_non_null(p.impl);
+
+	/* nothing this session made: a NotFound is an answer, at once */
+	U = (struct unseen_fake){ 0, 3, "InvalidGroup.NotFound" };
+	gc_error_init(&err);
+	assert_int_equal(gc_driver_retry_unseen(&p, unseen_call, NULL, ids, 2, codes, "w", &err),
+			 -1);
+	assert_int_equal(U.calls, 1);
+	assert_int_equal(err.code, GC_ENOTFOUND);
+	assert_int_equal(fc.slept, 0);
+
+	/* the group just made: three misses, then it is known */
+	gc_driver_made(&p, "sg-1");
+	gc_driver_made(&p, "sg-1");
+	assert_true(gc_driver_just_made(&p, "sg-1"));
+	assert_false(gc_driver_just_made(&p, "sg-2"));
+	U = (struct unseen_fake){ 0, 3, "InvalidGroup.NotFound" };
+	gc_error_init(&err);
+	assert_int_equal(gc_driver_retry_unseen(&p, unseen_call, NULL, ids, 2, codes, "w", &err),
+			 0);
+	assert_int_equal(U.calls, 4);
+
+	/* another code is not waited out */
+	U = (struct unseen_fake){ 0, 3, "InvalidAMIID.NotFound" };
+	gc_error_init(&err);
+	assert_int_equal(gc_driver_retry_unseen(&p, unseen_call, NULL, ids, 2, codes, "w", &err),
+			 -1);
+	assert_int_equal(U.calls, 1);
+
+	/* never known: bounded, with the cloud's code and the count in the message */
+	U = (struct unseen_fake){ 0, 100, "InvalidKeyPair.NotFound" };
+	gc_error_init(&err);
+	assert_int_equal(gc_driver_retry_unseen(&p, unseen_call, NULL, ids, 2, codes, "w", &err),
+			 -1);
+	assert_int_equal(U.calls, GC_DRIVER_UNSEEN_ATTEMPTS);
+	assert_int_equal(err.code, GC_ENOTFOUND);
+	assert_string_equal(err.cloud_code, "InvalidKeyPair.NotFound");
+	assert_non_null(strstr(err.message, "gave up after 8 attempts (max attempts)"));
+	assert_true(fc.slept <= 90000 * MS);
+
+	for (size_t i = 0; i < ((struct gc_driver *)p.impl)->n_made; i++)
+		free(((struct gc_driver *)p.impl)->made[i]);
+	free(((struct gc_driver *)p.impl)->made);
+	free(p.impl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -480,6 +558,7 @@ int main(void)
 		cmocka_unit_test_setup(test_retry_after_honoured, setup),
 		cmocka_unit_test_setup(test_pause_sleeps_and_gives_up, setup),
 		cmocka_unit_test_setup(test_real_clock, setup),
+		cmocka_unit_test_setup(test_unseen, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -49,6 +49,11 @@ static struct {
 	unsigned fail_from;    /* this Describe and every later one fails (0: none) */
 	bool twice;	       /* Describe lists its first instance twice */
 	const char *fail_list; /* "keypair" or "secgroup": that listing fails */
+	/* eventual consistency: the first `swallow` terminates of inst[0] are taken (a
+	 * driver that read NotFound as gone) and do nothing; inst[0] is missing from the
+	 * first `hide` Describes, and from every one with `vanish` once terminated */
+	unsigned swallow, hide;
+	bool vanish;
 } F;
 
 #define BAD_PAGE "DescribeInstances: the NextToken of page 1 came back on page 2"
@@ -72,6 +77,8 @@ static int fake_discover(struct gc_provider *p, const struct gc_discover_query *
 			continue;
 		if (fi->st == GC_STATE_TERMINATING && fi->looks > 0 && --fi->looks == 0)
 			fi->st = GC_STATE_TERMINATED;
+		if (i == 0 && (F.hide ? F.hide-- > 0 : F.vanish && fi->st == GC_STATE_TERMINATED))
+			continue;
 		if (fi->st == GC_STATE_TERMINATED && !q->include_terminated)
 			continue;
 		in = gc_instance_list_push(out);
@@ -102,7 +109,9 @@ static int fake_terminate(struct gc_provider *p, const char *const *ids, size_t 
 			return gc_error_set(err, GC_EGENERIC, "refused");
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < F.n; k++)
-			if (strcmp(F.inst[k].id, ids[i]) == 0) {
+			if (k == 0 && F.swallow && strcmp(F.inst[k].id, ids[i]) == 0)
+				F.swallow--;
+			else if (strcmp(F.inst[k].id, ids[i]) == 0) {
 				F.inst[k].st = GC_STATE_TERMINATING;
 				F.inst[k].looks = F.settle;
 			}
@@ -165,6 +174,11 @@ static const struct gc_provider_ops fake_ops = {
 };
 
 static struct gc_provider prov = { .ops = &fake_ops, .clock = &fake };
+
+/* the same cloud with listings that lag two looks behind (as EC2's and ECS's may) */
+static const struct gc_provider_facts lag_facts = { .listing_lag_looks = 2 };
+static struct gc_provider_ops lag_ops;
+static struct gc_provider lag_prov = { .ops = &lag_ops, .clock = &fake };
 
 /* ---- hooks: every fate, written down ---------------------------------------------- */
 
@@ -506,6 +520,118 @@ static void test_listed_twice(void **state)
 	gc_instance_list_release(&got);
 }
 
+/*
+ * EC2's eventual consistency (docs/internals/executor.md): a terminate answered NotFound
+ * for an instance just seen is taken by the driver, yet the instance runs on. The wait
+ * sends it again while Describe lists it alive, backing off (after 1, 2, 4... looks), and
+ * only Describe's word makes it done.
+ */
+static void test_notfound_resend(void **state)
+{
+	struct gc_teardown t;
+	struct gc_error err;
+
+	(void)state;
+	add_inst("a", "c");
+	add_inst("b", "c");
+	F.swallow = 3;
+	F.res[F.n_res++] = (struct fake_res){ GC_RESOURCE_KEYPAIR, "kp1", "c" };
+	setup_teardown(&t, "c");
+	t.wait.timeout_ms = 60000;
+	gc_error_init(&err);
+	gc_teardown_run(&t, &err);
+	assert_int_equal(err.code, GC_OK);
+	/* looks 1, 3 and 7 send it again (1, 2, 4 looks apart); the third one takes */
+	assert_string_equal(F.calls.data,
+			    "terminate a,b;discover c;terminate a;discover c;discover c;"
+			    "terminate a;discover c;discover c;discover c;discover c;"
+			    "terminate a;discover c;list keypair;delkey kp1;list secgroup;");
+	assert_string_equal(F.fates.data, "a:asked;b:asked;b:done;a:done;kp1:done;");
+	assert_true(t.nodes[0].sent);
+	assert_int_equal(t.nodes[0].resends, 3);
+	gc_teardown_release(&t);
+}
+
+/* one that never goes: sent again until the deadline, never counted done */
+static void test_notfound_never(void **state)
+{
+	struct gc_teardown t;
+
+	(void)state;
+	add_inst("a", "c");
+	F.swallow = 100;
+	setup_teardown(&t, "c");
+	gc_teardown_run(&t, NULL);
+	assert_string_equal(F.calls.data,
+			    "terminate a;discover c;terminate a;discover c;discover c;"
+			    "terminate a;discover c;discover c;discover c;");
+	assert_string_equal(F.fates.data,
+			    "a:asked;a:failed=timed out after 10 s waiting for "
+			    "instances to terminate;");
+	gc_teardown_release(&t);
+}
+
+/* a listing that lags: missing for two looks is not gone; the third makes it so */
+static void test_listing_lag(void **state)
+{
+	struct gc_teardown t;
+
+	(void)state;
+	lag_ops = fake_ops;
+	lag_ops.facts = &lag_facts;
+	add_inst("a", "c");
+	/* missing from the first two looks, then listed running: sent again */
+	F.hide = 2;
+	F.swallow = 1;
+	setup_teardown(&t, "c");
+	t.p = &lag_prov;
+	gc_teardown_run(&t, NULL);
+	assert_string_equal(F.calls.data,
+			    "terminate a;discover c;discover c;discover c;"
+			    "terminate a;discover c;list keypair;list secgroup;");
+	assert_string_equal(F.fates.data, "a:asked;a:done;");
+	gc_teardown_release(&t);
+
+	/* terminated and then missing for good: done on the third look without it */
+	teardown(NULL);
+	setup(NULL);
+	add_inst("a", "c");
+	F.vanish = true;
+	setup_teardown(&t, "c");
+	t.p = &lag_prov;
+	gc_teardown_run(&t, NULL);
+	assert_string_equal(F.calls.data,
+			    "terminate a;discover c;discover c;discover c;"
+			    "list keypair;list secgroup;");
+	assert_string_equal(F.fates.data, "a:asked;a:done;");
+	gc_teardown_release(&t);
+
+	/* seen on its way out, then missing: gone at once, whatever the lag */
+	teardown(NULL);
+	setup(NULL);
+	add_inst("a", "c");
+	F.vanish = true;
+	F.settle = 2;
+	setup_teardown(&t, "c");
+	t.p = &lag_prov;
+	gc_teardown_run(&t, NULL);
+	assert_string_equal(F.calls.data,
+			    "terminate a;discover c;discover c;"
+			    "list keypair;list secgroup;");
+	assert_string_equal(F.fates.data, "a:asked;a:done;");
+	gc_teardown_release(&t);
+
+	/* without a lag (the fake's plain cloud), missing is gone at once */
+	teardown(NULL);
+	setup(NULL);
+	add_inst("a", "c");
+	F.vanish = true;
+	setup_teardown(&t, "c");
+	gc_teardown_run(&t, NULL);
+	assert_string_equal(F.calls.data, "terminate a;discover c;list keypair;list secgroup;");
+	gc_teardown_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +645,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_doubt_gc_check, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_doubt_gc_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listed_twice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_notfound_resend, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_notfound_never, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_listing_lag, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
