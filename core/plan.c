@@ -555,9 +555,17 @@ static void totals(struct plan_build *b)
 		 miss_after[0] ? miss_after : miss_now);
 }
 
+/* The figures' currency and the cap in it (the engine converted it, core/money.h). */
+static void plan_currency(struct gc_plan *p, const struct gc_plan_inputs *in)
+{
+	snprintf(p->currency, sizeof(p->currency), "%s", in->currency ? in->currency : "USD");
+	p->max_hourly_cost =
+		in->max_hourly_cost > 0 ? in->max_hourly_cost : in->spec->lifecycle.max_hourly_cost;
+}
+
 static int check_budget(const struct gc_plan *p, const struct gc_spec *spec, struct gc_error *err)
 {
-	double max = spec->lifecycle.max_hourly_cost;
+	double max = p->max_hourly_cost;
 	const struct gc_spec_pos *pos = &spec->lifecycle.max_hourly_cost_pos;
 	char where[300] = "";
 
@@ -573,8 +581,8 @@ static int check_budget(const struct gc_plan *p, const struct gc_spec *spec, str
 		snprintf(where, sizeof(where), "%.256s:%u:%u: ", str_or(spec->file, "spec"),
 			 pos->line, pos->col);
 	return gc_error_set(err, GC_EQUOTA,
-			    "%smax_hourly_cost %.2f USD/h exceeded: the plan costs %.2f USD/h",
-			    where, max, p->cost_after);
+			    "%smax_hourly_cost %.2f %s/h exceeded: the plan costs %.2f %s/h", where,
+			    max, p->currency, p->cost_after, p->currency);
 }
 
 int gc_plan_build(struct gc_plan *out, const struct gc_plan_inputs *in, struct gc_error *err)
@@ -620,6 +628,7 @@ int gc_plan_build(struct gc_plan *out, const struct gc_plan_inputs *in, struct g
 			qsort(g->nodes, g->n_nodes, sizeof(*g->nodes), node_display_cmp);
 	}
 	totals(&b);
+	plan_currency(&b.plan, in);
 	if (spec->lifecycle.ttl_s > 0)
 		b.plan.expires_at = in->now + (int64_t)spec->lifecycle.ttl_s;
 

@@ -67,7 +67,7 @@ struct gc_plan_group {
 struct gc_plan_price {
 	const char *type;
 	bool spot;
-	double usd_per_hour; /* < 0: unknown */
+	double usd_per_hour; /* < 0: unknown; per hour in gc_plan_inputs.currency */
 };
 
 struct gc_plan_inputs {
@@ -80,6 +80,10 @@ struct gc_plan_inputs {
 	const unsigned *override_counts;
 	size_t n_overrides;
 	int64_t now; /* unix seconds, for expires-at */
+	/* The prices' currency (NULL: "USD") and max_hourly_cost in it (0: the spec's as
+	 * written); gc_engine_plan converts (core/money.h). */
+	const char *currency;
+	double max_hourly_cost;
 };
 
 struct gc_plan {
@@ -94,6 +98,8 @@ struct gc_plan {
 	 * cost_known. */
 	char unknown_price[96];
 	int64_t expires_at; /* new instances' expires-at (now + ttl), 0 without a TTL */
+	char currency[GC_CURRENCY_SIZE]; /* of every figure above */
+	double max_hourly_cost;		 /* the spec's cap in currency, 0 without one */
 };
 
 void gc_plan_init(struct gc_plan *plan);

@@ -129,6 +129,8 @@ struct fake {
 };
 
 static struct fake F;
+/* The currency the fake cloud prices in (a test sets "CNY" for a China-site account). */
+static const char *fake_currency = "USD";
 
 static void fake_free_tags(struct gc_tag *t, size_t n)
 {
@@ -557,13 +559,14 @@ static int fake_image(struct gc_provider *p, const char *image, bool is_alias, c
 }
 
 static int fake_price(struct gc_provider *p, const char *type, const char *zone, bool spot,
-		      double *out, struct gc_error *err)
+		      double *out, char out_currency[GC_CURRENCY_SIZE], struct gc_error *err)
 {
 	(void)type;
 	(void)zone;
 	if (fault_hit(p, OP_PRICE))
 		return fault_err(err);
 	*out = spot ? 0.3 : 1.0;
+	snprintf(out_currency, GC_CURRENCY_SIZE, "%s", fake_currency);
 	return 0;
 }
 
