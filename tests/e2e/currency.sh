@@ -128,6 +128,16 @@ else
 		fail "the CNY cap is not shown converted"
 	gc_ok plan -o json "$work/c.yaml"
 	jq -e '.cost.currency == "USD"' "$work/out" >/dev/null || fail "plan -o json does not say USD"
+	# a bid in CNY goes to EC2 in USD, at the rate, rounded down (10 / 7.1 = 1.408450...)
+	: >"$work/requests.log"
+	spec "$work/s.yaml" e2e-bid workers 1 "$TYPE1" spot "$(life 100 CNY "$RATE")"
+	sed -i 's/^    market: spot$/    market: spot\n    max_spot_price: 10/' "$work/s.yaml"
+	gc_ok apply -y "$work/s.yaml"
+	bid=$(jq -s -r '[.[] | select(.action == "RunInstances") | .params | .. | objects
+		| to_entries[] | select(.key | test("MaxPrice$")) | .value][0] // empty' \
+		"$work/requests.log")
+	[ "$bid" = 1.40845 ] || fail "the bid of 10 CNY went out as '$bid', not 1.40845 USD"
+	gc_ok destroy -y "$work/s.yaml"
 	# the default: USD cap, USD prices, no rate
 	spec "$work/c.yaml" e2e-money workers 1 "$TYPE1" on-demand "$(life 10)"
 	gc_ok plan "$work/c.yaml"
