@@ -113,6 +113,17 @@ if [ "$ACCOUNT" = CNY ]; then
 	grep -q "limit 10.00 USD/h\.$" "$work/out" || fail "the USD cap is not shown as written"
 	gc_ok plan -o json "$work/c.yaml"
 	jq -e '.cost.currency == "USD"' "$work/out" >/dev/null || fail "plan -o json does not say USD"
+	if [ "$CLOUD" = tencent ]; then
+		# a site gpucluster does not know is refused, not guessed
+		set +e
+		cloud_env env GPUCLUSTER_TENCENT_SITE=abroad "$GC_BIN" --no-color plan "$work/c.yaml" \
+			>"$work/out" 2>"$work/err"
+		rc=$?
+		set -e
+		[ "$rc" = 1 ] || fail "plan with GPUCLUSTER_TENCENT_SITE=abroad exited $rc"
+		grep -q "GPUCLUSTER_TENCENT_SITE 'abroad' is not china or intl" "$work/err" ||
+			fail "the unknown site is not named"
+	fi
 else
 	# AWS prices in USD: a cap written in CNY needs the rate
 	spec "$work/c.yaml" e2e-money workers 1 "$TYPE1" on-demand "$(life 10 CNY)"
