@@ -201,21 +201,25 @@ int gc_cmd_lock(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_lock *loc
 }
 
 double gc_cmd_price(struct gc_provider *p, struct gc_price_cache *cache, const char *type,
-		    const char *zone, bool spot)
+		    const char *zone, bool spot, char currency[GC_CURRENCY_SIZE])
 {
 	const struct gc_price_entry *known;
 	struct gc_error err;
-	double usd = -1;
+	char cur[GC_CURRENCY_SIZE] = "";
+	double amount = -1;
 
 	if (!type)
 		return -1;
-	if ((known = gc_price_cache_find(cache, type, NULL, spot)))
-		return known->amount;
-	gc_error_init(&err);
-	if (gc_provider_price(p, type, zone, spot, &usd, &err) < 0)
-		usd = -1;
-	gc_price_cache_add(cache, type, NULL, spot, usd);
-	return usd;
+	if (!(known = gc_price_cache_find(cache, type, NULL, spot))) {
+		gc_error_init(&err);
+		if (gc_provider_price(p, type, zone, spot, &amount, cur, &err) < 0)
+			amount = -1;
+		gc_price_cache_add(cache, type, NULL, spot, amount, cur);
+		known = gc_price_cache_find(cache, type, NULL, spot);
+	}
+	if (known->amount >= 0 && currency)
+		snprintf(currency, GC_CURRENCY_SIZE, "%s", known->currency);
+	return known->amount;
 }
 
 /* ---- reports --------------------------------------------------------------------- */

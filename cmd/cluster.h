@@ -72,9 +72,10 @@ void gc_cmd_engine_progress_begin(struct gc_cmd_ctx *ctx, struct gc_engine_opts 
 void gc_cmd_engine_progress_done(void);
 
 /* The hourly price of type (NULL: unknown) on a market, asked of p once per (type, spot)
- * (zone goes with the first ask) and kept in cache. < 0: unknown. */
+ * (zone goes with the first ask) and kept in cache. < 0: unknown. When known and currency
+ * is not NULL, currency is set to the cloud's code for it ("USD", "CNY"). */
 double gc_cmd_price(struct gc_provider *p, struct gc_price_cache *cache, const char *type,
-		    const char *zone, bool spot);
+		    const char *zone, bool spot, char currency[GC_CURRENCY_SIZE]);
 
 /* gc_cmd_interrupted for a cancelled(ctx) callback (ctx unused). */
 bool gc_cmd_cancelled(void *arg);

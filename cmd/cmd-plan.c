@@ -47,7 +47,8 @@ static void warn_world_open(struct gc_cmd_ctx *ctx)
  * before a capacity shortage makes it so. */
 static void warn_cap(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 {
-	double max = ctx->spec ? ctx->spec->lifecycle.max_hourly_cost : 0;
+	double max = plan->max_hourly_cost;
+	const char *cur = plan->currency;
 	struct gc_buf list = GC_BUF_INIT(1024);
 
 	/* a cluster over its cap is said in the plan itself (plan-render.c) */
@@ -58,24 +59,24 @@ static void warn_cap(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 
 		if (gc_buf_addf(
 			    &list,
-			    "%s%s %s in group '%s' (%u \xc3\x97 %.2f USD/h would take the cluster to %.2f USD/h)",
+			    "%s%s %s in group '%s' (%u \xc3\x97 %.2f %s/h would take the cluster to %.2f %s/h)",
 			    i ? ", " : "", k->type, k->spot ? "spot" : "on-demand", k->group,
-			    k->count, k->price, k->total) < 0) {
+			    k->count, k->price, cur, k->total, cur) < 0) {
 			gc_buf_addstr(&list, ", ...");
 			break;
 		}
 	}
 	if (list.len)
 		gc_out_warn(ctx->out,
-			    "the worst case, %.2f USD/h, is over max_hourly_cost %.2f USD/h: apply "
+			    "the worst case, %.2f %s/h, is over max_hourly_cost %.2f %s/h: apply "
 			    "skips these fallback candidates: %s",
-			    plan->cost_worst, max, list.data);
+			    plan->cost_worst, cur, max, cur, list.data);
 	else
 		gc_out_warn(ctx->out,
-			    "the worst case, %.2f USD/h, is over max_hourly_cost %.2f USD/h if "
+			    "the worst case, %.2f %s/h, is over max_hourly_cost %.2f %s/h if "
 			    "spot prices rise to their bound; apply checks each candidate's price "
 			    "before launching it",
-			    plan->cost_worst, max);
+			    plan->cost_worst, cur, max, cur);
 out:
 	gc_buf_release(&list);
 }

@@ -46,6 +46,7 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 	int64_t now = (int64_t)time(NULL);
 	double total_hour = 0, total_so_far = 0;
 	bool all_known = true;
+	char currency[GC_CURRENCY_SIZE] = "USD"; /* the cloud's, once a price answers */
 	json_t *nodes = NULL;
 	int rc = GC_EXIT_FAILURE;
 
@@ -62,10 +63,11 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 		gc_out_printf(ctx->out, ctx->out->out,
 			      "%-12s %-20s %-14s %-12s %-9s %-11s %-15s %-15s %7s %8s %9s\n",
 			      "GROUP", "ID", "TYPE", "ZONE", "MARKET", "STATE", "PUBLIC-IP",
-			      "PRIVATE-IP", "AGE", "USD/H", "COST");
+			      "PRIVATE-IP", "AGE", "PRICE/H", "COST");
 	for (size_t i = 0; i < live.n; i++) {
 		const struct gc_instance *in = &live.items[i];
-		double price = gc_cmd_price(ctx->provider, &cache, in->type, in->zone, in->spot);
+		double price =
+			gc_cmd_price(ctx->provider, &cache, in->type, in->zone, in->spot, currency);
 		int64_t age = in->launch_time ? now - in->launch_time : 0;
 		bool billed = in->state == GC_STATE_RUNNING || in->state == GC_STATE_PENDING;
 		double so_far = price >= 0 ? price * (double)(age > 0 ? age : 0) / 3600.0 : -1;
@@ -104,6 +106,8 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 				  in->launch_time ? launched : NULL, "age_s", (json_int_t)age,
 				  "usd_per_hour", price >= 0 ? json_real(price) : json_null(),
 				  "usd_so_far", so_far >= 0 ? json_real(so_far) : json_null()));
+		json_object_set_new(json_array_get(nodes, json_array_size(nodes) - 1), "currency",
+				    price >= 0 ? json_string(currency) : json_null());
 	}
 	if (ctx->out->format == GC_OUTPUT_JSON) {
 		/* a partial sum is not the cost: unknown is null, never a smaller number */
@@ -113,7 +117,7 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 				  ctx->spec->provider.region, "nodes", nodes, "cost",
 				  "usd_per_hour", all_known ? json_real(total_hour) : json_null(),
 				  "usd_so_far", all_known ? json_real(total_so_far) : json_null(),
-				  "known", all_known, "currency", "USD");
+				  "known", all_known, "currency", currency);
 
 		nodes = NULL;
 		gc_out_json(ctx->out, doc);
@@ -124,8 +128,8 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 			      ctx->spec->provider.region);
 	} else if (all_known) {
 		gc_out_printf(ctx->out, ctx->out->out,
-			      "\n%zu node%s; %.2f USD/h now, about %.2f USD so far\n", live.n,
-			      live.n == 1 ? "" : "s", total_hour, total_so_far);
+			      "\n%zu node%s; %.2f %s/h now, about %.2f %s so far\n", live.n,
+			      live.n == 1 ? "" : "s", total_hour, currency, total_so_far, currency);
 	} else {
 		gc_out_printf(ctx->out, ctx->out->out,
 			      "\n%zu node%s; cost unknown (no price for some nodes)\n", live.n,

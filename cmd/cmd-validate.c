@@ -20,6 +20,7 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/error.h"
+#include "core/money.h"
 #include "core/spec.h"
 #include "core/steps.h"
 
@@ -45,7 +46,7 @@ static void add_list(struct gc_buf *b, char *const *items, size_t first, size_t 
 /* The label column of the summary. */
 #define LABEL(b, text) gc_buf_addf((b), "  %-11s", (text))
 
-static void explain_group(struct gc_buf *b, const struct gc_spec_group *g)
+static void explain_group(struct gc_buf *b, const struct gc_spec_group *g, const char *currency)
 {
 	LABEL(b, "group");
 	gc_buf_addf(b, "%s: %u \u00d7 %s", g->name, g->count, g->instance_types[0]);
@@ -68,7 +69,7 @@ static void explain_group(struct gc_buf *b, const struct gc_spec_group *g)
 	LABEL(b, "");
 	gc_buf_addf(b, "market %s", gc_market_name(g->market));
 	if (g->market != GC_MARKET_ON_DEMAND && g->max_spot_price > 0)
-		gc_buf_addf(b, " (max $%.4f/h)", g->max_spot_price);
+		gc_buf_addf(b, " (max %.4f %s/h)", g->max_spot_price, currency);
 	gc_buf_addf(b, "; image %s; disk %u GB\n", g->image, g->disk_gb);
 }
 
@@ -100,7 +101,7 @@ static void explain(struct gc_buf *b, const struct gc_spec *s)
 	LABEL(b, "nodes");
 	gc_buf_addf(b, "%u in %zu group%s\n", nodes, s->n_groups, s->n_groups == 1 ? "" : "s");
 	for (size_t i = 0; i < s->n_groups; i++)
-		explain_group(b, &s->groups[i]);
+		explain_group(b, &s->groups[i], gc_money_spec_currency(s));
 
 	LABEL(b, "bootstrap");
 	gc_buf_addf(b, "driver %s, cuda %s, cudnn %s, container %s\n", s->bootstrap.driver,
@@ -128,7 +129,12 @@ static void explain(struct gc_buf *b, const struct gc_spec *s)
 	}
 	if (s->lifecycle.max_hourly_cost > 0) {
 		LABEL(b, "max cost");
-		gc_buf_addf(b, "$%.2f per hour\n", s->lifecycle.max_hourly_cost);
+		gc_buf_addf(b, "%.2f %s per hour\n", s->lifecycle.max_hourly_cost,
+			    gc_money_spec_currency(s));
+	}
+	if (s->lifecycle.cny_per_usd > 0) {
+		LABEL(b, "rate");
+		gc_buf_addf(b, "%g CNY per USD\n", s->lifecycle.cny_per_usd);
 	}
 	if (s->n_tags > 0) {
 		LABEL(b, "tags");
@@ -241,12 +247,15 @@ static json_t *spec_json(const struct gc_spec *s)
 	gc_format_duration(s->lifecycle.ttl_s, ttl, sizeof(ttl));
 	json_object_set_new(
 		j, "lifecycle",
-		json_pack("{s:o, s:o, s:o}", "ttl", has_ttl ? json_string(ttl) : json_null(),
-			  "ttl_seconds",
+		json_pack("{s:o, s:o, s:o, s:s, s:o}", "ttl",
+			  has_ttl ? json_string(ttl) : json_null(), "ttl_seconds",
 			  has_ttl ? json_integer((json_int_t)s->lifecycle.ttl_s) : json_null(),
 			  "max_hourly_cost",
 			  s->lifecycle.max_hourly_cost > 0 ? json_real(s->lifecycle.max_hourly_cost)
-							   : json_null()));
+							   : json_null(),
+			  "currency", gc_money_spec_currency(s), "cny_per_usd",
+			  s->lifecycle.cny_per_usd > 0 ? json_real(s->lifecycle.cny_per_usd)
+						       : json_null()));
 
 	o = json_object();
 	for (size_t i = 0; i < s->n_tags; i++)

@@ -228,8 +228,8 @@ void gc_gha_format_apply_summary(struct gc_buf *out, const struct gc_gha_apply *
 		gc_buf_addf(out, ", %u to terminate, %u kept\n", a->terminate, a->keep);
 	}
 	if (a->cost >= 0)
-		gc_buf_addf(out, "- **Cost:** %.2f USD/h for %zu node%s\n", a->cost, n,
-			    n == 1 ? "" : "s");
+		gc_buf_addf(out, "- **Cost:** %.2f %s/h for %zu node%s\n", a->cost,
+			    a->currency ? a->currency : "USD", n, n == 1 ? "" : "s");
 	else
 		gc_buf_addstr(out, "- **Cost:** unknown (a price is missing)\n");
 	if (a->expires_at)
@@ -240,9 +240,10 @@ void gc_gha_format_apply_summary(struct gc_buf *out, const struct gc_gha_apply *
 		gc_buf_addstr(out, "No running nodes.\n\n");
 		return;
 	}
-	gc_buf_addstr(out,
-		      "| Node | Instance | Type | Zone | Market | Public IP | Private IP | "
-		      "USD/h |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+	gc_buf_addf(out,
+		    "| Node | Instance | Type | Zone | Market | Public IP | Private IP | "
+		    "%s/h |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n",
+		    a->currency ? a->currency : "USD");
 	for (size_t i = 0; i < a->n_nodes; i++) {
 		const struct gc_gha_node *nd = &a->nodes[i];
 		const char *const cells[] = { nd->label,
@@ -494,7 +495,7 @@ void gc_gha_report_apply(struct gc_cmd_ctx *ctx, struct gc_engine *e, const stru
 	struct gc_gha_node *nodes = NULL;
 	struct gc_price_cache prices = { 0 };
 	struct gc_buf outputs = GC_BUF_INIT(0), summary = GC_BUF_INIT(0);
-	char expires[21], failure[GC_ERROR_MSG_MAX + 64];
+	char expires[21], failure[GC_ERROR_MSG_MAX + 64], currency[GC_CURRENCY_SIZE] = "USD";
 
 	if (!ctx->gha)
 		return;
@@ -507,6 +508,7 @@ void gc_gha_report_apply(struct gc_cmd_ctx *ctx, struct gc_engine *e, const stru
 	a.cloud = ctx->spec->provider.name;
 	a.region = ctx->spec->provider.region;
 	a.cost = 0;
+	a.currency = currency;
 	if (err && err->code != GC_OK)
 		a.error = failure_text(ctx, failure, "", err->message);
 	if (plan) {
@@ -545,8 +547,8 @@ void gc_gha_report_apply(struct gc_cmd_ctx *ctx, struct gc_engine *e, const stru
 			nd->spot = in->spot;
 			nd->public_ip = in->public_ip;
 			nd->private_ip = in->private_ip;
-			nd->usd_per_hour =
-				gc_cmd_price(e->provider, &prices, in->type, NULL, in->spot);
+			nd->usd_per_hour = gc_cmd_price(e->provider, &prices, in->type, NULL,
+							in->spot, currency);
 		}
 		if (nd->usd_per_hour < 0)
 			a.cost = -1;

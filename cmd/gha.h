@@ -113,7 +113,8 @@ struct gc_gha_apply {
 	const struct gc_gha_node *nodes;
 	size_t n_nodes;
 	bool bootstrapped;	/* a bootstrap ran: the smoke table is shown */
-	double cost;		/* USD per hour of the nodes; < 0: unknown */
+	double cost;		/* per hour of the nodes; < 0: unknown */
+	const char *currency;	/* of cost and the nodes' prices; NULL: USD */
 	const char *expires_at; /* RFC 3339, NULL without a TTL */
 	const char *error;	/* NULL when the command succeeded */
 };

@@ -159,7 +159,7 @@ static void tx_node(struct text *t, const struct gc_plan_node *n, const struct w
 	tx_addf(t, "\n");
 }
 
-static void tx_create(struct text *t, const struct gc_plan_group *g)
+static void tx_create(struct text *t, const struct gc_plan_group *g, const char *cur)
 {
 	unsigned fill = g->create - g->replace;
 
@@ -175,15 +175,15 @@ static void tx_create(struct text *t, const struct gc_plan_group *g)
 		tx_addf(t, "count %u -> %u", g->keep, g->want);
 	tx_addf(t, "), %s", g->spec->instance_types[0]);
 	if (g->create_price_known)
-		tx_addf(t, " at %.2f USD/h each", g->create_price);
+		tx_addf(t, " at %.2f %s/h each", g->create_price, cur);
 	else
 		tx_addf(t, " at an unknown price");
 	if (!g->worst_price_known && g->create_price_known)
 		tx_addf(t, "; at worst unknown (a fallback has no price)");
 	else if (g->worst_price_known && g->worst_type &&
 		 (g->worst_price > g->create_price + 0.005 || !g->create_price_known))
-		tx_addf(t, "; at worst %s (%s) at %.2f USD/h each", g->worst_type,
-			g->worst_spot ? "spot" : "on-demand", g->worst_price);
+		tx_addf(t, "; at worst %s (%s) at %.2f %s/h each", g->worst_type,
+			g->worst_spot ? "spot" : "on-demand", g->worst_price, cur);
 	tx_color(t, GC_STYLE_RESET);
 	tx_addf(t, "\n");
 }
@@ -199,42 +199,55 @@ static bool group_listed(const struct gc_plan_group *g)
 	return false;
 }
 
+/* ", limit 576.00 CNY/h" and, when the spec wrote it in another currency, what it wrote. */
+static void tx_limit(struct text *t, const struct gc_spec *spec, double max, const char *cur)
+{
+	const char *mine = spec->lifecycle.currency[0] ? spec->lifecycle.currency : "USD";
+
+	tx_addf(t, ", limit %.2f %s/h", max, cur);
+	if (strcmp(mine, cur) != 0)
+		tx_addf(t, " (%.2f %s/h at %g CNY per USD)", spec->lifecycle.max_hourly_cost, mine,
+			spec->lifecycle.cny_per_usd);
+}
+
 static void tx_cost(struct text *t, const struct gc_plan *plan, const struct gc_spec *spec,
 		    bool changes)
 {
-	double max = spec->lifecycle.max_hourly_cost;
+	double max = plan->max_hourly_cost;
+	const char *cur = plan->currency;
 
 	tx_addf(t, "Hourly cost: ");
 	if (!changes && plan->cost_now_known) {
-		tx_addf(t, "%.2f USD/h", plan->cost_now);
+		tx_addf(t, "%.2f %s/h", plan->cost_now, cur);
 	} else if (!changes) {
 		tx_addf(t, "unknown (no price for %s)", plan->unknown_price);
 	} else if (plan->cost_known) {
 		double delta = plan->cost_after - plan->cost_now;
 
-		tx_addf(t, "%.2f USD/h now -> %.2f USD/h after", plan->cost_now, plan->cost_after);
+		tx_addf(t, "%.2f %s/h now -> %.2f %s/h after", plan->cost_now, cur,
+			plan->cost_after, cur);
 		if (fabs(delta) < 0.005)
 			tx_addf(t, " (no change)");
 		else
 			tx_addf(t, " (%c%.2f)", delta > 0 ? '+' : '-', fabs(delta));
 	} else {
 		if (plan->cost_now_known)
-			tx_addf(t, "%.2f USD/h now", plan->cost_now);
+			tx_addf(t, "%.2f %s/h now", plan->cost_now, cur);
 		else
 			tx_addf(t, "unknown now");
 		if (plan->cost_after_known)
-			tx_addf(t, " -> %.2f USD/h after", plan->cost_after);
+			tx_addf(t, " -> %.2f %s/h after", plan->cost_after, cur);
 		else
 			tx_addf(t, " -> unknown after");
 		tx_addf(t, " (no price for %s)", plan->unknown_price);
 	}
 	if (max > 0)
-		tx_addf(t, ", limit %.2f USD/h", max);
+		tx_limit(t, spec, max, cur);
 	tx_addf(t, ".\n");
 	if (changes && plan->n_create) {
 		tx_addf(t, "Worst case after: ");
 		if (plan->cost_worst_known)
-			tx_addf(t, "%.2f USD/h", plan->cost_worst);
+			tx_addf(t, "%.2f %s/h", plan->cost_worst, cur);
 		else
 			tx_addf(t, "unknown");
 		tx_addf(t,
@@ -242,9 +255,9 @@ static void tx_cost(struct text *t, const struct gc_plan *plan, const struct gc_
 	}
 	if (plan->over_cap)
 		tx_addf(t,
-			"Over the limit: the cluster costs %.2f USD/h, above max_hourly_cost %.2f "
-			"USD/h; apply creates nothing more. Lower the counts or raise the limit.\n",
-			plan->cost_after, max);
+			"Over the limit: the cluster costs %.2f %s/h, above max_hourly_cost %.2f "
+			"%s/h; apply creates nothing more. Lower the counts or raise the limit.\n",
+			plan->cost_after, cur, max, cur);
 }
 
 int gc_plan_render_text(struct gc_buf *out, const struct gc_plan *plan, const struct gc_spec *spec,
@@ -294,7 +307,7 @@ int gc_plan_render_text(struct gc_buf *out, const struct gc_plan *plan, const st
 		tx_group_header(&t, g);
 		tx_addf(&t, "\n");
 		if (g->create)
-			tx_create(&t, g);
+			tx_create(&t, g, plan->currency);
 		for (size_t j = 0; j < g->n_nodes; j++)
 			if (g->nodes[j].action != GC_PLAN_KEEP)
 				tx_node(&t, &g->nodes[j], &w);
@@ -422,7 +435,7 @@ int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const st
 {
 	json_t *doc = json_object(), *summary = json_object(), *groups = json_array();
 	json_t *cost = json_object(), *skips = json_array();
-	double max = spec->lifecycle.max_hourly_cost;
+	double max = plan->max_hourly_cost;
 	char *text;
 	int r = -1;
 
@@ -444,7 +457,7 @@ int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const st
 	json_object_set_new(cost, "worst_after",
 			    js_money(plan->cost_worst_known, plan->cost_worst));
 	json_object_set_new(cost, "known", json_boolean(plan->cost_known));
-	json_object_set_new(cost, "currency", json_string("USD"));
+	json_object_set_new(cost, "currency", json_string(plan->currency));
 	json_object_set_new(cost, "max_hourly_cost", max > 0 ? json_real(max) : json_null());
 	json_object_set_new(cost, "unknown_price",
 			    plan->cost_known ? json_null() : js_str(plan->unknown_price));

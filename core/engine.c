@@ -26,6 +26,7 @@
 #include "core/hash.h"
 #include "core/http.h"
 #include "core/keygen.h"
+#include "core/money.h"
 #include "core/retry.h"
 #include "core/str.h"
 #include "core/teardown.h"
@@ -518,12 +519,37 @@ static int check_group_caps(struct gc_engine *e, const struct gc_spec_group *g,
 
 /* ---- plan ----------------------------------------------------------------------- */
 
+/*
+ * Brings the prices and the spec's cap to one currency for gc_plan_build: the cloud's,
+ * with the cap converted (core/money.h); prices stay as the cloud answered them unless no
+ * cap or bid needs them. Prices in two currencies at once are refused.
+ */
+static int plan_money(const struct gc_spec *spec, const struct gc_plan_price *prices,
+		      char (*currency)[GC_CURRENCY_SIZE], size_t n, struct gc_plan_inputs *in,
+		      struct gc_error *err)
+{
+	const char *account = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!(prices[i].usd_per_hour >= 0))
+			continue;
+		if (account && strcmp(account, currency[i]) != 0)
+			return gc_error_set(err, GC_EBADRESPONSE,
+					    "the cloud priced in both %s and %s", account,
+					    currency[i]);
+		account = currency[i];
+	}
+	in->currency = account ? account : gc_money_spec_currency(spec);
+	return gc_money_check(spec, account, &in->max_hourly_cost, err);
+}
+
 int gc_engine_plan(struct gc_engine *e, struct gc_plan *out, struct gc_instance_list *live,
 		   const char *const *override_names, const unsigned *override_counts,
 		   size_t n_overrides, struct gc_error *err)
 {
 	const struct gc_spec *spec = e->spec;
 	struct gc_plan_price *prices = NULL;
+	char(*currency)[GC_CURRENCY_SIZE] = NULL; /* of each price the cloud answered */
 	struct gc_plan_inputs in;
 	size_t n_prices = 0;
 	bool no_prices = false;
@@ -535,13 +561,14 @@ int gc_engine_plan(struct gc_engine *e, struct gc_plan *out, struct gc_instance_
 	if (gc_engine_discover(e, live, err) < 0)
 		return -1;
 	gc_plan_price_needs(spec, live, &prices, &n_prices);
+	currency = gc_xcalloc(n_prices + 1, sizeof(*currency));
 	for (size_t i = 0; i < n_prices && !no_prices; i++) {
 		struct gc_error lerr;
 		double usd;
 
 		gc_error_init(&lerr);
 		if (gc_provider_price(e->provider, prices[i].type, NULL, prices[i].spot, &usd,
-				      &lerr) == 0) {
+				      currency[i], &lerr) == 0) {
 			prices[i].usd_per_hour = usd;
 			continue;
 		}
@@ -565,9 +592,12 @@ int gc_engine_plan(struct gc_engine *e, struct gc_plan *out, struct gc_instance_
 	in.override_counts = override_counts;
 	in.n_overrides = n_overrides;
 	in.now = wall_now(e);
+	if (plan_money(spec, prices, currency, n_prices, &in, err) < 0)
+		goto out;
 	ret = gc_plan_build(out, &in, err);
 out:
 	free(prices);
+	free(currency);
 	return ret;
 }
 
@@ -917,6 +947,7 @@ struct group_run {
 	char *context;		 /* the token's launch context (see engine.h) */
 	const char *pinned_zone; /* same-zone placement: where the group lives */
 	char *pinned_owned;
+	double bid;	   /* max_spot_price in the cloud's currency (core/money.h), 0: none */
 	size_t *exhausted; /* indices into r->blocked met by this group */
 	size_t n_exhausted, alloc_exhausted;
 	struct gc_buf skipped; /* candidates skipped for max_hourly_cost, and why */
@@ -1125,7 +1156,7 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 		req.zone = zone;
 		req.image_id = gr->image_id;
 		req.spot = spot;
-		req.spot_max_price = spot ? gr->g->max_spot_price : 0;
+		req.spot_max_price = spot ? gr->bid : 0;
 		req.count = need;
 		req.disk_gb = gr->g->disk_gb;
 		/* a cloud without client tokens gets none: the wrapper would refuse one */
@@ -1273,10 +1304,11 @@ static int load_zones(struct run *r)
 /* One instance's price through the provider (the drivers cache prices); false: unknown. */
 static bool cap_price(struct run *r, const char *type, const char *zone, bool spot, double *out)
 {
+	char currency[GC_CURRENCY_SIZE];
 	struct gc_error lerr;
 
 	gc_error_init(&lerr);
-	if (gc_provider_price(r->p, type, zone, spot, out, &lerr) == 0 && *out >= 0)
+	if (gc_provider_price(r->p, type, zone, spot, out, currency, &lerr) == 0 && *out >= 0)
 		return true;
 	check_fatal(r, &lerr);
 	return false;
@@ -1291,7 +1323,7 @@ static bool cap_price(struct run *r, const char *type, const char *zone, bool sp
 static bool cap_allows(struct run *r, struct group_run *gr, const struct gc_plan *plan,
 		       const char *zone, const char *type, bool spot, unsigned n)
 {
-	double max = r->e->spec->lifecycle.max_hourly_cost, cost = 0, price = 0, one;
+	double max = plan->max_hourly_cost, cost = 0, price = 0, one; /* in plan->currency */
 	const struct gc_instance_list *made = &r->rep->created;
 	struct gc_engine_event ev = { .kind = GC_EV_INFO };
 	bool known = true;
@@ -1324,9 +1356,9 @@ static bool cap_allows(struct run *r, struct group_run *gr, const struct gc_plan
 		return true;
 	else
 		snprintf(why, sizeof(why),
-			 "%u \xc3\x97 %.2f USD/h would take the cluster to %.2f USD/h, over "
+			 "%u \xc3\x97 %.2f %s/h would take the cluster to %.2f %s/h, over "
 			 "max_hourly_cost %.2f",
-			 n, price, cost + n * price, max);
+			 n, price, plan->currency, cost + n * price, plan->currency, max);
 	snprintf(msg, sizeof(msg), "skipped %s %s in %s: %s", type, market_word(spot),
 		 zone ? zone : "any zone", why);
 	ev.group = gr->pg->name;
@@ -1519,6 +1551,19 @@ static unsigned create_batch(struct run *r, struct group_run *gr, const struct g
 	return 0;
 }
 
+/* The group's bid in the currency the plan's prices are in, the account's: gc_engine_plan
+ * refused a bid that needs a rate the spec does not give. */
+static void bid_of(const struct run *r, const struct gc_plan *plan, struct group_run *gr)
+{
+	const struct gc_spec *spec = r->e->spec;
+	double bid = gr->g->max_spot_price;
+
+	if (bid > 0 && plan->currency[0] &&
+	    gc_money_convert(spec, bid, gc_money_spec_currency(spec), plan->currency, &bid) < 0)
+		bid = gr->g->max_spot_price;
+	gr->bid = bid;
+}
+
 static void create_group(struct run *r, const struct gc_plan *plan, const struct gc_plan_group *pg,
 			 size_t gi)
 {
@@ -1543,8 +1588,9 @@ static void create_group(struct run *r, const struct gc_plan *plan, const struct
 		check_fatal(r, &err);
 		return;
 	}
+	bid_of(r, plan, &gr);
 	gr.context = gc_xasprintf("sg=%s|key=%s|image=%s|price=%.6f", r->secgroup_id, r->key_name,
-				  gr.image_id, gr.g->max_spot_price);
+				  gr.image_id, gr.bid);
 	if (gr.g->placement == GC_PLACEMENT_SAME_ZONE) {
 		for (size_t i = 0; i < pg->n_nodes && !gr.pinned_zone; i++)
 			if (pg->nodes[i].action == GC_PLAN_KEEP && pg->nodes[i].inst->zone)

@@ -16,6 +16,7 @@
 
 #include "core/alloc.h"
 #include "core/hash.h"
+#include "core/money.h"
 #include "core/plan.h"
 #include "core/str.h"
 #include "core/suggest.h"
@@ -191,12 +192,17 @@ static void worst_price(const struct gc_plan_inputs *in, struct gc_plan_group *g
 		    (!spot && sg->market == GC_MARKET_SPOT))
 			continue;
 		for (size_t t = 0; t < sg->n_instance_types; t++) {
-			double od, bound;
+			double od, bound, bid = sg->max_spot_price;
 			bool known = price_lookup(in, sg->instance_types[t], false, &od);
 
+			/* the bid as the prices are: in the account's currency */
+			if (bid > 0 && in->currency &&
+			    gc_money_convert(in->spec, bid, gc_money_spec_currency(in->spec),
+					     in->currency, &bid) < 0)
+				bid = sg->max_spot_price;
 			bound = od;
-			if (spot && sg->max_spot_price > 0 && (!known || sg->max_spot_price < od)) {
-				bound = sg->max_spot_price;
+			if (spot && bid > 0 && (!known || bid < od)) {
+				bound = bid;
 				known = true;
 			}
 			if (!known) {
@@ -616,7 +622,7 @@ static void cap_review(struct plan_build *b)
 {
 	const struct gc_plan_inputs *in = b->in;
 	struct gc_plan *p = &b->plan;
-	double max = in->spec->lifecycle.max_hourly_cost;
+	double max = p->max_hourly_cost;
 	size_t alloc = 0;
 
 	if (!(max > 0) || !p->cost_after_known)
@@ -655,9 +661,17 @@ static void cap_review(struct plan_build *b)
 	}
 }
 
+/* The figures' currency and the cap in it (the engine converted it, core/money.h). */
+static void plan_currency(struct gc_plan *p, const struct gc_plan_inputs *in)
+{
+	snprintf(p->currency, sizeof(p->currency), "%s", in->currency ? in->currency : "USD");
+	p->max_hourly_cost =
+		in->max_hourly_cost > 0 ? in->max_hourly_cost : in->spec->lifecycle.max_hourly_cost;
+}
+
 static int check_budget(const struct gc_plan *p, const struct gc_spec *spec, struct gc_error *err)
 {
-	double max = spec->lifecycle.max_hourly_cost;
+	double max = p->max_hourly_cost;
 	const struct gc_spec_pos *pos = &spec->lifecycle.max_hourly_cost_pos;
 	char where[300] = "";
 
@@ -673,8 +687,8 @@ static int check_budget(const struct gc_plan *p, const struct gc_spec *spec, str
 		snprintf(where, sizeof(where), "%.256s:%u:%u: ", str_or(spec->file, "spec"),
 			 pos->line, pos->col);
 	return gc_error_set(err, GC_EQUOTA,
-			    "%smax_hourly_cost %.2f USD/h exceeded: the plan costs %.2f USD/h",
-			    where, max, p->cost_after);
+			    "%smax_hourly_cost %.2f %s/h exceeded: the plan costs %.2f %s/h", where,
+			    max, p->currency, p->cost_after, p->currency);
 }
 
 int gc_plan_build(struct gc_plan *out, const struct gc_plan_inputs *in, struct gc_error *err)
@@ -721,6 +735,7 @@ int gc_plan_build(struct gc_plan *out, const struct gc_plan_inputs *in, struct g
 			qsort(g->nodes, g->n_nodes, sizeof(*g->nodes), node_display_cmp);
 	}
 	totals(&b);
+	plan_currency(&b.plan, in);
 	cap_review(&b);
 	if (spec->lifecycle.ttl_s > 0)
 		b.plan.expires_at = in->now + (int64_t)spec->lifecycle.ttl_s;

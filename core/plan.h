@@ -74,7 +74,7 @@ struct gc_plan_group {
 struct gc_plan_price {
 	const char *type;
 	bool spot;
-	double usd_per_hour; /* < 0: unknown */
+	double usd_per_hour; /* < 0: unknown; per hour in gc_plan_inputs.currency */
 };
 
 /* A fallback candidate apply would skip: its creates at its price (spot: today's) would
@@ -98,6 +98,10 @@ struct gc_plan_inputs {
 	const unsigned *override_counts;
 	size_t n_overrides;
 	int64_t now; /* unix seconds, for expires-at */
+	/* The prices' currency (NULL: "USD") and max_hourly_cost in it (0: the spec's as
+	 * written); gc_engine_plan converts (core/money.h). */
+	const char *currency;
+	double max_hourly_cost;
 };
 
 struct gc_plan {
@@ -120,6 +124,8 @@ struct gc_plan {
 	/* Candidates apply would skip for the cap (docs/internals/plan.md "Cost"). */
 	struct gc_plan_skip *skips;
 	size_t n_skips;
+	char currency[GC_CURRENCY_SIZE]; /* of every figure above */
+	double max_hourly_cost;		 /* the spec's cap in currency, 0 without one */
 };
 
 void gc_plan_init(struct gc_plan *plan);

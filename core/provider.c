@@ -234,13 +234,14 @@ const struct gc_price_entry *gc_price_cache_find(const struct gc_price_cache *c,
 }
 
 void gc_price_cache_add(struct gc_price_cache *c, const char *type, const char *zone, bool spot,
-			double amount)
+			double amount, const char *currency)
 {
 	GC_ALLOC_GROW(c->items, c->n + 1, c->alloc);
 	c->items[c->n].type = gc_xstrdup(type);
 	c->items[c->n].zone = zone ? gc_xstrdup(zone) : NULL;
 	c->items[c->n].spot = spot;
 	c->items[c->n].amount = amount;
+	snprintf(c->items[c->n].currency, sizeof(c->items[c->n].currency), "%s", currency);
 	c->n++;
 }
 
@@ -252,6 +253,11 @@ void gc_price_cache_release(struct gc_price_cache *c)
 	}
 	free(c->items);
 	memset(c, 0, sizeof(*c));
+}
+
+bool gc_currency_code_ok(const char *s)
+{
+	return s && strlen(s) == 3 && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == 3;
 }
 
 void gc_strv_free(char **v, size_t n)
@@ -483,11 +489,11 @@ int gc_provider_instance_type(struct gc_provider *p, const char *type, struct gc
 }
 
 int gc_provider_price(struct gc_provider *p, const char *type, const char *zone, bool spot,
-		      double *out, struct gc_error *err)
+		      double *out, char out_currency[GC_CURRENCY_SIZE], struct gc_error *err)
 {
 	if (!p->ops->price || !(p->ops->caps & GC_CAP_PRICE))
 		return unsupported(p, "price lookup", err);
-	return p->ops->price(p, type, zone, spot, out, err);
+	return p->ops->price(p, type, zone, spot, out, out_currency, err);
 }
 
 int gc_provider_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)

@@ -341,9 +341,10 @@ struct gc_provider_ops {
 			     struct gc_error *err);
 	int (*instance_type)(struct gc_provider *p, const char *type, struct gc_type_facts *out,
 			     struct gc_error *err);
-	/* USD per hour for one instance; zone may be NULL (the region's price). */
+	/* The price per hour of one instance; zone may be NULL (the region's price).
+	 * *out_currency is the ISO 4217 code the cloud bills the account in ("USD", "CNY"). */
 	int (*price)(struct gc_provider *p, const char *type, const char *zone, bool spot,
-		     double *out, struct gc_error *err);
+		     double *out, char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
 	/* The region's zones, in the cloud's order. */
 	int (*zones)(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 	/* Every region the account can use (gc sweeps them all), in the cloud's order. */
@@ -416,7 +417,7 @@ int gc_provider_resolve_image(struct gc_provider *p, const char *image, bool is_
 int gc_provider_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
 			      struct gc_error *err);
 int gc_provider_price(struct gc_provider *p, const char *type, const char *zone, bool spot,
-		      double *out, struct gc_error *err);
+		      double *out, char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
 int gc_provider_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int gc_provider_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int gc_provider_console_output(struct gc_provider *p, const char *id, char **out,
@@ -430,6 +431,7 @@ struct gc_price_entry {
 	char *zone;
 	bool spot;
 	double amount; /* per hour, as the driver answers it */
+	char currency[GC_CURRENCY_SIZE];
 };
 
 struct gc_price_cache {
@@ -441,8 +443,11 @@ struct gc_price_cache {
 const struct gc_price_entry *gc_price_cache_find(const struct gc_price_cache *c, const char *type,
 						 const char *zone, bool spot);
 void gc_price_cache_add(struct gc_price_cache *c, const char *type, const char *zone, bool spot,
-			double amount);
+			double amount, const char *currency);
 void gc_price_cache_release(struct gc_price_cache *c);
+
+/* Whether s is an ISO 4217 code as a price API answers it: three capital letters. */
+bool gc_currency_code_ok(const char *s);
 
 /* Frees a string vector as zones returns it. */
 void gc_strv_free(char **v, size_t n);

@@ -1252,8 +1252,11 @@ static void check_group(struct val *v, const struct spec_node *n, struct gc_spec
 			path_pop(v, mark);
 		}
 		if ((x = present(v, &s[GROUP_MAX_SPOT_PRICE], &mark))) {
-			if (get_price(v, x, MAX_SPOT_PRICE, "1000", &g->max_spot_price) == 0)
+			if (get_price(v, x, MAX_SPOT_PRICE, "1000", &g->max_spot_price) == 0) {
 				price = x;
+				g->max_spot_price_pos.line = x->line;
+				g->max_spot_price_pos.col = x->col;
+			}
 			path_pop(v, mark);
 		}
 		if ((x = present(v, &s[GROUP_IMAGE], &mark))) {
@@ -1505,10 +1508,32 @@ static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_
 	}
 }
 
-#define LIFECYCLE_KEY_LIST(X) \
-	X(LIFE_TTL, "ttl")    \
-	X(LIFE_MAX_HOURLY_COST, "max_hourly_cost")
+#define LIFECYCLE_KEY_LIST(X)                      \
+	X(LIFE_TTL, "ttl")                         \
+	X(LIFE_MAX_HOURLY_COST, "max_hourly_cost") \
+	X(LIFE_CURRENCY, "currency")               \
+	X(LIFE_CNY_PER_USD, "cny_per_usd")
 KEY_TABLE(lifecycle_keys, LIFECYCLE_KEY_LIST, LIFE_KEYS);
+
+/* lifecycle.currency (USD unless CNY) and lifecycle.cny_per_usd (docs/spec.md). */
+static void check_currency(struct val *v, struct slot *s, struct gc_spec *spec)
+{
+	static const char *const names[] = { "USD", "CNY" };
+	const struct spec_node *x;
+	size_t mark;
+	int e;
+
+	if ((x = present(v, &s[LIFE_CURRENCY], &mark))) {
+		if (get_enum(v, x, names, ARRAY_SIZE(names), NULL, &e) == 0)
+			snprintf(spec->lifecycle.currency, sizeof(spec->lifecycle.currency), "%s",
+				 names[e]);
+		path_pop(v, mark);
+	}
+	if ((x = present(v, &s[LIFE_CNY_PER_USD], &mark))) {
+		get_price(v, x, 1000, "1000", &spec->lifecycle.cny_per_usd);
+		path_pop(v, mark);
+	}
+}
 
 static void check_lifecycle(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
@@ -1528,6 +1553,7 @@ static void check_lifecycle(struct val *v, const struct spec_node *n, struct gc_
 		get_price(v, x, MAX_HOURLY_COST, "1000000", &spec->lifecycle.max_hourly_cost);
 		path_pop(v, mark);
 	}
+	check_currency(v, s, spec);
 }
 
 static void bad_reserved_tag(struct val *v, const struct spec_node *key, const char *q)
@@ -1673,6 +1699,7 @@ int spec_validate(struct gc_spec *spec, const struct spec_node *root, struct gc_
 	gc_buf_init(&v.path, PATH_MAX_BYTES);
 	spec->ssh.port = 22;
 	spec->bootstrap.container = GC_CONTAINER_DOCKER;
+	snprintf(spec->lifecycle.currency, sizeof(spec->lifecycle.currency), "USD");
 	check_root(&v, root, spec);
 	if (!spec->ssh.user)
 		spec->ssh.user = gc_xstrdup("ubuntu");

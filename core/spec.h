@@ -62,6 +62,9 @@ enum gc_container {
 #define GC_SMOKE_CONTAINER (1u << 2)
 #define GC_SMOKE_NCCL	   (1u << 3)
 
+/* An ISO 4217 currency code and its NUL: "USD", "CNY". */
+#define GC_CURRENCY_SIZE 4
+
 /* Where a value came from, for errors found after validation (plan time). */
 struct gc_spec_pos {
 	unsigned line, col;
@@ -75,8 +78,9 @@ struct gc_spec_group {
 	char **zones; /* ordered fallback; 0 entries = any zone */
 	size_t n_zones;
 	enum gc_market market;
-	double max_spot_price; /* USD per hour; 0 = the cloud's default bid */
-	char *image;	       /* an alias (ubuntu-22.04, ...) or a literal image id */
+	double max_spot_price; /* per hour, in lifecycle.currency; 0 = the cloud's default bid */
+	struct gc_spec_pos max_spot_price_pos;
+	char *image; /* an alias (ubuntu-22.04, ...) or a literal image id */
 	bool image_is_alias;
 	unsigned disk_gb;
 	enum gc_placement placement;
@@ -139,8 +143,12 @@ struct gc_spec {
 	} bootstrap;
 	struct {
 		uint64_t ttl_s;		/* 0 = no TTL */
-		double max_hourly_cost; /* USD; 0 = no limit */
+		double max_hourly_cost; /* in currency; 0 = no limit */
 		struct gc_spec_pos max_hourly_cost_pos;
+		/* The currency of max_hourly_cost and every max_spot_price ("USD" unless the
+		 * spec says "CNY"), and the rate the user gave to convert (0: none). */
+		char currency[GC_CURRENCY_SIZE];
+		double cny_per_usd;
 	} lifecycle;
 	struct gc_spec_tag *tags;
 	size_t n_tags;

@@ -7,6 +7,7 @@
  * for AWS, CNY for Alibaba and Tencent) chosen for tests and demos, not quotes. Image
  * ids are made up in each cloud's id shape.
  */
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -84,4 +85,11 @@ double sim_catalog_price(const struct sim_itype *t, bool spot)
 	if (!t)
 		return 0.0;
 	return spot ? t->price * SIM_SPOT_SHARE : t->price;
+}
+
+double sim_catalog_site_price(const struct sim_itype *t, bool spot, bool intl)
+{
+	double cny = sim_catalog_price(t, spot);
+
+	return intl ? round(cny / SIM_INTL_CNY_PER_USD * 10000.0) / 10000.0 : cny;
 }

@@ -85,4 +85,12 @@ bool sim_catalog_zone_ok(const struct sim_region *r, const char *zone);
 /* Hourly price of a type, spot or on-demand. */
 double sim_catalog_price(const struct sim_itype *t, bool spot);
 
+/* Yuan per US dollar of the international sites' list prices (Alibaba, Tencent): their USD
+ * figures are the China site's CNY ones divided by it, rounded to 4 decimals. */
+#define SIM_INTL_CNY_PER_USD 7.2
+
+/* sim_catalog_price for an account of the China site (CNY, the catalogue's figure) or,
+ * intl, of the international site (USD); docs/sim.md, "Two sites". */
+double sim_catalog_site_price(const struct sim_itype *t, bool spot, bool intl);
+
 #endif

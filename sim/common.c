@@ -106,6 +106,15 @@ const char *sim_cred_secret(const struct sim *sim, enum sim_cloud c, const char 
 	return NULL;
 }
 
+bool sim_cred_intl(const struct sim *sim, enum sim_cloud c, const char *id)
+{
+	for (unsigned i = 0;
+	     id && (unsigned)c < SIM_NCLOUDS && i < sim->cfg.n_creds[c] && i < SIM_MAX_CREDS; i++)
+		if (strcmp(sim->cfg.creds[c][i].id, id) == 0)
+			return sim->cfg.creds[c][i].intl;
+	return false;
+}
+
 bool sim_headers_without_port(const struct gc_params *in, struct gc_params *out)
 {
 	bool changed = false;

@@ -107,8 +107,9 @@ static const struct opt_doc opts[] = {
 	  "loopback network node addresses come from (default 127.77.0.0/16)" },
 	{ { "reboot-ms", required_argument, NULL, OPT_REBOOT }, "N",
 	  "how long a node reboot keeps SSH down (default 3000)" },
-	{ { "cred", required_argument, NULL, OPT_CRED }, "CLOUD:ID:SECRET",
-	  "accept another access key (repeatable, up to 3 per cloud)" },
+	{ { "cred", required_argument, NULL, OPT_CRED }, "CLOUD:ID:SECRET[:SITE]",
+	  "accept another access key (repeatable, up to 3 per cloud); SITE intl: an "
+	  "international-site account, priced in USD (default china: CNY)" },
 	{ { "oidc-client-id", required_argument, NULL, OPT_OIDC_CLIENT_ID }, "CLOUD:ID",
 	  "an audience CLOUD's identity provider trusts instead of the default (repeatable)" },
 	{ { "verbose", no_argument, NULL, OPT_VERBOSE }, NULL,
@@ -216,7 +217,7 @@ static int parse_uint(const char *flag, const char *s, uint64_t max, uint64_t *o
 static int add_cred(struct sim_config *cfg, const char *spec)
 {
 	char *copy = gc_xstrdup(spec);
-	char *id = strchr(copy, ':'), *secret = NULL;
+	char *id = strchr(copy, ':'), *secret = NULL, *site;
 	char names[SIM_CLOUD_NAMES_MAX];
 	enum sim_cloud c;
 	int ret = -1;
@@ -228,12 +229,17 @@ static int add_cred(struct sim_config *cfg, const char *spec)
 	if (!secret || sim_cloud_parse(copy, &c) != 0) {
 		sim_cloud_names(names, sizeof(names));
 		fprintf(stderr,
-			"gpucluster-sim: --cred: expected CLOUD:ID:SECRET, with CLOUD one "
+			"gpucluster-sim: --cred: expected CLOUD:ID:SECRET[:SITE], with CLOUD one "
 			"of %s\n",
 			names);
 		goto out;
 	}
 	*secret++ = '\0';
+	/* an optional :SITE after the secret: china (the default) or intl */
+	if ((site = strrchr(secret, ':')) && (!strcmp(site, ":intl") || !strcmp(site, ":china")))
+		*site++ = '\0';
+	else
+		site = NULL;
 	if (!*id || !*secret || strlen(id) >= sizeof(cfg->creds[0][0].id) ||
 	    strlen(secret) >= sizeof(cfg->creds[0][0].secret)) {
 		fprintf(stderr, "gpucluster-sim: --cred: empty or too long id or secret\n");
@@ -247,6 +253,7 @@ static int add_cred(struct sim_config *cfg, const char *spec)
 	snprintf(cfg->creds[c][cfg->n_creds[c]].id, sizeof(cfg->creds[c][0].id), "%s", id);
 	snprintf(cfg->creds[c][cfg->n_creds[c]].secret, sizeof(cfg->creds[c][0].secret), "%s",
 		 secret);
+	cfg->creds[c][cfg->n_creds[c]].intl = site && !strcmp(site, "intl");
 	cfg->n_creds[c]++;
 	ret = 0;
 out:

@@ -43,6 +43,7 @@
 struct sim_cred {
 	char id[128];
 	char secret[128];
+	bool intl; /* an international-site account (Alibaba, Tencent): prices in USD */
 };
 
 #define SIM_MAX_CREDS 4
@@ -189,6 +190,8 @@ bool sim_headers_without_port(const struct gc_params *in, struct gc_params *out)
 
 /* The secret for an access key id of cloud c, or NULL when the id is unknown. */
 const char *sim_cred_secret(const struct sim *sim, enum sim_cloud c, const char *id);
+/* Whether id is a configured key of an international-site account (--cred ...:intl). */
+bool sim_cred_intl(const struct sim *sim, enum sim_cloud c, const char *id);
 
 /*
  * Records an Alibaba nonce seen at time now; returns false when it was seen in the

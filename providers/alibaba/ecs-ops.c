@@ -1598,8 +1598,9 @@ out:
 	return ret;
 }
 
+/* DescribePrice answers in the account's currency: PriceInfo.Price.Currency. */
 int ali_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
-	      struct gc_error *err)
+	      char out_currency[GC_CURRENCY_SIZE], struct gc_error *err)
 {
 	struct ali_driver *d = ali_driver(p);
 	struct gc_params params = GC_PARAMS_INIT;
@@ -1613,6 +1614,7 @@ int ali_price(struct gc_provider *p, const char *type, const char *zone, bool sp
 
 	if ((c = gc_price_cache_find(&d->prices, type, zone, spot))) {
 		*out = c->amount;
+		snprintf(out_currency, GC_CURRENCY_SIZE, "%s", c->currency);
 		return 0;
 	}
 	gc_params_add(&params, "ResourceType", "instance");
@@ -1647,17 +1649,13 @@ int ali_price(struct gc_provider *p, const char *type, const char *zone, bool sp
 		goto fail;
 	}
 	currency = gc_jstr(price, "Currency");
-	if (currency && strcmp(currency, "USD") != 0 && !d->currency_warned) {
-		/* China-site accounts are billed in CNY; there is no conversion to be had from
-		 * the API, so the figure is taken as it is */
-		gc_log_warn(p->log,
-			    "alibaba: DescribePrice answers in %s, not USD; prices, costs and "
-			    "max_hourly_cost are compared in %s as if they were USD",
-			    currency, currency);
-		d->currency_warned = true;
+	if (!gc_currency_code_ok(currency)) {
+		refuse(p, "DescribePrice", err, "the answer has no Currency code");
+		goto fail;
 	}
-	gc_price_cache_add(&d->prices, type, zone, spot, amount);
+	gc_price_cache_add(&d->prices, type, zone, spot, amount, currency);
 	*out = amount;
+	snprintf(out_currency, GC_CURRENCY_SIZE, "%s", currency);
 	ret = 0;
 	goto out;
 fail:

@@ -74,7 +74,6 @@ struct ali_driver {
 	struct gc_type_facts *types;
 	size_t n_types, alloc_types;
 	struct gc_price_cache prices;
-	bool currency_warned;
 };
 
 static inline struct ali_driver *ali_driver(struct gc_provider *p)
@@ -162,7 +161,7 @@ int ali_resolve_image(struct gc_provider *p, const char *image, bool is_alias, c
 int ali_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
 		      struct gc_error *err);
 int ali_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
-	      struct gc_error *err);
+	      char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
 int ali_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int ali_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int ali_console_output(struct gc_provider *p, const char *id, char **out, struct gc_error *err);

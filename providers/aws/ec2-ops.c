@@ -1248,12 +1248,12 @@ static int fetch_spot(struct gc_provider *p, const char *type, struct gc_error *
 					sp[k].at < sp[i].at || (sp[k].at == sp[i].at && k > i);
 			if (!latest || gc_price_cache_find(&d->prices, type, sp[i].zone, true))
 				continue;
-			gc_price_cache_add(&d->prices, type, sp[i].zone, true, sp[i].price);
+			gc_price_cache_add(&d->prices, type, sp[i].zone, true, sp[i].price, "USD");
 			if (lowest < 0 || sp[i].price < lowest)
 				lowest = sp[i].price;
 		}
 		if (lowest >= 0)
-			gc_price_cache_add(&d->prices, type, NULL, true, lowest);
+			gc_price_cache_add(&d->prices, type, NULL, true, lowest, "USD");
 	}
 	for (size_t i = 0; i < n; i++)
 		free(sp[i].zone);
@@ -1261,8 +1261,9 @@ static int fetch_spot(struct gc_provider *p, const char *type, struct gc_error *
 	return ret;
 }
 
+/* AWS Price List and spot price history answer in USD, whatever the account. */
 int aws_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
-	      struct gc_error *err)
+	      char out_currency[GC_CURRENCY_SIZE], struct gc_error *err)
 {
 	struct aws_driver *d = aws_driver(p);
 	const struct gc_price_entry *c;
@@ -1272,13 +1273,15 @@ int aws_price(struct gc_provider *p, const char *type, const char *zone, bool sp
 		/* on-demand prices are per region, the zone does not matter */
 		if ((c = gc_price_cache_find(&d->prices, type, NULL, false))) {
 			*out = c->amount;
+			snprintf(out_currency, GC_CURRENCY_SIZE, "%s", c->currency);
 			return 0;
 		}
 		if (aws_pricing_on_demand(p, type, &usd, err) != 0)
 			return gc_error_prefix(err, "cannot get the on-demand price of '%s' in %s",
 					       type, p->region);
-		gc_price_cache_add(&d->prices, type, NULL, false, usd);
+		gc_price_cache_add(&d->prices, type, NULL, false, usd, "USD");
 		*out = usd;
+		snprintf(out_currency, GC_CURRENCY_SIZE, "USD");
 		return 0;
 	}
 	if (!(c = gc_price_cache_find(&d->prices, type, zone, true)) &&
@@ -1292,6 +1295,7 @@ int aws_price(struct gc_provider *p, const char *type, const char *zone, bool sp
 		return gc_error_set(err, GC_ENOTFOUND, "no spot price for '%s' in %s", type,
 				    zone ? zone : p->region);
 	*out = c->amount;
+	snprintf(out_currency, GC_CURRENCY_SIZE, "%s", c->currency);
 	return 0;
 }
 

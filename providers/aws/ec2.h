@@ -227,7 +227,7 @@ int aws_resolve_image(struct gc_provider *p, const char *image, bool is_alias, c
 int aws_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
 		      struct gc_error *err);
 int aws_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
-	      struct gc_error *err);
+	      char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
 int aws_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int aws_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int aws_console_output(struct gc_provider *p, const char *id, char **out, struct gc_error *err);

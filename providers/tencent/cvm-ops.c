@@ -1813,22 +1813,22 @@ int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_fac
 /*
  * InquiryPriceRunInstances for one instance of type in zone (the region's first when
  * NULL), on an Ubuntu image: Price.InstancePrice.UnitPriceDiscount, per hour for
- * pay-as-you-go and spot alike. The answer carries no currency: the international site
- * (tencentcloud.com accounts) bills in USD, which is what the figure is taken as; a China
- * site account's figures are CNY (docs/internals/tencent.md).
+ * pay-as-you-go and spot alike. The answer carries no currency: it is the account's site's,
+ * learnt at open (tencent.c, site_currency).
  */
 int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
-	     struct gc_error *err)
+	     char out_currency[GC_CURRENCY_SIZE], struct gc_error *err)
 {
 	struct tc_driver *d = tc_driver(p);
 	const struct gc_price_entry *c;
 	const char *where = zone;
 	json_t *params, *resp = NULL, *ip, *v;
 	char *image = NULL;
-	double usd;
+	double amount;
 
 	if ((c = gc_price_cache_find(&d->prices, type, zone, spot))) {
 		*out = c->amount;
+		snprintf(out_currency, GC_CURRENCY_SIZE, "%s", c->currency);
 		return 0;
 	}
 	if (launch_zone(p, zone, &where, err) != 0 ||
@@ -1858,9 +1858,10 @@ int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spo
 		return bad_answer(p, TC_CVM, "InquiryPriceRunInstances",
 				  "no Price.InstancePrice.UnitPriceDiscount", err);
 	}
-	usd = json_number_value(v);
+	amount = json_number_value(v);
 	json_decref(resp);
-	gc_price_cache_add(&d->prices, type, zone, spot, usd);
-	*out = usd;
+	gc_price_cache_add(&d->prices, type, zone, spot, amount, d->currency);
+	*out = amount;
+	snprintf(out_currency, GC_CURRENCY_SIZE, "%s", d->currency);
 	return 0;
 }

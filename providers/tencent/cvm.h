@@ -64,6 +64,7 @@ struct tc_driver {
 	struct gc_type_facts *types;
 	size_t n_types, alloc_types;
 	struct gc_price_cache prices;
+	char currency[GC_CURRENCY_SIZE]; /* the account's site's (tencent.c, site_currency) */
 	char **zones;
 	size_t n_zones;
 	char *vpc_id; /* the region's default VPC */
@@ -127,7 +128,7 @@ int tc_resolve_image(struct gc_provider *p, const char *image, bool is_alias, ch
 int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
 		     struct gc_error *err);
 int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
-	     struct gc_error *err);
+	     char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
 int tc_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int tc_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 

@@ -59,6 +59,30 @@ static int endpoint_url(char **out, const char *url, struct gc_error *err)
 	return 0;
 }
 
+/*
+ * The currency of the account's prices. InquiryPriceRunInstances answers a bare number in
+ * the currency of the site the account belongs to: the China site (cloud.tencent.com,
+ * whose API pages name cvm.tencentcloudapi.com) bills in CNY, the international site
+ * (tencentcloud.com, whose pages name cvm.intl.tencentcloudapi.com) in USD. The site is
+ * GPUCLUSTER_TENCENT_SITE (china, intl) when set, else the endpoint's domain
+ * (docs/internals/tencent.md, "Prices and their currency").
+ */
+static int site_currency(struct gc_provider *p, struct tc_driver *d, struct gc_error *err)
+{
+	const char *site = gc_spec_env_get(p->env, "GPUCLUSTER_TENCENT_SITE");
+	bool intl = strstr(d->cvm_host, ".intl.tencentcloudapi.com") != NULL;
+
+	if (site && *site) {
+		if (strcmp(site, "china") && strcmp(site, "intl"))
+			return gc_error_set(err, GC_EINVALID,
+					    "GPUCLUSTER_TENCENT_SITE '%s' is not china or intl",
+					    site);
+		intl = strcmp(site, "intl") == 0;
+	}
+	snprintf(d->currency, sizeof(d->currency), "%s", intl ? "USD" : "CNY");
+	return 0;
+}
+
 int tc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 		   struct gc_error *err)
 {
@@ -80,10 +104,11 @@ int tc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 	d->vpc_host = gc_driver_url_host(d->vpc_url);
 	if (!d->cvm_host || !d->vpc_host)
 		return gc_error_set(err, GC_EINVALID, "endpoint '%s' has no host", d->cvm_url);
-	if (gc_driver_resolve_creds(p, err) != 0)
+	if (site_currency(p, d, err) != 0 || gc_driver_resolve_creds(p, err) != 0)
 		return -1;
-	gc_log_debug(p->log, "tencent: %s via '%s' and '%s', credentials from %s", p->region,
-		     d->cvm_host, d->vpc_host, d->creds.source ? d->creds.source : "?");
+	gc_log_debug(p->log, "tencent: %s via '%s' and '%s', credentials from %s, prices in %s",
+		     p->region, d->cvm_host, d->vpc_host, d->creds.source ? d->creds.source : "?",
+		     d->currency);
 	return 0;
 }
 

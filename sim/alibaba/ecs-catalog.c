@@ -194,13 +194,15 @@ static int describe_price(struct ecs_call *c)
 	else if (unit && strcmp(unit, "Hour"))
 		return ecs_fail(c, 400, "InvalidPriceUnit.ValueNotSupported",
 				"The specified PriceUnit is not valid: '%s'.", unit);
-	double original = sim_catalog_price(t, false) * hours * (double)amount;
-	double trade = sim_catalog_price(t, spot) * hours * (double)amount;
+	bool intl = sim_cred_intl(c->sim, SIM_ALIBABA, c->caller);
+	double original = sim_catalog_site_price(t, false, intl) * hours * (double)amount;
+	double trade = sim_catalog_site_price(t, spot, intl) * hours * (double)amount;
 	c->out = json_pack("{s:{s:{s:f, s:f, s:f, s:s, s:{s:[{s:s, s:f, s:f, s:f}]}}, s:{s:[]}}}",
 			   "PriceInfo", "Price", "OriginalPrice", original, "DiscountPrice",
-			   original - trade, "TradePrice", trade, "Currency", "CNY", "DetailInfos",
-			   "DetailInfo", "Resource", "instanceType", "OriginalPrice", original,
-			   "DiscountPrice", original - trade, "TradePrice", trade, "Rules", "Rule");
+			   original - trade, "TradePrice", trade, "Currency", intl ? "USD" : "CNY",
+			   "DetailInfos", "DetailInfo", "Resource", "instanceType", "OriginalPrice",
+			   original, "DiscountPrice", original - trade, "TradePrice", trade,
+			   "Rules", "Rule");
 	return 0;
 }
 
@@ -213,6 +215,7 @@ static int describe_spot_price_history(struct ecs_call *c)
 	json_t *list = json_array();
 	char stamp[32];
 	int64_t now = sim_world_wall(c->sim->world);
+	bool intl = sim_cred_intl(c->sim, SIM_ALIBABA, c->caller);
 
 	if (ecs_need(c, "NetworkType", &net) || ecs_need(c, "InstanceType", &type) ||
 	    ecs_uint(c, "Offset", 0, UINT32_MAX, 0, &offset))
@@ -242,11 +245,12 @@ static int describe_spot_price_history(struct ecs_call *c)
 				      json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:s}", "ZoneId", *z,
 						"InstanceType", type, "IoOptimized", "optimized",
 						"NetworkType", net, "OriginPrice",
-						sim_catalog_price(t, false), "SpotPrice",
-						sim_catalog_price(t, true), "Timestamp", stamp));
+						sim_catalog_site_price(t, false, intl), "SpotPrice",
+						sim_catalog_site_price(t, true, intl), "Timestamp",
+						stamp));
 	}
 	c->out = json_pack("{s:{s:o}, s:i, s:s}", "SpotPrices", "SpotPriceType", list, "NextOffset",
-			   0, "Currency", "CNY");
+			   0, "Currency", intl ? "USD" : "CNY");
 	return 0;
 fail:
 	json_decref(list);

@@ -559,8 +559,9 @@ static int inquiry_price(struct tc_call *c)
 	gc_buf_init(&l.user_data, 16 * 1024);
 	rc = parse_launch(c, &l, false);
 	if (!rc) {
-		double unit = sim_catalog_price(l.itype, false) * (double)l.count;
-		double disc = sim_catalog_price(l.itype, l.spot) * (double)l.count;
+		/* a bare number, in the currency of the key's site */
+		double unit = sim_catalog_site_price(l.itype, false, c->intl) * (double)l.count;
+		double disc = sim_catalog_site_price(l.itype, l.spot, c->intl) * (double)l.count;
 		c->out = json_pack("{s:{s:o, s:o}}", "Price", "InstancePrice",
 				   item_price(unit, disc), "BandwidthPrice", item_price(0.8, 0.8));
 	}

@@ -556,6 +556,7 @@ static int authenticate(struct tc_call *c, const struct gc_sign_request *sreq)
 		goto out;
 	}
 	secret = sim_cred_secret(c->sim, SIM_TENCENT, auth.secret_id);
+	c->intl = sim_cred_intl(c->sim, SIM_TENCENT, auth.secret_id);
 	if (!secret) {
 		/* temporary keys from STS, with the token they were issued with */
 		const char *code = NULL;

@@ -49,6 +49,7 @@ struct tc_call {
 	struct sim_resp *resp;
 	const char *action;
 	const char *region; /* X-TC-Region, checked against the catalogue; NULL if none */
+	bool intl;	    /* the key is an international-site account's (prices in USD) */
 	json_t *body;	    /* the request parameters (an object), owned */
 	char request_id[37];
 	json_t *out; /* the success Response object without RequestId */

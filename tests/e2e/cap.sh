@@ -22,8 +22,10 @@ cheap=$(jq '.groups[0].create_price' "$work/out")
 dear=$(jq '.groups[0].worst_price' "$work/out")
 [ "$(jq -r '.groups[0].worst_type' "$work/out")" = "$DEAR" ] ||
 	fail "plan's worst case is not $DEAR: $(jq -c '.groups[0]' "$work/out")"
+cur=$(jq -r '.cost.currency' "$work/out")
 cap=$(jq -n --argjson c "$cheap" --argjson d "$dear" '$c + $d | . * 100 | floor / 100')
-printf 'lifecycle:\n  max_hourly_cost: %s\n' "$cap" >>"$work/c.yaml"
+# the cap in the cloud's own currency (CNY on the emulator's China-site accounts)
+printf 'lifecycle:\n  max_hourly_cost: %s\n  currency: %s\n' "$cap" "$cur" >>"$work/c.yaml"
 note "cap $cap between 2 x $cheap ($CHEAP) and 2 x $dear ($DEAR)"
 
 # plan: the likely case fits, the worst does not: a warning naming the skipped candidate
@@ -41,7 +43,7 @@ jq -e --arg t "$DEAR" '.cost.worst_after > .cost.max_hourly_cost
 fault "$CLOUD:RunInstances:capacity,type=$CHEAP"
 gc apply -y "$work/c.yaml"
 [ "$rc" = 1 ] || fail "apply over the cap exited $rc"
-grep -q "skipped $DEAR on-demand in ${ZONES[0]}: 2 × .* USD/h would take the cluster to .* USD/h, over max_hourly_cost" \
+grep -q "skipped $DEAR on-demand in ${ZONES[0]}: 2 × .* $cur/h would take the cluster to .* $cur/h, over max_hourly_cost" \
 	"$work/err" || fail "apply does not say it skipped $DEAR: $(cat "$work/err")"
 grep -q "error: 0 of 2 instances created in group 'gpu': skipped $DEAR on-demand: 2 × .*; the other candidates are out of capacity\$" "$work/err" ||
 	fail "apply's error does not name the cap: $(cat "$work/err")"
@@ -63,7 +65,7 @@ low=$(jq -n --argjson c "$cheap" '$c | . * 100 | floor / 100')
 sed -i "s/max_hourly_cost: .*/max_hourly_cost: $low/" "$work/c.yaml"
 gc plan --detailed-exitcode "$work/c.yaml"
 [ "$rc" = 2 ] || fail "plan of a cluster over its cap exited $rc"
-grep -q "^Over the limit: the cluster costs .* USD/h, above max_hourly_cost $low" "$work/out" ||
+grep -q "^Over the limit: the cluster costs .* $cur/h, above max_hourly_cost $low" "$work/out" ||
 	fail "plan does not say the cluster is over its cap: $(cat "$work/out")"
 gc_ok plan -o json "$work/c.yaml"
 jq -e '.cost.over_cap == true' "$work/out" >/dev/null || fail "plan -o json: over_cap"

@@ -272,6 +272,7 @@ static int run_op(struct gc_provider *p, unsigned op, struct gc_error *err)
 	char **names = NULL, *s = NULL;
 	size_t n = 0;
 	double price = 0;
+	char cur[GC_CURRENCY_SIZE];
 	int r = 0;
 
 	gc_instance_list_init(&il);
@@ -301,7 +302,8 @@ static int run_op(struct gc_provider *p, unsigned op, struct gc_error *err)
 	case 6: r = gc_provider_instance_type(p, cl->type, &facts, err); break;
 	case 7:
 	case 8:
-		r = gc_provider_price(p, cl->type, op == 8 ? cl->zone : NULL, op == 8, &price, err);
+		r = gc_provider_price(p, cl->type, op == 8 ? cl->zone : NULL, op == 8, &price, cur,
+				      err);
 		if (r == 0 && !(price >= 0))
 			abort();
 		break;

@@ -49,8 +49,11 @@ async function expectCode(what, codes, fn) {
 	return err;
 }
 
+/* An international-site account (docs/sim.md, "Two sites"): prices in USD. */
+const INTL = { id: 'AKIDgpuclusterintl01', secret: 'gpucluster-sim-tencent-intl-secret' };
+
 before(async () => {
-	sim = await startSim();
+	sim = await startSim(['--cred', `tencent:${INTL.id}:${INTL.secret}:intl`]);
 	cvm = new CvmClient(config());
 	vpc = new CommonClient('vpc.tencentcloudapi.com', '2017-03-12', config());
 });
@@ -387,6 +390,13 @@ test('DescribeInstanceTypeConfigs, DescribeZoneInstanceConfigInfos, DescribeImag
 	const sp = spot.Price.InstancePrice;
 	assert.ok(sp.UnitPriceDiscount > 0 && sp.UnitPriceDiscount < ip.UnitPrice,
 		  `spot ${sp.UnitPriceDiscount} below on-demand ${ip.UnitPrice}`);
+	/* an international-site key: the same bare number, in USD (8.68 CNY / 7.2) */
+	const intl = await new CvmClient(config(INTL)).InquiryPriceRunInstances({
+		Placement: { Zone: ZONE }, ImageId: IMAGE, InstanceType: TYPE,
+		InstanceChargeType: 'POSTPAID_BY_HOUR', InstanceCount: 1,
+	});
+	assert.ok(Math.abs(intl.Price.InstancePrice.UnitPrice - 1.2056) < 1e-6,
+		  `intl unit price ${intl.Price.InstancePrice.UnitPrice}`);
 });
 
 test('injected throttling and capacity errors carry the cloud codes', async () => {

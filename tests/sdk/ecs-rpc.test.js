@@ -58,8 +58,11 @@ async function describeIds(ids) {
 	return new Map(r.Instances.Instance.map((i) => [i.InstanceId, i]));
 }
 
+/* An international-site account (docs/sim.md, "Two sites"): prices in USD. */
+const INTL = { id: 'LTAIgpuclusterintl01', secret: 'gpucluster-sim-alibaba-intl-secret' };
+
 before(async () => {
-	sim = await startSim();
+	sim = await startSim(['--cred', `alibaba:${INTL.id}:${INTL.secret}:intl`]);
 	pop = client();
 });
 
@@ -263,6 +266,29 @@ test('DescribeInstanceTypes, DescribeImages, DescribePrice parse with GPU facts'
 	assert.equal(p.PriceInfo.Price.Currency, 'CNY');
 	const tp = Number(p.PriceInfo.Price.TradePrice);
 	assert.ok(tp > 0 && tp < 8.68, `spot trade price ${tp} below on-demand 8.68`);
+});
+
+test('DescribePrice answers in the currency of the key\'s site: CNY (China), USD (intl)',
+     async () => {
+	const q = { RegionId: REGION, ResourceType: 'instance', InstanceType: TYPE, ZoneId: ZONE,
+		    PriceUnit: 'Hour', Amount: 1 };
+	const cn = await pop.request('DescribePrice', q, GET);
+	assert.equal(cn.PriceInfo.Price.Currency, 'CNY');
+	assert.ok(Math.abs(Number(cn.PriceInfo.Price.TradePrice) - 8.68) < 1e-6);
+	const intl = await client(INTL).request('DescribePrice', q, GET);
+	assert.equal(intl.PriceInfo.Price.Currency, 'USD');
+	assert.ok(Math.abs(Number(intl.PriceInfo.Price.TradePrice) - 1.2056) < 1e-6,
+		  `intl price ${intl.PriceInfo.Price.TradePrice}`);
+	/* the typed SDK reads the same field */
+	const ecs = new Ecs.default(new $OpenApiUtil.Config({
+		accessKeyId: INTL.id, accessKeySecret: INTL.secret,
+		endpoint: sim.hostPort.alibaba, protocol: 'http', regionId: REGION,
+	}));
+	const typed = await ecs.describePrice(new Ecs.DescribePriceRequest({
+		regionId: REGION, resourceType: 'instance', instanceType: TYPE, zoneId: ZONE,
+		priceUnit: 'Hour', amount: 1,
+	}));
+	assert.equal(typed.body.priceInfo.price.currency, 'USD');
 });
 
 test('injected throttling and capacity errors carry the cloud codes', async () => {

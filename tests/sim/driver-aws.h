@@ -155,13 +155,15 @@ static void drv_aws_prices(void)
 {
 	struct gc_error err;
 	double usd = 0;
+	char cur[GC_CURRENCY_SIZE] = "";
 	json_t *lines;
 
 	gc_error_init(&err);
-	assert_int_equal(gc_provider_price(prov, DRV_AWS_TYPE, NULL, false, &usd, &err), 0);
+	assert_int_equal(gc_provider_price(prov, DRV_AWS_TYPE, NULL, false, &usd, cur, &err), 0);
 	assert_true(usd > 1.0059 && usd < 1.0061);
-	assert_int_equal(gc_provider_price(prov, "p5.48xlarge", "us-east-1c", false, &usd, &err),
-			 0);
+	assert_string_equal(cur, "USD");
+	assert_int_equal(
+		gc_provider_price(prov, "p5.48xlarge", "us-east-1c", false, &usd, cur, &err), 0);
 	assert_true(usd > 98.319 && usd < 98.321);
 	lines = logged("GetProducts");
 	assert_int_equal(json_array_size(lines), 2);
@@ -169,11 +171,13 @@ static void drv_aws_prices(void)
 			    "2017-10-15");
 	json_decref(lines);
 
-	assert_int_equal(gc_provider_price(prov, DRV_AWS_TYPE, NULL, true, &usd, &err), 0);
+	assert_int_equal(gc_provider_price(prov, DRV_AWS_TYPE, NULL, true, &usd, cur, &err), 0);
 	assert_true(usd > 1.006 * SIM_SPOT_SHARE - 1e-6 && usd < 1.006 * SIM_SPOT_SHARE + 1e-6);
-	assert_int_equal(gc_provider_price(prov, DRV_AWS_TYPE, "us-east-1d", true, &usd, &err), 0);
+	assert_int_equal(gc_provider_price(prov, DRV_AWS_TYPE, "us-east-1d", true, &usd, cur, &err),
+			 0);
 	assert_true(usd > 1.006 * SIM_SPOT_SHARE - 1e-6 && usd < 1.006 * SIM_SPOT_SHARE + 1e-6);
-	assert_int_equal(gc_provider_price(prov, DRV_AWS_TYPE, "eu-west-1a", true, &usd, &err), -1);
+	assert_int_equal(gc_provider_price(prov, DRV_AWS_TYPE, "eu-west-1a", true, &usd, cur, &err),
+			 -1);
 	assert_int_equal(err.code, GC_ENOTFOUND);
 	lines = logged("DescribeSpotPriceHistory");
 	assert_int_equal(json_array_size(lines), 1);
@@ -187,13 +191,14 @@ static void drv_aws_faults_more(struct gc_create_request *r, struct gc_instance_
 	struct gc_provider_stats s0;
 	struct gc_error err;
 	double usd;
+	char cur[GC_CURRENCY_SIZE];
 
 	(void)r;
 	(void)got;
 	gc_error_init(&err);
 	add_fault("GetProducts:throttle,times=1");
 	s0 = prov->stats;
-	assert_int_equal(gc_provider_price(prov, "g6.xlarge", NULL, false, &usd, &err), 0);
+	assert_int_equal(gc_provider_price(prov, "g6.xlarge", NULL, false, &usd, cur, &err), 0);
 	assert_true(usd > 0.8047 && usd < 0.8049);
 	assert_int_equal(prov->stats.throttled - s0.throttled, 1);
 }
@@ -203,9 +208,10 @@ static void drv_aws_auth_bad(struct gc_provider *bad, int which)
 {
 	struct gc_error err;
 	double usd;
+	char cur[GC_CURRENCY_SIZE];
 
 	gc_error_init(&err);
-	assert_int_equal(gc_provider_price(bad, DRV_AWS_TYPE, NULL, false, &usd, &err), -1);
+	assert_int_equal(gc_provider_price(bad, DRV_AWS_TYPE, NULL, false, &usd, cur, &err), -1);
 	assert_int_equal(err.code, GC_EAUTH);
 	assert_string_equal(err.cloud_code,
 			    which == 0 ? "InvalidSignatureException"

@@ -598,6 +598,7 @@ static void test_types_and_prices(void **state)
 	struct gc_type_facts f;
 	struct gc_error err;
 	double usd = 0;
+	char cur[GC_CURRENCY_SIZE] = "";
 	unsigned long calls;
 	char want[160];
 
@@ -628,11 +629,13 @@ static void test_types_and_prices(void **state)
 	/* all of it cached */
 	calls = prov->stats.calls;
 	assert_int_equal(gc_provider_instance_type(prov, drv->type, &f, &err), 0);
-	assert_int_equal(gc_provider_price(prov, drv->type, NULL, false, &usd, &err), 0);
-	assert_int_equal(gc_provider_price(prov, drv->type, drv->price_zone, true, &usd, &err), 0);
+	assert_int_equal(gc_provider_price(prov, drv->type, NULL, false, &usd, cur, &err), 0);
+	assert_int_equal(gc_provider_price(prov, drv->type, drv->price_zone, true, &usd, cur, &err),
+			 0);
 	assert_int_equal(prov->stats.calls, calls);
 
-	assert_int_equal(gc_provider_price(prov, drv->unknown_type, NULL, false, &usd, &err), -1);
+	assert_int_equal(gc_provider_price(prov, drv->unknown_type, NULL, false, &usd, cur, &err),
+			 -1);
 	assert_int_equal(err.code, GC_ENOTFOUND);
 }
 

@@ -379,13 +379,14 @@ static int bent_call(enum bent what, const char *id, const char *sg, struct gc_e
 	struct gc_secgroup_request sr;
 	char *out = NULL;
 	double price = -1;
+	char cur[GC_CURRENCY_SIZE];
 	int rc = -1;
 
 	gc_error_init(err);
 	switch (what) {
 	case BENT_PRICE:
 		rc = gc_provider_price(prov, drv->types[0].name, drv->price_zone, false, &price,
-				       err);
+				       cur, err);
 		if (rc == 0)
 			assert_true(price > 0);
 		break;

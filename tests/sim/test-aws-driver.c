@@ -261,6 +261,7 @@ static void test_bad_xml(void **state)
 	char **zones = NULL;
 	size_t n = 0;
 	double usd;
+	char cur[GC_CURRENCY_SIZE];
 
 	(void)state;
 	d = scripted_start(&p);
@@ -268,7 +269,7 @@ static void test_bad_xml(void **state)
 
 	/* the Price List API's answers are JSON: garbage there too */
 	run_script(p, garbage, 1);
-	assert_int_equal(gc_provider_price(p, DRV_AWS_TYPE, NULL, false, &usd, &err), -1);
+	assert_int_equal(gc_provider_price(p, DRV_AWS_TYPE, NULL, false, &usd, cur, &err), -1);
 	assert_int_equal(err.code, GC_EBADRESPONSE);
 	assert_int_equal(p->stats.calls, GC_RETRY_BADRESPONSE_MAX_ATTEMPTS);
 

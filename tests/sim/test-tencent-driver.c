@@ -508,11 +508,14 @@ static int more_call(enum more_op op, struct gc_error *err)
 	char **names = NULL, *id = NULL;
 	size_t n = 0;
 	double usd = 0;
+	char cur[GC_CURRENCY_SIZE];
 	int rc = -1;
 
 	gc_error_init(err);
 	switch (op) {
-	case MORE_PRICE: rc = gc_provider_price(prov, DRV_TC_TYPE, NULL, false, &usd, err); break;
+	case MORE_PRICE:
+		rc = gc_provider_price(prov, DRV_TC_TYPE, NULL, false, &usd, cur, err);
+		break;
 	case MORE_REGIONS:
 		rc = gc_provider_regions(prov, &names, &n, err);
 		if (rc == 0)

@@ -133,6 +133,10 @@ struct fake {
 };
 
 static struct fake F;
+/* The currency the fake cloud prices in (a test sets "CNY" for a China-site account). */
+static const char *fake_currency = "USD";
+/* The bid of the last create request, as the driver would send it. */
+static double fake_last_bid;
 
 static void fake_free_tags(struct gc_tag *t, size_t n)
 {
@@ -341,6 +345,7 @@ static int fake_create(struct gc_provider *p, const struct gc_create_request *re
 				: gc_error_set(err, GC_ECAPACITY, "InsufficientInstanceCapacity");
 
 	fp = create_fingerprint(req);
+	fake_last_bid = req->spot_max_price;
 	for (size_t i = 0; req->client_token && i < F.n_tokens; i++)
 		if (!strcmp(F.tokens[i].token, req->client_token))
 			tok = &F.tokens[i];
@@ -567,7 +572,7 @@ static int fake_image(struct gc_provider *p, const char *image, bool is_alias, c
 }
 
 static int fake_price(struct gc_provider *p, const char *type, const char *zone, bool spot,
-		      double *out, struct gc_error *err)
+		      double *out, char out_currency[GC_CURRENCY_SIZE], struct gc_error *err)
 {
 	(void)zone;
 	if (fault_hit(p, OP_PRICE))
@@ -575,6 +580,7 @@ static int fake_price(struct gc_provider *p, const char *type, const char *zone,
 	*out = spot ? 0.3 : 1.0;
 	if (type && strcmp(type, "t9") == 0) /* the dear one, for the cost cap */
 		*out *= 10;
+	snprintf(out_currency, GC_CURRENCY_SIZE, "%s", fake_currency);
 	return 0;
 }
 
@@ -2215,6 +2221,115 @@ static void test_capabilities(void **state)
 	gc_instance_list_release(&live);
 }
 
+/*
+ * Money has a currency: a China-site account prices in CNY. A cap or a bid in USD without
+ * the rate is refused, naming both currencies, the key and the cap's LINE:COL; with the
+ * rate the plan stays in CNY with the cap converted, and the bid goes out in CNY.
+ */
+static void test_currency(void **state)
+{
+	struct t *t = *state;
+	struct gc_instance_list live;
+	struct gc_engine_report rep;
+	struct gc_plan plan;
+	struct gc_error err;
+
+	gc_instance_list_init(&live);
+	gc_plan_init(&plan);
+	fake_currency = "CNY";
+	up(t,
+	   HEAD "  - name: workers\n"
+		"    count: 2\n"
+		"    instance_types: [g5.xlarge]\n"
+		"lifecycle:\n"
+		"  max_hourly_cost: 1\n");
+	gc_error_init(&err);
+	assert_int_equal(gc_engine_plan(&t->e, &plan, &live, NULL, NULL, 0, &err), -1);
+	assert_int_equal(err.code, GC_EINVALID);
+	assert_string_equal(
+		err.message,
+		"prices on this account are in CNY but lifecycle.max_hourly_cost "
+		"(t.yaml:11:20) is in USD: set lifecycle.cny_per_usd (yuan per US dollar) "
+		"or lifecycle.currency: CNY");
+	gc_instance_list_release(&live);
+
+	/* the rate: 2 x 1.0 CNY against 1 USD = 0.5 CNY is over; against 1.5 USD it fits */
+	up(t,
+	   HEAD "  - name: workers\n"
+		"    count: 2\n"
+		"    instance_types: [g5.xlarge]\n"
+		"lifecycle:\n"
+		"  max_hourly_cost: 0.2\n"
+		"  cny_per_usd: 5\n");
+	gc_error_init(&err);
+	assert_int_equal(gc_engine_plan(&t->e, &plan, &live, NULL, NULL, 0, &err), -1);
+	assert_int_equal(err.code, GC_EQUOTA);
+	assert_non_null(strstr(err.message,
+			       "max_hourly_cost 1.00 CNY/h exceeded: the plan costs 2.00 CNY/h"));
+	assert_string_equal(plan.currency, "CNY");
+	gc_plan_release(&plan);
+	gc_instance_list_release(&live);
+	up(t,
+	   HEAD "  - name: workers\n"
+		"    count: 2\n"
+		"    instance_types: [g5.xlarge]\n"
+		"lifecycle:\n"
+		"  max_hourly_cost: 0.5\n"
+		"  cny_per_usd: 5\n");
+	gc_error_init(&err);
+	assert_int_equal(gc_engine_plan(&t->e, &plan, &live, NULL, NULL, 0, &err), 0);
+	assert_string_equal(plan.currency, "CNY");
+	assert_true(plan.max_hourly_cost > 2.5 - 1e-9 && plan.max_hourly_cost < 2.5 + 1e-9);
+	assert_true(plan.cost_after > 2.0 - 1e-9 && plan.cost_after < 2.0 + 1e-9);
+	gc_plan_release(&plan);
+	gc_instance_list_release(&live);
+
+	/* a cap in CNY needs no rate; neither cap nor bid: shown in the cloud's currency */
+	up(t,
+	   HEAD "  - name: workers\n"
+		"    count: 1\n"
+		"    instance_types: [g5.xlarge]\n"
+		"lifecycle: {max_hourly_cost: 3, currency: CNY}\n");
+	assert_int_equal(gc_engine_plan(&t->e, &plan, &live, NULL, NULL, 0, &err), 0);
+	assert_true(plan.max_hourly_cost == 3);
+	gc_plan_release(&plan);
+	gc_instance_list_release(&live);
+	up(t,
+	   HEAD "  - name: workers\n"
+		"    count: 1\n"
+		"    instance_types: [g5.xlarge]\n");
+	assert_int_equal(gc_engine_plan(&t->e, &plan, &live, NULL, NULL, 0, &err), 0);
+	assert_string_equal(plan.currency, "CNY");
+	gc_plan_release(&plan);
+	gc_instance_list_release(&live);
+
+	/* a bid in USD: refused without the rate, at its own place */
+	up(t,
+	   HEAD "  - name: workers\n"
+		"    count: 1\n"
+		"    instance_types: [g5.xlarge]\n"
+		"    market: spot\n"
+		"    max_spot_price: 0.25\n");
+	gc_error_init(&err);
+	assert_int_equal(gc_engine_plan(&t->e, &plan, &live, NULL, NULL, 0, &err), -1);
+	assert_non_null(strstr(err.message,
+			       "max_spot_price of group 'workers' (t.yaml:11:21) is "
+			       "in USD: set lifecycle.cny_per_usd"));
+	gc_instance_list_release(&live);
+	/* with it, the bid goes out in CNY */
+	up(t,
+	   HEAD "  - name: workers\n"
+		"    count: 1\n"
+		"    instance_types: [g5.xlarge]\n"
+		"    market: spot\n"
+		"    max_spot_price: 0.25\n"
+		"lifecycle: {cny_per_usd: 7.2}\n");
+	assert_int_equal(apply(t, &rep, &err), 0);
+	assert_true(fake_last_bid > 1.8 - 1e-9 && fake_last_bid < 1.8 + 1e-9);
+	gc_engine_report_release(&rep);
+	fake_currency = "USD";
+}
+
 static void test_no_wait(void **state)
 {
 	struct t *t = *state;
@@ -2901,6 +3016,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkip_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capabilities, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_currency, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_while_waiting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_before_anything, setup, teardown),

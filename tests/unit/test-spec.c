@@ -211,6 +211,33 @@ static void test_doc_example(void **state)
 	free(text);
 }
 
+/* lifecycle.currency (USD unless CNY) and lifecycle.cny_per_usd; a bid's place is kept. */
+static void test_currency(void **state)
+{
+	const struct gc_spec *s;
+	struct load l;
+
+	(void)state;
+	s = expect_ok(&l, HEAD_G);
+	assert_string_equal(s->lifecycle.currency, "USD");
+	assert_true(s->lifecycle.cny_per_usd == 0);
+	release(&l);
+	s = expect_ok(&l,
+		      HEAD_G "    market: spot\n    max_spot_price: 2\n"
+			     "lifecycle:\n  currency: CNY\n  cny_per_usd: 7.15\n");
+	assert_string_equal(s->lifecycle.currency, "CNY");
+	assert_true(s->lifecycle.cny_per_usd == 7.15);
+	assert_int_equal(s->groups[0].max_spot_price_pos.line, 8);
+	assert_int_equal(s->groups[0].max_spot_price_pos.col, 21);
+	release(&l);
+	expect1(HEAD_G "lifecycle:\n  currency: EUR\n", 8, 13,
+		"lifecycle.currency: unknown value 'EUR'; expected one of USD, CNY");
+	expect1(HEAD_G "lifecycle:\n  cny_per_usd: -7\n", 8, 16,
+		"lifecycle.cny_per_usd: -7 is out of range: must be more than 0 and at most 1000");
+	expect1(HEAD_G "lifecycle:\n  cny_per_usd: seven\n", 8, 16,
+		"lifecycle.cny_per_usd: expected a number, got a string");
+}
+
 static void test_defaults(void **state)
 {
 	const struct gc_spec *s;
@@ -1845,6 +1872,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_doc_example),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_currency),
 		cmocka_unit_test(test_full_spec),
 		cmocka_unit_test(test_rules_top),
 		cmocka_unit_test(test_rules_provider),
