@@ -31,6 +31,25 @@ static void format_age(char *out, size_t size, int64_t secs)
 			 (long long)(secs % 86400 / 3600));
 }
 
+/* "in 3h12m (2026-11-27 01:00 UTC)", "overdue (...)", or "-" without a TTL. */
+static void format_expiry(char *out, size_t size, int64_t expires_at, int64_t now)
+{
+	char in[32], when[24];
+	time_t t = (time_t)expires_at;
+	struct tm tm;
+
+	if (!expires_at || !gmtime_r(&t, &tm) ||
+	    !strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm)) {
+		snprintf(out, size, "-");
+		return;
+	}
+	format_age(in, sizeof(in), expires_at - now);
+	if (expires_at <= now)
+		snprintf(out, size, "overdue (%s)", when);
+	else
+		snprintf(out, size, "in %s (%s)", in, when);
+}
+
 static const char *or_dash(const char *s)
 {
 	return s && *s ? s : "-";
@@ -60,16 +79,16 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 	nodes = json_array();
 	if (ctx->out->format == GC_OUTPUT_TEXT && live.n > 0)
 		gc_out_printf(ctx->out, ctx->out->out,
-			      "%-12s %-20s %-14s %-12s %-9s %-11s %-15s %-15s %7s %8s %9s\n",
+			      "%-12s %-20s %-14s %-12s %-9s %-11s %-15s %-15s %7s %8s %9s  %s\n",
 			      "GROUP", "ID", "TYPE", "ZONE", "MARKET", "STATE", "PUBLIC-IP",
-			      "PRIVATE-IP", "AGE", "USD/H", "COST");
+			      "PRIVATE-IP", "AGE", "USD/H", "COST", "EXPIRES");
 	for (size_t i = 0; i < live.n; i++) {
 		const struct gc_instance *in = &live.items[i];
 		double price = gc_cmd_price(ctx->provider, &cache, in->type, in->zone, in->spot);
 		int64_t age = in->launch_time ? now - in->launch_time : 0;
 		bool billed = in->state == GC_STATE_RUNNING || in->state == GC_STATE_PENDING;
 		double so_far = price >= 0 ? price * (double)(age > 0 ? age : 0) / 3600.0 : -1;
-		char agebuf[32], pbuf[32], cbuf[32], launched[21];
+		char agebuf[32], pbuf[32], cbuf[32], launched[21], expires[64];
 
 		if (price < 0)
 			all_known = false;
@@ -79,19 +98,20 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 				total_hour += price;
 		}
 		format_age(agebuf, sizeof(agebuf), age);
+		format_expiry(expires, sizeof(expires), in->expires_at, now);
 		gc_format_rfc3339(in->launch_time, launched);
 		snprintf(pbuf, sizeof(pbuf), price >= 0 ? "%.3f" : "-", price);
 		snprintf(cbuf, sizeof(cbuf), so_far >= 0 ? "%.2f" : "-", so_far);
 		if (ctx->out->format == GC_OUTPUT_TEXT) {
 			gc_out_printf(
 				ctx->out, ctx->out->out,
-				"%-12s %-20s %-14s %-12s %-9s %-11s %-15s %-15s %7s %8s %9s\n",
+				"%-12s %-20s %-14s %-12s %-9s %-11s %-15s %-15s %7s %8s %9s  %s\n",
 				or_dash(in->group), in->id, or_dash(in->type), or_dash(in->zone),
 				in->spot ? "spot" : "on-demand",
 				or_dash(in->state_name ? in->state_name
 						       : gc_instance_state_name(in->state)),
-				or_dash(in->public_ip), or_dash(in->private_ip), agebuf, pbuf,
-				cbuf);
+				or_dash(in->public_ip), or_dash(in->private_ip), agebuf, pbuf, cbuf,
+				expires);
 		}
 		json_array_append_new(
 			nodes,
@@ -104,6 +124,9 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 				  in->launch_time ? launched : NULL, "age_s", (json_int_t)age,
 				  "usd_per_hour", price >= 0 ? json_real(price) : json_null(),
 				  "usd_so_far", so_far >= 0 ? json_real(so_far) : json_null()));
+		/* RFC 3339 or null: the node's own deadline (gpucluster:expires-at) */
+		json_object_set_new(json_array_get(nodes, json_array_size(nodes) - 1), "expires_at",
+				    gc_out_json_time(in->expires_at));
 	}
 	if (ctx->out->format == GC_OUTPUT_JSON) {
 		json_t *doc = json_pack("{s:s, s:s, s:s, s:o, s:{s:f, s:f, s:b, s:s}}", "cluster",
