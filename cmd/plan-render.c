@@ -186,8 +186,6 @@ static void tx_create(struct text *t, const struct gc_plan_group *g)
 	else
 		tx_addf(t, "count %u -> %u", g->keep, g->want);
 	tx_addf(t, "), %s", create_type(g));
-	if (!g->spec->mixed_types && g->spec->n_instance_types > 1 && g->keep)
-		tx_addf(t, " (the group's type)");
 	if (g->create_price_known)
 		tx_addf(t, " at %.2f USD/h each", g->create_price);
 	tx_color(t, GC_STYLE_RESET);

@@ -94,7 +94,11 @@ gc plan --detailed-exitcode "$work/c.yaml"
 sed -i "s/^    count: 1\$/    count: 3/; s/^    instance_types: .*/    instance_types: [$TYPE1, $TYPE2]/" \
 	"$work/c.yaml"
 gc_ok plan "$work/c.yaml"
-grep -q "$TYPE2 (the group's type)" "$work/out" || fail "plan does not launch the group's type: $(cat "$work/out")"
+grep -q "+ 2 new instances (count 1 -> 3), $TYPE2" "$work/out" ||
+	fail "plan does not launch the group's type: $(cat "$work/out")"
+gc_ok plan -o json "$work/c.yaml"
+[ "$(jq -r '.groups[0].create_type' "$work/out")" = "$TYPE2" ] ||
+	fail "plan -o json: create_type is not $TYPE2: $(cat "$work/out")"
 gc_ok apply -y "$work/c.yaml"
 [ "$(alive_type e2e-ttl "$TYPE2")" = 3 ] || fail "a scale-up mixed types: $(alive_type e2e-ttl "$TYPE1") of $TYPE1"
 
