@@ -16,6 +16,7 @@
 
 #include "cmd/output.h"
 #include "cmd/plan-render.h"
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/str.h"
 
@@ -162,10 +163,10 @@ static void tx_node(struct text *t, const struct gc_plan_node *n, const struct w
 /* The type the group's new nodes try first (gc_plan_group_types). */
 static const char *create_type(const struct gc_plan_group *g)
 {
-	const char **types = calloc(g->spec->n_instance_types + 1, sizeof(*types));
+	const char **types = gc_xcalloc(g->spec->n_instance_types + 1, sizeof(*types));
 	const char *first = g->spec->instance_types[0];
 
-	if (types && gc_plan_group_types(g, types))
+	if (gc_plan_group_types(g, types))
 		first = types[0];
 	free(types);
 	return first;

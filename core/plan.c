@@ -607,9 +607,10 @@ size_t gc_plan_group_types(const struct gc_plan_group *g, const char **out)
 
 /*
  * The deadline lifecycle.ttl gives a kept instance: its launch time + ttl (0 without a
- * TTL), never sooner than lead seconds from now, since a cloud's timer needs some notice; a
- * node already due as soon as that keeps its own. Returns whether it moves (more than
- * GC_PLAN_TTL_SLACK_S from the one it has).
+ * TTL), never sooner than the floor (the cloud timer's min_ttl_s and GC_PLAN_TTL_SLACK_S
+ * from now: timers need notice); a node already due about that soon keeps its own, so
+ * plans do not chase a floor that moves with the clock. Returns whether it moves (more
+ * than GC_PLAN_TTL_SLACK_S from the one it has).
  */
 static bool ttl_deadline(const struct plan_build *b, const struct gc_instance *inst, int64_t *out)
 {

@@ -1022,9 +1022,10 @@ static void test_ttl_change(void **state)
 	assert_int_equal(node(&f.plan, "i-01")->new_expires_at, NOW - 600 + 4 * 3600);
 	assert_int_equal(node(&f.plan, "i-02")->new_expires_at, NOW - 900 + 4 * 3600);
 	assert_int_equal(gc_plan_render_text(&b, &f.plan, f.spec, false), 0);
-	assert_contains(b.data, "  ~ i-01  running  g5.xlarge  us-east-1a  expiry "
-				"2027-01-15T09:50:00Z -> 2027-01-15T11:50:00Z (lifecycle.ttl, "
-				"in place)\n");
+	assert_contains(b.data,
+			"  ~ i-01  running  g5.xlarge  us-east-1a  expiry "
+			"2027-01-15T09:50:00Z -> 2027-01-15T11:50:00Z (lifecycle.ttl, "
+			"in place)\n");
 	assert_contains(b.data, ", 2 nodes' expiry moved.\n");
 	gc_buf_release(&b);
 	fx_release(&f);
