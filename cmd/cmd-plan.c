@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -81,6 +82,53 @@ out:
 	gc_buf_release(&list);
 }
 
+/* A kept node's expiry moves, but the cloud's own timer (set at launch) does not. */
+static void warn_fixed_timer(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
+{
+	const struct gc_provider_ops *ops = ctx->spec ? ctx->spec->provider.ops : NULL;
+
+	if (!plan->n_expiry || !ops || (ops->caps & GC_CAP_TTL_MOVES))
+		return;
+	gc_out_warn(ctx->out,
+		    "lifecycle.ttl changed: the expires-at tag of %u running node%s moves, but "
+		    "the power-off timer each node got at launch on %s does not; a node still "
+		    "stops at its first expiry",
+		    plan->n_expiry, plan->n_expiry == 1 ? "" : "s", ops->name);
+}
+
+/* A group allowed to mix types whose types carry different GPU models: a torchrun job
+ * over two models runs at the slower one's pace, if it runs at all. */
+static void warn_mixed_gpus(struct gc_cmd_ctx *ctx)
+{
+	const struct gc_spec *spec = ctx->spec;
+
+	for (size_t i = 0; spec && ctx->provider && i < spec->n_groups; i++) {
+		const struct gc_spec_group *g = &spec->groups[i];
+		struct gc_type_facts first, f;
+		struct gc_error err;
+
+		if (!g->mixed_types || g->n_instance_types < 2)
+			continue;
+		gc_error_init(&err);
+		if (gc_provider_instance_type(ctx->provider, g->instance_types[0], &first, &err))
+			continue;
+		for (size_t t = 1; t < g->n_instance_types; t++) {
+			gc_error_init(&err);
+			if (gc_provider_instance_type(ctx->provider, g->instance_types[t], &f,
+						      &err) ||
+			    strcmp(f.gpu_model, first.gpu_model) == 0)
+				continue;
+			gc_out_warn(ctx->out,
+				    "group '%s' may mix GPU models (mixed_types: true): %s on %s, "
+				    "%s on %s",
+				    g->name, *first.gpu_model ? first.gpu_model : "no GPU",
+				    g->instance_types[0], *f.gpu_model ? f.gpu_model : "no GPU",
+				    g->instance_types[t]);
+			break;
+		}
+	}
+}
+
 /* Prints a built plan in the chosen format. */
 int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 {
@@ -97,6 +145,8 @@ int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 	fflush(ctx->out->out);
 	warn_world_open(ctx);
 	warn_cap(ctx, plan);
+	warn_fixed_timer(ctx, plan);
+	warn_mixed_gpus(ctx);
 	gc_buf_release(&b);
 	return rc;
 }

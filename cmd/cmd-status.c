@@ -31,6 +31,25 @@ static void format_age(char *out, size_t size, int64_t secs)
 			 (long long)(secs % 86400 / 3600));
 }
 
+/* "in 3h12m (2026-11-27 01:00 UTC)", "overdue (...)", or "-" without a TTL. */
+static void format_expiry(char *out, size_t size, int64_t expires_at, int64_t now)
+{
+	char in[32], when[24];
+	time_t t = (time_t)expires_at;
+	struct tm tm;
+
+	if (!expires_at || !gmtime_r(&t, &tm) ||
+	    !strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm)) {
+		snprintf(out, size, "-");
+		return;
+	}
+	format_age(in, sizeof(in), expires_at - now);
+	if (expires_at <= now)
+		snprintf(out, size, "overdue (%s)", when);
+	else
+		snprintf(out, size, "in %s (%s)", in, when);
+}
+
 static const char *or_dash(const char *s)
 {
 	return s && *s ? s : "-";
@@ -61,9 +80,9 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 	nodes = json_array();
 	if (ctx->out->format == GC_OUTPUT_TEXT && live.n > 0)
 		gc_out_printf(ctx->out, ctx->out->out,
-			      "%-12s %-20s %-14s %-12s %-9s %-11s %-15s %-15s %7s %8s %9s\n",
+			      "%-12s %-20s %-14s %-12s %-9s %-11s %-15s %-15s %7s %8s %9s  %s\n",
 			      "GROUP", "ID", "TYPE", "ZONE", "MARKET", "STATE", "PUBLIC-IP",
-			      "PRIVATE-IP", "AGE", "PRICE/H", "COST");
+			      "PRIVATE-IP", "AGE", "PRICE/H", "COST", "EXPIRES");
 	for (size_t i = 0; i < live.n; i++) {
 		const struct gc_instance *in = &live.items[i];
 		double price =
@@ -71,7 +90,7 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 		int64_t age = in->launch_time ? now - in->launch_time : 0;
 		bool billed = in->state == GC_STATE_RUNNING || in->state == GC_STATE_PENDING;
 		double so_far = price >= 0 ? price * (double)(age > 0 ? age : 0) / 3600.0 : -1;
-		char agebuf[32], pbuf[32], cbuf[32], launched[21];
+		char agebuf[32], pbuf[32], cbuf[32], launched[21], expires[64];
 
 		if (price < 0)
 			all_known = false;
@@ -81,19 +100,20 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 				total_hour += price;
 		}
 		format_age(agebuf, sizeof(agebuf), age);
+		format_expiry(expires, sizeof(expires), in->expires_at, now);
 		gc_format_rfc3339(in->launch_time, launched);
 		snprintf(pbuf, sizeof(pbuf), price >= 0 ? "%.3f" : "unknown", price);
 		snprintf(cbuf, sizeof(cbuf), so_far >= 0 ? "%.2f" : "unknown", so_far);
 		if (ctx->out->format == GC_OUTPUT_TEXT) {
 			gc_out_printf(
 				ctx->out, ctx->out->out,
-				"%-12s %-20s %-14s %-12s %-9s %-11s %-15s %-15s %7s %8s %9s\n",
+				"%-12s %-20s %-14s %-12s %-9s %-11s %-15s %-15s %7s %8s %9s  %s\n",
 				or_dash(in->group), in->id, or_dash(in->type), or_dash(in->zone),
 				in->spot ? "spot" : "on-demand",
 				or_dash(in->state_name ? in->state_name
 						       : gc_instance_state_name(in->state)),
-				or_dash(in->public_ip), or_dash(in->private_ip), agebuf, pbuf,
-				cbuf);
+				or_dash(in->public_ip), or_dash(in->private_ip), agebuf, pbuf, cbuf,
+				expires);
 		}
 		json_array_append_new(
 			nodes,
@@ -108,6 +128,9 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 				  "usd_so_far", so_far >= 0 ? json_real(so_far) : json_null()));
 		json_object_set_new(json_array_get(nodes, json_array_size(nodes) - 1), "currency",
 				    price >= 0 ? json_string(currency) : json_null());
+		/* RFC 3339 or null: the node's own deadline (gpucluster:expires-at) */
+		json_object_set_new(json_array_get(nodes, json_array_size(nodes) - 1), "expires_at",
+				    gc_out_json_time(in->expires_at));
 	}
 	if (ctx->out->format == GC_OUTPUT_JSON) {
 		/* a partial sum is not the cost: unknown is null, never a smaller number */

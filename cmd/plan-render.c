@@ -16,6 +16,7 @@
 
 #include "cmd/output.h"
 #include "cmd/plan-render.h"
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/str.h"
 
@@ -159,6 +160,18 @@ static void tx_node(struct text *t, const struct gc_plan_node *n, const struct w
 	tx_addf(t, "\n");
 }
 
+/* The type the group's new nodes try first (gc_plan_group_types). */
+static const char *create_type(const struct gc_plan_group *g)
+{
+	const char **types = gc_xcalloc(g->spec->n_instance_types + 1, sizeof(*types));
+	const char *first = g->spec->instance_types[0];
+
+	if (gc_plan_group_types(g, types))
+		first = types[0];
+	free(types);
+	return first;
+}
+
 static void tx_create(struct text *t, const struct gc_plan_group *g, const char *cur)
 {
 	unsigned fill = g->create - g->replace;
@@ -173,7 +186,7 @@ static void tx_create(struct text *t, const struct gc_plan_group *g, const char 
 		tx_addf(t, "replacing %u", g->replace);
 	else
 		tx_addf(t, "count %u -> %u", g->keep, g->want);
-	tx_addf(t, "), %s", g->spec->instance_types[0]);
+	tx_addf(t, "), %s", create_type(g));
 	if (g->create_price_known)
 		tx_addf(t, " at %.2f %s/h each", g->create_price, cur);
 	else
@@ -188,13 +201,19 @@ static void tx_create(struct text *t, const struct gc_plan_group *g, const char 
 	tx_addf(t, "\n");
 }
 
+/* Whether a node gets a line: it changes, is ignored, or its expiry moves. */
+static bool node_listed(const struct gc_plan_node *n)
+{
+	return n->action != GC_PLAN_KEEP || n->expiry_moves;
+}
+
 /* Whether the group gets its own block: it changes something, or has ignored nodes. */
 static bool group_listed(const struct gc_plan_group *g)
 {
 	if (g->create)
 		return true;
 	for (size_t i = 0; i < g->n_nodes; i++)
-		if (g->nodes[i].action != GC_PLAN_KEEP)
+		if (node_listed(&g->nodes[i]))
 			return true;
 	return false;
 }
@@ -208,6 +227,37 @@ static void tx_limit(struct text *t, const struct gc_spec *spec, double max, con
 	if (strcmp(mine, cur) != 0)
 		tx_addf(t, " (%.2f %s/h at %g CNY per USD)", spec->lifecycle.max_hourly_cost, mine,
 			spec->lifecycle.cny_per_usd);
+}
+
+static void tx_when(struct text *t, int64_t when)
+{
+	char s[21];
+
+	if (!when) {
+		tx_addf(t, "none");
+		return;
+	}
+	gc_format_rfc3339(when, s);
+	tx_addf(t, "%s", s);
+}
+
+/* A kept node whose expiry moves in place: "  ~ ID ... expiry OLD -> NEW". */
+static void tx_expiry(struct text *t, const struct gc_plan_node *n, const struct widths *w)
+{
+	tx_addf(t, "    ");
+	tx_color(t, GC_STYLE_REPLACED);
+	tx_addf(t, "  ~ ");
+	tx_text(t, n->inst->id, w->id + 2);
+	tx_text(t, node_state(n->inst), w->state + 2);
+	tx_text(t, n->inst->type, w->type + 2);
+	tx_text(t, n->inst->zone, w->zone + 2);
+	tx_addf(t, "expiry ");
+	tx_when(t, n->inst->expires_at);
+	tx_addf(t, " -> ");
+	tx_when(t, n->new_expires_at);
+	tx_addf(t, " (lifecycle.ttl, in place)");
+	tx_color(t, GC_STYLE_RESET);
+	tx_addf(t, "\n");
 }
 
 static void tx_cost(struct text *t, const struct gc_plan *plan, const struct gc_spec *spec,
@@ -271,7 +321,7 @@ int gc_plan_render_text(struct gc_buf *out, const struct gc_plan *plan, const st
 		for (size_t j = 0; j < plan->groups[i].n_nodes; j++) {
 			const struct gc_plan_node *n = &plan->groups[i].nodes[j];
 
-			if (n->action == GC_PLAN_KEEP)
+			if (!node_listed(n))
 				continue;
 			widen(&w.id, n->inst->id);
 			widen(&w.state, node_state(n->inst));
@@ -311,6 +361,8 @@ int gc_plan_render_text(struct gc_buf *out, const struct gc_plan *plan, const st
 		for (size_t j = 0; j < g->n_nodes; j++)
 			if (g->nodes[j].action != GC_PLAN_KEEP)
 				tx_node(&t, &g->nodes[j], &w);
+			else if (g->nodes[j].expiry_moves)
+				tx_expiry(&t, &g->nodes[j], &w);
 		if (g->spec)
 			tx_addf(&t, "        %u kept\n", g->keep);
 	}
@@ -326,6 +378,9 @@ int gc_plan_render_text(struct gc_buf *out, const struct gc_plan *plan, const st
 		tx_addf(&t, ", %u to terminate, %u kept", plan->n_terminate, plan->n_keep);
 		if (plan->n_ignore)
 			tx_addf(&t, ", %u ignored", plan->n_ignore);
+		if (plan->n_expiry)
+			tx_addf(&t, ", %u %s expiry moved", plan->n_expiry,
+				plural(plan->n_expiry, "node's", "nodes'"));
 		tx_addf(&t, ".\n");
 	} else if (plan->n_ignore) {
 		tx_addf(&t, "%u %s not counted (~); destroy removes %s.\n", plan->n_ignore,
@@ -390,6 +445,10 @@ static json_t *js_node(const struct gc_plan_node *n)
 	json_object_set_new(o, "spec_hash", js_str(inst->spec_hash));
 	json_object_set_new(o, "launch_time", gc_out_json_time(inst->launch_time));
 	json_object_set_new(o, "expires_at", gc_out_json_time(inst->expires_at));
+	json_object_set_new(o, "expiry_moves", json_boolean(n->expiry_moves));
+	json_object_set_new(o, "new_expires_at",
+			    n->expiry_moves ? gc_out_json_time(n->new_expires_at)
+					    : gc_out_json_time(inst->expires_at));
 	return o;
 }
 
@@ -418,8 +477,7 @@ static json_t *js_group(const struct gc_plan_group *g)
 	json_object_set_new(o, "spec_hash", sg ? json_string(g->spec_hash) : json_null());
 	json_object_set_new(o, "market",
 			    sg ? json_string(gc_market_name(sg->market)) : json_null());
-	json_object_set_new(o, "create_type",
-			    sg ? json_string(sg->instance_types[0]) : json_null());
+	json_object_set_new(o, "create_type", sg ? json_string(create_type(g)) : json_null());
 	json_object_set_new(o, "create_price",
 			    js_money(sg && g->create_price_known, g->create_price));
 	json_object_set_new(o, "worst_type",
@@ -448,6 +506,7 @@ int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const st
 	json_object_set_new(summary, "replace", json_integer(plan->n_replace));
 	json_object_set_new(summary, "keep", json_integer(plan->n_keep));
 	json_object_set_new(summary, "ignore", json_integer(plan->n_ignore));
+	json_object_set_new(summary, "expiry", json_integer(plan->n_expiry));
 	json_object_set_new(doc, "summary", summary);
 	for (size_t i = 0; i < plan->n_groups; i++)
 		json_array_append_new(groups, js_group(&plan->groups[i]));

@@ -951,6 +951,8 @@ struct group_run {
 	size_t *exhausted; /* indices into r->blocked met by this group */
 	size_t n_exhausted, alloc_exhausted;
 	struct gc_buf skipped; /* candidates skipped for max_hourly_cost, and why */
+	const char **types; /* gc_plan_group_types; one once a type launched, unless mixed */
+	size_t n_types;
 };
 
 static void note_exhausted(struct group_run *gr, size_t bi)
@@ -1428,6 +1430,15 @@ static void spot_quota_fallback(struct run *r, struct group_run *gr, const struc
 	free(msg);
 }
 
+/* Why a group stuck to one of several types, for its capacity error. */
+static const char *one_type_note(const struct group_run *gr)
+{
+	if (gr->g->mixed_types || gr->n_types != 1 || gr->g->n_instance_types < 2)
+		return "";
+	return "; the group runs one instance type and does not mix in the others of "
+	       "instance_types (set mixed_types: true to allow it)";
+}
+
 /*
  * Creates one batch, walking the candidates: markets, then types, then zones. Returns
  * what was created; on a shortfall the group's report error says why and *stop is set.
@@ -1450,8 +1461,8 @@ static unsigned create_batch(struct run *r, struct group_run *gr, const struct g
 
 		if (markets[m] && r->spot_quota && m + 1 < n_markets)
 			continue; /* known since an earlier batch: straight to on-demand */
-		for (size_t t = 0; t < g->n_instance_types && !spot_quota; t++) {
-			const char *type = g->instance_types[t];
+		for (size_t t = 0; t < gr->n_types && !spot_quota; t++) {
+			const char *type = gr->types[t];
 			size_t n_zones = gr->pinned_zone ? 1 : g->n_zones ? g->n_zones : 1;
 
 			for (size_t z = 0; z < n_zones && !spot_quota; z++) {
@@ -1483,6 +1494,10 @@ static unsigned create_batch(struct run *r, struct group_run *gr, const struct g
 				switch (try_rounds(r, gr, slot, n, zone, type, markets[m], plan,
 						   &made, &cerr)) {
 				case ATTEMPT_OK:
+					if (!g->mixed_types) { /* the group's type from now on */
+						gr->types[0] = type;
+						gr->n_types = 1;
+					}
 					if (g->placement == GC_PLACEMENT_SAME_ZONE &&
 					    !gr->pinned_zone) {
 						const struct gc_instance *last =
@@ -1545,7 +1560,8 @@ static unsigned create_batch(struct run *r, struct group_run *gr, const struct g
 				break;
 			}
 		}
-		gc_error_set(&rg->err, GC_ECAPACITY, "capacity exhausted in %s", list.data);
+		gc_error_set(&rg->err, GC_ECAPACITY, "capacity exhausted in %s%s", list.data,
+			     one_type_note(gr));
 		gc_buf_release(&list);
 	}
 	return 0;
@@ -1591,6 +1607,8 @@ static void create_group(struct run *r, const struct gc_plan *plan, const struct
 	bid_of(r, plan, &gr);
 	gr.context = gc_xasprintf("sg=%s|key=%s|image=%s|price=%.6f", r->secgroup_id, r->key_name,
 				  gr.image_id, gr.bid);
+	gr.types = gc_xcalloc(gr.g->n_instance_types + 1, sizeof(*gr.types));
+	gr.n_types = gc_plan_group_types(pg, gr.types);
 	if (gr.g->placement == GC_PLACEMENT_SAME_ZONE) {
 		for (size_t i = 0; i < pg->n_nodes && !gr.pinned_zone; i++)
 			if (pg->nodes[i].action == GC_PLAN_KEEP && pg->nodes[i].inst->zone)
@@ -1609,6 +1627,7 @@ static void create_group(struct run *r, const struct gc_plan *plan, const struct
 	free(gr.pinned_owned);
 	free(gr.exhausted);
 	gc_buf_release(&gr.skipped);
+	free(gr.types);
 }
 
 /* ---- waiting -------------------------------------------------------------------- */
@@ -2060,6 +2079,51 @@ int gc_engine_reconcile(struct gc_engine *e, const struct gc_plan *plan, struct 
 	return ret;
 }
 
+/*
+ * Kept nodes whose expiry the spec's TTL moves: the expires-at tag (and the cloud's timer,
+ * where it moves) set in place, one call per deadline. A failure is the run's, told once.
+ */
+static void move_expiries(struct run *r, const struct gc_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_groups && !cancelled(r) && !r->fatal; i++) {
+		const struct gc_plan_group *pg = &plan->groups[i];
+		bool *done = gc_xcalloc(pg->n_nodes + 1, sizeof(*done));
+		const char **ids = gc_xcalloc(pg->n_nodes + 1, sizeof(*ids));
+
+		for (size_t k = 0; k < pg->n_nodes && !r->fatal; k++) {
+			int64_t when = pg->nodes[k].new_expires_at;
+			struct gc_error lerr;
+			char at[21] = "none";
+			size_t n = 0;
+
+			if (!pg->nodes[k].expiry_moves || done[k])
+				continue;
+			for (size_t j = k; j < pg->n_nodes; j++)
+				if (pg->nodes[j].expiry_moves && !done[j] &&
+				    pg->nodes[j].new_expires_at == when) {
+					done[j] = true;
+					ids[n++] = pg->nodes[j].inst->id;
+				}
+			if (when)
+				gc_format_rfc3339(when, at);
+			gc_error_init(&lerr);
+			if (gc_provider_set_expiry(r->p, ids, n, when, &lerr) < 0) {
+				check_fatal(r, &lerr);
+				gc_error_prefix(&lerr,
+						"group '%s': cannot move the expiry of %zu node%s",
+						pg->name, n, n == 1 ? "" : "s");
+				if (r->term_err.code == GC_OK)
+					r->term_err = lerr;
+				continue;
+			}
+			info(r, "group '%s': expiry of %zu node%s set to %s", pg->name, n,
+			     n == 1 ? "" : "s", at);
+		}
+		free(done);
+		free(ids);
+	}
+}
+
 int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 		    const struct gc_engine_opts *opts, struct gc_engine_report *report,
 		    struct gc_error *err)
@@ -2105,6 +2169,9 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 				report->groups[report_group(report, plan->groups[i].name)].err =
 					lerr;
 	}
+
+	if (plan->n_expiry && !cancelled(&r))
+		move_expiries(&r, plan);
 
 	/* 2. launch, group by group */
 	for (size_t i = 0; creates && i < plan->n_groups; i++) {

@@ -53,7 +53,8 @@ void gc_plan_release(struct gc_plan *plan)
 
 bool gc_plan_has_changes(const struct gc_plan *plan)
 {
-	return plan->n_create > 0 || plan->n_terminate > 0 || plan->n_replace > 0;
+	return plan->n_create > 0 || plan->n_terminate > 0 || plan->n_replace > 0 ||
+		plan->n_expiry > 0;
 }
 
 bool gc_plan_needs_action(const struct gc_plan *plan)
@@ -691,6 +692,81 @@ static int check_budget(const struct gc_plan *p, const struct gc_spec *spec, str
 			    max, p->currency, p->cost_after, p->currency);
 }
 
+size_t gc_plan_group_types(const struct gc_plan_group *g, const char **out)
+{
+	const struct gc_spec_group *sg = g->spec;
+	size_t live = sg->n_instance_types, most = 0, n = 0;
+
+	for (size_t t = 0; t < sg->n_instance_types; t++) {
+		size_t c = 0;
+
+		for (size_t i = 0; i < g->n_nodes; i++)
+			c += g->nodes[i].action == GC_PLAN_KEEP && g->nodes[i].inst->type &&
+				strcmp(g->nodes[i].inst->type, sg->instance_types[t]) == 0;
+		if (c > most) {
+			most = c;
+			live = t;
+		}
+	}
+	if (live < sg->n_instance_types) {
+		out[n++] = sg->instance_types[live];
+		if (!sg->mixed_types)
+			return n;
+	}
+	for (size_t t = 0; t < sg->n_instance_types; t++)
+		if (t != live)
+			out[n++] = sg->instance_types[t];
+	return n;
+}
+
+/*
+ * The deadline lifecycle.ttl gives a kept instance: its launch time + ttl (0 without a
+ * TTL), never sooner than the floor (the cloud timer's min_ttl_s and GC_PLAN_TTL_SLACK_S
+ * from now: timers need notice); a node already due about that soon keeps its own, so
+ * plans do not chase a floor that moves with the clock. Returns whether it moves (more
+ * than GC_PLAN_TTL_SLACK_S from the one it has).
+ */
+static bool ttl_deadline(const struct plan_build *b, const struct gc_instance *inst, int64_t *out)
+{
+	const struct gc_spec *spec = b->in->spec;
+	const struct gc_provider_ops *ops = spec->provider.ops;
+	int64_t now = b->in->now, have = inst->expires_at, want, floor;
+
+	if (spec->lifecycle.ttl_s == 0) {
+		*out = 0;
+		return have != 0;
+	}
+	floor = now + (ops ? (int64_t)ops->min_ttl_s : 0) + GC_PLAN_TTL_SLACK_S;
+	want = inst->launch_time > 0 ? inst->launch_time + (int64_t)spec->lifecycle.ttl_s
+		: have		     ? have
+				     : now + (int64_t)spec->lifecycle.ttl_s;
+	if (want < floor) {
+		if (have > now && have <= floor + GC_PLAN_TTL_SLACK_S)
+			return false;
+		want = floor;
+	}
+	*out = want;
+	return have == 0 || llabs(want - have) > GC_PLAN_TTL_SLACK_S;
+}
+
+/* Kept instances of spec groups whose expiry the spec's TTL moves (in place). */
+static void plan_expiry(struct plan_build *b)
+{
+	for (size_t i = 0; i < b->n_spec; i++) {
+		struct gc_plan_group *g = &b->plan.groups[i];
+
+		for (size_t j = 0; j < g->n_nodes; j++) {
+			struct gc_plan_node *n = &g->nodes[j];
+
+			if (n->action == GC_PLAN_KEEP &&
+			    ttl_deadline(b, n->inst, &n->new_expires_at)) {
+				n->expiry_moves = true;
+				b->plan.n_expiry++;
+			}
+		}
+	}
+}
+
 int gc_plan_build(struct gc_plan *out, const struct gc_plan_inputs *in, struct gc_error *err)
 {
 	const struct gc_spec *spec = in->spec;
@@ -739,6 +815,7 @@ int gc_plan_build(struct gc_plan *out, const struct gc_plan_inputs *in, struct g
 	cap_review(&b);
 	if (spec->lifecycle.ttl_s > 0)
 		b.plan.expires_at = in->now + (int64_t)spec->lifecycle.ttl_s;
+	plan_expiry(&b);
 
 	/* Over budget or unpriced, the plan is still handed over so it can be shown. */
 	r = check_budget(&b.plan, spec, err);

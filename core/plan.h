@@ -41,6 +41,10 @@ struct gc_plan_node {
 	char reason[160]; /* "surplus: count 4 -> 2 (newest first)", ...; "" when kept as is */
 	double price;	  /* USD per hour, 0 when unknown */
 	bool price_known; /* the lookup table had a price for (type, spot) */
+	/* A kept instance whose deadline moves with lifecycle.ttl: inst->expires_at (0: none)
+	 * -> new_expires_at (0: the TTL is cleared). Applied in place, never a replacement. */
+	bool expiry_moves;
+	int64_t new_expires_at;
 };
 
 struct gc_plan_group {
@@ -126,6 +130,7 @@ struct gc_plan {
 	size_t n_skips;
 	char currency[GC_CURRENCY_SIZE]; /* of every figure above */
 	double max_hourly_cost;		 /* the spec's cap in currency, 0 without one */
+	unsigned n_expiry;  /* kept instances whose expiry moves (gc_plan_node.expiry_moves) */
 };
 
 void gc_plan_init(struct gc_plan *plan);
@@ -152,7 +157,19 @@ int gc_plan_build(struct gc_plan *out, const struct gc_plan_inputs *in, struct g
 void gc_plan_price_needs(const struct gc_spec *spec, const struct gc_instance_list *live,
 			 struct gc_plan_price **out, size_t *n_out);
 
-/* Whether the plan changes anything. */
+/* A kept node's expiry within this many seconds of its TTL deadline (launch time + ttl) is
+ * left alone: new nodes are tagged at plan time, a little before they launch. */
+#define GC_PLAN_TTL_SLACK_S 600
+
+/*
+ * The instance types a spec group's new nodes may take, in the order to try them, into out
+ * (room for g->spec->n_instance_types); returns how many. The type most of its kept nodes
+ * run (ties: the earlier in instance_types) comes first, and without mixed_types it is the
+ * only one; a group with no kept node takes instance_types in the spec's order.
+ */
+size_t gc_plan_group_types(const struct gc_plan_group *g, const char **out);
+
+/* Whether the plan changes anything (an expiry that moves included). */
 bool gc_plan_has_changes(const struct gc_plan *plan);
 
 /* Whether the plan needs the user's attention: changes, or a cluster over its cap

@@ -424,21 +424,37 @@ int gc_provider_create(struct gc_provider *p, const struct gc_create_request *re
 	return p->ops->create(p, req, out, err);
 }
 
-int gc_provider_terminate(struct gc_provider *p, const char *const *ids, size_t n,
-			  struct gc_error *err)
+/* terminate, or set_expiry when expiry, over ids, in batches of max_terminate_batch */
+static int by_batches(struct gc_provider *p, const char *const *ids, size_t n, bool expiry,
+		      int64_t expires_at, struct gc_error *err)
 {
-	size_t batch;
+	size_t batch = p->ops->max_terminate_batch ? p->ops->max_terminate_batch : 1;
 
-	if (!p->ops->terminate)
-		return unsupported(p, "terminate", err);
-	batch = p->ops->max_terminate_batch ? p->ops->max_terminate_batch : 1;
 	for (size_t i = 0; i < n; i += batch) {
 		size_t k = n - i < batch ? n - i : batch;
+		int rc = expiry ? p->ops->set_expiry(p, ids + i, k, expires_at, err)
+				: p->ops->terminate(p, ids + i, k, err);
 
-		if (p->ops->terminate(p, ids + i, k, err) < 0)
+		if (rc < 0)
 			return -1;
 	}
 	return 0;
+}
+
+int gc_provider_terminate(struct gc_provider *p, const char *const *ids, size_t n,
+			  struct gc_error *err)
+{
+	if (!p->ops->terminate)
+		return unsupported(p, "terminate", err);
+	return by_batches(p, ids, n, false, 0, err);
+}
+
+int gc_provider_set_expiry(struct gc_provider *p, const char *const *ids, size_t n,
+			   int64_t expires_at, struct gc_error *err)
+{
+	if (!p->ops->set_expiry)
+		return unsupported(p, "moving an instance's expiry", err);
+	return by_batches(p, ids, n, true, expires_at, err);
 }
 
 int gc_provider_list_resources(struct gc_provider *p, enum gc_resource_kind kind,

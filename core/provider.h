@@ -50,6 +50,9 @@
 /* ImportKeyPair takes our Ed25519 login key. Without it the engine imports no key pair
  * and the driver hands the key to cloud-init in the user-data (core/cloudinit.h). */
 #define GC_CAP_ED25519_KEYPAIR (1u << 6)
+/* set_expiry moves the cloud's own timer (GC_CAP_CLOUD_TTL) on a running instance too;
+ * without it the timer set at launch stays, and only the expires-at tag moves. */
+#define GC_CAP_TTL_MOVES (1u << 7)
 
 enum gc_instance_state {
 	GC_STATE_PENDING = 0,
@@ -320,6 +323,11 @@ struct gc_provider_ops {
 	 * already gone are not an error. */
 	int (*terminate)(struct gc_provider *p, const char *const *ids, size_t n,
 			 struct gc_error *err);
+	/* Moves the deadline of running instances (at most max_terminate_batch) in place:
+	 * GC_TAG_EXPIRES_AT set to expires_at, and with GC_CAP_TTL_MOVES the cloud's timer;
+	 * expires_at 0 removes both. */
+	int (*set_expiry)(struct gc_provider *p, const char *const *ids, size_t n,
+			  int64_t expires_at, struct gc_error *err);
 
 	/* Resources of a kind carrying every filter tag, appended to out. */
 	int (*list_resources)(struct gc_provider *p, enum gc_resource_kind kind,
@@ -403,6 +411,9 @@ int gc_provider_create(struct gc_provider *p, const struct gc_create_request *re
 /* Terminates any number of ids, in batches of ops->max_terminate_batch. */
 int gc_provider_terminate(struct gc_provider *p, const char *const *ids, size_t n,
 			  struct gc_error *err);
+/* set_expiry for any number of ids, in batches of ops->max_terminate_batch. */
+int gc_provider_set_expiry(struct gc_provider *p, const char *const *ids, size_t n,
+			   int64_t expires_at, struct gc_error *err);
 int gc_provider_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 			       const struct gc_tag_filter *tags, size_t n_tags,
 			       struct gc_resource_list *out, struct gc_error *err);

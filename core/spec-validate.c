@@ -236,6 +236,19 @@ static int get_uint(struct val *v, const struct spec_node *n, unsigned min, unsi
 	return 0;
 }
 
+/* true or false (any of YAML's spellings docs/spec.md allows). */
+static int get_flag(struct val *v, const struct spec_node *n, bool *out)
+{
+	if (!env_ok(v, n))
+		return -1;
+	if (spec_node_type(n) != SPEC_T_BOOL) {
+		bad_type(v, n, "a boolean");
+		return -1;
+	}
+	*out = n->text[0] == 't' || n->text[0] == 'T';
+	return 0;
+}
+
 /* A number greater than 0 and at most max (max_text is how the message writes it). */
 static int get_price(struct val *v, const struct spec_node *n, double max, const char *max_text,
 		     double *out)
@@ -1200,7 +1213,8 @@ static void check_unique_name(struct val *v, const struct spec_node **names, siz
 	X(GROUP_MAX_SPOT_PRICE, "max_spot_price") \
 	X(GROUP_IMAGE, "image")                   \
 	X(GROUP_DISK_GB, "disk_gb")               \
-	X(GROUP_PLACEMENT, "placement")
+	X(GROUP_PLACEMENT, "placement")           \
+	X(GROUP_MIXED_TYPES, "mixed_types")
 KEY_TABLE(group_keys, GROUP_KEY_LIST, GROUP_KEYS);
 
 static void check_group(struct val *v, const struct spec_node *n, struct gc_spec_group *g,
@@ -1271,6 +1285,10 @@ static void check_group(struct val *v, const struct spec_node *n, struct gc_spec
 			if (get_enum(v, x, gc_placement_names, ARRAY_SIZE(gc_placement_names), NULL,
 				     &e) == 0)
 				g->placement = (enum gc_placement)e;
+			path_pop(v, mark);
+		}
+		if ((x = present(v, &s[GROUP_MIXED_TYPES], &mark))) {
+			get_flag(v, x, &g->mixed_types);
 			path_pop(v, mark);
 		}
 		if (price && market_known && g->market == GC_MARKET_ON_DEMAND) {

@@ -84,6 +84,9 @@ struct gc_spec_group {
 	bool image_is_alias;
 	unsigned disk_gb;
 	enum gc_placement placement;
+	/* Nodes of the group may run different instance_types (GPU models): without it a
+	 * group with live nodes grows only with the type they run. */
+	bool mixed_types;
 	struct gc_spec_pos pos; /* the group's mapping */
 	struct gc_spec_pos count_pos;
 };

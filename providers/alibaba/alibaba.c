@@ -87,8 +87,8 @@ int ali_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 const struct gc_provider_ops gc_provider_alibaba = {
 	.name = "alibaba",
 	.facts = &ali_facts,
-	.caps = GC_CAP_SPOT | GC_CAP_SPOT_MAX_PRICE | GC_CAP_CLOUD_TTL | GC_CAP_CONSOLE_OUTPUT |
-		GC_CAP_CLIENT_TOKEN | GC_CAP_PRICE,
+	.caps = GC_CAP_SPOT | GC_CAP_SPOT_MAX_PRICE | GC_CAP_CLOUD_TTL | GC_CAP_TTL_MOVES |
+		GC_CAP_CONSOLE_OUTPUT | GC_CAP_CLIENT_TOKEN | GC_CAP_PRICE,
 	.max_create_batch = ALI_CREATE_BATCH,
 	.max_terminate_batch = ALI_TERMINATE_BATCH,
 	.client_token_max = ALI_CLIENT_TOKEN_MAX,
@@ -98,6 +98,7 @@ const struct gc_provider_ops gc_provider_alibaba = {
 	.discover = ali_discover,
 	.create = ali_create,
 	.terminate = ali_terminate,
+	.set_expiry = ali_set_expiry,
 	.list_resources = ali_list_resources,
 	.import_keypair = ali_import_keypair,
 	.delete_keypair = ali_delete_keypair,

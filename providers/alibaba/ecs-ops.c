@@ -815,6 +815,68 @@ int ali_terminate(struct gc_provider *p, const char *const *ids, size_t n, struc
 						 "InvalidInstanceId.NotFound", err);
 }
 
+/* ---- expiry ------------------------------------------------------------------------------------ */
+
+/* TagResources / UntagResources take at most 50 ResourceId.N (ECS API reference). */
+#define ALI_TAG_BATCH 50
+
+/* The expires-at tag of ids, set (expires_at) or removed (0). */
+static int expiry_tags(struct gc_provider *p, const char *const *ids, size_t n, int64_t expires_at,
+		       struct gc_error *err)
+{
+	for (size_t i = 0; i < n; i += ALI_TAG_BATCH) {
+		struct gc_params params = GC_PARAMS_INIT;
+		struct gc_buf body;
+		char when[21];
+		int rc;
+
+		gc_params_add(&params, "ResourceType", "instance");
+		for (size_t k = i; k < n && k < i + ALI_TAG_BATCH; k++)
+			addf(&params, ids[k], "ResourceId.%zu", k - i + 1);
+		if (expires_at) {
+			gc_format_rfc3339(expires_at, when);
+			gc_params_add(&params, "Tag.1.Key", GC_TAG_EXPIRES_AT);
+			gc_params_add(&params, "Tag.1.Value", when);
+		} else {
+			gc_params_add(&params, "TagKey.1", GC_TAG_EXPIRES_AT);
+		}
+		rc = ali_ecs_call(p, expires_at ? "TagResources" : "UntagResources", &params, 0,
+				  false, &body, err);
+		gc_params_release(&params);
+		gc_buf_release(&body);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ECS's own timer, AutoReleaseTime, by ModifyInstanceAutoReleaseTime (one instance a call;
+ * without AutoReleaseTime it is cancelled), then the tag. */
+int ali_set_expiry(struct gc_provider *p, const char *const *ids, size_t n, int64_t expires_at,
+		   struct gc_error *err)
+{
+	char when[32];
+
+	if (expires_at && release_time(expires_at, when, err) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct gc_params params = GC_PARAMS_INIT;
+		struct gc_buf body;
+		int rc;
+
+		gc_params_add(&params, "InstanceId", ids[i]);
+		if (expires_at)
+			gc_params_add(&params, "AutoReleaseTime", when);
+		rc = ali_ecs_call(p, "ModifyInstanceAutoReleaseTime", &params, 0, false, &body,
+				  err);
+		gc_params_release(&params);
+		gc_buf_release(&body);
+		if (rc != 0)
+			return -1;
+	}
+	return expiry_tags(p, ids, n, expires_at, err);
+}
+
 /* ---- key pairs and security groups ------------------------------------------------------------ */
 
 static void push_resource(struct gc_resource_list *out, json_t *o, const char *id_key,

@@ -147,6 +147,8 @@ int ali_discover(struct gc_provider *p, const struct gc_discover_query *q,
 int ali_create(struct gc_provider *p, const struct gc_create_request *req,
 	       struct gc_instance_list *out, struct gc_error *err);
 int ali_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err);
+int ali_set_expiry(struct gc_provider *p, const char *const *ids, size_t n, int64_t expires_at,
+		   struct gc_error *err);
 int ali_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 		       const struct gc_tag_filter *tags, size_t n_tags,
 		       struct gc_resource_list *out, struct gc_error *err);

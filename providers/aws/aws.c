@@ -73,6 +73,7 @@ const struct gc_provider_ops gc_provider_aws = {
 	.discover = aws_discover,
 	.create = aws_create,
 	.terminate = aws_terminate,
+	.set_expiry = aws_set_expiry,
 	.list_resources = aws_list_resources,
 	.import_keypair = aws_import_keypair,
 	.delete_keypair = aws_delete_keypair,

@@ -95,7 +95,10 @@ static int bad_answer(struct gc_provider *p, enum tc_service svc, const char *ac
 	struct tc_driver *d = tc_driver(p);
 
 	return gc_error_set(err, GC_EBADRESPONSE, "cannot read the %s answer from '%s': %s", action,
-			    svc == TC_VPC ? d->vpc_host : d->cvm_host, what);
+			    svc == TC_VPC	    ? d->vpc_host
+				    : svc == TC_TAG ? d->tag_host
+						    : d->cvm_host,
+			    what);
 }
 
 /* ---- listings ------------------------------------------------------------------------------ */
@@ -1196,6 +1199,114 @@ int tc_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct
 out:
 	free(left);
 	return ret;
+}
+
+/* ---- expiry ------------------------------------------------------------------------------- */
+
+/* The Tag service's batch calls take at most 50 ResourceIds (Tag API reference,
+ * AttachResourcesTag). */
+#define TC_TAG_BATCH 50
+
+static json_t *ids_json(const char *const *ids, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_string(ids[i]));
+	return a;
+}
+
+/* One call whose answer is only a RequestId. */
+static int plain_call(struct gc_provider *p, enum tc_service svc, const char *action,
+		      json_t *params, struct gc_error *err)
+{
+	json_t *resp = NULL;
+	int rc = tc_call(p, svc, action, params, false, &resp, err);
+
+	json_decref(params);
+	json_decref(resp);
+	return rc;
+}
+
+/* CVM's own timer: the instances' pending (UNDO) timers go, then one for expires_at is
+ * imported (CVM API reference: DescribeInstancesActionTimer, DeleteInstancesActionTimer,
+ * ImportInstancesActionTimer). */
+static int move_timers(struct gc_provider *p, const char *const *ids, size_t n, int64_t expires_at,
+		       struct gc_error *err)
+{
+	json_t *params, *resp = NULL, *old = json_array(), *v;
+	char when[21];
+	size_t i;
+
+	params = json_pack("{s:o, s:[s]}", "InstanceIds", ids_json(ids, n), "StatusList", "UNDO");
+	if (tc_call(p, TC_CVM, "DescribeInstancesActionTimer", params, false, &resp, err) != 0)
+		goto fail;
+	json_array_foreach(json_object_get(resp, "ActionTimers"), i,
+			   v) if (gc_jstr(v, "ActionTimerId"))
+		json_array_append_new(old, json_string(gc_jstr(v, "ActionTimerId")));
+	json_decref(params);
+	json_decref(resp);
+	params = resp = NULL;
+	if (json_array_size(old) &&
+	    plain_call(p, TC_CVM, "DeleteInstancesActionTimer",
+		       json_pack("{s:O}", "ActionTimerIds", old), err) != 0)
+		goto fail;
+	json_decref(old);
+	if (!expires_at)
+		return 0;
+	gc_format_rfc3339(expires_at, when);
+	return plain_call(p, TC_CVM, "ImportInstancesActionTimer",
+			  json_pack("{s:o, s:{s:s, s:s}}", "InstanceIds", ids_json(ids, n),
+				    "ActionTimer", "TimerAction", "TerminateInstances",
+				    "ActionTime", when),
+			  err);
+fail:
+	json_decref(params);
+	json_decref(resp);
+	json_decref(old);
+	return -1;
+}
+
+/* The expires-at tag, by the Tag service: unbound (DetachResourcesTag), then bound to the
+ * new value (AttachResourcesTag), 50 instances a call. */
+static int move_tags(struct gc_provider *p, const char *const *ids, size_t n, int64_t expires_at,
+		     struct gc_error *err)
+{
+	char when[21];
+
+	gc_format_rfc3339(expires_at, when);
+	for (size_t i = 0; i < n; i += TC_TAG_BATCH) {
+		size_t k = n - i < TC_TAG_BATCH ? n - i : TC_TAG_BATCH;
+
+		if (plain_call(p, TC_TAG, "DetachResourcesTag",
+			       json_pack("{s:s, s:o, s:s, s:s, s:s}", "ServiceType", "cvm",
+					 "ResourceIds", ids_json(ids + i, k), "TagKey",
+					 GC_TAG_EXPIRES_AT, "ResourceRegion", p->region,
+					 "ResourcePrefix", "instance"),
+			       err) != 0)
+			return -1;
+		if (expires_at &&
+		    plain_call(p, TC_TAG, "AttachResourcesTag",
+			       json_pack("{s:s, s:o, s:s, s:s, s:s, s:s}", "ServiceType", "cvm",
+					 "ResourceIds", ids_json(ids + i, k), "TagKey",
+					 GC_TAG_EXPIRES_AT, "TagValue", when, "ResourceRegion",
+					 p->region, "ResourcePrefix", "instance"),
+			       err) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int tc_set_expiry(struct gc_provider *p, const char *const *ids, size_t n, int64_t expires_at,
+		  struct gc_error *err)
+{
+	if (expires_at && expires_at < (int64_t)time(NULL) + TC_TIMER_LEAD_S)
+		return gc_error_set(err, GC_EINVALID,
+				    "the expiry time is less than 5 minutes away, and CVM's "
+				    "termination timer needs at least that");
+	if (n == 0)
+		return 0;
+	return move_timers(p, ids, n, expires_at, err) ? -1 : move_tags(p, ids, n, expires_at, err);
 }
 
 /* ---- key pairs ----------------------------------------------------------------------------- */

@@ -116,9 +116,9 @@ static int tc_sign_hook(struct gc_provider *p, const struct gc_driver_request *r
 	in.secret_key = d->creds.secret_key;
 	in.token = d->creds.token;
 	in.timestamp = (int64_t)time(NULL);
-	in.service = c->svc == TC_VPC ? "vpc" : "cvm";
+	in.service = c->svc == TC_VPC ? "vpc" : c->svc == TC_TAG ? "tag" : "cvm";
 	in.action = req->action;
-	in.version = TC_API_VERSION;
+	in.version = c->svc == TC_TAG ? TC_TAG_VERSION : TC_API_VERSION;
 	in.region = p->region;
 	if (tc_sign(&sig, &sr, &in, err) != 0) {
 		gc_params_release(&headers);
@@ -239,8 +239,8 @@ int tc_call(struct gc_provider *p, enum tc_service svc, const char *action, json
 	}
 	memset(&c, 0, sizeof(c));
 	c.svc = svc;
-	c.url = svc == TC_VPC ? d->vpc_url : d->cvm_url;
-	c.host = svc == TC_VPC ? d->vpc_host : d->cvm_host;
+	c.url = svc == TC_VPC ? d->vpc_url : svc == TC_TAG ? d->tag_url : d->cvm_url;
+	c.host = svc == TC_VPC ? d->vpc_host : svc == TC_TAG ? d->tag_host : d->cvm_host;
 	c.body = body;
 	c.body_len = strlen(body);
 	c.out = out;

@@ -24,7 +24,8 @@
 #include "core/urlenc.h"
 #include "providers/tencent/creds.h"
 
-#define TC_API_VERSION	    "2017-03-12"       /* CVM and VPC alike */
+#define TC_API_VERSION	    "2017-03-12" /* CVM and VPC alike */
+#define TC_TAG_VERSION	    "2018-08-13"
 #define TC_MAX_RESPONSE	    ((size_t)16 << 20) /* a DescribeInstances page of 100 is ~300 KiB */
 #define TC_MAX_REQUEST	    ((size_t)1 << 20)  /* TC3 POSTs may be 10 MB; ours are small */
 #define TC_CREATE_BATCH	    100
@@ -56,6 +57,7 @@ struct tc_driver {
 	struct tc_creds creds;
 	char *cvm_url, *cvm_host; /* the endpoint and its authority (the Host header) */
 	char *vpc_url, *vpc_host;
+	char *tag_url, *tag_host; /* the Tag service (2018-08-13), for tags set after launch */
 
 	/* caches, for the life of the driver */
 	struct tc_image *images;
@@ -96,6 +98,7 @@ extern const struct gc_driver_hooks tc_hooks;
 enum tc_service {
 	TC_CVM,
 	TC_VPC,
+	TC_TAG, /* tag.tencentcloudapi.com, version TC_TAG_VERSION */
 };
 
 /* Calls action with params (a JSON object; NULL: {}) through the pipeline (unsafe and
@@ -114,6 +117,8 @@ int tc_discover(struct gc_provider *p, const struct gc_discover_query *q,
 int tc_create(struct gc_provider *p, const struct gc_create_request *req,
 	      struct gc_instance_list *out, struct gc_error *err);
 int tc_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err);
+int tc_set_expiry(struct gc_provider *p, const char *const *ids, size_t n, int64_t expires_at,
+		  struct gc_error *err);
 int tc_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 		      const struct gc_tag_filter *tags, size_t n_tags, struct gc_resource_list *out,
 		      struct gc_error *err);

@@ -25,6 +25,8 @@ void tc_driver_close(struct gc_provider *p)
 	free(d->cvm_host);
 	free(d->vpc_url);
 	free(d->vpc_host);
+	free(d->tag_url);
+	free(d->tag_host);
 	for (size_t i = 0; i < d->n_images; i++) {
 		free(d->images[i].id);
 		free(d->images[i].name);
@@ -95,14 +97,18 @@ int tc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 		if (endpoint_url(&d->cvm_url, cfg->endpoint, err) != 0)
 			return -1;
 		d->vpc_url = gc_xstrdup(d->cvm_url);
+		d->tag_url = gc_xstrdup(d->cvm_url);
 		d->base.endpoint = gc_xstrdup(d->cvm_url);
 	} else {
 		d->cvm_url = gc_xasprintf("https://cvm.%s.tencentcloudapi.com", p->region);
 		d->vpc_url = gc_xasprintf("https://vpc.%s.tencentcloudapi.com", p->region);
+		d->tag_url =
+			gc_xstrdup("https://tag.tencentcloudapi.com"); /* one for all regions */
 	}
 	d->cvm_host = gc_driver_url_host(d->cvm_url);
 	d->vpc_host = gc_driver_url_host(d->vpc_url);
-	if (!d->cvm_host || !d->vpc_host)
+	d->tag_host = gc_driver_url_host(d->tag_url);
+	if (!d->cvm_host || !d->vpc_host || !d->tag_host)
 		return gc_error_set(err, GC_EINVALID, "endpoint '%s' has no host", d->cvm_url);
 	if (site_currency(p, d, err) != 0 || gc_driver_resolve_creds(p, err) != 0)
 		return -1;
@@ -115,8 +121,8 @@ int tc_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 const struct gc_provider_ops gc_provider_tencent = {
 	.name = "tencent",
 	.facts = &tc_facts,
-	.caps = GC_CAP_SPOT | GC_CAP_SPOT_MAX_PRICE | GC_CAP_CLOUD_TTL | GC_CAP_CLIENT_TOKEN |
-		GC_CAP_PRICE,
+	.caps = GC_CAP_SPOT | GC_CAP_SPOT_MAX_PRICE | GC_CAP_CLOUD_TTL | GC_CAP_TTL_MOVES |
+		GC_CAP_CLIENT_TOKEN | GC_CAP_PRICE,
 	.max_create_batch = TC_CREATE_BATCH,
 	.max_terminate_batch = TC_TERMINATE_BATCH,
 	.client_token_max = TC_CLIENT_TOKEN_MAX,
@@ -125,6 +131,7 @@ const struct gc_provider_ops gc_provider_tencent = {
 	.discover = tc_discover,
 	.create = tc_create,
 	.terminate = tc_terminate,
+	.set_expiry = tc_set_expiry,
 	.list_resources = tc_list_resources,
 	.import_keypair = tc_import_keypair,
 	.delete_keypair = tc_delete_keypair,

@@ -157,27 +157,34 @@ static int run_spot(struct ecs_call *c, struct run_args *r)
 	return 0;
 }
 
-static int run_release_time(struct ecs_call *c, struct run_args *r)
+/* AutoReleaseTime (RunInstances, ModifyInstanceAutoReleaseTime): *out 0 when absent. */
+static int release_time(struct ecs_call *c, const char **text, int64_t *out)
 {
 	int64_t t, now = sim_world_wall(c->sim->world);
 
-	r->release = ecs_get(c, "AutoReleaseTime");
-	if (!r->release)
+	*out = 0;
+	*text = ecs_get(c, "AutoReleaseTime");
+	if (!*text)
 		return 0;
-	if (ecs_parse_time(r->release, &t) || strlen(r->release) != 20)
+	if (ecs_parse_time(*text, &t) || strlen(*text) != 20)
 		return ecs_fail(
 			c, 400, "InvalidAutoReleaseTime.Malformed",
 			"The specified parameter AutoReleaseTime is not valid: '%s' (expected "
 			"yyyy-MM-ddTHH:mm:ssZ in UTC).",
-			r->release);
+			*text);
 	t -= t % 60; /* ECS takes the start of the minute when ss is not 00 */
 	if (t < now + 30 * 60 || t > now + THREE_YEARS_S)
 		return ecs_fail(
 			c, 400, "InvalidAutoReleaseTime.Malformed",
 			"The specified parameter AutoReleaseTime is not valid: it must be at "
 			"least 30 minutes and at most three years after the current time.");
-	r->release_at = t;
+	*out = t;
 	return 0;
+}
+
+static int run_release_time(struct ecs_call *c, struct run_args *r)
+{
+	return release_time(c, &r->release, &r->release_at);
 }
 
 /*
@@ -677,6 +684,27 @@ static int delete_instance(struct ecs_call *c)
 	return rc;
 }
 
+/* --- ModifyInstanceAutoReleaseTime ----------------------------------------------------------- */
+
+/* Sets, moves or (without AutoReleaseTime) cancels one instance's release timer
+ * (https://www.alibabacloud.com/help/en/ecs/developer-reference/api-ecs-2014-05-26-modifyinstanceautoreleasetime). */
+static int modify_release_time(struct ecs_call *c)
+{
+	const char *id, *text;
+	struct sim_instance *inst;
+	int64_t at;
+
+	if (ecs_need(c, "InstanceId", &id))
+		return -1;
+	if (!(inst = find_instance(c, id)))
+		return not_found(c, id);
+	if (release_time(c, &text, &at))
+		return -1;
+	inst->release_at_wall = at;
+	c->out = json_object();
+	return 0;
+}
+
 /* --- GetInstanceConsoleOutput ------------------------------------------------------------ */
 
 static int console_output(struct ecs_call *c)
@@ -803,6 +831,13 @@ static const struct ecs_param delete_one_params[] = {
 	{ NULL, 0 },
 };
 
+static const struct ecs_param release_params[] = {
+	{ "RegionId", 0 },
+	{ "InstanceId", 0 },
+	{ "AutoReleaseTime", 0 },
+	{ NULL, 0 },
+};
+
 static const struct ecs_param console_params[] = {
 	{ "RegionId", 0 },
 	{ "InstanceId", 0 },
@@ -816,5 +851,6 @@ const struct ecs_action ecs_instance_actions[] = {
 	{ "DeleteInstances", delete_instances, delete_params, true },
 	{ "DeleteInstance", delete_instance, delete_one_params, false },
 	{ "GetInstanceConsoleOutput", console_output, console_params, true },
+	{ "ModifyInstanceAutoReleaseTime", modify_release_time, release_params, false },
 	{ NULL, NULL, NULL, false },
 };

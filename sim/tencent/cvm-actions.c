@@ -142,6 +142,21 @@ static const struct tc_field s_describe[] = {
 	{ "Limit", TC_INT, NULL },
 	{ NULL, 0, NULL },
 };
+static const struct tc_field s_timers[] = {
+	{ "InstanceIds", TC_ARR_STR, NULL }, { "ActionTimerIds", TC_ARR_STR, NULL },
+	{ "TimerAction", TC_STR, NULL },     { "StatusList", TC_ARR_STR, NULL },
+	{ "StartActionTime", TC_STR, NULL }, { "EndActionTime", TC_STR, NULL },
+	{ "ActionTimer", TC_OBJ, f_timer },  { NULL, 0, NULL },
+};
+static const struct tc_field s_resources_tag[] = {
+	{ "ServiceType", TC_STR, NULL },
+	{ "ResourceIds", TC_ARR_STR, NULL },
+	{ "TagKey", TC_STR, NULL },
+	{ "TagValue", TC_STR, NULL },
+	{ "ResourceRegion", TC_STR, NULL },
+	{ "ResourcePrefix", TC_STR, NULL },
+	{ NULL, 0, NULL },
+};
 static const struct tc_field s_terminate[] = {
 	{ "InstanceIds", TC_ARR_STR, NULL },
 	{ "ReleaseAddress", TC_BOOL, NULL },
@@ -774,6 +789,195 @@ static int terminate_instances(struct tc_call *c)
 	return 0;
 }
 
+/* --- timers (DescribeInstancesActionTimer, DeleteInstancesActionTimer, ImportInstancesActionTimer)
+ *
+ * An instance holds at most one timer here (the launch's, or one imported since): its id is
+ * derived from the instance's, and it is UNDO until it fires. */
+
+static void timer_id(const struct sim_instance *inst, char out[64])
+{
+	snprintf(out, 64, "tmr-%s", inst->id + (gc_starts_with(inst->id, "ins-") ? 4 : 0));
+}
+
+/* The instances named by key (an array of ids), each existing; *out is allocated. */
+static int named_instances(struct tc_call *c, const char *key, size_t max,
+			   struct sim_instance ***out, size_t *n_out)
+{
+	json_t *ids = tc_get(c, key);
+	size_t n = json_array_size(ids);
+
+	*out = NULL;
+	*n_out = 0;
+	if (!n)
+		return tc_fail(c, "MissingParameter",
+			       "The request is missing a required parameter `%s`.", key);
+	if (n > max)
+		return tc_fail(c, "InvalidParameterValue.LimitExceeded",
+			       "At most %zu %s are allowed.", max, key);
+	*out = gc_xcalloc(n, sizeof(**out));
+	for (size_t i = 0; i < n; i++) {
+		const char *id = json_string_value(json_array_get(ids, i));
+
+		if (!((*out)[i] = find_instance(c, id))) {
+			free(*out);
+			*out = NULL;
+			return tc_fail(c, "InvalidInstanceId.NotFound",
+				       "The instance `%s` does not exist.", id ? id : "");
+		}
+	}
+	*n_out = n;
+	return 0;
+}
+
+static int describe_timers(struct tc_call *c)
+{
+	struct sim_instance **insts;
+	json_t *list = json_array();
+	size_t n;
+
+	if (named_instances(c, "InstanceIds", 100, &insts, &n)) {
+		json_decref(list);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char id[64], when[32];
+
+		if (!insts[i]->release_at_wall)
+			continue;
+		timer_id(insts[i], id);
+		tc_format_time(insts[i]->release_at_wall, true, when);
+		json_array_append_new(list,
+				      json_pack("{s:s, s:s, s:s, s:s, s:s}", "TimerAction",
+						"TerminateInstances", "ActionTime", when,
+						"ActionTimerId", id, "Status", "UNDO", "InstanceId",
+						insts[i]->id));
+	}
+	free(insts);
+	c->out = json_pack("{s:o}", "ActionTimers", list);
+	return 0;
+}
+
+static int delete_timers(struct tc_call *c)
+{
+	json_t *ids = tc_get(c, "ActionTimerIds"), *v;
+	size_t i;
+
+	if (!json_array_size(ids))
+		return tc_fail(c, "MissingParameter",
+			       "The request is missing a required parameter `ActionTimerIds`.");
+	json_array_foreach(ids, i, v)
+	{
+		const char *tid = json_string_value(v);
+		struct sim_instance *inst = NULL;
+		char want[64];
+
+		if (tid && gc_starts_with(tid, "tmr-")) {
+			char *iid = gc_xasprintf("ins-%s", tid + 4);
+
+			inst = find_instance(c, iid);
+			free(iid);
+		}
+		if (inst)
+			timer_id(inst, want);
+		if (!inst || !inst->release_at_wall || strcmp(want, tid))
+			return tc_fail(c, "InvalidParameterValue.InvalidActionTimerId",
+				       "The action timer `%s` does not exist or has run.",
+				       tid ? tid : "");
+	}
+	json_array_foreach(ids, i, v)
+	{
+		char *iid = gc_xasprintf("ins-%s", json_string_value(v) + 4);
+
+		find_instance(c, iid)->release_at_wall = 0;
+		free(iid);
+	}
+	c->out = json_object();
+	return 0;
+}
+
+static int import_timers(struct tc_call *c)
+{
+	struct sim_instance **insts;
+	struct launch l;
+	json_t *list;
+	size_t n;
+
+	memset(&l, 0, sizeof(l));
+	if (!tc_get(c, "ActionTimer"))
+		return tc_fail(c, "MissingParameter",
+			       "The request is missing a required parameter `ActionTimer`.");
+	if (parse_timer(c, &l) || named_instances(c, "InstanceIds", 100, &insts, &n))
+		return -1;
+	list = json_array();
+	for (size_t i = 0; i < n; i++) {
+		char id[64];
+
+		insts[i]->release_at_wall = l.release_at;
+		timer_id(insts[i], id);
+		json_array_append_new(list, json_string(id));
+	}
+	free(insts);
+	c->out = json_pack("{s:o}", "ActionTimerIds", list);
+	return 0;
+}
+
+/* --- the Tag service (2018-08-13): AttachResourcesTag, DetachResourcesTag on CVM instances */
+
+static int resources_tag(struct tc_call *c, bool attach)
+{
+	const char *svc, *prefix, *region, *key, *value = NULL;
+	json_t *ids = tc_get(c, "ResourceIds");
+	struct sim_instance **insts;
+	size_t n = json_array_size(ids);
+
+	if (tc_need_str(c, "ServiceType", &svc) || tc_need_str(c, "TagKey", &key) ||
+	    tc_need_str(c, "ResourceRegion", &region) ||
+	    tc_need_str(c, "ResourcePrefix", &prefix) ||
+	    (attach && tc_need_str(c, "TagValue", &value)))
+		return -1;
+	if (strcmp(svc, "cvm") || strcmp(prefix, "instance"))
+		return tc_fail(
+			c, "InvalidParameterValue.ResourceDescriptionError",
+			"Only ServiceType `cvm` with ResourcePrefix `instance` is modelled.");
+	if (!n)
+		return tc_fail(c, "MissingParameter",
+			       "The request is missing a required parameter `ResourceIds`.");
+	if (n > 50)
+		return tc_fail(c, "InvalidParameterValue.ResourceIdsLimitExceeded",
+			       "At most 50 ResourceIds are allowed.");
+	insts = gc_xcalloc(n, sizeof(*insts));
+	for (size_t i = 0; i < n; i++) {
+		const char *id = json_string_value(json_array_get(ids, i));
+
+		insts[i] = sim_world_instance(c->sim->world, SIM_TENCENT, id ? id : "");
+		if (!insts[i] || insts[i]->state == SIM_TERMINATED ||
+		    strcmp(insts[i]->region, region)) {
+			free(insts);
+			return tc_fail(c, "ResourceNotFound", "The resource `%s` does not exist.",
+				       id ? id : "");
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (attach)
+			sim_tags_set(&insts[i]->tags, key, value);
+		else
+			sim_tags_remove(&insts[i]->tags, key);
+	}
+	free(insts);
+	c->out = json_object();
+	return 0;
+}
+
+static int attach_tag(struct tc_call *c)
+{
+	return resources_tag(c, true);
+}
+
+static int detach_tag(struct tc_call *c)
+{
+	return resources_tag(c, false);
+}
+
 /* --- key pairs -------------------------------------------------------------------------------- */
 
 /* The "type base64" part of an OpenSSH public-key line, for duplicate detection. */
@@ -1145,5 +1349,15 @@ const struct tc_action tc_cvm_actions[] = {
 	  true },
 	{ "DescribeZones", describe_zones, s_empty, true },
 	{ "DescribeRegions", describe_regions, s_empty, false },
+	{ "DescribeInstancesActionTimer", describe_timers, s_timers, true },
+	{ "DeleteInstancesActionTimer", delete_timers, s_timers, true },
+	{ "ImportInstancesActionTimer", import_timers, s_timers, true },
+	{ NULL, NULL, NULL, false },
+};
+
+/* The Tag service shares STS's version (2018-08-13); cvm.c looks both tables up. */
+const struct tc_action tc_tag_actions[] = {
+	{ "AttachResourcesTag", attach_tag, s_resources_tag, false },
+	{ "DetachResourcesTag", detach_tag, s_resources_tag, false },
 	{ NULL, NULL, NULL, false },
 };

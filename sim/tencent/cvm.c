@@ -616,6 +616,9 @@ static const struct tc_action *find_action(const char *name, bool sts)
 	for (const struct tc_action *a = tc_sts_actions; sts && a->name; a++)
 		if (!strcmp(a->name, name))
 			return a;
+	for (const struct tc_action *a = tc_tag_actions; sts && a->name; a++)
+		if (!strcmp(a->name, name))
+			return a;
 	if (sts)
 		return NULL;
 	for (const struct tc_action *a = tc_cvm_actions; a->name; a++)

@@ -68,6 +68,8 @@ extern const struct tc_action tc_vpc_actions[];
 /* STS 2018-08-13 (sts.c), told apart by the version; its AssumeRoleWithWebIdentity comes
  * unsigned (Authorization: SKIP) */
 extern const struct tc_action tc_sts_actions[];
+/* The Tag service, also 2018-08-13 (cvm-actions.c) */
+extern const struct tc_action tc_tag_actions[];
 #define TC_STS_VERSION "2018-08-13"
 
 /* The identity provider the emulator's Tencent account has for its OIDC issuer. */

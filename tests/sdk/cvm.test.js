@@ -198,6 +198,36 @@ test('ClientToken replay returns the same ids; other params are refused', async 
 	assert.match(err.message, /ClientToken/, 'the message names the ClientToken');
 });
 
+// what gpucluster sends when lifecycle.ttl changes: CVM's timers replaced, and the
+// expires-at tag moved through the Tag service (2018-08-13, which shares STS's version)
+test('ActionTimer describe/delete/import and the Tag service move an expiry', async () => {
+	const when = new Date(Date.now() + 4 * 3600e3).toISOString().replace(/\.\d+Z$/, 'Z');
+	const imp = await cvm.ImportInstancesActionTimer({
+		InstanceIds: batchB, ActionTimer: { TimerAction: 'TerminateInstances', ActionTime: when },
+	});
+	assert.equal(imp.ActionTimerIds.length, batchB.length);
+	const d = await cvm.DescribeInstancesActionTimer({ InstanceIds: batchB, StatusList: ['UNDO'] });
+	assert.equal(d.ActionTimers.length, batchB.length);
+	for (const t of d.ActionTimers) {
+		assert.ok(batchB.includes(t.InstanceId));
+		assert.equal(t.ActionTime, when);
+		assert.equal(t.TimerAction, 'TerminateInstances');
+	}
+	await cvm.DeleteInstancesActionTimer({ ActionTimerIds: d.ActionTimers.map((t) => t.ActionTimerId) });
+	const none = await cvm.DescribeInstancesActionTimer({ InstanceIds: batchB });
+	assert.equal(none.ActionTimers.length, 0);
+
+	const tag = new CommonClient('tag.tencentcloudapi.com', '2018-08-13', config());
+	const res = { ServiceType: 'cvm', ResourceIds: batchB, ResourceRegion: REGION,
+		      ResourcePrefix: 'instance', TagKey: 'gpucluster:expires-at' };
+	await tag.request('AttachResourcesTag', { ...res, TagValue: when });
+	for (const i of (await describeIds(batchB)).values())
+		assert.equal(i.Tags.find((t) => t.Key === 'gpucluster:expires-at').Value, when);
+	await tag.request('DetachResourcesTag', res);
+	for (const i of (await describeIds(batchB)).values())
+		assert.equal(i.Tags.find((t) => t.Key === 'gpucluster:expires-at'), undefined);
+});
+
 test('TerminateInstances and the instances go away', async () => {
 	const ids = [...batchA, ...batchB, ...others];
 	const r = await cvm.TerminateInstances({ InstanceIds: ids });
@@ -429,7 +459,9 @@ test('request log is well-formed', () => {
 			 'RunInstances',
 			 'DescribeInstances', 'TerminateInstances', 'ImportKeyPair', 'DescribeKeyPairs',
 			 'DeleteKeyPairs', 'DescribeInstanceTypeConfigs', 'DescribeImages',
-			 'InquiryPriceRunInstances'],
+			 'InquiryPriceRunInstances', 'ImportInstancesActionTimer',
+			 'DescribeInstancesActionTimer', 'DeleteInstancesActionTimer', 'AttachResourcesTag',
+			 'DetachResourcesTag'],
 			['AuthFailure.SignatureFailure', 'AuthFailure.SecretIdNotFound', 'RequestLimitExceeded',
 			 'ResourceInsufficient.SpecifiedInstanceType']);
 });

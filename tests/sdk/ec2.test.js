@@ -18,6 +18,7 @@ const {
 	DescribeSecurityGroupsCommand, DeleteSecurityGroupCommand, DescribeInstanceTypesCommand,
 	RevokeSecurityGroupIngressCommand,
 	DescribeImagesCommand, DescribeSpotPriceHistoryCommand, paginateDescribeInstances,
+	CreateTagsCommand, DeleteTagsCommand,
 } = ec2sdk;
 
 const REGION = 'us-east-1';
@@ -176,6 +177,21 @@ test('ClientToken replay returns the same instances; other params mismatch', asy
 				 ImageId: IMAGE, InstanceType: 'g5.2xlarge', MinCount: 7, MaxCount: 7,
 				 ClientToken: token, Placement: { AvailabilityZone: 'us-east-1b' },
 			 })), 400);
+});
+
+test('CreateTags and DeleteTags move the expires-at tag of running instances', async () => {
+	const expiry = (m) => [...m.values()].map((i) =>
+		(i.Tags || []).find((t) => t.Key === 'gpucluster:expires-at'));
+	await ec2.send(new CreateTagsCommand({
+		Resources: batchA, Tags: [{ Key: 'gpucluster:expires-at', Value: '2031-01-01T04:00:00Z' }],
+	}));
+	for (const t of expiry(await describeByIds(batchA)))
+		assert.equal(t && t.Value, '2031-01-01T04:00:00Z');
+	await ec2.send(new DeleteTagsCommand({
+		Resources: batchA, Tags: [{ Key: 'gpucluster:expires-at' }],
+	}));
+	for (const t of expiry(await describeByIds(batchA)))
+		assert.equal(t, undefined);
 });
 
 test('TerminateInstances and the instances go to terminated', async () => {
@@ -515,7 +531,8 @@ test('request log is well-formed', () => {
 	checkRequestLog(sim, 'aws',
 			['RunInstances', 'DescribeInstances', 'TerminateInstances', 'ImportKeyPair',
 			 'CreateSecurityGroup', 'AuthorizeSecurityGroupIngress',
-			 'RevokeSecurityGroupIngress', 'DescribeInstanceTypes', 'DescribeImages', 'DescribeSpotPriceHistory'],
+			 'RevokeSecurityGroupIngress', 'DescribeInstanceTypes', 'DescribeImages', 'DescribeSpotPriceHistory',
+			 'CreateTags', 'DeleteTags'],
 			['IdempotentParameterMismatch', 'InvalidKeyPair.Duplicate', 'RequestLimitExceeded',
 			 'InsufficientInstanceCapacity', 'AuthFailure']);
 });

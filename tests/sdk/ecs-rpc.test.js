@@ -202,6 +202,32 @@ test('openapi-core with signatureAlgorithm v2 (Format=json, POST, query params)'
 	assert.equal(t.body.instanceTypes.instanceType[0].GPUMemorySize, 16);
 });
 
+// what gpucluster sends when lifecycle.ttl changes: AutoReleaseTime moved (one instance a
+// call, cancelled without it) and the expires-at tag moved
+test('ModifyInstanceAutoReleaseTime and TagResources/UntagResources move an expiry',
+     async () => {
+	const at = new Date(Date.now() + 4 * 3600e3);
+	at.setUTCSeconds(0, 0);
+	const when = at.toISOString().replace(/\.\d+Z$/, 'Z');
+	const id = batchA[0];
+	await pop.request('ModifyInstanceAutoReleaseTime',
+			  { RegionId: REGION, InstanceId: id, AutoReleaseTime: when }, POST);
+	assert.equal((await describeIds([id])).get(id).AutoReleaseTime, when);
+	await pop.request('ModifyInstanceAutoReleaseTime', { RegionId: REGION, InstanceId: id }, GET);
+	assert.ok(!(await describeIds([id])).get(id).AutoReleaseTime);
+
+	const tags = () => describeIds(batchA).then((m) => [...m.values()].map((i) =>
+		((i.Tags && i.Tags.Tag) || []).find((t) => t.TagKey === 'gpucluster:expires-at')));
+	await pop.request('TagResources', { RegionId: REGION, ResourceType: 'instance',
+		ResourceId: batchA, Tag: [{ Key: 'gpucluster:expires-at', Value: when }] }, POST);
+	for (const t of await tags())
+		assert.equal(t && t.TagValue, when);
+	await pop.request('UntagResources', { RegionId: REGION, ResourceType: 'instance',
+		ResourceId: batchA, TagKey: ['gpucluster:expires-at'] }, POST);
+	for (const t of await tags())
+		assert.equal(t, undefined);
+});
+
 test('DeleteInstances and the instances go away; DeleteSecurityGroup', async () => {
 	const ids = [...batchA, ...batchB];
 	await pop.request('DeleteInstances', { RegionId: REGION, InstanceId: ids, Force: true }, POST);
@@ -354,7 +380,8 @@ test('request log is well-formed', () => {
 	checkRequestLog(sim, 'alibaba',
 			['CreateSecurityGroup', 'AuthorizeSecurityGroup', 'RunInstances',
 			 'DescribeInstances', 'DeleteInstances', 'ImportKeyPair', 'DescribeKeyPairs',
-			 'DeleteKeyPairs', 'DescribeInstanceTypes', 'DescribeImages', 'DescribePrice'],
+			 'DeleteKeyPairs', 'DescribeInstanceTypes', 'DescribeImages', 'DescribePrice',
+			 'ModifyInstanceAutoReleaseTime', 'TagResources', 'UntagResources'],
 			['IdempotentParameterMismatch', 'SignatureDoesNotMatch',
 			 'InvalidAccessKeyId.NotFound', 'OperationDenied.NoStock']);
 });

@@ -9,7 +9,7 @@
  * Covered: discover with tag filters over pages (1200 instances, with the emulator's own
  * rate limits on and never met); client-token replay and mismatch; a lost answer retried
  * without a duplicate, and not retried without a token; terminate with ids already gone
- * or malformed; key pairs and security groups found by tag, adopted on a re-run, refused
+ * or malformed; an expiry moved and cleared in place (tag and timer); key pairs and security groups found by tag, adopted on a re-run, refused
  * when foreign, a group in use waited on, a group's rules reconciled (missing added,
  * ours unwanted revoked, foreign kept); image aliases and literal ids; type facts and
  * prices, cached; zones, regions, the console output capability and its host key block;
@@ -249,6 +249,68 @@ static void test_terminate_gone(void **state)
 		assert_int_equal(gc_provider_terminate(prov, ids, 1, &err), -1);
 		assert_int_equal(err.code, GC_EINVALID);
 		assert_string_equal(err.cloud_code, drv->malformed_code);
+	}
+	gc_instance_list_release(&got);
+}
+
+/* ---- expiry --------------------------------------------------------------------------------- */
+
+/* The expires-at tag and the cloud's timer of one instance, as the emulator holds them. */
+static void world_expiry(const char *id, char tag[32], int64_t *timer)
+{
+	const struct sim_instance *inst;
+	const char *v;
+
+	sim_world_lock(sim.world);
+	inst = sim_world_instance(sim.world, drv->frontend, id);
+	v = sim_tags_get(&inst->tags, GC_TAG_EXPIRES_AT);
+	snprintf(tag, 32, "%s", v ? v : "");
+	*timer = inst->release_at_wall;
+	sim_world_unlock(sim.world);
+}
+
+/* set_expiry moves the tag of running instances in place, and the cloud's timer where it
+ * moves (GC_CAP_TTL_MOVES); 0 clears both. */
+static void test_set_expiry(void **state)
+{
+	struct gc_create_request r = launch_req(2, "gc-expiry");
+	struct gc_instance_list got;
+	const char *ids[2];
+	struct gc_error err;
+	int64_t when = ((int64_t)time(NULL) / 60 + 3 * 60) * 60, timer;
+	char want[21], tag[32];
+	bool moves = prov->ops->caps & GC_CAP_TTL_MOVES;
+
+	(void)state;
+	gc_instance_list_init(&got);
+	gc_error_init(&err);
+	launch_ok(&r, &got);
+	advance_ms(2000);
+	ids[0] = got.items[0].id;
+	ids[1] = got.items[1].id;
+	gc_format_rfc3339(when, want);
+	assert_int_equal(gc_provider_set_expiry(prov, ids, 2, when, &err), 0);
+	for (size_t i = 0; i < 2; i++) {
+		world_expiry(ids[i], tag, &timer);
+		assert_string_equal(tag, want);
+		if (moves)
+			assert_int_equal(timer, when);
+		assert_int_equal(world_state(ids[i]), SIM_RUNNING);
+	}
+	/* moved again (a timer already there is replaced), then cleared */
+	when += 3600;
+	gc_format_rfc3339(when, want);
+	assert_int_equal(gc_provider_set_expiry(prov, ids, 2, when, &err), 0);
+	world_expiry(ids[1], tag, &timer);
+	assert_string_equal(tag, want);
+	if (moves)
+		assert_int_equal(timer, when);
+	assert_int_equal(gc_provider_set_expiry(prov, ids, 2, 0, &err), 0);
+	for (size_t i = 0; i < 2; i++) {
+		world_expiry(ids[i], tag, &timer);
+		assert_string_equal(tag, "");
+		if (moves)
+			assert_int_equal(timer, 0);
 	}
 	gc_instance_list_release(&got);
 }
@@ -1029,6 +1091,7 @@ int main(int argc, char **argv)
 		CASE(test_client_token),
 		CASE(test_lost_answer),
 		CASE(test_terminate_gone),
+		CASE(test_set_expiry), /* issue 18 */
 		CASE(test_keypairs),
 		CASE(test_secgroups),
 		CASE(test_secgroup_rules), /* issue 19 */

@@ -1334,8 +1334,7 @@ static void test_same_zone_pins_batches(void **state)
 	assert_string_equal(F.log[3].zone, "z-b");
 	gc_engine_report_release(&rep);
 
-	/* grown later, with z-b out of t1: the group stays in z-b with the next type,
-	 * although z-a has t2 */
+	/* grown later, with z-b out of t1: the group runs t1 and does not mix in t2 */
 	up(t,
 	   HEAD "  - name: workers\n"
 		"    count: 8\n"
@@ -1343,6 +1342,24 @@ static void test_same_zone_pins_batches(void **state)
 		"    zones: [z-a, z-b]\n"
 		"    placement: same-zone\n");
 	F.caps[F.n_caps++] = (struct cap_rule){ "z-b", "t1", false };
+	reset_calls();
+	assert_int_equal(apply(t, &rep, &err), -1);
+	assert_int_equal(err.code, GC_ECAPACITY);
+	assert_non_null(strstr(err.message,
+			       "does not mix in the others of instance_types "
+			       "(set mixed_types: true to allow it)"));
+	for (size_t i = 0; i < F.n_log; i++)
+		assert_string_equal(F.log[i].type, "t1");
+	gc_engine_report_release(&rep);
+
+	/* with mixed_types: the group stays in z-b with the next type, although z-a has t2 */
+	up(t,
+	   HEAD "  - name: workers\n"
+		"    count: 8\n"
+		"    instance_types: [t1, t2]\n"
+		"    zones: [z-a, z-b]\n"
+		"    placement: same-zone\n"
+		"    mixed_types: true\n");
 	reset_calls();
 	assert_int_equal(apply(t, &rep, &err), 0);
 	assert_int_equal(F.n_log, 2);

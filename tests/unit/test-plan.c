@@ -148,15 +148,30 @@ static struct gc_instance *add(struct fx *f, const char *id, const char *group, 
 	return inst;
 }
 
+/* A current node as an apply under the spec's TTL leaves it: launched within the TTL
+ * (launch is then seconds after NOW - 1h, so the order of launches stays) and tagged with
+ * launch time + ttl. */
+static struct gc_instance *current(struct fx *f, struct gc_instance *inst)
+{
+	char when[21];
+
+	if (!f->spec->lifecycle.ttl_s || !inst->launch_time)
+		return inst;
+	inst->launch_time += NOW - 3600;
+	gc_format_rfc3339(inst->launch_time + (int64_t)f->spec->lifecycle.ttl_s, when);
+	gc_instance_set_tag(inst, GC_TAG_EXPIRES_AT, when);
+	return inst;
+}
+
 /* A running, current worker. */
 static struct gc_instance *worker(struct fx *f, const char *id, int64_t launch)
 {
-	return add(f, id, "workers", f->workers, GC_STATE_RUNNING, "g5.xlarge", launch);
+	return current(f, add(f, id, "workers", f->workers, GC_STATE_RUNNING, "g5.xlarge", launch));
 }
 
 static struct gc_instance *head(struct fx *f, const char *id)
 {
-	return add(f, id, "head", f->head, GC_STATE_RUNNING, "m5.large", 1000);
+	return current(f, add(f, id, "head", f->head, GC_STATE_RUNNING, "m5.large", 1000));
 }
 
 static int build(struct fx *f)
@@ -1073,6 +1088,173 @@ static void test_price_needs(void **state)
 	fx_release(&f);
 }
 
+/* spec_fmt (2 workers, no limit) with "ttl: 12h" replaced by ttl ("" leaves it out) and
+ * extra lines appended to the workers' group. */
+static void fx_init_ttl(struct fx *f, const char *ttl, const char *workers_extra)
+{
+	char text[1024], *at;
+
+	snprintf(text, sizeof(text), spec_fmt, 2u, "100");
+	at = strstr(text, "  ttl: 12h\n");
+	memmove(at, at + strlen("  ttl: 12h\n"), strlen(at + strlen("  ttl: 12h\n")) + 1);
+	if (*ttl) {
+		char tail[512];
+
+		snprintf(tail, sizeof(tail), "%s", at);
+		snprintf(at, sizeof(text) - (size_t)(at - text), "  ttl: %s\n%s", ttl, tail);
+	}
+	if (*workers_extra) {
+		char tail[768];
+
+		at = strstr(text, "  - name: head");
+		snprintf(tail, sizeof(tail), "%s", at);
+		snprintf(at, sizeof(text) - (size_t)(at - text), "%s%s", workers_extra, tail);
+	}
+	fx_init_text(f, text);
+}
+
+/* A running worker launched at NOW - age with the deadline of a ttl of ttl_s (0: none). */
+static struct gc_instance *aged(struct fx *f, const char *id, int64_t age, int64_t ttl_s)
+{
+	struct gc_instance *inst =
+		add(f, id, "workers", f->workers, GC_STATE_RUNNING, "g5.xlarge", NOW - age);
+	char when[21];
+
+	if (ttl_s) {
+		gc_format_rfc3339(NOW - age + ttl_s, when);
+		gc_instance_set_tag(inst, GC_TAG_EXPIRES_AT, when);
+	}
+	return inst;
+}
+
+static void test_ttl_change(void **state)
+{
+	struct fx f;
+	struct gc_buf b = GC_BUF_INIT(GC_BUF_DEFAULT_MAX);
+
+	(void)state;
+	/* the ttl the nodes were launched with: no change */
+	fx_init_ttl(&f, "2h", "");
+	head(&f, "i-10");
+	aged(&f, "i-01", 600, 7200);
+	aged(&f, "i-02", 900, 7200 + GC_PLAN_TTL_SLACK_S); /* within the slack */
+	build_ok(&f);
+	assert_false(gc_plan_has_changes(&f.plan));
+	assert_int_equal(f.plan.n_expiry, 0);
+	fx_release(&f);
+
+	/* 2h -> 4h: each kept node's deadline moves to its launch + 4h, in place */
+	fx_init_ttl(&f, "4h", "");
+	head(&f, "i-10");
+	aged(&f, "i-01", 600, 7200);
+	aged(&f, "i-02", 900, 7200);
+	build_ok(&f);
+	assert_true(gc_plan_has_changes(&f.plan));
+	assert_int_equal(f.plan.n_expiry, 2);
+	assert_int_equal(f.plan.n_create + f.plan.n_terminate + f.plan.n_replace, 0);
+	assert_action(&f.plan, "i-01", GC_PLAN_KEEP, NULL);
+	assert_true(node(&f.plan, "i-01")->expiry_moves);
+	assert_int_equal(node(&f.plan, "i-01")->new_expires_at, NOW - 600 + 4 * 3600);
+	assert_int_equal(node(&f.plan, "i-02")->new_expires_at, NOW - 900 + 4 * 3600);
+	assert_int_equal(gc_plan_render_text(&b, &f.plan, f.spec, false), 0);
+	assert_contains(b.data,
+			"  ~ i-01  running  g5.xlarge  us-east-1a  expiry "
+			"2027-01-15T09:50:00Z -> 2027-01-15T11:50:00Z (lifecycle.ttl, "
+			"in place)\n");
+	assert_contains(b.data, ", 2 nodes' expiry moved.\n");
+	gc_buf_release(&b);
+	fx_release(&f);
+
+	/* shortened below a node's age: as soon as the cloud's timer allows, not the past */
+	fx_init_ttl(&f, "1h", "");
+	head(&f, "i-10");
+	aged(&f, "i-01", 2 * 3600, 4 * 3600);
+	build_ok(&f);
+	assert_true(node(&f.plan, "i-01")->expiry_moves);
+	assert_int_equal(node(&f.plan, "i-01")->new_expires_at, NOW + GC_PLAN_TTL_SLACK_S);
+	fx_release(&f);
+	/* ... and a node already due that soon is left as it is */
+	fx_init_ttl(&f, "1h", "");
+	head(&f, "i-10");
+	aged(&f, "i-01", 2 * 3600, 2 * 3600 + 300);
+	aged(&f, "i-02", 600, 3600);
+	build_ok(&f);
+	assert_false(gc_plan_has_changes(&f.plan));
+	fx_release(&f);
+
+	/* a ttl added to nodes launched without one: from now */
+	fx_init_ttl(&f, "3h", "");
+	head(&f, "i-10");
+	aged(&f, "i-01", 600, 0);
+	build_ok(&f);
+	assert_int_equal(node(&f.plan, "i-01")->new_expires_at, NOW - 600 + 3 * 3600);
+	fx_release(&f);
+
+	/* the ttl removed: cleared, still in place */
+	fx_init_ttl(&f, "", "");
+	head(&f, "i-10");
+	aged(&f, "i-01", 600, 7200);
+	aged(&f, "i-02", 900, 0);
+	build_ok(&f);
+	assert_int_equal(f.plan.n_expiry, 1);
+	assert_true(node(&f.plan, "i-01")->expiry_moves);
+	assert_int_equal(node(&f.plan, "i-01")->new_expires_at, 0);
+	assert_false(node(&f.plan, "i-02")->expiry_moves);
+	assert_int_equal(gc_plan_render_text(&b, &f.plan, f.spec, false), 0);
+	assert_contains(b.data, "expiry 2027-01-15T09:50:00Z -> none (lifecycle.ttl, in place)");
+	gc_buf_release(&b);
+	fx_release(&f);
+}
+
+static void assert_types(const struct gc_plan_group *g, const char *want)
+{
+	const char *types[8];
+	size_t n = gc_plan_group_types(g, types);
+	char got[256] = "";
+
+	for (size_t i = 0; i < n; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", i ? "," : "",
+			 types[i]);
+	assert_string_equal(got, want);
+}
+
+static void test_group_types(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	/* no live node: the spec's order */
+	fx_init_ttl(&f, "", "");
+	build_ok(&f);
+	assert_types(group(&f.plan, "workers"), "g5.xlarge,g5.2xlarge");
+	fx_release(&f);
+
+	/* a node of the second type: only that type */
+	fx_init_ttl(&f, "", "");
+	add(&f, "i-01", "workers", f.workers, GC_STATE_RUNNING, "g5.2xlarge", NOW - 60);
+	build_ok(&f);
+	assert_types(group(&f.plan, "workers"), "g5.2xlarge");
+	fx_release(&f);
+
+	/* mixed_types: that type first, then the others in the spec's order */
+	fx_init_ttl(&f, "", "    mixed_types: true\n");
+	add(&f, "i-01", "workers", f.workers, GC_STATE_RUNNING, "g5.2xlarge", NOW - 60);
+	build_ok(&f);
+	assert_types(group(&f.plan, "workers"), "g5.2xlarge,g5.xlarge");
+	fx_release(&f);
+
+	/* already mixed: the type most nodes run (ties: the earlier in the list); nodes
+	 * that are replaced or stopped do not count */
+	fx_init_ttl(&f, "", "");
+	add(&f, "i-01", "workers", f.workers, GC_STATE_RUNNING, "g5.2xlarge", NOW - 60);
+	add(&f, "i-02", "workers", f.workers, GC_STATE_RUNNING, "g5.xlarge", NOW - 60);
+	add(&f, "i-03", "workers", f.workers, GC_STATE_STOPPED, "g5.2xlarge", NOW - 60);
+	add(&f, "i-04", "workers", "0123456789ab", GC_STATE_RUNNING, "g5.2xlarge", NOW - 60);
+	build_ok(&f);
+	assert_types(group(&f.plan, "workers"), "g5.xlarge");
+	fx_release(&f);
+}
+
 /* ---- rendering ------------------------------------------------------------------- */
 
 /* The fixture most rendering tests share: every kind of line. */
@@ -1488,6 +1670,8 @@ int main(void)
 		cmocka_unit_test(test_price_needs),
 		cmocka_unit_test(test_worst_case),
 		cmocka_unit_test(test_worst_case_unknown),
+		cmocka_unit_test(test_ttl_change),
+		cmocka_unit_test(test_group_types),
 		cmocka_unit_test(test_render_text),
 		cmocka_unit_test(test_render_text_no_changes),
 		cmocka_unit_test(test_render_json),
