@@ -46,6 +46,7 @@ enum opt_id {
 	OPT_TERMINATE,
 	OPT_TERMINATED_VISIBLE,
 	OPT_RECYCLE,
+	OPT_NO_DEFAULT_VPC,
 	OPT_NO_SSH,
 	OPT_SSH_PORT,
 	OPT_NODE_NET,
@@ -95,6 +96,8 @@ static const struct opt_doc opts[] = {
 	  "how long EC2 lists terminated instances (default 3600000)" },
 	{ { "tencent-recycle-bin", no_argument, NULL, OPT_RECYCLE }, NULL,
 	  "Tencent TerminateInstances moves to the recycle bin first" },
+	{ { "no-default-vpc", no_argument, NULL, OPT_NO_DEFAULT_VPC }, NULL,
+	  "no region has a default VPC: a launch must name a subnet of the user's VPC" },
 	{ { "no-ssh", no_argument, NULL, OPT_NO_SSH }, NULL,
 	  "API only: instances are not SSH targets" },
 	{ { "ssh-port", required_argument, NULL, OPT_SSH_PORT }, "N",
@@ -321,6 +324,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct sim_config *
 			break;
 		case OPT_RECYCLE: a->recycle = true; break;
 		case OPT_NO_SSH: a->no_ssh = true; break;
+		case OPT_NO_DEFAULT_VPC: cfg->no_default_vpc = true; break;
 		case OPT_SSH_PORT:
 			if (parse_uint(name, optarg, 65535, &v) != 0 || v == 0) {
 				if (v == 0)

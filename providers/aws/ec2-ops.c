@@ -396,6 +396,18 @@ static char *aws_ttl_user_data(int64_t expires_at)
 		when, when, (long long)expires_at);
 }
 
+/* An account without a default VPC (VPCIdNotSpecified, on CreateSecurityGroup without
+ * VpcId and RunInstances without SubnetId): say what to set. */
+static void no_default_vpc(struct gc_provider *p, struct gc_error *err)
+{
+	if (err && strcmp(err->cloud_code, "VPCIdNotSpecified") == 0)
+		gc_error_prefix(err,
+				"%s has no default VPC: set provider.network (the VPC and a subnet "
+				"for each zone; docs/spec.md), or create a default VPC "
+				"('aws ec2 create-default-vpc')",
+				p->region);
+}
+
 static int create_params(struct gc_provider *p, const struct gc_create_request *req,
 			 struct gc_params *params, struct gc_error *err)
 {
@@ -506,6 +518,7 @@ int aws_create(struct gc_provider *p, const struct gc_create_request *req,
 	ret = 0;
 	goto out;
 fail:
+	no_default_vpc(p, err);
 	gc_error_prefix(err, "cannot launch %u '%s' instance%s in '%s'", req->count, req->type,
 			req->count == 1 ? "" : "s", where);
 out:
@@ -990,6 +1003,7 @@ rules:
 	ret = 0;
 	goto out;
 fail:
+	no_default_vpc(p, err);
 	if (req->id)
 		gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
 				req->name, req->id);

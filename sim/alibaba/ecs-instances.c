@@ -46,6 +46,7 @@ static int dry_run_ok(struct ecs_call *c)
 
 struct run_args {
 	const char *zone, *image, *type, *key_name, *vswitch, *name, *token, *charge;
+	char vpc[SIM_ID_MAX]; /* the vSwitch's */
 	const char *spot_strategy, *spot_limit, *user_data_b64, *release;
 	const struct sim_itype *itype;
 	struct sim_keypair *kp;
@@ -101,7 +102,7 @@ static int run_security_groups(struct ecs_call *c, struct run_args *r)
 		}
 		/* a VPC group goes with a vSwitch of its own VPC (a classic one, made without
 		 * VpcId, is not checked: the emulator does not model the classic network) */
-		if (sg->vpc[0] && strcmp(sg->vpc, ecs_vswitch_vpc(r->vswitch))) {
+		if (sg->vpc[0] && strcmp(sg->vpc, r->vpc)) {
 			rc = ecs_fail(c, 400, "InvalidParameter.Mismatch",
 				      "Specified security group and virtual switch are not in the "
 				      "same VPC: '%s' is in '%s'.",
@@ -198,7 +199,7 @@ static int run_network(struct ecs_call *c, struct run_args *r)
 				r->zone);
 	if (ecs_need(c, "VSwitchId", &r->vswitch))
 		return -1;
-	vsw_zone = ecs_vswitch_zone(c->region, r->vswitch);
+	vsw_zone = ecs_vswitch_zone(c, r->vswitch, r->vpc);
 	if (!vsw_zone)
 		return ecs_fail(c, 404, "InvalidVSwitchId.NotFound",
 				"Specified virtual switch does not exist: '%s'.", r->vswitch);

@@ -18,6 +18,7 @@
 #include "core/hash.h"
 #include "core/str.h"
 #include "sim/catalog.h"
+#include "sim/network.h"
 #include "sim/tencent/cvm.h"
 
 /* --- schemas ---------------------------------------------------------------------------- */
@@ -344,12 +345,23 @@ static int parse_vpc(struct tc_call *c, struct launch *l)
 	const char *subnet = tc_str(c, "VirtualPrivateCloud.SubnetId");
 	const char *zone;
 
-	if (!tc_get(c, "VirtualPrivateCloud"))
+	bool dflt;
+
+	/* a price inquiry needs no network; a launch without one uses the default VPC */
+	if (!tc_get(c, "VirtualPrivateCloud") &&
+	    (!c->sim->cfg.no_default_vpc || strcmp(c->action, "RunInstances") != 0))
 		return 0;
+	if (!tc_get(c, "VirtualPrivateCloud")) /* and no default VPC to launch into */
+		return tc_fail(c, "InvalidParameterValue.VpcIdNotExist",
+			       "The default VPC does not exist: give VirtualPrivateCloud.");
 	if (tc_need_str(c, "VirtualPrivateCloud.VpcId", &vpc) ||
 	    tc_need_str(c, "VirtualPrivateCloud.SubnetId", &subnet))
 		return -1;
-	if (!strcmp(vpc, "DEFAULT") && !strcmp(subnet, "DEFAULT")) {
+	dflt = !strcmp(vpc, "DEFAULT") && !strcmp(subnet, "DEFAULT");
+	if (dflt && c->sim->cfg.no_default_vpc)
+		return tc_fail(c, "InvalidParameterValue.VpcIdNotExist",
+			       "The default VPC does not exist.");
+	if (dflt) {
 		tc_default_subnet(l->zone, l->subnet_id);
 		l->subnet = l->subnet_id;
 		return 0;
@@ -360,10 +372,11 @@ static int parse_vpc(struct tc_call *c, struct launch *l)
 	if (!gc_starts_with(subnet, "subnet-"))
 		return tc_fail(c, "InvalidParameterValue.SubnetIdMalformed",
 			       "The subnet id `%s` is malformed.", subnet);
-	if (strcmp(vpc, TC_DEFAULT_VPC))
+	if (!tc_vpc_exists(c, vpc))
 		return tc_fail(c, "InvalidParameterValue.VpcIdNotExist",
 			       "The VPC `%s` does not exist.", vpc);
-	zone = tc_subnet_zone(reg, subnet);
+	zone = sim_user_vpc_is(reg, vpc) ? sim_user_subnet_zone(reg, subnet)
+					 : tc_subnet_zone(reg, subnet);
 	if (!zone)
 		return tc_fail(c, "InvalidParameterValue.SubnetNotExist",
 			       "The subnet `%s` does not exist in VPC `%s`.", subnet, vpc);
