@@ -15,6 +15,7 @@
 #include "core/hash.h"
 #include "core/str.h"
 #include "sim/alibaba/ecs.h"
+#include "sim/network.h"
 #include "sim/catalog.h"
 
 #define THREE_YEARS_S (3 * 365 * 86400LL)
@@ -471,10 +472,14 @@ static json_t *instance_json(const struct sim_instance *inst)
 		json_object_set_new(o, "SpotDuration", json_integer(1));
 		json_object_set_new(o, "SpotInterruptionBehavior", json_string("Terminate"));
 	}
+	char vpc[SIM_ID_MAX] = ECS_DEFAULT_VPC;
+
+	if (sim_user_subnet_zone(sim_catalog_region(SIM_ALIBABA, inst->region), inst->subnet))
+		sim_user_vpc(SIM_ALIBABA, inst->region, vpc);
 	json_object_set_new(o, "VpcAttributes",
-			    json_pack("{s:s, s:s, s:o, s:s}", "VpcId", "vpc-gpuclustersim",
-				      "VSwitchId", inst->subnet, "PrivateIpAddress",
-				      ip_list(inst->private_ip), "NatIpAddress", ""));
+			    json_pack("{s:s, s:s, s:o, s:s}", "VpcId", vpc, "VSwitchId",
+				      inst->subnet, "PrivateIpAddress", ip_list(inst->private_ip),
+				      "NatIpAddress", ""));
 	json_object_set_new(o, "InnerIpAddress", ip_list(NULL));
 	json_object_set_new(o, "PublicIpAddress", ip_list(inst->public_ip));
 	json_object_set_new(

@@ -627,9 +627,16 @@ static json_t *instance_json(const struct sim_instance *inst)
 				      "TRAFFIC_POSTPAID_BY_HOUR", "InternetMaxBandwidthOut",
 				      inst->public_ip[0] ? 1 : 0, "PublicIpAssigned",
 				      inst->public_ip[0] != 0));
-	json_object_set_new(o, "VirtualPrivateCloud",
-			    json_pack("{s:s, s:s, s:b}", "VpcId", "vpc-gpucsim0", "SubnetId",
-				      inst->subnet, "AsVpcGateway", 0));
+	{
+		const struct sim_region *reg = sim_catalog_region(SIM_TENCENT, inst->region);
+		char vpc[SIM_ID_MAX] = TC_DEFAULT_VPC;
+
+		if (sim_user_subnet_zone(reg, inst->subnet))
+			sim_user_vpc(SIM_TENCENT, inst->region, vpc);
+		json_object_set_new(o, "VirtualPrivateCloud",
+				    json_pack("{s:s, s:s, s:b}", "VpcId", vpc, "SubnetId",
+					      inst->subnet, "AsVpcGateway", 0));
+	}
 	json_object_set_new(o, "ImageId", json_string(inst->image));
 	json_object_set_new(o, "OsName", json_string(img ? img->name : ""));
 	json_object_set_new(o, "CreatedTime", json_string(created));
