@@ -791,7 +791,14 @@ static void get_str_list(struct val *v, const struct spec_node *n, size_t max,
 
 typedef bool (*shape_fn)(const char *s, size_t len);
 
-enum shape { SHAPE_IMAGE_ID, SHAPE_IMAGE_ID_LIKE, SHAPE_ROLE, SHAPE_OIDC_PROVIDER };
+enum shape {
+	SHAPE_IMAGE_ID,
+	SHAPE_IMAGE_ID_LIKE,
+	SHAPE_ROLE,
+	SHAPE_OIDC_PROVIDER,
+	SHAPE_VPC_ID,
+	SHAPE_SUBNET_ID
+};
 
 static shape_fn shape_of(const struct gc_provider_facts *f, enum shape k)
 {
@@ -800,6 +807,8 @@ static shape_fn shape_of(const struct gc_provider_facts *f, enum shape k)
 	case SHAPE_IMAGE_ID_LIKE: return f->image_id_like;
 	case SHAPE_ROLE: return f->role;
 	case SHAPE_OIDC_PROVIDER: return f->oidc_provider;
+	case SHAPE_VPC_ID: return f->vpc_id;
+	case SHAPE_SUBNET_ID: return f->subnet_id;
 	}
 	return NULL;
 }
@@ -989,22 +998,12 @@ static void check_oidc(struct val *v, const struct spec_node *n, struct gc_spec 
 
 static bool any_vpc_id(const char *s, size_t len)
 {
-	const struct gc_provider_ops *p;
-
-	for (size_t i = 0; (p = gc_provider_at(i)); i++)
-		if (p->facts->vpc_id && p->facts->vpc_id(s, len))
-			return true;
-	return false;
+	return any_cloud(SHAPE_VPC_ID, s, len);
 }
 
 static bool any_subnet_id(const char *s, size_t len)
 {
-	const struct gc_provider_ops *p;
-
-	for (size_t i = 0; (p = gc_provider_at(i)); i++)
-		if (p->facts->subnet_id && p->facts->subnet_id(s, len))
-			return true;
-	return false;
+	return any_cloud(SHAPE_SUBNET_ID, s, len);
 }
 
 #define NETWORK_KEY_LIST(X) \
