@@ -7,8 +7,9 @@
  *
  * Every catalogue region has one default VPC, ECS_DEFAULT_VPC (172.16.0.0/12, as a real
  * default VPC), and one default vSwitch per zone, "vsw-gpuclustersim-ZONE" (a /20 of it
- * per zone). They are fixed facts, not world state: nothing creates or deletes them, so
- * these actions need no lock of their own. Field names and JSON types follow the
+ * per zone), unless --no-default-vpc; beside it the user's own VPC and a vSwitch per zone
+ * (sim/network.h). They are fixed facts, not world state: nothing creates or deletes them,
+ * so these actions need no lock of their own. Field names and JSON types follow the
  * @alicloud/vpc20160428 response models.
  */
 #include <stdio.h>

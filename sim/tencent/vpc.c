@@ -9,7 +9,8 @@
  * accepted and not kept. The network is fixed, not world state: each
  * region has one default VPC (TC_DEFAULT_VPC, 10.0.0.0/16) with one default subnet per
  * zone (a /20 each, ids derived from the zone name), as an account that has used the
- * console's quick set-up has. Runs with the world lock held (see cvm.c).
+ * console's quick set-up has, unless --no-default-vpc; beside it the user's own VPC with a
+ * subnet per zone (sim/network.h). Runs with the world lock held (see cvm.c).
  */
 #include <ctype.h>
 #include <stdio.h>
