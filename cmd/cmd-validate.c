@@ -94,6 +94,16 @@ static void explain(struct gc_buf *b, const struct gc_spec *s)
 			    s->provider.oidc.provider ? " via " : "",
 			    s->provider.oidc.provider ? s->provider.oidc.provider : "");
 	}
+	if (s->provider.network.vpc) {
+		LABEL(b, "network");
+		gc_buf_addf(b, "VPC %s, %s", s->provider.network.vpc,
+			    s->provider.ops->facts->subnet_word);
+		for (size_t i = 0; i < s->provider.network.n_subnets; i++)
+			gc_buf_addf(b, "%s %s in %s", i ? "," : "",
+				    s->provider.network.subnets[i].id,
+				    s->provider.network.subnets[i].zone);
+		gc_buf_addch(b, '\n');
+	}
 	LABEL(b, "ssh");
 	gc_buf_addf(b, "user %s, port %u, from ", s->ssh.user, s->ssh.port);
 	add_list(b, s->ssh.allow_from, 0, s->ssh.n_allow_from, "your address /32");
@@ -204,6 +214,19 @@ static json_t *step_json(const struct gc_spec_step *st)
 			 "timeout", timeout, "timeout_seconds", (json_int_t)st->timeout_s);
 }
 
+/* provider.network, or null: {"vpc": ID, "subnets": {ZONE: ID, ...}} */
+static json_t *network_json(const struct gc_spec_network *n)
+{
+	json_t *subnets;
+
+	if (!n->vpc)
+		return json_null();
+	subnets = json_object();
+	for (size_t i = 0; i < n->n_subnets; i++)
+		json_object_set_new(subnets, n->subnets[i].zone, jstr(n->subnets[i].id));
+	return json_pack("{s:o, s:o}", "vpc", jstr(n->vpc), "subnets", subnets);
+}
+
 static json_t *spec_json(const struct gc_spec *s)
 {
 	const struct gc_spec_oidc *oidc = &s->provider.oidc;
@@ -217,10 +240,11 @@ static json_t *spec_json(const struct gc_spec *s)
 				   "session_name", jstr(oidc->session_name))
 		       : json_null();
 	json_object_set_new(j, "provider",
-			    json_pack("{s:o, s:o, s:o, s:o, s:o}", "name", jstr(s->provider.name),
-				      "region", jstr(s->provider.region), "profile",
-				      jstr(s->provider.profile), "endpoint",
-				      jstr(s->provider.endpoint), "oidc", o));
+			    json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "name",
+				      jstr(s->provider.name), "region", jstr(s->provider.region),
+				      "profile", jstr(s->provider.profile), "endpoint",
+				      jstr(s->provider.endpoint), "oidc", o, "network",
+				      network_json(&s->provider.network)));
 	json_object_set_new(j, "ssh",
 			    json_pack("{s:o, s:I, s:o}", "user", jstr(s->ssh.user), "port",
 				      (json_int_t)s->ssh.port, "allow_from",

@@ -27,6 +27,7 @@
 #include "core/http.h"
 #include "core/keygen.h"
 #include "core/money.h"
+#include "core/netcheck.h"
 #include "core/retry.h"
 #include "core/str.h"
 #include "core/teardown.h"
@@ -560,6 +561,8 @@ int gc_engine_plan(struct gc_engine *e, struct gc_plan *out, struct gc_instance_
 			return -1;
 	if (gc_engine_discover(e, live, err) < 0)
 		return -1;
+	if (gc_netcheck_spec(e->provider, spec, err) < 0)
+		return -1;
 	gc_plan_price_needs(spec, live, &prices, &n_prices);
 	currency = gc_xcalloc(n_prices + 1, sizeof(*currency));
 	for (size_t i = 0; i < n_prices && !no_prices; i++) {
@@ -864,6 +867,7 @@ static int ensure_secgroup(struct run *r, bool create, struct gc_error *err)
 			.id = pick ? pick->id : NULL,
 			.name = name,
 			.description = desc,
+			.vpc_id = spec->provider.network.vpc,
 			.ssh_port = spec->ssh.port,
 			.allow_from = allow,
 			.n_allow_from = n_allow,
@@ -1175,6 +1179,8 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 			tags.v[tags.n - 1].value = gc_xstrdup(hk_pub.data);
 		}
 		req.security_group_id = r->secgroup_id;
+		req.vpc_id = spec->provider.network.vpc;
+		req.subnet_id = gc_spec_subnet(spec, zone) ? gc_spec_subnet(spec, zone)->id : NULL;
 		req.expires_at = plan->expires_at;
 		req.tags = tags.v;
 		req.n_tags = tags.n;

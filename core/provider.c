@@ -534,3 +534,10 @@ int gc_provider_caller_address(struct gc_provider *p, char **out, struct gc_erro
 {
 	return CALL_OP(p, caller_address, "caller address lookup", err, out);
 }
+
+int gc_provider_network(struct gc_provider *p, const char *vpc, const char *const *subnets,
+			size_t n, bool *vpc_found, struct gc_subnet_facts *out,
+			struct gc_error *err)
+{
+	return CALL_OP(p, network, "network lookup", err, vpc, subnets, n, vpc_found, out);
+}

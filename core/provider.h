@@ -165,6 +165,10 @@ struct gc_create_request {
 	 * key_id NULL) the driver gives it to cloud-init (core/cloudinit.h). */
 	const char *authorized_key;
 	const char *security_group_id;
+	/* provider.network: the VPC and the zone's subnet to launch into; NULL: the cloud's
+	 * default VPC and its subnet in the zone */
+	const char *vpc_id;
+	const char *subnet_id;
 	int64_t expires_at; /* unix seconds; 0: no TTL. The cloud timer is set when it has one */
 	/*
 	 * Clouds without GC_CAP_CONSOLE_OUTPUT: the SSH host key every instance of the batch
@@ -192,6 +196,7 @@ struct gc_secgroup_request {
 	const char *id;
 	const char *name;
 	const char *description;
+	const char *vpc_id; /* provider.network.vpc; NULL: the default VPC */
 	unsigned ssh_port;
 	const char *const *allow_from; /* CIDRs; at least one */
 	size_t n_allow_from;
@@ -241,6 +246,13 @@ enum gc_resource_kind {
 	GC_RESOURCE_SECGROUP,
 };
 
+/* What the cloud says of one subnet that provider.network names. */
+struct gc_subnet_facts {
+	bool found;
+	char vpc[64];
+	char zone[64];
+};
+
 struct gc_provider;
 struct gc_driver_hooks;
 
@@ -279,6 +291,13 @@ struct gc_provider_facts {
 	 * the key must be left out, oidc_provider_hint saying why. */
 	bool (*oidc_provider)(const char *s, size_t len);
 	const char *oidc_provider_hint;
+	/* provider.network: the shapes of a VPC id and of a subnet id, how they look in
+	 * messages ("vpc-...", "subnet-..."), and what the cloud calls a subnet ("vSwitch") */
+	bool (*vpc_id)(const char *s, size_t len);
+	const char *vpc_id_hint;
+	bool (*subnet_id)(const char *s, size_t len);
+	const char *subnet_id_hint;
+	const char *subnet_word;
 	struct gc_keypair_naming keypair;
 	bool name_tag; /* the cloud's console names resources by a "Name" tag */
 	/* For the log's redactor, in every log line whatever the cloud in use: names whose
@@ -360,6 +379,10 @@ struct gc_provider_ops {
 	/* The instance's console output, decoded (host keys); *out is NUL-terminated. */
 	int (*console_output)(struct gc_provider *p, const char *id, char **out,
 			      struct gc_error *err);
+	/* provider.network at plan time: whether VPC vpc exists (*vpc_found) and, for each of
+	 * the n subnets, whether it exists and its VPC and zone (out[i]). */
+	int (*network)(struct gc_provider *p, const char *vpc, const char *const *subnets, size_t n,
+		       bool *vpc_found, struct gc_subnet_facts *out, struct gc_error *err);
 	/* The caller's public address as the cloud sees it ("203.0.113.7"), for the default
 	 * SSH rule. NULL: core asks GPUCLUSTER_CHECKIP_URL. */
 	int (*caller_address)(struct gc_provider *p, char **out, struct gc_error *err);
@@ -434,6 +457,9 @@ int gc_provider_regions(struct gc_provider *p, char ***out, size_t *n_out, struc
 int gc_provider_console_output(struct gc_provider *p, const char *id, char **out,
 			       struct gc_error *err);
 int gc_provider_caller_address(struct gc_provider *p, char **out, struct gc_error *err);
+int gc_provider_network(struct gc_provider *p, const char *vpc, const char *const *subnets,
+			size_t n, bool *vpc_found, struct gc_subnet_facts *out,
+			struct gc_error *err);
 
 /* A price a driver looked up, kept for the driver's life (a command is short). zone NULL:
  * the region's price (for spot, where the cloud prices spot per zone, the region's lowest). */

@@ -48,6 +48,7 @@ struct val {
 	size_t problems;
 	const struct gc_provider_ops *cloud; /* NULL until provider.name is known */
 	bool cuda_none;			     /* bootstrap.cuda is none (valid or defaulted) */
+	const struct spec_node *network;     /* provider.network, when it is a mapping */
 };
 
 /* A known key's entry in a mapping. */
@@ -803,7 +804,14 @@ static void get_str_list(struct val *v, const struct spec_node *n, size_t max,
 
 typedef bool (*shape_fn)(const char *s, size_t len);
 
-enum shape { SHAPE_IMAGE_ID, SHAPE_IMAGE_ID_LIKE, SHAPE_ROLE, SHAPE_OIDC_PROVIDER };
+enum shape {
+	SHAPE_IMAGE_ID,
+	SHAPE_IMAGE_ID_LIKE,
+	SHAPE_ROLE,
+	SHAPE_OIDC_PROVIDER,
+	SHAPE_VPC_ID,
+	SHAPE_SUBNET_ID
+};
 
 static shape_fn shape_of(const struct gc_provider_facts *f, enum shape k)
 {
@@ -812,6 +820,8 @@ static shape_fn shape_of(const struct gc_provider_facts *f, enum shape k)
 	case SHAPE_IMAGE_ID_LIKE: return f->image_id_like;
 	case SHAPE_ROLE: return f->role;
 	case SHAPE_OIDC_PROVIDER: return f->oidc_provider;
+	case SHAPE_VPC_ID: return f->vpc_id;
+	case SHAPE_SUBNET_ID: return f->subnet_id;
 	}
 	return NULL;
 }
@@ -996,12 +1006,186 @@ static void check_oidc(struct val *v, const struct spec_node *n, struct gc_spec 
 	}
 }
 
+/* provider.network: a VPC and a subnet per zone, in the shapes of the spec's cloud (any
+ * cloud's while that is unknown); their existence is plan's to check (core/netcheck.h). */
+
+static bool any_vpc_id(const char *s, size_t len)
+{
+	return any_cloud(SHAPE_VPC_ID, s, len);
+}
+
+static bool any_subnet_id(const char *s, size_t len)
+{
+	return any_cloud(SHAPE_SUBNET_ID, s, len);
+}
+
+#define NETWORK_KEY_LIST(X) \
+	X(NET_VPC, "vpc")   \
+	X(NET_SUBNETS, "subnets")
+KEY_TABLE(network_keys, NETWORK_KEY_LIST, NET_KEYS);
+
+static void check_subnets(struct val *v, const struct spec_node *n, struct gc_spec_network *net)
+{
+	const struct gc_provider_facts *f = v->cloud ? v->cloud->facts : NULL;
+	char what[160], q[SPEC_QUOTE_SIZE];
+	size_t *first = map_dups(v, n);
+
+	if (!first)
+		return;
+	if (n->n == 0)
+		bad(v, n, "must not be empty: give a subnet for each zone the node groups use");
+	else if (n->n / 2 > GC_SPEC_MAX_ZONES)
+		bad(v, n, "%zu subnets, at most %u are allowed", n->n / 2, GC_SPEC_MAX_ZONES);
+	snprintf(what, sizeof(what), "%s id: expected %s", f ? f->subnet_word : "subnet",
+		 f ? f->subnet_id_hint : "the cloud's subnet id (subnet-..., vsw-...)");
+	net->subnets = gc_xcalloc(n->n / 2 + 1, sizeof(*net->subnets));
+	for (size_t i = 0; i < n->n / 2 && net->n_subnets < GC_SPEC_MAX_ZONES; i++) {
+		const struct spec_node *key = n->items[2 * i], *val = n->items[2 * i + 1];
+		struct gc_spec_subnet *sn;
+		char *id;
+		size_t mark;
+
+		if (!key_ok(v, key))
+			continue;
+		if (first[i] != i) {
+			report_dup_key(v, key, n->items[2 * first[i]]);
+			continue;
+		}
+		if (!valid_zone(key->text, key->len)) {
+			spec_quote(q, key->text, key->len);
+			bad(v, key,
+			    "'%s' is not a valid zone: use 1-64 characters of a-z, 0-9 and '-'", q);
+			continue;
+		}
+		mark = path_key(v, key->text);
+		id = get_checked(v, val, f ? f->subnet_id : any_subnet_id, what);
+		for (size_t j = 0; id && j < net->n_subnets; j++)
+			if (strcmp(net->subnets[j].id, id) == 0) {
+				bad(v, val,
+				    "%s is already the subnet of zone '%s': each zone needs its own",
+				    id, net->subnets[j].zone);
+				free(id);
+				id = NULL;
+			}
+		path_pop(v, mark);
+		if (!id)
+			continue;
+		sn = &net->subnets[net->n_subnets++];
+		sn->zone = gc_xstrdup(key->text);
+		sn->id = id;
+		sn->pos.line = val->line;
+		sn->pos.col = val->col;
+	}
+	free(first);
+}
+
+static void check_network(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+{
+	const struct gc_provider_facts *f = v->cloud ? v->cloud->facts : NULL;
+	struct gc_spec_network *net = &spec->provider.network;
+	struct slot s[NET_KEYS];
+	const struct spec_node *x;
+	char what[160];
+	size_t mark;
+
+	if (scan_map(v, n, network_keys, NET_KEYS, s) < 0)
+		return;
+	v->network = n;
+	snprintf(what, sizeof(what), "VPC id: expected %s",
+		 f ? f->vpc_id_hint : "the cloud's VPC id (vpc-...)");
+	if ((x = required(v, n, &s[NET_VPC], &mark))) {
+		net->vpc = get_checked(v, x, f ? f->vpc_id : any_vpc_id, what);
+		net->vpc_pos.line = x->line;
+		net->vpc_pos.col = x->col;
+		path_pop(v, mark);
+	}
+	if ((x = required(v, n, &s[NET_SUBNETS], &mark))) {
+		check_subnets(v, x, net);
+		path_pop(v, mark);
+	}
+}
+
+/* The zones of a group's spec node, or NULL. */
+static const struct spec_node *group_zones_node(const struct spec_node *g)
+{
+	for (size_t i = 0; g && g->kind == SPEC_MAPPING && i < g->n / 2; i++)
+		if (g->items[2 * i]->kind == SPEC_SCALAR &&
+		    strcmp(g->items[2 * i]->text, "zones") == 0)
+			return g->items[2 * i + 1];
+	return NULL;
+}
+
+/*
+ * With provider.network, the groups' zones are the subnets' zones: a group without zones
+ * gets them all, a zone a group lists needs a subnet, and a subnet whose zone no group
+ * can use is a mistake (a typo of a zone, most often).
+ */
+static void check_network_zones(struct val *v, const struct spec_node *groups, struct gc_spec *spec)
+{
+	struct gc_spec_network *net = &spec->provider.network;
+	bool every_group_lists = true;
+
+	if (!v->network || !net->n_subnets || !groups || groups->kind != SPEC_SEQUENCE)
+		return;
+	for (size_t i = 0; i < spec->n_groups && i < groups->n; i++) {
+		struct gc_spec_group *g = &spec->groups[i];
+		const struct spec_node *zn = group_zones_node(groups->items[i]);
+
+		if (!g->n_zones) {
+			every_group_lists = false;
+			g->zones = gc_xcalloc(net->n_subnets, sizeof(*g->zones));
+			for (size_t k = 0; k < net->n_subnets; k++)
+				g->zones[k] = gc_xstrdup(net->subnets[k].zone);
+			g->n_zones = net->n_subnets;
+			continue;
+		}
+		for (size_t k = 0; k < g->n_zones && zn && k < zn->n; k++) {
+			size_t m1, m2, m3;
+
+			if (!g->zones[k] || gc_spec_subnet(spec, g->zones[k]))
+				continue;
+			m1 = path_key(v, "node_groups");
+			m2 = path_index(v, i);
+			m3 = path_key(v, "zones");
+			path_index(v, k);
+			bad(v, zn->items[k],
+			    "zone '%s' has no subnet in provider.network.subnets: add one, or "
+			    "leave the zone out",
+			    g->zones[k]);
+			path_pop(v, m3);
+			path_pop(v, m2);
+			path_pop(v, m1);
+		}
+	}
+	for (size_t k = 0; every_group_lists && k < net->n_subnets; k++) {
+		bool used = false;
+		size_t mark;
+
+		for (size_t i = 0; i < spec->n_groups && !used; i++)
+			for (size_t j = 0; j < spec->groups[i].n_zones && !used; j++)
+				used = spec->groups[i].zones[j] &&
+					strcmp(spec->groups[i].zones[j], net->subnets[k].zone) == 0;
+		if (used)
+			continue;
+		mark = path_key(v, "provider.network.subnets");
+		path_key(v, net->subnets[k].zone);
+		problem(v,
+			&(struct spec_node){ .line = net->subnets[k].pos.line,
+					     .col = net->subnets[k].pos.col },
+			"%s: no node group uses zone '%s': remove its subnet, or add the zone to "
+			"a group",
+			v->path.data, net->subnets[k].zone);
+		path_pop(v, mark);
+	}
+}
+
 #define PROVIDER_KEY_LIST(X)         \
 	X(PROV_NAME, "name")         \
 	X(PROV_REGION, "region")     \
 	X(PROV_PROFILE, "profile")   \
 	X(PROV_ENDPOINT, "endpoint") \
-	X(PROV_OIDC, "oidc")
+	X(PROV_OIDC, "oidc")         \
+	X(PROV_NETWORK, "network")
 KEY_TABLE(provider_keys, PROVIDER_KEY_LIST, PROV_KEYS);
 
 /* provider.name: one of the registered clouds. */
@@ -1052,6 +1236,10 @@ static void check_provider(struct val *v, const struct spec_node *n, struct gc_s
 	}
 	if ((x = present(v, &s[PROV_OIDC], &mark))) {
 		check_oidc(v, x, spec);
+		path_pop(v, mark);
+	}
+	if ((x = present(v, &s[PROV_NETWORK], &mark))) {
+		check_network(v, x, spec);
 		path_pop(v, mark);
 	}
 }
@@ -1694,6 +1882,7 @@ static void check_root(struct val *v, const struct spec_node *root, struct gc_sp
 	if ((x = required(v, root, &s[ROOT_NODE_GROUPS], &mark))) {
 		check_groups(v, x, spec);
 		path_pop(v, mark);
+		check_network_zones(v, x, spec);
 	}
 	mark = path_key(v, "bootstrap");
 	check_bootstrap(v, optional(&s[ROOT_BOOTSTRAP]), spec);

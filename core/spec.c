@@ -46,6 +46,14 @@ unsigned gc_spec_node_count(const struct gc_spec *spec)
 	return n;
 }
 
+const struct gc_spec_subnet *gc_spec_subnet(const struct gc_spec *spec, const char *zone)
+{
+	for (size_t i = 0; spec && zone && i < spec->provider.network.n_subnets; i++)
+		if (strcmp(spec->provider.network.subnets[i].zone, zone) == 0)
+			return &spec->provider.network.subnets[i];
+	return NULL;
+}
+
 int gc_parse_duration(const char *s, uint64_t *out_seconds)
 {
 	char num[24];
@@ -102,6 +110,12 @@ void gc_spec_free(struct gc_spec *spec)
 	free(spec->provider.oidc.provider);
 	free(spec->provider.oidc.audience);
 	free(spec->provider.oidc.session_name);
+	free(spec->provider.network.vpc);
+	for (size_t i = 0; i < spec->provider.network.n_subnets; i++) {
+		free(spec->provider.network.subnets[i].zone);
+		free(spec->provider.network.subnets[i].id);
+	}
+	free(spec->provider.network.subnets);
 	free(spec->ssh.user);
 	gc_strv_free(spec->ssh.allow_from, spec->ssh.n_allow_from);
 	for (size_t i = 0; spec->groups && i < spec->n_groups; i++) {

@@ -113,6 +113,23 @@ struct gc_spec_oidc {
 	char *session_name; /* NULL: gpucluster-RUN-ATTEMPT */
 };
 
+/*
+ * provider.network: a VPC and a subnet per zone (a vSwitch on some clouds), for accounts without
+ * a default VPC (docs/spec.md). NULL vpc: the cloud's default network.
+ */
+struct gc_spec_subnet {
+	char *zone;
+	char *id;
+	struct gc_spec_pos pos; /* the id's value */
+};
+
+struct gc_spec_network {
+	char *vpc;
+	struct gc_spec_pos vpc_pos;
+	struct gc_spec_subnet *subnets; /* one per zone, as the spec lists them */
+	size_t n_subnets;
+};
+
 struct gc_provider_ops;
 
 struct gc_spec {
@@ -126,6 +143,7 @@ struct gc_spec {
 		char *profile;	/* NULL: the cloud's default credential chain */
 		char *endpoint; /* NULL: the cloud's public endpoint */
 		struct gc_spec_oidc oidc;
+		struct gc_spec_network network;
 	} provider;
 	struct {
 		char *user;
@@ -194,6 +212,9 @@ extern const char *const gc_market_names[GC_MARKET_SPOT_THEN_ON_DEMAND + 1];
 extern const char *const gc_placement_names[GC_PLACEMENT_SAME_ZONE + 1];
 const char *gc_market_name(enum gc_market m);
 const char *gc_placement_name(enum gc_placement p);
+
+/* The spec's subnet for zone, or NULL (none given, or no zone). */
+const struct gc_spec_subnet *gc_spec_subnet(const struct gc_spec *spec, const char *zone);
 
 /* Total nodes over all groups. */
 unsigned gc_spec_node_count(const struct gc_spec *spec);

@@ -11,6 +11,7 @@
 
 #include "core/alloc.h"
 #include "sim/control.h"
+#include "sim/network.h"
 #include "sim/node.h"
 #include "sim/oidc.h"
 
@@ -121,6 +122,7 @@ json_t *sim_control_state(struct sim *sim)
 	sim_world_unlock(w);
 
 	json_object_set_new(doc, "instances", insts);
+	json_object_set_new(doc, "networks", sim_networks_json(sim->cfg.no_default_vpc));
 	json_object_set_new(doc, "key_pairs", keys);
 	json_object_set_new(doc, "security_groups", sgs);
 	json_object_set_new(doc, "tokens", tokens);

@@ -47,6 +47,7 @@ enum opt_id {
 	OPT_TERMINATED_VISIBLE,
 	OPT_RECYCLE,
 	OPT_EVENTUAL,
+	OPT_NO_DEFAULT_VPC,
 	OPT_NO_SSH,
 	OPT_SSH_PORT,
 	OPT_NODE_NET,
@@ -99,6 +100,8 @@ static const struct opt_doc opts[] = {
 	{ { "eventual-consistency", no_argument, NULL, OPT_EVENTUAL }, NULL,
 	  "EC2 and ECS: a new instance, security group or key pair is unknown to the first "
 	  "call of each kind that names it, as their guides warn (docs/sim.md)" },
+	{ { "no-default-vpc", no_argument, NULL, OPT_NO_DEFAULT_VPC }, NULL,
+	  "no region has a default VPC: a launch must name a subnet of the user's VPC" },
 	{ { "no-ssh", no_argument, NULL, OPT_NO_SSH }, NULL,
 	  "API only: instances are not SSH targets" },
 	{ { "ssh-port", required_argument, NULL, OPT_SSH_PORT }, "N",
@@ -334,6 +337,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct sim_config *
 		case OPT_RECYCLE: a->recycle = true; break;
 		case OPT_EVENTUAL: a->eventual = true; break;
 		case OPT_NO_SSH: a->no_ssh = true; break;
+		case OPT_NO_DEFAULT_VPC: cfg->no_default_vpc = true; break;
 		case OPT_SSH_PORT:
 			if (parse_uint(name, optarg, 65535, &v) != 0 || v == 0) {
 				if (v == 0)

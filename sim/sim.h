@@ -59,6 +59,8 @@ struct sim_config {
 	size_t max_body;
 	/* seals the session tokens STS issues (random per process; see sim/aws/sts.c) */
 	unsigned char sts_key[32];
+	/* --no-default-vpc: no region has a default VPC, only the user's (sim/network.h) */
+	bool no_default_vpc;
 };
 
 /* Fills the default credentials (documented in docs/sim.md) and limits. */

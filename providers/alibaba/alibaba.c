@@ -108,6 +108,7 @@ const struct gc_provider_ops gc_provider_alibaba = {
 	.instance_type = ali_instance_type,
 	.price = ali_price,
 	.zones = ali_zones,
+	.network = ali_network,
 	.regions = ali_regions,
 	.console_output = ali_console_output,
 	/* NULL: ECS has no "what is my address" call; core asks GPUCLUSTER_CHECKIP_URL */

@@ -222,8 +222,9 @@ static int default_vpc(struct gc_provider *p, const char **out, struct gc_error 
 	}
 	if (!d->vpc_id) {
 		gc_error_set(err, GC_EINVALID,
-			     "region %s has no default VPC; create one (the VPC console, or "
-			     "'aliyun vpc CreateDefaultVpc --RegionId %s')",
+			     "region %s has no default VPC: set provider.network (the VPC and a "
+			     "vSwitch for each zone; docs/spec.md), or create a default VPC (the "
+			     "VPC console, or 'aliyun vpc CreateDefaultVpc --RegionId %s')",
 			     p->region, p->region);
 		goto out;
 	}
@@ -561,8 +562,13 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 	const char *vsw, *zone = NULL;
 	char name[129], host[61];
 
-	if (vswitch_for(p, req->zone, &vsw, &zone, err) != 0)
+	/* provider.network: the zone's vSwitch (plan checked it); else the default VPC's */
+	if (req->subnet_id && req->zone) {
+		vsw = req->subnet_id;
+		zone = req->zone;
+	} else if (vswitch_for(p, req->zone, &vsw, &zone, err) != 0) {
 		return -1;
+	}
 	*zone_out = zone;
 	make_names(req, name, host);
 	gc_params_add(params, "ZoneId", zone);
@@ -1355,7 +1361,9 @@ int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 		ret = 0;
 		goto out;
 	}
-	if (default_vpc(p, &vpc, err) != 0)
+	if (req->vpc_id)
+		vpc = req->vpc_id;
+	else if (default_vpc(p, &vpc, err) != 0)
 		goto fail;
 	/* security group names need not be unique on ECS: a lost answer retried without a
 	 * token would make a second group, so each call carries one of its own */
@@ -1774,6 +1782,60 @@ int ali_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error
 	if (id_list(p, "DescribeZones", "Zones", "Zone", "ZoneId", NULL, out, n_out, err) != 0)
 		return gc_error_prefix(err, "cannot list the zones of %s", p->region);
 	return 0;
+}
+
+/*
+ * provider.network at plan time: DescribeVpcs by VpcId (a VPC that is not there is an
+ * empty list), then DescribeVSwitches by VSwitchId, one call per vSwitch (the action takes
+ * one id).
+ */
+int ali_network(struct gc_provider *p, const char *vpc, const char *const *vsws, size_t n,
+		bool *vpc_found, struct gc_subnet_facts *out, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(1);
+	json_t *j = NULL, *v, *list;
+	size_t i;
+	int ret = -1;
+
+	gc_params_add(&params, "VpcId", vpc);
+	if (ali_vpc_call(p, "DescribeVpcs", &params, &body, err) != 0 ||
+	    parse_list(p, &body, "DescribeVpcs", "Vpcs", "Vpc", &j, &list, err) != 0)
+		goto out;
+	*vpc_found = false;
+	json_array_foreach(list, i, v)
+	{
+		*vpc_found |= gc_jstr(v, "VpcId") && strcmp(gc_jstr(v, "VpcId"), vpc) == 0;
+	}
+	for (size_t k = 0; k < n; k++) {
+		json_decref(j);
+		j = NULL;
+		gc_params_release(&params);
+		gc_buf_release(&body);
+		gc_params_add(&params, "VSwitchId", vsws[k]);
+		if (ali_vpc_call(p, "DescribeVSwitches", &params, &body, err) != 0 ||
+		    parse_list(p, &body, "DescribeVSwitches", "VSwitches", "VSwitch", &j, &list,
+			       err) != 0)
+			goto out;
+		json_array_foreach(list, i, v)
+		{
+			const char *id = gc_jstr(v, "VSwitchId");
+
+			if (!id || strcmp(id, vsws[k]) != 0)
+				continue;
+			out[k].found = true;
+			snprintf(out[k].vpc, sizeof(out[k].vpc), "%s",
+				 gc_jstr(v, "VpcId") ? gc_jstr(v, "VpcId") : "");
+			snprintf(out[k].zone, sizeof(out[k].zone), "%s",
+				 gc_jstr(v, "ZoneId") ? gc_jstr(v, "ZoneId") : "");
+		}
+	}
+	ret = 0;
+out:
+	json_decref(j);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	return ret;
 }
 
 int ali_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)

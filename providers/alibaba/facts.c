@@ -48,6 +48,25 @@ static bool ali_oidc_provider(const char *s, size_t len)
 		gc_shape_chars(name, n, true, ".-");
 }
 
+/* vpc- and vsw- with 8-32 of a-z0-9 ("vpc-bp1opxu1zkhn00gzv26cp") */
+static bool ali_net_id(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return gc_starts_with(s, prefix) && len >= n + 8 && len <= n + 32 &&
+		gc_shape_chars(s + n, len - n, false, "");
+}
+
+static bool ali_vpc_id(const char *s, size_t len)
+{
+	return ali_net_id(s, len, "vpc-");
+}
+
+static bool ali_vswitch_id(const char *s, size_t len)
+{
+	return ali_net_id(s, len, "vsw-");
+}
+
 static const char *const ali_name_aliases[] = { "aliyun", "alicloud", "ecs", NULL };
 static const char *const ali_reserved_tags[] = { "acs:", "aliyun", NULL };
 /* the driver's table (ecs-ops.c) resolves each */
@@ -75,6 +94,11 @@ const struct gc_provider_facts ali_facts = {
 	.role_hint = "acs:ram::ACCOUNT:role/NAME",
 	.oidc_provider = ali_oidc_provider,
 	.oidc_provider_hint = "acs:ram::ACCOUNT:oidc-provider/NAME",
+	.vpc_id = ali_vpc_id,
+	.vpc_id_hint = "vpc- and 8-32 of a-z and 0-9",
+	.subnet_id = ali_vswitch_id,
+	.subnet_id_hint = "vsw- and 8-32 of a-z and 0-9",
+	.subnet_word = "vSwitch",
 	.keypair = { .prefix = "gpucluster", .sep = '-' },
 	/* ECS has a name field of its own, which the driver fills, and its 20 tags per
 	 * resource are all needed elsewhere */

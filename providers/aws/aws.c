@@ -83,6 +83,7 @@ const struct gc_provider_ops gc_provider_aws = {
 	.instance_type = aws_instance_type,
 	.price = aws_price,
 	.zones = aws_zones,
+	.network = aws_network,
 	.regions = aws_regions,
 	.console_output = aws_console_output,
 	/* NULL: EC2 has no "what is my address" call; core asks GPUCLUSTER_CHECKIP_URL */

@@ -398,6 +398,18 @@ static char *aws_ttl_user_data(int64_t expires_at)
 		when, when, (long long)expires_at);
 }
 
+/* An account without a default VPC (VPCIdNotSpecified, on CreateSecurityGroup without
+ * VpcId and RunInstances without SubnetId): say what to set. */
+static void no_default_vpc(struct gc_provider *p, struct gc_error *err)
+{
+	if (err && strcmp(err->cloud_code, "VPCIdNotSpecified") == 0)
+		gc_error_prefix(err,
+				"%s has no default VPC: set provider.network (the VPC and a subnet "
+				"for each zone; docs/spec.md), or create a default VPC "
+				"('aws ec2 create-default-vpc')",
+				p->region);
+}
+
 static int create_params(struct gc_provider *p, const struct gc_create_request *req,
 			 struct gc_params *params, struct gc_error *err)
 {
@@ -417,6 +429,9 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 		gc_params_add(params, "SecurityGroupId.1", req->security_group_id);
 	if (req->zone)
 		gc_params_add(params, "Placement.AvailabilityZone", req->zone);
+	/* provider.network: the zone's subnet; else the default VPC's subnet in the zone */
+	if (req->subnet_id)
+		gc_params_add(params, "SubnetId", req->subnet_id);
 	add_tag_spec(params, 1, "instance", req->tags, req->n_tags);
 	add_tag_spec(params, 2, "volume", req->tags, req->n_tags);
 	if (req->spot) {
@@ -587,6 +602,7 @@ int aws_create(struct gc_provider *p, const struct gc_create_request *req,
 	goto out;
 fail:
 	name_quota(p, req, err);
+	no_default_vpc(p, err);
 	gc_error_prefix(err, "cannot launch %u '%s' instance%s in '%s'", req->count, req->type,
 			req->count == 1 ? "" : "s", where);
 out:
@@ -1096,6 +1112,8 @@ int aws_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 	gc_params_add(&params, "GroupName", req->name);
 	gc_params_add(&params, "GroupDescription",
 		      req->description && *req->description ? req->description : "gpucluster");
+	if (req->vpc_id)
+		gc_params_add(&params, "VpcId", req->vpc_id);
 	add_tag_spec(&params, 1, "security-group", req->tags, req->n_tags);
 	if (aws_ec2_call(p, "CreateSecurityGroup", &params, 0, false, &body, err) == 0) {
 		if (aws_xml_root_text(body.data, body.len, "groupId", &id, err) != 0) {
@@ -1125,6 +1143,7 @@ rules:
 	ret = 0;
 	goto out;
 fail:
+	no_default_vpc(p, err);
 	if (req->id)
 		gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
 				req->name, req->id);
@@ -1350,6 +1369,52 @@ int aws_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error
 	*out = zones;
 	*n_out = n;
 	return 0;
+}
+
+/*
+ * provider.network at plan time: DescribeVpcs and DescribeSubnets by filter, not by id,
+ * so that an id that does not exist is an empty answer rather than the whole call's
+ * InvalidVpcID.NotFound / InvalidSubnetID.NotFound.
+ */
+int aws_network(struct gc_provider *p, const char *vpc, const char *const *subnets, size_t n,
+		bool *vpc_found, struct gc_subnet_facts *out, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(1);
+	char **vpcs = NULL, name[48];
+	size_t n_vpcs = 0;
+	int ret = -1;
+
+	gc_params_add(&params, "Filter.1.Name", "vpc-id");
+	gc_params_add(&params, "Filter.1.Value.1", vpc);
+	if (aws_ec2_call(p, "DescribeVpcs", &params, 0, false, &body, err) != 0)
+		goto out;
+	if (aws_xml_vpcs(body.data, body.len, &vpcs, &n_vpcs, err) != 0) {
+		bad_answer(p, "DescribeVpcs", err);
+		goto out;
+	}
+	*vpc_found = false;
+	for (size_t i = 0; i < n_vpcs; i++)
+		*vpc_found |= strcmp(vpcs[i], vpc) == 0;
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	gc_params_add(&params, "Filter.1.Name", "subnet-id");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "Filter.1.Value.%zu", i + 1);
+		gc_params_add(&params, name, subnets[i]);
+	}
+	if (aws_ec2_call(p, "DescribeSubnets", &params, 0, false, &body, err) != 0)
+		goto out;
+	if (aws_xml_subnets(body.data, body.len, subnets, n, out, err) != 0) {
+		bad_answer(p, "DescribeSubnets", err);
+		goto out;
+	}
+	ret = 0;
+out:
+	gc_strv_free(vpcs, n_vpcs);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	return ret;
 }
 
 /* The regions the account can use: without AllRegions, EC2 leaves out the opt-in regions

@@ -871,3 +871,40 @@ int aws_xml_zones(const char *body, size_t len, char ***out, size_t *n, struct g
 {
 	return names(body, len, "availabilityZoneInfo", "zoneName", out, n, err);
 }
+
+int aws_xml_vpcs(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err)
+{
+	return names(body, len, "vpcSet", "vpcId", out, n, err);
+}
+
+struct subnets {
+	const char *const *ids;
+	size_t n;
+	struct gc_subnet_facts *out;
+};
+
+static int subnet_item(xmlNodePtr it, void *ctx, struct gc_error *err)
+{
+	struct subnets *sn = ctx;
+	char id[64];
+
+	text_into(it, "subnetId", id, sizeof(id));
+	if (!*id)
+		return gc_error_set(err, GC_EBADRESPONSE, "an item of subnetSet has no subnetId");
+	for (size_t i = 0; i < sn->n; i++) {
+		if (strcmp(sn->ids[i], id) != 0)
+			continue;
+		sn->out[i].found = true;
+		text_into(it, "vpcId", sn->out[i].vpc, sizeof(sn->out[i].vpc));
+		text_into(it, "availabilityZone", sn->out[i].zone, sizeof(sn->out[i].zone));
+	}
+	return 0;
+}
+
+int aws_xml_subnets(const char *body, size_t len, const char *const *ids, size_t n,
+		    struct gc_subnet_facts *out, struct gc_error *err)
+{
+	struct subnets sn = { ids, n, out };
+
+	return stream_set(body, len, "subnetSet", subnet_item, &sn, NULL, err);
+}

@@ -195,6 +195,10 @@ int aws_xml_spot_prices(const char *body, size_t len, struct aws_spot_price **ou
 /* Zone names (availabilityZoneInfo/item/zoneName), in order, appended. */
 int aws_xml_zones(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err);
 /* DescribeRegions: regionInfo/item/regionName, appended to *out. */
+/* DescribeVpcs' vpcIds; DescribeSubnets' subnets that ids name, into out[i] */
+int aws_xml_vpcs(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err);
+int aws_xml_subnets(const char *body, size_t len, const char *const *ids, size_t n,
+		    struct gc_subnet_facts *out, struct gc_error *err);
 int aws_xml_regions(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err);
 
 /* ---- pricing.c: on-demand prices from the Price List API --------------------------- */
@@ -231,6 +235,8 @@ int aws_instance_type(struct gc_provider *p, const char *type, struct gc_type_fa
 int aws_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
 	      char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
 int aws_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
+int aws_network(struct gc_provider *p, const char *vpc, const char *const *subnets, size_t n,
+		bool *vpc_found, struct gc_subnet_facts *out, struct gc_error *err);
 int aws_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int aws_console_output(struct gc_provider *p, const char *id, char **out, struct gc_error *err);
 

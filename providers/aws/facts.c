@@ -36,6 +36,25 @@ static bool aws_role(const char *s, size_t len)
 	return false;
 }
 
+/* vpc- and subnet- with 8 or 17 lowercase hex digits, as ami- */
+static bool aws_hex_id(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return gc_starts_with(s, prefix) && (len == n + 8 || len == n + 17) &&
+		gc_shape_hex(s + n, len - n);
+}
+
+static bool aws_vpc_id(const char *s, size_t len)
+{
+	return aws_hex_id(s, len, "vpc-");
+}
+
+static bool aws_subnet_id(const char *s, size_t len)
+{
+	return aws_hex_id(s, len, "subnet-");
+}
+
 static const char *const aws_name_aliases[] = { "amazon", "ec2", NULL };
 static const char *const aws_reserved_tags[] = { "aws:", NULL };
 /* the driver's table (ec2.c) resolves each; dlami is gpu-ready under its AWS name */
@@ -66,6 +85,11 @@ const struct gc_provider_facts aws_facts = {
 	.oidc_provider = NULL,
 	.oidc_provider_hint =
 		"AWS finds the identity provider by the token's issuer; leave this key out",
+	.vpc_id = aws_vpc_id,
+	.vpc_id_hint = "vpc- and 8 or 17 hex digits",
+	.subnet_id = aws_subnet_id,
+	.subnet_id_hint = "subnet- and 8 or 17 hex digits",
+	.subnet_word = "subnet",
 	.keypair = { .prefix = "gpucluster", .sep = '-' },
 	/* Name is the EC2 console's convention */
 	.name_tag = true,

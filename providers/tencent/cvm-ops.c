@@ -488,6 +488,54 @@ static int vpc_list(struct gc_provider *p, const char *action, const char *set, 
 }
 
 /*
+ * provider.network at plan time: DescribeVpcs and DescribeSubnets by filter (vpc-id,
+ * subnet-id), where an id that is not there is an empty set, not an error.
+ */
+int tc_network(struct gc_provider *p, const char *vpc, const char *const *subnets, size_t n,
+	       bool *vpc_found, struct gc_subnet_facts *out, struct gc_error *err)
+{
+	json_t *resp = NULL, *set, *s, *values = json_array();
+	size_t i;
+
+	if (vpc_list(p, "DescribeVpcs", "VpcSet", json_pack("[o]", filter("vpc-id", vpc)), &resp,
+		     err) != 0) {
+		json_decref(values);
+		return -1;
+	}
+	*vpc_found = false;
+	set = json_object_get(resp, "VpcSet");
+	json_array_foreach(set, i, s)
+	{
+		*vpc_found |= gc_jstr(s, "VpcId") && strcmp(gc_jstr(s, "VpcId"), vpc) == 0;
+	}
+	json_decref(resp);
+	resp = NULL;
+	for (size_t k = 0; k < n; k++)
+		json_array_append_new(values, json_string(subnets[k]));
+	if (vpc_list(p, "DescribeSubnets", "SubnetSet",
+		     json_pack("[{s:s, s:o}]", "Name", "subnet-id", "Values", values), &resp,
+		     err) != 0)
+		return -1;
+	set = json_object_get(resp, "SubnetSet");
+	json_array_foreach(set, i, s)
+	{
+		const char *id = gc_jstr(s, "SubnetId");
+
+		for (size_t k = 0; id && k < n; k++) {
+			if (strcmp(subnets[k], id) != 0)
+				continue;
+			out[k].found = true;
+			snprintf(out[k].vpc, sizeof(out[k].vpc), "%s",
+				 gc_jstr(s, "VpcId") ? gc_jstr(s, "VpcId") : "");
+			snprintf(out[k].zone, sizeof(out[k].zone), "%s",
+				 gc_jstr(s, "Zone") ? gc_jstr(s, "Zone") : "");
+		}
+	}
+	json_decref(resp);
+	return 0;
+}
+
+/*
  * The subnet a launch in zone uses: the region's default VPC (DescribeVpcs is-default) and
  * its subnet in the zone, the zone's default first (why: docs/internals/tencent.md, "The
  * network").
@@ -521,8 +569,9 @@ static int launch_subnet(struct gc_provider *p, const char *zone, const char **v
 		if (!d->vpc_id)
 			return gc_error_set(
 				err, GC_EINVALID,
-				"%s has no default VPC to launch into: create it in the "
-				"console or with the VPC API's CreateDefaultVpc",
+				"%s has no default VPC to launch into: set provider.network (the "
+				"VPC and a subnet for each zone; docs/spec.md), or create a default "
+				"VPC in the console or with the VPC API's CreateDefaultVpc",
 				p->region);
 	}
 	if (vpc_list(p, "DescribeSubnets", "SubnetSet",
@@ -796,8 +845,13 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 	json_t *o;
 	char *name, *ud;
 
-	if (launch_subnet(p, zone, &vpc, &subnet, err) != 0)
+	/* provider.network: the spec's VPC and the zone's subnet (plan checked them) */
+	if (req->vpc_id && req->subnet_id) {
+		vpc = req->vpc_id;
+		subnet = req->subnet_id;
+	} else if (launch_subnet(p, zone, &vpc, &subnet, err) != 0) {
 		return -1;
+	}
 	o = json_object();
 	json_object_set_new(o, "InstanceChargeType",
 			    json_string(req->spot ? "SPOTPAID" : "POSTPAID_BY_HOUR"));

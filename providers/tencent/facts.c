@@ -39,6 +39,24 @@ static bool tc_oidc_provider(const char *s, size_t len)
 	return len >= 1 && len <= 128 && gc_shape_chars(s, len, true, "_.-");
 }
 
+/* vpc- and subnet- with 8 of a-z0-9 ("vpc-2at5y1pn") */
+static bool tc_net_id(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return gc_starts_with(s, prefix) && len == n + 8 && gc_shape_chars(s + n, 8, false, "");
+}
+
+static bool tc_vpc_id(const char *s, size_t len)
+{
+	return tc_net_id(s, len, "vpc-");
+}
+
+static bool tc_subnet_id(const char *s, size_t len)
+{
+	return tc_net_id(s, len, "subnet-");
+}
+
 static const char *const tc_name_aliases[] = { "qcloud", "tencentcloud", "cvm", NULL };
 static const char *const tc_reserved_tags[] = { "qcloud", "tencent", NULL };
 /* the driver's table (cvm-ops.c) resolves each */
@@ -65,6 +83,11 @@ const struct gc_provider_facts tc_facts = {
 	.oidc_provider_hint = "a ProviderId of 1-128 characters of A-Z, a-z, 0-9, '_', '.' and '-'",
 	/* key names take only letters, digits and '_', 25 characters at most:
 	 * "gc_" + 13 + "_" + 8 */
+	.vpc_id = tc_vpc_id,
+	.vpc_id_hint = "vpc- and 8 of a-z and 0-9",
+	.subnet_id = tc_subnet_id,
+	.subnet_id_hint = "subnet- and 8 of a-z and 0-9",
+	.subnet_word = "subnet",
 	.keypair = { .prefix = "gc", .sep = '_', .cluster_max = 13 },
 	/* CVM has an instance name field of its own, which the driver fills */
 	.name_tag = false,

@@ -141,6 +141,7 @@ const struct gc_provider_ops gc_provider_tencent = {
 	.instance_type = tc_instance_type,
 	.price = tc_price,
 	.zones = tc_zones,
+	.network = tc_network,
 	.regions = tc_regions,
 	/* NULL: CVM has no console-output API (only a VNC URL); host keys go in the
 	 * user-data instead, and the engine pins them from the request */

@@ -15,6 +15,7 @@
 #include "core/hash.h"
 #include "core/str.h"
 #include "sim/alibaba/ecs.h"
+#include "sim/network.h"
 #include "sim/catalog.h"
 
 #define THREE_YEARS_S (3 * 365 * 86400LL)
@@ -46,6 +47,7 @@ static int dry_run_ok(struct ecs_call *c)
 
 struct run_args {
 	const char *zone, *image, *type, *key_name, *vswitch, *name, *token, *charge;
+	char vpc[SIM_ID_MAX]; /* the vSwitch's */
 	const char *spot_strategy, *spot_limit, *user_data_b64, *release;
 	const struct sim_itype *itype;
 	struct sim_keypair *kp;
@@ -100,7 +102,7 @@ static int run_security_groups(struct ecs_call *c, struct run_args *r)
 		}
 		/* a VPC group goes with a vSwitch of its own VPC (a classic one, made without
 		 * VpcId, is not checked: the emulator does not model the classic network) */
-		if (sg->vpc[0] && strcmp(sg->vpc, ecs_vswitch_vpc(r->vswitch))) {
+		if (sg->vpc[0] && strcmp(sg->vpc, r->vpc)) {
 			rc = ecs_fail(c, 400, "InvalidParameter.Mismatch",
 				      "Specified security group and virtual switch are not in the "
 				      "same VPC: '%s' is in '%s'.",
@@ -204,7 +206,7 @@ static int run_network(struct ecs_call *c, struct run_args *r)
 				r->zone);
 	if (ecs_need(c, "VSwitchId", &r->vswitch))
 		return -1;
-	vsw_zone = ecs_vswitch_zone(c->region, r->vswitch);
+	vsw_zone = ecs_vswitch_zone(c, r->vswitch, r->vpc);
 	if (!vsw_zone)
 		return ecs_fail(c, 404, "InvalidVSwitchId.NotFound",
 				"Specified virtual switch does not exist: '%s'.", r->vswitch);
@@ -484,10 +486,14 @@ static json_t *instance_json(const struct sim_instance *inst)
 		json_object_set_new(o, "SpotDuration", json_integer(1));
 		json_object_set_new(o, "SpotInterruptionBehavior", json_string("Terminate"));
 	}
+	char vpc[SIM_ID_MAX] = ECS_DEFAULT_VPC;
+
+	if (sim_user_subnet_zone(sim_catalog_region(SIM_ALIBABA, inst->region), inst->subnet))
+		sim_user_vpc(SIM_ALIBABA, inst->region, vpc);
 	json_object_set_new(o, "VpcAttributes",
-			    json_pack("{s:s, s:s, s:o, s:s}", "VpcId", "vpc-gpuclustersim",
-				      "VSwitchId", inst->subnet, "PrivateIpAddress",
-				      ip_list(inst->private_ip), "NatIpAddress", ""));
+			    json_pack("{s:s, s:s, s:o, s:s}", "VpcId", vpc, "VSwitchId",
+				      inst->subnet, "PrivateIpAddress", ip_list(inst->private_ip),
+				      "NatIpAddress", ""));
 	json_object_set_new(o, "InnerIpAddress", ip_list(NULL));
 	json_object_set_new(o, "PublicIpAddress", ip_list(inst->public_ip));
 	json_object_set_new(

@@ -221,7 +221,7 @@ static int create_security_group(struct ecs_call *c)
 			 "The specified Description is not valid: at most 256 characters.");
 		goto out;
 	}
-	if (vpc && !ecs_vpc_exists(c->region, vpc)) {
+	if (vpc && !ecs_vpc_exists(c, vpc)) {
 		ecs_fail(c, 404, "InvalidVpcId.NotFound", "Specified VPC does not exist: '%s'.",
 			 vpc);
 		goto out;

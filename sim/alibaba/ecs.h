@@ -65,12 +65,12 @@ extern const struct ecs_action ecs_sts_actions[]; /* version 2015-04-01 */
 
 #define ECS_DEFAULT_VPC "vpc-gpuclustersim"
 
-/* Whether id is a VPC of region. */
-bool ecs_vpc_exists(const char *region, const char *id);
-/* The zone of vSwitch id in region, or NULL when region has no such vSwitch. */
-const char *ecs_vswitch_zone(const char *region, const char *id);
-/* The VPC a vSwitch of ecs_vswitch_zone belongs to. */
-const char *ecs_vswitch_vpc(const char *id);
+/* Whether id is a VPC of the call's region: the default one (unless --no-default-vpc) or
+ * the user's (sim/network.h). */
+bool ecs_vpc_exists(const struct ecs_call *c, const char *id);
+/* The zone of vSwitch id in the call's region, or NULL when there is no such vSwitch; its
+ * VPC into vpc. */
+const char *ecs_vswitch_zone(const struct ecs_call *c, const char *id, char vpc[SIM_ID_MAX]);
 
 /* --- sts.c: temporary credentials ----------------------------------------------------- */
 

@@ -87,8 +87,12 @@ static void write_instance(struct ec2 *c, const struct sim_instance *in, unsigne
 	ec2_el(c, "state", "disabled");
 	ec2_close(c);
 	if (in->state != SIM_TERMINATED) {
+		char vpc[SIM_ID_MAX] = EC2_DEFAULT_VPC;
+
+		if (in->subnet[0])
+			ec2_subnet_zone(c, in->subnet, vpc);
 		ec2_el(c, "subnetId", in->subnet[0] ? in->subnet : "subnet-0a1b2c3d4e5f60001");
-		ec2_el(c, "vpcId", EC2_DEFAULT_VPC);
+		ec2_el(c, "vpcId", vpc);
 		ec2_el(c, "privateIpAddress", in->private_ip);
 		if (live && in->public_ip[0])
 			ec2_el(c, "ipAddress", in->public_ip);
@@ -207,6 +211,8 @@ struct run {
 	unsigned disk_gb;
 	int64_t min, max;
 };
+
+static int run_network(struct ec2 *c, struct run *r);
 
 static int run_market(struct ec2 *c, struct run *r)
 {
@@ -407,6 +413,8 @@ static int run_validate(struct ec2 *c, struct run *r)
 		r->subnet = ec2_param(c, "NetworkInterface.1.SubnetId");
 	if (r->subnet && !gc_starts_with(r->subnet, "subnet-"))
 		return EC2_FAIL400(c, "InvalidSubnetID.Malformed", "Invalid id: \"%s\"", r->subnet);
+	if (run_network(c, r) != 0)
+		return -1;
 
 	ud = ec2_param(c, "UserData");
 	if (ud) {
@@ -452,6 +460,44 @@ static int run_validate(struct ec2 *c, struct run *r)
 	    ec2_bool(c, "DisableApiTermination", false, &b) ||
 	    ec2_bool(c, "NetworkInterface.1.AssociatePublicIpAddress", false, &b))
 		return -1;
+	return 0;
+}
+
+/*
+ * The subnet a launch lands in. Without one EC2 uses the default VPC's subnet in the zone;
+ * an account without a default VPC answers VPCIdNotSpecified ("No default VPC for this
+ * user", as users of such accounts report it; docs/internals/emulator.md). A subnet must
+ * exist, decides the zone, and must be in the security groups' VPC.
+ */
+static int run_network(struct ec2 *c, struct run *r)
+{
+	char vpc[SIM_ID_MAX];
+	const char *zone;
+
+	if (!r->subnet) {
+		if (c->sim->cfg.no_default_vpc)
+			return EC2_FAIL400(c, "VPCIdNotSpecified", "No default VPC for this user");
+		return 0;
+	}
+	if (!(zone = ec2_subnet_zone(c, r->subnet, vpc)))
+		return EC2_FAIL400(c, "InvalidSubnetID.NotFound",
+				   "The subnet ID '%s' does not exist", r->subnet);
+	if (ec2_param(c, "Placement.AvailabilityZone") && strcmp(r->zone, zone) != 0)
+		return EC2_FAIL400(c, "InvalidParameterValue",
+				   "Value (%s) for parameter availabilityZone is invalid. Subnet "
+				   "'%s' is in the availability zone %s",
+				   r->zone, r->subnet, zone);
+	r->zone = zone;
+	for (size_t i = 0; i < r->n_sgs; i++) {
+		const struct sim_secgroup *g =
+			sim_world_sg(c->sim->world, SIM_AWS, c->region, r->sgs[i]);
+
+		if (g && strcmp(g->vpc, vpc) != 0)
+			return EC2_FAIL400(c, "InvalidParameter",
+					   "Security group %s and subnet %s belong to different "
+					   "networks.",
+					   r->sgs[i], r->subnet);
+	}
 	return 0;
 }
 

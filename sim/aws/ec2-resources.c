@@ -343,8 +343,13 @@ static int create_security_group(struct ec2 *c)
 		ec2_bad_value(c, "GroupDescription", desc);
 		goto out;
 	}
-	if (vpc && !gc_starts_with(vpc, "vpc-")) {
+	if (vpc && !ec2_vpc_exists(c, vpc)) {
 		EC2_FAIL400(c, "InvalidVpcID.NotFound", "The vpc ID '%s' does not exist", vpc);
+		goto out;
+	}
+	/* without a default VPC, as users of such accounts report it (emulator.md) */
+	if (!vpc && c->sim->cfg.no_default_vpc) {
+		EC2_FAIL400(c, "VPCIdNotSpecified", "No default VPC for this user");
 		goto out;
 	}
 	if (!vpc)

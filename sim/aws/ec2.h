@@ -60,6 +60,12 @@ struct ec2_action {
 extern const struct ec2_action ec2_instance_actions[];
 extern const struct ec2_action ec2_resource_actions[];
 extern const struct ec2_action ec2_catalog_actions[];
+extern const struct ec2_action ec2_vpc_actions[];
+
+/* ec2-vpc.c: the zone of a subnet this account has (its VPC into vpc), or NULL; whether a
+ * VPC exists (the default one only without --no-default-vpc). */
+const char *ec2_subnet_zone(struct ec2 *c, const char *id, char vpc[SIM_ID_MAX]);
+bool ec2_vpc_exists(struct ec2 *c, const char *id);
 
 #define EC2_TAGSPEC                                                        \
 	"TagSpecification.N.ResourceType", "TagSpecification.N.Tag.N.Key", \

@@ -18,6 +18,7 @@
 #include "core/hash.h"
 #include "core/str.h"
 #include "sim/catalog.h"
+#include "sim/network.h"
 #include "sim/tencent/cvm.h"
 
 /* --- schemas ---------------------------------------------------------------------------- */
@@ -359,12 +360,23 @@ static int parse_vpc(struct tc_call *c, struct launch *l)
 	const char *subnet = tc_str(c, "VirtualPrivateCloud.SubnetId");
 	const char *zone;
 
-	if (!tc_get(c, "VirtualPrivateCloud"))
+	bool dflt;
+
+	/* a price inquiry needs no network; a launch without one uses the default VPC */
+	if (!tc_get(c, "VirtualPrivateCloud") &&
+	    (!c->sim->cfg.no_default_vpc || strcmp(c->action, "RunInstances") != 0))
 		return 0;
+	if (!tc_get(c, "VirtualPrivateCloud")) /* and no default VPC to launch into */
+		return tc_fail(c, "InvalidParameterValue.VpcIdNotExist",
+			       "The default VPC does not exist: give VirtualPrivateCloud.");
 	if (tc_need_str(c, "VirtualPrivateCloud.VpcId", &vpc) ||
 	    tc_need_str(c, "VirtualPrivateCloud.SubnetId", &subnet))
 		return -1;
-	if (!strcmp(vpc, "DEFAULT") && !strcmp(subnet, "DEFAULT")) {
+	dflt = !strcmp(vpc, "DEFAULT") && !strcmp(subnet, "DEFAULT");
+	if (dflt && c->sim->cfg.no_default_vpc)
+		return tc_fail(c, "InvalidParameterValue.VpcIdNotExist",
+			       "The default VPC does not exist.");
+	if (dflt) {
 		tc_default_subnet(l->zone, l->subnet_id);
 		l->subnet = l->subnet_id;
 		return 0;
@@ -375,10 +387,11 @@ static int parse_vpc(struct tc_call *c, struct launch *l)
 	if (!gc_starts_with(subnet, "subnet-"))
 		return tc_fail(c, "InvalidParameterValue.SubnetIdMalformed",
 			       "The subnet id `%s` is malformed.", subnet);
-	if (strcmp(vpc, TC_DEFAULT_VPC))
+	if (!tc_vpc_exists(c, vpc))
 		return tc_fail(c, "InvalidParameterValue.VpcIdNotExist",
 			       "The VPC `%s` does not exist.", vpc);
-	zone = tc_subnet_zone(reg, subnet);
+	zone = sim_user_vpc_is(reg, vpc) ? sim_user_subnet_zone(reg, subnet)
+					 : tc_subnet_zone(reg, subnet);
 	if (!zone)
 		return tc_fail(c, "InvalidParameterValue.SubnetNotExist",
 			       "The subnet `%s` does not exist in VPC `%s`.", subnet, vpc);
@@ -637,9 +650,16 @@ static json_t *instance_json(const struct sim_instance *inst)
 				      "TRAFFIC_POSTPAID_BY_HOUR", "InternetMaxBandwidthOut",
 				      inst->public_ip[0] ? 1 : 0, "PublicIpAssigned",
 				      inst->public_ip[0] != 0));
-	json_object_set_new(o, "VirtualPrivateCloud",
-			    json_pack("{s:s, s:s, s:b}", "VpcId", "vpc-gpucsim0", "SubnetId",
-				      inst->subnet, "AsVpcGateway", 0));
+	{
+		const struct sim_region *reg = sim_catalog_region(SIM_TENCENT, inst->region);
+		char vpc[SIM_ID_MAX] = TC_DEFAULT_VPC;
+
+		if (sim_user_subnet_zone(reg, inst->subnet))
+			sim_user_vpc(SIM_TENCENT, inst->region, vpc);
+		json_object_set_new(o, "VirtualPrivateCloud",
+				    json_pack("{s:s, s:s, s:b}", "VpcId", vpc, "SubnetId",
+					      inst->subnet, "AsVpcGateway", 0));
+	}
 	json_object_set_new(o, "ImageId", json_string(inst->image));
 	json_object_set_new(o, "OsName", json_string(img ? img->name : ""));
 	json_object_set_new(o, "CreatedTime", json_string(created));

@@ -120,6 +120,9 @@ void tc_tag_spec(const struct tc_call *c, const char *rtype, struct sim_tags *ou
 void tc_default_subnet(const char *zone, char out[SIM_ID_MAX]);
 /* The zone of a subnet of region reg's default VPC, or NULL when there is no such subnet. */
 const char *tc_subnet_zone(const struct sim_region *reg, const char *subnet);
+/* Whether vpc is a VPC of the call's region: the default one (unless --no-default-vpc) or
+ * the user's (sim/network.h). */
+bool tc_vpc_exists(const struct tc_call *c, const char *vpc);
 
 /* Unix seconds as 2006-01-02T15:04:05Z, or with space and no Z when iso is false. */
 void tc_format_time(int64_t t, bool iso, char out[32]);

@@ -9,7 +9,8 @@
  * accepted and not kept. The network is fixed, not world state: each
  * region has one default VPC (TC_DEFAULT_VPC, 10.0.0.0/16) with one default subnet per
  * zone (a /20 each, ids derived from the zone name), as an account that has used the
- * console's quick set-up has. Runs with the world lock held (see cvm.c).
+ * console's quick set-up has, unless --no-default-vpc; beside it the user's own VPC with a
+ * subnet per zone (sim/network.h). Runs with the world lock held (see cvm.c).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "core/cidr.h"
 #include "core/hash.h"
 #include "core/str.h"
+#include "sim/network.h"
 #include "sim/tencent/cvm.h"
 
 static const struct tc_field f_template[] = {
@@ -507,6 +509,12 @@ static bool id_listed(json_t *ids, const char *id)
 	return false;
 }
 
+bool tc_vpc_exists(const struct tc_call *c, const char *vpc)
+{
+	return (!c->sim->cfg.no_default_vpc && strcmp(vpc, TC_DEFAULT_VPC) == 0) ||
+		sim_user_vpc_is(sim_catalog_region(SIM_TENCENT, c->region), vpc);
+}
+
 static int describe_vpcs(struct tc_call *c)
 {
 	static const char *const names[] = { "vpc-name", "is-default", "vpc-id", "cidr-block",
@@ -515,6 +523,7 @@ static int describe_vpcs(struct tc_call *c)
 	struct sim_tags none = { 0 };
 	int64_t offset, limit;
 	size_t total = 0;
+	char user[SIM_ID_MAX];
 
 	if (ids && tc_get(c, "Filters")) {
 		json_decref(list);
@@ -532,21 +541,29 @@ static int describe_vpcs(struct tc_call *c)
 		json_decref(list);
 		return -1;
 	}
-	if ((!ids || id_listed(ids, TC_DEFAULT_VPC)) && tc_filter_ok(c, "vpc-id", TC_DEFAULT_VPC) &&
-	    tc_filter_ok(c, "vpc-name", "Default-VPC") && tc_filter_ok(c, "is-default", "true") &&
-	    tc_filter_ok(c, "cidr-block", "10.0.0.0/16") && tc_filter_tags(c, &none)) {
-		if (offset == 0)
-			json_array_append_new(
-				list,
-				json_pack("{s:s, s:s, s:s, s:b, s:b, s:s, s:b, s:[], s:s, s:s, "
-					  "s:[], s:[]}",
-					  "VpcName", "Default-VPC", "VpcId", TC_DEFAULT_VPC,
-					  "CidrBlock", "10.0.0.0/16", "IsDefault", 1,
-					  "EnableMulticast", 0, "CreatedTime",
-					  "2026-01-01 00:00:00", "EnableDhcp", 1, "DnsServerSet",
-					  "DomainName", "", "DhcpOptionsId", "", "TagSet",
-					  "AssistantCidrSet"));
-		total = 1;
+	sim_user_vpc(SIM_TENCENT, c->region, user);
+	for (int k = 0; k < 2; k++) {
+		bool dflt = k == 0;
+		const char *id = dflt ? TC_DEFAULT_VPC : user,
+			   *name = dflt ? "Default-VPC" : "user";
+		const char *cidr = dflt ? "10.0.0.0/16" : "172.20.0.0/16";
+
+		if ((dflt && c->sim->cfg.no_default_vpc) || (ids && !id_listed(ids, id)) ||
+		    !tc_filter_ok(c, "vpc-id", id) || !tc_filter_ok(c, "vpc-name", name) ||
+		    !tc_filter_ok(c, "is-default", dflt ? "true" : "false") ||
+		    !tc_filter_ok(c, "cidr-block", cidr) || !tc_filter_tags(c, &none))
+			continue;
+		size_t pos = total++;
+		if (pos < (size_t)offset || pos >= (size_t)(offset + limit))
+			continue;
+		json_array_append_new(
+			list,
+			json_pack("{s:s, s:s, s:s, s:b, s:b, s:s, s:b, s:[], s:s, s:s, "
+				  "s:[], s:[]}",
+				  "VpcName", name, "VpcId", id, "CidrBlock", cidr, "IsDefault",
+				  dflt, "EnableMulticast", 0, "CreatedTime", "2026-01-01 00:00:00",
+				  "EnableDhcp", 1, "DnsServerSet", "DomainName", "",
+				  "DhcpOptionsId", "", "TagSet", "AssistantCidrSet"));
 	}
 	c->out = json_pack("{s:i, s:o}", "TotalCount", (int)total, "VpcSet", list);
 	return 0;
@@ -561,7 +578,8 @@ static int describe_subnets(struct tc_call *c)
 	json_t *ids = tc_get(c, "SubnetIds"), *list;
 	struct sim_tags none = { 0 };
 	int64_t offset, limit;
-	size_t total = 0, i = 0;
+	size_t total = 0;
+	char user[SIM_ID_MAX];
 
 	if (ids && tc_get(c, "Filters"))
 		return tc_fail(c, "InvalidParameter.Coexist",
@@ -574,30 +592,43 @@ static int describe_subnets(struct tc_call *c)
 	if (tc_check_filters(c, names, 10, 5) || tc_paging(c, 20, 100, &offset, &limit))
 		return -1;
 	list = json_array();
-	for (const char *const *z = reg->zones; *z; z++, i++) {
-		char id[SIM_ID_MAX], cidr[32];
+	sim_user_vpc(SIM_TENCENT, c->region, user);
+	for (int k = c->sim->cfg.no_default_vpc; k < 2; k++) {
+		bool dflt = k == 0;
+		const char *vpc = dflt ? TC_DEFAULT_VPC : user;
+		const char *name = dflt ? "Default-Subnet" : "user";
+		size_t i = 0;
 
-		tc_default_subnet(*z, id);
-		snprintf(cidr, sizeof(cidr), "10.0.%zu.0/20", (i * 16) % 256);
-		if ((ids && !id_listed(ids, id)) || !tc_filter_ok(c, "subnet-id", id) ||
-		    !tc_filter_ok(c, "vpc-id", TC_DEFAULT_VPC) || !tc_filter_ok(c, "zone", *z) ||
-		    !tc_filter_ok(c, "cidr-block", cidr) ||
-		    !tc_filter_ok(c, "is-default", "true") ||
-		    !tc_filter_ok(c, "subnet-name", "Default-Subnet") || !tc_filter_tags(c, &none))
-			continue;
-		size_t pos = total++;
-		if (pos < (size_t)offset || pos >= (size_t)(offset + limit))
-			continue;
-		json_array_append_new(
-			list,
-			json_pack("{s:s, s:s, s:s, s:s, s:b, s:b, s:s, s:s, s:s, s:i, s:s, "
-				  "s:s, s:b, s:i, s:[]}",
-				  "VpcId", TC_DEFAULT_VPC, "SubnetId", id, "SubnetName",
-				  "Default-Subnet", "CidrBlock", cidr, "IsDefault", 1,
-				  "EnableBroadcast", 0, "Zone", *z, "RouteTableId", "rtb-gpucsim0",
-				  "CreatedTime", "2026-01-01 00:00:00", "AvailableIpAddressCount",
-				  4093, "Ipv6CidrBlock", "", "NetworkAclId", "", "IsRemoteVpcSnat",
-				  0, "TotalIpAddressCount", 4096, "TagSet"));
+		for (const char *const *z = reg->zones; *z; z++, i++) {
+			char id[SIM_ID_MAX], cidr[32];
+
+			if (dflt)
+				tc_default_subnet(*z, id);
+			else
+				sim_user_subnet(SIM_TENCENT, c->region, *z, id);
+			snprintf(cidr, sizeof(cidr), "%s.%zu.0/20", dflt ? "10.0" : "172.20",
+				 (i * 16) % 256);
+			if ((ids && !id_listed(ids, id)) || !tc_filter_ok(c, "subnet-id", id) ||
+			    !tc_filter_ok(c, "vpc-id", vpc) || !tc_filter_ok(c, "zone", *z) ||
+			    !tc_filter_ok(c, "cidr-block", cidr) ||
+			    !tc_filter_ok(c, "is-default", dflt ? "true" : "false") ||
+			    !tc_filter_ok(c, "subnet-name", name) || !tc_filter_tags(c, &none))
+				continue;
+			size_t pos = total++;
+			if (pos < (size_t)offset || pos >= (size_t)(offset + limit))
+				continue;
+			json_array_append_new(
+				list,
+				json_pack("{s:s, s:s, s:s, s:s, s:b, s:b, s:s, s:s, s:s, s:i, s:s, "
+					  "s:s, s:b, s:i, s:[]}",
+					  "VpcId", vpc, "SubnetId", id, "SubnetName", name,
+					  "CidrBlock", cidr, "IsDefault", dflt, "EnableBroadcast",
+					  0, "Zone", *z, "RouteTableId", "rtb-gpucsim0",
+					  "CreatedTime", "2026-01-01 00:00:00",
+					  "AvailableIpAddressCount", 4093, "Ipv6CidrBlock", "",
+					  "NetworkAclId", "", "IsRemoteVpcSnat", 0,
+					  "TotalIpAddressCount", 4096, "TagSet"));
+		}
 	}
 	c->out = json_pack("{s:i, s:o}", "TotalCount", (int)total, "SubnetSet", list);
 	return 0;

@@ -453,6 +453,60 @@ test('injected throttling and capacity errors carry the cloud codes', async () =
 	}
 });
 
+test('VPC DescribeVpcs, DescribeSubnets by filter; RunInstances into the user\'s subnet',
+     async () => {
+	const all = await vpc.request('DescribeVpcs', {});
+	const mine = all.VpcSet.find((v) => !v.IsDefault);
+	assert.ok(all.VpcSet.some((v) => v.IsDefault) && mine, 'the default VPC and the user\'s');
+	assert.match(mine.VpcId, /^vpc-[0-9a-z]{8}$/);
+	const byId = await vpc.request('DescribeVpcs', {
+		Filters: [{ Name: 'vpc-id', Values: [mine.VpcId, 'vpc-nothere0'] }] });
+	assert.deepEqual(byId.VpcSet.map((v) => v.VpcId), [mine.VpcId]);
+	const subs = await vpc.request('DescribeSubnets', {
+		Filters: [{ Name: 'vpc-id', Values: [mine.VpcId] }, { Name: 'zone', Values: [ZONE] }] });
+	assert.equal(subs.TotalCount, 1);
+	const sub = subs.SubnetSet[0];
+	assert.match(sub.SubnetId, /^subnet-[0-9a-z]{8}$/);
+	const one = await vpc.request('DescribeSubnets', {
+		Filters: [{ Name: 'subnet-id', Values: [sub.SubnetId, 'subnet-nothere0'] }] });
+	assert.deepEqual(one.SubnetSet.map((x) => [x.SubnetId, x.VpcId, x.Zone]),
+			 [[sub.SubnetId, mine.VpcId, ZONE]]);
+
+	const req = runReq(1, [['fleet', unique('net-')]]);
+	delete req.SecurityGroupIds; /* the group of the earlier tests is gone */
+	req.VirtualPrivateCloud = { VpcId: mine.VpcId, SubnetId: sub.SubnetId };
+	const r = await cvm.RunInstances(req);
+	const i = (await describeIds(r.InstanceIdSet)).get(r.InstanceIdSet[0]);
+	assert.equal(i.VirtualPrivateCloud.VpcId, mine.VpcId);
+	assert.equal(i.VirtualPrivateCloud.SubnetId, sub.SubnetId);
+	const wrong = runReq(1, [['fleet', unique('net-')]]);
+	delete wrong.SecurityGroupIds;
+	wrong.Placement = { Zone: 'ap-guangzhou-7', ProjectId: 0 };
+	wrong.VirtualPrivateCloud = { VpcId: mine.VpcId, SubnetId: sub.SubnetId };
+	await expectCode('a subnet of another zone', ['InvalidParameterValue.SubnetIdZoneIdNotMatch'],
+			 () => cvm.RunInstances(wrong));
+	await cvm.TerminateInstances({ InstanceIds: r.InstanceIdSet });
+});
+
+test('an account without a default VPC: a launch must name the VPC and subnet', async () => {
+	const saved = sim;
+	sim = await startSim(['--no-default-vpc']);
+	try {
+		const c = new CvmClient(config());
+		const v = new CommonClient('vpc.tencentcloudapi.com', '2017-03-12', config());
+		const dflt = await v.request('DescribeVpcs', {
+			Filters: [{ Name: 'is-default', Values: ['true'] }] });
+		assert.equal(dflt.TotalCount, 0);
+		const req = runReq(1, [['fleet', unique('net-')]]);
+		delete req.SecurityGroupIds;
+		await expectCode('RunInstances without VirtualPrivateCloud',
+				 ['InvalidParameterValue.VpcIdNotExist'], () => c.RunInstances(req));
+	} finally {
+		await sim.stop();
+		sim = saved;
+	}
+});
+
 test('request log is well-formed', () => {
 	checkRequestLog(sim, 'tencent',
 			['CreateSecurityGroup', 'CreateSecurityGroupPolicies', 'DeleteSecurityGroupPolicies',

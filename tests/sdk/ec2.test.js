@@ -19,6 +19,7 @@ const {
 	RevokeSecurityGroupIngressCommand,
 	DescribeImagesCommand, DescribeSpotPriceHistoryCommand, paginateDescribeInstances,
 	CreateTagsCommand, DeleteTagsCommand,
+	DescribeVpcsCommand, DescribeSubnetsCommand,
 } = ec2sdk;
 
 const REGION = 'us-east-1';
@@ -524,6 +525,85 @@ test('injected throttling and capacity errors are classified by the SDK', async 
 				 })), 400);
 	} finally {
 		await sim.clearFaults();
+	}
+});
+
+test('DescribeVpcs and DescribeSubnets; a launch into a subnet of the user\'s VPC', async () => {
+	const vpcs = await ec2.send(new DescribeVpcsCommand({}));
+	const def = vpcs.Vpcs.find((v) => v.IsDefault);
+	const mine = vpcs.Vpcs.find((v) => !v.IsDefault);
+	assert.ok(def && mine, 'the default VPC and the user\'s');
+	assert.match(mine.VpcId, /^vpc-[0-9a-f]{17}$/);
+	assert.equal(mine.State, 'available');
+	const byFilter = await ec2.send(new DescribeVpcsCommand({
+		Filters: [{ Name: 'vpc-id', Values: [mine.VpcId, 'vpc-0123456789abcdef0'] }] }));
+	assert.deepEqual(byFilter.Vpcs.map((v) => v.VpcId), [mine.VpcId]);
+	await expectCode('DescribeVpcs of an unknown id', ['InvalidVpcID.NotFound'],
+			 () => ec2.send(new DescribeVpcsCommand({ VpcIds: ['vpc-0123456789abcdef0'] })));
+
+	const subs = await ec2.send(new DescribeSubnetsCommand({
+		Filters: [{ Name: 'vpc-id', Values: [mine.VpcId] }] }));
+	assert.ok(subs.Subnets.length >= 2);
+	const inB = subs.Subnets.find((x) => x.AvailabilityZone === 'us-east-1b');
+	assert.match(inB.SubnetId, /^subnet-[0-9a-f]{17}$/);
+	assert.equal(inB.VpcId, mine.VpcId);
+	assert.equal(inB.DefaultForAz, false);
+	const one = await ec2.send(new DescribeSubnetsCommand({
+		Filters: [{ Name: 'subnet-id', Values: [inB.SubnetId, 'subnet-0123456789abcdef0'] }] }));
+	assert.deepEqual(one.Subnets.map((x) => x.SubnetId), [inB.SubnetId]);
+	await expectCode('DescribeSubnets of an unknown id', ['InvalidSubnetID.NotFound'],
+			 () => ec2.send(new DescribeSubnetsCommand({
+				 SubnetIds: ['subnet-0123456789abcdef0'] })));
+
+	/* a group of the user's VPC and a launch into its subnet: the zone is the subnet's */
+	const sg = await ec2.send(new CreateSecurityGroupCommand({
+		GroupName: unique('gc-net-'), Description: 'net', VpcId: mine.VpcId }));
+	await expectCode('CreateSecurityGroup in an unknown VPC', ['InvalidVpcID.NotFound'],
+			 () => ec2.send(new CreateSecurityGroupCommand({
+				 GroupName: unique('gc-net-'), Description: 'net',
+				 VpcId: 'vpc-0123456789abcdef0' })));
+	const run = await ec2.send(new RunInstancesCommand({
+		ImageId: IMAGE, InstanceType: TYPE, MinCount: 1, MaxCount: 1,
+		SubnetId: inB.SubnetId, SecurityGroupIds: [sg.GroupId] }));
+	const inst = run.Instances[0];
+	assert.equal(inst.SubnetId, inB.SubnetId);
+	assert.equal(inst.VpcId, mine.VpcId);
+	assert.equal(inst.Placement.AvailabilityZone, 'us-east-1b');
+	await expectCode('a subnet in another zone than Placement', ['InvalidParameterValue'],
+			 () => ec2.send(new RunInstancesCommand({
+				 ImageId: IMAGE, InstanceType: TYPE, MinCount: 1, MaxCount: 1,
+				 SubnetId: inB.SubnetId,
+				 Placement: { AvailabilityZone: 'us-east-1a' } })));
+	const dsub = (await ec2.send(new DescribeSubnetsCommand({
+		Filters: [{ Name: 'vpc-id', Values: [def.VpcId] },
+			  { Name: 'availability-zone', Values: ['us-east-1b'] }] }))).Subnets[0];
+	await expectCode('a group of another VPC than the subnet', ['InvalidParameter'],
+			 () => ec2.send(new RunInstancesCommand({
+				 ImageId: IMAGE, InstanceType: TYPE, MinCount: 1, MaxCount: 1,
+				 SubnetId: dsub.SubnetId, SecurityGroupIds: [sg.GroupId] })));
+	await ec2.send(new TerminateInstancesCommand({ InstanceIds: [inst.InstanceId] }));
+});
+
+test('an account without a default VPC: VPCIdNotSpecified without a subnet or VpcId', async () => {
+	const other = await startSim(['--no-default-vpc']);
+	try {
+		const c = new EC2Client({
+			endpoint: other.ready.aws, region: REGION, maxAttempts: 1,
+			credentials: { accessKeyId: other.creds.aws.id,
+				       secretAccessKey: other.creds.aws.secret },
+		});
+		const vpcs = await c.send(new DescribeVpcsCommand({}));
+		assert.equal(vpcs.Vpcs.length, 1);
+		assert.equal(vpcs.Vpcs[0].IsDefault, false);
+		await expectCode('RunInstances without a subnet', ['VPCIdNotSpecified'],
+				 () => c.send(new RunInstancesCommand({
+					 ImageId: IMAGE, InstanceType: TYPE, MinCount: 1,
+					 MaxCount: 1 })));
+		await expectCode('CreateSecurityGroup without VpcId', ['VPCIdNotSpecified'],
+				 () => c.send(new CreateSecurityGroupCommand({
+					 GroupName: unique('gc-net-'), Description: 'net' })));
+	} finally {
+		await other.stop();
 	}
 });
 

@@ -351,6 +351,26 @@ test('the VPC and STS APIs on the same endpoint (pop-core, other versions)', asy
 	assert.equal(vsw.VSwitches.VSwitch[0].VSwitchId, VSWITCH);
 	assert.equal(vsw.VSwitches.VSwitch[0].ZoneId, ZONE);
 
+	/* the user's own VPC beside the default one: by VpcId, and its vSwitch by VSwitchId */
+	const others = await vpc.request('DescribeVpcs', { RegionId: REGION, IsDefault: false }, GET);
+	assert.equal(others.Vpcs.Vpc.length, 1);
+	const mine = others.Vpcs.Vpc[0];
+	assert.match(mine.VpcId, /^vpc-[a-z0-9]{24}$/);
+	const byId = await vpc.request('DescribeVpcs', { RegionId: REGION, VpcId: mine.VpcId }, POST);
+	assert.deepEqual(byId.Vpcs.Vpc.map((v) => v.VpcId), [mine.VpcId]);
+	const none = await vpc.request('DescribeVpcs',
+				       { RegionId: REGION, VpcId: 'vpc-bp1nothere0000000000' }, POST);
+	assert.equal(none.TotalCount, 0);
+	const userVsw = await vpc.request('DescribeVSwitches',
+					  { RegionId: REGION, VpcId: mine.VpcId, ZoneId: ZONE }, GET);
+	assert.equal(userVsw.TotalCount, 1);
+	const one = userVsw.VSwitches.VSwitch[0];
+	assert.match(one.VSwitchId, /^vsw-[a-z0-9]{24}$/);
+	const byVsw = await vpc.request('DescribeVSwitches',
+					{ RegionId: REGION, VSwitchId: one.VSwitchId }, POST);
+	assert.equal(byVsw.VSwitches.VSwitch[0].VpcId, mine.VpcId);
+	assert.equal(byVsw.VSwitches.VSwitch[0].ZoneId, ZONE);
+
 	const sts = new RPCClient({
 		accessKeyId: sim.creds.alibaba.id, accessKeySecret: sim.creds.alibaba.secret,
 		endpoint: sim.ready.alibaba, apiVersion: '2015-04-01',

@@ -24,6 +24,7 @@
 #include "sim-fixture.h"
 #include "ssh-test-keys.h"
 #include "providers/alibaba/sign.h"
+#include "sim/network.h"
 #include "sim/sim.h"
 
 #define AKID   "LTAIgpuclustersim001"
@@ -771,9 +772,18 @@ static void test_vpc(void **state)
 			    "vpc-gpuclustersim");
 	assert_true(json_is_true(json_object_get(json_array_get(list, 0), "IsDefault")));
 	reply_release(&r);
+	/* the other VPC is the user's own (sim/network.h) */
 	SEND(&vpc_rpc, &r, "DescribeVpcs", HZ, "IsDefault", "false");
 	assert_int_equal(r.status, 200);
-	assert_int_equal(json_array_size(at(&r, "Vpcs.Vpc")), 0);
+	list = at(&r, "Vpcs.Vpc");
+	assert_int_equal(json_array_size(list), 1);
+	{
+		char user[SIM_ID_MAX];
+
+		sim_user_vpc(SIM_ALIBABA, "cn-hangzhou", user);
+		assert_string_equal(
+			json_string_value(json_object_get(json_array_get(list, 0), "VpcId")), user);
+	}
 	reply_release(&r);
 
 	/* one default vSwitch per zone, ten to a page by default */

@@ -38,6 +38,7 @@
 #include "driver-tencent.h"
 #include "providers/tencent/cvm.h"
 #include "sim/catalog.h"
+#include "sim/network.h"
 #include "sim/sim.h"
 #include "sim/tencent/cvm.h"
 #include "ssh-test-keys.h"
@@ -402,12 +403,17 @@ static void test_vpc_frontend(void **state)
 		json_pack("{s:[{s:s, s:[s]}]}", "Filters", "Name", "is-default", "Values", "false");
 	assert_int_equal(tc_call(prov, TC_VPC, "DescribeVpcs", params, false, &resp, &err), 0);
 	json_decref(params);
-	assert_int_equal(json_integer_value(json_object_get(resp, "TotalCount")), 0);
+	/* the one that is not default is the user's own (sim/network.h) */
+	assert_int_equal(json_integer_value(json_object_get(resp, "TotalCount")), 1);
+	assert_true(sim_user_vpc_is(
+		sim_catalog_region(SIM_TENCENT, "ap-guangzhou"),
+		json_string_value(json_object_get(
+			json_array_get(json_object_get(resp, "VpcSet"), 0), "VpcId"))));
 	json_decref(resp);
 
-	/* one default subnet per zone; filtered by zone */
+	/* one default subnet per zone, and one of the user's VPC; filtered by zone */
 	assert_int_equal(tc_call(prov, TC_VPC, "DescribeSubnets", NULL, false, &resp, &err), 0);
-	assert_int_equal(json_integer_value(json_object_get(resp, "TotalCount")), 4);
+	assert_int_equal(json_integer_value(json_object_get(resp, "TotalCount")), 8);
 	json_decref(resp);
 	params = json_pack("{s:[{s:s, s:[s]}, {s:s, s:[s]}], s:s, s:s}", "Filters", "Name",
 			   "vpc-id", "Values", TC_DEFAULT_VPC, "Name", "zone", "Values",

@@ -99,9 +99,10 @@ struct create_call {
 	bool spot;
 	unsigned count;
 	char token[65];
-	bool key_name;	     /* the request named a key pair */
-	bool authorized_key; /* the request carried the login key for cloud-init */
-	bool host_key;	     /* and a host key */
+	bool key_name;		  /* the request named a key pair */
+	bool authorized_key;	  /* the request carried the login key for cloud-init */
+	bool host_key;		  /* and a host key */
+	char vpc[32], subnet[32]; /* provider.network's, "" without */
 };
 
 struct fake {
@@ -130,6 +131,8 @@ struct fake {
 	unsigned running_at_terminate; /* running instances outside the ids, at the last call */
 	unsigned next_id;
 	char last_allow[64];
+	char last_sg_vpc[32];
+	unsigned network_calls;
 };
 
 static struct fake F;
@@ -330,6 +333,8 @@ static int fake_create(struct gc_provider *p, const struct gc_create_request *re
 	snprintf(c->token, sizeof(c->token), "%s", req->client_token ? req->client_token : "");
 	c->spot = req->spot;
 	c->count = req->count;
+	snprintf(c->vpc, sizeof(c->vpc), "%s", req->vpc_id ? req->vpc_id : "");
+	snprintf(c->subnet, sizeof(c->subnet), "%s", req->subnet_id ? req->subnet_id : "");
 	c->key_name = req->key_name != NULL;
 	c->authorized_key =
 		req->authorized_key && gc_starts_with(req->authorized_key, "ssh-ed25519 ");
@@ -518,6 +523,7 @@ static int fake_mksg(struct gc_provider *p, const struct gc_secgroup_request *re
 		     struct gc_error *err)
 {
 	snprintf(F.last_allow, sizeof(F.last_allow), "%s", req->allow_from[0]);
+	snprintf(F.last_sg_vpc, sizeof(F.last_sg_vpc), "%s", req->vpc_id ? req->vpc_id : "");
 	if (req->id) { /* an existing group: its rules reconciled, nothing made */
 		*out_id = gc_xstrdup(req->id);
 		return 0;
@@ -2345,6 +2351,116 @@ static void test_currency(void **state)
 	assert_true(fake_last_bid > 1.8 - 1e-9 && fake_last_bid < 1.8 + 1e-9);
 	gc_engine_report_release(&rep);
 	fake_currency = "USD";
+/* provider.network: one lookup at plan time, every problem with its LINE:COL; the VPC and
+ * each zone's subnet in the requests. The fake cloud has vpc-0a1b2c3d with subnet-0000000a
+ * in z-a and subnet-0000000b in z-b, and subnet-0000000f in z-a of vpc-0f0f0f0f. */
+static int fake_network(struct gc_provider *p, const char *vpc, const char *const *subnets,
+			size_t n, bool *vpc_found, struct gc_subnet_facts *out,
+			struct gc_error *err)
+{
+	static const struct {
+		const char *id, *vpc, *zone;
+	} known[] = { { "subnet-0000000a", "vpc-0a1b2c3d", "z-a" },
+		      { "subnet-0000000b", "vpc-0a1b2c3d", "z-b" },
+		      { "subnet-0000000f", "vpc-0f0f0f0f", "z-a" } };
+
+	(void)p;
+	(void)err;
+	F.network_calls++;
+	*vpc_found = strcmp(vpc, "vpc-0a1b2c3d") == 0 || strcmp(vpc, "vpc-0f0f0f0f") == 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+			if (strcmp(subnets[i], known[k].id) == 0) {
+				out[i].found = true;
+				snprintf(out[i].vpc, sizeof(out[i].vpc), "%s", known[k].vpc);
+				snprintf(out[i].zone, sizeof(out[i].zone), "%s", known[k].zone);
+			}
+	return 0;
+}
+
+#define NET_SPEC(vpc, a, b)     \
+	"name: " CLUSTER "\n"   \
+	"provider:\n"           \
+	"  name: aws\n"         \
+	"  region: us-east-1\n" \
+	"  network:\n"          \
+	"    vpc: " vpc "\n"    \
+	"    subnets:\n"        \
+	"      z-a: " a "\n"    \
+	"      z-b: " b "\n"    \
+	"node_groups:\n"        \
+	"  - name: workers\n"   \
+	"    count: 2\n"        \
+	"    instance_types: [g5.xlarge]\n"
+
+static void test_network(void **state)
+{
+	static struct gc_provider_ops net_ops;
+	struct t *t = *state;
+	struct gc_instance_list live;
+	struct gc_plan plan;
+	struct gc_engine_report rep;
+	struct gc_error err;
+
+	net_ops = fake_ops;
+	net_ops.network = fake_network;
+	gc_instance_list_init(&live);
+	gc_plan_init(&plan);
+
+	/* swapped, of another VPC, missing: each named at its line and column */
+	up_with(t, &net_ops, NET_SPEC("vpc-0a1b2c3d", "subnet-0000000b", "subnet-0000000a"));
+	gc_error_init(&err);
+	assert_int_equal(gc_engine_plan(&t->e, &plan, &live, NULL, NULL, 0, &err), -1);
+	assert_int_equal(err.code, GC_EINVALID);
+	assert_non_null(strstr(err.message,
+			       "t.yaml:8:12: provider.network.subnets.z-a: subnet "
+			       "subnet-0000000b is in z-b, not z-a\n"));
+	assert_non_null(strstr(err.message,
+			       "t.yaml:9:12: provider.network.subnets.z-b: subnet "
+			       "subnet-0000000a is in z-a, not z-b"));
+	up_with(t, &net_ops, NET_SPEC("vpc-0a1b2c3d", "subnet-0000000f", "subnet-0000000c"));
+	gc_error_init(&err);
+	assert_int_equal(gc_engine_plan(&t->e, &plan, &live, NULL, NULL, 0, &err), -1);
+	assert_non_null(strstr(err.message,
+			       "t.yaml:8:12: provider.network.subnets.z-a: subnet "
+			       "subnet-0000000f is in VPC vpc-0f0f0f0f, not in "
+			       "vpc-0a1b2c3d"));
+	assert_non_null(strstr(err.message,
+			       "t.yaml:9:12: provider.network.subnets.z-b: subnet "
+			       "subnet-0000000c does not exist in us-east-1"));
+	up_with(t, &net_ops, NET_SPEC("vpc-0b0b0b0b", "subnet-0000000a", "subnet-0000000b"));
+	gc_error_init(&err);
+	assert_int_equal(gc_engine_plan(&t->e, &plan, &live, NULL, NULL, 0, &err), -1);
+	assert_string_equal(err.message,
+			    "t.yaml:6:10: provider.network.vpc: VPC vpc-0b0b0b0b "
+			    "does not exist in us-east-1");
+	assert_int_equal(F.calls[OP_CREATE] + F.calls[OP_MKSG] + F.calls[OP_IMPORT], 0);
+
+	/* the right ones: the group spreads over the subnets' zones, each launch names its
+	 * zone's subnet, the security group the VPC */
+	up_with(t, &net_ops, NET_SPEC("vpc-0a1b2c3d", "subnet-0000000a", "subnet-0000000b"));
+	assert_int_equal(apply(t, &rep, &err), 0);
+	assert_true(F.n_log >= 1);
+	for (size_t i = 0; i < F.n_log; i++) {
+		assert_string_equal(F.log[i].vpc, "vpc-0a1b2c3d");
+		assert_string_equal(F.log[i].subnet,
+				    strcmp(F.log[i].zone, "z-a") == 0 ? "subnet-0000000a"
+								      : "subnet-0000000b");
+	}
+	assert_string_equal(F.last_sg_vpc, "vpc-0a1b2c3d");
+	gc_engine_report_release(&rep);
+
+	/* without provider.network: no lookup, nothing named */
+	F.network_calls = 0;
+	F.n_log = 0;
+	up_with(t, &net_ops, SPEC5);
+	assert_int_equal(apply(t, &rep, &err), 0);
+	assert_int_equal(F.network_calls, 0);
+	for (size_t i = 0; i < F.n_log; i++)
+		assert_string_equal(F.log[i].subnet, "");
+	gc_engine_report_release(&rep);
+	gc_plan_release(&plan);
+	gc_instance_list_release(&live);
 }
 
 static void test_no_wait(void **state)
@@ -3034,6 +3150,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_checkip_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capabilities, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_currency, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_network, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_while_waiting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_before_anything, setup, teardown),

@@ -122,6 +122,64 @@ static const struct gc_spec *expect_ok(struct load *l, const char *text)
 #define HEAD   "name: t\nprovider: {name: aws, region: us-east-1}\n"
 #define HEAD_G HEAD "node_groups:\n  - name: g\n    count: 1\n    instance_types: [a1]\n"
 
+/* provider.network: the ids in the cloud's shapes, a subnet per zone, the groups' zones. */
+static void test_rules_network(void **state)
+{
+	struct load l;
+	const struct gc_spec *spec;
+
+	(void)state;
+	spec = expect_ok(&l,
+			 "name: t\n"
+			 "provider:\n"
+			 "  name: aws\n"
+			 "  region: us-east-1\n"
+			 "  network:\n"
+			 "    vpc: vpc-0a1b2c3d\n"
+			 "    subnets: {us-east-1b: subnet-0a1b2c3d, us-east-1a: subnet-1a1b2c3d}\n"
+			 "node_groups:\n"
+			 "  - {name: g, count: 1, instance_types: [a1]}\n"
+			 "  - {name: h, count: 1, instance_types: [a1], zones: [us-east-1a]}\n");
+	assert_string_equal(spec->provider.network.vpc, "vpc-0a1b2c3d");
+	assert_int_equal(spec->provider.network.vpc_pos.line, 6);
+	assert_int_equal(spec->provider.network.vpc_pos.col, 10);
+	assert_int_equal(spec->provider.network.n_subnets, 2);
+	assert_string_equal(spec->provider.network.subnets[0].zone, "us-east-1b");
+	assert_string_equal(spec->provider.network.subnets[0].id, "subnet-0a1b2c3d");
+	assert_int_equal(spec->provider.network.subnets[1].pos.line, 7);
+	/* a group without zones gets the subnets' zones, in their order; a listed one stays */
+	assert_int_equal(spec->groups[0].n_zones, 2);
+	assert_string_equal(spec->groups[0].zones[0], "us-east-1b");
+	assert_string_equal(spec->groups[0].zones[1], "us-east-1a");
+	assert_int_equal(spec->groups[1].n_zones, 1);
+	assert_string_equal(gc_spec_subnet(spec, "us-east-1a")->id, "subnet-1a1b2c3d");
+	assert_null(gc_spec_subnet(spec, "us-east-1c"));
+	assert_null(gc_spec_subnet(spec, NULL));
+	release(&l);
+
+	/* without it: no VPC, no subnets, the groups' zones as written */
+	spec = expect_ok(&l, HEAD_G);
+	assert_null(spec->provider.network.vpc);
+	assert_int_equal(spec->provider.network.n_subnets, 0);
+	assert_int_equal(spec->groups[0].n_zones, 0);
+	release(&l);
+
+#define NET(x)                                                                            \
+	"name: t\nprovider:\n  name: tencent\n  region: ap-guangzhou\n  network: " x "\n" \
+	"node_groups: [{name: g, count: 1, instance_types: [a1]}]\n"
+	expect1(NET("{vpc: vpc-0a1b2c3d}"), 5, 12,
+		"missing required key 'subnets' in provider.network");
+	expect1(NET("{vpc: vpc-2at5y1pn, subnets: {ap-guangzhou-6: vsw-abcdefgh12}}"), 5, 58,
+		"provider.network.subnets.ap-guangzhou-6: 'vsw-abcdefgh12' is not a valid subnet id: "
+		"expected subnet- and 8 of a-z and 0-9");
+	expect1(NET("{vpc: vpc-0a1b2c3d4e5f60718, subnets: {ap-guangzhou-6: subnet-7a8b9c0d}}"), 5,
+		18,
+		"provider.network.vpc: 'vpc-0a1b2c3d4e5f60718' is not a valid VPC id: expected "
+		"vpc- and 8 of a-z and 0-9");
+	expect1(NET("[vpc-2at5y1pn]"), 5, 12, "provider.network: expected a mapping, got a list");
+#undef NET
+}
+
 /* The documented example. */
 
 static char *read_doc_example(void)
@@ -1800,6 +1858,11 @@ static void test_registry(void **state)
 		assert_non_null(f->oidc_provider_hint);
 		assert_non_null(f->keypair.prefix);
 		assert_true(f->keypair.sep != '\0');
+		assert_non_null(f->vpc_id);
+		assert_non_null(f->vpc_id_hint);
+		assert_non_null(f->subnet_id);
+		assert_non_null(f->subnet_id_hint);
+		assert_non_null(f->subnet_word);
 	}
 	assert_true(i >= 1);
 	assert_null(gc_provider_names[i]);
@@ -1877,6 +1940,7 @@ int main(void)
 		cmocka_unit_test(test_rules_top),
 		cmocka_unit_test(test_rules_provider),
 		cmocka_unit_test(test_rules_provider_oidc),
+		cmocka_unit_test(test_rules_network),
 		cmocka_unit_test(test_rules_ssh),
 		cmocka_unit_test(test_rules_groups),
 		cmocka_unit_test(test_rules_bootstrap),
