@@ -2351,6 +2351,8 @@ static void test_currency(void **state)
 	assert_true(fake_last_bid > 1.8 - 1e-9 && fake_last_bid < 1.8 + 1e-9);
 	gc_engine_report_release(&rep);
 	fake_currency = "USD";
+}
+
 /* provider.network: one lookup at plan time, every problem with its LINE:COL; the VPC and
  * each zone's subnet in the requests. The fake cloud has vpc-0a1b2c3d with subnet-0000000a
  * in z-a and subnet-0000000b in z-b, and subnet-0000000f in z-a of vpc-0f0f0f0f. */
