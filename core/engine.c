@@ -22,6 +22,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/cidr.h"
+#include "core/cloudcheck.h"
 #include "core/engine.h"
 #include "core/hash.h"
 #include "core/http.h"
@@ -302,6 +303,7 @@ struct run {
 	unsigned char cluster_seed[32];
 	bool have_seed;
 	char *secgroup_id;
+	bool made_keypair, made_secgroup; /* by this run: a failed first apply removes them */
 
 	/* per instance of rep->created */
 	size_t *created_group;
@@ -531,6 +533,8 @@ int gc_engine_plan(struct gc_engine *e, struct gc_plan *out, struct gc_instance_
 	for (size_t i = 0; i < spec->n_groups; i++)
 		if (check_group_caps(e, &spec->groups[i], err) < 0)
 			return -1;
+	if (gc_cloudcheck_spec(e->provider, spec, err) < 0)
+		return -1;
 	if (gc_engine_discover(e, live, err) < 0)
 		return -1;
 	gc_plan_price_needs(spec, live, &prices, &n_prices);
@@ -665,6 +669,7 @@ static int ensure_keypair(struct run *r, struct gc_error *err)
 		}
 	}
 	info(r, "imported key pair '%s'", name);
+	r->made_keypair = true;
 	r->key_name = gc_xstrdup(name);
 	r->key_id = id ? id : gc_xstrdup(name);
 	id = NULL;
@@ -851,6 +856,7 @@ static int ensure_secgroup(struct run *r, bool create, struct gc_error *err)
 	}
 	if (!pick)
 		info(r, "created security group '%s' (%s)", name, id);
+	r->made_secgroup = !pick;
 	r->secgroup_id = id;
 	id = NULL;
 	ret = 0;
@@ -875,7 +881,7 @@ static const char *image_of(struct run *r, const struct gc_spec_group *g, struct
 		    strcmp(r->images[i].image, g->image) == 0)
 			return r->images[i].id;
 	if (gc_provider_resolve_image(r->p, g->image, g->image_is_alias, &id, err) < 0) {
-		gc_error_prefix(err, "cannot find image '%s' for group '%s'", g->image, g->name);
+		gc_error_prefix(err, "group '%s'", g->name); /* the driver names the image */
 		return NULL;
 	}
 	GC_ALLOC_GROW(r->images, r->n_images + 1, r->alloc_images);
@@ -1181,9 +1187,8 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 			} else {
 				ev.message = "giving up";
 				emit(r, &ev);
+				/* the driver's message says which launch (zone, type) failed */
 				check_fatal(r, err);
-				gc_error_prefix(err, "cannot create instances in %s (%s, %s)",
-						zone ? zone : "any zone", type, market_word(spot));
 			}
 			goto out;
 		}
@@ -1847,8 +1852,9 @@ static int summarise(struct run *r, const char *verb, struct gc_error *err)
 		gc_buf_release(&s);
 		return 0;
 	}
-	gc_log_error(r->e->log, "%s of cluster '%s' fell short: %s", verb, r->e->spec->name,
-		     s.data);
+	/* the command prints err once; the log keeps it at -v */
+	gc_log_info(r->e->log, "%s of cluster '%s' fell short: %s", verb, r->e->spec->name,
+		    s.data);
 	gc_error_set(err, code, "%s", s.data);
 	gc_buf_release(&s);
 	return -1;
@@ -1864,6 +1870,44 @@ static size_t doomed(const struct gc_plan *plan)
 			n += plan->groups[i].nodes[k].action == GC_PLAN_REPLACE ||
 				plan->groups[i].nodes[k].action == GC_PLAN_TERMINATE;
 	return n;
+}
+
+/* The images of every group that launches, before anything is made for the launches. */
+static int resolve_images(struct run *r, const struct gc_plan *plan, struct gc_error *err)
+{
+	for (size_t i = 0; i < plan->n_groups; i++)
+		if (plan->groups[i].create && plan->groups[i].spec &&
+		    !image_of(r, plan->groups[i].spec, err))
+			return -1;
+	return 0;
+}
+
+/* A first apply (the cluster had no instance) that launched none takes back the key pair
+ * and security group it made: a spec the cloud refused leaves nothing behind. */
+static void undo_first_apply(struct run *r, const struct gc_plan *plan)
+{
+	struct gc_error lerr;
+
+	for (size_t i = 0; i < plan->n_groups; i++)
+		if (plan->groups[i].n_nodes)
+			return;
+	if (r->rep->created.n || r->cancelled || r->fatal)
+		return;
+	gc_error_init(&lerr);
+	if (r->made_secgroup && r->secgroup_id) {
+		if (gc_provider_delete_secgroup(r->p, r->secgroup_id, &lerr) == 0)
+			info(r, "removed security group %s: nothing was launched", r->secgroup_id);
+		else
+			gc_log_warn(r->e->log, "cannot remove security group %s: %s",
+				    r->secgroup_id, lerr.message);
+	}
+	if (r->made_keypair && r->key_id) {
+		if (gc_provider_delete_keypair(r->p, r->key_id, &lerr) == 0)
+			info(r, "removed key pair '%s': nothing was launched", r->key_name);
+		else
+			gc_log_warn(r->e->log, "cannot remove key pair '%s': %s", r->key_name,
+				    lerr.message);
+	}
 }
 
 static bool plan_keeps(const struct gc_plan *plan)
@@ -1911,9 +1955,10 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 		creates |= pg->create > 0;
 	}
 
-	/* 1. what every launch needs, once */
+	/* 1. what every launch needs, once; the images first, so that a spec the cloud
+	 * refuses makes nothing (plan checked the rest: core/cloudcheck.h) */
 	if (creates && !cancelled(&r)) {
-		if (ensure_keypair(&r, &lerr) < 0 ||
+		if (resolve_images(&r, plan, &lerr) < 0 || ensure_keypair(&r, &lerr) < 0 ||
 		    (!cancelled(&r) && ensure_secgroup(&r, true, &lerr) < 0)) {
 			check_fatal(&r, &lerr);
 			if (!r.cancelled)
@@ -1998,6 +2043,7 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 	}
 	if (t.n && !cancelled(&r) && !r.fatal)
 		terminate_and_wait(&r, &t);
+	undo_first_apply(&r, plan);
 
 	run_finish(&r);
 	ret = summarise(&r, "apply", err);

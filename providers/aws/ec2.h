@@ -194,6 +194,9 @@ int aws_xml_spot_prices(const char *body, size_t len, struct aws_spot_price **ou
 
 /* Zone names (availabilityZoneInfo/item/zoneName), in order, appended. */
 int aws_xml_zones(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err);
+/* DescribeInstanceTypeOfferings: instanceTypeOfferingSet/item/location, appended. */
+int aws_xml_offerings(const char *body, size_t len, char ***out, size_t *n, char **next_token,
+		      struct gc_error *err);
 /* DescribeRegions: regionInfo/item/regionName, appended to *out. */
 int aws_xml_regions(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err);
 
@@ -229,6 +232,8 @@ int aws_instance_type(struct gc_provider *p, const char *type, struct gc_type_fa
 int aws_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
 	      struct gc_error *err);
 int aws_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
+int aws_type_zones(struct gc_provider *p, const char *type, char ***out, size_t *n_out,
+		   struct gc_error *err);
 int aws_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int aws_console_output(struct gc_provider *p, const char *id, char **out, struct gc_error *err);
 
