@@ -164,6 +164,8 @@ int ali_instance_type(struct gc_provider *p, const char *type, struct gc_type_fa
 int ali_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
 	      struct gc_error *err);
 int ali_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
+int ali_type_zones(struct gc_provider *p, const char *type, char ***out, size_t *n_out,
+		   struct gc_error *err);
 int ali_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int ali_console_output(struct gc_provider *p, const char *id, char **out, struct gc_error *err);
 

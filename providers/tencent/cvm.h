@@ -129,6 +129,8 @@ int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_fac
 int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
 	     struct gc_error *err);
 int tc_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
+int tc_type_zones(struct gc_provider *p, const char *type, char ***out, size_t *n_out,
+		  struct gc_error *err);
 int tc_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 
 /* The CVM state word as a gc_instance_state: PENDING -> pending, SHUTDOWN (the recycle
