@@ -1893,6 +1893,11 @@ static void undo_first_apply(struct run *r, const struct gc_plan *plan)
 			return;
 	if (r->rep->created.n || r->cancelled || r->fatal)
 		return;
+	/* a launch whose answer was lost may have landed: its group stays for the re-run */
+	for (size_t i = 0; i < r->rep->n_groups; i++)
+		if (r->rep->groups[i].err.code == GC_EGENERIC ||
+		    gc_error_is_retryable(r->rep->groups[i].err.code))
+			return;
 	gc_error_init(&lerr);
 	if (r->made_secgroup && r->secgroup_id) {
 		if (gc_provider_delete_secgroup(r->p, r->secgroup_id, &lerr) == 0)
