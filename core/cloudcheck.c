@@ -150,15 +150,19 @@ static int check_types(struct gc_provider *p, const struct gc_spec *spec, struct
 
 		for (size_t t = 0; t < g->n_instance_types; t++) {
 			const char *type = g->instance_types[t];
+			struct gc_error lerr;
 			char **offered = NULL, at[300];
 			size_t n = 0;
 			struct gc_buf all = GC_BUF_INIT(400);
 			int ret = 0;
 
 			/* a type listed in several groups is asked for again: a rare spec */
-			if (gc_provider_type_zones(p, type, &offered, &n, err) < 0) {
-				if (err && err->code == GC_EUNSUPPORTED)
+			gc_error_init(&lerr);
+			if (gc_provider_type_zones(p, type, &offered, &n, &lerr) < 0) {
+				if (lerr.code == GC_EUNSUPPORTED)
 					return 0;
+				if (err)
+					*err = lerr;
 				return gc_error_prefix(err, "cannot check instance type '%s'", type);
 			}
 			where(at, sizeof(at), spec, &g->instance_types_pos[t], &g->pos);
@@ -192,6 +196,7 @@ static int check_images(struct gc_provider *p, const struct gc_spec *spec, struc
 	for (size_t i = 0; i < spec->n_groups; i++) {
 		const struct gc_spec_group *g = &spec->groups[i];
 		char *id = NULL, at[300];
+		struct gc_error lerr;
 		bool seen = false;
 
 		for (size_t k = 0; k < i && !seen; k++)
@@ -199,9 +204,12 @@ static int check_images(struct gc_provider *p, const struct gc_spec *spec, struc
 			       strcmp(spec->groups[k].image, g->image) == 0;
 		if (seen)
 			continue;
-		if (gc_provider_resolve_image(p, g->image, g->image_is_alias, &id, err) < 0) {
-			if (err && err->code == GC_EUNSUPPORTED)
+		gc_error_init(&lerr);
+		if (gc_provider_resolve_image(p, g->image, g->image_is_alias, &id, &lerr) < 0) {
+			if (lerr.code == GC_EUNSUPPORTED)
 				return 0;
+			if (err)
+				*err = lerr;
 			where(at, sizeof(at), spec, &g->image_pos, &g->pos);
 			/* at ends in ": ", which the prefix adds again */
 			if (at[0])
@@ -218,6 +226,7 @@ int gc_cloudcheck_spec(struct gc_provider *p, const struct gc_spec *spec, struct
 {
 	char **zones = NULL;
 	size_t n_zones = 0;
+	struct gc_error lerr;
 	bool named = false;
 	int ret;
 
@@ -225,11 +234,15 @@ int gc_cloudcheck_spec(struct gc_provider *p, const struct gc_spec *spec, struct
 		return -1;
 	for (size_t i = 0; i < spec->n_groups; i++)
 		named |= spec->groups[i].n_zones > 0;
+	gc_error_init(&lerr);
 	if (named) {
-		if (gc_provider_zones(p, &zones, &n_zones, err) < 0) {
-			if (!err || err->code != GC_EUNSUPPORTED)
+		if (gc_provider_zones(p, &zones, &n_zones, &lerr) < 0) {
+			if (lerr.code != GC_EUNSUPPORTED) {
+				if (err)
+					*err = lerr;
 				return gc_error_prefix(err, "cannot check the zones of region '%s'",
 						       p->region);
+			}
 		} else {
 			ret = check_zones(p, spec, zones, n_zones, err);
 			gc_strv_free(zones, n_zones);
