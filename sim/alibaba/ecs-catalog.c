@@ -358,10 +358,11 @@ static int describe_available_resource(struct ecs_call *c)
 				zone);
 	list = json_array();
 	for (const char *const *z = reg->zones; *z; z++) {
-		json_t *res = json_array();
+		json_t *res;
 
 		if (zone && strcmp(zone, *z) != 0)
 			continue;
+		res = json_array();
 		for (size_t i = 0; i < nt; i++) {
 			if ((want && strcmp(want, types[i].name) != 0) ||
 			    !sim_catalog_offered(SIM_ALIBABA, *z, types[i].name))
