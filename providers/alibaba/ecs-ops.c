@@ -1358,6 +1358,9 @@ static int images_parse(struct gc_provider *p, void *ctx, const struct gc_buf *b
 			return refuse(p, "DescribeImages", err,
 				      "an image without ImageId, ImageName or Status");
 		}
+		/* every image seen exists: a literal id among them needs no call of its own */
+		if (!strcmp(status, "Available") && !gc_params_get(&ali_driver(p)->aliases, id))
+			gc_params_add(&ali_driver(p)->aliases, id, id);
 		if ((status && strcmp(status, "Available")) ||
 		    (c->def->prefix && !gc_starts_with(name, c->def->prefix)) ||
 		    (c->def->contains && !contains_ci(name, c->def->contains)))
@@ -1419,7 +1422,8 @@ out:
 }
 
 /* A literal id the region has: DescribeImages by ImageId (one page; ids are regional, so an
- * id of another region is not found), remembered with the aliases. */
+ * id of another region is not found), remembered with the aliases, as is every image an
+ * alias's search came across. */
 static int image_exists(struct gc_provider *p, const char *id, struct gc_error *err)
 {
 	struct ali_driver *d = ali_driver(p);
