@@ -12,8 +12,8 @@
 #include "core/suggest.h"
 
 /* "FILE:LINE:COL: " for pos, else for fallback (a value the spec did not write). */
-static void where(char *out, size_t size, const struct gc_spec *spec,
-		  const struct gc_spec_pos *pos, const struct gc_spec_pos *fallback)
+static void where(char *out, size_t size, const struct gc_spec *spec, const struct gc_spec_pos *pos,
+		  const struct gc_spec_pos *fallback)
 {
 	const struct gc_spec_pos *at = pos && pos->line ? pos : fallback;
 
@@ -52,8 +52,8 @@ static void did_you_mean(char *out, size_t size, const char *word, char *const *
 /* The cloud's regions. A region the cloud does not know fails every call made for it
  * (the endpoint does not resolve, or the signature's scope is refused), so on a failure
  * the cloud's home region is asked instead, with the same credentials. 1: no listing. */
-static int list_regions(struct gc_provider *p, const struct gc_spec *spec, char ***out,
-			size_t *n, struct gc_error *err)
+static int list_regions(struct gc_provider *p, const struct gc_spec *spec, char ***out, size_t *n,
+			struct gc_error *err)
 {
 	const char *home = p->ops->facts ? p->ops->facts->home_region : NULL;
 	struct gc_provider_config cfg = {
@@ -108,8 +108,8 @@ static int check_region(struct gc_provider *p, const struct gc_spec *spec, struc
 	if (!dym[0])
 		join(&all, regions, n);
 	gc_error_set(err, GC_EINVALID, "%sunknown region '%s' for %s%s%s%s%s", at,
-		     spec->provider.region, spec->provider.name, dym, all.len ? " (its regions: " : "",
-		     all.data, all.len ? ")" : "");
+		     spec->provider.region, spec->provider.name, dym,
+		     all.len ? " (its regions: " : "", all.data, all.len ? ")" : "");
 	gc_buf_release(&all);
 	gc_strv_free(regions, n);
 	return -1;
@@ -163,7 +163,8 @@ static int check_types(struct gc_provider *p, const struct gc_spec *spec, struct
 					return 0;
 				if (err)
 					*err = lerr;
-				return gc_error_prefix(err, "cannot check instance type '%s'", type);
+				return gc_error_prefix(err, "cannot check instance type '%s'",
+						       type);
 			}
 			where(at, sizeof(at), spec, &g->instance_types_pos[t], &g->pos);
 			if (n == 0)
@@ -175,10 +176,11 @@ static int check_types(struct gc_provider *p, const struct gc_spec *spec, struct
 				if (strv_has(offered, n, g->zones[z]))
 					continue;
 				join(&all, offered, n);
-				ret = gc_error_set(err, GC_EINVALID,
-						   "%sinstance type '%s' is not offered in zone '%s' "
-						   "of group '%s' (it is in %s)",
-						   at, type, g->zones[z], g->name, all.data);
+				ret = gc_error_set(
+					err, GC_EINVALID,
+					"%sinstance type '%s' is not offered in zone '%s' "
+					"of group '%s' (it is in %s)",
+					at, type, g->zones[z], g->name, all.data);
 			}
 			gc_buf_release(&all);
 			gc_strv_free(offered, n);
@@ -201,7 +203,7 @@ static int check_images(struct gc_provider *p, const struct gc_spec *spec, struc
 
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = spec->groups[k].image_is_alias == g->image_is_alias &&
-			       strcmp(spec->groups[k].image, g->image) == 0;
+				strcmp(spec->groups[k].image, g->image) == 0;
 		if (seen)
 			continue;
 		gc_error_init(&lerr);

@@ -1853,8 +1853,7 @@ static int summarise(struct run *r, const char *verb, struct gc_error *err)
 		return 0;
 	}
 	/* the command prints err once; the log keeps it at -v */
-	gc_log_info(r->e->log, "%s of cluster '%s' fell short: %s", verb, r->e->spec->name,
-		    s.data);
+	gc_log_info(r->e->log, "%s of cluster '%s' fell short: %s", verb, r->e->spec->name, s.data);
 	gc_error_set(err, code, "%s", s.data);
 	gc_buf_release(&s);
 	return -1;

@@ -1708,7 +1708,8 @@ int ali_type_zones(struct gc_provider *p, const char *type, char ***out, size_t 
 		}
 		json_array_foreach(jlist(z, "AvailableResources", "AvailableResource"), k, r)
 		{
-			json_array_foreach(jlist(r, "SupportedResources", "SupportedResource"), m, s)
+			json_array_foreach(jlist(r, "SupportedResources", "SupportedResource"), m,
+					   s)
 			{
 				const char *value = gc_jstr(s, "Value");
 

@@ -346,10 +346,11 @@ static int describe_available_resource(struct ecs_call *c)
 				"processing this request is not supplied.");
 	by_type = strcmp(dest, "InstanceType") == 0;
 	if (!by_type && strcmp(dest, "Zone") != 0)
-		return ecs_fail(c, 400, "InvalidParameter",
-				"The specified DestinationResource '%s' is not emulated (InstanceType "
-				"and Zone are).",
-				dest);
+		return ecs_fail(
+			c, 400, "InvalidParameter",
+			"The specified DestinationResource '%s' is not emulated (InstanceType "
+			"and Zone are).",
+			dest);
 	if (spot_strategy(c, &spot))
 		return -1;
 	if (zone && !sim_catalog_zone_ok(reg, zone))
@@ -367,10 +368,10 @@ static int describe_available_resource(struct ecs_call *c)
 			if ((want && strcmp(want, types[i].name) != 0) ||
 			    !sim_catalog_offered(SIM_ALIBABA, *z, types[i].name))
 				continue;
-			json_array_append_new(res, json_pack("{s:s, s:s, s:s}", "Value",
-							     by_type ? types[i].name : *z, "Status",
-							     "Available", "StatusCategory",
-							     "WithStock"));
+			json_array_append_new(
+				res,
+				json_pack("{s:s, s:s, s:s}", "Value", by_type ? types[i].name : *z,
+					  "Status", "Available", "StatusCategory", "WithStock"));
 			if (!by_type)
 				break;
 		}
@@ -379,11 +380,11 @@ static int describe_available_resource(struct ecs_call *c)
 			continue;
 		}
 		json_array_append_new(
-			list, json_pack("{s:s, s:s, s:s, s:s, s:{s:[{s:s, s:{s:o}}]}}", "ZoneId",
-					*z, "RegionId", c->region, "Status", "Available",
-					"StatusCategory", "WithStock", "AvailableResources",
-					"AvailableResource", "Type", dest, "SupportedResources",
-					"SupportedResource", res));
+			list,
+			json_pack("{s:s, s:s, s:s, s:s, s:{s:[{s:s, s:{s:o}}]}}", "ZoneId", *z,
+				  "RegionId", c->region, "Status", "Available", "StatusCategory",
+				  "WithStock", "AvailableResources", "AvailableResource", "Type",
+				  dest, "SupportedResources", "SupportedResource", res));
 	}
 	if (!json_array_size(list)) { /* ECS leaves the list out when nothing matches */
 		json_decref(list);
@@ -475,12 +476,23 @@ static const struct ecs_param regions_params[] = {
 };
 
 static const struct ecs_param available_params[] = {
-	{ "RegionId", 0 },	      { "DestinationResource", 0 }, { "InstanceChargeType", 0 },
-	{ "SpotStrategy", 0 },	      { "SpotDuration", 0 },	    { "ZoneId", 0 },
-	{ "IoOptimized", 0 },	      { "DedicatedHostId", 0 },	    { "InstanceType", 0 },
-	{ "SystemDiskCategory", 0 },  { "DataDiskCategory", 0 },    { "NetworkCategory", 0 },
-	{ "Cores", 0 },		      { "Memory", 0 },		    { "ResourceType", 0 },
-	{ "Scope", 0 },		      { NULL, 0 },
+	{ "RegionId", 0 },
+	{ "DestinationResource", 0 },
+	{ "InstanceChargeType", 0 },
+	{ "SpotStrategy", 0 },
+	{ "SpotDuration", 0 },
+	{ "ZoneId", 0 },
+	{ "IoOptimized", 0 },
+	{ "DedicatedHostId", 0 },
+	{ "InstanceType", 0 },
+	{ "SystemDiskCategory", 0 },
+	{ "DataDiskCategory", 0 },
+	{ "NetworkCategory", 0 },
+	{ "Cores", 0 },
+	{ "Memory", 0 },
+	{ "ResourceType", 0 },
+	{ "Scope", 0 },
+	{ NULL, 0 },
 };
 
 static const struct ecs_param zones_params[] = {

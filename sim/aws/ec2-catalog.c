@@ -356,9 +356,10 @@ static int describe_instance_type_offerings(struct ec2 *c)
 			bool m = !by_zone || sim_catalog_offered(SIM_AWS, loc, types[t].name);
 
 			for (size_t f = 0; f < fs.n && m; f++)
-				m = ec2_any_value(&fs.f[f], strcmp(fs.f[f].name, "location") == 0
-								    ? loc
-								    : types[t].name);
+				m = ec2_any_value(&fs.f[f],
+						  strcmp(fs.f[f].name, "location") == 0
+							  ? loc
+							  : types[t].name);
 			if (!m || row++ < start)
 				continue;
 			if ((int64_t)shown == max) {

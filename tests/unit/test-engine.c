@@ -1447,12 +1447,14 @@ static void test_plan_checks_the_cloud(void **state)
 		if (!strstr(err.message, cases[i].says))
 			fail_msg("case %zu: %s", i, err.message);
 		assert_int_equal(F.calls[OP_DISCOVER], 0);
-		assert_int_equal(F.total, F.calls[OP_REGIONS] + F.calls[OP_ZONES] +
-						  F.calls[OP_TYPE_ZONES] + F.calls[OP_IMAGE]);
+		assert_int_equal(F.total,
+				 F.calls[OP_REGIONS] + F.calls[OP_ZONES] + F.calls[OP_TYPE_ZONES] +
+					 F.calls[OP_IMAGE]);
 	}
 	/* the image too, at the line that names it */
-	up_with(t, &offer_ops, HEAD "  - name: workers\n    count: 1\n    instance_types: [g5.gap]\n"
-				    "    zones: [z-a]\n    image: ami-0123456789abcdef0\n");
+	up_with(t, &offer_ops,
+		HEAD "  - name: workers\n    count: 1\n    instance_types: [g5.gap]\n"
+		     "    zones: [z-a]\n    image: ami-0123456789abcdef0\n");
 	F.fail_op = OP_IMAGE;
 	F.fail_at = 0;
 	F.fail_code = GC_ENOTFOUND;
