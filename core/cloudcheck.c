@@ -161,10 +161,9 @@ static int check_types(struct gc_provider *p, const struct gc_spec *spec, struct
 			if (gc_provider_type_zones(p, type, &offered, &n, &lerr) < 0) {
 				if (lerr.code == GC_EUNSUPPORTED)
 					return 0;
-				if (err)
+				if (err) /* the driver names the type and the call */
 					*err = lerr;
-				return gc_error_prefix(err, "cannot check instance type '%s'",
-						       type);
+				return -1;
 			}
 			where(at, sizeof(at), spec, &g->instance_types_pos[t], &g->pos);
 			if (n == 0)
@@ -240,10 +239,9 @@ int gc_cloudcheck_spec(struct gc_provider *p, const struct gc_spec *spec, struct
 	if (named) {
 		if (gc_provider_zones(p, &zones, &n_zones, &lerr) < 0) {
 			if (lerr.code != GC_EUNSUPPORTED) {
-				if (err)
+				if (err) /* "cannot list the zones of REGION: ..." */
 					*err = lerr;
-				return gc_error_prefix(err, "cannot check the zones of region '%s'",
-						       p->region);
+				return -1;
 			}
 		} else {
 			ret = check_zones(p, spec, zones, n_zones, err);

@@ -1718,6 +1718,13 @@ static void teardown_init(struct run *r, struct gc_teardown *t)
 }
 
 /* Terminates the teardown's instances (apply, terminate by id) and waits for them. */
+/* "cannot terminate N instances: ", unless the driver's message starts so already */
+static void prefix_terminate(struct gc_error *err, size_t n)
+{
+	if (strncmp(err->message, "cannot terminate ", 17) != 0)
+		gc_error_prefix(err, "cannot terminate %zu instances", n);
+}
+
 static void terminate_and_wait(struct run *r, struct gc_teardown *t)
 {
 	struct gc_engine_event ev = { .kind = GC_EV_TERMINATING };
@@ -1732,7 +1739,7 @@ static void terminate_and_wait(struct run *r, struct gc_teardown *t)
 	done = gc_teardown_terminate(t, &lerr);
 	check_fatal(r, &t->fatal_err);
 	if (done < n && lerr.code != GC_OK) {
-		gc_error_prefix(&lerr, "cannot terminate %zu instances", n - done);
+		prefix_terminate(&lerr, n - done);
 		set_term_err(r, &lerr);
 	}
 	if (done && !r->opts.no_wait && !r->cancelled && !r->fatal) {
@@ -2087,7 +2094,7 @@ static void destroy_all(struct run *r, struct gc_teardown *t, const struct gc_in
 	gc_teardown_run(t, &lerr);
 	check_fatal(r, &t->fatal_err);
 	if (lerr.code != GC_OK) {
-		gc_error_prefix(&lerr, "cannot terminate %zu instances", n_term - r->asked);
+		prefix_terminate(&lerr, n_term - r->asked);
 		set_term_err(r, &lerr);
 	}
 }
