@@ -32,7 +32,7 @@ static bool strv_has(char *const *v, size_t n, const char *s)
 	return false;
 }
 
-/* "a, b, c" (cut with ", ..." past a few hundred bytes); "; did you mean 'x'?" or "". */
+/* "a, b, c", cut with ", ..." where the buffer ends. */
 static void join(struct gc_buf *b, char *const *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -42,6 +42,7 @@ static void join(struct gc_buf *b, char *const *v, size_t n)
 		}
 }
 
+/* "; did you mean 'x'?" when a candidate is close (core/suggest.h), else "". */
 static void did_you_mean(char *out, size_t size, const char *word, char *const *v, size_t n)
 {
 	const char *s = gc_suggest(word, (const char *const *)v, n);

@@ -880,10 +880,9 @@ static const char *image_of(struct run *r, const struct gc_spec_group *g, struct
 		if (r->images[i].alias == g->image_is_alias &&
 		    strcmp(r->images[i].image, g->image) == 0)
 			return r->images[i].id;
-	if (gc_provider_resolve_image(r->p, g->image, g->image_is_alias, &id, err) < 0) {
-		gc_error_prefix(err, "group '%s'", g->name); /* the driver names the image */
+	/* the driver's message names the image and the region; the report, the group */
+	if (gc_provider_resolve_image(r->p, g->image, g->image_is_alias, &id, err) < 0)
 		return NULL;
-	}
 	GC_ALLOC_GROW(r->images, r->n_images + 1, r->alloc_images);
 	r->images[r->n_images].image = g->image;
 	r->images[r->n_images].alias = g->image_is_alias;
@@ -1717,7 +1716,6 @@ static void teardown_init(struct run *r, struct gc_teardown *t)
 	r->asked = 0;
 }
 
-/* Terminates the teardown's instances (apply, terminate by id) and waits for them. */
 /* "cannot terminate N instances: ", unless the driver's message starts so already */
 static void prefix_terminate(struct gc_error *err, size_t n)
 {
@@ -1725,6 +1723,7 @@ static void prefix_terminate(struct gc_error *err, size_t n)
 		gc_error_prefix(err, "cannot terminate %zu instances", n);
 }
 
+/* Terminates the teardown's instances (apply, terminate by id) and waits for them. */
 static void terminate_and_wait(struct run *r, struct gc_teardown *t)
 {
 	struct gc_engine_event ev = { .kind = GC_EV_TERMINATING };
