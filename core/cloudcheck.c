@@ -9,6 +9,7 @@
 
 #include "core/buf.h"
 #include "core/cloudcheck.h"
+#include "core/log.h"
 #include "core/suggest.h"
 
 /* "FILE:LINE:COL: " for pos, else for fallback (a value the spec did not write). */
@@ -162,9 +163,17 @@ static int check_types(struct gc_provider *p, const struct gc_spec *spec, struct
 			if (gc_provider_type_zones(p, type, &offered, &n, &lerr) < 0) {
 				if (lerr.code == GC_EUNSUPPORTED)
 					return 0;
-				if (err) /* the driver names the type and the call */
-					*err = lerr;
-				return -1;
+				if (lerr.code == GC_ECANCELLED) {
+					if (err)
+						*err = lerr;
+					return -1;
+				}
+				/* an offering API a region lacks, or a policy without its
+				 * permission, leaves the type to the launch: not a reason to
+				 * refuse the plan */
+				gc_log_warn(p->log, "%s; instance type '%s' not checked",
+					    lerr.message, type);
+				continue;
 			}
 			where(at, sizeof(at), spec, &g->instance_types_pos[t], &g->pos);
 			if (n == 0)

@@ -1463,9 +1463,17 @@ static void test_plan_checks_the_cloud(void **state)
 	assert_int_equal(err.code, GC_ENOTFOUND);
 	assert_string_equal(err.message, "t.yaml:11:12: injected not-found");
 	assert_int_equal(F.calls[OP_DISCOVER], 0);
-	/* fixed, it applies */
-	F.fail_op = -1;
+	/* fixed, it applies; an offering listing that fails (a region without the API, a
+	 * policy without its permission) leaves the type to the launch */
+	F.fail_op = OP_TYPE_ZONES;
+	F.fail_at = 0;
+	F.fail_code = GC_EAUTH;
+	up_with(t, &offer_ops,
+		HEAD "  - name: workers\n    count: 1\n    instance_types: [g5.gap]\n"
+		     "    zones: [z-b]\n");
+	reset_calls();
 	assert_int_equal(apply_quiet(t, &err), 0);
+	assert_int_equal(F.calls[OP_TYPE_ZONES], 1);
 	assert_int_equal(alive(CLUSTER), 1);
 }
 
