@@ -25,10 +25,14 @@ void gc_cmd_report_error(struct gc_cmd_ctx *ctx, const char *what, const struct 
 {
 	char extra[300] = "";
 
+	/* the cloud's code and request id once: a driver's message may carry them already */
+	bool has_id = err->request_id[0] && strstr(err->message, err->request_id);
+
 	if (err->cloud_code[0] && !strstr(err->message, err->cloud_code))
 		snprintf(extra, sizeof(extra), " (%s%s%s)", err->cloud_code,
-			 err->request_id[0] ? ", request " : "", err->request_id);
-	else if (err->request_id[0])
+			 err->request_id[0] && !has_id ? ", request " : "",
+			 has_id ? "" : err->request_id);
+	else if (err->request_id[0] && !has_id)
 		snprintf(extra, sizeof(extra), " (request %s)", err->request_id);
 	if (what)
 		gc_out_error(ctx->out, "%s: %s%s", what, err->message, extra);
@@ -270,14 +274,7 @@ void gc_cmd_print_report(struct gc_cmd_ctx *ctx, const char *verb, const struct 
 		json_decref(doc);
 		return;
 	}
-	for (size_t i = 0; i < r->n_groups; i++) {
-		const struct gc_engine_group_report *g = &r->groups[i];
-
-		if (g->err.code == GC_OK)
-			continue;
-		gc_out_printf(o, o->err, "  group '%s': %u of %u created, %u running: %s\n",
-			      g->group, g->created, g->wanted, g->running, g->err.message);
-	}
+	/* each group's shortfall and its cause are in the error the command prints next */
 	gc_out_printf(o, o->err, "%s: %zu created, %zu terminated, %lu API call%s in %.1fs\n", verb,
 		      r->created.n, r->n_terminated, r->api_calls, r->api_calls == 1 ? "" : "s",
 		      (double)r->wall_ms / 1000.0);

@@ -411,7 +411,10 @@ static void on_progress(void *arg, const struct gc_engine_event *ev)
 			      ev->group ? ev->group : "?");
 		return;
 	case GC_EV_CREATE_FAILED:
-		gc_out_printf(o, s, "  %sno luck%s with %s/%s/%s: %s\n",
+		/* a launch that gives up is told once, by the command's error at the end */
+		if (!ev->err || ev->err->code != GC_ECAPACITY)
+			return;
+		gc_out_printf(o, s, "  %sno capacity%s in %s/%s/%s: %s\n",
 			      gc_out_style(o, s, GC_STYLE_YELLOW),
 			      gc_out_style(o, s, GC_STYLE_RESET), ev->zone ? ev->zone : "any zone",
 			      ev->type ? ev->type : "?", market_word(ev->spot),

@@ -22,6 +22,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/cidr.h"
+#include "core/cloudcheck.h"
 #include "core/engine.h"
 #include "core/hash.h"
 #include "core/http.h"
@@ -305,6 +306,7 @@ struct run {
 	unsigned char cluster_seed[32];
 	bool have_seed;
 	char *secgroup_id;
+	bool made_keypair, made_secgroup; /* by this run: a failed first apply removes them */
 
 	/* per instance of rep->created */
 	size_t *created_group;
@@ -559,6 +561,8 @@ int gc_engine_plan(struct gc_engine *e, struct gc_plan *out, struct gc_instance_
 	for (size_t i = 0; i < spec->n_groups; i++)
 		if (check_group_caps(e, &spec->groups[i], err) < 0)
 			return -1;
+	if (gc_cloudcheck_spec(e->provider, spec, err) < 0)
+		return -1;
 	if (gc_engine_discover(e, live, err) < 0)
 		return -1;
 	if (gc_netcheck_spec(e->provider, spec, err) < 0)
@@ -699,6 +703,7 @@ static int ensure_keypair(struct run *r, struct gc_error *err)
 		}
 	}
 	info(r, "imported key pair '%s'", name);
+	r->made_keypair = true;
 	r->key_name = gc_xstrdup(name);
 	r->key_id = id ? id : gc_xstrdup(name);
 	id = NULL;
@@ -886,6 +891,7 @@ static int ensure_secgroup(struct run *r, bool create, struct gc_error *err)
 	}
 	if (!pick)
 		info(r, "created security group '%s' (%s)", name, id);
+	r->made_secgroup = !pick;
 	r->secgroup_id = id;
 	id = NULL;
 	ret = 0;
@@ -909,10 +915,9 @@ static const char *image_of(struct run *r, const struct gc_spec_group *g, struct
 		if (r->images[i].alias == g->image_is_alias &&
 		    strcmp(r->images[i].image, g->image) == 0)
 			return r->images[i].id;
-	if (gc_provider_resolve_image(r->p, g->image, g->image_is_alias, &id, err) < 0) {
-		gc_error_prefix(err, "cannot find image '%s' for group '%s'", g->image, g->name);
+	/* the driver's message names the image and the region; the report, the group */
+	if (gc_provider_resolve_image(r->p, g->image, g->image_is_alias, &id, err) < 0)
 		return NULL;
-	}
 	GC_ALLOC_GROW(r->images, r->n_images + 1, r->alloc_images);
 	r->images[r->n_images].image = g->image;
 	r->images[r->n_images].alias = g->image_is_alias;
@@ -1230,9 +1235,8 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 			} else {
 				ev.message = "giving up";
 				emit(r, &ev);
+				/* the driver's message says which launch (zone, type) failed */
 				check_fatal(r, err);
-				gc_error_prefix(err, "cannot create instances in %s (%s, %s)",
-						zone ? zone : "any zone", type, market_word(spot));
 			}
 			goto out;
 		}
@@ -1907,6 +1911,13 @@ static void teardown_init(struct run *r, struct gc_teardown *t)
 	r->asked = 0;
 }
 
+/* "cannot terminate N instances: ", unless the driver's message starts so already */
+static void prefix_terminate(struct gc_error *err, size_t n)
+{
+	if (strncmp(err->message, "cannot terminate ", 17) != 0)
+		gc_error_prefix(err, "cannot terminate %zu instances", n);
+}
+
 /* Terminates the teardown's instances (apply, terminate by id) and waits for them. */
 static void terminate_and_wait(struct run *r, struct gc_teardown *t)
 {
@@ -1922,7 +1933,7 @@ static void terminate_and_wait(struct run *r, struct gc_teardown *t)
 	done = gc_teardown_terminate(t, &lerr);
 	check_fatal(r, &t->fatal_err);
 	if (done < n && lerr.code != GC_OK) {
-		gc_error_prefix(&lerr, "cannot terminate %zu instances", n - done);
+		prefix_terminate(&lerr, n - done);
 		set_term_err(r, &lerr);
 	}
 	if (done && !r->opts.no_wait && !r->cancelled && !r->fatal) {
@@ -2042,8 +2053,8 @@ static int summarise(struct run *r, const char *verb, struct gc_error *err)
 		gc_buf_release(&s);
 		return 0;
 	}
-	gc_log_error(r->e->log, "%s of cluster '%s' fell short: %s", verb, r->e->spec->name,
-		     s.data);
+	/* the command prints err once; the log keeps it at -v */
+	gc_log_info(r->e->log, "%s of cluster '%s' fell short: %s", verb, r->e->spec->name, s.data);
 	gc_error_set(err, code, "%s", s.data);
 	gc_buf_release(&s);
 	return -1;
@@ -2059,6 +2070,49 @@ static size_t doomed(const struct gc_plan *plan)
 			n += plan->groups[i].nodes[k].action == GC_PLAN_REPLACE ||
 				plan->groups[i].nodes[k].action == GC_PLAN_TERMINATE;
 	return n;
+}
+
+/* The images of every group that launches, before anything is made for the launches. */
+static int resolve_images(struct run *r, const struct gc_plan *plan, struct gc_error *err)
+{
+	for (size_t i = 0; i < plan->n_groups; i++)
+		if (plan->groups[i].create && plan->groups[i].spec &&
+		    !image_of(r, plan->groups[i].spec, err))
+			return -1;
+	return 0;
+}
+
+/* A first apply (the cluster had no instance) that launched none takes back the key pair
+ * and security group it made: a spec the cloud refused leaves nothing behind. */
+static void undo_first_apply(struct run *r, const struct gc_plan *plan)
+{
+	struct gc_error lerr;
+
+	for (size_t i = 0; i < plan->n_groups; i++)
+		if (plan->groups[i].n_nodes)
+			return;
+	if (r->rep->created.n || r->cancelled || r->fatal)
+		return;
+	/* a launch whose answer was lost may have landed: its group stays for the re-run */
+	for (size_t i = 0; i < r->rep->n_groups; i++)
+		if (r->rep->groups[i].err.code == GC_EGENERIC ||
+		    gc_error_is_retryable(r->rep->groups[i].err.code))
+			return;
+	gc_error_init(&lerr);
+	if (r->made_secgroup && r->secgroup_id) {
+		if (gc_provider_delete_secgroup(r->p, r->secgroup_id, &lerr) == 0)
+			info(r, "removed security group %s: nothing was launched", r->secgroup_id);
+		else
+			gc_log_warn(r->e->log, "cannot remove security group %s: %s",
+				    r->secgroup_id, lerr.message);
+	}
+	if (r->made_keypair && r->key_id) {
+		if (gc_provider_delete_keypair(r->p, r->key_id, &lerr) == 0)
+			info(r, "removed key pair '%s': nothing was launched", r->key_name);
+		else
+			gc_log_warn(r->e->log, "cannot remove key pair '%s': %s", r->key_name,
+				    lerr.message);
+	}
 }
 
 static bool plan_keeps(const struct gc_plan *plan)
@@ -2151,9 +2205,10 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 		creates |= pg->create > 0;
 	}
 
-	/* 1. what every launch needs, once */
+	/* 1. what every launch needs, once; the images first, so that a spec the cloud
+	 * refuses makes nothing (plan checked the rest: core/cloudcheck.h) */
 	if (creates && !cancelled(&r)) {
-		if (ensure_keypair(&r, &lerr) < 0 ||
+		if (resolve_images(&r, plan, &lerr) < 0 || ensure_keypair(&r, &lerr) < 0 ||
 		    (!cancelled(&r) && ensure_secgroup(&r, true, &lerr) < 0)) {
 			check_fatal(&r, &lerr);
 			if (!r.cancelled)
@@ -2241,6 +2296,7 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 	}
 	if (t.n && !cancelled(&r) && !r.fatal)
 		terminate_and_wait(&r, &t);
+	undo_first_apply(&r, plan);
 
 	run_finish(&r);
 	ret = summarise(&r, "apply", err);
@@ -2280,7 +2336,7 @@ static void destroy_all(struct run *r, struct gc_teardown *t, const struct gc_in
 	gc_teardown_run(t, &lerr);
 	check_fatal(r, &t->fatal_err);
 	if (lerr.code != GC_OK) {
-		gc_error_prefix(&lerr, "cannot terminate %zu instances", n_term - r->asked);
+		prefix_terminate(&lerr, n_term - r->asked);
 		set_term_err(r, &lerr);
 	}
 }

@@ -522,6 +522,12 @@ int gc_provider_regions(struct gc_provider *p, char ***out, size_t *n_out, struc
 	return CALL_OP(p, regions, "region listing", err, out, n_out);
 }
 
+int gc_provider_type_zones(struct gc_provider *p, const char *type, char ***out, size_t *n_out,
+			   struct gc_error *err)
+{
+	return CALL_OP(p, type_zones, "instance type offerings", err, type, out, n_out);
+}
+
 int gc_provider_console_output(struct gc_provider *p, const char *id, char **out,
 			       struct gc_error *err)
 {

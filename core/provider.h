@@ -374,6 +374,10 @@ struct gc_provider_ops {
 		     double *out, char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
 	/* The region's zones, in the cloud's order. */
 	int (*zones)(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
+	/* The region's zones that offer type, in the cloud's order (an offering, not stock:
+	 * a sold-out zone still offers it); none: the region does not offer the type. */
+	int (*type_zones)(struct gc_provider *p, const char *type, char ***out, size_t *n_out,
+			  struct gc_error *err);
 	/* Every region the account can use (gc sweeps them all), in the cloud's order. */
 	int (*regions)(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 	/* The instance's console output, decoded (host keys); *out is NUL-terminated. */
@@ -454,6 +458,8 @@ int gc_provider_price(struct gc_provider *p, const char *type, const char *zone,
 		      double *out, char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
 int gc_provider_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int gc_provider_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
+int gc_provider_type_zones(struct gc_provider *p, const char *type, char ***out, size_t *n_out,
+			   struct gc_error *err);
 int gc_provider_console_output(struct gc_provider *p, const char *id, char **out,
 			       struct gc_error *err);
 int gc_provider_caller_address(struct gc_provider *p, char **out, struct gc_error *err);

@@ -800,6 +800,20 @@ static void get_str_list(struct val *v, const struct spec_node *n, size_t max,
 	}
 }
 
+/* Where a value was written, kept for the checks plan makes against the cloud. */
+static void set_pos(struct gc_spec_pos *out, const struct spec_node *n)
+{
+	out->line = n->line;
+	out->col = n->col;
+}
+
+/* The same for each item of a list (at most max). */
+static void set_item_pos(struct gc_spec_pos *out, size_t max, const struct spec_node *n)
+{
+	for (size_t i = 0; n->kind == SPEC_SEQUENCE && i < n->n && i < max; i++)
+		set_pos(&out[i], n->items[i]);
+}
+
 /* Values only a cloud can judge: each registered cloud's facts (core/provider.h). */
 
 typedef bool (*shape_fn)(const char *s, size_t len);
@@ -1222,6 +1236,7 @@ static void check_provider(struct val *v, const struct spec_node *n, struct gc_s
 			v, x, valid_region,
 			"region: use 2-32 characters of a-z, 0-9 and '-' with at least one '-', "
 			"starting with a letter and not ending with '-'");
+		set_pos(&spec->provider.region_pos, x);
 		path_pop(v, mark);
 	}
 	if ((x = present(v, &s[PROV_PROFILE], &mark))) {
@@ -1437,12 +1452,14 @@ static void check_group(struct val *v, const struct spec_node *n, struct gc_spec
 				     "instance type: use 1-64 characters of A-Z, a-z, 0-9, '.', "
 				     "'_' and '-', starting with a letter or digit",
 				     &g->instance_types, &g->n_instance_types);
+			set_item_pos(g->instance_types_pos, GC_SPEC_MAX_INSTANCE_TYPES, x);
 			path_pop(v, mark);
 		}
 		if ((x = present(v, &s[GROUP_ZONES], &mark))) {
 			get_str_list(v, x, GC_SPEC_MAX_ZONES, valid_zone,
 				     "zone: use 1-64 characters of a-z, 0-9 and '-'", &g->zones,
 				     &g->n_zones);
+			set_item_pos(g->zones_pos, GC_SPEC_MAX_ZONES, x);
 			path_pop(v, mark);
 		}
 		if ((x = present(v, &s[GROUP_MARKET], &mark))) {
@@ -1463,6 +1480,7 @@ static void check_group(struct val *v, const struct spec_node *n, struct gc_spec
 		}
 		if ((x = present(v, &s[GROUP_IMAGE], &mark))) {
 			check_image(v, x, g);
+			set_pos(&g->image_pos, x);
 			path_pop(v, mark);
 		}
 		if ((x = present(v, &s[GROUP_DISK_GB], &mark))) {

@@ -89,6 +89,11 @@ struct gc_spec_group {
 	bool mixed_types;
 	struct gc_spec_pos pos; /* the group's mapping */
 	struct gc_spec_pos count_pos;
+	/* where each value was written, for plan's checks against the cloud (0:0 when the
+	 * spec did not write it, as the default image) */
+	struct gc_spec_pos instance_types_pos[GC_SPEC_MAX_INSTANCE_TYPES];
+	struct gc_spec_pos zones_pos[GC_SPEC_MAX_ZONES];
+	struct gc_spec_pos image_pos;
 };
 
 struct gc_spec_step {
@@ -140,6 +145,7 @@ struct gc_spec {
 		const struct gc_provider_ops *ops;
 		const char *name; /* ops->name */
 		char *region;
+		struct gc_spec_pos region_pos;
 		char *profile;	/* NULL: the cloud's default credential chain */
 		char *endpoint; /* NULL: the cloud's public endpoint */
 		struct gc_spec_oidc oidc;

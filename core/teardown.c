@@ -122,7 +122,8 @@ int gc_teardown_discover(struct gc_provider *p, struct gc_log *log, const char *
 	gc_instance_list_init(&got);
 	if (gc_provider_discover(p, &q, &got, err) < 0 || listed_once(&got, err) < 0) {
 		gc_instance_list_release(&got);
-		if (!cluster)
+		/* a driver's "cannot list instances in REGION" says it already */
+		if (!cluster || (err && strncmp(err->message, "cannot list instances", 21) == 0))
 			return -1;
 		return gc_error_prefix(err, "cannot list the instances of cluster '%s'", cluster);
 	}

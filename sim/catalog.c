@@ -80,6 +80,17 @@ bool sim_catalog_zone_ok(const struct sim_region *r, const char *zone)
 	return false;
 }
 
+bool sim_catalog_offered(enum sim_cloud c, const char *zone, const char *type)
+{
+	const char *const *g = sim_frontend(c)->catalog->gaps;
+	size_t zl = zone ? strlen(zone) : 0;
+
+	for (; g && *g && zone && type; g++)
+		if (strncmp(*g, zone, zl) == 0 && (*g)[zl] == ' ' && strcmp(*g + zl + 1, type) == 0)
+			return false;
+	return true;
+}
+
 double sim_catalog_price(const struct sim_itype *t, bool spot)
 {
 	if (!t)

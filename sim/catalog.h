@@ -58,13 +58,17 @@ struct sim_catalog {
 	size_t n_images;
 	const struct sim_region *regions;
 	size_t n_regions;
+	/* "ZONE TYPE": a zone that does not offer a type every other zone of its region does
+	 * (real clouds sell each type in some zones only); NULL-terminated */
+	const char *const *gaps;
 };
-/* The initialiser of a struct sim_catalog from three arrays. */
-#define SIM_CATALOG_OF(types, images, regions)                                            \
-	{                                                                                 \
-		.itypes = (types), .n_itypes = sizeof(types) / sizeof((types)[0]),        \
-		.images = (images), .n_images = sizeof(images) / sizeof((images)[0]),     \
-		.regions = (regions), .n_regions = sizeof(regions) / sizeof((regions)[0]) \
+/* The initialiser of a struct sim_catalog from three arrays and the gaps. */
+#define SIM_CATALOG_OF(types, images, regions, gaps_)                                      \
+	{                                                                                  \
+		.itypes = (types), .n_itypes = sizeof(types) / sizeof((types)[0]),         \
+		.images = (images), .n_images = sizeof(images) / sizeof((images)[0]),      \
+		.regions = (regions), .n_regions = sizeof(regions) / sizeof((regions)[0]), \
+		.gaps = (gaps_)                                                            \
 	}
 
 /* The spot price as a share of on-demand. */
@@ -81,6 +85,8 @@ const struct sim_region *sim_catalog_region(enum sim_cloud c, const char *name);
 size_t sim_catalog_regions(enum sim_cloud c, const struct sim_region **out);
 /* Whether zone belongs to region. */
 bool sim_catalog_zone_ok(const struct sim_region *r, const char *zone);
+/* Whether zone (of its region) offers type, a type of cloud c's catalogue. */
+bool sim_catalog_offered(enum sim_cloud c, const char *zone, const char *type);
 
 /* Hourly price of a type, spot or on-demand. */
 double sim_catalog_price(const struct sim_itype *t, bool spot);

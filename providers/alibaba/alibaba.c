@@ -109,6 +109,7 @@ const struct gc_provider_ops gc_provider_alibaba = {
 	.price = ali_price,
 	.zones = ali_zones,
 	.network = ali_network,
+	.type_zones = ali_type_zones,
 	.regions = ali_regions,
 	.console_output = ali_console_output,
 	/* NULL: ECS has no "what is my address" call; core asks GPUCLUSTER_CHECKIP_URL */

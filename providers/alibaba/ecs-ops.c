@@ -1513,6 +1513,9 @@ static int images_parse(struct gc_provider *p, void *ctx, const struct gc_buf *b
 			return refuse(p, "DescribeImages", err,
 				      "an image without ImageId, ImageName or Status");
 		}
+		/* every image seen exists: a literal id among them needs no call of its own */
+		if (!strcmp(status, "Available") && !gc_params_get(&ali_driver(p)->aliases, id))
+			gc_params_add(&ali_driver(p)->aliases, id, id);
 		if ((status && strcmp(status, "Available")) ||
 		    (c->def->prefix && !gc_starts_with(name, c->def->prefix)) ||
 		    (c->def->contains && !contains_ci(name, c->def->contains)))
@@ -1573,6 +1576,42 @@ out:
 	return ret;
 }
 
+/* A literal id the region has: DescribeImages by ImageId (one page; ids are regional, so an
+ * id of another region is not found), remembered with the aliases, as is every image an
+ * alias's search came across. */
+static int image_exists(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	struct ali_driver *d = ali_driver(p);
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	json_t *j = NULL, *o, *list;
+	size_t i;
+	bool found = false;
+	int ret;
+
+	if (gc_params_get(&d->aliases, id))
+		return 0;
+	gc_params_add(&params, "ImageId", id);
+	ret = ali_ecs_call(p, "DescribeImages", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	if (ret == 0 &&
+	    (ret = parse_list(p, &body, "DescribeImages", "Images", "Image", &j, &list, err)) == 0)
+		json_array_foreach(list, i, o)
+		{
+			const char *got = gc_jstr(o, "ImageId");
+
+			found |= got && strcmp(got, id) == 0;
+		}
+	json_decref(j);
+	gc_buf_release(&body);
+	if (ret != 0)
+		return gc_error_prefix(err, "cannot look up image '%s'", id);
+	if (!found)
+		return gc_error_set(err, GC_ENOTFOUND, "image '%s' not found in %s", id, p->region);
+	gc_params_add(&d->aliases, id, id);
+	return 0;
+}
+
 int ali_resolve_image(struct gc_provider *p, const char *image, bool is_alias, char **out_id,
 		      struct gc_error *err)
 {
@@ -1585,6 +1624,8 @@ int ali_resolve_image(struct gc_provider *p, const char *image, bool is_alias, c
 	    !(gc_ends_with(image, ".vhd") && strlen(image) > 4))
 		return gc_error_set(err, GC_EINVALID,
 				    "'%s' is not an Alibaba image id (m-... or NAME.vhd)", image);
+	if (image_exists(p, image, err) != 0)
+		return -1;
 	*out_id = gc_xstrdup(image);
 	return 0;
 }
@@ -1835,6 +1876,69 @@ out:
 	json_decref(j);
 	gc_params_release(&params);
 	gc_buf_release(&body);
+	return ret;
+}
+
+/*
+ * The zones offering type: DescribeAvailableResource for DestinationResource=InstanceType
+ * answers, per zone (AvailableZones.AvailableZone), the types it sells
+ * (AvailableResources.AvailableResource[].SupportedResources.SupportedResource[].Value),
+ * sold out or not. No AvailableZones: no zone sells it.
+ */
+int ali_type_zones(struct gc_provider *p, const char *type, char ***out, size_t *n_out,
+		   struct gc_error *err)
+{
+	static const char action[] = "DescribeAvailableResource";
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	json_t *j = NULL, *z, *r, *s, *list;
+	char **v = NULL;
+	size_t n = 0, i, k, m;
+	int ret = -1;
+
+	gc_params_add(&params, "DestinationResource", "InstanceType");
+	gc_params_add(&params, "InstanceType", type);
+	ret = ali_ecs_call(p, action, &params, 0, false, &body, err);
+	gc_params_release(&params);
+	if (ret != 0 || (ret = parse_answer(p, &body, action, &j, err)) != 0)
+		goto out;
+	ret = -1;
+	list = json_object_get(json_object_get(j, "AvailableZones"), "AvailableZone");
+	json_array_foreach(list, i, z)
+	{
+		const char *zone = gc_jstr(z, "ZoneId");
+		bool sells = false;
+
+		if (!zone || !*zone) {
+			refuse(p, action, err, "a zone without ZoneId");
+			goto out;
+		}
+		json_array_foreach(jlist(z, "AvailableResources", "AvailableResource"), k, r)
+		{
+			json_array_foreach(jlist(r, "SupportedResources", "SupportedResource"), m,
+					   s)
+			{
+				const char *value = gc_jstr(s, "Value");
+
+				sells |= value && strcmp(value, type) == 0;
+			}
+		}
+		if (!sells)
+			continue;
+		v = gc_xreallocarray(v, n + 1, sizeof(*v));
+		v[n++] = gc_xstrdup(zone);
+	}
+	*out = v;
+	*n_out = n;
+	v = NULL;
+	n = 0;
+	ret = 0;
+out:
+	gc_strv_free(v, n);
+	json_decref(j);
+	gc_buf_release(&body);
+	if (ret != 0)
+		gc_error_prefix(err, "cannot list the zones offering '%s' in %s", type, p->region);
 	return ret;
 }
 

@@ -167,6 +167,8 @@ int ali_price(struct gc_provider *p, const char *type, const char *zone, bool sp
 int ali_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int ali_network(struct gc_provider *p, const char *vpc, const char *const *vsws, size_t n,
 		bool *vpc_found, struct gc_subnet_facts *out, struct gc_error *err);
+int ali_type_zones(struct gc_provider *p, const char *type, char ***out, size_t *n_out,
+		   struct gc_error *err);
 int ali_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int ali_console_output(struct gc_provider *p, const char *id, char **out, struct gc_error *err);
 

@@ -84,6 +84,7 @@ const struct gc_provider_ops gc_provider_aws = {
 	.price = aws_price,
 	.zones = aws_zones,
 	.network = aws_network,
+	.type_zones = aws_type_zones,
 	.regions = aws_regions,
 	.console_output = aws_console_output,
 	/* NULL: EC2 has no "what is my address" call; core asks GPUCLUSTER_CHECKIP_URL */

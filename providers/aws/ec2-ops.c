@@ -1417,6 +1417,59 @@ out:
 	return ret;
 }
 
+/* The zones offering type (DescribeInstanceTypeOfferings by availability zone, every page):
+ * an offering says EC2 sells the type there, not that it has stock now. */
+struct offer_ctx {
+	const char *type;
+	char **zones;
+	size_t n;
+};
+
+static int offer_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
+		      struct gc_buf *body, struct gc_error *err)
+{
+	const struct offer_ctx *c = ctx;
+	struct gc_params params = GC_PARAMS_INIT;
+	int ret;
+
+	gc_params_add(&params, "LocationType", "availability-zone");
+	gc_params_add(&params, "Filter.1.Name", "instance-type");
+	gc_params_add(&params, "Filter.1.Value.1", c->type);
+	addu(&params, "MaxResults", AWS_PAGE_SIZE);
+	if (pg->token)
+		gc_params_add(&params, "NextToken", pg->token);
+	ret = aws_ec2_call(p, "DescribeInstanceTypeOfferings", &params, 0, false, body, err);
+	gc_params_release(&params);
+	return ret;
+}
+
+static int offer_parse(struct gc_provider *p, void *ctx, const struct gc_buf *body,
+		       struct gc_page *pg, struct gc_error *err)
+{
+	struct offer_ctx *c = ctx;
+
+	if (aws_xml_offerings(body->data, body->len, &c->zones, &c->n, &pg->next, err) != 0)
+		return bad_answer(p, "DescribeInstanceTypeOfferings", err);
+	return 0;
+}
+
+int aws_type_zones(struct gc_provider *p, const char *type, char ***out, size_t *n_out,
+		   struct gc_error *err)
+{
+	static const struct gc_pager pager = { "DescribeInstanceTypeOfferings", NULL, offer_send,
+					       offer_parse };
+	struct offer_ctx c = { .type = type };
+
+	if (gc_driver_pages(p, &pager, &c, err) != 0) {
+		gc_strv_free(c.zones, c.n);
+		return gc_error_prefix(err, "cannot list the zones offering '%s' in %s", type,
+				       p->region);
+	}
+	*out = c.zones;
+	*n_out = c.n;
+	return 0;
+}
+
 /* The regions the account can use: without AllRegions, EC2 leaves out the opt-in regions
  * that are not enabled, where nothing of ours can be. */
 int aws_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)

@@ -850,12 +850,12 @@ static int name_item(xmlNodePtr it, void *ctx, struct gc_error *err)
 }
 
 static int names(const char *body, size_t len, const char *set, const char *name, char ***out,
-		 size_t *n, struct gc_error *err)
+		 size_t *n, char **next_token, struct gc_error *err)
 {
 	struct names nm = { set, name, out, n, *n };
 	size_t n0 = *n;
 
-	if (stream_set(body, len, set, name_item, &nm, NULL, err) == 0)
+	if (stream_set(body, len, set, name_item, &nm, next_token, err) == 0)
 		return 0;
 	while (*n > n0) /* all or nothing */
 		free((*out)[--*n]);
@@ -864,17 +864,23 @@ static int names(const char *body, size_t len, const char *set, const char *name
 
 int aws_xml_regions(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err)
 {
-	return names(body, len, "regionInfo", "regionName", out, n, err);
+	return names(body, len, "regionInfo", "regionName", out, n, NULL, err);
 }
 
 int aws_xml_zones(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err)
 {
-	return names(body, len, "availabilityZoneInfo", "zoneName", out, n, err);
+	return names(body, len, "availabilityZoneInfo", "zoneName", out, n, NULL, err);
+}
+
+int aws_xml_offerings(const char *body, size_t len, char ***out, size_t *n, char **next_token,
+		      struct gc_error *err)
+{
+	return names(body, len, "instanceTypeOfferingSet", "location", out, n, next_token, err);
 }
 
 int aws_xml_vpcs(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err)
 {
-	return names(body, len, "vpcSet", "vpcId", out, n, err);
+	return names(body, len, "vpcSet", "vpcId", out, n, NULL, err);
 }
 
 struct subnets {

@@ -194,6 +194,9 @@ int aws_xml_spot_prices(const char *body, size_t len, struct aws_spot_price **ou
 
 /* Zone names (availabilityZoneInfo/item/zoneName), in order, appended. */
 int aws_xml_zones(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err);
+/* DescribeInstanceTypeOfferings: instanceTypeOfferingSet/item/location, appended. */
+int aws_xml_offerings(const char *body, size_t len, char ***out, size_t *n, char **next_token,
+		      struct gc_error *err);
 /* DescribeRegions: regionInfo/item/regionName, appended to *out. */
 /* DescribeVpcs' vpcIds; DescribeSubnets' subnets that ids name, into out[i] */
 int aws_xml_vpcs(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err);
@@ -237,6 +240,8 @@ int aws_price(struct gc_provider *p, const char *type, const char *zone, bool sp
 int aws_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int aws_network(struct gc_provider *p, const char *vpc, const char *const *subnets, size_t n,
 		bool *vpc_found, struct gc_subnet_facts *out, struct gc_error *err);
+int aws_type_zones(struct gc_provider *p, const char *type, char ***out, size_t *n_out,
+		   struct gc_error *err);
 int aws_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int aws_console_output(struct gc_provider *p, const char *id, char **out, struct gc_error *err);
 

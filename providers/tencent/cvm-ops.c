@@ -437,6 +437,57 @@ int tc_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error 
 	return 0;
 }
 
+/* The zones offering type: DescribeZoneInstanceConfigInfos filtered by instance-type
+ * answers one row per (zone, type, charge type) CVM sells, sold out (SOLD_OUT) or not. */
+int tc_type_zones(struct gc_provider *p, const char *type, char ***out, size_t *n_out,
+		  struct gc_error *err)
+{
+	static const char action[] = "DescribeZoneInstanceConfigInfos";
+	json_t *params, *resp = NULL, *set, *o;
+	char **v = NULL;
+	size_t n = 0, i;
+	int ret = -1;
+
+	params = json_pack("{s:[o, o]}", "Filters", filter("instance-type", type),
+			   filter("instance-charge-type", "POSTPAID_BY_HOUR"));
+	ret = tc_call(p, TC_CVM, action, params, false, &resp, err);
+	json_decref(params);
+	if (ret != 0)
+		goto out;
+	ret = -1;
+	if (!json_is_array(set = json_object_get(resp, "InstanceTypeQuotaSet"))) {
+		bad_answer(p, TC_CVM, action, "no InstanceTypeQuotaSet", err);
+		goto out;
+	}
+	json_array_foreach(set, i, o)
+	{
+		const char *zone = gc_jstr(o, "Zone"), *t = gc_jstr(o, "InstanceType");
+		bool seen = false;
+
+		if (!zone || !*zone) {
+			bad_answer(p, TC_CVM, action, "a row without Zone", err);
+			goto out;
+		}
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = strcmp(v[k], zone) == 0;
+		if (seen || !t || strcmp(t, type) != 0)
+			continue;
+		v = gc_xreallocarray(v, n + 1, sizeof(*v));
+		v[n++] = gc_xstrdup(zone);
+	}
+	*out = v;
+	*n_out = n;
+	v = NULL;
+	n = 0;
+	ret = 0;
+out:
+	gc_strv_free(v, n);
+	json_decref(resp);
+	if (ret != 0)
+		gc_error_prefix(err, "cannot list the zones offering '%s' in %s", type, p->region);
+	return ret;
+}
+
 int tc_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
 {
 	json_t *resp = NULL;

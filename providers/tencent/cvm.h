@@ -137,6 +137,8 @@ int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spo
 int tc_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int tc_network(struct gc_provider *p, const char *vpc, const char *const *subnets, size_t n,
 	       bool *vpc_found, struct gc_subnet_facts *out, struct gc_error *err);
+int tc_type_zones(struct gc_provider *p, const char *type, char ***out, size_t *n_out,
+		  struct gc_error *err);
 int tc_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 
 /* The CVM state word as a gc_instance_state: PENDING -> pending, SHUTDOWN (the recycle

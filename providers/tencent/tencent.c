@@ -142,6 +142,7 @@ const struct gc_provider_ops gc_provider_tencent = {
 	.price = tc_price,
 	.zones = tc_zones,
 	.network = tc_network,
+	.type_zones = tc_type_zones,
 	.regions = tc_regions,
 	/* NULL: CVM has no console-output API (only a VNC URL); host keys go in the
 	 * user-data instead, and the engine pins them from the request */

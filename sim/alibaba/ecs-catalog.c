@@ -306,7 +306,8 @@ static int describe_zones(struct ecs_call *c)
 	for (const char *const *z = reg->zones; *z; z++) {
 		json_t *tl = json_array();
 		for (size_t i = 0; i < nt; i++)
-			json_array_append_new(tl, json_string(types[i].name));
+			if (sim_catalog_offered(SIM_ALIBABA, *z, types[i].name))
+				json_array_append_new(tl, json_string(types[i].name));
 		char local[160];
 		snprintf(local, sizeof(local), "%s %s", local_name(reg->name),
 			 *z + strlen(reg->name) + 1);
@@ -325,6 +326,76 @@ static int describe_zones(struct ecs_call *c)
 				  "AvailableResources", "ResourcesInfo"));
 	}
 	c->out = json_pack("{s:{s:o}}", "Zones", "Zone", list);
+	return 0;
+}
+
+/*
+ * DescribeAvailableResource for DestinationResource InstanceType or Zone: per zone of the
+ * region (or ZoneId), the types it sells (InstanceType narrows them), a zone's gaps
+ * (sim/catalog.h) left out, and zones selling none left out. Stock is always there.
+ */
+static int describe_available_resource(struct ecs_call *c)
+{
+	const struct sim_region *reg = sim_catalog_region(SIM_ALIBABA, c->region);
+	const char *dest = ecs_get(c, "DestinationResource"), *want = ecs_get(c, "InstanceType");
+	const char *zone = ecs_get(c, "ZoneId");
+	const struct sim_itype *types;
+	size_t nt = sim_catalog_itypes(SIM_ALIBABA, &types);
+	json_t *list;
+	bool spot, by_type;
+
+	if (!dest)
+		return ecs_fail(c, 400, "MissingParameter",
+				"The input parameter \"DestinationResource\" that is mandatory for "
+				"processing this request is not supplied.");
+	by_type = strcmp(dest, "InstanceType") == 0;
+	if (!by_type && strcmp(dest, "Zone") != 0)
+		return ecs_fail(
+			c, 400, "InvalidParameter",
+			"The specified DestinationResource '%s' is not emulated (InstanceType "
+			"and Zone are).",
+			dest);
+	if (spot_strategy(c, &spot))
+		return -1;
+	if (zone && !sim_catalog_zone_ok(reg, zone))
+		return ecs_fail(c, 404, "InvalidZoneId.NotFound",
+				"The specified ZoneId does not exist in %s: '%s'.", c->region,
+				zone);
+	list = json_array();
+	for (const char *const *z = reg->zones; *z; z++) {
+		json_t *res;
+
+		if (zone && strcmp(zone, *z) != 0)
+			continue;
+		res = json_array();
+		for (size_t i = 0; i < nt; i++) {
+			if ((want && strcmp(want, types[i].name) != 0) ||
+			    !sim_catalog_offered(SIM_ALIBABA, *z, types[i].name))
+				continue;
+			json_array_append_new(
+				res,
+				json_pack("{s:s, s:s, s:s}", "Value", by_type ? types[i].name : *z,
+					  "Status", "Available", "StatusCategory", "WithStock"));
+			if (!by_type)
+				break;
+		}
+		if (!json_array_size(res)) {
+			json_decref(res);
+			continue;
+		}
+		json_array_append_new(
+			list,
+			json_pack("{s:s, s:s, s:s, s:s, s:{s:[{s:s, s:{s:o}}]}}", "ZoneId", *z,
+				  "RegionId", c->region, "Status", "Available", "StatusCategory",
+				  "WithStock", "AvailableResources", "AvailableResource", "Type",
+				  dest, "SupportedResources", "SupportedResource", res));
+	}
+	if (!json_array_size(list)) { /* ECS leaves the list out when nothing matches */
+		json_decref(list);
+		c->out = json_object();
+		return 0;
+	}
+	c->out = json_pack("{s:{s:o}}", "AvailableZones", "AvailableZone", list);
 	return 0;
 }
 
@@ -408,12 +479,33 @@ static const struct ecs_param regions_params[] = {
 	{ NULL, 0 },
 };
 
+static const struct ecs_param available_params[] = {
+	{ "RegionId", 0 },
+	{ "DestinationResource", 0 },
+	{ "InstanceChargeType", 0 },
+	{ "SpotStrategy", 0 },
+	{ "SpotDuration", 0 },
+	{ "ZoneId", 0 },
+	{ "IoOptimized", 0 },
+	{ "DedicatedHostId", 0 },
+	{ "InstanceType", 0 },
+	{ "SystemDiskCategory", 0 },
+	{ "DataDiskCategory", 0 },
+	{ "NetworkCategory", 0 },
+	{ "Cores", 0 },
+	{ "Memory", 0 },
+	{ "ResourceType", 0 },
+	{ "Scope", 0 },
+	{ NULL, 0 },
+};
+
 static const struct ecs_param zones_params[] = {
 	{ "RegionId", 0 }, { "InstanceChargeType", 0 }, { "SpotStrategy", 0 },
 	{ "Verbose", 0 },  { "AcceptLanguage", 0 },	{ NULL, 0 },
 };
 
 const struct ecs_action ecs_catalog_actions[] = {
+	{ "DescribeAvailableResource", describe_available_resource, available_params, true },
 	{ "DescribeImages", describe_images, images_params, true },
 	{ "DescribeInstanceTypes", describe_instance_types, types_params, false },
 	{ "DescribePrice", describe_price, price_params, true },

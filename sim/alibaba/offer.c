@@ -41,4 +41,7 @@ static const struct sim_region regions[] = {
 };
 /* clang-format on */
 
-const struct sim_catalog sim_alibaba_offer = SIM_CATALOG_OF(types, images, regions);
+/* as ECS sells some types in some zones only (DescribeAvailableResource) */
+static const char *const gaps[] = { "cn-hangzhou-j ecs.gn8is-2x.8xlarge", NULL };
+
+const struct sim_catalog sim_alibaba_offer = SIM_CATALOG_OF(types, images, regions, gaps);

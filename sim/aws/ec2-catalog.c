@@ -316,6 +316,73 @@ out:
 	return ret;
 }
 
+/* DescribeInstanceTypeOfferings: (type, location) rows by LocationType, region (the
+ * default) or availability-zone, filtered by instance-type and location; a zone's gaps
+ * (sim/catalog.h) are left out. An unknown type in a filter matches nothing, as on EC2. */
+static const char *const offering_filters[] = { "instance-type", "location", NULL };
+
+static int describe_instance_type_offerings(struct ec2 *c)
+{
+	const struct sim_region *region = sim_catalog_region(SIM_AWS, c->region);
+	const struct sim_itype *types;
+	size_t nt = sim_catalog_itypes(SIM_AWS, &types), nz = 0;
+	const char *lt = ec2_param(c, "LocationType");
+	struct ec2_filters fs = { 0 };
+	int64_t max;
+	bool has_max, by_zone;
+	uint64_t start, row = 0, shown = 0;
+	bool more = false;
+	int ret = -1;
+
+	if (!lt)
+		lt = "region";
+	by_zone = strcmp(lt, "availability-zone") == 0;
+	if (!by_zone && strcmp(lt, "region") != 0) {
+		/* availability-zone-id and outpost exist on EC2; not emulated */
+		EC2_FAIL400(c, "InvalidParameterValue",
+			    "The location type '%s' is not supported by this emulator", lt);
+		return -1;
+	}
+	if (ec2_max_results(c, 5, 1000, &max, &has_max) || ec2_parse_token(c, 'o', &start) ||
+	    ec2_get_filters(c, offering_filters, &fs))
+		goto out;
+	while (by_zone && region->zones[nz])
+		nz++;
+	ec2_begin(c);
+	ec2_open(c, "instanceTypeOfferingSet");
+	for (size_t t = 0; t < nt && !more; t++) {
+		for (size_t z = 0; z < (by_zone ? nz : 1) && !more; z++) {
+			const char *loc = by_zone ? region->zones[z] : c->region;
+			bool m = !by_zone || sim_catalog_offered(SIM_AWS, loc, types[t].name);
+
+			for (size_t f = 0; f < fs.n && m; f++)
+				m = ec2_any_value(&fs.f[f],
+						  strcmp(fs.f[f].name, "location") == 0
+							  ? loc
+							  : types[t].name);
+			if (!m || row++ < start)
+				continue;
+			if ((int64_t)shown == max) {
+				more = true;
+				break;
+			}
+			ec2_open(c, "item");
+			ec2_el(c, "instanceType", types[t].name);
+			ec2_el(c, "locationType", lt);
+			ec2_el(c, "location", loc);
+			ec2_close(c);
+			shown++;
+		}
+	}
+	ec2_close(c);
+	if (more)
+		ec2_next_token(c, 'o', row - 1);
+	ret = ec2_finish(c);
+out:
+	ec2_filters_release(&fs);
+	return ret;
+}
+
 static const char *const spot_filters[] = { "availability-zone",   "instance-type",
 					    "product-description", "spot-price",
 					    "timestamp",	   NULL };
@@ -567,6 +634,7 @@ static const char *const p_images[] = { "ImageId.N",	   "Owner.N",
 					"IncludeDisabled", EC2_FILTERS,
 					EC2_PAGING,	   NULL };
 static const char *const p_itypes[] = { "InstanceType.N", EC2_FILTERS, EC2_PAGING, NULL };
+static const char *const p_offerings[] = { "LocationType", EC2_FILTERS, EC2_PAGING, NULL };
 static const char *const p_regions[] = { "RegionName.N", "AllRegions", EC2_FILTERS, NULL };
 static const char *const p_spot[] = { "InstanceType.N",	  "ProductDescription.N",
 				      "AvailabilityZone", "StartTime",
@@ -576,6 +644,8 @@ static const char *const p_spot[] = { "InstanceType.N",	  "ProductDescription.N"
 const struct ec2_action ec2_catalog_actions[] = {
 	{ "DescribeAvailabilityZones", describe_availability_zones, true, p_zones, false },
 	{ "DescribeImages", describe_images, true, p_images, false },
+	{ "DescribeInstanceTypeOfferings", describe_instance_type_offerings, true, p_offerings,
+	  false },
 	{ "DescribeInstanceTypes", describe_instance_types, true, p_itypes, false },
 	{ "DescribeRegions", describe_regions, true, p_regions, false },
 	{ "DescribeSpotPriceHistory", describe_spot_price_history, true, p_spot, false },

@@ -357,8 +357,16 @@ static int run_validate(struct ec2 *c, struct run *r)
 	if (r->zone && !sim_catalog_zone_ok(region, r->zone))
 		return EC2_FAIL400(c, "InvalidParameterValue", "Invalid availability zone: [%s]",
 				   r->zone);
+	if (r->zone && !sim_catalog_offered(SIM_AWS, r->zone, r->type->name))
+		return EC2_FAIL400(c, "Unsupported",
+				   "Your requested instance type (%s) is not supported in your "
+				   "requested Availability Zone (%s).",
+				   r->type->name, r->zone);
+	for (size_t z = 0; !r->zone && region->zones[z]; z++)
+		if (sim_catalog_offered(SIM_AWS, region->zones[z], r->type->name))
+			r->zone = region->zones[z]; /* EC2 picks one: the first offering it */
 	if (!r->zone)
-		r->zone = region->zones[0]; /* EC2 picks one; the region's first, predictably */
+		r->zone = region->zones[0];
 
 	key = ec2_param(c, "KeyName");
 	if (key) {

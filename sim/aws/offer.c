@@ -51,6 +51,8 @@ static const struct sim_region regions[] = {
 	{ SIM_AWS, "us-west-2", aws_usw2 },
 	{ SIM_AWS, "eu-west-1", aws_euw1 },
 };
+/* as EC2 sells some types in some zones only (DescribeInstanceTypeOfferings) */
+static const char *const gaps[] = { "us-east-1b g6.12xlarge", NULL };
 /* clang-format on */
 
-const struct sim_catalog sim_aws_offer = SIM_CATALOG_OF(types, images, regions);
+const struct sim_catalog sim_aws_offer = SIM_CATALOG_OF(types, images, regions, gaps);

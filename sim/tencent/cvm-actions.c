@@ -1234,7 +1234,8 @@ static int describe_instance_type_configs(struct tc_call *c)
 	for (const char *const *z = reg->zones; *z; z++) {
 		for (size_t i = 0; i < nt; i++) {
 			const struct sim_itype *t = &types[i];
-			if (!type_filters_ok(c, *z, t))
+			if (!type_filters_ok(c, *z, t) ||
+			    !sim_catalog_offered(SIM_TENCENT, *z, t->name))
 				continue;
 			json_array_append_new(
 				list,
@@ -1268,7 +1269,8 @@ static int describe_zone_instance_config_infos(struct tc_call *c)
 	for (const char *const *z = reg->zones; *z; z++) {
 		for (size_t i = 0; i < nt; i++) {
 			const struct sim_itype *t = &types[i];
-			if (!type_filters_ok(c, *z, t))
+			if (!type_filters_ok(c, *z, t) ||
+			    !sim_catalog_offered(SIM_TENCENT, *z, t->name))
 				continue;
 			for (size_t k = 0; k < 2; k++) {
 				if (!tc_filter_ok(c, "instance-charge-type", charges[k]))

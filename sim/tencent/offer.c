@@ -40,4 +40,7 @@ static const struct sim_region regions[] = {
 };
 /* clang-format on */
 
-const struct sim_catalog sim_tencent_offer = SIM_CATALOG_OF(types, images, regions);
+/* as CVM sells some types in some zones only (DescribeZoneInstanceConfigInfos) */
+static const char *const gaps[] = { "ap-guangzhou-7 GT4.41XLARGE948", NULL };
+
+const struct sim_catalog sim_tencent_offer = SIM_CATALOG_OF(types, images, regions, gaps);

@@ -400,6 +400,19 @@ test('DescribeInstanceTypeConfigs, DescribeZoneInstanceConfigInfos, DescribeImag
 	assert.ok(q.Gpu >= 1);
 	assert.ok(Math.abs(q.Price.UnitPrice - 8.68) < 0.01, `unit price ${q.Price.UnitPrice}`);
 
+	/* what plan asks: the zones that sell one type (ap-guangzhou-7 sells no GT4.41XLARGE948
+	 * in the emulator's catalogue); an unknown type is an empty set, not an error */
+	const gt4 = await cvm.DescribeZoneInstanceConfigInfos({
+		Filters: [{ Name: 'instance-type', Values: ['GT4.41XLARGE948'] },
+			  { Name: 'instance-charge-type', Values: ['POSTPAID_BY_HOUR'] }],
+	});
+	assert.deepEqual(gt4.InstanceTypeQuotaSet.map((x) => x.Zone),
+			 ['ap-guangzhou-3', 'ap-guangzhou-4', 'ap-guangzhou-6']);
+	const none = await cvm.DescribeZoneInstanceConfigInfos({
+		Filters: [{ Name: 'instance-type', Values: ['GPU.HUGE9'] }],
+	});
+	assert.deepEqual(none.InstanceTypeQuotaSet, []);
+
 	const im = await cvm.DescribeImages({ ImageIds: [IMAGE] });
 	assert.equal(im.TotalCount, 1);
 	assert.equal(im.ImageSet[0].ImageId, IMAGE);

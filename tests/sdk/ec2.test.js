@@ -20,6 +20,7 @@ const {
 	DescribeImagesCommand, DescribeSpotPriceHistoryCommand, paginateDescribeInstances,
 	CreateTagsCommand, DeleteTagsCommand,
 	DescribeVpcsCommand, DescribeSubnetsCommand,
+	DescribeInstanceTypeOfferingsCommand, paginateDescribeInstanceTypeOfferings,
 } = ec2sdk;
 
 const REGION = 'us-east-1';
@@ -491,6 +492,45 @@ test('DescribeInstanceTypes, DescribeImages, DescribeSpotPriceHistory parse with
 		assert.ok(price > 0 && price < 1.006, `spot ${p.SpotPrice} below on-demand`);
 		assert.ok(p.Timestamp instanceof Date && !isNaN(p.Timestamp));
 	}
+});
+
+test('DescribeInstanceTypeOfferings by zone and by region, filtered and paged', async () => {
+	/* what plan asks: the zones of the region that sell one type (us-east-1b sells no
+	 * g6.12xlarge in the emulator's catalogue, as real zones each sell a subset) */
+	const zones = [];
+	for await (const page of paginateDescribeInstanceTypeOfferings({ client: ec2, pageSize: 5 }, {
+		LocationType: 'availability-zone',
+		Filters: [{ Name: 'instance-type', Values: ['g6.12xlarge'] }],
+	})) {
+		for (const o of page.InstanceTypeOfferings) {
+			assert.equal(o.InstanceType, 'g6.12xlarge');
+			assert.equal(o.LocationType, 'availability-zone');
+			zones.push(o.Location);
+		}
+	}
+	assert.deepEqual(zones, ['us-east-1a', 'us-east-1c', 'us-east-1d', 'us-east-1f']);
+
+	const one = await ec2.send(new DescribeInstanceTypeOfferingsCommand({
+		LocationType: 'availability-zone',
+		Filters: [{ Name: 'location', Values: ['us-east-1b'] },
+			  { Name: 'instance-type', Values: [TYPE, 'g6.12xlarge'] }],
+	}));
+	assert.deepEqual(one.InstanceTypeOfferings.map((o) => o.InstanceType), [TYPE]);
+
+	/* no LocationType: the region */
+	const reg = await ec2.send(new DescribeInstanceTypeOfferingsCommand({
+		Filters: [{ Name: 'instance-type', Values: [TYPE] }],
+	}));
+	assert.deepEqual(reg.InstanceTypeOfferings,
+			 [{ InstanceType: TYPE, LocationType: 'region', Location: REGION }]);
+
+	/* a type that does not exist is not an error: nothing offers it */
+	const none = await ec2.send(new DescribeInstanceTypeOfferingsCommand({
+		LocationType: 'availability-zone',
+		Filters: [{ Name: 'instance-type', Values: ['gpu.huge9'] }],
+	}));
+	assert.deepEqual(none.InstanceTypeOfferings || [], []);
+	assert.equal(none.NextToken, undefined);
 });
 
 test('injected throttling and capacity errors are classified by the SDK', async () => {

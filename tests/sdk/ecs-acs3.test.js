@@ -455,6 +455,41 @@ test('DescribeInstanceTypes, DescribeImages, DescribePrice, DescribeSpotPriceHis
 	}
 });
 
+test('DescribeAvailableResource: the zones selling a type, and the types of a zone', async () => {
+	/* what plan asks: cn-hangzhou-j sells no ecs.gn8is-2x.8xlarge in the emulator's
+	 * catalogue, as real zones each sell a subset */
+	const r = await ecs.describeAvailableResource(new Ecs.DescribeAvailableResourceRequest({
+		regionId: REGION, destinationResource: 'InstanceType',
+		instanceType: 'ecs.gn8is-2x.8xlarge',
+	}));
+	const zones = r.body.availableZones.availableZone;
+	assert.deepEqual(zones.map((z) => z.zoneId),
+			 ['cn-hangzhou-h', 'cn-hangzhou-i', 'cn-hangzhou-k']);
+	for (const z of zones) {
+		assert.equal(z.regionId, REGION);
+		const res = z.availableResources.availableResource;
+		assert.equal(res.length, 1);
+		assert.equal(res[0].type, 'InstanceType');
+		assert.deepEqual(res[0].supportedResources.supportedResource.map((s) => s.value),
+				 ['ecs.gn8is-2x.8xlarge']);
+		assert.equal(res[0].supportedResources.supportedResource[0].status, 'Available');
+	}
+
+	const j = await ecs.describeAvailableResource(new Ecs.DescribeAvailableResourceRequest({
+		regionId: REGION, destinationResource: 'InstanceType', zoneId: 'cn-hangzhou-j',
+	}));
+	const types = j.body.availableZones.availableZone[0].availableResources
+		.availableResource[0].supportedResources.supportedResource.map((s) => s.value);
+	assert.ok(types.includes(TYPE), `types of cn-hangzhou-j: ${types}`);
+	assert.ok(!types.includes('ecs.gn8is-2x.8xlarge'));
+
+	/* an unknown type: no zone sells it, and no list at all */
+	const none = await ecs.describeAvailableResource(new Ecs.DescribeAvailableResourceRequest({
+		regionId: REGION, destinationResource: 'InstanceType', instanceType: 'ecs.gpu-huge9',
+	}));
+	assert.equal(none.body.availableZones, undefined);
+});
+
 test('injected throttling and capacity errors are classified by the SDK', async () => {
 	await sim.addFaults('alibaba:DescribeInstances:throttle,times=1',
 			    'alibaba:RunInstances:capacity,times=1');

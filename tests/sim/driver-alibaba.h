@@ -302,10 +302,16 @@ static const struct drv_image drv_ali_bad_images[] = {
 	{ .image = "ami-0123456789abcdef0",
 	  .code = GC_EINVALID,
 	  .message = "not an Alibaba image id" },
+	/* a literal id is looked up (DescribeImages ImageId): one the region lacks */
+	{ .image = "m-bp1custom0001",
+	  .code = GC_ENOTFOUND,
+	  .message = "image 'm-bp1custom0001' not found in cn-hangzhou",
+	  .whole_message = true },
 	{ 0 },
 };
 
-static const char *const drv_ali_literal_images[] = { "m-bp1custom0001", DRV_ALI_NOBLE, NULL };
+static const char *const drv_ali_literal_images[] = { "m-bp1gpu2204cuda128drv570", DRV_ALI_NOBLE,
+						      NULL };
 
 static const struct drv_type drv_ali_types[] = {
 	{ DRV_ALI_TYPE, 8, 30 * 1024, 1, "A10", 24 * 1024 },

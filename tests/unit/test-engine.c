@@ -65,6 +65,8 @@ enum op {
 	OP_PRICE,
 	OP_ZONES,
 	OP_ADDR,
+	OP_REGIONS,
+	OP_TYPE_ZONES,
 	OP_N,
 };
 
@@ -639,6 +641,46 @@ static const struct gc_provider_ops plain_ops = {
 	FAKE_FUNCS,
 };
 
+static int fake_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err)
+{
+	if (fault_hit(p, OP_REGIONS))
+		return fault_err(err);
+	*out = gc_xcalloc(2, sizeof(**out));
+	(*out)[0] = gc_xstrdup("us-east-1");
+	(*out)[1] = gc_xstrdup("eu-west-1");
+	*n_out = 2;
+	return 0;
+}
+
+/* every type in every zone, but "g5.gap" only in z-a and "nope.type" nowhere */
+static int fake_type_zones(struct gc_provider *p, const char *type, char ***out, size_t *n_out,
+			   struct gc_error *err)
+{
+	size_t n = strcmp(type, "nope.type") == 0 ? 0 : strcmp(type, "g5.gap") == 0 ? 1 : 3;
+
+	if (fault_hit(p, OP_TYPE_ZONES))
+		return fault_err(err);
+	*out = gc_xcalloc(3, sizeof(**out));
+	for (size_t i = 0; i < n; i++)
+		(*out)[i] = gc_xasprintf("z-%c", (char)('a' + i));
+	*n_out = n;
+	return 0;
+}
+
+/* A cloud that also lists its regions and the zones offering each type: plan's checks. */
+static const struct gc_provider_ops offer_ops = {
+	.name = "offer",
+	.facts = &aws_facts,
+	.caps = GC_CAP_CLIENT_TOKEN | GC_CAP_PRICE | GC_CAP_ED25519_KEYPAIR,
+	.max_create_batch = 2,
+	.max_terminate_batch = 3,
+	.client_token_max = 64,
+	FAKE_FUNCS,
+	.caller_address = fake_addr,
+	.regions = fake_regions,
+	.type_zones = fake_type_zones,
+};
+
 /* ---- fixture -------------------------------------------------------------------- */
 
 struct kv {
@@ -991,8 +1033,9 @@ static void test_create_in_batches(void **state)
 	assert_int_equal(group_of(&rep, "workers")->created, 5);
 	assert_int_equal(group_of(&rep, "workers")->running, 5);
 	assert_int_equal(group_of(&rep, "workers")->err.code, GC_OK);
-	/* the apply's own calls: all but the plan's discover and price lookup */
-	assert_int_equal(rep.api_calls, F.total - 2);
+	/* the apply's own calls: all but the plan's zone listing, image lookup (its checks
+	 * against the cloud), discover and price lookup */
+	assert_int_equal(rep.api_calls, F.total - 4);
 
 	/* every instance is tagged at creation */
 	for (size_t i = 0; i < F.n_insts; i++) {
@@ -1514,7 +1557,7 @@ static void test_partial_failure_report(void **state)
 	   HEAD "  - name: workers\n"
 		"    count: 4\n"
 		"    instance_types: [g5.xlarge]\n"
-		"    zones: [us-east-1a]\n"
+		"    zones: [z-a]\n"
 		"    market: spot\n");
 	F.fail_op = OP_CREATE;
 	F.fail_at = 1;
@@ -1523,13 +1566,122 @@ static void test_partial_failure_report(void **state)
 	assert_int_equal(err.code, GC_ECAPACITY);
 	assert_string_equal(err.message,
 			    "2 of 4 instances created in group 'workers': capacity "
-			    "exhausted in us-east-1a/g5.xlarge/spot");
+			    "exhausted in z-a/g5.xlarge/spot");
 	assert_int_equal(group_of(&rep, "workers")->wanted, 4);
 	assert_int_equal(group_of(&rep, "workers")->created, 2);
 	assert_int_equal(group_of(&rep, "workers")->running, 2);
 	assert_int_equal(rep.created.n, 2);
 	assert_int_equal(alive(CLUSTER), 2);
 	gc_engine_report_release(&rep);
+}
+
+/* Plan checks the spec against the cloud before anything is made (issue 18, item 5): each
+ * refusal names the value's t.yaml:LINE:COL, and nothing is listed or created. */
+static void test_plan_checks_the_cloud(void **state)
+{
+	static const struct {
+		const char *region, *types, *zones, *image, *says;
+	} cases[] = {
+		{ "us-esat-1", "g5.xlarge", "z-a", "ubuntu-22.04",
+		  "t.yaml:4:11: unknown region 'us-esat-1' for aws; did you mean 'us-east-1'?" },
+		{ "us-east-1", "g5.xlarge", "z-a, z-q", "ubuntu-22.04",
+		  "t.yaml:9:18: zone 'z-q' is not in region 'us-east-1'; did you mean 'z-a'? (its "
+		  "zones: z-a, z-b, z-c)" },
+		{ "us-east-1", "g5.xlarge, nope.type", "z-a", "ubuntu-22.04",
+		  "t.yaml:8:33: instance type 'nope.type' does not exist in region 'us-east-1'" },
+		{ "us-east-1", "g5.gap", "z-b", "ubuntu-22.04",
+		  "t.yaml:8:22: instance type 'g5.gap' is not offered in zone 'z-b' of group "
+		  "'workers' (it is in z-a)" },
+	};
+	struct t *t = *state;
+	struct gc_error err;
+	char yaml[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(yaml, sizeof(yaml),
+			 "name: " CLUSTER "\nprovider:\n  name: aws\n  region: %s\nnode_groups:\n"
+			 "  - name: workers\n    count: 1\n    instance_types: [%s]\n"
+			 "    zones: [%s]\n    image: %s\n",
+			 cases[i].region, cases[i].types, cases[i].zones, cases[i].image);
+		up_with(t, &offer_ops, yaml);
+		reset_calls();
+		assert_int_equal(apply_quiet(t, &err), -1);
+		assert_int_equal(err.code, GC_EINVALID);
+		if (!strstr(err.message, cases[i].says))
+			fail_msg("case %zu: %s", i, err.message);
+		assert_int_equal(F.calls[OP_DISCOVER], 0);
+		assert_int_equal(F.total,
+				 F.calls[OP_REGIONS] + F.calls[OP_ZONES] + F.calls[OP_TYPE_ZONES] +
+					 F.calls[OP_IMAGE]);
+	}
+	/* the image too, at the line that names it */
+	up_with(t, &offer_ops,
+		HEAD "  - name: workers\n    count: 1\n    instance_types: [g5.gap]\n"
+		     "    zones: [z-a]\n    image: ami-0123456789abcdef0\n");
+	F.fail_op = OP_IMAGE;
+	F.fail_at = 0;
+	F.fail_code = GC_ENOTFOUND;
+	reset_calls();
+	assert_int_equal(apply_quiet(t, &err), -1);
+	assert_int_equal(err.code, GC_ENOTFOUND);
+	assert_string_equal(err.message, "t.yaml:11:12: injected not-found");
+	assert_int_equal(F.calls[OP_DISCOVER], 0);
+	/* fixed, it applies; an offering listing that fails (a region without the API, a
+	 * policy without its permission) leaves the type to the launch */
+	F.fail_op = OP_TYPE_ZONES;
+	F.fail_at = 0;
+	F.fail_code = GC_EAUTH;
+	up_with(t, &offer_ops,
+		HEAD "  - name: workers\n    count: 1\n    instance_types: [g5.gap]\n"
+		     "    zones: [z-b]\n");
+	reset_calls();
+	assert_int_equal(apply_quiet(t, &err), 0);
+	assert_int_equal(F.calls[OP_TYPE_ZONES], 1);
+	assert_int_equal(alive(CLUSTER), 1);
+}
+
+/* A first apply that launches nothing takes back the key pair and security group it made,
+ * unless a launch may have landed unseen (a transient error); and an image that fails at
+ * apply stops it before either is made. */
+static void test_failed_first_apply_undone(void **state)
+{
+	struct t *t = *state;
+	struct gc_error err;
+
+	up(t, SPEC5);
+	F.fail_op = OP_CREATE;
+	F.fail_at = 0;
+	F.fail_code = GC_EQUOTA;
+	assert_int_equal(apply_quiet(t, &err), -1);
+	assert_int_equal(err.code, GC_EQUOTA);
+	assert_int_equal(F.calls[OP_IMPORT], 1);
+	assert_int_equal(F.calls[OP_MKSG], 1);
+	assert_int_equal(F.calls[OP_DELKEY], 1);
+	assert_int_equal(F.calls[OP_DELSG], 1);
+	assert_int_equal(F.n_res, 0);
+	assert_int_equal(alive(CLUSTER), 0);
+
+	/* a launch refused without a class (its instances may exist): the resources stay for
+	 * the re-run */
+	reset_calls();
+	F.fail_op = OP_CREATE;
+	F.fail_at = 0;
+	F.fail_code = GC_EGENERIC;
+	assert_int_equal(apply_quiet(t, &err), -1);
+	assert_int_equal(err.code, GC_EGENERIC);
+	assert_int_equal(F.calls[OP_DELKEY] + F.calls[OP_DELSG], 0);
+	assert_int_equal(F.n_res, 2);
+
+	/* the image, refused at apply (after plan's look): nothing more is made */
+	fake_reset();
+	up(t, SPEC5);
+	F.fail_op = OP_IMAGE;
+	F.fail_at = 1;
+	F.fail_code = GC_ENOTFOUND;
+	assert_int_equal(apply_quiet(t, &err), -1);
+	assert_int_equal(err.code, GC_ENOTFOUND);
+	assert_int_equal(F.calls[OP_IMPORT] + F.calls[OP_MKSG] + F.calls[OP_CREATE], 0);
+	assert_int_equal(F.n_res, 0);
 }
 
 static void test_wait_timeout(void **state)
@@ -1900,7 +2052,11 @@ static void test_foreign_names_refused(void **state)
 	assert_non_null(strstr(err.message,
 			       "a security group named 'gpucluster-" CLUSTER
 			       "' already exists without the tag " GC_TAG_CLUSTER "=" CLUSTER));
-	assert_int_equal(F.n_res, 2); /* ours (the key pair) and theirs, untouched */
+	/* theirs, untouched; ours (the key pair) went again: this first apply made nothing */
+	assert_int_equal(F.n_res, 1);
+	assert_null(F.res[0].tags);
+	assert_int_equal(F.calls[OP_DELKEY], 1);
+	assert_int_equal(F.calls[OP_DELSG], 0);
 
 	/* and a key pair with our very name */
 	fake_reset();
@@ -3137,6 +3293,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cap_counts_this_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auth_stops_everything, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_partial_failure_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plan_checks_the_cloud, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_first_apply_undone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spot_reclaimed_while_waiting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replace_after_replacements_run, setup,
