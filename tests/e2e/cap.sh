@@ -11,7 +11,7 @@
 case $CLOUD in
 aws) CHEAP=p4d.24xlarge DEAR=p5.48xlarge ;;
 alibaba) CHEAP=ecs.gn7i-c8g1.2xlarge DEAR=ecs.gn7e-c16g1.32xlarge ;;
-tencent) CHEAP=GN7.2XLARGE32 DEAR=GT4.41XLARGE948 ;;
+tencent) CHEAP=GN7.2XLARGE32 DEAR=GN10Xp.20XLARGE320 ;;
 esac
 
 sim_start --no-rate-limits
