@@ -19,9 +19,9 @@ gc apply -y "$work/c.yaml"
 grep -q 'provider.network' "$work/err" ||
 	fail "the error does not say to set provider.network: $(cat "$work/err")"
 expect_alive e2e-net 0 "after the refused apply"
-# what the refused apply made before the launch (the key pair on AWS, the security group on
-# Tencent) is reused below, never made twice: expect_owned after the apply; a failed first
-# apply that removes what it made is issue 18 item 5's
+# a failed first apply removes the key pair and security group it made (issue 18 item 5)
+[ "$(owned_resources e2e-net)" = 0 ] ||
+	fail "the refused first apply left a key pair or security group behind"
 
 # 2. the user's VPC and subnets, as the emulator's state lists them
 state
