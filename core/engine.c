@@ -960,7 +960,7 @@ struct group_run {
 	size_t *exhausted; /* indices into r->blocked met by this group */
 	size_t n_exhausted, alloc_exhausted;
 	struct gc_buf skipped; /* candidates skipped for max_hourly_cost, and why */
-	const char **types; /* gc_plan_group_types; one once a type launched, unless mixed */
+	const char **types;    /* gc_plan_group_types; one once a type launched, unless mixed */
 	size_t n_types;
 };
 

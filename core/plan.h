@@ -130,7 +130,7 @@ struct gc_plan {
 	size_t n_skips;
 	char currency[GC_CURRENCY_SIZE]; /* of every figure above */
 	double max_hourly_cost;		 /* the spec's cap in currency, 0 without one */
-	unsigned n_expiry;  /* kept instances whose expiry moves (gc_plan_node.expiry_moves) */
+	unsigned n_expiry; /* kept instances whose expiry moves (gc_plan_node.expiry_moves) */
 };
 
 void gc_plan_init(struct gc_plan *plan);
