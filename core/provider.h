@@ -289,6 +289,10 @@ struct gc_provider_facts {
 	 * permission (the service prefix of "service:Action"): the hint names what to grant. */
 	const char *const *permission_codes;
 	const char *permission_prefix;
+	/* A create answers instance ids only, no state: a replayed client token answers the
+	 * ids of its first launch even once they are released, so the engine looks them up
+	 * (executor.md, "Client tokens"). */
+	bool create_answers_ids;
 };
 
 struct gc_provider_ops {

@@ -82,4 +82,5 @@ const struct gc_provider_facts ali_facts = {
 	.secret_names = ali_secret_names,
 	.permission_codes = ali_permission_codes,
 	.permission_prefix = "ecs:",
+	.create_answers_ids = true, /* RunInstances: InstanceIdSets */
 };
