@@ -39,9 +39,10 @@
 #define MAX_GENERATIONS	      32       /* client token generations tried for one batch */
 #define MAX_POLL_ERRORS	      3	       /* failed Describe polls in a row before a wait gives up */
 #define TOKEN_GRACE_MS	      60000ull /* how long an unseen token may still show in Describe */
-/* how long ids answered by a create may take to show in Describe, on a cloud whose create
- * answers ids only (a replayed token answers released ones): executor.md, "Client tokens" */
-#define ANSWER_GRACE_MS	  10000ull
+/* The same grace on a cloud whose create answers ids only (ECS, CVM): those document no
+ * Describe lag for a launch and forget released instances at once, so an unseen id or
+ * token is gone after one more look (executor.md, "Client tokens"). */
+#define LISTED_GRACE_MS	  2000ull
 #define TOKEN_MAX	  64
 #define CHECKIP_DEFAULT	  "https://checkip.amazonaws.com"
 #define CHECKIP_MAX_BYTES 256
@@ -962,6 +963,14 @@ static bool plan_counts(const struct gc_plan *plan, const char *id)
 	return false;
 }
 
+/* Whether the cloud's create answers ids only (facts.create_answers_ids) and takes tokens. */
+static bool ids_only(const struct run *r)
+{
+	const struct gc_provider_facts *f = r->p->ops->facts;
+
+	return f && f->create_answers_ids && (r->p->ops->caps & GC_CAP_CLIENT_TOKEN);
+}
+
 struct token_look {
 	struct run *r;
 	const struct gc_plan *plan;
@@ -1024,10 +1033,15 @@ static int token_retired(struct run *r, const struct gc_plan *plan, const char *
 								       : TOKEN_GRACE_MS,
 		.what = "a client token's instances",
 	};
+	struct gc_wait ws = w;
 	struct gc_error lerr;
 
+	if (ids_only(r)) {
+		ws.timeout_ms = LISTED_GRACE_MS;
+		ws.interval_ms = LISTED_GRACE_MS;
+	}
 	gc_error_init(&lerr);
-	if (gc_wait_until(&w, token_look, &tl, &lerr) == 0) {
+	if (gc_wait_until(&ws, token_look, &tl, &lerr) == 0) {
 		if (!tl.retired && err)
 			*err = lerr;
 		return tl.retired;
@@ -1081,26 +1095,24 @@ static int answer_look(void *ctx, struct gc_error *err)
 /*
  * On a cloud whose create answers ids only (no state), a replayed client token answers
  * the ids of its first launch even when those instances were released long ago: ids that
- * stay out of Describe for ANSWER_GRACE_MS are marked terminated, so their slots go to the
+ * stay out of Describe for LISTED_GRACE_MS are marked terminated, so their slots go to the
  * next generation. Such clouds document no Describe lag for a launch. A failed or
  * cancelled look leaves the answer as it was (the wait for them to run decides).
  */
 static void check_answer(struct run *r, const struct gc_plan *plan, struct gc_instance_list *got)
 {
-	const struct gc_provider_facts *f = r->p->ops->facts;
 	struct answer_look al = { r, got, NULL, false };
 	const struct gc_wait w = {
 		.clock = r->e->clock,
 		.cancel = &r->cancel,
-		.interval_ms = r->opts.poll_ms < ANSWER_GRACE_MS / 4 ? r->opts.poll_ms
-								     : ANSWER_GRACE_MS / 4,
-		.timeout_ms = ANSWER_GRACE_MS,
+		.interval_ms = LISTED_GRACE_MS,
+		.timeout_ms = LISTED_GRACE_MS,
 		.what = "the instances a create answered",
 	};
 	struct gc_error lerr;
 	bool any = false;
 
-	if (!f || !f->create_answers_ids || !(r->p->ops->caps & GC_CAP_CLIENT_TOKEN))
+	if (!ids_only(r))
 		return;
 	al.seen = gc_xcalloc(got->n ? got->n : 1, sizeof(*al.seen));
 	for (size_t i = 0; i < got->n; i++) {
