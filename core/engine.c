@@ -39,9 +39,9 @@
 #define MAX_GENERATIONS	      32       /* client token generations tried for one batch */
 #define MAX_POLL_ERRORS	      3	       /* failed Describe polls in a row before a wait gives up */
 #define TOKEN_GRACE_MS	      60000ull /* how long an unseen token may still show in Describe */
-/* The same grace on a cloud whose create answers ids only (ECS, CVM): those document no
- * Describe lag for a launch and forget released instances at once, so an unseen id or
- * token is gone after one more look (executor.md, "Client tokens"). */
+/* The same grace on a cloud whose create answers ids only (facts.create_answers_ids):
+ * those document no Describe lag for a launch and forget released instances at once, so
+ * an unseen id or token is gone after one more look (executor.md, "Client tokens"). */
 #define LISTED_GRACE_MS	  2000ull
 #define TOKEN_MAX	  64
 #define CHECKIP_DEFAULT	  "https://checkip.amazonaws.com"

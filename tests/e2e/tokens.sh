@@ -52,7 +52,9 @@ expect_alive e2e-tok 2 "first apply"
 # lose one, apply; lose the other original, apply (the defect: slot 1's token again)
 for round in 1 2; do
 	victim=$(oldest)
-	[ -n "$victim" ] && [ "$victim" != null ] || fail "round $round: no live node to lose"
+	if [ -z "$victim" ] || [ "$victim" = null ]; then
+		fail "round $round: no live node to lose"
+	fi
 	lose "$victim"
 	expect_alive e2e-tok 1 "round $round: after losing $victim"
 	gc apply -y "$work/c.yaml"
