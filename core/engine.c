@@ -39,13 +39,17 @@
 /* Rounds of a batch that the driver gave up on with a retryable error (try_rounds). */
 #define ENGINE_BATCH_ROUNDS   3
 #define ENGINE_ROUND_PAUSE_MS 2000
-#define MAX_GENERATIONS	      8	       /* client token generations tried for one batch */
+#define MAX_GENERATIONS	      32       /* client token generations tried for one batch */
 #define MAX_POLL_ERRORS	      3	       /* failed Describe polls in a row before a wait gives up */
 #define TOKEN_GRACE_MS	      60000ull /* how long an unseen token may still show in Describe */
-#define TOKEN_MAX	      64
-#define CHECKIP_DEFAULT	      "https://checkip.amazonaws.com"
-#define CHECKIP_MAX_BYTES     256
-#define SUMMARY_MAX	      (GC_ERROR_MSG_MAX * 2)
+/* The same grace on a cloud whose create answers ids only (facts.create_answers_ids):
+ * those document no Describe lag for a launch and forget released instances at once, so
+ * an unseen id or token is gone after one more look (executor.md, "Client tokens"). */
+#define LISTED_GRACE_MS	  2000ull
+#define TOKEN_MAX	  64
+#define CHECKIP_DEFAULT	  "https://checkip.amazonaws.com"
+#define CHECKIP_MAX_BYTES 256
+#define SUMMARY_MAX	  (GC_ERROR_MSG_MAX * 2)
 
 /* ---- small helpers -------------------------------------------------------------- */
 
@@ -1004,14 +1008,25 @@ static bool plan_counts(const struct gc_plan *plan, const char *id)
 	return false;
 }
 
+/* Whether the cloud's create answers ids only (facts.create_answers_ids) and takes tokens. */
+static bool ids_only(const struct run *r)
+{
+	const struct gc_provider_facts *f = r->p->ops->facts;
+
+	return f && f->create_answers_ids && (r->p->ops->caps & GC_CAP_CLIENT_TOKEN);
+}
+
 struct token_look {
 	struct run *r;
+	const struct gc_plan *plan;
 	const char *token;
 	int retired; /* the answer once a look settles it */
 	bool failed; /* Describe failed: its error is the answer */
 };
 
-/* One look for a token's instances: done when some carry it (live ones: not retired). */
+/* One look for a token's instances: done when some carry it. Live ones the plan does not
+ * count mean an earlier launch to count first (not retired); gone ones, and live ones the
+ * plan counts already (slots renumber: a lower slot died), leave the token retired. */
 static int token_look(void *ctx, struct gc_error *err)
 {
 	struct token_look *tl = ctx;
@@ -1030,7 +1045,7 @@ static int token_look(void *ctx, struct gc_error *err)
 		if (!str_eq(now.items[i].client_token, tl->token))
 			continue;
 		found++;
-		if (!gone_state(now.items[i].state))
+		if (!gone_state(now.items[i].state) && !plan_counts(tl->plan, now.items[i].id))
 			gc_buf_addf(&live, "%s%s", live.len ? ", " : "", now.items[i].id);
 	}
 	gc_instance_list_release(&now);
@@ -1047,13 +1062,14 @@ static int token_look(void *ctx, struct gc_error *err)
 
 /*
  * After the cloud said token was used before with other parameters: whether what it
- * launched then is gone, so a new generation may launch. Describe may lag a launch of
- * seconds ago, so an unseen token is looked for during a grace period before it counts as
- * retired. Returns 1 (retired), 0 (live instances carry it: err says so) or -1 (err).
+ * launched then is gone or counted, so a new generation may launch. Describe may lag a
+ * launch of seconds ago, so an unseen token is looked for during a grace period before it
+ * counts as retired. Returns 1 (retired), 0 (live instances carry it: err says so) or -1.
  */
-static int token_retired(struct run *r, const char *token, struct gc_error *err)
+static int token_retired(struct run *r, const struct gc_plan *plan, const char *token,
+			 struct gc_error *err)
 {
-	struct token_look tl = { r, token, 1, false };
+	struct token_look tl = { r, plan, token, 1, false };
 	const struct gc_wait w = {
 		.clock = r->e->clock,
 		.cancel = &r->cancel,
@@ -1062,10 +1078,15 @@ static int token_retired(struct run *r, const char *token, struct gc_error *err)
 								       : TOKEN_GRACE_MS,
 		.what = "a client token's instances",
 	};
+	struct gc_wait ws = w;
 	struct gc_error lerr;
 
+	if (ids_only(r)) {
+		ws.timeout_ms = LISTED_GRACE_MS;
+		ws.interval_ms = LISTED_GRACE_MS;
+	}
 	gc_error_init(&lerr);
-	if (gc_wait_until(&w, token_look, &tl, &lerr) == 0) {
+	if (gc_wait_until(&ws, token_look, &tl, &lerr) == 0) {
 		if (!tl.retired && err)
 			*err = lerr;
 		return tl.retired;
@@ -1078,6 +1099,88 @@ static int token_retired(struct run *r, const char *token, struct gc_error *err)
 	if (lerr.code == GC_ETIMEOUT)
 		return 1; /* unseen for the whole grace period */
 	return gc_error_set(err, GC_ECANCELLED, "cancelled");
+}
+
+struct answer_look {
+	struct run *r;
+	struct gc_instance_list *got;
+	bool *seen;   /* per item of got: listed (its state taken from the listing) */
+	bool settled; /* a look failed or was cancelled: trust the answer as it is */
+};
+
+/* One look for the ids a create answered: done when each is listed. */
+static int answer_look(void *ctx, struct gc_error *err)
+{
+	struct answer_look *al = ctx;
+	struct gc_instance_list now;
+	size_t unseen = 0;
+
+	gc_instance_list_init(&now);
+	if (discover_cluster(al->r->e, true, &now, err) < 0) {
+		gc_instance_list_release(&now);
+		al->settled = true; /* the wait for them to run looks again */
+		return -1;
+	}
+	for (size_t i = 0; i < al->got->n; i++) {
+		const struct gc_instance *in;
+
+		if (al->seen[i])
+			continue;
+		if ((in = find_instance(&now, al->got->items[i].id))) {
+			al->seen[i] = true;
+			al->got->items[i].state = in->state;
+		} else {
+			unseen++;
+		}
+	}
+	gc_instance_list_release(&now);
+	return unseen ? 1 : 0;
+}
+
+/*
+ * On a cloud whose create answers ids only (no state), a replayed client token answers
+ * the ids of its first launch even when those instances were released long ago: ids that
+ * stay out of Describe for LISTED_GRACE_MS are marked terminated, so their slots go to the
+ * next generation. Such clouds document no Describe lag for a launch. A failed or
+ * cancelled look leaves the answer as it was (the wait for them to run decides).
+ */
+static void check_answer(struct run *r, const struct gc_plan *plan, struct gc_instance_list *got)
+{
+	struct answer_look al = { r, got, NULL, false };
+	const struct gc_wait w = {
+		.clock = r->e->clock,
+		.cancel = &r->cancel,
+		.interval_ms = LISTED_GRACE_MS,
+		.timeout_ms = LISTED_GRACE_MS,
+		.what = "the instances a create answered",
+	};
+	struct gc_error lerr;
+	bool any = false;
+
+	if (!ids_only(r))
+		return;
+	al.seen = gc_xcalloc(got->n ? got->n : 1, sizeof(*al.seen));
+	for (size_t i = 0; i < got->n; i++) {
+		const struct gc_instance *in = &got->items[i];
+
+		/* what needs no look: gone, nameless, or counted by the plan */
+		al.seen[i] = gone_state(in->state) || !in->id || plan_counts(plan, in->id);
+		any |= !al.seen[i];
+	}
+	gc_error_init(&lerr);
+	if (any && gc_wait_until(&w, answer_look, &al, &lerr) != 0 && !al.settled &&
+	    lerr.code == GC_ETIMEOUT) {
+		for (size_t i = 0; i < got->n; i++) {
+			if (al.seen[i])
+				continue;
+			gc_log_info(r->e->log,
+				    "instance %s, answered by client token %s, is not listed: "
+				    "released since that token's first launch",
+				    got->items[i].id, got->items[i].client_token);
+			got->items[i].state = GC_STATE_TERMINATED;
+		}
+	}
+	free(al.seen);
 }
 
 /*
@@ -1208,13 +1311,14 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 			gc_instance_list_release(&got);
 			gc_buf_release(&ids);
 			if (err && err->code == GC_EIDEMPOTENCY && req.client_token &&
-			    (retired = token_retired(r, token, err)) != 0) {
+			    (retired = token_retired(r, plan, token, err)) != 0) {
 				if (retired < 0)
 					goto out;
 				gc_log_info(
 					r->e->log,
 					"group '%s': client token %s was used before with other "
-					"parameters and nothing alive carries it; next generation",
+					"parameters and nothing alive and uncounted carries it; next "
+					"generation",
 					gr->pg->name, token);
 				gen++;
 				continue;
@@ -1240,6 +1344,7 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 			}
 			goto out;
 		}
+		check_answer(r, plan, &got);
 		for (size_t i = 0; i < got.n; i++) {
 			struct gc_instance *inst = &got.items[i];
 

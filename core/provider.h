@@ -315,6 +315,10 @@ struct gc_provider_facts {
 	 * teardown counts it gone: a cloud whose listings lag behind its launches (eventual
 	 * consistency, docs/internals/executor.md) says more than 0. */
 	unsigned listing_lag_looks;
+	/* A create answers instance ids only, no state: a replayed client token answers the
+	 * ids of its first launch even once they are released, so the engine looks them up
+	 * (executor.md, "Client tokens"). */
+	bool create_answers_ids;
 };
 
 struct gc_provider_ops {

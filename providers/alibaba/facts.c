@@ -109,4 +109,5 @@ const struct gc_provider_facts ali_facts = {
 	/* "ECS OpenAPI eventual consistency": a new instance may be missing from
 	 * DescribeInstances for a short time; a released one vanishes, so not long */
 	.listing_lag_looks = 2,
+	.create_answers_ids = true, /* RunInstances: InstanceIdSets */
 };

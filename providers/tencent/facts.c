@@ -94,4 +94,5 @@ const struct gc_provider_facts tc_facts = {
 	.secret_names = tc_secret_names,
 	.permission_codes = tc_permission_codes,
 	.permission_prefix = "cvm:",
+	.create_answers_ids = true, /* RunInstances: InstanceIdSet */
 };

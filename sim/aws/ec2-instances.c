@@ -615,8 +615,26 @@ static int run_instances(struct ec2 *c)
 		ec2_open(c, "instancesSet");
 		for (size_t i = 0; i < tok->n_ids; i++) {
 			struct sim_instance *in = ec2_find_instance(c, tok->ids[i]);
-			if (in)
-				write_instance(c, in, (unsigned)i);
+			struct sim_instance gone;
+
+			if (!in) {
+				/* no longer listed, but EC2 honours the token for at least 24
+				 * hours after termination: the instance, terminated (issue 18) */
+				memset(&gone, 0, sizeof(gone));
+				snprintf(gone.id, sizeof(gone.id), "%s", tok->ids[i]);
+				gone.cloud = SIM_AWS;
+				snprintf(gone.region, sizeof(gone.region), "%s", c->region);
+				snprintf(gone.client_token, sizeof(gone.client_token), "%s",
+					 tok->token);
+				snprintf(gone.reservation, sizeof(gone.reservation), "%s",
+					 tok->reservation);
+				snprintf(gone.type, sizeof(gone.type), "%s", r.type->name);
+				snprintf(gone.image, sizeof(gone.image), "%s", r.image->id);
+				snprintf(gone.zone, sizeof(gone.zone), "%s", r.zone ? r.zone : "");
+				gone.state = SIM_TERMINATED;
+				in = &gone;
+			}
+			write_instance(c, in, (unsigned)i);
 		}
 		ec2_close(c);
 		ret = ec2_finish(c);

@@ -9,6 +9,7 @@
  *   node foreign.js CLOUD HOST:PORT REGION instance NAME TYPE ZONE IMAGE  -> prints the id
  *   node foreign.js CLOUD HOST:PORT REGION keypair NAME
  *   node foreign.js CLOUD HOST:PORT REGION rule GROUP_ID CIDR PORT  (TCP, by hand)
+ *   node foreign.js CLOUD HOST:PORT REGION terminate ID  (a node lost from outside: tokens.sh)
  */
 const path = require('node:path');
 const { CREDS, requireSdk, sshRsaPublicKey } =
@@ -36,6 +37,11 @@ async function alibaba() {
 		return '';
 	}
 
+	if (what === 'terminate') {
+		await ecs.request('DeleteInstances', { RegionId: region, 'InstanceId.1': name,
+						       Force: true }, opts);
+		return '';
+	}
 	if (what === 'keypair') {
 		await ecs.request('ImportKeyPair',
 				  { RegionId: region, KeyPairName: name, PublicKeyBody: PUB }, opts);
@@ -79,6 +85,10 @@ async function tencent() {
 		return '';
 	}
 
+	if (what === 'terminate') {
+		await cvm.request('TerminateInstances', { InstanceIds: [name] });
+		return '';
+	}
 	if (what === 'keypair') {
 		await cvm.request('ImportKeyPair', { KeyName: name, ProjectId: 0, PublicKey: PUB });
 		return '';

@@ -2778,6 +2778,37 @@ static void test_idempotency_mismatch_retired(void **state)
 	assert_true((fc.now - before) / MS >= 60000);
 }
 
+/* Issue 18: a 2-node group with a TTL loses one node (terminated from outside), apply
+ * replaces it; then it loses the other: the replacement's slot token comes back with
+ * another expires-at, carried by a live instance the plan counts already. That token is
+ * retired (never a "run apply again" forever): back to 2 with no error, no duplicate. */
+static void test_ttl_lose_nodes_one_by_one(void **state)
+{
+	static const char *const spec = HEAD "  - name: workers\n"
+					     "    count: 2\n"
+					     "    instance_types: [g5.xlarge]\n"
+					     "    zones: [z-a]\n"
+					     "lifecycle: {ttl: 2h}\n";
+	struct t *t = *state;
+	struct gc_error err;
+
+	up(t, spec);
+	assert_int_equal(apply_quiet(t, &err), 0);
+	for (unsigned round = 0; round < 12; round++) {
+		size_t victim = (size_t)-1;
+
+		/* the oldest live instance goes, from outside */
+		for (size_t i = 0; i < F.n_insts && victim == (size_t)-1; i++)
+			if (F.insts[i].in.state == GC_STATE_RUNNING)
+				victim = i;
+		assert_true(victim != (size_t)-1);
+		F.insts[victim].in.state = GC_STATE_TERMINATED;
+		wall_now += 60;
+		assert_int_equal(apply_quiet(t, &err), 0);
+		assert_int_equal(alive(CLUSTER), 2);
+	}
+}
+
 /* Fail each call of a clean run in turn, before and after its effect: the run fails
  * cleanly or succeeds, never leaves more than asked, and a second run converges. */
 static void test_fault_sweep(void **state)
@@ -3316,6 +3347,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cancel_before_anything, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idempotency_mismatch_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idempotency_mismatch_retired, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ttl_lose_nodes_one_by_one, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fault_sweep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fault_sweep_destroy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_tags, setup, teardown),
