@@ -1527,17 +1527,16 @@ static enum attempt try_rounds(struct run *r, struct group_run *gr, unsigned slo
 	return res;
 }
 
-/* A spot-then-on-demand group whose spot launch hit the spot quota: says so (the failed
- * launch's event named the quota), then goes on with on-demand (quotas are per market on
- * every cloud). */
+/* A spot-then-on-demand group whose spot launch hit the spot quota: says so, naming the
+ * quota, then goes on with on-demand (quotas are per market on every cloud). */
 static void spot_quota_fallback(struct run *r, struct group_run *gr, const struct gc_error *why)
 {
 	struct gc_engine_event ev = { 0 };
 	char *msg = gc_xasprintf("group '%s': the spot quota is used up, launching on-demand "
-				 "instead",
-				 gr->pg->name);
+				 "instead (%s)",
+				 gr->pg->name, why->message);
 
-	gc_log_info(r->e->log, "%s (%s)", msg, why->message);
+	gc_log_info(r->e->log, "%s", msg);
 	ev.kind = GC_EV_INFO;
 	ev.group = gr->pg->name;
 	ev.message = msg;

@@ -230,6 +230,9 @@ static struct finst *must_find(const char *id)
 }
 
 /* An instance put into the world directly, as if an earlier run made it. */
+/* The engine's wall clock (unix seconds), which tests move; launches are stamped with it. */
+static int64_t wall_now = WALL;
+
 static struct finst *fake_add(const char *cluster, const char *group, const char *hash,
 			      const char *type, enum gc_instance_state state)
 {
@@ -384,7 +387,7 @@ static int fake_create(struct gc_provider *p, const struct gc_create_request *re
 		free(f->in.image);
 		f->in.image = gc_xstrdup(req->image_id);
 		f->in.spot = req->spot;
-		f->in.launch_time = WALL + F.next_id;
+		f->in.launch_time = wall_now + F.next_id; /* a cloud's launch time: now */
 		f->in.client_token = req->client_token ? gc_xstrdup(req->client_token) : NULL;
 		for (size_t i = 0; i < req->n_tags; i++)
 			gc_instance_set_tag(&f->in, req->tags[i].key, req->tags[i].value);
@@ -725,8 +728,6 @@ static int64_t fixed_wall(void *ctx)
 {
 	return *(int64_t *)ctx;
 }
-
-static int64_t wall_now = WALL;
 
 static void on_event(void *ctx, const struct gc_engine_event *ev)
 {
