@@ -701,6 +701,14 @@ static int unseen_attempt(struct gc_provider *p, void *ctx, struct gc_error *err
 	return ours ? 1 : -1;
 }
 
+int gc_driver_call_attempt(struct gc_provider *p, void *ctx, struct gc_error *err)
+{
+	const struct gc_driver_call *c = ctx;
+
+	gc_buf_release(c->body);
+	return c->call(p, c->action, c->params, c->tokens, c->unsafe, c->body, err);
+}
+
 int gc_driver_retry_unseen(struct gc_provider *p, gc_busy_attempt_fn attempt_fn, void *ctx,
 			   const char *const *ids, size_t n_ids, const char *const *codes,
 			   const char *waiting, struct gc_error *err)

@@ -300,6 +300,20 @@ int gc_driver_retry_unseen(struct gc_provider *p, gc_busy_attempt_fn attempt, vo
 			   const char *const *ids, size_t n_ids, const char *const *codes,
 			   const char *waiting, struct gc_error *err);
 
+/* One call of a cloud's action as an attempt (ctx: struct gc_driver_call), for
+ * gc_driver_retry_unseen: body is emptied before each. call is the driver's own
+ * (action, params, request tokens, unsafe to repeat, answer). */
+struct gc_driver_call {
+	int (*call)(struct gc_provider *p, const char *action, const struct gc_params *params,
+		    unsigned tokens, bool unsafe, struct gc_buf *out, struct gc_error *err);
+	const char *action;
+	const struct gc_params *params;
+	unsigned tokens;
+	bool unsafe;
+	struct gc_buf *body;
+};
+int gc_driver_call_attempt(struct gc_provider *p, void *ctx, struct gc_error *err);
+
 /* Deletes security group id with once (one call: 0 deleted, 1 still in use, -1 failed),
  * waiting "in use" out; not found counts as deleted. */
 int gc_driver_delete_secgroup(struct gc_provider *p, const char *id,

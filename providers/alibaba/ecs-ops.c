@@ -672,21 +672,6 @@ static void name_quota(struct gc_provider *p, const struct gc_create_request *re
 	}
 }
 
-struct run_call {
-	const struct gc_params *params;
-	unsigned count;
-	bool unsafe;
-	struct gc_buf *body;
-};
-
-static int run_call(struct gc_provider *p, void *ctx, struct gc_error *err)
-{
-	struct run_call *rc = ctx;
-
-	gc_buf_release(rc->body);
-	return ali_ecs_call(p, "RunInstances", rc->params, rc->count, rc->unsafe, rc->body, err);
-}
-
 /* a security group just made may be NotFound for a while ("ECS OpenAPI eventual
  * consistency"); gc_driver_retry_unseen waits that out for ours */
 static const char *const unseen_group[] = { "InvalidSecurityGroupId.NotFound", NULL };
@@ -699,7 +684,9 @@ int ali_create(struct gc_provider *p, const struct gc_create_request *req,
 	struct gc_buf body = GC_BUF_INIT(1);
 	const char *where = req->zone ? req->zone : p->region, *zone = NULL;
 	json_t *j = NULL, *id, *ids;
-	struct run_call rc = { &params, req->count, req->client_token == NULL, &body };
+	struct gc_driver_call rc = {
+		ali_ecs_call, "RunInstances", &params, req->count, req->client_token == NULL, &body
+	};
 	size_t i;
 	int ret = -1;
 
@@ -725,8 +712,9 @@ int ali_create(struct gc_provider *p, const struct gc_create_request *req,
 	/* with a client token a repeat is answered with the first launch; without one a
 	 * repeat after a lost answer could launch twice, so only throttling is retried (a
 	 * NotFound launched nothing: that one is repeated either way) */
-	if (gc_driver_retry_unseen(p, run_call, &rc, &req->security_group_id, 1, unseen_group,
-				   "the new security group is not known to ECS yet", err) != 0)
+	if (gc_driver_retry_unseen(p, gc_driver_call_attempt, &rc, &req->security_group_id, 1,
+				   unseen_group, "the new security group is not known to ECS yet",
+				   err) != 0)
 		goto fail;
 	if (parse_list(p, &body, "RunInstances", "InstanceIdSets", "InstanceIdSet", &j, &ids,
 		       err) != 0)

@@ -530,21 +530,6 @@ static void name_quota(struct gc_provider *p, const struct gc_create_request *re
 			od, p->region);
 }
 
-struct run_call {
-	const struct gc_params *params;
-	unsigned count;
-	bool unsafe;
-	struct gc_buf *body;
-};
-
-static int run_call(struct gc_provider *p, void *ctx, struct gc_error *err)
-{
-	struct run_call *rc = ctx;
-
-	gc_buf_release(rc->body);
-	return aws_ec2_call(p, "RunInstances", rc->params, rc->count, rc->unsafe, rc->body, err);
-}
-
 /* NotFound for the group or key pair this run just made: EC2 has not caught up yet */
 static const char *const unseen_launch[] = { "InvalidGroup.NotFound", "InvalidKeyPair.NotFound",
 					     NULL };
@@ -557,7 +542,9 @@ int aws_create(struct gc_provider *p, const struct gc_create_request *req,
 	struct gc_buf body = GC_BUF_INIT(1);
 	const char *where = req->zone ? req->zone : p->region;
 	const char *made[] = { req->security_group_id, req->key_name };
-	struct run_call rc;
+	struct gc_driver_call rc = {
+		aws_ec2_call, "RunInstances", &params, req->count, req->client_token == NULL, &body
+	};
 	int ret = -1;
 
 	gc_instance_list_init(&got);
@@ -574,11 +561,7 @@ int aws_create(struct gc_provider *p, const struct gc_create_request *req,
 	/* with a client token a repeat is answered with the first launch; without one a
 	 * repeat after a lost answer could launch twice, so only throttling is retried (a
 	 * NotFound launched nothing: that one is repeated either way) */
-	rc.params = &params;
-	rc.count = req->count;
-	rc.unsafe = req->client_token == NULL;
-	rc.body = &body;
-	if (gc_driver_retry_unseen(p, run_call, &rc, made, 2, unseen_launch,
+	if (gc_driver_retry_unseen(p, gc_driver_call_attempt, &rc, made, 2, unseen_launch,
 				   "the new security group or key pair is not known to EC2 yet",
 				   err) != 0)
 		goto fail;

@@ -560,36 +560,27 @@ static int read_permissions(struct ec2 *c, const struct sim_secgroup *target, st
 				push_rule(&rules, &nr, proto, from, to, one, NULL, NULL);
 			continue;
 		}
-		snprintf(name, sizeof(name), "%sIpRanges", pre);
-		nm = ec2_indexes(c, name, &mi);
-		for (size_t k = 0; k < nm; k++) {
-			const char *cidr = ec2_paramf(c, "%sIpRanges.%u.CidrIp", pre, mi[k]);
-			if (!cidr || !cidr_ok(cidr)) {
-				EC2_FAIL400(c, "InvalidParameterValue",
-					    "CIDR block %s is malformed",
-					    cidr ? cidr : "(missing)");
-				free(mi);
-				goto out;
+		/* IpRanges.N.CidrIp takes IPv4 only, Ipv6Ranges.N.CidrIpv6 IPv6 only */
+		for (int six = 0; six < 2; six++) {
+			const char *ranges = six ? "Ipv6Ranges" : "IpRanges";
+
+			snprintf(name, sizeof(name), "%s%s", pre, ranges);
+			nm = ec2_indexes(c, name, &mi);
+			for (size_t k = 0; k < nm; k++) {
+				const char *cidr = ec2_paramf(c, "%s%s.%u.%s", pre, ranges, mi[k],
+							      six ? "CidrIpv6" : "CidrIp");
+				if (!cidr || !(six ? cidr6_ok(cidr) : cidr_ok(cidr))) {
+					EC2_FAIL400(c, "InvalidParameterValue",
+						    "CIDR block %s is malformed",
+						    cidr ? cidr : "(missing)");
+					free(mi);
+					goto out;
+				}
+				push_rule(&rules, &nr, proto, from, to, cidr, NULL,
+					  ec2_paramf(c, "%s%s.%u.Description", pre, ranges, mi[k]));
 			}
-			push_rule(&rules, &nr, proto, from, to, cidr, NULL,
-				  ec2_paramf(c, "%sIpRanges.%u.Description", pre, mi[k]));
+			free(mi);
 		}
-		free(mi);
-		snprintf(name, sizeof(name), "%sIpv6Ranges", pre);
-		nm = ec2_indexes(c, name, &mi);
-		for (size_t k = 0; k < nm; k++) {
-			const char *cidr = ec2_paramf(c, "%sIpv6Ranges.%u.CidrIpv6", pre, mi[k]);
-			if (!cidr || !cidr6_ok(cidr)) {
-				EC2_FAIL400(c, "InvalidParameterValue",
-					    "CIDR block %s is malformed",
-					    cidr ? cidr : "(missing)");
-				free(mi);
-				goto out;
-			}
-			push_rule(&rules, &nr, proto, from, to, cidr, NULL,
-				  ec2_paramf(c, "%sIpv6Ranges.%u.Description", pre, mi[k]));
-		}
-		free(mi);
 		snprintf(name, sizeof(name), "%sGroups", pre);
 		nm = ec2_indexes(c, name, &mi);
 		for (size_t k = 0; k < nm; k++) {
