@@ -14,6 +14,7 @@
 #include "cmd/gha.h"
 #include "cmd/output.h"
 #include "core/alloc.h"
+#include "core/cost.h"
 #include "core/provider.h"
 
 int gc_cmd_exit_for(const struct gc_error *err)
@@ -262,20 +263,94 @@ json_t *gc_cmd_report_json(const struct gc_engine_report *r)
 			 (json_int_t)r->wall_ms);
 }
 
+void gc_cmd_cost(struct gc_cmd_ctx *ctx, struct gc_price_cache *prices,
+		 const struct gc_instance_list *nodes, int64_t end, struct gc_cost *out)
+{
+	struct gc_price_cache own = { 0 }, *cache = prices ? prices : &own;
+	unsigned min_s = ctx->provider ? ctx->provider->ops->facts->min_billed_s : 0;
+
+	gc_cost_init(out);
+	for (size_t i = 0; i < nodes->n; i++) {
+		const struct gc_instance *in = &nodes->items[i];
+		char cur[GC_CURRENCY_SIZE] = "";
+		double price = ctx->provider
+			? gc_cmd_price(ctx->provider, cache, in->type, in->zone, in->spot, cur)
+			: -1;
+
+		gc_cost_add(out, in, end, min_s, price, cur);
+	}
+	gc_price_cache_release(&own);
+}
+
+static json_t *amount_json(double amount)
+{
+	return amount >= 0 ? json_real(amount) : json_null();
+}
+
+json_t *gc_cmd_cost_json(const struct gc_cost *c)
+{
+	json_t *lines = json_array();
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct gc_cost_line *l = &c->lines[i];
+
+		json_array_append_new(lines,
+				      json_pack("{s:s, s:s, s:I, s:f, s:o}", "type", l->type,
+						"market", l->spot ? "spot" : "on-demand", "nodes",
+						(json_int_t)l->nodes, "node_hours", l->hours,
+						"amount", amount_json(l->amount)));
+	}
+	return json_pack("{s:I, s:f, s:o, s:o, s:b, s:o}", "nodes", (json_int_t)c->nodes,
+			 "node_hours", c->hours, "total", amount_json(c->total), "currency",
+			 c->currency[0] ? json_string(c->currency) : json_null(), "known",
+			 c->total >= 0, "by_type", lines);
+}
+
+void gc_cmd_print_cost(struct gc_output *o, const char *what, const struct gc_cost *c)
+{
+	char amount[48];
+
+	if (c->total >= 0)
+		snprintf(amount, sizeof(amount), "about %.2f %s", c->total, c->currency);
+	else
+		snprintf(amount, sizeof(amount), "unknown (no price for some nodes)");
+	gc_out_printf(o, o->out, "\n%s: %s, %.2f node-hour%s\n", what, amount, c->hours,
+		      c->hours == 1.0 ? "" : "s");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct gc_cost_line *l = &c->lines[i];
+
+		if (l->amount >= 0)
+			snprintf(amount, sizeof(amount), "%.2f %s", l->amount, c->currency);
+		else
+			snprintf(amount, sizeof(amount), "unknown");
+		gc_out_printf(o, o->out, "  %-24s %-9s %3zu node%s %9.2f node-hours  %s\n", l->type,
+			      l->spot ? "spot" : "on-demand", l->nodes, l->nodes == 1 ? " " : "s",
+			      l->hours, amount);
+	}
+}
+
 void gc_cmd_print_report(struct gc_cmd_ctx *ctx, const char *verb, const struct gc_engine_report *r)
 {
 	struct gc_output *o = ctx->out;
+	struct gc_cost cost;
 
 	gc_cmd_engine_progress_done();
+	gc_cmd_cost(ctx, NULL, &r->ended, (int64_t)time(NULL), &cost);
 	if (o->format == GC_OUTPUT_JSON) {
 		json_t *doc = gc_cmd_report_json(r);
 
+		if (r->ended.n)
+			json_object_set_new(doc, "cost", gc_cmd_cost_json(&cost));
 		gc_out_json(o, doc);
 		json_decref(doc);
+		gc_cost_release(&cost);
 		return;
 	}
 	/* each group's shortfall and its cause are in the error the command prints next */
 	gc_out_printf(o, o->err, "%s: %zu created, %zu terminated, %lu API call%s in %.1fs\n", verb,
 		      r->created.n, r->n_terminated, r->api_calls, r->api_calls == 1 ? "" : "s",
 		      (double)r->wall_ms / 1000.0);
+	if (r->ended.n)
+		gc_cmd_print_cost(o, "What the terminated nodes cost", &cost);
+	gc_cost_release(&cost);
 }

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
+#include "core/cost.h"
 #include "core/engine.h"
 #include "core/error.h"
 
@@ -62,6 +63,15 @@ int gc_cmd_engine(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_engine_
 /* The outcome of an apply or destroy, per group, on stderr (text) or as JSON on stdout. */
 void gc_cmd_print_report(struct gc_cmd_ctx *ctx, const char *verb,
 			 const struct gc_engine_report *r);
+
+/* What nodes cost from their launch to end, priced through ctx->provider and prices (NULL:
+ * a cache of its own) (core/cost.h); out is caller memory (gc_cost_release). */
+void gc_cmd_cost(struct gc_cmd_ctx *ctx, struct gc_price_cache *prices,
+		 const struct gc_instance_list *nodes, int64_t end, struct gc_cost *out);
+/* {"nodes", "node_hours", "total", "currency", "known", "by_type": [...]}: null where unknown */
+json_t *gc_cmd_cost_json(const struct gc_cost *c);
+/* "WHAT: about 12.30 USD, 0.40 node-hours" and a line per type and market, on stdout */
+void gc_cmd_print_cost(struct gc_output *o, const char *what, const struct gc_cost *c);
 
 /* That outcome as the JSON document gc_cmd_print_report writes (apply adds to it). */
 json_t *gc_cmd_report_json(const struct gc_engine_report *r);

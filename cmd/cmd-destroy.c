@@ -115,7 +115,7 @@ static int destroy_exec(struct gc_cmd_ctx *ctx)
 	rc = GC_EXIT_OK;
 out:
 	if (ctx->gha && reached)
-		gc_gha_report_destroy(ctx, sel_text.data, report.n_terminated, &err);
+		gc_gha_report_destroy(ctx, sel_text.data, &report, &err);
 	gc_selectors_release(&sel);
 	gc_buf_release(&sel_text);
 	gc_lock_release(&lock);

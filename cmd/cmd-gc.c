@@ -15,6 +15,7 @@
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
 #include "cmd/output.h"
+#include "cmd/regions.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/diag.h"
@@ -74,13 +75,7 @@ static const struct gc_opt gc_opts[] = {
 
 /* What the command line (and the spec, when one is given) asks for. */
 struct gc_job {
-	const struct gc_provider_ops *ops;
-	char **regions;
-	size_t n_regions;
-	const char *profile;
-	const char *endpoint;
-	const struct gc_spec_oidc *oidc; /* the spec's provider.oidc, NULL with --cloud */
-	const char *home;		 /* the spec's region: where --all-regions asks first */
+	struct gc_cmd_cloud cloud; /* oidc: the spec's provider.oidc, NULL with --cloud */
 	struct gc_selectors sel;
 	struct gc_sweep_opts sweep;
 	struct gc_provider **providers; /* per region, NULL where it could not be opened */
@@ -90,15 +85,6 @@ struct gc_job {
 	bool dry_run;
 	size_t done, kept, bad;
 };
-
-static void add_region(struct gc_job *j, const char *r)
-{
-	for (size_t i = 0; i < j->n_regions; i++)
-		if (strcmp(j->regions[i], r) == 0)
-			return;
-	j->regions = gc_xreallocarray(j->regions, j->n_regions + 1, sizeof(*j->regions));
-	j->regions[j->n_regions++] = gc_xstrdup(r);
-}
 
 static void region_failed(struct gc_cmd_ctx *ctx, struct gc_job *j, const char *region,
 			  const struct gc_error *err)
@@ -138,27 +124,27 @@ static int setup(struct gc_cmd_ctx *ctx, struct gc_job *j, struct gc_spec **spec
 			return GC_EXIT_FAILURE;
 		}
 		gc_diags_release(&diags);
-		j->ops = (*spec)->provider.ops;
-		j->profile = (*spec)->provider.profile;
-		j->endpoint = (*spec)->provider.endpoint;
-		j->oidc = &(*spec)->provider.oidc;
-		j->home = (*spec)->provider.region;
+		j->cloud.ops = (*spec)->provider.ops;
+		j->cloud.profile = (*spec)->provider.profile;
+		j->cloud.endpoint = (*spec)->provider.endpoint;
+		j->cloud.oidc = &(*spec)->provider.oidc;
+		j->cloud.home = (*spec)->provider.region;
 	} else if (gc_cmd_opt_given(ctx, "cloud")) {
 		text = gc_cmd_opt_str(ctx, "cloud");
-		j->ops = gc_provider_by_name(text);
+		j->cloud.ops = gc_provider_by_name(text);
 	} else {
 		return usage(ctx, "gc needs --cloud CLOUD or a spec FILE");
 	}
 	if (gc_cmd_opt_given(ctx, "profile"))
-		j->profile = gc_cmd_opt_str(ctx, "profile");
+		j->cloud.profile = gc_cmd_opt_str(ctx, "profile");
 	if (gc_cmd_opt_given(ctx, "endpoint"))
-		j->endpoint = gc_cmd_opt_str(ctx, "endpoint");
+		j->cloud.endpoint = gc_cmd_opt_str(ctx, "endpoint");
 	list = gc_cmd_opt_list(ctx, "region", &n);
 	for (size_t i = 0; i < n; i++)
-		add_region(j, list[i]);
+		gc_cmd_cloud_add_region(&j->cloud, list[i]);
 	if (n == 0 && *spec && !gc_cmd_opt_given(ctx, "all-regions"))
-		add_region(j, (*spec)->provider.region);
-	if (j->n_regions == 0 && !gc_cmd_opt_given(ctx, "all-regions"))
+		gc_cmd_cloud_add_region(&j->cloud, (*spec)->provider.region);
+	if (j->cloud.n_regions == 0 && !gc_cmd_opt_given(ctx, "all-regions"))
 		return usage(ctx, "gc needs --region REGION or --all-regions");
 
 	list = gc_cmd_opt_list(ctx, "selector", &n);
@@ -185,61 +171,6 @@ static int setup(struct gc_cmd_ctx *ctx, struct gc_job *j, struct gc_spec **spec
 	return 0;
 }
 
-static int open_region(struct gc_cmd_ctx *ctx, struct gc_job *j, const char *region,
-		       struct gc_provider **out, struct gc_error *err)
-{
-	struct gc_provider_config cfg = {
-		.region = region, .profile = j->profile, .endpoint = j->endpoint, .oidc = j->oidc
-	};
-
-	return gc_cmd_open_cloud(ctx, j->ops, &cfg, out, err);
-}
-
-/* --all-regions: the account's regions, asked in the first region given, else the spec's,
- * else a default one. */
-static int list_regions(struct gc_cmd_ctx *ctx, struct gc_job *j)
-{
-	const char *home = j->n_regions ? j->regions[0]
-		: j->home		? j->home
-					: j->ops->facts->home_region;
-	struct gc_provider *p = NULL;
-	struct gc_error err;
-	char **regions = NULL;
-	size_t n = 0;
-
-	gc_error_init(&err);
-	if (open_region(ctx, j, home, &p, &err) < 0 ||
-	    gc_provider_regions(p, &regions, &n, &err) < 0) {
-		gc_cmd_report_error(ctx, j->ops->name, &err);
-		gc_provider_close(p);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		add_region(j, regions[i]);
-	gc_strv_free(regions, n);
-	gc_provider_close(p);
-	return 0;
-}
-
-/* "3h12m": how long ago t was, or "-". */
-static void age_text(char *out, size_t size, int64_t now, int64_t t)
-{
-	int64_t s = now - t;
-
-	if (!t || s < 0)
-		snprintf(out, size, "-");
-	else if (s < 60)
-		snprintf(out, size, "%llds", (long long)s);
-	else if (s < 3600)
-		snprintf(out, size, "%lldm", (long long)(s / 60));
-	else if (s < 86400)
-		snprintf(out, size, "%lldh%02lldm", (long long)(s / 3600),
-			 (long long)(s / 60 % 60));
-	else
-		snprintf(out, size, "%lldd%02lldh", (long long)(s / 86400),
-			 (long long)(s / 3600 % 24));
-}
-
 static int item_order(const void *a, const void *b)
 {
 	const struct gc_sweep_item *x = a, *y = b;
@@ -259,7 +190,7 @@ static void print_table(struct gc_cmd_ctx *ctx, const struct gc_job *j)
 	static const char *const head[] = { "CLOUD", "REGION",	"KIND", "ID",
 					    "NAME",  "CLUSTER", "WHY",	"AGE" };
 	struct gc_output *o = ctx->out;
-	const char *cloud = j->ops->name;
+	const char *cloud = j->cloud.ops->name;
 	int w[8];
 	char why[32], age[32];
 
@@ -293,7 +224,7 @@ static void print_table(struct gc_cmd_ctx *ctx, const struct gc_job *j)
 		if (!it->why)
 			continue;
 		gc_sweep_why_text(it->why, why);
-		age_text(age, sizeof(age), j->sweep.now, it->created);
+		gc_cmd_age_text(age, sizeof(age), j->sweep.now, it->created);
 		gc_buf_addf(&line, "%-*s  %-*s  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", w[0], cloud,
 			    w[1], it->region, w[2], gc_sweep_kind_name(it->kind), w[3], it->id,
 			    w[4], it->name ? it->name : "-", w[5], it->cluster, w[6], why, age);
@@ -334,8 +265,8 @@ static json_t *doc_json(const struct gc_job *j, size_t scanned)
 	json_t *doc = json_object(), *regions = json_array(), *res = json_array();
 	json_t *sel = json_object();
 
-	for (size_t i = 0; i < j->n_regions; i++)
-		json_array_append_new(regions, json_string(j->regions[i]));
+	for (size_t i = 0; i < j->cloud.n_regions; i++)
+		json_array_append_new(regions, json_string(j->cloud.regions[i]));
 	for (size_t i = 0; i < j->sel.n; i++)
 		json_object_set_new(sel, j->sel.tags[i].key + strlen(GC_TAG_PREFIX),
 				    json_string(j->sel.tags[i].value));
@@ -365,7 +296,7 @@ static json_t *doc_json(const struct gc_job *j, size_t scanned)
 					    : json_null());
 		json_array_append_new(res, ji);
 	}
-	json_object_set_new(doc, "cloud", json_string(j->ops->name));
+	json_object_set_new(doc, "cloud", json_string(j->cloud.ops->name));
 	json_object_set_new(doc, "regions", regions);
 	json_object_set_new(doc, "dry_run", json_boolean(j->dry_run));
 	json_object_set_new(doc, "as_of", gc_out_json_time(j->sweep.now));
@@ -432,18 +363,26 @@ static int gc_exec(struct gc_cmd_ctx *ctx)
 	if ((rc = setup(ctx, &j, &spec)) != 0)
 		goto out;
 	rc = GC_EXIT_FAILURE;
-	if (gc_cmd_opt_given(ctx, "all-regions") && list_regions(ctx, &j) < 0)
-		goto out;
-
-	/* 1. what is there, region by region */
-	j.providers = gc_xcalloc(j.n_regions + 1, sizeof(*j.providers));
-	for (size_t i = 0; i < j.n_regions && !gc_cmd_interrupted(); i++) {
+	if (gc_cmd_opt_given(ctx, "all-regions")) {
 		struct gc_error err;
 
 		gc_error_init(&err);
-		if (open_region(ctx, &j, j.regions[i], &j.providers[i], &err) < 0 ||
+		if (gc_cmd_cloud_all_regions(ctx, &j.cloud, &err) < 0) {
+			gc_cmd_report_error(ctx, j.cloud.ops->name, &err);
+			goto out;
+		}
+	}
+
+	/* 1. what is there, region by region */
+	j.providers = gc_xcalloc(j.cloud.n_regions + 1, sizeof(*j.providers));
+	for (size_t i = 0; i < j.cloud.n_regions && !gc_cmd_interrupted(); i++) {
+		struct gc_error err;
+
+		gc_error_init(&err);
+		if (gc_cmd_cloud_open(ctx, &j.cloud, j.cloud.regions[i], &j.providers[i], &err) <
+			    0 ||
 		    gc_sweep_scan(&j.found, j.providers[i], &err) < 0) {
-			region_failed(ctx, &j, j.regions[i], &err);
+			region_failed(ctx, &j, j.cloud.regions[i], &err);
 			gc_provider_close(j.providers[i]);
 			j.providers[i] = NULL;
 			if (err.code == GC_EAUTH)
@@ -460,8 +399,8 @@ static int gc_exec(struct gc_cmd_ctx *ctx)
 		if (!ctx->out->quiet)
 			gc_out_printf(ctx->out, ctx->out->err,
 				      "gc: %zu of %zu gpucluster resource%s in %zu region%s %s\n",
-				      count, j.found.n, j.found.n == 1 ? "" : "s", j.n_regions,
-				      j.n_regions == 1 ? "" : "s",
+				      count, j.found.n, j.found.n == 1 ? "" : "s",
+				      j.cloud.n_regions, j.cloud.n_regions == 1 ? "" : "s",
 				      !count ? "to collect: nothing to do"
 					      : j.dry_run
 					      ? "to collect (dry run: run again with --yes "
@@ -470,7 +409,7 @@ static int gc_exec(struct gc_cmd_ctx *ctx)
 	}
 
 	/* 2. with --yes, remove them */
-	for (size_t i = 0; !j.dry_run && count && i < j.n_regions; i++) {
+	for (size_t i = 0; !j.dry_run && count && i < j.cloud.n_regions; i++) {
 		struct gc_sweep_exec_opts eo = {
 			.wait_timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "wait-timeout") * 1000,
 			.cancelled = gc_cmd_cancelled,
@@ -484,7 +423,7 @@ static int gc_exec(struct gc_cmd_ctx *ctx)
 			continue;
 		gc_error_init(&err);
 		if (gc_sweep_execute(&j.found, j.providers[i], &eo, &err) < 0) {
-			region_failed(ctx, &j, j.regions[i], &err);
+			region_failed(ctx, &j, j.cloud.regions[i], &err);
 			if (err.code == GC_EAUTH || err.code == GC_ECANCELLED)
 				break;
 		}
@@ -501,10 +440,10 @@ static int gc_exec(struct gc_cmd_ctx *ctx)
 	}
 	rc = j.failed ? GC_EXIT_FAILURE : GC_EXIT_OK;
 out:
-	for (size_t i = 0; j.providers && i < j.n_regions; i++)
+	for (size_t i = 0; j.providers && i < j.cloud.n_regions; i++)
 		gc_provider_close(j.providers[i]);
 	free(j.providers);
-	gc_strv_free(j.regions, j.n_regions);
+	gc_cmd_cloud_release(&j.cloud);
 	gc_sweep_release(&j.found);
 	gc_selectors_release(&j.sel);
 	json_decref(j.errors);

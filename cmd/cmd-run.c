@@ -260,7 +260,7 @@ static int teardown(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_engin
 out:
 	/* in GitHub Actions, the same summary as destroy's */
 	if (ctx->gha && reached)
-		gc_gha_report_destroy(ctx, "", report.n_terminated, &err);
+		gc_gha_report_destroy(ctx, "", &report, &err);
 	ctx->provider->cancelled = old_cancel;
 	ctx->provider->cancel_ctx = old_ctx;
 	gc_lock_release(&lock);

@@ -11,25 +11,12 @@
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
 #include "cmd/output.h"
+#include "cmd/regions.h"
 #include "core/engine.h"
 
 static const struct gc_opt status_opts[] = {
 	{ .name = NULL },
 };
-
-static void format_age(char *out, size_t size, int64_t secs)
-{
-	if (secs < 0)
-		secs = 0;
-	if (secs < 3600)
-		snprintf(out, size, "%lldm", (long long)(secs / 60));
-	else if (secs < 86400)
-		snprintf(out, size, "%lldh%02lldm", (long long)(secs / 3600),
-			 (long long)(secs % 3600 / 60));
-	else
-		snprintf(out, size, "%lldd%02lldh", (long long)(secs / 86400),
-			 (long long)(secs % 86400 / 3600));
-}
 
 /* "in 3h12m (2026-11-27 01:00 UTC)", "overdue (...)", or "-" without a TTL. */
 static void format_expiry(char *out, size_t size, int64_t expires_at, int64_t now)
@@ -43,7 +30,7 @@ static void format_expiry(char *out, size_t size, int64_t expires_at, int64_t no
 		snprintf(out, size, "-");
 		return;
 	}
-	format_age(in, sizeof(in), expires_at - now);
+	gc_cmd_age_text(in, sizeof(in), expires_at, now); /* how long from now, here */
 	if (expires_at <= now)
 		snprintf(out, size, "overdue (%s)", when);
 	else
@@ -99,7 +86,7 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 			if (billed)
 				total_hour += price;
 		}
-		format_age(agebuf, sizeof(agebuf), age);
+		gc_cmd_age_text(agebuf, sizeof(agebuf), now, in->launch_time);
 		format_expiry(expires, sizeof(expires), in->expires_at, now);
 		gc_format_rfc3339(in->launch_time, launched);
 		snprintf(pbuf, sizeof(pbuf), price >= 0 ? "%.3f" : "unknown", price);
@@ -134,6 +121,7 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 	}
 	if (ctx->out->format == GC_OUTPUT_JSON) {
 		/* a partial sum is not the cost: unknown is null, never a smaller number */
+		struct gc_cost cost;
 		json_t *doc =
 			json_pack("{s:s, s:s, s:s, s:o, s:{s:o, s:o, s:b, s:s}}", "cluster",
 				  ctx->spec->name, "cloud", ctx->spec->provider.name, "region",
@@ -143,6 +131,11 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 				  "known", all_known, "currency", currency);
 
 		nodes = NULL;
+		/* node-hours and money so far per type and market, as destroy ends with */
+		gc_cmd_cost(ctx, &cache, &live, now, &cost);
+		json_object_set_new(json_object_get(doc, "cost"), "so_far",
+				    gc_cmd_cost_json(&cost));
+		gc_cost_release(&cost);
 		gc_out_json(ctx->out, doc);
 		json_decref(doc);
 	} else if (live.n == 0) {

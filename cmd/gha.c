@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bootstrap/cluster.h"
 #include "cmd/cluster.h"
@@ -572,10 +573,12 @@ void gc_gha_report_apply(struct gc_cmd_ctx *ctx, struct gc_engine *e, const stru
 	gc_instance_list_release(&live);
 }
 
-void gc_gha_report_destroy(struct gc_cmd_ctx *ctx, const char *selector, size_t terminated,
-			   const struct gc_error *err)
+void gc_gha_report_destroy(struct gc_cmd_ctx *ctx, const char *selector,
+			   const struct gc_engine_report *r, const struct gc_error *err)
 {
 	struct gc_buf s = GC_BUF_INIT(0);
+	size_t terminated = r->n_terminated;
+	struct gc_cost cost;
 
 	if (!ctx->gha)
 		return;
@@ -596,8 +599,16 @@ void gc_gha_report_destroy(struct gc_cmd_ctx *ctx, const char *selector, size_t 
 	} else {
 		gc_buf_addstr(&s, "- **Result:** ok\n");
 	}
-	gc_buf_addf(&s, "- **Terminated:** %zu instance%s\n\n", terminated,
+	gc_buf_addf(&s, "- **Terminated:** %zu instance%s\n", terminated,
 		    terminated == 1 ? "" : "s");
+	gc_cmd_cost(ctx, NULL, &r->ended, (int64_t)time(NULL), &cost);
+	if (r->ended.n && cost.total >= 0)
+		gc_buf_addf(&s, "- **Cost:** about %.2f %s (%.2f node-hours)\n", cost.total,
+			    cost.currency, cost.hours);
+	else if (r->ended.n)
+		gc_buf_addstr(&s, "- **Cost:** unknown (no price for some nodes)\n");
+	gc_cost_release(&cost);
+	gc_buf_addch(&s, '\n');
 	append_file(ctx, "GITHUB_STEP_SUMMARY", &s);
 	gc_buf_release(&s);
 }

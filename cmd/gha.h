@@ -25,6 +25,7 @@
 #include "core/spec.h"
 
 struct gc_cmd_ctx;
+struct gc_engine_report;
 struct gc_engine;
 struct gc_plan;
 
@@ -63,8 +64,8 @@ void gc_gha_report_apply(struct gc_cmd_ctx *ctx, struct gc_engine *e, const stru
 			 const struct gc_error *err);
 
 /* destroy, at the end: the summary. selector is "" without one. */
-void gc_gha_report_destroy(struct gc_cmd_ctx *ctx, const char *selector, size_t terminated,
-			   const struct gc_error *err);
+void gc_gha_report_destroy(struct gc_cmd_ctx *ctx, const char *selector,
+			   const struct gc_engine_report *r, const struct gc_error *err);
 
 /* ---- formatting (pure) ------------------------------------------------------------ */
 

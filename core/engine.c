@@ -234,6 +234,7 @@ void gc_engine_report_init(struct gc_engine_report *r)
 {
 	memset(r, 0, sizeof(*r));
 	gc_instance_list_init(&r->created);
+	gc_instance_list_init(&r->ended);
 }
 
 void gc_engine_report_release(struct gc_engine_report *r)
@@ -242,6 +243,7 @@ void gc_engine_report_release(struct gc_engine_report *r)
 		return;
 	free(r->groups);
 	gc_instance_list_release(&r->created);
+	gc_instance_list_release(&r->ended);
 	for (size_t i = 0; i < r->n_terminated; i++)
 		free(r->terminated_ids[i]);
 	free(r->terminated_ids);
@@ -2467,6 +2469,20 @@ static void terminate_ids(struct run *r, struct gc_teardown *t, const struct gc_
 
 /* What destroy and terminate share: a run with its teardown, the cluster's instances,
  * and the summary. */
+/* Moves the instances of live that the teardown terminated into report->ended. */
+static void report_ended(struct gc_engine_report *report, struct gc_instance_list *live)
+{
+	for (size_t i = 0; i < live->n; i++) {
+		for (size_t k = 0; k < report->n_terminated; k++) {
+			if (strcmp(live->items[i].id, report->terminated_ids[k]) == 0) {
+				*gc_instance_list_push(&report->ended) = live->items[i];
+				memset(&live->items[i], 0, sizeof(live->items[i]));
+				break;
+			}
+		}
+	}
+}
+
 static int teardown_cluster(struct gc_engine *e, const struct gc_engine_opts *opts,
 			    struct gc_engine_report *report, bool destroy,
 			    const struct gc_tag_filter *sel, size_t n_sel, const char *const *ids,
@@ -2494,6 +2510,7 @@ static int teardown_cluster(struct gc_engine *e, const struct gc_engine_opts *op
 		terminate_ids(&r, &t, &live, ids, n);
 	}
 	run_finish(&r);
+	report_ended(report, &live);
 	ret = summarise(&r, destroy ? "destroy" : "terminate", err);
 	gc_teardown_release(&t);
 	gc_instance_list_release(&live);

@@ -109,6 +109,9 @@ struct gc_engine_report {
 	struct gc_instance_list created; /* every instance launched, final state */
 	char **terminated_ids;
 	size_t n_terminated;
+	/* destroy: the instances it terminated, as listed before (launch time, type, market),
+	 * for what they cost */
+	struct gc_instance_list ended;
 	unsigned long api_calls; /* provider stats delta */
 	unsigned long throttled;
 	uint64_t wall_ms;

@@ -319,6 +319,9 @@ struct gc_provider_facts {
 	 * ids of its first launch even once they are released, so the engine looks them up
 	 * (executor.md, "Client tokens"). */
 	bool create_answers_ids;
+	/* The shortest time a node is billed for (per-second billing with a minimum charge):
+	 * what a node that lived less costs. docs/internals/plan.md, "What a cluster cost". */
+	unsigned min_billed_s;
 };
 
 struct gc_provider_ops {
