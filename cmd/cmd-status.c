@@ -4,19 +4,177 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <jansson.h>
 
+#include "cmd/boot.h"
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
 #include "cmd/output.h"
 #include "cmd/regions.h"
+#include "core/alloc.h"
+#include "core/buf.h"
 #include "core/engine.h"
+#include "core/gpustat.h"
 
 static const struct gc_opt status_opts[] = {
+	{ .name = "gpus",
+	  .type = GC_OPT_FLAG,
+	  .help = "each GPU's utilisation, memory, temperature, ECC errors and Xid events, "
+		  "read on the nodes over SSH" },
+	GC_CMD_NODE_OPT,
+	GC_CMD_SSH_OPTS,
 	{ .name = NULL },
 };
+
+/* ---- --gpus: read on the nodes ---------------------------------------------------- */
+
+/* nvidia-smi's answer, then the kernel log's Xid count ("?": root may not read it) */
+#define GPUS_SCRIPT                                                                     \
+	"nvidia-smi --query-gpu=" GC_GPUSTAT_QUERY " --format=csv,noheader,nounits || " \
+	"exit $?\n"                                                                     \
+	"if log=$(sudo -n dmesg 2>/dev/null); then\n"                                   \
+	"  printf 'xid,%s\\n' \"$(grep -c 'NVRM: Xid' <<<\"$log\" || true)\"\n"         \
+	"else\n"                                                                        \
+	"  echo 'xid,?'\n"                                                              \
+	"fi\n"
+
+/* A node's answer parsed, or why there is none (*why: caller frees). */
+static int node_gpus(const struct gc_session *b, size_t i, struct gc_gpustat_node *out, char **why)
+{
+	const struct gc_runner_node_result *nr = &b->report.nodes[i];
+	const struct gc_runner_step_result *sr = &nr->steps[0];
+	struct gc_error err;
+
+	gc_error_init(&err);
+	*why = NULL;
+	memset(out, 0, sizeof(*out));
+	if (sr->state != GC_STEP_OK) {
+		/* what nvidia-smi said (its errors go to stdout), else the runner's error */
+		const char *text = sr->out.len ? sr->out.data : sr->err.len ? sr->err.data : NULL;
+
+		*why = gc_xstrdup(text				  ? text
+					  : nr->err.code != GC_OK ? nr->err.message
+								  : "no answer");
+		(*why)[strcspn(*why, "\n")] = '\0';
+		return -1;
+	}
+	if (gc_gpustat_parse(sr->out.data ? sr->out.data : "", out, &err) < 0) {
+		*why = gc_xstrdup(err.message);
+		return -1;
+	}
+	return 0;
+}
+
+static json_t *na_json(long v)
+{
+	return v == GC_GPUSTAT_NA ? json_null() : json_integer(v);
+}
+
+static json_t *gpus_json(const struct gc_session *b)
+{
+	json_t *nodes = json_array();
+
+	for (size_t i = 0; i < b->boot.n_nodes; i++) {
+		const struct gc_boot_node *bn = &b->boot.info[i];
+		struct gc_gpustat_node st;
+		char *why;
+		json_t *n = json_pack("{s:s, s:s, s:s}", "id", bn->id, "group", bn->group, "node",
+				      bn->label);
+		json_t *gpus = json_array();
+
+		if (node_gpus(b, i, &st, &why) == 0) {
+			for (size_t k = 0; k < st.n; k++) {
+				const struct gc_gpustat *g = &st.gpus[k];
+
+				json_array_append_new(
+					gpus,
+					json_pack("{s:I, s:s, s:o, s:o, s:o, s:o, s:o}", "index",
+						  (json_int_t)g->index, "name", g->name,
+						  "utilization_pct", na_json(g->util_pct),
+						  "memory_used_mib", na_json(g->mem_used_mib),
+						  "memory_total_mib", na_json(g->mem_total_mib),
+						  "temperature_c", na_json(g->temp_c),
+						  "ecc_uncorrected", na_json(g->ecc_uncorrected)));
+			}
+		}
+		json_object_set_new(n, "gpus", gpus);
+		json_object_set_new(n, "xid_events", why ? json_null() : na_json(st.xid_events));
+		json_object_set_new(n, "error", why ? json_string(why) : json_null());
+		json_array_append_new(nodes, n);
+		gc_gpustat_node_release(&st);
+		free(why);
+	}
+	return json_pack("{s:o}", "nodes", nodes);
+}
+
+static void na_text(char *out, size_t size, long v, const char *unit)
+{
+	if (v == GC_GPUSTAT_NA)
+		snprintf(out, size, "n/a");
+	else
+		snprintf(out, size, "%ld%s", v, unit);
+}
+
+static void gpus_print(struct gc_cmd_ctx *ctx, const struct gc_session *b)
+{
+	struct gc_output *o = ctx->out;
+
+	gc_out_printf(o, o->out, "%s%-24s %3s  %-24s %5s %17s %5s %4s %4s%s\n",
+		      gc_out_style(o, o->out, GC_STYLE_BOLD), "NODE", "GPU", "NAME", "UTIL",
+		      "MEMORY (MIB)", "TEMP", "ECC", "XID",
+		      gc_out_style(o, o->out, GC_STYLE_RESET));
+	for (size_t i = 0; i < b->boot.n_nodes; i++) {
+		const struct gc_boot_node *bn = &b->boot.info[i];
+		struct gc_gpustat_node st;
+		struct gc_buf line = GC_BUF_INIT(0);
+		char *why;
+
+		if (node_gpus(b, i, &st, &why) < 0) {
+			gc_buf_addf(&line, "%-24s   -  cannot read the GPUs: %s\n", bn->label, why);
+		} else if (st.n == 0) {
+			gc_buf_addf(&line, "%-24s   -  no GPUs\n", bn->label);
+		}
+		for (size_t k = 0; k < st.n; k++) {
+			const struct gc_gpustat *g = &st.gpus[k];
+			char util[24], used[24], total[24], temp[24], ecc[24], xid[24], mem[56];
+
+			na_text(util, sizeof(util), g->util_pct, "%");
+			na_text(used, sizeof(used), g->mem_used_mib, "");
+			na_text(total, sizeof(total), g->mem_total_mib, "");
+			snprintf(mem, sizeof(mem), "%s / %s", used, total);
+			na_text(temp, sizeof(temp), g->temp_c, "C");
+			na_text(ecc, sizeof(ecc), g->ecc_uncorrected, "");
+			na_text(xid, sizeof(xid), st.xid_events, "");
+			gc_buf_addf(&line, "%-24s %3ld  %-24s %5s %17s %5s %4s", k ? "" : bn->label,
+				    g->index, g->name, util, mem, temp, ecc);
+			/* the node's Xid count, on its first line */
+			gc_buf_addf(&line, k ? "\n" : " %4s\n", xid);
+		}
+		/* names come from the node: never let them drive the terminal */
+		gc_out_puts_clean(o, o->out, line.data ? line.data : "");
+		gc_buf_release(&line);
+		gc_gpustat_node_release(&st);
+		free(why);
+	}
+	if (b->n_failed)
+		gc_out_printf(o, o->err, "status: could not read the GPUs of %zu of %zu node%s\n",
+			      b->n_failed, b->boot.n_nodes, b->boot.n_nodes == 1 ? "" : "s");
+}
+
+static int status_gpus(struct gc_cmd_ctx *ctx)
+{
+	struct gc_session_opts so = { .mode = GC_BOOT_EXEC, .command = GPUS_SCRIPT };
+
+	so.timeout_ms = 60000;
+	so.names = gc_cmd_opt_list(ctx, "node", &so.n_names);
+	return gc_cmd_boot_command(ctx, &so, NULL, gpus_json, gpus_print);
+}
+
+/* ---- the nodes as the cloud reports them ------------------------------------------- */
 
 /* "in 3h12m (2026-11-27 01:00 UTC)", "overdue (...)", or "-" without a TTL. */
 static void format_expiry(char *out, size_t size, int64_t expires_at, int64_t now)
@@ -56,6 +214,8 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 	json_t *nodes = NULL;
 	int rc = GC_EXIT_FAILURE;
 
+	if (gc_cmd_opt_given(ctx, "gpus"))
+		return status_gpus(ctx);
 	gc_error_init(&err);
 	gc_instance_list_init(&live);
 	if (gc_cmd_engine(ctx, &e, &opts) < 0)
@@ -166,7 +326,10 @@ const struct gc_cmd_entry gc_cmd_status = {
 	.usage = "[FILE]",
 	.description = "Shows every instance carrying this cluster's tag: group, id, type,\n"
 		       "zone, market, state, addresses, age, hourly price and an estimate of\n"
-		       "what it has cost so far (hourly price times time since launch).",
+		       "what it has cost so far (hourly price times time since launch).\n"
+		       "With --gpus, reads each running node's GPUs over SSH instead: their\n"
+		       "utilisation, memory, temperature, uncorrected ECC errors and the\n"
+		       "kernel log's Xid events.",
 	.opts = status_opts,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,
