@@ -425,7 +425,7 @@ static int add_table_step(struct gc_boot *b, const struct gc_spec *spec,
 	for (size_t k = 0; k < GC_STEP_MAX_INPUTS && d->inputs[k].var; k++) {
 		char *value = d->inputs[k].value(spec);
 
-		add_var(b, d->name, d->inputs[k].var, value, false);
+		add_var(b, d->name, d->inputs[k].var, value, d->inputs[k].unhashed);
 		free(value);
 	}
 	return 0;

@@ -117,6 +117,12 @@ static void explain(struct gc_buf *b, const struct gc_spec *s)
 	LABEL(b, "bootstrap");
 	gc_buf_addf(b, "driver %s, cuda %s, cudnn %s, container %s\n", s->bootstrap.driver,
 		    s->bootstrap.cuda, s->bootstrap.cudnn, container_name(s->bootstrap.container));
+	for (size_t i = 0; i < GC_MIRROR_N; i++) {
+		if (!s->bootstrap.mirrors[i])
+			continue;
+		LABEL(b, "mirror");
+		gc_buf_addf(b, "%s from %s\n", gc_mirror_names[i], s->bootstrap.mirrors[i]);
+	}
 	if (s->bootstrap.n_steps > 0) {
 		LABEL(b, "steps");
 		for (size_t i = 0; i < s->bootstrap.n_steps; i++)
@@ -269,6 +275,10 @@ static json_t *spec_json(const struct gc_spec *s)
 				      "cudnn", jstr(s->bootstrap.cudnn), "container",
 				      jstr(container_name(s->bootstrap.container)), "steps", a,
 				      "smoke", o));
+	o = json_object(); /* bootstrap.mirrors: every name, null where unset */
+	for (size_t i = 0; i < GC_MIRROR_N; i++)
+		json_object_set_new(o, gc_mirror_names[i], jstr(s->bootstrap.mirrors[i]));
+	json_object_set_new(json_object_get(j, "bootstrap"), "mirrors", o);
 
 	gc_format_duration(s->lifecycle.ttl_s, ttl, sizeof(ttl));
 	json_object_set_new(

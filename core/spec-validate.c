@@ -1646,8 +1646,75 @@ static void check_smoke(struct val *v, const struct spec_node *n, struct gc_spec
 	X(BOOT_CUDNN, "cudnn")         \
 	X(BOOT_CONTAINER, "container") \
 	X(BOOT_STEPS, "steps")         \
-	X(BOOT_SMOKE, "smoke")
+	X(BOOT_SMOKE, "smoke")         \
+	X(BOOT_MIRRORS, "mirrors")
 KEY_TABLE(bootstrap_keys, BOOTSTRAP_KEY_LIST, BOOT_KEYS);
+
+const char *const gc_mirror_names[GC_MIRROR_N] = { "apt", "cuda", "docker", "nvidia_container" };
+/* what a mirror of each looks like, for messages (the path the well-known mirrors use) */
+static const char *const mirror_examples[GC_MIRROR_N] = { "ubuntu", "nvidia-cuda", "docker-ce",
+							  "libnvidia-container" };
+
+/* http:// or https://, a host ([A-Za-z0-9.-], optional :PORT) and an optional path of
+ * characters a shell and an apt list line take as they are; no query, no fragment. */
+static bool valid_mirror(const char *s)
+{
+	const char *h = strncmp(s, "https://", 8) == 0 ? s + 8
+		: strncmp(s, "http://", 7) == 0	       ? s + 7
+						       : NULL;
+	size_t host;
+
+	if (!h || strlen(s) > 512)
+		return false;
+	host = strspn(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-");
+	if (host == 0 || h[0] == '.' || h[0] == '-')
+		return false;
+	h += host;
+	if (*h == ':') {
+		size_t port = strspn(h + 1, "0123456789");
+
+		if (port == 0 || port > 5)
+			return false;
+		h += 1 + port;
+	}
+	return *h == '\0' ||
+		(*h == '/' &&
+		 h[strspn(h,
+			  "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			  "/._~%+-")] == '\0');
+}
+
+/* bootstrap.mirrors: {apt, cuda, docker, nvidia_container: URL} (docs/spec.md) */
+static void check_mirrors(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+{
+	struct slot s[GC_MIRROR_N];
+	const struct spec_node *x;
+	char q[SPEC_QUOTE_SIZE];
+	const char *str;
+	size_t mark, len;
+
+	if (scan_map(v, n, gc_mirror_names, GC_MIRROR_N, s) < 0)
+		return;
+	for (size_t k = 0; k < GC_MIRROR_N; k++) {
+		if (!(x = present(v, &s[k], &mark)))
+			continue;
+		if ((str = get_str(v, x))) {
+			spec_quote(q, str, x->len);
+			if (!valid_mirror(str)) {
+				bad(v, x,
+				    "'%s' is not a mirror URL: expected http:// or https://, a host "
+				    "and a path, like https://mirrors.example.com/%s",
+				    q, mirror_examples[k]);
+			} else {
+				len = strlen(str);
+				while (len > 0 && str[len - 1] == '/')
+					len--; /* the scripts add the paths below it */
+				spec->bootstrap.mirrors[k] = gc_xstrndup(str, len);
+			}
+		}
+		path_pop(v, mark);
+	}
+}
 
 static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
@@ -1728,6 +1795,10 @@ static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_
 		(spec->bootstrap.container == GC_CONTAINER_DOCKER ? GC_SMOKE_CONTAINER : 0);
 	if ((x = present(v, &s[BOOT_SMOKE], &mark))) {
 		check_smoke(v, x, spec, cuda_known, container_known);
+		path_pop(v, mark);
+	}
+	if ((x = present(v, &s[BOOT_MIRRORS], &mark))) {
+		check_mirrors(v, x, spec);
 		path_pop(v, mark);
 	}
 }

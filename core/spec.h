@@ -65,6 +65,16 @@ enum gc_container {
 /* An ISO 4217 currency code and its NUL: "USD", "CNY". */
 #define GC_CURRENCY_SIZE 4
 
+/* bootstrap.mirrors: the package hosts a mirror may stand in for (gc_mirror_names) */
+enum gc_mirror {
+	GC_MIRROR_APT,
+	GC_MIRROR_CUDA,
+	GC_MIRROR_DOCKER,
+	GC_MIRROR_NVIDIA_CONTAINER,
+	GC_MIRROR_N
+};
+extern const char *const gc_mirror_names[GC_MIRROR_N];
+
 /* Where a value came from, for errors found after validation (plan time). */
 struct gc_spec_pos {
 	unsigned line, col;
@@ -167,6 +177,9 @@ struct gc_spec {
 		struct gc_spec_step *steps;
 		size_t n_steps;
 		unsigned smoke; /* GC_SMOKE_* flags */
+		/* bootstrap.mirrors: base URLs standing in for the package hosts, NULL when
+		 * unset (docs/spec.md: what each replaces) */
+		char *mirrors[GC_MIRROR_N];
 	} bootstrap;
 	struct {
 		uint64_t ttl_s;		/* 0 = no TTL */

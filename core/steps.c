@@ -40,6 +40,18 @@ static char *in_ssh_user(const struct gc_spec *spec)
 	return str_or_empty(spec->ssh.user);
 }
 
+/* "apt=URL cuda=URL": bootstrap.mirrors, the ones set (lib.sh's mirror() reads it). */
+static char *in_mirrors(const struct gc_spec *spec)
+{
+	struct gc_buf s = GC_BUF_INIT(0);
+
+	for (size_t k = 0; k < GC_MIRROR_N; k++)
+		if (spec->bootstrap.mirrors[k])
+			gc_buf_addf(&s, "%s%s=%s", s.len ? " " : "", gc_mirror_names[k],
+				    spec->bootstrap.mirrors[k]);
+	return gc_buf_detach(&s, NULL);
+}
+
 /* "driver,cuda,container": the checks asked for, in the table's order. */
 static char *in_smoke(const struct gc_spec *spec)
 {
@@ -55,15 +67,19 @@ static char *in_smoke(const struct gc_spec *spec)
 const struct gc_step_def gc_steps[] = {
 	{ .name = "detect" },
 	{ .name = "driver", .guard = GC_STEP_GUARD_GPU,
-	  .inputs = { { "DRIVER", "bootstrap.driver", in_driver } } },
+	  .inputs = { { "DRIVER", "bootstrap.driver", in_driver },
+		      { "MIRRORS", "bootstrap.mirrors", in_mirrors, true } } },
 	{ .name = "cuda", .guard = GC_STEP_GUARD_GPU,
-	  .inputs = { { "CUDA", "bootstrap.cuda", in_cuda } } },
+	  .inputs = { { "CUDA", "bootstrap.cuda", in_cuda },
+		      { "MIRRORS", "bootstrap.mirrors", in_mirrors, true } } },
 	{ .name = "cudnn", .guard = GC_STEP_GUARD_GPU,
 	  .inputs = { { "CUDNN", "bootstrap.cudnn", in_cudnn },
-		      { "CUDA", "bootstrap.cuda", in_cuda } } },
+		      { "CUDA", "bootstrap.cuda", in_cuda },
+		      { "MIRRORS", "bootstrap.mirrors", in_mirrors, true } } },
 	{ .name = "container", .guard = GC_STEP_GUARD_GPU,
 	  .inputs = { { "CONTAINER", "bootstrap.container", in_container },
-		      { "DOCKER_USER", "ssh.user", in_ssh_user } } },
+		      { "DOCKER_USER", "ssh.user", in_ssh_user },
+		      { "MIRRORS", "bootstrap.mirrors", in_mirrors, true } } },
 	{ .name = GC_STEP_SMOKE, .guard = GC_STEP_GUARD_SMOKE, .rerun = GC_STEP_RERUN_PER_BOOT,
 	  .after_user_steps = true, .node_facts = true,
 	  .inputs = { { "SMOKE", "bootstrap.smoke", in_smoke },

@@ -44,6 +44,9 @@ struct gc_step_input {
 	const char *key; /* the spec's key it comes from: "bootstrap.cuda" (for the docs) */
 	/* The value, allocated; "" when the spec leaves it unset. */
 	char *(*value)(const struct gc_spec *spec);
+	/* Where the step gets things from, not what it makes (bootstrap.mirrors): a change
+	 * does not run the step again (the runner's markers leave it out). */
+	bool unhashed;
 };
 
 struct gc_step_def {

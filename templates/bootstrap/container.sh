@@ -51,8 +51,8 @@ docker_repo() {
 	local tmp url
 	case "$PKG" in
 	apt)
-		[ -s /etc/apt/sources.list.d/docker.list ] && return 0
-		url=https://download.docker.com/linux/$OS_ID
+		url=$(mirror docker || echo https://download.docker.com)/linux/$OS_ID
+		grep -qF " $url " /etc/apt/sources.list.d/docker.list 2>/dev/null && return 0
 		tmp=$(mktemp "${TMPDIR:-/tmp}/gc-docker.XXXXXX")
 		fetch "$url/gpg" "$tmp" || die "cannot download Docker's key from '$url/gpg'"
 		put_file /etc/apt/keyrings/docker.asc 0644 <"$tmp"
@@ -63,7 +63,10 @@ docker_repo() {
 	dnf)
 		[ -s /etc/yum.repos.d/docker-ce.repo ] && return 0
 		tmp=$(mktemp "${TMPDIR:-/tmp}/gc-docker.XXXXXX")
-		fetch https://download.docker.com/linux/rhel/docker-ce.repo "$tmp" || die "cannot download Docker's repository file"
+		url=$(mirror docker || echo https://download.docker.com)
+		fetch "$url/linux/rhel/docker-ce.repo" "$tmp" || die "cannot download Docker's repository file"
+		# the file names Docker's host; a mirror carries the same tree
+		[ "$url" = https://download.docker.com ] || sed -i "s#https://download.docker.com#$url#g" "$tmp"
 		put_file /etc/yum.repos.d/docker-ce.repo 0644 <"$tmp"
 		rm -f "$tmp"
 		;;
@@ -73,7 +76,9 @@ docker_repo() {
 
 install_docker() {
 	local pkgs
-	if [ "$DOCKER_SOURCE" = docker ] || [ "$OS_ID" = rocky ] || [ "$OS_ID" = rhel ] || [ "$OS_ID" = almalinux ]; then
+	# a docker mirror (bootstrap.mirrors) is a choice of Docker's repository
+	if [ "$DOCKER_SOURCE" = docker ] || mirror docker >/dev/null ||
+		[ "$OS_ID" = rocky ] || [ "$OS_ID" = rhel ] || [ "$OS_ID" = almalinux ]; then
 		docker_repo
 		pkgs=(docker-ce docker-ce-cli containerd.io docker-buildx-plugin docker-compose-plugin)
 	elif [ "$PKG" = apt ]; then
@@ -86,21 +91,25 @@ install_docker() {
 }
 
 ctk_repo() {
-	local tmp list=https://nvidia.github.io/libnvidia-container/stable
+	local tmp up=https://nvidia.github.io/libnvidia-container base list
+	base=$(mirror nvidia_container || echo "$up")
+	list=$base/stable
 	case "$PKG" in
 	apt)
-		[ -s /etc/apt/sources.list.d/nvidia-container-toolkit.list ] &&
+		grep -qF "$base/" /etc/apt/sources.list.d/nvidia-container-toolkit.list 2>/dev/null &&
 			[ -s /usr/share/keyrings/nvidia-container-toolkit-keyring.gpg ] && return 0
 		info "adding NVIDIA's container toolkit repository"
 		tmp=$(mktemp -d "${TMPDIR:-/tmp}/gc-ctk.XXXXXX")
-		fetch https://nvidia.github.io/libnvidia-container/gpgkey "$tmp/gpgkey" ||
+		fetch "$base/gpgkey" "$tmp/gpgkey" ||
 			die "cannot download the NVIDIA container toolkit's key"
 		gpg --batch --yes --dearmor -o "$tmp/keyring.gpg" <"$tmp/gpgkey" 2>"$tmp/gpg.err" ||
 			die "cannot read the NVIDIA container toolkit's key: $(head -n 1 "$tmp/gpg.err")"
 		put_file /usr/share/keyrings/nvidia-container-toolkit-keyring.gpg 0644 <"$tmp/keyring.gpg"
 		fetch "$list/deb/nvidia-container-toolkit.list" "$tmp/list" ||
 			die "cannot download the NVIDIA container toolkit's repository list"
-		sed 's#deb https://#deb [signed-by=/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg] https://#' "$tmp/list" |
+		# the list names NVIDIA's host; a mirror carries the same tree
+		sed -e "s#$up/#$base/#g" \
+			-e 's#deb https://#deb [signed-by=/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg] https://#' "$tmp/list" |
 			put_file /etc/apt/sources.list.d/nvidia-container-toolkit.list 0644
 		rm -rf "$tmp"
 		;;
@@ -110,6 +119,7 @@ ctk_repo() {
 		tmp=$(mktemp "${TMPDIR:-/tmp}/gc-ctk.XXXXXX")
 		fetch "$list/rpm/nvidia-container-toolkit.repo" "$tmp" ||
 			die "cannot download the NVIDIA container toolkit's repository file"
+		[ "$base" = "$up" ] || sed -i "s#$up/#$base/#g" "$tmp"
 		put_file /etc/yum.repos.d/nvidia-container-toolkit.repo 0644 <"$tmp"
 		rm -f "$tmp"
 		;;

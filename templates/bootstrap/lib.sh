@@ -12,6 +12,9 @@
 #   GC_VERBOSE=1        show what package managers and tools print (default: only the last
 #                       lines of a command that fails)
 #   GC_LOCK_TIMEOUT=S   seconds to wait for another apt/dpkg/dnf to finish (default 600)
+#   MIRRORS="apt=URL cuda=URL docker=URL nvidia_container=URL"  bootstrap.mirrors: base
+#                       URLs standing in for the distribution's archive, NVIDIA's CUDA
+#                       repository, Docker's and NVIDIA's container toolkit's (any subset)
 #   GC_RETRIES=N        attempts per download (default 4; waits 2, 4, 8 s between)
 #
 # Exit codes of every step: 0 done; 1 failed, with the reason on stderr; 100 (GC_EXIT_REBOOT)
@@ -25,7 +28,22 @@ GC_STEP=${GC_STEP:-$(basename "${0%.sh}")}
 GC_PROGRESS_FD=${GC_PROGRESS_FD:-1}
 # state that must survive a reboot (the driver step's reboot request)
 GC_STATE_DIR=/var/lib/gpucluster
-GC_CUDA_URL=https://developer.download.nvidia.com/compute/cuda/repos
+GC_CUDA_UPSTREAM=https://developer.download.nvidia.com/compute/cuda/repos
+
+# mirror NAME: the base URL bootstrap.mirrors gives for NAME (apt, cuda, docker,
+# nvidia_container), or fails when there is none.
+mirror() {
+	local m
+	for m in ${MIRRORS:-}; do
+		case "$m" in "$1="?*)
+			printf '%s\n' "${m#*=}"
+			return 0
+			;;
+		esac
+	done
+	return 1
+}
+GC_CUDA_URL=$(mirror cuda || echo "$GC_CUDA_UPSTREAM")
 GC_PKG_UPDATED=0
 GC_CHANGED=0
 GC_OUT=""
@@ -248,6 +266,7 @@ dnf_() {
 pkg_update() {
 	[ "$GC_PKG_UPDATED" = 0 ] || return 0
 	wait_cloud_init
+	apt_mirrored
 	info "refreshing the package lists"
 	case "$PKG" in
 	apt) retry apt_get update ;;
@@ -356,6 +375,7 @@ cuda_repo_setup() {
 		if pkg_installed cuda-keyring ||
 			grep -rqsF "developer.download.nvidia.com/compute/cuda/repos/$CUDA_DISTRO/" \
 				/etc/apt/sources.list /etc/apt/sources.list.d/; then
+			cuda_repo_mirrored
 			return 0
 		fi
 		info "adding NVIDIA's CUDA repository ($CUDA_DISTRO)"
@@ -368,6 +388,7 @@ cuda_repo_setup() {
 		gc_run as_root dpkg -i "$tmp/cuda-keyring_1.1-1_all.deb" ||
 			die "cannot install the cuda-keyring package"
 		rm -rf "$tmp"
+		cuda_repo_mirrored
 		GC_PKG_UPDATED=0
 		;;
 	dnf)
@@ -387,6 +408,39 @@ cuda_repo_setup() {
 		GC_PKG_UPDATED=0
 		;;
 	esac
+}
+
+# cuda_repo_mirrored: with a cuda mirror, the list the cuda-keyring package wrote (NVIDIA's
+# own host) points at the mirror instead, as the mirrors document.
+cuda_repo_mirrored() {
+	local f
+	[ "$GC_CUDA_URL" != "$GC_CUDA_UPSTREAM" ] || return 0
+	for f in /etc/apt/sources.list.d/cuda-*.list; do
+		if [ ! -f "$f" ] || ! grep -qF "$GC_CUDA_UPSTREAM/" "$f"; then
+			continue
+		fi
+		sed "s#$GC_CUDA_UPSTREAM/#$GC_CUDA_URL/#g" "$f" | put_file "$f" 0644
+		GC_PKG_UPDATED=0
+		info "NVIDIA's CUDA repository comes from $GC_CUDA_URL"
+	done
+}
+
+# apt_mirrored: with an apt mirror, the distribution's own archive lines (sources.list and
+# deb822 .sources files, any host, path /ubuntu or /debian) point at it. Other repositories
+# and the security archive of Debian (debian-security) are left as they are.
+apt_mirrored() {
+	local url f
+	url=$(mirror apt) || return 0
+	[ "$PKG" = apt ] || return 0
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.sources; do
+		if [ ! -f "$f" ] || ! grep -qE "https?://[^ ]+/$OS_ID/?( |\$)" "$f"; then
+			continue
+		fi
+		sed -E "s#https?://[^ ]+/$OS_ID/?( |\$)#$url\1#g" "$f" | put_file "$f" 0644
+		[ "$GC_CHANGED" = 1 ] || continue
+		GC_PKG_UPDATED=0
+		info "the $OS_ID archive comes from $url"
+	done
 }
 
 # debian_contrib: NVIDIA's Debian packages need the contrib component.

@@ -7,6 +7,9 @@
 # by a list file). As on a real machine a repository is usable only after apt-get update
 # has seen it, and a list line with signed-by= needs that keyring file to exist.
 
+# shellcheck source=net.sh
+. /usr/local/lib/gpucluster-sim/net.sh
+
 # Prints the repositories the sources lists configure ("ubuntu", "cuda", "nvidia-container",
 # "docker"), one per line; complains about unsigned ones on stderr and leaves them out.
 gcsim_repos_configured() {
@@ -15,7 +18,7 @@ gcsim_repos_configured() {
 	for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
 		[ -f "$f" ] || continue
 		while IFS= read -r line; do
-			case "$line" in
+			case "$(gcsim_unmirror_line "$line")" in
 			*developer.download.nvidia.com/compute/cuda/repos*) kind=cuda ;;
 			*nvidia.github.io/libnvidia-container*) kind=nvidia-container ;;
 			*download.docker.com/linux/ubuntu*) kind=docker ;;
@@ -33,6 +36,16 @@ gcsim_repos_configured() {
 			echo "$kind"
 		done <"$f"
 	done
+}
+
+# gcsim_unmirror_line LINE: a sources line with a known mirror's URL on the upstream host
+gcsim_unmirror_line() {
+	local w out="" words
+	read -r -a words <<<"$1"
+	for w in "${words[@]}"; do
+		out="${out:+$out }$(gcsim_unmirror "$w")"
+	done
+	printf '%s\n' "$out"
 }
 
 gcsim_repo_url() {

@@ -3,8 +3,30 @@
 # flows fetch are answered with simulated files. Sourced by curl and wget, never run.
 
 # Prints the simulated body for a URL; fails when the URL is not one of the known ones.
+# gcsim_unmirror URL: URL on the upstream host when it is on a package mirror the emulator
+# knows (the ones docs/bootstrap.md lists for bootstrap.mirrors: a mirror carries the
+# upstream tree under its own base), else URL as it is.
+gcsim_unmirror() {
+	local url=$1 m
+	for m in \
+		"https://mirrors.aliyun.com/nvidia-cuda https://developer.download.nvidia.com/compute/cuda/repos" \
+		"https://mirrors.aliyun.com/docker-ce https://download.docker.com" \
+		"https://mirrors.cloud.tencent.com/docker-ce https://download.docker.com" \
+		"https://mirrors.tuna.tsinghua.edu.cn/docker-ce https://download.docker.com" \
+		"https://mirrors.ustc.edu.cn/docker-ce https://download.docker.com" \
+		"https://mirrors.ustc.edu.cn/libnvidia-container https://nvidia.github.io/libnvidia-container"; do
+		case "$url" in "${m%% *}"/*)
+			printf '%s\n' "${m#* }${url#"${m%% *}"}"
+			return 0
+			;;
+		esac
+	done
+	printf '%s\n' "$url"
+}
+
 gcsim_fetch() {
-	local url=$1
+	local url
+	url=$(gcsim_unmirror "$1")
 	case "$url" in
 	https://developer.download.nvidia.com/compute/cuda/repos/ubuntu[0-9][0-9][0-9][0-9]/x86_64/cuda-keyring_1.1-1_all.deb)
 		local d=${url#https://developer.download.nvidia.com/compute/cuda/repos/}
