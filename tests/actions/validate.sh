@@ -30,7 +30,7 @@ done
 
 # the checker refuses a broken action and a broken workflow
 mkdir "$tmp/bad"
-sed 's/^    - name: Install build dependencies$/    - nam: Install build dependencies/' \
+sed 's/^    - name: Restore the build$/    - nam: Restore the build/' \
 	"$root/action.yml" >"$tmp/bad/action.yml"
 cmp -s "$root/action.yml" "$tmp/bad/action.yml" && fail "could not break action.yml"
 "$validator" "$tmp/bad/action.yml" >/dev/null 2>&1 && fail "a broken action.yml passed"
@@ -86,6 +86,39 @@ expect hosts '--format mpi' 'hosts|--format|mpi|c.yaml|'
 # shellcheck disable=SC2016 # the variable is for the nodes, not this shell
 expect run '--no-apply -- echo $NODE_RANK' 'run|c.yaml|--no-apply|--|echo|$NODE_RANK|'
 expect gc '--cloud aws --yes' 'gc|--cloud|aws|--yes|'
+# args on several lines: one argument per line, spaces and quotes kept, nothing globbed
+nl=$'\n'
+expect run "--no-apply$nl--$nl"'python train.py --name "my run" --tag it'"'"'s *' \
+	'run|c.yaml|--no-apply|--|python train.py --name "my run" --tag it'"'"'s *|'
+expect destroy "$nl--selector$nl${nl}run-id=7$nl" 'destroy|-y|--selector|run-id=7|c.yaml|'
+# the run input: one word after --, whatever it holds
+script='echo "rank $NODE_RANK" '"'"'a  b'"'"'
+python -u train.py --out "/data/my run"'
+got=$(PATH="$tmp/bin:$PATH" GC_COMMAND=run GC_SPEC=c.yaml GC_ARGS='--no-apply' GC_RUN=$script \
+	bash "$tmp/step.sh") || fail "action.yml: the run input failed"
+[ "$got" = "run|c.yaml|--no-apply|--|$script|" ] || fail "action.yml: the run input ran gpucluster $got"
+if PATH="$tmp/bin:$PATH" GC_COMMAND=apply GC_SPEC=c.yaml GC_ARGS= GC_RUN='echo hi' \
+	bash "$tmp/step.sh" >"$tmp/out" 2>&1; then
+	fail "action.yml accepted the run input with command apply"
+fi
+grep -q "the run input is for command run" "$tmp/out" || fail "no clear error for run with apply"
+
+# the hosts step: the hostfile's content as a multi-line output another job can read
+awk '/^      id: hosts$/ { on = 1 } on && /^      run: \|$/ { body = 1; next }
+	body && /^    - / { exit } body { sub(/^        /, ""); print }' "$root/action.yml" >"$tmp/hosts.sh"
+[ -s "$tmp/hosts.sh" ] || fail "no run script in the hosts step of action.yml"
+printf '#!/bin/sh\nwhile [ $# -gt 1 ]; do [ "$1" = --output-file ] && f=$2; shift; done\nprintf "10.0.0.1 slots=8\\n10.0.0.2 slots=8\\n" >"$f"\n' \
+	>"$tmp/bin/gpucluster"
+: >"$tmp/gh-output"
+PATH="$tmp/bin:$PATH" RUNNER_TEMP=$tmp GITHUB_OUTPUT=$tmp/gh-output GC_SPEC=c.yaml GC_FORMAT=mpi \
+	bash "$tmp/hosts.sh" || fail "action.yml: the hosts step failed"
+grep -qx "hostfile=$tmp/gpucluster-hostfile" "$tmp/gh-output" || fail "no hostfile output"
+# read it back the way the runner does: NAME<<DELIM ... DELIM
+content=$(awk '/^hostfile-content<</ { d = substr($0, index($0, "<<") + 2); on = 1; next }
+	on && $0 == d { exit } on { print }' "$tmp/gh-output")
+[ "$content" = $'10.0.0.1 slots=8\n10.0.0.2 slots=8' ] || fail "hostfile-content output: $content"
+printf '#!/bin/sh\nprintf "%%s|" "$@"; echo\n' >"$tmp/bin/gpucluster"
+
 if step frobnicate '' >"$tmp/out" 2>&1; then
 	fail "action.yml accepted an unknown command"
 fi
