@@ -92,12 +92,13 @@ expect run "--no-apply$nl--$nl"'python train.py --name "my run" --tag it'"'"'s *
 	'run|c.yaml|--no-apply|--|python train.py --name "my run" --tag it'"'"'s *|'
 expect destroy "$nl--selector$nl${nl}run-id=7$nl" 'destroy|-y|--selector|run-id=7|c.yaml|'
 # the run input: one word after --, whatever it holds
+# shellcheck disable=SC2016 # for the nodes' shell
 script='echo "rank $NODE_RANK" '"'"'a  b'"'"'
 python -u train.py --out "/data/my run"'
 got=$(PATH="$tmp/bin:$PATH" GC_COMMAND=run GC_SPEC=c.yaml GC_ARGS='--no-apply' GC_RUN=$script \
 	bash "$tmp/step.sh") || fail "action.yml: the run input failed"
 [ "$got" = "run|c.yaml|--no-apply|--|$script|" ] || fail "action.yml: the run input ran gpucluster $got"
-if PATH="$tmp/bin:$PATH" GC_COMMAND=apply GC_SPEC=c.yaml GC_ARGS= GC_RUN='echo hi' \
+if PATH="$tmp/bin:$PATH" GC_COMMAND=apply GC_SPEC=c.yaml GC_ARGS='' GC_RUN='echo hi' \
 	bash "$tmp/step.sh" >"$tmp/out" 2>&1; then
 	fail "action.yml accepted the run input with command apply"
 fi
@@ -107,6 +108,7 @@ grep -q "the run input is for command run" "$tmp/out" || fail "no clear error fo
 awk '/^      id: hosts$/ { on = 1 } on && /^      run: \|$/ { body = 1; next }
 	body && /^    - / { exit } body { sub(/^        /, ""); print }' "$root/action.yml" >"$tmp/hosts.sh"
 [ -s "$tmp/hosts.sh" ] || fail "no run script in the hosts step of action.yml"
+# shellcheck disable=SC2016 # the stand-in's own variables
 printf '#!/bin/sh\nwhile [ $# -gt 1 ]; do [ "$1" = --output-file ] && f=$2; shift; done\nprintf "10.0.0.1 slots=8\\n10.0.0.2 slots=8\\n" >"$f"\n' \
 	>"$tmp/bin/gpucluster"
 : >"$tmp/gh-output"
