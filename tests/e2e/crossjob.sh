@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # crossjob.sh: a workflow's jobs on different runners (docs/ci.md, "Access from any
 # runner"). Each job gets a fresh HOME and state directory, as a GitHub-hosted runner
-# does. The up job applies with the cluster key from the GPUCLUSTER_SSH_KEY secret; the
+# does. The up job applies with the cluster key from the GPUCLUSTER_SSH_KEY secret (no
+# bootstrap: what matters here is the key, and the nodes answer SSH without one); the
 # train job, on another runner with nothing from the first but that secret, runs a command
 # on the nodes (arguments with spaces and quotes arrive whole); the down job tears down by
 # run id. A runner without the secret, or with another key, is refused with advice that
@@ -46,7 +47,7 @@ ssh-keygen -q -t ed25519 -N '' -C other -f "$work/other-key"
 export GITHUB_RUN_ID=301
 runner up
 cj_spec cj-main
-GPUCLUSTER_SSH_KEY=$secret gc_ok apply -y "$work/cj-main.yaml"
+GPUCLUSTER_SSH_KEY=$secret gc_ok apply -y --no-bootstrap "$work/cj-main.yaml"
 expect_alive cj-main 1 "after the up job"
 grep -qx 'cluster=cj-main' "$GITHUB_OUTPUT" || fail "no cluster output: $(cat "$GITHUB_OUTPUT")"
 pub=$GPUCLUSTER_STATE_DIR/clusters/$CLOUD/$REGION/cj-main/id_ed25519.pub
