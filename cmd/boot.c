@@ -16,6 +16,7 @@
 #include "bootstrap/cluster.h"
 #include "bootstrap/runner.h"
 #include "cmd/boot.h"
+#include "cmd/ci-key.h"
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
 #include "cmd/gha.h"
@@ -190,9 +191,7 @@ static void print_node_failure(struct gc_cmd_ctx *ctx, const struct gc_session *
 		gc_buf_release(&text);
 	}
 	if (nr->err.code == GC_EAUTH && strstr(nr->err.message, "refused"))
-		gc_out_hint(ctx->out,
-			    "the nodes accept the key they were launched with; a cluster "
-			    "created from another machine has that machine's key");
+		gc_ci_key_refused_hint(ctx);
 }
 
 /* The slowest GPU's figure (the health view: one bad GPU is the node's), or -1. */

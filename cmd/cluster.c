@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "cmd/ci-key.h"
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
 #include "cmd/gha.h"
@@ -177,6 +178,7 @@ bool gc_cmd_cancelled(void *arg)
 int gc_cmd_engine(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_engine_opts *opts)
 {
 	struct gc_error err;
+	int rc;
 
 	gc_error_init(&err);
 	memset(opts, 0, sizeof(*opts));
@@ -184,6 +186,16 @@ int gc_cmd_engine(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_engine_
 	gc_cmd_engine_progress_begin(ctx, opts);
 	if (gc_engine_init(e, ctx->spec, ctx->provider, ctx->env, ctx->log, &err) < 0) {
 		gc_cmd_report_error(ctx, NULL, &err);
+		return -1;
+	}
+	/* a teardown never needs the key and must not stop for it (docs/ci.md) */
+	rc = gc_ci_key_import(ctx->env, e->state_dir, ctx->log, &err);
+	gc_gha_flush_masks(ctx->gha); /* the key, before anything could print it */
+	if (rc < 0 && strcmp(ctx->entry->name, "destroy") == 0) {
+		gc_log_warn(ctx->log, "%s", err.message);
+	} else if (err.code != GC_OK) {
+		gc_cmd_report_error(ctx, NULL, &err);
+		gc_engine_release(e);
 		return -1;
 	}
 	return 0;

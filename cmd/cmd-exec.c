@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "cmd/boot.h"
+#include "cmd/ci-key.h"
 #include "cmd/cmd.h"
 #include "cmd/output.h"
 #include "core/buf.h"
@@ -101,6 +102,7 @@ static void exec_print(struct gc_cmd_ctx *ctx, const struct gc_session *b)
 			gc_out_error(ctx->out, "%s (%s): %s", b->boot.info[i].id,
 				     b->boot.info[i].label, nr->err.message);
 	}
+	gc_ci_key_session_hint(ctx, b);
 	if (b->n_failed)
 		gc_out_printf(ctx->out, ctx->out->err, "exec: failed on %zu of %zu node%s\n",
 			      b->n_failed, b->boot.n_nodes, b->boot.n_nodes == 1 ? "" : "s");

@@ -14,6 +14,7 @@
 #include "bootstrap/hosts.h"
 #include "bootstrap/runner.h"
 #include "cmd/boot.h"
+#include "cmd/ci-key.h"
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
 #include "cmd/gha.h"
@@ -291,6 +292,7 @@ static void print_outcome(struct gc_cmd_ctx *ctx, const struct gc_session *b)
 			gc_out_error(ctx->out, "%s (%s): %s", b->boot.info[i].label,
 				     b->boot.info[i].id, nr->err.message);
 	}
+	gc_ci_key_session_hint(ctx, b);
 	if (ctx->out->quiet)
 		return;
 	if (gc_cmd_interrupted())

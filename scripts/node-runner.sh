@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# node-runner.sh register|remove SPEC [NODE]: NODE (default workers/0: GROUP/N) of the cluster as an ephemeral self-hosted
+# GitHub Actions runner for this workflow run (docs/ci.md, "The node as a runner").
+#
+# register: asks GitHub for a registration token (POST /repos/OWNER/REPO/actions/runners/
+#   registration-token, a token that expires after an hour), then, through `gpucluster
+#   exec` on node 0, downloads the runner ($GPUCLUSTER_RUNNER_URL), configures it
+#   --ephemeral with the labels self-hosted and gpucluster-RUN_ID (unique to the run) and
+#   starts it in the background. The training job says
+#   `runs-on: [self-hosted, gpucluster-${{ github.run_id }}]`.
+# remove: deletes every runner of the repository that carries the run's label (GET
+#   /repos/OWNER/REPO/actions/runners, DELETE .../runners/ID); an ephemeral runner has
+#   usually removed itself after its one job. Never fails the teardown for a runner that
+#   is already gone.
+#
+# Needs GITHUB_REPOSITORY, GITHUB_RUN_ID and GPUCLUSTER_GITHUB_TOKEN: a token with the
+# repository's Administration write permission (a fine-grained personal access token or
+# a GitHub App's installation token; the workflow's GITHUB_TOKEN cannot have that
+# permission). GITHUB_API_URL and GITHUB_SERVER_URL are the runner's (GitHub Enterprise
+# and the emulator set their own).
+set -euo pipefail
+mode=${1:?usage: node-runner.sh register|remove SPEC}
+spec=${2:?usage: node-runner.sh register|remove SPEC}
+node=${3:-workers/0}
+api=${GITHUB_API_URL:-https://api.github.com}
+server=${GITHUB_SERVER_URL:-https://github.com}
+repo=${GITHUB_REPOSITORY:?GITHUB_REPOSITORY is not set}
+run=${GITHUB_RUN_ID:?GITHUB_RUN_ID is not set}
+label=gpucluster-$run
+version=2.321.0
+url=${GPUCLUSTER_RUNNER_URL:-https://github.com/actions/runner/releases/download/v$version/actions-runner-linux-x64-$version.tar.gz}
+if [ -z "${GPUCLUSTER_GITHUB_TOKEN:-}" ]; then
+	echo "::error::node-runner: GPUCLUSTER_GITHUB_TOKEN is not set: it needs a token with the repository's Administration write permission (docs/ci.md, \"The node as a runner\")" >&2
+	exit 64
+fi
+
+github() { # METHOD PATH: the REST call, its JSON on standard output
+	curl -fsS -X "$1" -H "Authorization: Bearer $GPUCLUSTER_GITHUB_TOKEN" \
+		-H 'Accept: application/vnd.github+json' -H 'X-GitHub-Api-Version: 2022-11-28' \
+		"$api$2"
+}
+
+case $mode in
+register)
+	token=$(github POST "/repos/$repo/actions/runners/registration-token" | jq -r .token)
+	if [ -z "$token" ] || [ "$token" = null ]; then
+		echo "::error::node-runner: GitHub gave no registration token" >&2
+		exit 1
+	fi
+	echo "::add-mask::$token"
+	# printf %q: each value reaches the node's bash as one word, whatever it holds
+	script=$(printf 'set -e; mkdir -p ~/actions-runner; cd ~/actions-runner; '
+		printf '[ -x ./config.sh ] || curl -fsSL %q | tar xz; ' "$url"
+		printf './config.sh --unattended --ephemeral --replace --url %q --token %q ' \
+			"$server/$repo" "$token"
+		printf -- '--name %q --labels %q; ' "$label-0" "$label"
+		printf 'nohup ./run.sh >runner.log 2>&1 </dev/null & echo "runner %s started"' "$label-0")
+	exec gpucluster exec --node "$node" "$spec" -- "$script"
+	;;
+remove)
+	ids=$(github GET "/repos/$repo/actions/runners?per_page=100" |
+		jq -r --arg l "$label" '.runners[] | select(any(.labels[]; .name == $l)) | .id') || {
+		echo "::warning::node-runner: cannot list the repository's runners" >&2
+		exit 0
+	}
+	for id in $ids; do
+		github DELETE "/repos/$repo/actions/runners/$id" >/dev/null ||
+			echo "::warning::node-runner: cannot remove runner $id" >&2
+		echo "removed runner $id ($label)"
+	done
+	;;
+*)
+	echo "usage: node-runner.sh register|remove SPEC [NODE]" >&2
+	exit 64
+	;;
+esac
