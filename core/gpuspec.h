@@ -24,6 +24,25 @@ struct gc_gpu_request {
 	unsigned min_memory_gib; /* of the instance; 0: any */
 };
 
+/*
+ * One GPU instance type of the catalogue shipped with the binary (providers/NAME/gpus.c,
+ * dated GC_GPU_CATALOG_DATE): show-gpus without credentials. Prices are the on-demand
+ * list price per hour in the cloud's home region, in currency; the live API is the truth.
+ */
+#define GC_GPU_CATALOG_DATE "2026-11-27"
+
+struct gc_gpu_offer {
+	const char *type;  /* NULL ends a list */
+	const char *model; /* canonical: "A100" */
+	unsigned gpus;
+	unsigned gpu_memory_gib; /* per GPU */
+	unsigned vcpus;
+	unsigned memory_gib;
+	const char *interconnect; /* "NVLink, EFA", "" for none */
+	double price;		  /* on-demand per hour in the home region */
+	const char *currency;	  /* ISO 4217 */
+};
+
 /* The GPU models gpucluster knows, canonical names, NULL-terminated. */
 extern const char *const gc_gpu_model_names[];
 

@@ -255,6 +255,7 @@ struct gc_subnet_facts {
 
 struct gc_provider;
 struct gc_driver_hooks;
+struct gc_gpu_offer;
 
 /* How a cloud names the key pair of a cluster: "<prefix><sep><cluster><sep><8 characters
  * of the key's fingerprint>", where each character of the cluster name outside [A-Za-z0-9]
@@ -319,6 +320,9 @@ struct gc_provider_facts {
 	 * ids of its first launch even once they are released, so the engine looks them up
 	 * (executor.md, "Client tokens"). */
 	bool create_answers_ids;
+	/* The GPU types of the catalogue shipped with the binary (core/gpuspec.h), ended by
+	 * a NULL type; NULL: none */
+	const struct gc_gpu_offer *gpu_offers;
 };
 
 struct gc_provider_ops {
