@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -111,12 +112,46 @@ static void test_match(void **state)
 	assert_null(gc_gpu_model_canonical("Radeon"));
 }
 
+/* Every type of the shipped catalogue names a model of the table, in a memory size it is
+ * made with, and a request written from the row matches the row. */
+static void test_catalogue(void **state)
+{
+	size_t n = 0;
+
+	(void)state;
+	for (size_t i = 0; gc_provider_at(i); i++) {
+		const struct gc_provider_ops *ops = gc_provider_at(i);
+
+		for (const struct gc_gpu_offer *o = ops->facts->gpu_offers; o && o->type; o++) {
+			struct gc_type_facts f = { .vcpus = o->vcpus,
+						   .memory_mib = o->memory_gib * 1024,
+						   .gpus = o->gpus,
+						   .gpu_memory_mib = o->gpu_memory_gib * 1024 };
+			struct gc_gpu_request r;
+			struct gc_error err = { 0 };
+			char want[48];
+
+			snprintf(f.gpu_model, sizeof(f.gpu_model), "%s", o->model);
+			snprintf(want, sizeof(want), "%s-%uGB:%u", o->model, o->gpu_memory_gib,
+				 o->gpus);
+			if (gc_gpu_request_parse(&r, want, &err) != 0)
+				fail_msg("%s %s: %s", ops->name, o->type, err.message);
+			assert_true(gc_gpu_request_matches(&r, &f));
+			assert_true(o->price > 0);
+			assert_int_equal(strlen(o->currency), 3);
+			n++;
+		}
+	}
+	assert_true(n >= 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_catalogue),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
