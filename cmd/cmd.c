@@ -39,6 +39,7 @@ const struct gc_cmd_entry *const gc_cmd_table[] = {
 	&gc_cmd_plan,
 	&gc_cmd_run,
 	&gc_cmd_scale,
+	&gc_cmd_show_gpus,
 	&gc_cmd_smoke,
 	&gc_cmd_ssh,
 	&gc_cmd_status,

@@ -158,6 +158,7 @@ extern const struct gc_cmd_entry gc_cmd_list;
 extern const struct gc_cmd_entry gc_cmd_plan;
 extern const struct gc_cmd_entry gc_cmd_run;
 extern const struct gc_cmd_entry gc_cmd_scale;
+extern const struct gc_cmd_entry gc_cmd_show_gpus;
 extern const struct gc_cmd_entry gc_cmd_smoke;
 extern const struct gc_cmd_entry gc_cmd_ssh;
 extern const struct gc_cmd_entry gc_cmd_status;

@@ -255,6 +255,7 @@ struct gc_subnet_facts {
 
 struct gc_provider;
 struct gc_driver_hooks;
+struct gc_gpu_offer;
 
 /* How a cloud names the key pair of a cluster: "<prefix><sep><cluster><sep><8 characters
  * of the key's fingerprint>", where each character of the cluster name outside [A-Za-z0-9]
@@ -322,6 +323,9 @@ struct gc_provider_facts {
 	/* The shortest time a node is billed for (per-second billing with a minimum charge):
 	 * what a node that lived less costs. docs/internals/plan.md, "What a cluster cost". */
 	unsigned min_billed_s;
+	/* The GPU types of the catalogue shipped with the binary (core/gpuspec.h), ended by
+	 * a NULL type; NULL: none */
+	const struct gc_gpu_offer *gpu_offers;
 };
 
 struct gc_provider_ops {

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "core/gpuspec.h"
 #include "core/shape.h"
 #include "core/str.h"
 #include "providers/alibaba/alibaba.h"
@@ -79,6 +80,8 @@ static const char *const ali_secret_names[] = {
 	"x-acs-security-token", "AccessKeySecret", "access_key_secret", "OIDCToken", NULL,
 };
 
+extern const struct gc_gpu_offer ali_gpu_offers[]; /* gpus.c */
+
 const struct gc_provider_facts ali_facts = {
 	.title = "Alibaba Cloud ECS",
 	.env_vars = "ALIBABA_CLOUD_*",
@@ -110,4 +113,5 @@ const struct gc_provider_facts ali_facts = {
 	 * DescribeInstances for a short time; a released one vanishes, so not long */
 	.listing_lag_looks = 2,
 	.create_answers_ids = true, /* RunInstances: InstanceIdSets */
+	.gpu_offers = ali_gpu_offers,
 };

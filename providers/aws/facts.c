@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "core/gpuspec.h"
 #include "core/shape.h"
 #include "core/str.h"
 #include "providers/aws/aws.h"
@@ -68,6 +69,8 @@ static const char *const aws_secret_names[] = {
 static const char *const aws_key_id_prefixes[] = { "AKIA", "ASIA", NULL };
 static const char *const aws_permission_codes[] = { "UnauthorizedOperation", NULL };
 
+extern const struct gc_gpu_offer aws_gpu_offers[]; /* gpus.c */
+
 const struct gc_provider_facts aws_facts = {
 	.title = "AWS EC2",
 	.env_vars = "AWS_*",
@@ -102,4 +105,5 @@ const struct gc_provider_facts aws_facts = {
 	.listing_lag_looks = 5,
 	.key_id_len = 20,
 	.min_billed_s = 60, /* per second, 60 s at least (Linux On-Demand and Spot) */
+	.gpu_offers = aws_gpu_offers,
 };

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "core/gpuspec.h"
 #include "core/shape.h"
 #include "core/str.h"
 #include "providers/tencent/tencent.h"
@@ -66,6 +67,8 @@ static const char *const tc_secret_names[] = { "X-TC-Token", "WebIdentityToken",
 static const char *const tc_permission_codes[] = { "UnauthorizedOperation",
 						   "AuthFailure.UnauthorizedOperation", NULL };
 
+extern const struct gc_gpu_offer tc_gpu_offers[]; /* gpus.c */
+
 const struct gc_provider_facts tc_facts = {
 	.title = "Tencent Cloud CVM",
 	.env_vars = "TENCENTCLOUD_*",
@@ -95,4 +98,5 @@ const struct gc_provider_facts tc_facts = {
 	.permission_codes = tc_permission_codes,
 	.permission_prefix = "cvm:",
 	.create_answers_ids = true, /* RunInstances: InstanceIdSet */
+	.gpu_offers = tc_gpu_offers,
 };

@@ -18,7 +18,9 @@ fi
 	>"$tmp/commands"
 [ -s "$tmp/commands" ] || { echo "man-page.sh: no commands in 'help'" >&2; exit 1; }
 while read -r c; do
-	grep -q "^\.SS \"$c\"\$" "$page" || { echo "man-page.sh: no section for '$c'" >&2; exit 1; }
+	# troff writes a hyphen in a name as \- ("show\-gpus")
+	grep -qFx ".SS \"${c//-/\\-}\"" "$page" ||
+		{ echo "man-page.sh: no section for '$c'" >&2; exit 1; }
 done <"$tmp/commands"
 # renders cleanly (groff-base comes with scripts/install-deps.sh)
 command -v groff >/dev/null || { echo "man-page.sh: groff is not installed" >&2; exit 1; }
