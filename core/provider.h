@@ -255,13 +255,13 @@ struct gc_subnet_facts {
 
 /* One account quota as the cloud reports it, for plan's preflight (core/quotacheck.h). */
 struct gc_quota {
-	char name[128];	    /* as the cloud names it, for the message and to sum by */
-	char unit[16];	    /* "vCPUs", "instances" */
-	int64_t limit;	    /* in unit */
-	int64_t used;	    /* in unit, the account's current use */
-	unsigned per_node;  /* what one instance of the type takes of it, in unit */
-	char where[160];    /* where to raise it: a console page or the request's name */
-	bool sold_out;	    /* the stock API says the type is sold out there */
+	char name[128];	   /* as the cloud names it, for the message and to sum by */
+	char unit[16];	   /* "vCPUs", "instances" */
+	int64_t limit;	   /* in unit */
+	int64_t used;	   /* in unit, the account's current use */
+	unsigned per_node; /* what one instance of the type takes of it, in unit */
+	char where[160];   /* where to raise it: a console page or the request's name */
+	bool sold_out;	   /* the stock API says the type is sold out there */
 };
 
 struct gc_provider;

@@ -37,8 +37,8 @@ static void say(struct gc_plan *plan, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	plan->preflight = gc_xreallocarray(plan->preflight, plan->n_preflight + 1,
-					   sizeof(*plan->preflight));
+	plan->preflight =
+		gc_xreallocarray(plan->preflight, plan->n_preflight + 1, sizeof(*plan->preflight));
 	plan->preflight[plan->n_preflight++] = gc_xstrdup(line);
 }
 
@@ -47,7 +47,7 @@ struct taken {
 	struct {
 		char name[128];
 		int64_t amount;
-	} *items;
+	} * items;
 	size_t n, alloc;
 };
 
@@ -127,7 +127,8 @@ static enum verdict check_group(struct gc_provider *p, struct gc_plan *plan,
 				return V_FITS;
 			}
 			if (markets[m] && m + 1 < n_markets) {
-				say(plan, "group '%s': the spot %s; apply launches on-demand instead",
+				say(plan,
+				    "group '%s': the spot %s; apply launches on-demand instead",
 				    g->name, why);
 				break;
 			}

@@ -92,9 +92,10 @@ static void test_fits_message(void **state)
 	(void)state;
 	assert_true(gc_quota_fits(&q, 1, 0, why, sizeof(why)));
 	assert_false(gc_quota_fits(&q, 2, 0, why, sizeof(why)));
-	assert_string_equal(why, "quota 'Running On-Demand G and VT instances' allows 8 vCPUs, 4 "
-				 "are in use and 2 new nodes need 8 more: 4 short; raise it at "
-				 "Service Quotas, code L-DB2E81BA");
+	assert_string_equal(why,
+			    "quota 'Running On-Demand G and VT instances' allows 8 vCPUs, 4 "
+			    "are in use and 2 new nodes need 8 more: 4 short; raise it at "
+			    "Service Quotas, code L-DB2E81BA");
 	assert_false(gc_quota_fits(&q, 1, 4, why, sizeof(why)));
 	assert_non_null(strstr(why, "taken by earlier groups of this plan"));
 }
@@ -112,8 +113,9 @@ static void test_refused_and_raised(void **state)
 	setup_group(&sg, &g, n_workers, GC_MARKET_ON_DEMAND, 2);
 	assert_int_equal(run(&g, 1, &plan, &err), -1);
 	assert_int_equal(err.code, GC_EQUOTA);
-	assert_non_null(strstr(err.message, "group 'workers' does not fit the account's quota: "
-					    "quota 'on-demand vCPUs' allows 4 vCPUs, 0 are in use"));
+	assert_non_null(strstr(err.message,
+			       "group 'workers' does not fit the account's quota: "
+			       "quota 'on-demand vCPUs' allows 4 vCPUs, 0 are in use"));
 	assert_non_null(strstr(err.message, "4 short"));
 	assert_int_equal(acct.calls, 1); /* on-demand stops at the quota, as apply does */
 	done(&plan);
@@ -181,8 +183,9 @@ static void test_sold_out_skipped(void **state)
 	setup_group(&sg, &g, n_workers, GC_MARKET_ON_DEMAND, 1);
 	assert_int_equal(run(&g, 1, &plan, &err), 0);
 	assert_int_equal(plan.n_preflight, 2);
-	assert_string_equal(plan.preflight[0],
-			    "group 'workers': a.large (on-demand) is sold out in the region: skipped");
+	assert_string_equal(
+		plan.preflight[0],
+		"group 'workers': a.large (on-demand) is sold out in the region: skipped");
 	assert_non_null(strstr(plan.preflight[1], "1 new b.large (on-demand) fit"));
 	done(&plan);
 }
