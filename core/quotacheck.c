@@ -70,8 +70,9 @@ static const char *market_word(bool spot)
 enum verdict { V_FITS, V_REFUSED, V_UNREAD, V_CANCELLED };
 
 /*
- * One group: per market in apply's order, the first type not sold out. A spot shortfall
- * with on-demand after it is a fallback apply makes too; any other shortfall refuses.
+ * One group: per market in apply's order, the first (type, zone) not sold out (types, then
+ * zones, as apply walks them). A spot shortfall with on-demand after it is a fallback apply
+ * makes too; any other shortfall refuses, as apply stops at a quota.
  */
 static enum verdict check_group(struct gc_provider *p, struct gc_plan *plan,
 				const struct gc_plan_group *g, struct taken *taken,
@@ -80,7 +81,7 @@ static enum verdict check_group(struct gc_provider *p, struct gc_plan *plan,
 	const struct gc_spec_group *sg = g->spec;
 	const char *types[GC_SPEC_MAX_INSTANCE_TYPES];
 	size_t n_types = gc_plan_group_types(g, types);
-	const char *zone = sg->n_zones == 1 ? sg->zones[0] : NULL;
+	size_t n_zones = sg->n_zones ? sg->n_zones : 1;
 	bool markets[2];
 	size_t n_markets = 0;
 
@@ -90,7 +91,11 @@ static enum verdict check_group(struct gc_provider *p, struct gc_plan *plan,
 		markets[n_markets++] = false;
 
 	for (size_t m = 0; m < n_markets; m++) {
-		for (size_t t = 0; t < n_types; t++) {
+		bool next_market = false;
+
+		for (size_t c = 0; c < n_types * n_zones && !next_market; c++) {
+			const char *type = types[c / n_zones];
+			const char *zone = sg->n_zones ? sg->zones[c % n_zones] : NULL;
 			struct gc_quota q;
 			struct gc_error lerr;
 			char why[GC_ERROR_MSG_MAX - 200];
@@ -98,7 +103,7 @@ static enum verdict check_group(struct gc_provider *p, struct gc_plan *plan,
 
 			memset(&q, 0, sizeof(q));
 			gc_error_init(&lerr);
-			if (gc_provider_quota(p, types[t], zone, markets[m], &q, &lerr) < 0) {
+			if (gc_provider_quota(p, type, zone, markets[m], &q, &lerr) < 0) {
 				if (lerr.code == GC_ECANCELLED) {
 					if (err)
 						*err = lerr;
@@ -108,12 +113,12 @@ static enum verdict check_group(struct gc_provider *p, struct gc_plan *plan,
 					say(plan,
 					    "quota not checked: cannot read the quota for %s (%s): "
 					    "%s",
-					    types[t], market_word(markets[m]), lerr.message);
+					    type, market_word(markets[m]), lerr.message);
 				return V_UNREAD;
 			}
 			if (q.sold_out) {
 				say(plan, "group '%s': %s (%s) is sold out in %s: skipped", g->name,
-				    types[t], market_word(markets[m]), zone ? zone : "the region");
+				    type, market_word(markets[m]), zone ? zone : "the region");
 				continue;
 			}
 			took = taken_of(taken, q.name);
@@ -122,7 +127,7 @@ static enum verdict check_group(struct gc_provider *p, struct gc_plan *plan,
 				say(plan,
 				    "group '%s': %u new %s (%s) fit quota '%s': %" PRId64
 				    " of %" PRId64 " %s in use, the plan takes %" PRId64,
-				    g->name, g->create, types[t], market_word(markets[m]), q.name,
+				    g->name, g->create, type, market_word(markets[m]), q.name,
 				    q.used, q.limit, q.unit, *took);
 				return V_FITS;
 			}
@@ -130,7 +135,8 @@ static enum verdict check_group(struct gc_provider *p, struct gc_plan *plan,
 				say(plan,
 				    "group '%s': the spot %s; apply launches on-demand instead",
 				    g->name, why);
-				break;
+				next_market = true;
+				continue;
 			}
 			gc_error_set(err, GC_EQUOTA,
 				     "group '%s' does not fit the account's quota: %s", g->name,
