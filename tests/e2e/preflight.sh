@@ -8,7 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 
 case $CLOUD in
-tencent) od_quota="PostPaidQuotaSet in ${ZONES[0]}" unit=instances per=1 ;;
+tencent) od_quota="PostPaidQuotaSet in ${ZONES[0]}" unit=instances per=1 quota_action=DescribeAccountQuota ;;
+alibaba) od_quota=max-postpaid-instance-vcpu-count unit=vCPUs per=8 quota_action=DescribeAccountAttributes ;;
 *) skip "the quota preflight has no $CLOUD driver yet" ;;
 esac
 sim_start --no-rate-limits
@@ -65,10 +66,10 @@ grep -q "fit quota\|does not fit" "$work/out" && fail "a guess about an unreadab
 quotas_clear
 
 # 6. a garbage answer: classified as the cloud's bad answer, said, the plan goes on
-fault "$CLOUD:DescribeAccountQuota:hostile,mode=empty-envelope"
+fault "$CLOUD:$quota_action:hostile,mode=empty-envelope"
 gc_ok plan "$work/c.yaml"
 grep -qF "Quota: quota not checked" "$work/out" || fail "garbage not said: $(cat "$work/out")"
-grep -qi "cannot read the DescribeAccountQuota answer\|invalid\|answer" "$work/out" ||
+grep -qi "cannot read the $quota_action answer\|invalid\|answer" "$work/out" ||
 	fail "garbage not classified: $(cat "$work/out")"
 faults_clear
 requests_valid
