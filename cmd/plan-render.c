@@ -388,6 +388,11 @@ int gc_plan_render_text(struct gc_buf *out, const struct gc_plan *plan, const st
 			plural(plan->n_ignore, "it", "them"));
 	}
 	tx_cost(&t, plan, spec, changes);
+	for (size_t i = 0; i < plan->n_preflight; i++) { /* the quota preflight's lines */
+		tx_addf(&t, "Quota: ");
+		tx_text(&t, plan->preflight[i], 0);
+		tx_addf(&t, "\n");
+	}
 	if (changes && plan->n_create && plan->expires_at) {
 		char when[21], ttl[32];
 
@@ -492,7 +497,7 @@ static json_t *js_group(const struct gc_plan_group *g)
 int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const struct gc_spec *spec)
 {
 	json_t *doc = json_object(), *summary = json_object(), *groups = json_array();
-	json_t *cost = json_object(), *skips = json_array();
+	json_t *cost = json_object(), *skips = json_array(), *quota;
 	double max = plan->max_hourly_cost;
 	char *text;
 	int r = -1;
@@ -533,6 +538,9 @@ int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const st
 	json_object_set_new(cost, "skipped_candidates", skips);
 	json_object_set_new(doc, "cost", cost);
 	json_object_set_new(doc, "expires_at", gc_out_json_time(plan->expires_at));
+	json_object_set_new(doc, "quota", quota = json_array());
+	for (size_t i = 0; i < plan->n_preflight; i++)
+		json_array_append_new(quota, js_str(plan->preflight[i]));
 
 	/* 15 digits: sums of prices print as 5.03, not 5.0300000000000002 */
 	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));

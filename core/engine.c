@@ -29,6 +29,7 @@
 #include "core/keygen.h"
 #include "core/money.h"
 #include "core/netcheck.h"
+#include "core/quotacheck.h"
 #include "core/retry.h"
 #include "core/str.h"
 #include "core/teardown.h"
@@ -608,6 +609,8 @@ int gc_engine_plan(struct gc_engine *e, struct gc_plan *out, struct gc_instance_
 	if (plan_money(spec, prices, currency, n_prices, &in, err) < 0)
 		goto out;
 	ret = gc_plan_build(out, &in, err);
+	if (ret == 0)
+		ret = gc_quotacheck_plan(e->provider, spec, out, err);
 out:
 	free(prices);
 	free(currency);

@@ -48,6 +48,7 @@ void gc_plan_release(struct gc_plan *plan)
 		free(plan->groups[i].nodes);
 	free(plan->groups);
 	free(plan->skips);
+	gc_strv_free(plan->preflight, plan->n_preflight);
 	gc_plan_init(plan);
 }
 

@@ -131,6 +131,9 @@ struct gc_plan {
 	char currency[GC_CURRENCY_SIZE]; /* of every figure above */
 	double max_hourly_cost;		 /* the spec's cap in currency, 0 without one */
 	unsigned n_expiry; /* kept instances whose expiry moves (gc_plan_node.expiry_moves) */
+	/* What the quota preflight (core/quotacheck.h) said: one line each, owned. */
+	char **preflight;
+	size_t n_preflight;
 };
 
 void gc_plan_init(struct gc_plan *plan);

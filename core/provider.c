@@ -547,3 +547,9 @@ int gc_provider_network(struct gc_provider *p, const char *vpc, const char *cons
 {
 	return CALL_OP(p, network, "network lookup", err, vpc, subnets, n, vpc_found, out);
 }
+
+int gc_provider_quota(struct gc_provider *p, const char *type, const char *zone, bool spot,
+		      struct gc_quota *out, struct gc_error *err)
+{
+	return CALL_OP(p, quota, "quota lookup", err, type, zone, spot, out);
+}

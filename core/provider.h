@@ -253,6 +253,17 @@ struct gc_subnet_facts {
 	char zone[64];
 };
 
+/* One account quota as the cloud reports it, for plan's preflight (core/quotacheck.h). */
+struct gc_quota {
+	char name[128];	   /* as the cloud names it, for the message and to sum by */
+	char unit[16];	   /* "vCPUs", "instances" */
+	int64_t limit;	   /* in unit */
+	int64_t used;	   /* in unit, the account's current use */
+	unsigned per_node; /* what one instance of the type takes of it, in unit */
+	char where[160];   /* where to raise it: a console page or the request's name */
+	bool sold_out;	   /* the stock API says the type is sold out there */
+};
+
 struct gc_provider;
 struct gc_driver_hooks;
 struct gc_gpu_offer;
@@ -401,6 +412,11 @@ struct gc_provider_ops {
 	/* The caller's public address as the cloud sees it ("203.0.113.7"), for the default
 	 * SSH rule. NULL: core asks GPUCLUSTER_CHECKIP_URL. */
 	int (*caller_address)(struct gc_provider *p, char **out, struct gc_error *err);
+	/* plan's preflight: the quota a launch of type (zone NULL: any of the region's) in
+	 * the market counts against, its limit and use, and whether the type is sold out
+	 * there. NULL: the cloud has no quota API, plan checks nothing. */
+	int (*quota)(struct gc_provider *p, const char *type, const char *zone, bool spot,
+		     struct gc_quota *out, struct gc_error *err);
 };
 
 /* Per-driver counters, for tests, benchmarks and the verbose summary. */
@@ -474,6 +490,9 @@ int gc_provider_type_zones(struct gc_provider *p, const char *type, char ***out,
 int gc_provider_console_output(struct gc_provider *p, const char *id, char **out,
 			       struct gc_error *err);
 int gc_provider_caller_address(struct gc_provider *p, char **out, struct gc_error *err);
+/* GC_EUNSUPPORTED where the cloud has no quota op. */
+int gc_provider_quota(struct gc_provider *p, const char *type, const char *zone, bool spot,
+		      struct gc_quota *out, struct gc_error *err);
 int gc_provider_network(struct gc_provider *p, const char *vpc, const char *const *subnets,
 			size_t n, bool *vpc_found, struct gc_subnet_facts *out,
 			struct gc_error *err);

@@ -14,6 +14,7 @@
 #include "sim/network.h"
 #include "sim/node.h"
 #include "sim/oidc.h"
+#include "sim/quota.h"
 
 static void reply_error(struct sim_resp *resp, int status, const char *msg)
 {
@@ -175,6 +176,31 @@ static void get_faults(struct sim *sim, struct sim_resp *resp)
 	free(text);
 }
 
+/* POST /quotas: one setting a line (sim/quota.h) */
+static void post_quotas(const struct sim_req *req, struct sim_resp *resp)
+{
+	char *text = gc_xstrndup(req->body ? req->body : "", req->body_len);
+	char *save = NULL;
+	unsigned added = 0;
+
+	for (char *line = strtok_r(text, "\r\n", &save); line;
+	     line = strtok_r(NULL, "\r\n", &save)) {
+		struct gc_error err;
+
+		gc_error_init(&err);
+		if (line[0] == '#')
+			continue;
+		if (sim_quota_set(line, &err) != 0) {
+			reply_error(resp, 400, err.message);
+			free(text);
+			return;
+		}
+		added++;
+	}
+	free(text);
+	sim_resp_json(resp, 200, json_pack("{s:b,s:i}", "ok", 1, "added", (json_int_t)added));
+}
+
 /* "/nodes/<id>/faults" */
 static void node_faults(struct sim *sim, const struct sim_req *req, struct sim_resp *resp)
 {
@@ -257,6 +283,11 @@ void sim_control_handle(struct sim *sim, const struct sim_req *req, struct sim_r
 		sim_resp_json(resp, 200, json_pack("{s:b}", "ok", 1));
 	} else if (strncmp(p, "/nodes/", 7) == 0 && strcmp(m, "POST") == 0) {
 		node_faults(sim, req, resp);
+	} else if (strcmp(p, "/quotas") == 0 && strcmp(m, "POST") == 0) {
+		post_quotas(req, resp);
+	} else if (strcmp(p, "/quotas") == 0 && strcmp(m, "DELETE") == 0) {
+		sim_quota_clear();
+		sim_resp_json(resp, 200, json_pack("{s:b}", "ok", 1));
 	} else if (strcmp(p, "/healthz") == 0 || strcmp(p, "/state") == 0 ||
 		   strcmp(p, "/reset") == 0 || strcmp(p, "/faults") == 0) {
 		reply_error(resp, 405, "method not allowed");

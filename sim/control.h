@@ -9,6 +9,7 @@
  *   POST   /faults                   add rules, one per line
  *   DELETE /faults                   remove every rule
  *   POST   /nodes/<instance-id>/faults   set a node's faults: "ecc,missing-gpu", "" clears
+ *   POST   /quotas, DELETE /quotas   account quotas and stock (sim/quota.h)
  *   GET    /oidc/token, /.well-known/openid-configuration, /.well-known/jwks
  *                                    the OIDC issuer (sim/oidc.h)
  *

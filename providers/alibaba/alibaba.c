@@ -114,4 +114,5 @@ const struct gc_provider_ops gc_provider_alibaba = {
 	.console_output = ali_console_output,
 	/* NULL: ECS has no "what is my address" call; core asks GPUCLUSTER_CHECKIP_URL */
 	.caller_address = NULL,
+	.quota = ali_quota,
 };

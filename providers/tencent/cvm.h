@@ -145,4 +145,8 @@ int tc_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_erro
  * bin) and LAUNCH_FAILED -> stopped, TERMINATING -> terminating, and so on. */
 enum gc_instance_state tc_state(const char *word);
 
+/* quota.c: plan's quota preflight (provider.h, ops->quota) */
+int tc_quota(struct gc_provider *p, const char *type, const char *zone, bool spot,
+	     struct gc_quota *out, struct gc_error *err);
+
 #endif

@@ -149,4 +149,5 @@ const struct gc_provider_ops gc_provider_tencent = {
 	.console_output = NULL,
 	/* NULL: no "what is my address" call; core asks GPUCLUSTER_CHECKIP_URL */
 	.caller_address = NULL,
+	.quota = tc_quota,
 };

@@ -14,6 +14,7 @@
 #include "core/str.h"
 #include "sim/alibaba/ecs.h"
 #include "sim/catalog.h"
+#include "sim/quota.h"
 
 /* --- DescribeImages ------------------------------------------------------------------- */
 
@@ -372,10 +373,13 @@ static int describe_available_resource(struct ecs_call *c)
 			if ((want && strcmp(want, types[i].name) != 0) ||
 			    !sim_catalog_offered(SIM_ALIBABA, *z, types[i].name))
 				continue;
+			bool sold = by_type && sim_quota_sold_out(SIM_ALIBABA, *z, types[i].name);
+
 			json_array_append_new(
 				res,
 				json_pack("{s:s, s:s, s:s}", "Value", by_type ? types[i].name : *z,
-					  "Status", "Available", "StatusCategory", "WithStock"));
+					  "Status", sold ? "SoldOut" : "Available",
+					  "StatusCategory", sold ? "WithoutStock" : "WithStock"));
 			if (!by_type)
 				break;
 		}
@@ -504,7 +508,70 @@ static const struct ecs_param zones_params[] = {
 	{ "Verbose", 0 },  { "AcceptLanguage", 0 },	{ NULL, 0 },
 };
 
+/*
+ * DescribeAccountAttributes: the account's vCPU quotas, max- and used-
+ * postpaid-instance-vcpu-count and spot-instance-vcpu-count (values are strings); use is
+ * the vCPUs of the account's instances of the market that are not terminated. sim/quota.h
+ * sets the limits and the permission refusal.
+ */
+static int describe_account_attributes(struct ecs_call *c)
+{
+	static const char *const names[] = {
+		"max-postpaid-instance-vcpu-count",
+		"used-postpaid-instance-vcpu-count",
+		"max-spot-instance-vcpu-count",
+		"used-spot-instance-vcpu-count",
+	};
+	json_t *want = ecs_list(c, "AttributeName", 8), *items = json_array();
+	struct sim_instance **all = NULL;
+	int64_t used[2] = { 0, 0 };
+	size_t n;
+
+	if (sim_quota_denied(SIM_ALIBABA)) {
+		json_decref(want);
+		json_decref(items);
+		return ecs_fail(c, 403, "Forbidden.RAM",
+				"User not authorized to operate on the specified resource, or this "
+				"API doesn't support RAM.");
+	}
+	n = sim_world_list(c->sim->world, SIM_ALIBABA, c->region, &all);
+	for (size_t i = 0; i < n; i++) {
+		const struct sim_itype *t = sim_catalog_itype(SIM_ALIBABA, all[i]->type);
+
+		if (t && all[i]->state != SIM_TERMINATED)
+			used[all[i]->spot] += t->vcpu;
+	}
+	free(all);
+	for (size_t k = 0; k < 4; k++) {
+		bool spot = k >= 2, is_max = k % 2 == 0, asked = !json_array_size(want);
+		char value[32];
+
+		for (size_t i = 0; i < json_array_size(want); i++)
+			asked |= !strcmp(json_string_value(json_array_get(want, i)), names[k]);
+		if (!asked)
+			continue;
+		snprintf(value, sizeof(value), "%lld",
+			 (long long)(is_max ? sim_quota_limit(SIM_ALIBABA, spot) : used[spot]));
+		json_array_append_new(items,
+				      json_pack("{s:s, s:{s:[{s:s, s:i, s:s, s:s}]}}",
+						"AttributeName", names[k], "AttributeValues",
+						"ValueItem", "Value", value, "Count", 1, "ZoneId",
+						"", "InstanceChargeType", "PostPaid"));
+	}
+	json_decref(want);
+	c->out = json_pack("{s:{s:o}}", "AccountAttributeItems", "AccountAttributeItem", items);
+	return 0;
+}
+
+static const struct ecs_param attributes_params[] = {
+	{ "RegionId", 0 },
+	{ "ZoneId", 0 },
+	{ "AttributeName.N", 8 },
+	{ NULL, 0 },
+};
+
 const struct ecs_action ecs_catalog_actions[] = {
+	{ "DescribeAccountAttributes", describe_account_attributes, attributes_params, true },
 	{ "DescribeAvailableResource", describe_available_resource, available_params, true },
 	{ "DescribeImages", describe_images, images_params, true },
 	{ "DescribeInstanceTypes", describe_instance_types, types_params, false },

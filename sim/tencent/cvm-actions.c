@@ -19,6 +19,7 @@
 #include "core/str.h"
 #include "sim/catalog.h"
 #include "sim/network.h"
+#include "sim/quota.h"
 #include "sim/tencent/cvm.h"
 
 /* --- schemas ---------------------------------------------------------------------------- */
@@ -1277,6 +1278,7 @@ static int describe_zone_instance_config_infos(struct tc_call *c)
 					continue;
 				double od = sim_catalog_price(t, false);
 				double price = sim_catalog_price(t, k == 1);
+				bool sold = sim_quota_sold_out(SIM_TENCENT, *z, t->name);
 				json_array_append_new(
 					list,
 					json_pack("{s:s, s:s, s:s, s:i, s:{}, s:i, s:i, s:s, s:s, "
@@ -1287,13 +1289,15 @@ static int describe_zone_instance_config_infos(struct tc_call *c)
 						  25, "Externals", "Cpu", (int)t->vcpu, "Memory",
 						  (int)(t->memory_mib / 1024), "InstanceFamily",
 						  t->family, "TypeName", t->family,
-						  "LocalDiskTypeList", "Status", "SELL", "Price",
+						  "LocalDiskTypeList", "Status",
+						  sold ? "SOLD_OUT" : "SELL", "Price",
 						  item_price(od, price), "SoldOutReason", "",
 						  "InstanceBandwidth", 10, "InstancePps", 100,
 						  "StorageBlockAmount", 0, "CpuType", "Intel Xeon",
 						  "Gpu", (int)t->gpus, "Fpga", 0, "Remark", "",
 						  "GpuCount", (double)t->gpus, "Frequency",
-						  "2.5GHz", "StatusCategory", "EnoughStock"));
+						  "2.5GHz", "StatusCategory",
+						  sold ? "WithoutStock" : "EnoughStock"));
 			}
 		}
 	}
@@ -1342,6 +1346,62 @@ static int describe_zones(struct tc_call *c)
 	return 0;
 }
 
+/*
+ * DescribeAccountQuota: the account's instance-count quotas per zone, post-paid and spot
+ * (AccountQuotaOverview.AccountQuota.PostPaidQuotaSet / SpotPaidQuotaSet, each row
+ * {Zone, TotalQuota, UsedQuota, RemainingQuota}); use is the account's instances of the
+ * market in the zone that are not terminated. sim/quota.h sets the limits (the same in
+ * every zone) and the permission refusal.
+ */
+static int describe_account_quota(struct tc_call *c)
+{
+	static const char *const names[] = { "zone", "quota-type", NULL };
+	static const char *const sets[] = { "PostPaidQuotaSet", "SpotPaidQuotaSet" };
+	const struct sim_region *reg = sim_catalog_region(SIM_TENCENT, c->region);
+	struct sim_instance **all = NULL;
+	size_t n;
+	json_t *quota;
+
+	if (sim_quota_denied(SIM_TENCENT))
+		return tc_fail(c, "UnauthorizedOperation",
+			       "The current user does not have permission to perform "
+			       "cvm:DescribeAccountQuota.");
+	if (tc_check_filters(c, names, 10, 10))
+		return -1;
+	n = sim_world_list(c->sim->world, SIM_TENCENT, c->region, &all);
+	quota = json_object();
+	for (size_t k = 0; k < 2; k++) {
+		json_t *rows = json_array();
+		int64_t limit = sim_quota_limit(SIM_TENCENT, k == 1);
+
+		for (const char *const *z = reg->zones; *z; z++) {
+			int64_t used = 0;
+
+			if (!tc_filter_ok(c, "zone", *z))
+				continue;
+			for (size_t i = 0; i < n; i++)
+				if (all[i]->spot == (k == 1) && !strcmp(all[i]->zone, *z) &&
+				    all[i]->state != SIM_TERMINATED &&
+				    all[i]->state != SIM_LAUNCH_FAILED)
+					used++;
+			json_array_append_new(
+				rows,
+				json_pack("{s:s, s:I, s:I, s:I}", "Zone", *z, "TotalQuota",
+					  (json_int_t)limit, "UsedQuota", (json_int_t)used,
+					  "RemainingQuota",
+					  (json_int_t)(used < limit ? limit - used : 0)));
+		}
+		if (tc_filter_ok(c, "quota-type", sets[k]))
+			json_object_set_new(quota, sets[k], rows);
+		else
+			json_decref(rows);
+	}
+	free(all);
+	c->out = json_pack("{s:I, s:{s:s, s:o}}", "AppId", (json_int_t)1251000000,
+			   "AccountQuotaOverview", "Region", c->region, "AccountQuota", quota);
+	return 0;
+}
+
 static int describe_regions(struct tc_call *c)
 {
 	const struct sim_region *regs;
@@ -1370,6 +1430,7 @@ const struct tc_action tc_cvm_actions[] = {
 	{ "DescribeZoneInstanceConfigInfos", describe_zone_instance_config_infos, s_filters_only,
 	  true },
 	{ "DescribeZones", describe_zones, s_empty, true },
+	{ "DescribeAccountQuota", describe_account_quota, s_filters_only, true },
 	{ "DescribeRegions", describe_regions, s_empty, false },
 	{ "DescribeInstancesActionTimer", describe_timers, s_timers, true },
 	{ "DeleteInstancesActionTimer", delete_timers, s_timers, true },

@@ -442,6 +442,34 @@ test('DescribeInstanceTypeConfigs, DescribeZoneInstanceConfigInfos, DescribeImag
 		  `intl unit price ${intl.Price.InstancePrice.UnitPrice}`);
 });
 
+test('DescribeAccountQuota per zone and market; sold out and denied (plan\'s preflight)',
+     async () => {
+	await sim.setQuotas('tencent:on-demand=500', `tencent:sold-out=${ZONE}/${TYPE}`);
+	try {
+		const r = await cvm.DescribeAccountQuota({ Filters: [{ Name: 'zone', Values: [ZONE] }] });
+		const q = r.AccountQuotaOverview.AccountQuota;
+		assert.equal(r.AccountQuotaOverview.Region, REGION);
+		assert.deepEqual(q.PostPaidQuotaSet.map((x) => x.Zone), [ZONE]);
+		assert.equal(q.PostPaidQuotaSet[0].TotalQuota, 500);
+		assert.equal(q.PostPaidQuotaSet[0].UsedQuota + q.PostPaidQuotaSet[0].RemainingQuota, 500);
+		assert.equal(q.SpotPaidQuotaSet[0].TotalQuota, 1000);
+		const spot = await cvm.DescribeAccountQuota({
+			Filters: [{ Name: 'quota-type', Values: ['SpotPaidQuotaSet'] }],
+		});
+		assert.equal(spot.AccountQuotaOverview.AccountQuota.PostPaidQuotaSet, undefined);
+		assert.ok(spot.AccountQuotaOverview.AccountQuota.SpotPaidQuotaSet.length >= 2);
+		const z = await cvm.DescribeZoneInstanceConfigInfos({
+			Filters: [{ Name: 'zone', Values: [ZONE] }, { Name: 'instance-type', Values: [TYPE] },
+				  { Name: 'instance-charge-type', Values: ['POSTPAID_BY_HOUR'] }],
+		});
+		assert.equal(z.InstanceTypeQuotaSet[0].Status, 'SOLD_OUT');
+		await sim.setQuotas('tencent:denied');
+		await expectCode('denied', ['UnauthorizedOperation'], () => cvm.DescribeAccountQuota({}));
+	} finally {
+		await sim.clearQuotas();
+	}
+});
+
 test('injected throttling and capacity errors carry the cloud codes', async () => {
 	await sim.addFaults('tencent:DescribeInstances:throttle,times=1',
 			    'tencent:RunInstances:capacity,times=1');

@@ -317,6 +317,37 @@ test('DescribePrice answers in the currency of the key\'s site: CNY (China), USD
 	assert.equal(typed.body.priceInfo.price.currency, 'USD');
 });
 
+test('DescribeAccountAttributes vCPU quotas; SoldOut stock; denied (plan\'s preflight)',
+     async () => {
+	await sim.setQuotas('alibaba:on-demand=640', `alibaba:sold-out=${ZONE}/${TYPE}`);
+	try {
+		const a = await pop.request('DescribeAccountAttributes', {
+			RegionId: REGION,
+			AttributeName: ['max-postpaid-instance-vcpu-count',
+					'used-postpaid-instance-vcpu-count'],
+		}, GET);
+		const by = Object.fromEntries(a.AccountAttributeItems.AccountAttributeItem.map(
+			(x) => [x.AttributeName, x.AttributeValues.ValueItem[0].Value]));
+		assert.deepEqual(Object.keys(by).sort(), ['max-postpaid-instance-vcpu-count',
+							  'used-postpaid-instance-vcpu-count']);
+		assert.equal(by['max-postpaid-instance-vcpu-count'], '640');
+		assert.match(by['used-postpaid-instance-vcpu-count'], /^[0-9]+$/);
+		const r = await pop.request('DescribeAvailableResource', {
+			RegionId: REGION, DestinationResource: 'InstanceType', InstanceType: TYPE,
+			ZoneId: ZONE,
+		}, GET);
+		const s = r.AvailableZones.AvailableZone[0].AvailableResources.AvailableResource[0]
+			.SupportedResources.SupportedResource[0];
+		assert.equal(s.Status, 'SoldOut');
+		await sim.setQuotas('alibaba:denied');
+		const d = await rejects('denied', () => pop.request('DescribeAccountAttributes',
+			{ RegionId: REGION }, GET));
+		assert.equal(d.code, 'Forbidden.RAM');
+	} finally {
+		await sim.clearQuotas();
+	}
+});
+
 test('injected throttling and capacity errors carry the cloud codes', async () => {
 	await sim.addFaults('alibaba:DescribeRegions:throttle,times=1',
 			    'alibaba:RunInstances:capacity,times=1');

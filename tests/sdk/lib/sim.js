@@ -164,6 +164,17 @@ async function startSim(extraArgs = []) {
 			const r = await fetch(`${ready.control}/faults`, { method: 'DELETE' });
 			assert.equal(r.status, 200, `DELETE /faults: ${r.status}`);
 		},
+		/* Account quotas and stock through the control API (one per line, sim/quota.h). */
+		async setQuotas(...lines) {
+			const r = await fetch(`${ready.control}/quotas`, {
+				method: 'POST', body: lines.join('\n') + '\n',
+			});
+			assert.equal(r.status, 200, `POST /quotas: ${r.status} ${await r.text()}`);
+		},
+		async clearQuotas() {
+			const r = await fetch(`${ready.control}/quotas`, { method: 'DELETE' });
+			assert.equal(r.status, 200, `DELETE /quotas: ${r.status}`);
+		},
 		/* The request log as parsed lines (read before stop(), which removes it). */
 		readLog() {
 			const text = fs.readFileSync(requestLog, 'utf8');
