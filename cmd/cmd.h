@@ -155,6 +155,7 @@ extern const struct gc_cmd_entry gc_cmd_gc;
 extern const struct gc_cmd_entry gc_cmd_help;
 extern const struct gc_cmd_entry gc_cmd_hosts;
 extern const struct gc_cmd_entry gc_cmd_plan;
+extern const struct gc_cmd_entry gc_cmd_report;
 extern const struct gc_cmd_entry gc_cmd_run;
 extern const struct gc_cmd_entry gc_cmd_scale;
 extern const struct gc_cmd_entry gc_cmd_smoke;
