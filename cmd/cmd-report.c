@@ -222,7 +222,7 @@ static json_t *report_doc(const struct gc_session *s, const struct report_state 
 				base = r.busbw_gbps;
 			json_array_append_new(points, point(g, 1, &r, base));
 		}
-		grp = json_pack("{s:s, s:s, s:i, s:o, s:o}", "group", bn->group, "fabric",
+		grp = json_pack("{s:s, s:s, s:i, s:i, s:o}", "group", bn->group, "fabric",
 				gc_nccl_fabric(bn->group), "nodes", (int)rs->group_nodes[i],
 				"gpus_per_node", (int)gc_hosts_slots(&rs->hosts, i), "in_node",
 				points);
