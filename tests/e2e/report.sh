@@ -2,12 +2,13 @@
 # report.sh: the NCCL checks and `gpucluster report` on two SSH nodes of 4 GPUs each.
 #
 # apply bootstraps two GPU-ready nodes with smoke [driver, cuda, nccl]: the single-node
-# nccl check has a result (simulated bus bandwidth); report gives the single-GPU figures,
+# nccl check has a result (simulated bus bandwidth) and smoke adds the all-reduce across
+# both nodes; report gives the single-GPU figures,
 # the all-reduce at 1, 2, 4 GPUs in a node and across both nodes (the cross-node number,
 # above the standard fabric's floor), marked simulated, and MTTR "not measured", in text,
 # JSON and Markdown; a report before apply fails clearly; the slow-net node fault lowers
-# the bandwidth between the nodes below the floor and report fails the node set naming
-# the group, the figure and the floor.
+# the bandwidth between the nodes below the floor and report and smoke fail the node set
+# naming the group, the figure and the floor.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -40,6 +41,10 @@ gc_ok smoke -o json "$work/c.yaml"
 jq -e 'all(.nodes[]; .smoke.simulated and any(.smoke.checks[]; .name == "nccl" and .ok
 	and (.detail | test("all-reduce over 4 GPUs: bus bandwidth [0-9.]+ GB/s"))))' \
 	"$work/out" >/dev/null || fail "smoke: no nccl result: $(cat "$work/out")"
+# and the all-reduce across both nodes, with its number
+jq -e '(.nccl_across | length) == 1 and .nccl_across[0].group == "workers"
+	and .nccl_across[0].across_nodes.ok and .nccl_across[0].across_nodes.busbw_gbps > 0' \
+	"$work/out" >/dev/null || fail "smoke: no cross-node result: $(cat "$work/out")"
 
 # report, JSON: the three metrics, simulated
 gc_ok report -o json "$work/c.yaml"
@@ -57,13 +62,13 @@ jq -e '.ok and .simulated and .cluster == "e2e-report"
 # text and Markdown
 gc_ok report "$work/c.yaml"
 grep -q "simulated figures" "$work/out" || fail "report: not marked simulated: $(cat "$work/out")"
-grep -q "8 GPUs  2 nodes  .* GB/s .*floor .* (standard) ok" "$work/out" ||
+grep -q "8 GPUs  2 nodes  [0-9.]* GB/s  [0-9]*%  floor [0-9.]* GB/s (standard) ok" "$work/out" ||
 	fail "report: no cross-node row: $(cat "$work/out")"
 grep -q "^MTTR" "$work/out" && grep -q "not measured" "$work/out" || fail "report: no MTTR line"
 gc_ok report --markdown "$work/c.yaml"
 grep -q '^## gpucluster report: e2e-report (simulated' "$work/out" || fail "markdown: $(cat "$work/out")"
 grep -q '^| GPU model | GPUs | GEMM TFLOPS' "$work/out" || fail "markdown: no GPU table"
-grep -q '^| workers | 8 GPUs | 2 nodes | .* ok |$' "$work/out" || fail "markdown: no cross-node row: $(cat "$work/out")"
+grep -q "^| workers | 8 | 2 | [0-9.]* | [0-9]*% | [0-9.]* GB/s (standard) ok |$" "$work/out" || fail "markdown: no cross-node row: $(cat "$work/out")"
 
 # a slow network between the nodes: the node set fails, clearly
 state
@@ -78,5 +83,11 @@ jq -e '(.ok | not) and (.scaling[0].across_nodes.ok | not)
 	"$work/out" >/dev/null || fail "slow-net report: $(cat "$work/out")"
 grep -q "group 'workers': the all-reduce across its 2 nodes reached [0-9.]* GB/s of bus bandwidth, below the floor of [0-9.]* GB/s for a standard network" \
 	"$work/err" || fail "slow-net: no clear message: $(cat "$work/err")"
+# smoke fails the node set too, with a row for the group
+gc smoke "$work/c.yaml"
+[ "$rc" = 1 ] || fail "smoke with a slow network exited $rc"
+grep -q "^nccl across workers (2 nodes): bus bandwidth [0-9.]* GB/s, floor [0-9.]* GB/s (standard): FAILED (simulated)$" \
+	"$work/out" || fail "slow-net smoke: no failed row: $(cat "$work/out")"
+grep -q "below the floor" "$work/err" || fail "slow-net smoke: no message: $(cat "$work/err")"
 
 gc_ok destroy -y "$work/c.yaml"
