@@ -50,7 +50,7 @@ void gc_nccl_parse(struct gc_nccl_result *out, const char *text, size_t len)
 		size_t k;
 		double size, alg, bus, wrong;
 
-		if (n >= 8 && strncmp(p, "# gpucluster-sim:", 17) == 0)
+		if (n >= 17 && strncmp(p, "# gpucluster-sim:", 17) == 0)
 			out->simulated = true;
 		else if (n > 9 && strncmp(p, "#  Rank ", 8) == 0)
 			out->ranks++;
