@@ -59,7 +59,7 @@ void gc_nccl_parse(struct gc_nccl_result *out, const char *text, size_t len)
 			char v[1][32];
 
 			avg = c && fields(c + 1, n - (size_t)(c + 1 - p), v, 1) == 1 &&
-			      number(v[0], &out->avg_busbw);
+				number(v[0], &out->avg_busbw);
 		} else if (n && p[0] != '#') {
 			/* size count type redop root time algbw busbw #wrong (out of place), then
 			 * the in-place columns */

@@ -12,13 +12,13 @@
 #include <stddef.h>
 
 struct gc_nccl_result {
-	bool ok;	    /* a table with at least one row and "# Avg bus bandwidth" */
-	bool simulated;	    /* gpucluster-sim's "# gpucluster-sim: simulated figures" line */
-	unsigned ranks;	    /* "Rank" rows of "# Using devices" */
-	size_t rows;	    /* rows of the table */
-	double busbw_gbps;  /* out-of-place bus bandwidth of the largest size */
-	double algbw_gbps;  /* out-of-place algorithm bandwidth of the largest size */
-	double avg_busbw;   /* "# Avg bus bandwidth" */
+	bool ok;	     /* a table with at least one row and "# Avg bus bandwidth" */
+	bool simulated;	     /* gpucluster-sim's "# gpucluster-sim: simulated figures" line */
+	unsigned ranks;	     /* "Rank" rows of "# Using devices" */
+	size_t rows;	     /* rows of the table */
+	double busbw_gbps;   /* out-of-place bus bandwidth of the largest size */
+	double algbw_gbps;   /* out-of-place algorithm bandwidth of the largest size */
+	double avg_busbw;    /* "# Avg bus bandwidth" */
 	unsigned long wrong; /* #wrong summed over the table */
 };
 

@@ -19,7 +19,9 @@
 #include "core/buf.h"
 
 static const struct gc_opt report_opts[] = {
-	{ .name = "markdown", .type = GC_OPT_FLAG, .help = "write Markdown (a GitHub step summary)" },
+	{ .name = "markdown",
+	  .type = GC_OPT_FLAG,
+	  .help = "write Markdown (a GitHub step summary)" },
 	GC_CMD_SSH_OPTS,
 	{ .name = NULL },
 };
@@ -60,11 +62,14 @@ static void render(struct gc_buf *b, const json_t *doc, bool md)
 	gc_buf_addf(b, "%sgpucluster report: %s%s\n\n", md ? "## " : "",
 		    json_string_value(json_object_get(doc, "cluster")),
 		    sim ? " (simulated figures: gpucluster-sim, not measurements)" : "");
-	gc_buf_addf(b, "%sSingle-GPU throughput\n%s", md ? "### " : "",
-		    md ? "\n| GPU model | GPUs | GEMM TFLOPS | D2D GB/s | H2D GB/s |\n|---|---|---|---|---|\n" : "");
+	gc_buf_addf(
+		b, "%sSingle-GPU throughput\n%s", md ? "### " : "",
+		md ? "\n| GPU model | GPUs | GEMM TFLOPS | D2D GB/s | H2D GB/s |\n|---|---|---|---|---|\n"
+		   : "");
 	if (!json_array_size(json_object_get(doc, "single_gpu")))
 		gc_buf_addstr(b, "  not measured (no smoke program on the nodes: run smoke)\n");
-	json_array_foreach(json_object_get(doc, "single_gpu"), i, r) {
+	json_array_foreach(json_object_get(doc, "single_gpu"), i, r)
+	{
 		gc_buf_addf(b, "%s%s%s", md ? "| " : "  ",
 			    json_string_value(json_object_get(r, "model")), sep);
 		count(b, json_integer_value(json_object_get(r, "gpus")), "GPU", md);
@@ -76,13 +81,17 @@ static void render(struct gc_buf *b, const json_t *doc, bool md)
 		fig(b, json_object_get(r, "h2d_gbps"), md ? "" : " GB/s H2D");
 		gc_buf_addstr(b, md ? " |\n" : "\n");
 	}
-	gc_buf_addf(b, "\n%sAll-reduce scaling (bus bandwidth)\n%s", md ? "### " : "",
-		    md ? "\n| group | GPUs | nodes | busbw GB/s | efficiency | floor |\n|---|---|---|---|---|---|\n" : "");
-	json_array_foreach(json_object_get(doc, "scaling"), i, g) {
+	gc_buf_addf(
+		b, "\n%sAll-reduce scaling (bus bandwidth)\n%s", md ? "### " : "",
+		md ? "\n| group | GPUs | nodes | busbw GB/s | efficiency | floor |\n|---|---|---|---|---|---|\n"
+		   : "");
+	json_array_foreach(json_object_get(doc, "scaling"), i, g)
+	{
 		const char *name = json_string_value(json_object_get(g, "group"));
 		const json_t *x = json_object_get(g, "across_nodes");
 
-		json_array_foreach(json_object_get(g, "in_node"), k, p) {
+		json_array_foreach(json_object_get(g, "in_node"), k, p)
+		{
 			gc_buf_addf(b, "%s%s%s", md ? "| " : "  ", name, sep);
 			count(b, json_integer_value(json_object_get(p, "gpus")), "GPU", md);
 			gc_buf_addstr(b, sep);
@@ -109,7 +118,8 @@ static void render(struct gc_buf *b, const json_t *doc, bool md)
 		gc_buf_addf(b, "%s%s%.2f GB/s (%s) %s%s\n", sep, md ? "" : "floor ",
 			    json_number_value(json_object_get(x, "floor_gbps")),
 			    json_string_value(json_object_get(g, "fabric")),
-			    json_is_true(json_object_get(x, "ok")) ? "ok" : "MISSED", md ? " |" : "");
+			    json_is_true(json_object_get(x, "ok")) ? "ok" : "MISSED",
+			    md ? " |" : "");
 	}
 	gc_buf_addf(b, "\n%sMTTR\n%s", md ? "### " : "", md ? "\n" : "  ");
 	if (json_is_true(json_object_get(mttr, "measured")))

@@ -25,7 +25,8 @@ static void print_across(struct gc_cmd_ctx *ctx, const json_t *doc)
 	const json_t *g;
 	size_t i;
 
-	json_array_foreach(json_object_get(doc, "scaling"), i, g) {
+	json_array_foreach(json_object_get(doc, "scaling"), i, g)
+	{
 		const json_t *x = json_object_get(g, "across_nodes");
 		const json_t *bw = json_object_get(x, "busbw_gbps");
 

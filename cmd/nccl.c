@@ -50,7 +50,7 @@ struct report_state {
 	struct gc_runner_var *vars; /* REPORT_N_VARS per node */
 	char (*val)[3][512];	    /* their values */
 	bool across_only;
-	size_t *group_nodes;	    /* per node: the running nodes of its group */
+	size_t *group_nodes; /* per node: the running nodes of its group */
 };
 
 /* Every node gets its GPU count; node 0 of a group of several also gets the group's
@@ -141,16 +141,17 @@ static void add_single(json_t *single, const char *text, size_t len)
 	size_t i;
 	json_t *g;
 
-	json_array_foreach(gpus, i, g) {
+	json_array_foreach(gpus, i, g)
+	{
 		const char *name = json_string_value(json_object_get(g, "name"));
 		json_t *row = NULL, *r;
 		size_t k;
 
 		if (!name || num(g, "gemm_tflops") < 0)
 			continue;
-		json_array_foreach(single, k, r)
-			if (strcmp(json_string_value(json_object_get(r, "model")), name) == 0)
-				row = r;
+		json_array_foreach(single, k,
+				   r) if (strcmp(json_string_value(json_object_get(r, "model")),
+						 name) == 0) row = r;
 		if (!row) {
 			row = json_pack("{s:s, s:i, s:f, s:f, s:f}", "model", name, "gpus", 0,
 					"gemm_tflops", 0.0, "d2d_gbps", 0.0, "h2d_gbps", 0.0);
@@ -238,8 +239,9 @@ static json_t *report_doc(const struct gc_session *s, const struct report_state 
 				grp, "across_nodes",
 				json_pack("{s:o, s:f, s:f, s:f, s:b, s:o}", "busbw_gbps",
 					  r.ok ? json_real(r.busbw_gbps) : json_null(),
-					  "floor_gbps", floor, "line_gbit", gc_nccl_line_gbit(fabric),
-					  "algbw_gbps", r.algbw_gbps, "ok", pass, "efficiency",
+					  "floor_gbps", floor, "line_gbit",
+					  gc_nccl_line_gbit(fabric), "algbw_gbps", r.algbw_gbps,
+					  "ok", pass, "efficiency",
 					  r.ok && base > 0 ? json_real(r.busbw_gbps / base)
 							   : json_null()));
 		}
@@ -255,7 +257,6 @@ static json_t *report_doc(const struct gc_session *s, const struct report_state 
 	return json_pack("{s:s, s:b, s:b, s:o, s:o, s:o}", "cluster", "", "ok", ok, "simulated",
 			 simulated, "single_gpu", single, "scaling", scaling, "mttr", mttr);
 }
-
 
 int gc_cmd_nccl_probe(struct gc_cmd_ctx *ctx, struct gc_engine *e, bool across_only, json_t **out)
 {
@@ -302,16 +303,17 @@ size_t gc_cmd_nccl_errors(struct gc_cmd_ctx *ctx, const json_t *doc)
 			continue;
 		failed++;
 		if (json_is_number(json_object_get(x, "busbw_gbps")))
-			gc_out_error(ctx->out,
-				     "group '%s': the all-reduce across its %lld nodes reached %.2f GB/s "
-				     "of bus bandwidth, below the floor of %.2f GB/s for a %s network "
-				     "(half of %.0f Gbit/s): the node set fails",
-				     json_string_value(json_object_get(g, "group")),
-				     (long long)json_integer_value(json_object_get(g, "nodes")),
-				     json_number_value(json_object_get(x, "busbw_gbps")),
-				     json_number_value(json_object_get(x, "floor_gbps")),
-				     json_string_value(json_object_get(g, "fabric")),
-				     json_number_value(json_object_get(x, "line_gbit")));
+			gc_out_error(
+				ctx->out,
+				"group '%s': the all-reduce across its %lld nodes reached %.2f GB/s "
+				"of bus bandwidth, below the floor of %.2f GB/s for a %s network "
+				"(half of %.0f Gbit/s): the node set fails",
+				json_string_value(json_object_get(g, "group")),
+				(long long)json_integer_value(json_object_get(g, "nodes")),
+				json_number_value(json_object_get(x, "busbw_gbps")),
+				json_number_value(json_object_get(x, "floor_gbps")),
+				json_string_value(json_object_get(g, "fabric")),
+				json_number_value(json_object_get(x, "line_gbit")));
 		else
 			gc_out_error(ctx->out,
 				     "group '%s': the all-reduce across its nodes gave no result "
@@ -319,7 +321,8 @@ size_t gc_cmd_nccl_errors(struct gc_cmd_ctx *ctx, const json_t *doc)
 				     json_string_value(json_object_get(g, "group")));
 	}
 	if (failed)
-		gc_out_hint(ctx->out, "check the nodes' network (`gpucluster exec -- ip -s link`) and "
-				      "that they share a placement group");
+		gc_out_hint(ctx->out,
+			    "check the nodes' network (`gpucluster exec -- ip -s link`) and "
+			    "that they share a placement group");
 	return failed;
 }
