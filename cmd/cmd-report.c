@@ -118,7 +118,9 @@ static void render(struct gc_buf *b, const json_t *doc, bool md)
 		gc_buf_addf(b, "%s%s%.2f GB/s (%s) %s%s\n", sep, md ? "" : "floor ",
 			    json_number_value(json_object_get(x, "floor_gbps")),
 			    json_string_value(json_object_get(g, "fabric")),
-			    json_is_true(json_object_get(x, "ok")) ? "ok" : "MISSED",
+			    json_is_string(json_object_get(x, "not_run"))    ? "not run"
+				    : json_is_true(json_object_get(x, "ok")) ? "ok"
+									     : "MISSED",
 			    md ? " |" : "");
 	}
 	gc_buf_addf(b, "\n%sMTTR\n%s", md ? "### " : "", md ? "\n" : "  ");

@@ -35,6 +35,11 @@ static void print_across(struct gc_cmd_ctx *ctx, const json_t *doc)
 		gc_out_printf(ctx->out, ctx->out->out, "nccl across %s (%lld nodes): ",
 			      json_string_value(json_object_get(g, "group")),
 			      (long long)json_integer_value(json_object_get(g, "nodes")));
+		if (json_is_string(json_object_get(x, "not_run"))) {
+			gc_out_printf(ctx->out, ctx->out->out, "not run (%s)\n",
+				      json_string_value(json_object_get(x, "not_run")));
+			continue;
+		}
 		if (json_is_number(bw))
 			gc_out_printf(ctx->out, ctx->out->out, "bus bandwidth %.2f GB/s, ",
 				      json_number_value(bw));
