@@ -14,6 +14,7 @@
 #include "cmd/boot.h"
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
+#include "cmd/gha.h"
 #include "cmd/nccl.h"
 #include "cmd/output.h"
 #include "core/buf.h"
@@ -25,6 +26,22 @@ static const struct gc_opt report_opts[] = {
 	GC_CMD_SSH_OPTS,
 	{ .name = NULL },
 };
+
+/* A name from a node or the spec: control characters become '?', and in Markdown the
+ * characters that would start markup are escaped, so a node cannot draw tables or links. */
+static void name_text(struct gc_buf *b, const char *s, bool md)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			gc_buf_addch(b, '?');
+		else if (md && strchr("\\`*_[]<>|#!~", c))
+			gc_buf_addf(b, "\\%c", c);
+		else
+			gc_buf_addch(b, (char)c);
+	}
+}
 
 static void fig(struct gc_buf *b, const json_t *v, const char *unit)
 {
@@ -59,8 +76,9 @@ static void render(struct gc_buf *b, const json_t *doc, bool md)
 	const json_t *r, *g, *p, *mttr = json_object_get(doc, "mttr");
 	size_t i, k;
 
-	gc_buf_addf(b, "%sgpucluster report: %s%s\n\n", md ? "## " : "",
-		    json_string_value(json_object_get(doc, "cluster")),
+	gc_buf_addstr(b, md ? "## gpucluster report: " : "gpucluster report: ");
+	name_text(b, json_string_value(json_object_get(doc, "cluster")), md);
+	gc_buf_addf(b, "%s\n\n",
 		    sim ? " (simulated figures: gpucluster-sim, not measurements)" : "");
 	gc_buf_addf(
 		b, "%sSingle-GPU throughput\n%s", md ? "### " : "",
@@ -70,8 +88,9 @@ static void render(struct gc_buf *b, const json_t *doc, bool md)
 		gc_buf_addstr(b, "  not measured (no smoke program on the nodes: run smoke)\n");
 	json_array_foreach(json_object_get(doc, "single_gpu"), i, r)
 	{
-		gc_buf_addf(b, "%s%s%s", md ? "| " : "  ",
-			    json_string_value(json_object_get(r, "model")), sep);
+		gc_buf_addstr(b, md ? "| " : "  ");
+		name_text(b, json_string_value(json_object_get(r, "model")), md);
+		gc_buf_addstr(b, sep);
 		count(b, json_integer_value(json_object_get(r, "gpus")), "GPU", md);
 		gc_buf_addstr(b, sep);
 		fig(b, json_object_get(r, "gemm_tflops"), md ? "" : " TFLOPS GEMM");
@@ -92,7 +111,9 @@ static void render(struct gc_buf *b, const json_t *doc, bool md)
 
 		json_array_foreach(json_object_get(g, "in_node"), k, p)
 		{
-			gc_buf_addf(b, "%s%s%s", md ? "| " : "  ", name, sep);
+			gc_buf_addstr(b, md ? "| " : "  ");
+			name_text(b, name, md);
+			gc_buf_addstr(b, sep);
 			count(b, json_integer_value(json_object_get(p, "gpus")), "GPU", md);
 			gc_buf_addstr(b, sep);
 			count(b, 1, "node", md);
@@ -104,7 +125,9 @@ static void render(struct gc_buf *b, const json_t *doc, bool md)
 		}
 		if (!x)
 			continue;
-		gc_buf_addf(b, "%s%s%s", md ? "| " : "  ", name, sep);
+		gc_buf_addstr(b, md ? "| " : "  ");
+		name_text(b, name, md);
+		gc_buf_addstr(b, sep);
 		count(b,
 		      json_integer_value(json_object_get(g, "nodes")) *
 			      json_integer_value(json_object_get(g, "gpus_per_node")),
@@ -153,6 +176,13 @@ static int report_exec(struct gc_cmd_ctx *ctx)
 
 		render(&b, doc, gc_cmd_opt_given(ctx, "markdown"));
 		fwrite(b.data, 1, b.len, ctx->out->out);
+		gc_buf_release(&b);
+	}
+	if (ctx->gha) {
+		struct gc_buf b = GC_BUF_INIT(GC_BUF_DEFAULT_MAX);
+
+		render(&b, doc, true);
+		gc_gha_append_summary(ctx, &b);
 		gc_buf_release(&b);
 	}
 	if (gc_cmd_nccl_errors(ctx, doc))

@@ -6,7 +6,7 @@
 # both nodes; report gives the single-GPU figures,
 # the all-reduce at 1, 2, 4 GPUs in a node and across both nodes (the cross-node number,
 # above the standard fabric's floor), marked simulated, and MTTR "not measured", in text,
-# JSON and Markdown; a report before apply fails clearly; the slow-net node fault lowers
+# JSON and Markdown (and the step summary in GitHub Actions); a report before apply fails clearly; the slow-net node fault lowers
 # the bandwidth between the nodes below the floor and report and smoke fail the node set
 # naming the group, the figure and the floor.
 # shellcheck source=tests/e2e/lib.sh
@@ -69,6 +69,11 @@ gc_ok report --markdown "$work/c.yaml"
 grep -q '^## gpucluster report: e2e-report (simulated' "$work/out" || fail "markdown: $(cat "$work/out")"
 grep -q '^| GPU model | GPUs | GEMM TFLOPS' "$work/out" || fail "markdown: no GPU table"
 grep -q "^| workers | 8 | 2 | [0-9.]* | [0-9]*% | [0-9.]* GB/s (standard) ok |$" "$work/out" || fail "markdown: no cross-node row: $(cat "$work/out")"
+# in GitHub Actions, the Markdown also goes to the step summary
+GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$work/summary.md" gc_ok report "$work/c.yaml"
+grep -q '^## gpucluster report: e2e-report (simulated' "$work/summary.md" ||
+	fail "no step summary: $(cat "$work/summary.md" 2>&1)"
+grep -q '^| workers | 8 | 2 | ' "$work/summary.md" || fail "step summary: no cross-node row"
 
 # a slow network between the nodes: the node set fails, clearly
 state
