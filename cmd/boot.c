@@ -616,3 +616,8 @@ char *gc_cmd_user_script(const struct gc_cmd_ctx *ctx, const char *before, const
 		    after_rc);
 	return gc_buf_detach(&s, NULL);
 }
+
+void gc_cmd_boot_print(struct gc_cmd_ctx *ctx, const struct gc_session *b)
+{
+	boot_print(ctx, b);
+}

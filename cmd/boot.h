@@ -85,6 +85,9 @@ int gc_cmd_boot_command(struct gc_cmd_ctx *ctx, const struct gc_session_opts *o,
  */
 char *gc_cmd_user_script(const struct gc_cmd_ctx *ctx, const char *before, const char *after_rc);
 
+/* The text report of a session: what failed, the counts, the smoke table. */
+void gc_cmd_boot_print(struct gc_cmd_ctx *ctx, const struct gc_session *b);
+
 /* {"nodes":[...], "ok":N, "failed":N, "unhealthy":N, "wall_ms":N} (see docs/cli.md). */
 json_t *gc_cmd_boot_json(const struct gc_session *b);
 

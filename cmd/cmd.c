@@ -37,6 +37,7 @@ const struct gc_cmd_entry *const gc_cmd_table[] = {
 	&gc_cmd_hosts,
 	&gc_cmd_list,
 	&gc_cmd_plan,
+	&gc_cmd_report,
 	&gc_cmd_run,
 	&gc_cmd_scale,
 	&gc_cmd_show_gpus,

@@ -156,6 +156,7 @@ extern const struct gc_cmd_entry gc_cmd_help;
 extern const struct gc_cmd_entry gc_cmd_hosts;
 extern const struct gc_cmd_entry gc_cmd_list;
 extern const struct gc_cmd_entry gc_cmd_plan;
+extern const struct gc_cmd_entry gc_cmd_report;
 extern const struct gc_cmd_entry gc_cmd_run;
 extern const struct gc_cmd_entry gc_cmd_scale;
 extern const struct gc_cmd_entry gc_cmd_show_gpus;

@@ -612,3 +612,9 @@ void gc_gha_report_destroy(struct gc_cmd_ctx *ctx, const char *selector,
 	append_file(ctx, "GITHUB_STEP_SUMMARY", &s);
 	gc_buf_release(&s);
 }
+
+void gc_gha_append_summary(struct gc_cmd_ctx *ctx, const struct gc_buf *text)
+{
+	if (ctx->gha)
+		append_file(ctx, "GITHUB_STEP_SUMMARY", text);
+}

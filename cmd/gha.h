@@ -67,6 +67,9 @@ void gc_gha_report_apply(struct gc_cmd_ctx *ctx, struct gc_engine *e, const stru
 void gc_gha_report_destroy(struct gc_cmd_ctx *ctx, const char *selector,
 			   const struct gc_engine_report *r, const struct gc_error *err);
 
+/* Appends text (Markdown) to $GITHUB_STEP_SUMMARY; nothing outside GitHub Actions mode. */
+void gc_gha_append_summary(struct gc_cmd_ctx *ctx, const struct gc_buf *text);
+
 /* ---- formatting (pure) ------------------------------------------------------------ */
 
 /* A workflow command's message, escaped (% \r \n). */

@@ -271,10 +271,13 @@ static const struct {
 	unsigned bit;
 	const char *name;
 } fault_names[] = {
+	/* clang-format off */
 	{ SIM_NODE_FAULT_NO_SSH, "no-ssh" },
 	{ SIM_NODE_FAULT_MISSING_GPU, "missing-gpu" },
 	{ SIM_NODE_FAULT_ECC, "ecc" },
 	{ SIM_NODE_FAULT_DROP, "drop" },
+	{ SIM_NODE_FAULT_SLOW_NET, "slow-net" },
+	/* clang-format on */
 };
 
 unsigned sim_node_fault_parse(const char *name)
@@ -308,7 +311,7 @@ int sim_nodes_add_fault_rule(struct sim_nodes *n, const char *rule, struct gc_er
 			if (!r.bit) {
 				rc = gc_error_set(err, GC_EINVALID,
 						  "unknown node fault \"%s\" (no-ssh, missing-gpu, "
-						  "ecc, drop)",
+						  "ecc, drop, slow-net)",
 						  tok);
 				break;
 			}

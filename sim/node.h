@@ -40,8 +40,9 @@
 #define SIM_NODE_FAULT_MISSING_GPU (1u << 1) /* one GPU fewer than the type has */
 #define SIM_NODE_FAULT_ECC	   (1u << 2) /* uncorrectable ECC errors on GPU 0 */
 #define SIM_NODE_FAULT_DROP	   (1u << 3) /* the first session is cut mid-command */
+#define SIM_NODE_FAULT_SLOW_NET	   (1u << 4) /* a tenth of the NCCL bandwidth between nodes */
 
-/* Parses "no-ssh", "missing-gpu", "ecc", "drop" into a bit; 0 when unknown. */
+/* Parses "no-ssh", "missing-gpu", "ecc", "drop", "slow-net" into a bit; 0 when unknown. */
 unsigned sim_node_fault_parse(const char *name);
 const char *sim_node_fault_name(unsigned bit);
 

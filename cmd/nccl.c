@@ -1,0 +1,343 @@
+/*
+ * nccl.c: the NCCL probe that `report` and `smoke` run on the nodes, and the document
+ * made of its output (nccl.h; docs/internals/nccl.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "bootstrap/hosts.h"
+#include "bootstrap/nccl.h"
+#include "cmd/boot.h"
+#include "cmd/cluster.h"
+#include "cmd/cmd.h"
+#include "cmd/nccl.h"
+#include "cmd/output.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+
+#define REPORT_SIZES 4 /* 1, 2, 4, 8 GPUs */
+
+/* The probe: the smoke program the smoke step compiled (its newest cached binary), then
+ * all_reduce_perf on 1, 2, 4, 8 of the node's GPUs (both skipped with
+ * GC_NCCL_ACROSS_ONLY), then on node 0 of a group of several nodes the same across every
+ * node of the group under mpirun. Sections start "@@". */
+static const char probe[] =
+	"[ ! -e /var/lib/gpucluster-sim/node.env ] || echo '@@simulated'\n"
+	"[ -n \"${GC_NCCL_ACROSS_ONLY:-}\" ] && b='' || b=$(ls -t \"${XDG_CACHE_HOME:-$HOME/.cache}\"/gpucluster/smoke-* 2>/dev/null | "
+	"grep -v '\\.tmp$' | head -n 1)\n"
+	"if [ -n \"$b\" ]; then echo '@@smoke'; timeout 600 \"$b\" 2>/dev/null </dev/null | "
+	"tail -n 1; fi\n"
+	"arp=$(command -v all_reduce_perf || echo /opt/nccl-tests/build/all_reduce_perf)\n"
+	"[ -x \"$arp\" ] || { echo '@@no-nccl-tests'; exit 0; }\n"
+	"[ -n \"${GC_NCCL_ACROSS_ONLY:-}\" ] || for g in 1 2 4 8; do\n"
+	"\t[ \"$g\" -le \"${GC_NCCL_GPUS:-1}\" ] || break\n"
+	"\techo \"@@allreduce $g\"\n"
+	"\ttimeout 600 \"$arp\" -b 8M -e 256M -f 2 -g \"$g\" 2>&1 </dev/null\n"
+	"done\n"
+	"if [ -n \"${GC_NCCL_HOSTS:-}\" ] && ! command -v mpirun >/dev/null; then\n"
+	"\techo '@@no-mpirun'\n"
+	"elif [ -n \"${GC_NCCL_HOSTS:-}\" ]; then\n"
+	"\techo '@@cluster'\n"
+	"\ttimeout 600 mpirun --allow-run-as-root -np \"$GC_NCCL_NP\" -H \"$GC_NCCL_HOSTS\" "
+	"-x NCCL_DEBUG=WARN \"$arp\" -b 8M -e 256M -f 2 -g 1 2>&1 </dev/null\n"
+	"fi\n";
+
+#define REPORT_N_VARS 4
+
+struct report_state {
+	struct gc_hosts hosts;
+	struct gc_runner_var *vars; /* REPORT_N_VARS per node */
+	char (*val)[3][512];	    /* their values */
+	bool across_only;
+	size_t *group_nodes; /* per node: the running nodes of its group */
+};
+
+/* Every node gets its GPU count; node 0 of a group of several also gets the group's
+ * private addresses with their slots (the MPI host list) and the rank count. */
+static int report_prepare(void *arg, struct gc_session *s, struct gc_error *err)
+{
+	struct report_state *rs = arg;
+	struct gc_boot *b = &s->boot;
+
+	if (gc_hosts_add_boot(&rs->hosts, b, s->live, NULL, err) < 0)
+		return -1;
+	rs->vars = gc_xcalloc(b->n_nodes * REPORT_N_VARS + 1, sizeof(*rs->vars));
+	rs->val = gc_xcalloc(b->n_nodes + 1, sizeof(*rs->val));
+	rs->group_nodes = gc_xcalloc(b->n_nodes + 1, sizeof(*rs->group_nodes));
+	for (size_t i = 0; i < b->n_nodes; i++) {
+		struct gc_runner_var *v = &rs->vars[i * REPORT_N_VARS];
+		unsigned np = 0;
+		size_t n = 0;
+
+		snprintf(rs->val[i][0], sizeof(rs->val[i][0]), "%u", gc_hosts_slots(&rs->hosts, i));
+		for (size_t j = 0; j < b->n_nodes; j++) {
+			const struct gc_hosts_node *h = &rs->hosts.nodes[j];
+			size_t l = strlen(rs->val[i][1]);
+
+			if (strcmp(b->info[j].group, b->info[i].group) != 0)
+				continue;
+			n++;
+			if (b->info[i].index != 0 || !h->private_ip)
+				continue;
+			snprintf(rs->val[i][1] + l, sizeof(rs->val[i][1]) - l, "%s%s:%u",
+				 l ? "," : "", h->private_ip, gc_hosts_slots(&rs->hosts, j));
+			np += gc_hosts_slots(&rs->hosts, j);
+		}
+		rs->group_nodes[i] = n;
+		if (n < 2)
+			rs->val[i][1][0] = '\0';
+		snprintf(rs->val[i][2], sizeof(rs->val[i][2]), "%u", np);
+		v[0] = (struct gc_runner_var){ .name = "GC_NCCL_GPUS", .value = rs->val[i][0] };
+		v[1] = (struct gc_runner_var){ .name = "GC_NCCL_HOSTS", .value = rs->val[i][1] };
+		v[2] = (struct gc_runner_var){ .name = "GC_NCCL_NP", .value = rs->val[i][2] };
+		v[3] = (struct gc_runner_var){ .name = "GC_NCCL_ACROSS_ONLY",
+					       .value = rs->across_only ? "1" : "" };
+		b->nodes[i].vars = v;
+		b->nodes[i].n_vars = REPORT_N_VARS;
+	}
+	return 0;
+}
+
+/* The text of section name ("@@NAME\n" up to the next "@@" line) in out; NULL if none. */
+static const char *section(const struct gc_buf *out, const char *name, size_t *len)
+{
+	char *tag = gc_xasprintf("@@%s\n", name);
+	const char *p = out->data, *s = NULL;
+	size_t tl = strlen(tag);
+
+	while (p && (size_t)(p - out->data) < out->len) {
+		if (strncmp(p, tag, tl) == 0) {
+			s = p + tl;
+			break;
+		}
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	free(tag);
+	if (!s)
+		return NULL;
+	for (p = s; *p && strncmp(p, "@@", 2) != 0;) {
+		const char *nl = strchr(p, '\n');
+
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	*len = (size_t)(p - s);
+	return s;
+}
+
+static double num(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+
+	return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+/* Adds node i's smoke-program GPUs to the per-model rows of single (by name). */
+static void add_single(json_t *single, const char *text, size_t len)
+{
+	json_t *doc = json_loadb(text, len, 0, NULL);
+	json_t *gpus = json_object_get(doc, "gpus");
+	size_t i;
+	json_t *g;
+
+	json_array_foreach(gpus, i, g)
+	{
+		const char *name = json_string_value(json_object_get(g, "name"));
+		json_t *row = NULL, *r;
+		size_t k;
+
+		if (!name || num(g, "gemm_tflops") < 0)
+			continue;
+		json_array_foreach(single, k,
+				   r) if (strcmp(json_string_value(json_object_get(r, "model")),
+						 name) == 0) row = r;
+		if (!row) {
+			row = json_pack("{s:s, s:i, s:f, s:f, s:f}", "model", name, "gpus", 0,
+					"gemm_tflops", 0.0, "d2d_gbps", 0.0, "h2d_gbps", 0.0);
+			json_array_append_new(single, row);
+		}
+		/* running means over the GPUs of that model */
+		json_int_t n = json_integer_value(json_object_get(row, "gpus")) + 1;
+		const char *keys[] = { "gemm_tflops", "d2d_gbps", "h2d_gbps" };
+
+		for (size_t f = 0; f < 3; f++) {
+			double old = num(row, keys[f]), v = num(g, keys[f]);
+
+			json_object_set_new(row, keys[f],
+					    json_real(v < 0 ? old : old + (v - old) / (double)n));
+		}
+		json_object_set_new(row, "gpus", json_integer(n));
+	}
+	json_decref(doc);
+}
+
+static json_t *point(unsigned gpus, unsigned nodes, const struct gc_nccl_result *r, double base)
+{
+	return json_pack("{s:i, s:i, s:f, s:f, s:o}", "gpus", (int)gpus, "nodes", (int)nodes,
+			 "busbw_gbps", r->busbw_gbps, "algbw_gbps", r->algbw_gbps, "efficiency",
+			 base > 0 && gpus > 1 ? json_real(r->busbw_gbps / base) : json_null());
+}
+
+/* The report document (docs/cli.md "report"); *failed counts the groups under the floor. */
+static json_t *report_doc(const struct gc_session *s, const struct report_state *rs,
+			  const char *state_dir, size_t *failed)
+{
+	json_t *single = json_array(), *scaling = json_array(), *mttr;
+	bool simulated = false, ok = true;
+	char *path = gc_xasprintf("%s/mttr.json", state_dir);
+	json_t *m = json_load_file(path, 0, NULL);
+
+	*failed = 0;
+	for (size_t i = 0; i < s->boot.n_nodes; i++) {
+		const struct gc_boot_node *bn = &s->boot.info[i];
+		const struct gc_buf *out = &s->report.nodes[i].steps[0].out;
+		json_t *grp, *points;
+		size_t len;
+		const char *t;
+		double base = 0;
+
+		simulated |= section(out, "simulated", &len) != NULL;
+		if ((t = section(out, "smoke", &len)))
+			add_single(single, t, len);
+		if (bn->index != 0)
+			continue;
+		/* the group's figures come from its node 0 */
+		points = json_array();
+		for (unsigned k = 0, g = 1; k < REPORT_SIZES; k++, g *= 2) {
+			char name[32];
+			struct gc_nccl_result r;
+
+			snprintf(name, sizeof(name), "allreduce %u", g);
+			if (!(t = section(out, name, &len)))
+				continue;
+			gc_nccl_parse(&r, t, len);
+			simulated |= r.simulated;
+			if (!r.ok)
+				continue;
+			if (g > 1 && base == 0)
+				base = r.busbw_gbps;
+			json_array_append_new(points, point(g, 1, &r, base));
+		}
+		grp = json_pack("{s:s, s:s, s:i, s:i, s:o}", "group", bn->group, "fabric",
+				gc_nccl_fabric(bn->group), "nodes", (int)rs->group_nodes[i],
+				"gpus_per_node", (int)gc_hosts_slots(&rs->hosts, i), "in_node",
+				points);
+		if (rs->group_nodes[i] >= 2) {
+			struct gc_nccl_result r = { 0 };
+			const char *fabric = gc_nccl_fabric(bn->group);
+			double floor = gc_nccl_floor_gbps(fabric);
+			/* the tools missing is "not run", not a failure: the bootstrap does not
+			 * install them (yet) */
+			const char *missing = section(out, "no-nccl-tests", &len)
+				? "all_reduce_perf"
+				: section(out, "no-mpirun", &len) ? "mpirun"
+								  : NULL;
+			bool pass;
+
+			if ((t = section(out, "cluster", &len)))
+				gc_nccl_parse(&r, t, len);
+			simulated |= r.simulated;
+			pass = missing || (r.ok && r.wrong == 0 && r.busbw_gbps >= floor);
+			ok &= pass;
+			*failed += !pass;
+			json_object_set_new(
+				grp, "across_nodes",
+				json_pack(
+					"{s:o, s:o, s:f, s:f, s:f, s:b, s:o}", "not_run",
+					missing ? json_sprintf("no %s on node 0", missing)
+						: json_null(),
+					"busbw_gbps", r.ok ? json_real(r.busbw_gbps) : json_null(),
+					"floor_gbps", floor, "line_gbit", gc_nccl_line_gbit(fabric),
+					"algbw_gbps", r.algbw_gbps, "ok", pass, "efficiency",
+					r.ok && base > 0 ? json_real(r.busbw_gbps / base)
+							 : json_null()));
+		}
+		json_array_append_new(scaling, grp);
+	}
+	if (json_is_number(json_object_get(m, "mttr_seconds")))
+		mttr = json_pack("{s:b, s:f}", "measured", 1, "seconds",
+				 json_number_value(json_object_get(m, "mttr_seconds")));
+	else
+		mttr = json_pack("{s:b}", "measured", 0);
+	json_decref(m);
+	free(path);
+	return json_pack("{s:s, s:b, s:b, s:o, s:o, s:o}", "cluster", "", "ok", ok, "simulated",
+			 simulated, "single_gpu", single, "scaling", scaling, "mttr", mttr);
+}
+
+int gc_cmd_nccl_probe(struct gc_cmd_ctx *ctx, struct gc_engine *e, bool across_only, json_t **out)
+{
+	struct gc_session_opts o = { .mode = GC_BOOT_EXEC, .command = probe };
+	struct report_state rs = { .across_only = across_only };
+	struct gc_session s;
+	size_t failed;
+	char *path = NULL;
+	int rc;
+
+	*out = NULL;
+	gc_hosts_init(&rs.hosts, ctx->spec->name, "", 0, NULL, NULL);
+	o.prepare = report_prepare;
+	o.prepare_ctx = &rs;
+	gc_session_init(&s);
+	rc = gc_cmd_boot_run(ctx, e, NULL, &o, &s);
+	if (!s.ran)
+		goto out;
+	*out = report_doc(&s, &rs, e->state_dir, &failed);
+	json_object_set_new(*out, "cluster", json_string(ctx->spec->name));
+	/* the last figures, for whoever reads the cluster's state (status, a later report) */
+	path = gc_xasprintf("%s/nccl.json", e->state_dir);
+	if (json_dump_file(*out, path, JSON_INDENT(2)) < 0)
+		gc_out_warn(ctx->out, "cannot write '%s'", path);
+out:
+	free(path);
+	gc_session_release(&s);
+	gc_hosts_release(&rs.hosts);
+	free(rs.vars);
+	free(rs.val);
+	free(rs.group_nodes);
+	return rc;
+}
+
+size_t gc_cmd_nccl_errors(struct gc_cmd_ctx *ctx, const json_t *doc)
+{
+	size_t failed = 0;
+
+	for (size_t i = 0; i < json_array_size(json_object_get(doc, "scaling")); i++) {
+		const json_t *g = json_array_get(json_object_get(doc, "scaling"), i);
+		const json_t *x = json_object_get(g, "across_nodes");
+
+		if (json_is_string(json_object_get(x, "not_run")))
+			gc_out_warn(ctx->out,
+				    "group '%s': the all-reduce across its nodes did not run: %s",
+				    json_string_value(json_object_get(g, "group")),
+				    json_string_value(json_object_get(x, "not_run")));
+		if (!x || json_is_true(json_object_get(x, "ok")))
+			continue;
+		failed++;
+		if (json_is_number(json_object_get(x, "busbw_gbps")))
+			gc_out_error(
+				ctx->out,
+				"group '%s': the all-reduce across its %lld nodes reached %.2f GB/s "
+				"of bus bandwidth, below the floor of %.2f GB/s for a %s network "
+				"(half of %.0f Gbit/s): the node set fails",
+				json_string_value(json_object_get(g, "group")),
+				(long long)json_integer_value(json_object_get(g, "nodes")),
+				json_number_value(json_object_get(x, "busbw_gbps")),
+				json_number_value(json_object_get(x, "floor_gbps")),
+				json_string_value(json_object_get(g, "fabric")),
+				json_number_value(json_object_get(x, "line_gbit")));
+		else
+			gc_out_error(ctx->out,
+				     "group '%s': the all-reduce across its nodes gave no result "
+				     "(are nccl-tests' all_reduce_perf and mpirun on its node 0?)",
+				     json_string_value(json_object_get(g, "group")));
+	}
+	if (failed)
+		gc_out_hint(ctx->out,
+			    "check the nodes' network (`gpucluster exec -- ip -s link`) and "
+			    "that they share a placement group");
+	return failed;
+}
