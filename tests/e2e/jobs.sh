@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# jobs.sh: what a job gets besides its command (issue 15), on SSH nodes of the emulator.
+#
+# envs in the spec and run --env reach the job (a later --env wins over the spec); a
+# secret named in the spec reaches the job from the user's environment, and is nowhere
+# else afterwards: not in gpucluster's output, its state and logs, the request log, the
+# GitHub Actions outputs (masked there), nor on the node's disk (the nodes' roots are in
+# $work too). Bad input fails before anything is created: a secret whose variable is
+# unset, a malformed --env, an --env that names a secret.
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+sim_start_nodes --seed 7
+t0=$SECONDS
+lap() { note "$1 ($((SECONDS - t0)) s)"; }
+
+# job_spec NAME [EXTRA_YAML]: N nodes on the GPU-ready image (the quickest bootstrap)
+job_spec() {
+	{
+		printf 'name: %s\nprovider:\n  name: %s\n  region: %s\n  endpoint: %s\n' "$1" \
+			"$CLOUD" "$REGION" "$ENDPOINT"
+		printf 'ssh:\n  user: ubuntu\n  port: %s\nnode_groups:\n' "$SSH_PORT"
+		printf '  - name: workers\n    count: %s\n    instance_types: [%s]\n' "${3:-2}" "$TYPE_READY"
+		printf '    image: gpu-ready\n'
+		printf 'bootstrap:\n  driver: preinstalled\n  cuda: none\n  container: none\n'
+		printf '%s\n' "${2:-}"
+	} >"$work/$1.yaml"
+}
+
+secret="s3cr3t-$RANDOM-$RANDOM-value"
+job_spec e2e-jobs "$(printf 'envs:\n  STAGE: train\n  EPOCHS: 3\nsecrets: [WANDB_API_KEY]')"
+
+# bad input: nothing is created, nothing is asked of the cloud
+before=$(wc -l <"$work/requests.log" 2>/dev/null || echo 0)
+gc run "$work/e2e-jobs.yaml" -- true
+[ "$rc" = 1 ] || fail "run with an unset secret exited $rc"
+grep -q "secret 'WANDB_API_KEY' (.*e2e-jobs.yaml: secrets) is not set in your environment" \
+	"$work/err" || fail "an unset secret is not reported"
+export WANDB_API_KEY=$secret
+gc run --env 'BAD NAME=1' "$work/e2e-jobs.yaml" -- true
+[ "$rc" = 64 ] || fail "run --env with a bad name exited $rc"
+gc run --env "WANDB_API_KEY=$secret" "$work/e2e-jobs.yaml" -- true
+[ "$rc" = 64 ] || fail "run --env naming a secret exited $rc"
+grep -q "'WANDB_API_KEY' is a secret of the spec" "$work/err" || fail "--env of a secret is not refused"
+after=$(wc -l <"$work/requests.log" 2>/dev/null || echo 0)
+[ "$before" = "$after" ] || fail "bad input sent $((after - before)) requests to the cloud"
+expect_alive e2e-jobs 0 "after bad input"
+lap "bad input: refused before anything was created"
+
+# the job sees envs, --env (winning over the spec) and the secret; in GitHub Actions mode
+export GITHUB_ACTIONS=true GITHUB_REPOSITORY=acme/train GITHUB_RUN_ID=7 GITHUB_RUN_ATTEMPT=1
+export GITHUB_OUTPUT=$work/gh-output GITHUB_STEP_SUMMARY=$work/gh-summary
+: >"$GITHUB_OUTPUT"
+: >"$GITHUB_STEP_SUMMARY"
+want=$(printf %s "$secret" | sha256sum | cut -c1-64)
+# shellcheck disable=SC2016 # expanded by the nodes' shell
+gc run --env EPOCHS=5 --env 'NOTE=a b' "$work/e2e-jobs.yaml" -- \
+	'echo "$STAGE/$EPOCHS/$NOTE/$(printf %s "$WANDB_API_KEY" | sha256sum | cut -c1-64)";' \
+	'ps -eo args >/tmp/ps.txt 2>&1; ls ~/.gpucluster/bootstrap/ >/tmp/ls.txt 2>&1; true'
+unset GITHUB_ACTIONS
+[ "$rc" = 0 ] || fail "run with envs and a secret exited $rc"
+for r in 0 1; do
+	grep -qx "\[workers/$r\] train/5/a b/$want" "$work/out" ||
+		fail "workers/$r did not see the envs and the secret"
+done
+grep -qxF "::add-mask::$secret" "$work/err" || fail "the secret is not masked in GitHub Actions"
+cp "$work/out" "$work/run.out"
+grep -vxF "::add-mask::$secret" "$work/err" >"$work/run.err" || true
+lap "envs, --env and a secret reach the job"
+
+# nowhere else: stdout/stderr (but the mask), the request log, GitHub's outputs, the
+# state and log files, HOME, the nodes' disks (ps and ls as the job saw them included)
+rm -f "$work/out" "$work/err"
+if grep -rlF -- "$secret" "$work" >"$work/leaks" 2>/dev/null; then
+	fail "the secret leaked into: $(tr '\n' ' ' <"$work/leaks")"
+fi
+grep -rq 'exec.sh' "$work" --include=ls.txt && fail "the job's script stayed on the node's disk"
+lap "the secret is in no log, output or file"
+
+gc_ok destroy -y "$work/e2e-jobs.yaml"
+expect_alive e2e-jobs 0 "after destroy"
+requests_valid
+note "ok ($((SECONDS - t0)) s)"
