@@ -101,8 +101,9 @@ struct run_state {
 	struct gc_hosts_var *env;   /* GC_HOSTS_N_ENV per node */
 	struct gc_runner_var *vars; /* RUN_N_VARS per node */
 	const struct gc_boot *boot;
-	int width;     /* of the widest label */
-	char *job_env; /* exports of envs, --env and secrets (cmd/job.h) */
+	int width; /* of the widest label */
+	/* exports of envs, --env and secrets (cmd/job.h) */
+	char *job_env;
 };
 
 /* The nodes are known: each gets its rank variables (the ones hosts --format torchrun
