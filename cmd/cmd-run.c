@@ -49,6 +49,9 @@ static const struct gc_opt run_opts[] = {
 	  .def = "604800",
 	  .min = 1,
 	  .max = 2592000 },
+	{ .name = "detach",
+	  .type = GC_OPT_FLAG,
+	  .help = "start the command under a supervisor on the nodes and return (see 'jobs', 'logs')" },
 	{ .name = "env",
 	  .type = GC_OPT_STRING,
 	  .arg = "NAME=VALUE",
@@ -282,6 +285,16 @@ out:
 
 /* ---- the command ------------------------------------------------------------------- */
 
+/* run --detach: where the job is now, and how to follow it. */
+static void job_started(struct gc_cmd_ctx *ctx, const char *id)
+{
+	gc_out_printf(ctx->out, ctx->out->err,
+		      "run: job %s runs on its own: '%s logs --follow -f %s %s' follows it, "
+		      "'%s jobs %s' lists it\n",
+		      id, GC_PROGRAM, ctx->spec_file, id, GC_PROGRAM, ctx->spec_file);
+	gc_out_printf(ctx->out, ctx->out->out, "%s\n", id);
+}
+
 /* The summary of the command: each failed node, then one line. */
 static void print_outcome(struct gc_cmd_ctx *ctx, const struct gc_session *b)
 {
@@ -322,7 +335,8 @@ static int run_command(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_s
 		       struct gc_session *b)
 {
 	struct gc_session_opts o = { .mode = GC_BOOT_EXEC };
-	char *script = run_script(ctx, rs->job_env);
+	char *script = gc_cmd_opt_given(ctx, "detach") ? gc_job_launch_script(ctx, rs->job_env)
+						       : run_script(ctx, rs->job_env);
 	int rc;
 
 	o.command = script;
@@ -369,6 +383,16 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 			     "'--no-wait' cannot go with 'run': the command needs running nodes");
 		return GC_EXIT_USAGE;
 	}
+	if (down && gc_cmd_opt_given(ctx, "detach")) {
+		gc_out_error(o,
+			     "'--down' cannot go with '--detach' yet: the teardown would not "
+			     "wait for the job");
+		gc_out_hint(o,
+			    "give the spec a lifecycle.ttl, or '%s destroy' once '%s jobs' "
+			    "shows the job ended",
+			    GC_PROGRAM, GC_PROGRAM);
+		return GC_EXIT_USAGE;
+	}
 	gc_job_env_init(&job);
 	rc = gc_job_env_load(&job, ctx);
 	if (rc != GC_EXIT_OK) {
@@ -406,6 +430,8 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 	if (rc == GC_EXIT_OK && !gc_cmd_interrupted()) {
 		rc = run_command(ctx, &e, &rs, &b);
 		why = rc == GC_EXIT_OK ? "the command succeeded" : "the command failed";
+		if (rc == GC_EXIT_OK && gc_cmd_opt_given(ctx, "detach"))
+			job_started(ctx, rs.run_id);
 	}
 	interrupted = gc_cmd_interrupted();
 	if (interrupted)

@@ -27,9 +27,10 @@
 
 /* Alphabetical. A command is listed here only once it works end to end. */
 const struct gc_cmd_entry *const gc_cmd_table[] = {
-	&gc_cmd_apply, &gc_cmd_bootstrap, &gc_cmd_destroy, &gc_cmd_exec,     &gc_cmd_gc,
-	&gc_cmd_help,  &gc_cmd_hosts,	  &gc_cmd_plan,	   &gc_cmd_run,	     &gc_cmd_scale,
-	&gc_cmd_smoke, &gc_cmd_ssh,	  &gc_cmd_status,  &gc_cmd_validate, &gc_cmd_version,
+	&gc_cmd_apply,	  &gc_cmd_bootstrap, &gc_cmd_destroy, &gc_cmd_exec, &gc_cmd_gc,
+	&gc_cmd_help,	  &gc_cmd_hosts,     &gc_cmd_jobs,    &gc_cmd_logs, &gc_cmd_plan,
+	&gc_cmd_run,	  &gc_cmd_scale,     &gc_cmd_smoke,   &gc_cmd_ssh,  &gc_cmd_status,
+	&gc_cmd_validate, &gc_cmd_version,
 };
 const size_t gc_cmd_table_len = sizeof(gc_cmd_table) / sizeof(gc_cmd_table[0]);
 

@@ -154,6 +154,8 @@ extern const struct gc_cmd_entry gc_cmd_exec;
 extern const struct gc_cmd_entry gc_cmd_gc;
 extern const struct gc_cmd_entry gc_cmd_help;
 extern const struct gc_cmd_entry gc_cmd_hosts;
+extern const struct gc_cmd_entry gc_cmd_jobs;
+extern const struct gc_cmd_entry gc_cmd_logs;
 extern const struct gc_cmd_entry gc_cmd_plan;
 extern const struct gc_cmd_entry gc_cmd_run;
 extern const struct gc_cmd_entry gc_cmd_scale;

@@ -136,3 +136,73 @@ void gc_job_env_release(struct gc_job_env *j)
 	free(j->values);
 	gc_job_env_init(j);
 }
+
+/* ---- detached jobs ---------------------------------------------------------------------- */
+
+bool gc_job_id_ok(const char *id)
+{
+	size_t n = strlen(id);
+
+	return n >= 1 && n <= 47 && strspn(id, "0123456789-") == n;
+}
+
+/* Run by the supervisor with the job's folder as $1: the job, its output, its exit. */
+static const char job_wrap[] =
+	"gc_j=$1\n"
+	"cd \"$HOME\" 2>/dev/null || cd /\n"
+	"cat /proc/sys/kernel/random/boot_id >\"$gc_j/boot_id\"\n"
+	"echo $$ >\"$gc_j/pid\"\n"
+	". \"$gc_j/env.sh\"\n"
+	"bash \"$gc_j/job.sh\" >>\"$gc_j/output.log\" 2>&1 </dev/null\n"
+	"echo $? >\"$gc_j/exit.tmp\" && mv -f \"$gc_j/exit.tmp\" \"$gc_j/exit\"\n";
+
+char *gc_job_launch_script(const struct gc_cmd_ctx *ctx, const char *job_env)
+{
+	struct gc_buf s = GC_BUF_INIT(0), job = GC_BUF_INIT(0);
+
+	gc_buf_addf(&job, "%s(\n", job_env ? job_env : "");
+	for (size_t i = 0; i < ctx->n_cmd; i++)
+		gc_buf_addf(&job, "%s%s", i ? " " : "", ctx->cmd[i]);
+	gc_buf_addstr(&job, "\n)\n");
+	/* the launcher is the runner's script file, which holds the job's secrets too */
+	gc_buf_addstr(&s,
+		      "rm -f -- \"$0\" 2>/dev/null || true\n"
+		      "umask 077\n"
+		      "gc_j=\"$HOME/.gpucluster/jobs/$GPUCLUSTER_RUN_ID\"\n"
+		      "mkdir -p \"$gc_j\" || exit 1\n"
+		      "declare -p MASTER_ADDR MASTER_PORT NNODES NODE_RANK NPROC_PER_NODE "
+		      "GPUCLUSTER_NODE GPUCLUSTER_RUN_ID >\"$gc_j/env.sh\" || exit 1\n"
+		      "printf '%s' ");
+	gc_sh_quote(&s, job.data);
+	gc_buf_addstr(&s, " >\"$gc_j/job.sh\" || exit 1\nprintf '%s' ");
+	gc_sh_quote(&s, job_wrap);
+	gc_buf_addstr(
+		&s,
+		" >\"$gc_j/wrap.sh\" || exit 1\n"
+		"if command -v systemd-run >/dev/null 2>&1 && sudo -n true 2>/dev/null; then\n"
+		"\tsudo -n systemd-run --quiet --collect "
+		"--unit \"gpucluster-job-$GPUCLUSTER_RUN_ID\" --uid \"$(id -u)\" "
+		"--gid \"$(id -g)\" --setenv HOME=\"$HOME\" "
+		"bash \"$gc_j/wrap.sh\" \"$gc_j\" || exit 1\n"
+		"\techo \"gpucluster-job-$GPUCLUSTER_RUN_ID\" >\"$gc_j/unit\"\n"
+		"else\n"
+		"\tsetsid nohup bash \"$gc_j/wrap.sh\" \"$gc_j\" >/dev/null 2>&1 </dev/null &\n"
+		"fi\n"
+		"echo \"job $GPUCLUSTER_RUN_ID started\"\n");
+	gc_keypair_wipe_buf(&job);
+	return gc_buf_detach(&s, NULL);
+}
+
+const char gc_job_state_fn[] =
+	"gc_job_state() {\n"
+	"\tif [ -f \"$1/exit\" ]; then echo \"exited $(cat \"$1/exit\")\"\n"
+	"\telif [ ! -f \"$1/boot_id\" ]; then echo starting\n"
+	"\telif [ \"$(cat \"$1/boot_id\")\" != \"$(cat /proc/sys/kernel/random/boot_id)\" ]; then "
+	"echo lost\n"
+	"\telif [ -f \"$1/unit\" ] && systemctl is-active --quiet \"$(cat \"$1/unit\")\"; then "
+	"echo running\n"
+	"\telif [ ! -f \"$1/unit\" ] && kill -0 \"$(cat \"$1/pid\" 2>/dev/null)\" 2>/dev/null; then "
+	"echo running\n"
+	"\telif [ -f \"$1/exit\" ]; then echo \"exited $(cat \"$1/exit\")\"\n"
+	"\telse echo lost; fi\n"
+	"}\n";

@@ -9,6 +9,7 @@
 #ifndef GC_CMD_JOB_H
 #define GC_CMD_JOB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cmd/cmd.h"
@@ -28,5 +29,21 @@ int gc_job_env_load(struct gc_job_env *j, struct gc_cmd_ctx *ctx);
  * The caller frees it with gc_wipe_free (core/keygen.h). */
 char *gc_job_env_script(const struct gc_job_env *j);
 void gc_job_env_release(struct gc_job_env *j);
+
+/* ---- detached jobs (run --detach, logs, jobs) --------------------------------------------
+ * A detached job lives on each node in ~/.gpucluster/jobs/ID/ (mode 0700): job.sh (the
+ * command with its exports; removed by the job as it starts when it holds secrets),
+ * env.sh (the rank variables), pid, output.log (stdout and stderr), and exit once it
+ * ended. docs/internals/jobs.md. */
+/* Whether id looks like a job id (what run makes: digits and '-', 1-47 characters). */
+bool gc_job_id_ok(const char *id);
+/* The launcher run as `run --detach`'s command: writes the job's files and starts it under
+ * systemd-run (sudo -n; the sim has a shim), or setsid where there is none. job_env as
+ * from gc_job_env_script; the result holds secrets: free it with gc_wipe_free. */
+char *gc_job_launch_script(const struct gc_cmd_ctx *ctx, const char *job_env);
+/* A shell function for the node: `gc_job_state DIR` prints "exited CODE", "running",
+ * "starting" (the supervisor has not started it yet) or "lost" (no exit code and no
+ * process: the node rebooted, or the job was killed). */
+extern const char gc_job_state_fn[];
 
 #endif

@@ -74,8 +74,64 @@ rm -f "$work/out" "$work/err"
 if grep -rlF -- "$secret" "$work" >"$work/leaks" 2>/dev/null; then
 	fail "the secret leaked into: $(tr '\n' ' ' <"$work/leaks")"
 fi
-grep -rq 'exec.sh' "$work" --include=ls.txt && fail "the job's script stayed on the node's disk"
+grep -rqE '^exec.*\.sh$' "$work" --include=ls.txt && fail "the job's script stayed on the node's disk"
 lap "the secret is in no log, output or file"
+
+# a detached job: run returns at once with the job's id, the job outlives it; jobs shows
+# it running, then logs --follow streams each rank's output until it ends, and jobs has
+# each rank's exit code. The job's id goes to stdout, last.
+gc run --down --detach "$work/e2e-jobs.yaml" -- true
+[ "$rc" = 64 ] || fail "run --down --detach exited $rc"
+# shellcheck disable=SC2016 # expanded by the nodes' shell
+gc_ok run --detach --no-apply "$work/e2e-jobs.yaml" -- \
+	'echo "start $NODE_RANK $STAGE"; while [ ! -e ~/go ]; do sleep 0.1; done;' \
+	'echo "end $NODE_RANK"; exit $NODE_RANK'
+job=$(tail -n 1 "$work/out")
+[[ $job =~ ^[0-9]+-[0-9]+$ ]] || fail "run --detach printed no job id: $(cat "$work/out")"
+grep -q "run: job $job runs on its own" "$work/err" || fail "run --detach did not say where the job is"
+gc_ok jobs "$work/e2e-jobs.yaml"
+for r in 0 1; do
+	grep -Eq "^$job +workers/$r +running$" "$work/out" || fail "jobs does not show workers/$r running"
+done
+gc_ok logs -f "$work/e2e-jobs.yaml" "$job"
+for r in 0 1; do
+	grep -qx "\[workers/$r\] start $r train" "$work/out" || fail "logs lacks the start of rank $r"
+done
+grep -q ' end ' "$work/out" && fail "the job ended before it was told to"
+lap "run --detach: the job runs on after run returned"
+
+# logs --follow in the background streams until the job ends on every node
+(
+	cloud_export
+	exec "$GC_BIN" --no-color logs --follow -f "$work/e2e-jobs.yaml" "$job" >"$work/follow.out" \
+		2>"$work/follow.err" </dev/null
+) &
+follow=$!
+gc_ok exec "$work/e2e-jobs.yaml" -- 'touch ~/go' # beside logs --follow: no lock
+set +e
+wait "$follow"
+frc=$?
+set -e
+[ "$frc" = 0 ] || fail "logs --follow exited $frc: $(cat "$work/follow.err")"
+for r in 0 1; do
+	grep -qx "\[workers/$r\] end $r" "$work/follow.out" || fail "logs --follow lacks the end of rank $r"
+done
+gc_ok jobs -o json "$work/e2e-jobs.yaml"
+jq -e --arg j "$job" '[.jobs[] | select(.job == $j) | "\(.node)=\(.state)/\(.exit_code)"]
+	== ["workers/0=exited/0", "workers/1=exited/1"]' "$work/out" >/dev/null ||
+	fail "jobs -o json: $(cat "$work/out")"
+gc_ok logs -f "$work/e2e-jobs.yaml"
+grep -qx '\[workers/1\] end 1' "$work/out" || fail "logs without a job id did not show the latest job"
+gc logs -f "$work/e2e-jobs.yaml" 1-1
+[ "$rc" = 1 ] || fail "logs of an unknown job exited $rc"
+grep -q 'no job 1-1 on this node' "$work/err" || fail "an unknown job is not reported"
+gc logs -f "$work/e2e-jobs.yaml" 'x;y'
+[ "$rc" = 64 ] || fail "logs of a malformed job id exited $rc"
+rm -f "$work/out" "$work/err" "$work/follow.out" "$work/follow.err"
+if grep -rlF -- "$secret" "$work" >"$work/leaks" 2>/dev/null; then
+	fail "the detached job's secret leaked into: $(tr '\n' ' ' <"$work/leaks")"
+fi
+lap "logs --follow until the end, jobs with exit codes, no secret left on disk"
 
 gc_ok destroy -y "$work/e2e-jobs.yaml"
 expect_alive e2e-jobs 0 "after destroy"
