@@ -74,7 +74,7 @@ rm -f "$work/out" "$work/err"
 if grep -rlF -- "$secret" "$work" >"$work/leaks" 2>/dev/null; then
 	fail "the secret leaked into: $(tr '\n' ' ' <"$work/leaks")"
 fi
-grep -rqE '^exec.*\.sh$' "$work" --include=ls.txt && fail "the job's script stayed on the node's disk"
+grep -rqE '^exec' "$work" --include=ls.txt && fail "the job's script stayed on the node's disk"
 lap "the secret is in no log, output or file"
 
 # a detached job: run returns at once with the job's id, the job outlives it; jobs shows
