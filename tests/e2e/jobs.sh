@@ -6,7 +6,11 @@
 # else afterwards: not in gpucluster's output, its state and logs, the request log, the
 # GitHub Actions outputs (masked there), nor on the node's disk (the nodes' roots are in
 # $work too). Bad input fails before anything is created: a secret whose variable is
-# unset, a malformed --env, an --env that names a secret.
+# unset, a malformed --env, an --env that names a secret. Then a detached job (run
+# --detach) outlives the run that started it: jobs shows it running, logs shows each rank's
+# output so far, logs --follow streams until it ends (beside an exec on the same nodes),
+# jobs has each rank's exit code, logs without an id shows the latest job; an unknown or
+# malformed job id is an error; run --down --detach is refused (not built yet).
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
