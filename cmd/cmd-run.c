@@ -18,10 +18,12 @@
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
 #include "cmd/gha.h"
+#include "cmd/job.h"
 #include "cmd/output.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/engine.h"
+#include "core/keygen.h"
 
 #define RUN_N_VARS	 (GC_HOSTS_N_ENV + 2) /* + GPUCLUSTER_NODE, GPUCLUSTER_RUN_ID */
 #define STOP_TIMEOUT_MS	 30000
@@ -48,6 +50,14 @@ static const struct gc_opt run_opts[] = {
 	  .def = "604800",
 	  .min = 1,
 	  .max = 2592000 },
+	{ .name = "detach",
+	  .type = GC_OPT_FLAG,
+	  .help = "start the command under a supervisor on the nodes and return (see 'jobs', 'logs')" },
+	{ .name = "env",
+	  .type = GC_OPT_STRING,
+	  .arg = "NAME=VALUE",
+	  .help = "a variable for the command (repeatable; after the spec's envs)",
+	  .repeat = true },
 	GC_CMD_APPLY_OPTS,
 	{ .name = NULL },
 };
@@ -60,15 +70,18 @@ static const struct gc_opt run_opts[] = {
  * (a step's reboot request) becomes 1. The runner's `timeout` puts the script in a
  * process group of its own, which the script writes down for stop_remote.
  */
-static char *run_script(const struct gc_cmd_ctx *ctx)
+static char *run_script(const struct gc_cmd_ctx *ctx, const char *job_env)
 {
-	return gc_cmd_user_script(ctx,
-				  "gc_f=" RUN_PGID_FILE "\n"
-				  "if mkdir -p \"$HOME/.gpucluster\" 2>/dev/null &&\n"
-				  "\tread -r _ _ _ _ gc_pg _ 2>/dev/null </proc/$$/stat; then\n"
-				  "\tprintf '%s\\n' \"$gc_pg\" >\"$gc_f\" 2>/dev/null || true\n"
-				  "fi\n",
-				  "rm -f \"$gc_f\"\n");
+	char *before = gc_xasprintf("%s%s", job_env ? job_env : "",
+				    "gc_f=" RUN_PGID_FILE "\n"
+				    "if mkdir -p \"$HOME/.gpucluster\" 2>/dev/null &&\n"
+				    "\tread -r _ _ _ _ gc_pg _ 2>/dev/null </proc/$$/stat; then\n"
+				    "\tprintf '%s\\n' \"$gc_pg\" >\"$gc_f\" 2>/dev/null || true\n"
+				    "fi\n");
+	char *script = gc_cmd_user_script(ctx, before, "rm -f \"$gc_f\"\n");
+
+	gc_wipe_free(before);
+	return script;
 }
 
 /* TERM to the command's process group, KILL after 5 s: what Ctrl-C is to a local job. */
@@ -93,6 +106,8 @@ struct run_state {
 	struct gc_runner_var *vars; /* RUN_N_VARS per node */
 	const struct gc_boot *boot;
 	int width; /* of the widest label */
+	/* exports of envs, --env and secrets (cmd/job.h) */
+	char *job_env;
 };
 
 /* The nodes are known: each gets its rank variables (the ones hosts --format torchrun
@@ -271,6 +286,16 @@ out:
 
 /* ---- the command ------------------------------------------------------------------- */
 
+/* run --detach: where the job is now, and how to follow it. */
+static void job_started(struct gc_cmd_ctx *ctx, const char *id)
+{
+	gc_out_printf(ctx->out, ctx->out->err,
+		      "run: job %s runs on its own: '%s logs --follow -f %s %s' follows it, "
+		      "'%s jobs %s' lists it\n",
+		      id, GC_PROGRAM, ctx->spec_file, id, GC_PROGRAM, ctx->spec_file);
+	gc_out_printf(ctx->out, ctx->out->out, "%s\n", id);
+}
+
 /* The summary of the command: each failed node, then one line. */
 static void print_outcome(struct gc_cmd_ctx *ctx, const struct gc_session *b)
 {
@@ -312,7 +337,8 @@ static int run_command(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_s
 		       struct gc_session *b)
 {
 	struct gc_session_opts o = { .mode = GC_BOOT_EXEC };
-	char *script = run_script(ctx);
+	char *script = gc_cmd_opt_given(ctx, "detach") ? gc_job_launch_script(ctx, rs->job_env)
+						       : run_script(ctx, rs->job_env);
 	int rc;
 
 	o.command = script;
@@ -331,7 +357,7 @@ static int run_command(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_s
 		fflush(ctx->out->out);
 		print_outcome(ctx, b);
 	}
-	free(script);
+	gc_wipe_free(script);
 	return rc;
 }
 
@@ -342,6 +368,7 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 	struct gc_engine_opts eopts;
 	struct gc_session b;
 	struct run_state rs;
+	struct gc_job_env job;
 	FILE *stdout_saved = o->out;
 	bool color_saved = o->color_out, down = gc_cmd_opt_given(ctx, "down"), engine = false;
 	bool interrupted;
@@ -358,6 +385,22 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 			     "'--no-wait' cannot go with 'run': the command needs running nodes");
 		return GC_EXIT_USAGE;
 	}
+	if (down && gc_cmd_opt_given(ctx, "detach")) {
+		gc_out_error(o,
+			     "'--down' cannot go with '--detach' yet: the teardown would not "
+			     "wait for the job");
+		gc_out_hint(o,
+			    "give the spec a lifecycle.ttl, or '%s destroy' once '%s jobs' "
+			    "shows the job ended",
+			    GC_PROGRAM, GC_PROGRAM);
+		return GC_EXIT_USAGE;
+	}
+	gc_job_env_init(&job);
+	rc = gc_job_env_load(&job, ctx);
+	if (rc != GC_EXIT_OK) {
+		gc_job_env_release(&job);
+		return rc;
+	}
 	/* the command line is the confirmation of what the apply launches; terminating
 	 * nodes (a spec that now says fewer) still asks, unless -y */
 	ctx->launches_approved = true;
@@ -366,6 +409,8 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 	memset(&rs, 0, sizeof(rs));
 	rs.ctx = ctx;
 	rs.master_port = (unsigned)gc_cmd_opt_int(ctx, "master-port");
+	rs.job_env = gc_job_env_script(&job);
+	gc_job_env_release(&job);
 	snprintf(rs.run_id, sizeof(rs.run_id), "%lld-%ld", (long long)time(NULL), (long)getpid());
 	gc_hosts_init(&rs.hosts, ctx->spec->name, ctx->spec->ssh.user, ctx->spec->ssh.port, NULL,
 		      NULL);
@@ -387,6 +432,8 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 	if (rc == GC_EXIT_OK && !gc_cmd_interrupted()) {
 		rc = run_command(ctx, &e, &rs, &b);
 		why = rc == GC_EXIT_OK ? "the command succeeded" : "the command failed";
+		if (rc == GC_EXIT_OK && gc_cmd_opt_given(ctx, "detach"))
+			job_started(ctx, rs.run_id);
 	}
 	interrupted = gc_cmd_interrupted();
 	if (interrupted)
@@ -411,6 +458,7 @@ out:
 	gc_hosts_release(&rs.hosts);
 	free(rs.env);
 	free(rs.vars);
+	gc_wipe_free(rs.job_env);
 	if (engine)
 		gc_engine_release(&e);
 	return rc;

@@ -159,6 +159,18 @@ static void explain(struct gc_buf *b, const struct gc_spec *s)
 			gc_buf_addf(b, "%s%s=%s", i ? ", " : "", s->tags[i].key, s->tags[i].value);
 		gc_buf_addch(b, '\n');
 	}
+	if (s->n_envs > 0) {
+		LABEL(b, "envs");
+		for (size_t i = 0; i < s->n_envs; i++)
+			gc_buf_addf(b, "%s%s", i ? ", " : "", s->envs[i].key);
+		gc_buf_addch(b, '\n');
+	}
+	if (s->n_secrets > 0) {
+		LABEL(b, "secrets");
+		for (size_t i = 0; i < s->n_secrets; i++)
+			gc_buf_addf(b, "%s%s", i ? ", " : "", s->secrets[i]);
+		gc_buf_addch(b, '\n');
+	}
 }
 
 static void print_valid(struct gc_cmd_ctx *ctx, const char *file, const struct gc_spec *s,
@@ -297,6 +309,14 @@ static json_t *spec_json(const struct gc_spec *s)
 	for (size_t i = 0; i < s->n_tags; i++)
 		json_object_set_new(o, s->tags[i].key, jstr(s->tags[i].value));
 	json_object_set_new(j, "tags", o);
+	o = json_object();
+	for (size_t i = 0; i < s->n_envs; i++)
+		json_object_set_new(o, s->envs[i].key, jstr(s->envs[i].value));
+	json_object_set_new(j, "envs", o);
+	o = json_array();
+	for (size_t i = 0; i < s->n_secrets; i++)
+		json_array_append_new(o, jstr(s->secrets[i]));
+	json_object_set_new(j, "secrets", o);
 	return j;
 }
 

@@ -1935,6 +1935,63 @@ static void check_tags(struct val *v, const struct spec_node *n, struct gc_spec 
 	free(first);
 }
 
+/* envs and secrets: environment variable names, as a shell takes them. */
+static bool env_name_ok(const char *s, size_t len)
+{
+	if (len < 1 || len > 128 || strlen(s) != len || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return true;
+}
+
+/* envs: a mapping of variable names to scalar values (a number or boolean as written). */
+static void check_envs(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+{
+	size_t *first = map_dups(v, n), stored = 0;
+	char q[SPEC_QUOTE_SIZE];
+
+	if (!first)
+		return;
+	if (n->n / 2 > GC_SPEC_MAX_ENVS)
+		bad(v, n, "%zu variables, at most %u are allowed", n->n / 2, GC_SPEC_MAX_ENVS);
+	spec->envs = gc_xcalloc(n->n / 2 ? n->n / 2 : 1, sizeof(*spec->envs));
+	for (size_t i = 0; i < n->n / 2 && stored < GC_SPEC_MAX_ENVS; i++) {
+		const struct spec_node *key = n->items[2 * i], *val = n->items[2 * i + 1];
+		enum spec_type t;
+		size_t mark;
+
+		if (!key_ok(v, key))
+			continue;
+		if (first[i] != i) {
+			report_dup_key(v, key, n->items[2 * first[i]]);
+			continue;
+		}
+		if (!env_name_ok(key->text, key->len)) {
+			spec_quote(q, key->text, key->len);
+			bad(v, key,
+			    "'%s' is not a valid variable name: use A-Z, a-z, 0-9 and _, not "
+			    "starting with a digit",
+			    q);
+			continue;
+		}
+		mark = path_key(v, key->text);
+		t = spec_node_type(val);
+		if (!env_ok(v, val)) {
+		} else if (t == SPEC_T_MAPPING || t == SPEC_T_LIST) {
+			bad_type(v, val, "a string");
+		} else {
+			spec->envs[stored].key = gc_xstrdup(key->text);
+			spec->envs[stored++].value = gc_xstrdup(t == SPEC_T_NULL ? "" : val->text);
+			spec->n_envs = stored;
+		}
+		path_pop(v, mark);
+	}
+	free(first);
+}
+
 #define ROOT_KEY_LIST(X)                   \
 	X(ROOT_NAME, "name")               \
 	X(ROOT_PROVIDER, "provider")       \
@@ -1942,7 +1999,9 @@ static void check_tags(struct val *v, const struct spec_node *n, struct gc_spec 
 	X(ROOT_NODE_GROUPS, "node_groups") \
 	X(ROOT_BOOTSTRAP, "bootstrap")     \
 	X(ROOT_LIFECYCLE, "lifecycle")     \
-	X(ROOT_TAGS, "tags")
+	X(ROOT_TAGS, "tags")               \
+	X(ROOT_ENVS, "envs")               \
+	X(ROOT_SECRETS, "secrets")
 KEY_TABLE(root_keys, ROOT_KEY_LIST, ROOT_KEYS);
 
 static void check_root(struct val *v, const struct spec_node *root, struct gc_spec *spec)
@@ -1982,6 +2041,15 @@ static void check_root(struct val *v, const struct spec_node *root, struct gc_sp
 	}
 	if ((x = present(v, &s[ROOT_TAGS], &mark))) {
 		check_tags(v, x, spec);
+		path_pop(v, mark);
+	}
+	if ((x = present(v, &s[ROOT_ENVS], &mark))) {
+		check_envs(v, x, spec);
+		path_pop(v, mark);
+	}
+	if ((x = present(v, &s[ROOT_SECRETS], &mark))) {
+		get_str_list(v, x, GC_SPEC_MAX_ENVS, env_name_ok, "variable name", &spec->secrets,
+			     &spec->n_secrets);
 		path_pop(v, mark);
 	}
 }

@@ -142,6 +142,12 @@ void gc_spec_free(struct gc_spec *spec)
 		free(spec->tags[i].value);
 	}
 	free(spec->tags);
+	for (size_t i = 0; spec->envs && i < spec->n_envs; i++) {
+		free(spec->envs[i].key);
+		free(spec->envs[i].value);
+	}
+	free(spec->envs);
+	gc_strv_free(spec->secrets, spec->n_secrets);
 	free(spec);
 }
 

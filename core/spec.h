@@ -37,6 +37,7 @@
 #define GC_SPEC_MAX_ALLOW_FROM	   32
 #define GC_SPEC_MAX_STEPS	   32
 #define GC_SPEC_MAX_USER_TAGS	   12  /* the tightest cloud's 20 per resource, less ours */
+#define GC_SPEC_MAX_ENVS	   64  /* envs and secrets, each */
 #define GC_SPEC_TAG_KEY_MAX	   127 /* the tightest cloud's key limit */
 #define GC_SPEC_TAG_VALUE_MAX	   128 /* the tightest cloud's value limit */
 
@@ -192,6 +193,12 @@ struct gc_spec {
 	} lifecycle;
 	struct gc_spec_tag *tags;
 	size_t n_tags;
+	/* envs: NAME -> value given to every job (run); secrets: names of variables whose
+	 * values run reads from the user's environment (cmd/job.c) */
+	struct gc_spec_tag *envs;
+	size_t n_envs;
+	char **secrets;
+	size_t n_secrets;
 };
 
 /*

@@ -63,6 +63,7 @@ extern char **environ;
 #define DEFAULT_SSH_PORT  2222
 #define SANDBOX_PATH	  "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define BOOT_HOOK	  "/usr/local/lib/gpucluster-sim/boot"
+#define UNIT_RUNNER	  "/usr/local/lib/gpucluster-sim/unit"
 
 enum node_phase {
 	PH_CREATED,   /* socket bound, not listening */
@@ -578,7 +579,8 @@ static void sandbox_argv(struct sim_nodes *n, const struct node *node, bool as_r
 }
 
 /* Spawns a sandboxed command with fd as stdin and stdout (-1: /dev/null). Lock held. */
-static pid_t spawn(struct sim_nodes *n, struct node *node, bool boot, int fd)
+/* unit: a transient unit's name (systemd-run's shim): its runner, as the node's user */
+static pid_t spawn(struct sim_nodes *n, struct node *node, bool boot, int fd, const char *unit)
 {
 	struct argv a = { 0 };
 	posix_spawn_file_actions_t fa;
@@ -595,6 +597,10 @@ static pid_t spawn(struct sim_nodes *n, struct node *node, bool boot, int fd)
 	if (boot) {
 		argv_add(&a, "/bin/bash");
 		argv_add(&a, BOOT_HOOK);
+	} else if (unit) {
+		argv_add(&a, "/bin/bash");
+		argv_add(&a, UNIT_RUNNER);
+		argv_add(&a, unit);
 	} else {
 		argv_add(&a, n->sshd);
 		argv_add(&a, "-i");
@@ -635,7 +641,7 @@ static pid_t spawn(struct sim_nodes *n, struct node *node, bool boot, int fd)
 		 * The drop fault cuts the first session that lasts drop_ms, not simply the
 		 * first connection: a client's "is SSH up yet" probe must not use it up.
 		 */
-		if (!boot && !node->dropped && (node->faults & SIM_NODE_FAULT_DROP))
+		if (!boot && !unit && !node->dropped && (node->faults & SIM_NODE_FAULT_DROP))
 			c.kill_at_ns = now_ns() + (uint64_t)n->drop_ms * 1000000u;
 		GC_ALLOC_GROW(node->children, node->n_children + 1, node->alloc_children);
 		node->children[node->n_children++] = c;
@@ -1253,11 +1259,42 @@ static void begin_reboot(struct sim_nodes *n, struct node *node, uint64_t now)
 	node->reboot_until_ns = now + (uint64_t)n->reboot_ms * 1000000u;
 }
 
+/*
+ * The transient units systemd-run's shim asked for (units/NAME.start): each runs in a
+ * sandbox of its own, so it outlives the SSH session that started it (a session's sandbox
+ * dies with it) and dies with a reboot or stop, like the node's other processes.
+ */
+static void start_units(struct sim_nodes *n, struct node *node)
+{
+	char *dir = gc_xasprintf("%s/" SIM_STATE "/units", node->root);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		char *from, *to, *name;
+
+		if (len <= 6 || strcmp(e->d_name + len - 6, ".start") != 0)
+			continue;
+		name = gc_xstrndup(e->d_name, len - 6);
+		from = gc_xasprintf("%s/%s", dir, e->d_name);
+		to = gc_xasprintf("%s/%s.cmd", dir, name);
+		if (rename(from, to) == 0)
+			spawn(n, node, false, -1, name);
+		free(from);
+		free(to);
+		free(name);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
 static void advance(struct sim_nodes *n, struct node *node, uint64_t now)
 {
 	switch (node->phase) {
 	case PH_START:
-		if (spawn(n, node, true, -1) > 0)
+		if (spawn(n, node, true, -1, NULL) > 0)
 			node->phase = PH_BOOTING;
 		break;
 	case PH_BOOTING:
@@ -1277,6 +1314,8 @@ static void advance(struct sim_nodes *n, struct node *node, uint64_t now)
 			begin_reboot(n, node, now);
 		}
 		free(req);
+		if (node->phase == PH_UP)
+			start_units(n, node);
 		break;
 	}
 	case PH_REBOOTING:
@@ -1305,7 +1344,7 @@ static void accept_all(struct sim_nodes *n, struct node *node)
 
 		if (fd < 0)
 			return;
-		spawn(n, node, false, fd);
+		spawn(n, node, false, fd, NULL);
 		close(fd);
 	}
 }
