@@ -1612,8 +1612,7 @@ static unsigned create_batch(struct run *r, struct group_run *gr, const struct g
 						gr->types[0] = type;
 						gr->n_types = 1;
 					}
-					if (g->placement == GC_PLACEMENT_SAME_ZONE &&
-					    !gr->pinned_zone) {
+					if (g->placement != GC_PLACEMENT_ANY && !gr->pinned_zone) {
 						const struct gc_instance *last =
 							&r->rep->created
 								 .items[r->rep->created.n - 1];
@@ -1723,7 +1722,7 @@ static void create_group(struct run *r, const struct gc_plan *plan, const struct
 				  gr.image_id, gr.bid);
 	gr.types = gc_xcalloc(gr.g->n_instance_types + 1, sizeof(*gr.types));
 	gr.n_types = gc_plan_group_types(pg, gr.types);
-	if (gr.g->placement == GC_PLACEMENT_SAME_ZONE) {
+	if (gr.g->placement != GC_PLACEMENT_ANY) {
 		for (size_t i = 0; i < pg->n_nodes && !gr.pinned_zone; i++)
 			if (pg->nodes[i].action == GC_PLAN_KEEP && pg->nodes[i].inst->zone)
 				gr.pinned_zone = pg->nodes[i].inst->zone;

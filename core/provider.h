@@ -239,6 +239,8 @@ struct gc_type_facts {
 	unsigned gpus;
 	char gpu_model[64];	 /* "A10G", "H100", "" without GPUs */
 	unsigned gpu_memory_mib; /* per GPU */
+	/* RDMA interfaces a node of the type may have (EFA, ERI...); 0: none (fabric.md) */
+	unsigned rdma_interfaces;
 };
 
 enum gc_resource_kind {
@@ -319,6 +321,8 @@ struct gc_provider_facts {
 	 * ids of its first launch even once they are released, so the engine looks them up
 	 * (executor.md, "Client tokens"). */
 	bool create_answers_ids;
+	/* What the cloud calls an RDMA interface, for messages ("EFA"); NULL: "RDMA". */
+	const char *rdma_word;
 };
 
 struct gc_provider_ops {

@@ -1671,6 +1671,7 @@ int ali_instance_type(struct gc_provider *p, const char *type, struct gc_type_fa
 		f.vcpus = (unsigned)jnum(o, "CpuCoreCount");
 		f.memory_mib = (unsigned)lround(jnum(o, "MemorySize") * 1024.0);
 		f.gpus = (unsigned)jnum(o, "GPUAmount");
+		f.rdma_interfaces = (unsigned)jnum(o, "EriQuantity"); /* 0: no ERI */
 		if (f.gpus && spec && *spec) {
 			short_model(spec, f.gpu_model);
 			/* GPUMemorySize is GiB per GPU */

@@ -110,4 +110,5 @@ const struct gc_provider_facts ali_facts = {
 	 * DescribeInstances for a short time; a released one vanishes, so not long */
 	.listing_lag_looks = 2,
 	.create_answers_ids = true, /* RunInstances: InstanceIdSets */
+	.rdma_word = "ERI",
 };

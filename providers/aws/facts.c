@@ -101,4 +101,5 @@ const struct gc_provider_facts aws_facts = {
 	 * ran is the listing lagging ("Eventual consistency in the Amazon EC2 API") */
 	.listing_lag_looks = 5,
 	.key_id_len = 20,
+	.rdma_word = "EFA",
 };

@@ -95,4 +95,5 @@ const struct gc_provider_facts tc_facts = {
 	.permission_codes = tc_permission_codes,
 	.permission_prefix = "cvm:",
 	.create_answers_ids = true, /* RunInstances: InstanceIdSet */
+	.rdma_word = "RDMA",
 };
