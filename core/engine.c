@@ -24,6 +24,7 @@
 #include "core/cidr.h"
 #include "core/cloudcheck.h"
 #include "core/engine.h"
+#include "core/fabric.h"
 #include "core/hash.h"
 #include "core/http.h"
 #include "core/keygen.h"
@@ -1292,6 +1293,7 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 		req.expires_at = plan->expires_at;
 		req.tags = tags.v;
 		req.n_tags = tags.n;
+		req.rdma_interfaces = gc_fabric_launch_interfaces(r->p, gr->g, type);
 
 		ev.kind = GC_EV_CREATE_START;
 		ev.group = gr->pg->name;

@@ -22,6 +22,25 @@ unsigned gc_fabric_interfaces(const struct gc_spec_group *g, const struct gc_typ
 	return g->interfaces ? g->interfaces : f->rdma_interfaces;
 }
 
+unsigned gc_fabric_launch_interfaces(struct gc_provider *p, const struct gc_spec_group *g,
+				     const char *type)
+{
+	struct gc_type_facts f;
+	struct gc_error err;
+
+	if (g->interconnect == GC_INTERCONNECT_STANDARD || (g->count < 2 && !g->interfaces &&
+							    g->interconnect == GC_INTERCONNECT_AUTO))
+		return 0;
+	gc_error_init(&err);
+	if (gc_provider_instance_type(p, type, &f, &err) < 0) {
+		if (err.code != GC_EUNSUPPORTED)
+			gc_log_warn(p->log, "%s; group '%s' launches without RDMA interfaces",
+				    err.message, g->name);
+		return 0;
+	}
+	return gc_fabric_interfaces(g, &f);
+}
+
 /* "FILE:LINE:COL" of pos, else of the group. */
 static void where(char *out, size_t size, const struct gc_spec *spec, const struct gc_spec_group *g,
 		  const struct gc_spec_pos *pos)

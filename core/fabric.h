@@ -18,6 +18,11 @@ enum gc_interconnect gc_fabric_interconnect(const struct gc_spec_group *g,
  * interfaces or, without it, every one the type has. */
 unsigned gc_fabric_interfaces(const struct gc_spec_group *g, const struct gc_type_facts *f);
 
+/* The RDMA interfaces to launch each node of g on type with: gc_fabric_interfaces with the
+ * driver's facts of type (cached by the driver); 0 when they cannot be had. */
+unsigned gc_fabric_launch_interfaces(struct gc_provider *p, const struct gc_spec_group *g,
+				     const char *type);
+
 /* Plan's check of each group's interconnect and interfaces against each of its types:
  * GC_EINVALID with the spec's FILE:LINE:COL of the key at fault. A driver without
  * instance_type (GC_EUNSUPPORTED) skips it. */

@@ -181,6 +181,8 @@ struct gc_create_request {
 	const char *host_key_public;
 	const struct gc_tag *tags; /* ours and the user's, applied at creation */
 	size_t n_tags;
+	/* RDMA interfaces per instance (EFA, ERI; docs/internals/fabric.md); 0: none */
+	unsigned rdma_interfaces;
 };
 
 struct gc_keypair_request {

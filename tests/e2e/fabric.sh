@@ -74,6 +74,37 @@ gc_ok plan "$f"
 gc_ok apply -y "$f"
 expect_alive e2e-fab 2 "the fixed spec"
 expect_owned e2e-fab "the fixed spec"
+# the launch carries the interfaces as the cloud's API model has them
+run=$(jq -s -c '[.[] | select(.action == "RunInstances" and .error_code == null)][0].params' \
+	"$work/requests.log")
+case $CLOUD in
+aws)
+	# card 0 an EFA with ENA, cards 1..3 EFA-only; groups per interface, none at the top
+	[ "$(jq -r '."NetworkInterface.1.InterfaceType"' <<<"$run")" = efa ] ||
+		fail "card 0 is not an EFA: $run"
+	for i in 2 3 4; do
+		jq -e --arg i "$i" '.["NetworkInterface.\($i).InterfaceType"] == "efa-only" and
+			.["NetworkInterface.\($i).NetworkCardIndex"] == (($i | tonumber) - 1 | tostring) and
+			.["NetworkInterface.\($i).DeviceIndex"] == "0"' <<<"$run" >/dev/null ||
+			fail "interface $i is not an EFA-only interface on card $((i - 1)): $run"
+	done
+	jq -e 'has("NetworkInterface.5.InterfaceType") or has("SecurityGroupId.1") or
+		has("NetworkInterface.1.AssociatePublicIpAddress") | not' <<<"$run" >/dev/null ||
+		fail "more than 4 interfaces, or groups or a public address beside them: $run"
+	;;
+alibaba)
+	jq -e '.["NetworkInterface.2.NetworkInterfaceTrafficMode"] == "HighPerformance" and
+		.["NetworkInterface.3.NetworkInterfaceTrafficMode"] == "HighPerformance" and
+		.["NetworkInterface.2.InstanceType"] == "Secondary" and
+		(has("NetworkInterface.4.NetworkInterfaceTrafficMode") | not)' <<<"$run" >/dev/null ||
+		fail "the launch does not carry 2 ERIs: $run"
+	;;
+tencent)
+	# an HCC type's RDMA network comes with the type: no interface parameters
+	jq -e 'keys | map(select(startswith("NetworkInterface"))) | length == 0' <<<"$run" \
+		>/dev/null || fail "interfaces sent to CVM: $run"
+	;;
+esac
 gc_ok destroy -y "$f"
 expect_alive e2e-fab 0 "after destroy"
 requests_valid
