@@ -28,8 +28,8 @@ unsigned gc_fabric_launch_interfaces(struct gc_provider *p, const struct gc_spec
 	struct gc_type_facts f;
 	struct gc_error err;
 
-	if (g->interconnect == GC_INTERCONNECT_STANDARD || (g->count < 2 && !g->interfaces &&
-							    g->interconnect == GC_INTERCONNECT_AUTO))
+	if (g->interconnect == GC_INTERCONNECT_STANDARD ||
+	    (g->count < 2 && !g->interfaces && g->interconnect == GC_INTERCONNECT_AUTO))
 		return 0;
 	gc_error_init(&err);
 	if (gc_provider_instance_type(p, type, &f, &err) < 0) {

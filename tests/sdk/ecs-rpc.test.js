@@ -231,7 +231,7 @@ test('ModifyInstanceAutoReleaseTime and TagResources/UntagResources move an expi
 test('ERIs: DescribeInstanceTypes EriQuantity; RunInstances with HighPerformance ENIs',
      async () => {
 	const t = await pop.request('DescribeInstanceTypes', {
-		RegionId: REGION, 'InstanceTypes.1': 'ecs.ebmgn7ex.32xlarge', 'InstanceTypes.2': TYPE,
+		'InstanceTypes.1': 'ecs.ebmgn7ex.32xlarge', 'InstanceTypes.2': TYPE,
 	}, GET);
 	const eri = Object.fromEntries(t.InstanceTypes.InstanceType.map((x) =>
 		[x.InstanceTypeId, x.EriQuantity]));
