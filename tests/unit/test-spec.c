@@ -1847,11 +1847,12 @@ static void test_fabric(void **state)
 	struct load l;
 
 	(void)state;
-	load(&l, "name: a\nprovider:\n  name: aws\n  region: us-east-1\nnode_groups:\n"
-		 "  - name: t\n    count: 2\n    instance_types: [p4d.24xlarge]\n"
-		 "    zones: [us-east-1a]\n    placement: cluster\n    interconnect: rdma\n"
-		 "    interfaces: 2\n  - name: u\n    count: 2\n"
-		 "    instance_types: [p4d.24xlarge]\n");
+	load(&l,
+	     "name: a\nprovider:\n  name: aws\n  region: us-east-1\nnode_groups:\n"
+	     "  - name: t\n    count: 2\n    instance_types: [p4d.24xlarge]\n"
+	     "    zones: [us-east-1a]\n    placement: cluster\n    interconnect: rdma\n"
+	     "    interfaces: 2\n  - name: u\n    count: 2\n"
+	     "    instance_types: [p4d.24xlarge]\n");
 	assert_int_equal(l.r, 0);
 	g = &l.spec->groups[0];
 	assert_int_equal(g->placement, GC_PLACEMENT_CLUSTER);
