@@ -9,6 +9,7 @@
 
 #include "core/buf.h"
 #include "core/cloudcheck.h"
+#include "core/fabric.h"
 #include "core/log.h"
 #include "core/suggest.h"
 
@@ -260,7 +261,8 @@ int gc_cloudcheck_spec(struct gc_provider *p, const struct gc_spec *spec, struct
 				return -1;
 		}
 	}
-	if (check_types(p, spec, err) < 0 || check_images(p, spec, err) < 0)
+	if (check_types(p, spec, err) < 0 || check_images(p, spec, err) < 0 ||
+	    gc_fabric_check_spec(p, spec, err) < 0)
 		return -1;
 	return 0;
 }

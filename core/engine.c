@@ -24,6 +24,7 @@
 #include "core/cidr.h"
 #include "core/cloudcheck.h"
 #include "core/engine.h"
+#include "core/fabric.h"
 #include "core/hash.h"
 #include "core/http.h"
 #include "core/keygen.h"
@@ -1297,6 +1298,7 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 		req.expires_at = plan->expires_at;
 		req.tags = tags.v;
 		req.n_tags = tags.n;
+		req.rdma_interfaces = gc_fabric_launch_interfaces(r->p, gr->g, type);
 
 		ev.kind = GC_EV_CREATE_START;
 		ev.group = gr->pg->name;
@@ -1617,8 +1619,7 @@ static unsigned create_batch(struct run *r, struct group_run *gr, const struct g
 						gr->types[0] = type;
 						gr->n_types = 1;
 					}
-					if (g->placement == GC_PLACEMENT_SAME_ZONE &&
-					    !gr->pinned_zone) {
+					if (g->placement != GC_PLACEMENT_ANY && !gr->pinned_zone) {
 						const struct gc_instance *last =
 							&r->rep->created
 								 .items[r->rep->created.n - 1];
@@ -1728,7 +1729,7 @@ static void create_group(struct run *r, const struct gc_plan *plan, const struct
 				  gr.image_id, gr.bid);
 	gr.types = gc_xcalloc(gr.g->n_instance_types + 1, sizeof(*gr.types));
 	gr.n_types = gc_plan_group_types(pg, gr.types);
-	if (gr.g->placement == GC_PLACEMENT_SAME_ZONE) {
+	if (gr.g->placement != GC_PLACEMENT_ANY) {
 		for (size_t i = 0; i < pg->n_nodes && !gr.pinned_zone; i++)
 			if (pg->nodes[i].action == GC_PLAN_KEEP && pg->nodes[i].inst->zone)
 				gr.pinned_zone = pg->nodes[i].inst->zone;

@@ -181,6 +181,8 @@ struct gc_create_request {
 	const char *host_key_public;
 	const struct gc_tag *tags; /* ours and the user's, applied at creation */
 	size_t n_tags;
+	/* RDMA interfaces per instance (EFA, ERI; docs/internals/fabric.md); 0: none */
+	unsigned rdma_interfaces;
 };
 
 struct gc_keypair_request {
@@ -239,6 +241,8 @@ struct gc_type_facts {
 	unsigned gpus;
 	char gpu_model[64];	 /* "A10G", "H100", "" without GPUs */
 	unsigned gpu_memory_mib; /* per GPU */
+	/* RDMA interfaces a node of the type may have (EFA, ERI...); 0: none (fabric.md) */
+	unsigned rdma_interfaces;
 };
 
 enum gc_resource_kind {
@@ -337,6 +341,8 @@ struct gc_provider_facts {
 	/* The GPU types of the catalogue shipped with the binary (core/gpuspec.h), ended by
 	 * a NULL type; NULL: none */
 	const struct gc_gpu_offer *gpu_offers;
+	/* What the cloud calls an RDMA interface, for messages ("EFA"); NULL: "RDMA". */
+	const char *rdma_word;
 };
 
 struct gc_provider_ops {

@@ -1417,8 +1417,45 @@ static void check_unique_name(struct val *v, const struct spec_node **names, siz
 	X(GROUP_IMAGE, "image")                   \
 	X(GROUP_DISK_GB, "disk_gb")               \
 	X(GROUP_PLACEMENT, "placement")           \
-	X(GROUP_MIXED_TYPES, "mixed_types")
+	X(GROUP_MIXED_TYPES, "mixed_types")       \
+	X(GROUP_INTERCONNECT, "interconnect")     \
+	X(GROUP_INTERFACES, "interfaces")
 KEY_TABLE(group_keys, GROUP_KEY_LIST, GROUP_KEYS);
+
+/* interconnect, interfaces, and a cluster placement's one zone (docs/internals/fabric.md);
+ * what the type offers is plan's check (core/fabric.c). */
+static void check_fabric(struct val *v, struct slot *s, struct gc_spec_group *g)
+{
+	const struct spec_node *x;
+	size_t mark;
+	int e;
+
+	if ((x = present(v, &s[GROUP_INTERCONNECT], &mark))) {
+		if (get_enum(v, x, gc_interconnect_names, ARRAY_SIZE(gc_interconnect_names), NULL,
+			     &e) == 0)
+			g->interconnect = (enum gc_interconnect)e;
+		set_pos(&g->interconnect_pos, x);
+		path_pop(v, mark);
+	}
+	if ((x = present(v, &s[GROUP_INTERFACES], &mark))) {
+		get_uint(v, x, 1, 64, &g->interfaces);
+		set_pos(&g->interfaces_pos, x);
+		if (g->interconnect == GC_INTERCONNECT_STANDARD)
+			bad(v, x, "only allowed with interconnect rdma or auto");
+		path_pop(v, mark);
+	}
+	if (g->placement == GC_PLACEMENT_CLUSTER && g->n_zones > 1 &&
+	    (x = present(v, &s[GROUP_ZONES], &mark)) && x->kind == SPEC_SEQUENCE && x->n > 1) {
+		size_t at = path_index(v, 1);
+
+		bad(v, x->items[1],
+		    "placement cluster keeps the group in one zone (the cloud's placement group "
+		    "lives in one): list one zone, not %zu",
+		    g->n_zones);
+		path_pop(v, at);
+		path_pop(v, mark);
+	}
+}
 
 static void check_group(struct val *v, const struct spec_node *n, struct gc_spec_group *g,
 			const struct spec_node **name_node)
@@ -1497,6 +1534,7 @@ static void check_group(struct val *v, const struct spec_node *n, struct gc_spec
 			get_flag(v, x, &g->mixed_types);
 			path_pop(v, mark);
 		}
+		check_fabric(v, s, g);
 		if (price && market_known && g->market == GC_MARKET_ON_DEMAND) {
 			mark = path_key(v, "max_spot_price");
 			bad(v, price, "only allowed with market spot or spot-then-on-demand");

@@ -23,7 +23,9 @@
 
 const char *const gc_market_names[GC_MARKET_SPOT_THEN_ON_DEMAND + 1] = { "on-demand", "spot",
 									 "spot-then-on-demand" };
-const char *const gc_placement_names[GC_PLACEMENT_SAME_ZONE + 1] = { "any", "same-zone" };
+const char *const gc_placement_names[GC_PLACEMENT_CLUSTER + 1] = { "any", "same-zone", "cluster" };
+const char *const gc_interconnect_names[GC_INTERCONNECT_STANDARD + 1] = { "auto", "rdma",
+									  "standard" };
 
 const char *gc_market_name(enum gc_market m)
 {
@@ -32,7 +34,12 @@ const char *gc_market_name(enum gc_market m)
 
 const char *gc_placement_name(enum gc_placement p)
 {
-	return p <= GC_PLACEMENT_SAME_ZONE ? gc_placement_names[p] : "unknown";
+	return p <= GC_PLACEMENT_CLUSTER ? gc_placement_names[p] : "unknown";
+}
+
+const char *gc_interconnect_name(enum gc_interconnect i)
+{
+	return i <= GC_INTERCONNECT_STANDARD ? gc_interconnect_names[i] : "unknown";
 }
 
 unsigned gc_spec_node_count(const struct gc_spec *spec)

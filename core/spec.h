@@ -50,6 +50,15 @@ enum gc_market {
 enum gc_placement {
 	GC_PLACEMENT_ANY,	/* nodes may spread over the listed zones */
 	GC_PLACEMENT_SAME_ZONE, /* every node of the group in one zone */
+	/* same-zone, and close together: the cloud's cluster placement (docs/internals/fabric.md) */
+	GC_PLACEMENT_CLUSTER,
+};
+
+/* The network between the nodes of a group (docs/internals/fabric.md). */
+enum gc_interconnect {
+	GC_INTERCONNECT_AUTO,	  /* rdma for 2+ nodes of a type that has it, else standard */
+	GC_INTERCONNECT_RDMA,	  /* the type's RDMA interfaces (EFA, eRDMA, RoCE) */
+	GC_INTERCONNECT_STANDARD, /* the ordinary network only */
 };
 
 enum gc_container {
@@ -105,6 +114,9 @@ struct gc_spec_group {
 	struct gc_spec_pos instance_types_pos[GC_SPEC_MAX_INSTANCE_TYPES];
 	struct gc_spec_pos zones_pos[GC_SPEC_MAX_ZONES];
 	struct gc_spec_pos image_pos;
+	enum gc_interconnect interconnect;
+	unsigned interfaces; /* RDMA interfaces per node; 0: as many as the type has */
+	struct gc_spec_pos interconnect_pos, interfaces_pos;
 };
 
 struct gc_spec_step {
@@ -235,9 +247,11 @@ void gc_spec_free(struct gc_spec *spec);
 
 /* Names of the enums, as written in the spec; the tables are indexed by value. */
 extern const char *const gc_market_names[GC_MARKET_SPOT_THEN_ON_DEMAND + 1];
-extern const char *const gc_placement_names[GC_PLACEMENT_SAME_ZONE + 1];
+extern const char *const gc_placement_names[GC_PLACEMENT_CLUSTER + 1];
+extern const char *const gc_interconnect_names[GC_INTERCONNECT_STANDARD + 1];
 const char *gc_market_name(enum gc_market m);
 const char *gc_placement_name(enum gc_placement p);
+const char *gc_interconnect_name(enum gc_interconnect i);
 
 /* The spec's subnet for zone, or NULL (none given, or no zone). */
 const struct gc_spec_subnet *gc_spec_subnet(const struct gc_spec *spec, const char *zone);

@@ -28,6 +28,9 @@ struct sim_itype {
 	bool nvswitch;		 /* needs Fabric Manager */
 	const char *gpu_arch;	 /* "turing", "ampere", "volta", "hopper", "ada" */
 	double price;		 /* on-demand, per hour */
+	/* RDMA interfaces per node: EC2's EfaInfo.MaximumEfaInterfaces, ECS's EriQuantity;
+	 * on Tencent an HCC type's RDMA network (1); 0: none (docs/internals/fabric.md) */
+	unsigned rdma_interfaces;
 };
 
 struct sim_image {

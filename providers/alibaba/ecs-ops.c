@@ -556,6 +556,31 @@ static int release_time(int64_t expires_at, char out[32], struct gc_error *err)
 	return 0;
 }
 
+/*
+ * ERIs (docs/internals/fabric.md): secondary ENIs (NetworkInterface.2 on) in
+ * HighPerformance traffic mode, in the instance's vSwitch and security group, as
+ * https://www.alibabacloud.com/help/doc-detail/2856980.html describes; at most the type's
+ * EriQuantity, which plan checked.
+ */
+static void add_eris(struct gc_params *params, const struct gc_create_request *req, const char *vsw)
+{
+	for (unsigned i = 0; i < req->rdma_interfaces; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "NetworkInterface.%u.InstanceType", i + 2);
+		gc_params_add(params, key, "Secondary");
+		snprintf(key, sizeof(key), "NetworkInterface.%u.VSwitchId", i + 2);
+		gc_params_add(params, key, vsw);
+		if (req->security_group_id) {
+			snprintf(key, sizeof(key), "NetworkInterface.%u.SecurityGroupId", i + 2);
+			gc_params_add(params, key, req->security_group_id);
+		}
+		snprintf(key, sizeof(key), "NetworkInterface.%u.NetworkInterfaceTrafficMode",
+			 i + 2);
+		gc_params_add(params, key, "HighPerformance");
+	}
+}
+
 static int create_params(struct gc_provider *p, const struct gc_create_request *req,
 			 const char **zone_out, struct gc_params *params, struct gc_error *err)
 {
@@ -582,6 +607,7 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 	gc_params_add(params, "InstanceChargeType", "PostPaid");
 	if (req->security_group_id)
 		gc_params_add(params, "SecurityGroupId", req->security_group_id);
+	add_eris(params, req, vsw);
 	if (req->key_name)
 		gc_params_add(params, "KeyPairName", req->key_name);
 	gc_params_add(params, "InstanceName", name);
@@ -1671,6 +1697,7 @@ int ali_instance_type(struct gc_provider *p, const char *type, struct gc_type_fa
 		f.vcpus = (unsigned)jnum(o, "CpuCoreCount");
 		f.memory_mib = (unsigned)lround(jnum(o, "MemorySize") * 1024.0);
 		f.gpus = (unsigned)jnum(o, "GPUAmount");
+		f.rdma_interfaces = (unsigned)jnum(o, "EriQuantity"); /* 0: no ERI */
 		if (f.gpus && spec && *spec) {
 			short_model(spec, f.gpu_model);
 			/* GPUMemorySize is GiB per GPU */

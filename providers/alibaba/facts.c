@@ -114,4 +114,5 @@ const struct gc_provider_facts ali_facts = {
 	.listing_lag_looks = 2,
 	.create_answers_ids = true, /* RunInstances: InstanceIdSets */
 	.gpu_offers = ali_gpu_offers,
+	.rdma_word = "ERI",
 };

@@ -410,6 +410,39 @@ static void no_default_vpc(struct gc_provider *p, struct gc_error *err)
 				p->region);
 }
 
+/*
+ * EFA (docs/internals/fabric.md): network card 0 an EFA with ENA (InterfaceType efa, the
+ * primary interface), each further card an EFA-only interface at device index 0, as
+ * https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.md describes. The
+ * group and subnet go with each interface: RunInstances refuses them at the top as well.
+ * A public address is asked for only with one interface (EC2 refuses it with several).
+ */
+static void add_efa(struct gc_params *params, const struct gc_create_request *req)
+{
+	for (unsigned i = 0; i < req->rdma_interfaces; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "NetworkInterface.%u.NetworkCardIndex", i + 1);
+		addu(params, key, i);
+		snprintf(key, sizeof(key), "NetworkInterface.%u.DeviceIndex", i + 1);
+		addu(params, key, 0);
+		snprintf(key, sizeof(key), "NetworkInterface.%u.InterfaceType", i + 1);
+		gc_params_add(params, key, i ? "efa-only" : "efa");
+		snprintf(key, sizeof(key), "NetworkInterface.%u.DeleteOnTermination", i + 1);
+		gc_params_add(params, key, "true");
+		if (req->security_group_id) {
+			snprintf(key, sizeof(key), "NetworkInterface.%u.SecurityGroupId.1", i + 1);
+			gc_params_add(params, key, req->security_group_id);
+		}
+		if (req->subnet_id) {
+			snprintf(key, sizeof(key), "NetworkInterface.%u.SubnetId", i + 1);
+			gc_params_add(params, key, req->subnet_id);
+		}
+	}
+	if (req->rdma_interfaces == 1)
+		gc_params_add(params, "NetworkInterface.1.AssociatePublicIpAddress", "true");
+}
+
 static int create_params(struct gc_provider *p, const struct gc_create_request *req,
 			 struct gc_params *params, struct gc_error *err)
 {
@@ -425,12 +458,14 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 		gc_params_add(params, "ClientToken", req->client_token);
 	if (req->key_name)
 		gc_params_add(params, "KeyName", req->key_name);
-	if (req->security_group_id)
+	if (req->rdma_interfaces)
+		add_efa(params, req);
+	if (req->security_group_id && !req->rdma_interfaces)
 		gc_params_add(params, "SecurityGroupId.1", req->security_group_id);
 	if (req->zone)
 		gc_params_add(params, "Placement.AvailabilityZone", req->zone);
 	/* provider.network: the zone's subnet; else the default VPC's subnet in the zone */
-	if (req->subnet_id)
+	if (req->subnet_id && !req->rdma_interfaces)
 		gc_params_add(params, "SubnetId", req->subnet_id);
 	add_tag_spec(params, 1, "instance", req->tags, req->n_tags);
 	add_tag_spec(params, 2, "volume", req->tags, req->n_tags);

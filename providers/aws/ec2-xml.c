@@ -759,6 +759,7 @@ static int type_item(xmlNodePtr it, void *ctx, struct gc_error *err)
 				    "an item of instanceTypeSet has no instanceType");
 	f.vcpus = uint_at(it, "vCpuInfo/defaultVCpus");
 	f.memory_mib = uint_at(it, "memoryInfo/sizeInMiB");
+	f.rdma_interfaces = uint_at(it, "networkInfo/efaInfo/maximumEfaInterfaces");
 	/* one item per GPU model; a type with two models would sum their counts */
 	for (xmlNodePtr gpu = child(path(it, "gpuInfo/gpus"), "item"); gpu; gpu = gpu->next) {
 		if (!is(gpu, "item"))

@@ -106,4 +106,5 @@ const struct gc_provider_facts aws_facts = {
 	.key_id_len = 20,
 	.min_billed_s = 60, /* per second, 60 s at least (Linux On-Demand and Spot) */
 	.gpu_offers = aws_gpu_offers,
+	.rdma_word = "EFA",
 };

@@ -2019,6 +2019,9 @@ int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_fac
 		if (!f.gpu_memory_mib)
 			f.gpu_memory_mib = family_gpus[i].gib * 1024;
 	}
+	/* HCC families come with their RDMA network; the API has no count of it (fabric.md) */
+	if (family && strncmp(family, "HCC", 3) == 0)
+		f.rdma_interfaces = 1;
 	json_decref(resp);
 	GC_ALLOC_GROW(d->types, d->n_types + 1, d->alloc_types);
 	d->types[d->n_types++] = f;

@@ -99,4 +99,5 @@ const struct gc_provider_facts tc_facts = {
 	.permission_prefix = "cvm:",
 	.create_answers_ids = true, /* RunInstances: InstanceIdSet */
 	.gpu_offers = tc_gpu_offers,
+	.rdma_word = "RDMA",
 };

@@ -130,16 +130,17 @@ static int describe_instance_types(struct ecs_call *c)
 		}
 		json_array_append_new(
 			list,
-			json_pack("{s:s, s:s, s:i, s:f, s:i, s:s, s:f, s:s, s:s, s:s, s:i, s:i}",
-				  "InstanceTypeId", t->name, "InstanceTypeFamily", t->family,
-				  "CpuCoreCount", (int)t->vcpu, "MemorySize",
-				  t->memory_mib / 1024.0, "GPUAmount", (int)t->gpus, "GPUSpec",
-				  t->gpus ? t->gpu_model : "", "GPUMemorySize",
-				  t->gpu_memory_mib / 1024.0, "CpuArchitecture", "X86",
-				  "InstanceCategory",
-				  t->gpus ? "GPU-accelerated" : "General-purpose",
-				  "InstanceFamilyLevel", "EnterpriseLevel", "EniQuantity", 4,
-				  "EniPrivateIpAddressQuantity", 10));
+			json_pack(
+				"{s:s, s:s, s:i, s:f, s:i, s:s, s:f, s:s, s:s, s:s, s:i, s:i, s:i}",
+				"InstanceTypeId", t->name, "InstanceTypeFamily", t->family,
+				"CpuCoreCount", (int)t->vcpu, "MemorySize", t->memory_mib / 1024.0,
+				"GPUAmount", (int)t->gpus, "GPUSpec", t->gpus ? t->gpu_model : "",
+				"GPUMemorySize", t->gpu_memory_mib / 1024.0, "CpuArchitecture",
+				"X86", "InstanceCategory",
+				t->gpus ? "GPU-accelerated" : "General-purpose",
+				"InstanceFamilyLevel", "EnterpriseLevel", "EniQuantity", 4,
+				"EniPrivateIpAddressQuantity", 10, "EriQuantity",
+				(int)t->rdma_interfaces));
 	}
 	json_decref(want);
 	c->out = json_pack("{s:{s:o}, s:s}", "InstanceTypes", "InstanceType", list, "NextToken",

@@ -219,6 +219,45 @@ static int run_network(struct ecs_call *c, struct run_args *r)
 	return 0;
 }
 
+/* NetworkInterface.N (N 2..8: secondary ENIs): an ERI is one in HighPerformance mode, at
+ * most the type's EriQuantity of them (docs/internals/fabric.md). */
+static int run_eris(struct ecs_call *c, const struct sim_itype *t)
+{
+	unsigned eris = 0;
+
+	for (unsigned n = 1; n <= 8; n++) {
+		char key[64];
+		const char *mode, *kind;
+
+		snprintf(key, sizeof(key), "NetworkInterface.%u.NetworkInterfaceTrafficMode", n);
+		mode = ecs_get(c, key);
+		snprintf(key, sizeof(key), "NetworkInterface.%u.InstanceType", n);
+		kind = ecs_get(c, key);
+		if (kind && strcmp(kind, "Primary") && strcmp(kind, "Secondary"))
+			return ecs_fail(c, 400, "InvalidParameter",
+					"The specified parameter %s is not valid: '%s'.", key,
+					kind);
+		if (!mode)
+			continue;
+		if (strcmp(mode, "Standard") && strcmp(mode, "HighPerformance"))
+			return ecs_fail(c, 400, "InvalidParameter",
+					"The specified parameter "
+					"NetworkInterface.%u.NetworkInterfaceTrafficMode is not "
+					"valid: '%s'.",
+					n, mode);
+		eris += !strcmp(mode, "HighPerformance");
+	}
+	if (eris && !t->rdma_interfaces)
+		return ecs_fail(c, 400, "InvalidParameter.EriNotSupported",
+				"The specified instance type '%s' does not support ERI.", t->name);
+	if (eris > t->rdma_interfaces)
+		return ecs_fail(c, 400, "InvalidParameter.EriQuantityExceeded",
+				"The number of ERIs (%u) exceeds the limit of instance type '%s' "
+				"(%u).",
+				eris, t->name, t->rdma_interfaces);
+	return 0;
+}
+
 static int run_parse(struct ecs_call *c, struct run_args *r)
 {
 	if (ecs_need(c, "ImageId", &r->image) || ecs_need(c, "InstanceType", &r->type) ||
@@ -233,7 +272,7 @@ static int run_parse(struct ecs_call *c, struct run_args *r)
 			c, 400, "InvalidInstanceType.ValueNotSupported",
 			"The specified InstanceType does not exist or is not supported: '%s'.",
 			r->type);
-	if (ecs_uint(c, "Amount", 1, 100, 1, &r->amount) ||
+	if (run_eris(c, r->itype) || ecs_uint(c, "Amount", 1, 100, 1, &r->amount) ||
 	    ecs_uint(c, "MinAmount", 1, 100, r->amount, &r->min_amount))
 		return -1;
 	if (r->min_amount > r->amount)
@@ -743,6 +782,11 @@ static const struct ecs_param run_params[] = {
 	{ "SecurityGroupId", 0 },
 	{ "SecurityGroupIds.N", 16 },
 	{ "VSwitchId", 0 },
+	{ "NetworkInterface.N.InstanceType", 8 },
+	{ "NetworkInterface.N.VSwitchId", 8 },
+	{ "NetworkInterface.N.SecurityGroupId", 8 },
+	{ "NetworkInterface.N.NetworkInterfaceTrafficMode", 8 },
+	{ "NetworkInterface.N.NetworkCardIndex", 8 },
 	{ "PrivateIpAddress", 0 },
 	{ "KeyPairName", 0 },
 	{ "Password", 0 },

@@ -10,14 +10,15 @@
 
 /* clang-format off */
 static const struct sim_itype types[] = {
-	{ SIM_ALIBABA, "ecs.g7.large", "ecs.g7", 2, 8 * GIB, 0, NULL, NULL, 0, false, NULL, 0.56 },
-	{ SIM_ALIBABA, "ecs.gn6i-c4g1.xlarge", "ecs.gn6i", 4, 15 * GIB, 1, "NVIDIA T4", "NVIDIA", 16 * GIB, false, "turing", 8.68 },
-	{ SIM_ALIBABA, "ecs.gn6i-c16g1.4xlarge", "ecs.gn6i", 16, 62 * GIB, 1, "NVIDIA T4", "NVIDIA", 16 * GIB, false, "turing", 12.95 },
-	{ SIM_ALIBABA, "ecs.gn7i-c8g1.2xlarge", "ecs.gn7i", 8, 30 * GIB, 1, "NVIDIA A10", "NVIDIA", 24 * GIB, false, "ampere", 13.80 },
-	{ SIM_ALIBABA, "ecs.gn7i-c32g1.32xlarge", "ecs.gn7i", 128, 752 * GIB, 4, "NVIDIA A10", "NVIDIA", 24 * GIB, false, "ampere", 75.60 },
-	{ SIM_ALIBABA, "ecs.gn7e-c16g1.4xlarge", "ecs.gn7e", 16, 125 * GIB, 1, "NVIDIA A100 80G", "NVIDIA", 80 * GIB, false, "ampere", 34.74 },
-	{ SIM_ALIBABA, "ecs.gn7e-c16g1.32xlarge", "ecs.gn7e", 128, 1000 * GIB, 8, "NVIDIA A100 80G", "NVIDIA", 80 * GIB, true, "ampere", 277.92 },
-	{ SIM_ALIBABA, "ecs.gn8is-2x.8xlarge", "ecs.gn8is", 32, 256 * GIB, 2, "NVIDIA L20", "NVIDIA", 48 * GIB, false, "ada", 36.18 },
+	{ SIM_ALIBABA, "ecs.g7.large", "ecs.g7", 2, 8 * GIB, 0, NULL, NULL, 0, false, NULL, 0.56, 0 },
+	{ SIM_ALIBABA, "ecs.gn6i-c4g1.xlarge", "ecs.gn6i", 4, 15 * GIB, 1, "NVIDIA T4", "NVIDIA", 16 * GIB, false, "turing", 8.68, 0 },
+	{ SIM_ALIBABA, "ecs.gn6i-c16g1.4xlarge", "ecs.gn6i", 16, 62 * GIB, 1, "NVIDIA T4", "NVIDIA", 16 * GIB, false, "turing", 12.95, 0 },
+	{ SIM_ALIBABA, "ecs.gn7i-c8g1.2xlarge", "ecs.gn7i", 8, 30 * GIB, 1, "NVIDIA A10", "NVIDIA", 24 * GIB, false, "ampere", 13.80, 0 },
+	{ SIM_ALIBABA, "ecs.gn7i-c32g1.32xlarge", "ecs.gn7i", 128, 752 * GIB, 4, "NVIDIA A10", "NVIDIA", 24 * GIB, false, "ampere", 75.60, 0 },
+	{ SIM_ALIBABA, "ecs.gn7e-c16g1.4xlarge", "ecs.gn7e", 16, 125 * GIB, 1, "NVIDIA A100 80G", "NVIDIA", 80 * GIB, false, "ampere", 34.74, 0 },
+	{ SIM_ALIBABA, "ecs.gn7e-c16g1.32xlarge", "ecs.gn7e", 128, 1000 * GIB, 8, "NVIDIA A100 80G", "NVIDIA", 80 * GIB, true, "ampere", 277.92, 0 },
+	{ SIM_ALIBABA, "ecs.ebmgn7ex.32xlarge", "ecs.ebmgn7ex", 128, 1024 * GIB, 8, "NVIDIA A100 80G", "NVIDIA", 80 * GIB, true, "ampere", 289.44, 2 },
+	{ SIM_ALIBABA, "ecs.gn8is-2x.8xlarge", "ecs.gn8is", 32, 256 * GIB, 2, "NVIDIA L20", "NVIDIA", 48 * GIB, false, "ada", 36.18, 0 },
 };
 
 static const struct sim_image images[] = {

@@ -227,6 +227,12 @@ static void write_itype(struct ec2 *c, const struct sim_itype *t)
 	ec2_open(c, "networkInfo");
 	ec2_el(c, "networkPerformance", t->gpus >= 8 ? "100 Gigabit" : "Up to 25 Gigabit");
 	ec2_el(c, "enaSupport", "required");
+	ec2_el(c, "efaSupported", t->rdma_interfaces ? "true" : "false");
+	if (t->rdma_interfaces) {
+		ec2_open(c, "efaInfo");
+		ec2_elf(c, "maximumEfaInterfaces", "%u", t->rdma_interfaces);
+		ec2_close(c);
+	}
 	ec2_close(c);
 	if (t->gpus) {
 		ec2_open(c, "gpuInfo");

@@ -213,6 +213,7 @@ struct run {
 };
 
 static int run_network(struct ec2 *c, struct run *r);
+static int run_efa(struct ec2 *c, struct run *r);
 
 static int run_market(struct ec2 *c, struct run *r)
 {
@@ -416,6 +417,8 @@ static int run_validate(struct ec2 *c, struct run *r)
 		free(names);
 	}
 
+	if (run_efa(c, r))
+		return -1;
 	r->subnet = ec2_param(c, "SubnetId");
 	if (!r->subnet)
 		r->subnet = ec2_param(c, "NetworkInterface.1.SubnetId");
@@ -468,6 +471,54 @@ static int run_validate(struct ec2 *c, struct run *r)
 	    ec2_bool(c, "DisableApiTermination", false, &b) ||
 	    ec2_bool(c, "NetworkInterface.1.AssociatePublicIpAddress", false, &b))
 		return -1;
+	return 0;
+}
+
+/*
+ * NetworkInterface.N with InterfaceType efa or efa-only: at most the type's
+ * EfaInfo.MaximumEfaInterfaces, one per network card; a public address only with one
+ * interface; groups and subnet at the top or per interface, not both (fabric.md).
+ */
+static int run_efa(struct ec2 *c, struct run *r)
+{
+	unsigned efa = 0, n = 0;
+
+	for (unsigned i = 1; i <= 64; i++) {
+		char key[64];
+		const char *kind;
+
+		snprintf(key, sizeof(key), "NetworkInterface.%u.DeviceIndex", i);
+		if (!ec2_param(c, key))
+			break;
+		n++;
+		snprintf(key, sizeof(key), "NetworkInterface.%u.InterfaceType", i);
+		kind = ec2_param(c, key);
+		if (kind && strcmp(kind, "interface") && strcmp(kind, "efa") &&
+		    strcmp(kind, "efa-only"))
+			return EC2_FAIL400(c, "InvalidParameterValue",
+					   "Value (%s) for parameter interfaceType is invalid.",
+					   kind);
+		if (kind && strcmp(kind, "efa-only") == 0 && i == 1)
+			return EC2_FAIL400(c, "InvalidParameterCombination",
+					   "An EFA-only interface cannot be the primary network "
+					   "interface.");
+		efa += kind && strncmp(kind, "efa", 3) == 0;
+	}
+	if (efa && !r->type->rdma_interfaces)
+		return EC2_FAIL400(c, "InvalidParameterCombination",
+				   "EFA interfaces are not supported on %s.", r->type->name);
+	if (efa > r->type->rdma_interfaces)
+		return EC2_FAIL400(c, "InvalidParameterCombination",
+				   "You can attach at most %u EFA interfaces to %s.",
+				   r->type->rdma_interfaces, r->type->name);
+	if (n > 1 && ec2_param(c, "NetworkInterface.1.AssociatePublicIpAddress"))
+		return EC2_FAIL400(c, "InvalidParameterCombination",
+				   "The associatePublicIPAddress parameter cannot be specified "
+				   "when launching with multiple network interfaces.");
+	if (n && (ec2_param(c, "SecurityGroupId.1") || ec2_param(c, "SubnetId")))
+		return EC2_FAIL400(c, "InvalidParameterCombination",
+				   "Network interfaces and an instance-level security groups or "
+				   "subnet may not be specified on the same request");
 	return 0;
 }
 

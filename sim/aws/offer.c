@@ -12,19 +12,19 @@
 /* clang-format off */
 static const struct sim_itype types[] = {
 	/* cloud, name, family, vcpu, mem MiB, gpus, model, vendor, gpu MiB, nvswitch, arch, price */
-	{ SIM_AWS, "t3.medium", "t3", 2, 4 * GIB, 0, NULL, NULL, 0, false, NULL, 0.0416 },
-	{ SIM_AWS, "g4dn.xlarge", "g4dn", 4, 16 * GIB, 1, "T4", "NVIDIA", 16384, false, "turing", 0.526 },
-	{ SIM_AWS, "g4dn.12xlarge", "g4dn", 48, 192 * GIB, 4, "T4", "NVIDIA", 16384, false, "turing", 3.912 },
-	{ SIM_AWS, "g5.xlarge", "g5", 4, 16 * GIB, 1, "A10G", "NVIDIA", 24576, false, "ampere", 1.006 },
-	{ SIM_AWS, "g5.2xlarge", "g5", 8, 32 * GIB, 1, "A10G", "NVIDIA", 24576, false, "ampere", 1.212 },
-	{ SIM_AWS, "g5.12xlarge", "g5", 48, 192 * GIB, 4, "A10G", "NVIDIA", 24576, false, "ampere", 5.672 },
-	{ SIM_AWS, "g5.48xlarge", "g5", 192, 768 * GIB, 8, "A10G", "NVIDIA", 24576, false, "ampere", 16.288 },
-	{ SIM_AWS, "g6.xlarge", "g6", 4, 16 * GIB, 1, "L4", "NVIDIA", 22888, false, "ada", 0.8048 },
-	{ SIM_AWS, "g6.12xlarge", "g6", 48, 192 * GIB, 4, "L4", "NVIDIA", 22888, false, "ada", 4.6016 },
-	{ SIM_AWS, "p3.2xlarge", "p3", 8, 61 * GIB, 1, "V100", "NVIDIA", 16384, false, "volta", 3.06 },
-	{ SIM_AWS, "p3.8xlarge", "p3", 32, 244 * GIB, 4, "V100", "NVIDIA", 16384, false, "volta", 12.24 },
-	{ SIM_AWS, "p4d.24xlarge", "p4d", 96, 1152 * GIB, 8, "A100", "NVIDIA", 40960, true, "ampere", 32.7726 },
-	{ SIM_AWS, "p5.48xlarge", "p5", 192, 2048 * GIB, 8, "H100", "NVIDIA", 81920, true, "hopper", 98.32 },
+	{ SIM_AWS, "t3.medium", "t3", 2, 4 * GIB, 0, NULL, NULL, 0, false, NULL, 0.0416, 0 },
+	{ SIM_AWS, "g4dn.xlarge", "g4dn", 4, 16 * GIB, 1, "T4", "NVIDIA", 16384, false, "turing", 0.526, 0 },
+	{ SIM_AWS, "g4dn.12xlarge", "g4dn", 48, 192 * GIB, 4, "T4", "NVIDIA", 16384, false, "turing", 3.912, 0 },
+	{ SIM_AWS, "g5.xlarge", "g5", 4, 16 * GIB, 1, "A10G", "NVIDIA", 24576, false, "ampere", 1.006, 0 },
+	{ SIM_AWS, "g5.2xlarge", "g5", 8, 32 * GIB, 1, "A10G", "NVIDIA", 24576, false, "ampere", 1.212, 0 },
+	{ SIM_AWS, "g5.12xlarge", "g5", 48, 192 * GIB, 4, "A10G", "NVIDIA", 24576, false, "ampere", 5.672, 0 },
+	{ SIM_AWS, "g5.48xlarge", "g5", 192, 768 * GIB, 8, "A10G", "NVIDIA", 24576, false, "ampere", 16.288, 0 },
+	{ SIM_AWS, "g6.xlarge", "g6", 4, 16 * GIB, 1, "L4", "NVIDIA", 22888, false, "ada", 0.8048, 0 },
+	{ SIM_AWS, "g6.12xlarge", "g6", 48, 192 * GIB, 4, "L4", "NVIDIA", 22888, false, "ada", 4.6016, 0 },
+	{ SIM_AWS, "p3.2xlarge", "p3", 8, 61 * GIB, 1, "V100", "NVIDIA", 16384, false, "volta", 3.06, 0 },
+	{ SIM_AWS, "p3.8xlarge", "p3", 32, 244 * GIB, 4, "V100", "NVIDIA", 16384, false, "volta", 12.24, 0 },
+	{ SIM_AWS, "p4d.24xlarge", "p4d", 96, 1152 * GIB, 8, "A100", "NVIDIA", 40960, true, "ampere", 32.7726, 4 },
+	{ SIM_AWS, "p5.48xlarge", "p5", 192, 2048 * GIB, 8, "H100", "NVIDIA", 81920, true, "hopper", 98.32, 32 },
 };
 
 static const struct sim_image images[] = {

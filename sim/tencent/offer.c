@@ -10,13 +10,14 @@
 
 /* clang-format off */
 static const struct sim_itype types[] = {
-	{ SIM_TENCENT, "S5.MEDIUM4", "S5", 2, 4 * GIB, 0, NULL, NULL, 0, false, NULL, 0.37 },
-	{ SIM_TENCENT, "GN7.2XLARGE32", "GN7", 8, 32 * GIB, 1, "NVIDIA T4", "NVIDIA", 16 * GIB, false, "turing", 8.68 },
-	{ SIM_TENCENT, "GN7.20XLARGE320", "GN7", 80, 320 * GIB, 4, "NVIDIA T4", "NVIDIA", 16 * GIB, false, "turing", 41.32 },
-	{ SIM_TENCENT, "GN10Xp.2XLARGE40", "GN10Xp", 10, 40 * GIB, 1, "NVIDIA V100", "NVIDIA", 32 * GIB, false, "volta", 22.30 },
-	{ SIM_TENCENT, "GN10Xp.20XLARGE320", "GN10Xp", 80, 320 * GIB, 8, "NVIDIA V100", "NVIDIA", 32 * GIB, true, "volta", 178.40 },
-	{ SIM_TENCENT, "GT4.4XLARGE96", "GT4", 16, 96 * GIB, 1, "NVIDIA A100", "NVIDIA", 40 * GIB, false, "ampere", 33.20 },
-	{ SIM_TENCENT, "GT4.41XLARGE948", "GT4", 164, 948 * GIB, 8, "NVIDIA A100", "NVIDIA", 40 * GIB, true, "ampere", 265.60 },
+	{ SIM_TENCENT, "S5.MEDIUM4", "S5", 2, 4 * GIB, 0, NULL, NULL, 0, false, NULL, 0.37, 0 },
+	{ SIM_TENCENT, "GN7.2XLARGE32", "GN7", 8, 32 * GIB, 1, "NVIDIA T4", "NVIDIA", 16 * GIB, false, "turing", 8.68, 0 },
+	{ SIM_TENCENT, "GN7.20XLARGE320", "GN7", 80, 320 * GIB, 4, "NVIDIA T4", "NVIDIA", 16 * GIB, false, "turing", 41.32, 0 },
+	{ SIM_TENCENT, "GN10Xp.2XLARGE40", "GN10Xp", 10, 40 * GIB, 1, "NVIDIA V100", "NVIDIA", 32 * GIB, false, "volta", 22.30, 0 },
+	{ SIM_TENCENT, "GN10Xp.20XLARGE320", "GN10Xp", 80, 320 * GIB, 8, "NVIDIA V100", "NVIDIA", 32 * GIB, true, "volta", 178.40, 0 },
+	{ SIM_TENCENT, "GT4.4XLARGE96", "GT4", 16, 96 * GIB, 1, "NVIDIA A100", "NVIDIA", 40 * GIB, false, "ampere", 33.20, 0 },
+	{ SIM_TENCENT, "GT4.41XLARGE948", "GT4", 164, 948 * GIB, 8, "NVIDIA A100", "NVIDIA", 40 * GIB, true, "ampere", 265.60, 0 },
+	{ SIM_TENCENT, "HCCPNV4h.48XLARGE1152", "HCCPNV4h", 192, 1152 * GIB, 8, "NVIDIA A100", "NVIDIA", 80 * GIB, true, "ampere", 298.80, 1 },
 };
 
 static const struct sim_image images[] = {

@@ -647,6 +647,38 @@ test('an account without a default VPC: VPCIdNotSpecified without a subnet or Vp
 	}
 });
 
+test('EFA: DescribeInstanceTypes gives EfaInfo; RunInstances with efa and efa-only cards',
+     async () => {
+	const t = await ec2.send(new DescribeInstanceTypesCommand({
+		InstanceTypes: ['p4d.24xlarge', 'p5.48xlarge', TYPE] }));
+	const efa = Object.fromEntries(t.InstanceTypes.map((x) => [x.InstanceType,
+		x.NetworkInfo.EfaSupported ? x.NetworkInfo.EfaInfo.MaximumEfaInterfaces : 0]));
+	assert.deepEqual(efa, { 'p4d.24xlarge': 4, 'p5.48xlarge': 32, [TYPE]: 0 });
+	const nics = (n) => Array.from({ length: n }, (_, i) => ({
+		NetworkCardIndex: i, DeviceIndex: 0, InterfaceType: i ? 'efa-only' : 'efa',
+		DeleteOnTermination: true }));
+	const run = await ec2.send(new RunInstancesCommand({
+		ImageId: IMAGE, InstanceType: 'p4d.24xlarge', MinCount: 1, MaxCount: 1,
+		Placement: { AvailabilityZone: 'us-east-1a' }, NetworkInterfaces: nics(4) }));
+	assert.equal(run.Instances.length, 1);
+	await expectCode('5 EFAs on p4d', ['InvalidParameterCombination'],
+			 () => ec2.send(new RunInstancesCommand({
+				 ImageId: IMAGE, InstanceType: 'p4d.24xlarge', MinCount: 1,
+				 MaxCount: 1, NetworkInterfaces: nics(5) })));
+	await expectCode('an EFA on a type without', ['InvalidParameterCombination'],
+			 () => ec2.send(new RunInstancesCommand({
+				 ImageId: IMAGE, InstanceType: TYPE, MinCount: 1, MaxCount: 1,
+				 NetworkInterfaces: nics(1) })));
+	const two = nics(2);
+	two[0].AssociatePublicIpAddress = true;
+	await expectCode('a public address with two interfaces', ['InvalidParameterCombination'],
+			 () => ec2.send(new RunInstancesCommand({
+				 ImageId: IMAGE, InstanceType: 'p4d.24xlarge', MinCount: 1,
+				 MaxCount: 1, NetworkInterfaces: two })));
+	await ec2.send(new TerminateInstancesCommand({
+		InstanceIds: [run.Instances[0].InstanceId] }));
+});
+
 test('request log is well-formed', () => {
 	checkRequestLog(sim, 'aws',
 			['RunInstances', 'DescribeInstances', 'TerminateInstances', 'ImportKeyPair',

@@ -228,6 +228,32 @@ test('ModifyInstanceAutoReleaseTime and TagResources/UntagResources move an expi
 		assert.equal(t, undefined);
 });
 
+test('ERIs: DescribeInstanceTypes EriQuantity; RunInstances with HighPerformance ENIs',
+     async () => {
+	const t = await pop.request('DescribeInstanceTypes', {
+		'InstanceTypes.1': 'ecs.ebmgn7ex.32xlarge', 'InstanceTypes.2': TYPE,
+	}, GET);
+	const eri = Object.fromEntries(t.InstanceTypes.InstanceType.map((x) =>
+		[x.InstanceTypeId, x.EriQuantity]));
+	assert.deepEqual(eri, { 'ecs.ebmgn7ex.32xlarge': 2, [TYPE]: 0 });
+	const eris = (n) => Object.fromEntries(Array.from({ length: n }, (_, i) => [
+		[`NetworkInterface.${i + 2}.InstanceType`, 'Secondary'],
+		[`NetworkInterface.${i + 2}.VSwitchId`, VSWITCH],
+		[`NetworkInterface.${i + 2}.SecurityGroupId`, sg],
+		[`NetworkInterface.${i + 2}.NetworkInterfaceTrafficMode`, 'HighPerformance'],
+	]).flat());
+	const ok = await pop.request('RunInstances', {
+		...runParams(1, [['fleet', unique('eri-')]], null, 'ecs.ebmgn7ex.32xlarge'), ...eris(2),
+	}, POST);
+	assert.equal(ok.InstanceIdSets.InstanceIdSet.length, 1);
+	await expectCode('3 ERIs on a type that takes 2', ['InvalidParameter.EriQuantityExceeded'], () => pop.request('RunInstances', {
+		...runParams(1, [], null, 'ecs.ebmgn7ex.32xlarge'), ...eris(3) }, POST));
+	await expectCode('an ERI on a type without', ['InvalidParameter.EriNotSupported'], () => pop.request('RunInstances', {
+		...runParams(1, [], null), ...eris(1) }, POST));
+	await pop.request('DeleteInstances', {
+		RegionId: REGION, InstanceId: ok.InstanceIdSets.InstanceIdSet, Force: true }, POST);
+});
+
 test('DeleteInstances and the instances go away; DeleteSecurityGroup', async () => {
 	const ids = [...batchA, ...batchB];
 	await pop.request('DeleteInstances', { RegionId: REGION, InstanceId: ids, Force: true }, POST);

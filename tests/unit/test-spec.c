@@ -22,6 +22,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/provider.h"
+#include "core/fabric.h"
 #include "core/spec.h"
 
 /* Loading. */
@@ -914,7 +915,7 @@ static void test_rules_groups(void **state)
 		"range 20..16384");
 	expect1(HEAD_G "    placement: same_zone\n", 7, 16,
 		"node_groups[0].placement: unknown value 'same_zone'; expected one of any, "
-		"same-zone; did you mean 'same-zone'?");
+		"same-zone, cluster; did you mean 'same-zone'?");
 }
 
 /* Rules: bootstrap. */
@@ -1828,8 +1829,58 @@ static void test_names(void **state)
 	assert_string_equal(gc_market_name(GC_MARKET_SPOT_THEN_ON_DEMAND), "spot-then-on-demand");
 	assert_string_equal(gc_placement_name(GC_PLACEMENT_ANY), "any");
 	assert_string_equal(gc_placement_name(GC_PLACEMENT_SAME_ZONE), "same-zone");
+	assert_string_equal(gc_placement_name(GC_PLACEMENT_CLUSTER), "cluster");
+	assert_string_equal(gc_interconnect_name(GC_INTERCONNECT_AUTO), "auto");
+	assert_string_equal(gc_interconnect_name(GC_INTERCONNECT_RDMA), "rdma");
+	assert_string_equal(gc_interconnect_name(GC_INTERCONNECT_STANDARD), "standard");
 	assert_int_equal(gc_spec_node_count(NULL), 0);
 	gc_spec_free(NULL);
+}
+
+/* interconnect, interfaces and placement cluster load; auto resolves by count and type
+ * (core/fabric.h) */
+static void test_fabric(void **state)
+{
+	struct gc_type_facts p4d = { .name = "p4d.24xlarge", .gpus = 8, .rdma_interfaces = 4 };
+	struct gc_type_facts g5 = { .name = "g5.xlarge", .gpus = 1 };
+	struct gc_spec_group *g;
+	struct load l;
+
+	(void)state;
+	load(&l,
+	     "name: a\nprovider:\n  name: aws\n  region: us-east-1\nnode_groups:\n"
+	     "  - name: t\n    count: 2\n    instance_types: [p4d.24xlarge]\n"
+	     "    zones: [us-east-1a]\n    placement: cluster\n    interconnect: rdma\n"
+	     "    interfaces: 2\n  - name: u\n    count: 2\n"
+	     "    instance_types: [p4d.24xlarge]\n");
+	assert_int_equal(l.r, 0);
+	g = &l.spec->groups[0];
+	assert_int_equal(g->placement, GC_PLACEMENT_CLUSTER);
+	assert_int_equal(g->interconnect, GC_INTERCONNECT_RDMA);
+	assert_int_equal(g->interfaces, 2);
+	assert_int_equal(g->interconnect_pos.line, 11);
+	assert_int_equal(g->interconnect_pos.col, 19);
+	assert_int_equal(g->interfaces_pos.line, 12);
+	assert_int_equal(gc_fabric_interfaces(g, &p4d), 2);
+	g = &l.spec->groups[1];
+	assert_int_equal(g->interconnect, GC_INTERCONNECT_AUTO);
+	assert_int_equal(gc_fabric_interconnect(g, &p4d), GC_INTERCONNECT_RDMA);
+	assert_int_equal(gc_fabric_interfaces(g, &p4d), 4);
+	assert_int_equal(gc_fabric_interconnect(g, &g5), GC_INTERCONNECT_STANDARD);
+	assert_int_equal(gc_fabric_interfaces(g, &g5), 0);
+	g->count = 1; /* one node needs no fabric */
+	assert_int_equal(gc_fabric_interconnect(g, &p4d), GC_INTERCONNECT_STANDARD);
+	g->interconnect = GC_INTERCONNECT_STANDARD;
+	g->count = 2;
+	assert_int_equal(gc_fabric_interfaces(g, &p4d), 0);
+	release(&l);
+
+	expect1_env("name: a\nprovider:\n  name: aws\n  region: us-east-1\nnode_groups:\n"
+		    "  - name: t\n    count: 2\n    instance_types: [p4d.24xlarge]\n"
+		    "    placement: cluster\n    zones: [us-east-1a, us-east-1b]\n",
+		    NULL, 10, 25,
+		    "node_groups[0].zones[1]: placement cluster keeps the group in one zone (the "
+		    "cloud's placement group lives in one): list one zone, not 2");
 }
 
 /* The registry's two lists agree, and every cloud's facts are complete. */
@@ -1964,6 +2015,7 @@ int main(void)
 		cmocka_unit_test(test_yaml_syntax),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_fabric),
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_cloud_image_aliases),
 		cmocka_unit_test(test_cloud_nicknames),

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# fabric.sh: a user's journey with a fast network between the nodes of a group (issue 13,
+# item 1; docs/internals/fabric.md). API-only emulator. A 2 x 8-GPU group whose type has
+# RDMA interfaces (EFA, ERI, an HCC type's RDMA network) asks for interconnect rdma and
+# placement cluster. First the wrong specs a user writes: rdma on a type without it, more
+# interfaces than the type takes, a cluster placement over two zones; plan and apply fail
+# with the key's LINE:COL and create nothing. Then the fixed spec applies and destroys.
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+case $CLOUD in
+aws) FAST=p4d.24xlarge MAX=4 WORD=EFA ;;
+alibaba) FAST=ecs.ebmgn7ex.32xlarge MAX=2 WORD=ERI ;;
+tencent) FAST=HCCPNV4h.48XLARGE1152 MAX=1 WORD=RDMA ;;
+esac
+
+sim_start --no-rate-limits
+f=$work/c.yaml
+# SPEC TYPE ZONES KEYS...: the journey's spec, with these group keys after disk_gb (line 16)
+fabric_spec() {
+	local out=$1 type=$2 zones=$3
+	shift 3
+	spec "$out.base" e2e-fab workers 2 "$type"
+	{
+		sed -n '1,11p' "$out.base"
+		printf '    zones: [%s]\n' "$zones"
+		sed -n '13,15p' "$out.base"
+		printf '    %s\n' "$@"
+		sed -n '16,$p' "$out.base"
+	} >"$out"
+}
+
+creates() {
+	echo $(($(calls RunInstances) + $(calls ImportKeyPair) + $(calls CreateKeyPair) + \
+		$(calls CreateSecurityGroup)))
+}
+
+# refused WHAT POS MESSAGE: plan and apply -y fail with FILE:POS: MESSAGE, once, nothing made
+refused() {
+	local cmd
+	for cmd in plan "apply -y"; do
+		# shellcheck disable=SC2086 # the command's words
+		gc $cmd "$f"
+		[ "$rc" != 0 ] || fail "$1: $cmd succeeded"
+		grep -qF "$f:$2: " "$work/err" || fail "$1: $cmd did not say '$f:$2:': $(cat "$work/err")"
+		grep -qF "$3" "$work/err" || fail "$1: $cmd did not say '$3': $(cat "$work/err")"
+		[ "$(grep -cF "$3" "$work/err")" = 1 ] || fail "$1: $cmd said it more than once"
+		[ "$(owned_resources e2e-fab)" = 0 ] || fail "$1: $cmd left a key pair or group"
+		expect_alive e2e-fab 0 "$1: $cmd"
+		[ "$(creates)" = 0 ] || fail "$1: $cmd created something"
+	done
+}
+
+Z=${ZONES[0]}
+# a fast network on a type without one
+fabric_spec "$f" "$TYPE1" "$Z" "interconnect: rdma" "placement: cluster"
+refused "rdma on $TYPE1" 16:19 "instance type '$TYPE1' has no $WORD interfaces"
+
+# more interfaces than the type takes
+fabric_spec "$f" "$FAST" "$Z" "interconnect: rdma" "interfaces: 64" "placement: cluster"
+refused "64 interfaces" 17:17 "interfaces 64: instance type '$FAST' takes at most $MAX $WORD"
+
+# a cluster placement over two zones
+fabric_spec "$f" "$FAST" "$Z,${ZONES[1]}" "interconnect: rdma" "placement: cluster"
+refused "a cluster over two zones" "12:$((14 + ${#Z}))" "placement cluster keeps the group in one zone"
+
+# interfaces with the standard network: a spec error
+fabric_spec "$f" "$FAST" "$Z" "interconnect: standard" "interfaces: 1"
+refused "interfaces on the standard network" 17:17 "only allowed with interconnect rdma or auto"
+
+# fixed: it applies, in one zone
+fabric_spec "$f" "$FAST" "$Z" "interconnect: rdma" "interfaces: $MAX" "placement: cluster"
+gc_ok plan "$f"
+gc_ok apply -y "$f"
+expect_alive e2e-fab 2 "the fixed spec"
+expect_owned e2e-fab "the fixed spec"
+# the launch carries the interfaces as the cloud's API model has them
+run=$(jq -s -c '[.[] | select(.action == "RunInstances" and .error_code == null)][0].params' \
+	"$work/requests.log")
+case $CLOUD in
+aws)
+	# card 0 an EFA with ENA, cards 1..3 EFA-only; groups per interface, none at the top
+	[ "$(jq -r '."NetworkInterface.1.InterfaceType"' <<<"$run")" = efa ] ||
+		fail "card 0 is not an EFA: $run"
+	for i in 2 3 4; do
+		jq -e --arg i "$i" '.["NetworkInterface.\($i).InterfaceType"] == "efa-only" and
+			.["NetworkInterface.\($i).NetworkCardIndex"] == (($i | tonumber) - 1 | tostring) and
+			.["NetworkInterface.\($i).DeviceIndex"] == "0"' <<<"$run" >/dev/null ||
+			fail "interface $i is not an EFA-only interface on card $((i - 1)): $run"
+	done
+	jq -e 'has("NetworkInterface.5.InterfaceType") or has("SecurityGroupId.1") or
+		has("NetworkInterface.1.AssociatePublicIpAddress") | not' <<<"$run" >/dev/null ||
+		fail "more than 4 interfaces, or groups or a public address beside them: $run"
+	;;
+alibaba)
+	jq -e '.["NetworkInterface.2.NetworkInterfaceTrafficMode"] == "HighPerformance" and
+		.["NetworkInterface.3.NetworkInterfaceTrafficMode"] == "HighPerformance" and
+		.["NetworkInterface.2.InstanceType"] == "Secondary" and
+		(has("NetworkInterface.4.NetworkInterfaceTrafficMode") | not)' <<<"$run" >/dev/null ||
+		fail "the launch does not carry 2 ERIs: $run"
+	;;
+tencent)
+	# an HCC type's RDMA network comes with the type: no interface parameters
+	jq -e 'keys | map(select(startswith("NetworkInterface"))) | length == 0' <<<"$run" \
+		>/dev/null || fail "interfaces sent to CVM: $run"
+	;;
+esac
+gc_ok destroy -y "$f"
+expect_alive e2e-fab 0 "after destroy"
+requests_valid
+note "ok ($CLOUD)"
