@@ -200,6 +200,18 @@ void gc_hosts_env(const struct gc_hosts *h, size_t i, unsigned master_port,
 	snprintf(out[4].value, sizeof(out[4].value), "%u", gc_hosts_slots(h, i));
 }
 
+void gc_hosts_pet_env(const struct gc_hosts *h, size_t i, unsigned master_port,
+		      struct gc_hosts_var out[GC_HOSTS_N_ENV])
+{
+	static const char *const pet[GC_HOSTS_N_ENV] = { "PET_MASTER_ADDR", "PET_MASTER_PORT",
+							 "PET_NNODES", "PET_NODE_RANK",
+							 "PET_NPROC_PER_NODE" };
+
+	gc_hosts_env(h, i, master_port, out);
+	for (size_t k = 0; k < GC_HOSTS_N_ENV; k++)
+		out[k].name = pet[k];
+}
+
 /* ---- quoting ------------------------------------------------------------------------- */
 
 /* Words safe as they are in an ssh_config Host pattern (no * ? ! , space or quote). */

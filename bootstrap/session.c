@@ -135,6 +135,7 @@ static void runner_opts(struct gc_session *s, const struct gc_session_opts *o,
 	if (!o)
 		return;
 	ro->ssh_wait_ms = o->ssh_wait_ms;
+	ro->fail_fast_ms = o->fail_fast_ms;
 	ro->cb = o->cb;
 	ro->cb.output = NULL;
 }

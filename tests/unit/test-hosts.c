@@ -170,6 +170,18 @@ static void test_torchrun(void **state)
 	assert_string_equal(env[3].value, "2");
 	assert_string_equal(env[4].name, "NPROC_PER_NODE");
 	assert_string_equal(env[4].value, "1");
+	/* and torchrun's PET_* names for the same values */
+	gc_hosts_pet_env(&h, 2, 29600, env);
+	assert_string_equal(env[0].name, "PET_MASTER_ADDR");
+	assert_string_equal(env[0].value, "10.0.0.10");
+	assert_string_equal(env[1].name, "PET_MASTER_PORT");
+	assert_string_equal(env[1].value, "29600");
+	assert_string_equal(env[2].name, "PET_NNODES");
+	assert_string_equal(env[2].value, "4");
+	assert_string_equal(env[3].name, "PET_NODE_RANK");
+	assert_string_equal(env[3].value, "2");
+	assert_string_equal(env[4].name, "PET_NPROC_PER_NODE");
+	assert_string_equal(env[4].value, "1");
 	gc_buf_release(&b);
 	gc_hosts_release(&h);
 }
