@@ -31,6 +31,34 @@ jq -r '[.instances[] | select(.tags["gpucluster:cluster"] == "e2e-mesh")
 [ "$(wc -l <"$work/nodes")" = 2 ] || fail "expected 2 running nodes: $(cat "$work/nodes")"
 mapfile -t priv < <(cut -d' ' -f3 "$work/nodes")
 
+# the mesh: the launchers' files with private addresses, on every node
+gc_ok exec "$work/m.yaml" -- 'cat /etc/gpucluster/hostfile /etc/gpucluster/deepspeed_hostfile /etc/gpucluster/hosts'
+for ip in "${priv[@]}"; do
+	[ "$(grep -c "^$ip slots=1\$" "$work/out")" = 4 ] ||
+		fail "$ip is not in both hostfiles of both nodes: $(cat "$work/out")"
+	[ "$(grep -c "^$ip\$" "$work/out")" = 2 ] || fail "$ip is not in both plain lists"
+done
+# node 0 reaches node 1 by private address and by name, with the internal key and pins
+# shellcheck disable=SC2016 # expanded by the node's shell
+gc_ok run --no-apply --on node0 "$work/m.yaml" -- "ssh ${priv[1]} 'echo via-ip \$(hostname)'; ssh workers-1 echo via-name"
+grep -q '^\[workers/0\] via-ip ' "$work/out" || fail "ssh from node 0 to ${priv[1]}: $(cat "$work/out" "$work/err")"
+grep -q '^\[workers/0\] via-name$' "$work/out" || fail "ssh from node 0 to workers-1: $(cat "$work/out" "$work/err")"
+# mpirun over the hostfile: one rank on each node, started over ssh
+# shellcheck disable=SC2016 # expanded by the nodes' shell
+gc_ok run --no-apply --on node0 "$work/m.yaml" -- \
+	'mpirun --hostfile /etc/gpucluster/hostfile sh -c "echo rank \$OMPI_COMM_WORLD_RANK of \$OMPI_COMM_WORLD_SIZE on \$(cat /etc/hostname 2>/dev/null || hostname)"'
+[ "$(grep -c '^\[workers/0\] rank [01] of 2 on ' "$work/out")" = 2 ] || fail "mpirun: $(cat "$work/out" "$work/err")"
+[ "$(grep '^\[workers/0\] rank' "$work/out" | awk '{print $NF}' | sort -u | wc -l)" = 2 ] ||
+	fail "mpirun's ranks ran on one node: $(cat "$work/out")"
+# the internal key is not the user's: the user's private key is nowhere on the nodes
+ukey=$(find "$GPUCLUSTER_STATE_DIR" -name id_ed25519.pub | head -1)
+[ -n "$ukey" ] || fail "no user key in the state directory"
+gc_ok exec "$work/m.yaml" -- 'cut -d" " -f2 ~/.ssh/gpucluster_mesh.pub; ls ~/.ssh'
+grep -q "$(cut -d' ' -f2 "$ukey")" "$work/out" && fail "the internal key is the user's key"
+grep -q 'id_' "$work/out" && fail "a private key other than the internal one is on a node: $(cat "$work/out")"
+[ "$(grep -c '^gpucluster_mesh$' "$work/out")" = 2 ] || fail "the internal key is not on every node"
+lap "the mesh: hostfiles, ssh by private address and name, mpirun, with the internal key"
+
 # torchrun's PET_* variables, the master the first node's private address
 # shellcheck disable=SC2016 # expanded by the nodes' shell
 gc_ok run --no-apply "$work/m.yaml" -- \
