@@ -281,7 +281,7 @@ static void sh_word(struct gc_buf *out, const char *s)
 
 /* ---- the formats ------------------------------------------------------------------- */
 
-static void hostfile(struct gc_buf *out, const struct gc_hosts *h, bool comments)
+static void hostfile(struct gc_buf *out, const struct gc_hosts *h, bool comments, bool private)
 {
 	/* older DeepSpeed versions split every line into host and slots, comments included */
 	if (comments)
@@ -290,7 +290,9 @@ static void hostfile(struct gc_buf *out, const struct gc_hosts *h, bool comments
 			    "slots = GPUs per node\n",
 			    h->cluster);
 	for (size_t i = 0; i < h->n; i++)
-		gc_buf_addf(out, "%s slots=%u\n", gc_hosts_address(h, i), gc_hosts_slots(h, i));
+		gc_buf_addf(out, "%s slots=%u\n",
+			    private ? h->nodes[i].private_ip : gc_hosts_address(h, i),
+			    gc_hosts_slots(h, i));
 }
 
 static void torchrun(struct gc_buf *out, const struct gc_hosts *h, const struct gc_hosts_opts *o)
@@ -510,13 +512,18 @@ int gc_hosts_format(struct gc_buf *out, const struct gc_hosts *h, const struct g
 		if (!gc_hosts_address(h, i))
 			return gc_error_set(err, GC_EINVALID, "node '%s' (%s) has no address",
 					    h->nodes[i].label, h->nodes[i].id);
+	for (size_t i = 0; i < h->n && o->private_addrs; i++)
+		if (!h->nodes[i].private_ip)
+			return gc_error_set(err, GC_EINVALID,
+					    "node '%s' (%s) has no private address",
+					    h->nodes[i].label, h->nodes[i].id);
 	if (o->format == GC_HOSTS_TORCHRUN && o->only != SIZE_MAX && o->only >= h->n)
 		return gc_error_set(err, GC_EINVALID, "no node %zu: the cluster has %zu", o->only,
 				    h->n);
 	/* written whole into text first, so out never holds half a file */
 	switch (o->format) {
-	case GC_HOSTS_MPI: hostfile(&text, h, true); break;
-	case GC_HOSTS_DEEPSPEED: hostfile(&text, h, false); break;
+	case GC_HOSTS_MPI: hostfile(&text, h, true, o->private_addrs); break;
+	case GC_HOSTS_DEEPSPEED: hostfile(&text, h, false, o->private_addrs); break;
 	case GC_HOSTS_TORCHRUN: torchrun(&text, h, o); break;
 	case GC_HOSTS_SSH_CONFIG: rc = ssh_config(&text, h, err); break;
 	case GC_HOSTS_ANSIBLE: rc = ansible(&text, h, err); break;

@@ -139,7 +139,10 @@ struct gc_hosts_opts {
 	unsigned master_port; /* 0: 29500 */
 	/* torchrun: only node `only`, as `export K=V` lines; SIZE_MAX: every node, a block
 	 * each under a "# LABEL" line. Ignored by the other formats. */
-	size_t only;
+	size_t only; /* mpi, deepspeed: the private addresses, as the nodes see each other (the files
+	 * under /etc/gpucluster on the nodes, bootstrap/mesh.h); a node without one is
+	 * GC_EINVALID. */
+	bool private_addrs;
 };
 
 /*

@@ -160,23 +160,22 @@ static void heredoc(struct gc_buf *out, const char *file, const char *text)
 static int mesh_files(struct gc_buf *out, const struct gc_session *s, const struct gc_hosts *h,
 		      const struct gc_known_hosts *kh, struct gc_error *err)
 {
-	struct gc_buf hostfile = GC_BUF_INIT(0), list = GC_BUF_INIT(0), cfg = GC_BUF_INIT(0),
-		      known = GC_BUF_INIT(0), all = GC_BUF_INIT(0);
+	struct gc_buf mpi = GC_BUF_INIT(0), ds = GC_BUF_INIT(0), list = GC_BUF_INIT(0),
+		      cfg = GC_BUF_INIT(0), known = GC_BUF_INIT(0), all = GC_BUF_INIT(0);
+	struct gc_hosts_opts ho = { .format = GC_HOSTS_MPI, .private_addrs = true };
 	int rc = -1;
 
-	gc_buf_addstr(&hostfile, "# the cluster's nodes by private address (gpucluster)\n");
+	if (gc_hosts_format(&mpi, h, &ho, err) < 0)
+		goto out;
+	ho.format = GC_HOSTS_DEEPSPEED;
+	if (gc_hosts_format(&ds, h, &ho, err) < 0)
+		goto out;
 	gc_buf_addstr(&cfg, "# the cluster's own SSH, with its internal key (gpucluster)\n");
 	for (size_t i = 0; i < h->n; i++) {
 		const struct gc_hosts_node *n = &h->nodes[i];
 		char alias[128];
 
-		if (!n->private_ip) {
-			gc_error_set(err, GC_ENOTFOUND, "%s (%s) has no private address", n->label,
-				     n->id);
-			goto out;
-		}
 		alias_of(n->label, alias, sizeof(alias));
-		gc_buf_addf(&hostfile, "%s slots=%u\n", n->private_ip, gc_hosts_slots(h, i));
 		gc_buf_addf(&list, "%s\n", n->private_ip);
 		gc_buf_addf(&cfg, "Host %s%s%s\n\tHostName %s\n", n->private_ip,
 			    alias[0] ? " " : "", alias, n->private_ip);
@@ -189,15 +188,15 @@ static int mesh_files(struct gc_buf *out, const struct gc_session *s, const stru
 		    "\tIdentitiesOnly yes\n\tUserKnownHostsFile " GC_MESH_DIR "/known_hosts\n"
 		    "\tStrictHostKeyChecking yes\n\tBatchMode yes\n",
 		    all.data, h->user, h->port);
-	heredoc(out, "hostfile", hostfile.data);
-	/* DeepSpeed reads the same "HOST slots=N" lines; its parser takes no comment */
-	heredoc(out, "deepspeed_hostfile", strchr(hostfile.data, '\n') + 1);
+	heredoc(out, "hostfile", mpi.data);
+	heredoc(out, "deepspeed_hostfile", ds.data);
 	heredoc(out, "hosts", list.data);
 	heredoc(out, "ssh_config", cfg.data);
 	heredoc(out, "known_hosts", known.data);
 	rc = 0;
 out:
-	gc_buf_release(&hostfile);
+	gc_buf_release(&mpi);
+	gc_buf_release(&ds);
 	gc_buf_release(&list);
 	gc_buf_release(&cfg);
 	gc_buf_release(&known);

@@ -59,6 +59,15 @@ grep -q 'id_' "$work/out" && fail "a private key other than the internal one is 
 [ "$(grep -c '^gpucluster_mesh$' "$work/out")" = 2 ] || fail "the internal key is not on every node"
 lap "the mesh: hostfiles, ssh by private address and name, mpirun, with the internal key"
 
+# hosts --private: the same private addresses here, and which file on the nodes is whose
+gc_ok hosts --private --format deepspeed "$work/m.yaml"
+printf '%s slots=1\n' "${priv[@]}" | diff - "$work/out" >&2 || fail "hosts --private is not as expected"
+grep -q '/etc/gpucluster/hostfile  *mpirun --hostfile' "$work/err" || fail "hosts --private names no files: $(cat "$work/err")"
+grep -q '/etc/gpucluster/deepspeed_hostfile  *deepspeed --hostfile' "$work/err" || fail "no DeepSpeed file named"
+gc hosts --private --format torchrun "$work/m.yaml"
+[ "$rc" = 64 ] || fail "hosts --private --format torchrun exited $rc"
+lap "hosts --private"
+
 # torchrun's PET_* variables, the master the first node's private address
 # shellcheck disable=SC2016 # expanded by the nodes' shell
 gc_ok run --no-apply "$work/m.yaml" -- \
