@@ -200,6 +200,18 @@ void gc_hosts_env(const struct gc_hosts *h, size_t i, unsigned master_port,
 	snprintf(out[4].value, sizeof(out[4].value), "%u", gc_hosts_slots(h, i));
 }
 
+void gc_hosts_pet_env(const struct gc_hosts *h, size_t i, unsigned master_port,
+		      struct gc_hosts_var out[GC_HOSTS_N_ENV])
+{
+	static const char *const pet[GC_HOSTS_N_ENV] = { "PET_MASTER_ADDR", "PET_MASTER_PORT",
+							 "PET_NNODES", "PET_NODE_RANK",
+							 "PET_NPROC_PER_NODE" };
+
+	gc_hosts_env(h, i, master_port, out);
+	for (size_t k = 0; k < GC_HOSTS_N_ENV; k++)
+		out[k].name = pet[k];
+}
+
 /* ---- quoting ------------------------------------------------------------------------- */
 
 /* Words safe as they are in an ssh_config Host pattern (no * ? ! , space or quote). */
@@ -269,7 +281,7 @@ static void sh_word(struct gc_buf *out, const char *s)
 
 /* ---- the formats ------------------------------------------------------------------- */
 
-static void hostfile(struct gc_buf *out, const struct gc_hosts *h, bool comments)
+static void hostfile(struct gc_buf *out, const struct gc_hosts *h, bool comments, bool private)
 {
 	/* older DeepSpeed versions split every line into host and slots, comments included */
 	if (comments)
@@ -278,7 +290,9 @@ static void hostfile(struct gc_buf *out, const struct gc_hosts *h, bool comments
 			    "slots = GPUs per node\n",
 			    h->cluster);
 	for (size_t i = 0; i < h->n; i++)
-		gc_buf_addf(out, "%s slots=%u\n", gc_hosts_address(h, i), gc_hosts_slots(h, i));
+		gc_buf_addf(out, "%s slots=%u\n",
+			    private ? h->nodes[i].private_ip : gc_hosts_address(h, i),
+			    gc_hosts_slots(h, i));
 }
 
 static void torchrun(struct gc_buf *out, const struct gc_hosts *h, const struct gc_hosts_opts *o)
@@ -498,13 +512,18 @@ int gc_hosts_format(struct gc_buf *out, const struct gc_hosts *h, const struct g
 		if (!gc_hosts_address(h, i))
 			return gc_error_set(err, GC_EINVALID, "node '%s' (%s) has no address",
 					    h->nodes[i].label, h->nodes[i].id);
+	for (size_t i = 0; i < h->n && o->private_addrs; i++)
+		if (!h->nodes[i].private_ip)
+			return gc_error_set(err, GC_EINVALID,
+					    "node '%s' (%s) has no private address",
+					    h->nodes[i].label, h->nodes[i].id);
 	if (o->format == GC_HOSTS_TORCHRUN && o->only != SIZE_MAX && o->only >= h->n)
 		return gc_error_set(err, GC_EINVALID, "no node %zu: the cluster has %zu", o->only,
 				    h->n);
 	/* written whole into text first, so out never holds half a file */
 	switch (o->format) {
-	case GC_HOSTS_MPI: hostfile(&text, h, true); break;
-	case GC_HOSTS_DEEPSPEED: hostfile(&text, h, false); break;
+	case GC_HOSTS_MPI: hostfile(&text, h, true, o->private_addrs); break;
+	case GC_HOSTS_DEEPSPEED: hostfile(&text, h, false, o->private_addrs); break;
 	case GC_HOSTS_TORCHRUN: torchrun(&text, h, o); break;
 	case GC_HOSTS_SSH_CONFIG: rc = ssh_config(&text, h, err); break;
 	case GC_HOSTS_ANSIBLE: rc = ansible(&text, h, err); break;

@@ -126,12 +126,23 @@ struct gc_hosts_var {
 void gc_hosts_env(const struct gc_hosts *h, size_t i, unsigned master_port,
 		  struct gc_hosts_var out[GC_HOSTS_N_ENV]);
 
+/*
+ * The same five values under torchrun's own names (PET_MASTER_ADDR, PET_MASTER_PORT,
+ * PET_NNODES, PET_NODE_RANK, PET_NPROC_PER_NODE): torchrun takes a missing --FLAG from
+ * PET_FLAG, so a bare `torchrun train.py` under `run` joins the job.
+ */
+void gc_hosts_pet_env(const struct gc_hosts *h, size_t i, unsigned master_port,
+		      struct gc_hosts_var out[GC_HOSTS_N_ENV]);
+
 struct gc_hosts_opts {
 	enum gc_hosts_format format;
 	unsigned master_port; /* 0: 29500 */
 	/* torchrun: only node `only`, as `export K=V` lines; SIZE_MAX: every node, a block
 	 * each under a "# LABEL" line. Ignored by the other formats. */
-	size_t only;
+	size_t only; /* mpi, deepspeed: the private addresses, as the nodes see each other (the files
+	 * under /etc/gpucluster on the nodes, bootstrap/mesh.h); a node without one is
+	 * GC_EINVALID. */
+	bool private_addrs;
 };
 
 /*

@@ -85,6 +85,7 @@ struct run {
 	size_t active, done;
 	struct gc_runner_report *rep;
 	bool cancelled;
+	uint64_t stop_at_ns; /* fail-fast: when the nodes still running are stopped; 0: never */
 };
 
 const char *gc_step_state_name(enum gc_step_state s)
@@ -550,6 +551,11 @@ static void finish(struct run *r, struct node *nd)
 		r->rep->n_ok++;
 	else
 		r->rep->n_failed++;
+	if (r->o->fail_fast_ms && !r->stop_at_ns && nd->res->err.code != GC_OK &&
+	    nd->res->err.code != GC_ECANCELLED) {
+		r->stop_at_ns = now_ns() + r->o->fail_fast_ms * GC_NS_PER_MS;
+		r->rep->first_failed = nd->idx;
+	}
 	emit(r, nd, GC_RUN_NODE_DONE, false, &nd->res->err);
 }
 
@@ -1049,7 +1055,9 @@ static void drive(struct run *r, struct node *nd, short revents)
 
 /* ---- the loop --------------------------------------------------------------------------- */
 
-static void cancel_all(struct run *r)
+/* Ends every node still running; failed: the node that stopped them (fail-fast), or NULL
+ * for a cancel. */
+static void cancel_all(struct run *r, const struct node *failed)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		struct node *nd = &r->nodes[i];
@@ -1064,7 +1072,13 @@ static void cancel_all(struct run *r)
 			stream_out(r, nd, true);
 			take_output(r, sr, &nd->cur);
 		}
-		gc_error_set(&nd->res->err, GC_ECANCELLED, "%s: cancelled", nd->spec->name);
+		if (failed) {
+			gc_error_set(&nd->res->err, GC_ECANCELLED, "%s: stopped: %s failed",
+				     nd->spec->name, failed->spec->name);
+			r->rep->n_stopped++;
+		} else {
+			gc_error_set(&nd->res->err, GC_ECANCELLED, "%s: cancelled", nd->spec->name);
+		}
 		finish(r, nd);
 	}
 }
@@ -1081,7 +1095,11 @@ static int loop(struct run *r)
 
 		if (r->o->cb.cancelled && r->o->cb.cancelled(r->o->cb.cancel_ctx)) {
 			r->cancelled = true;
-			cancel_all(r);
+			cancel_all(r, NULL);
+			break;
+		}
+		if (r->stop_at_ns && r->stop_at_ns <= now) {
+			cancel_all(r, &r->nodes[r->rep->first_failed]);
 			break;
 		}
 		for (size_t i = 0; i < r->n; i++) {
@@ -1169,6 +1187,7 @@ int gc_runner_run(const struct gc_runner_opts *o, const struct gc_runner_node *n
 	files_stamp(o, r.stamp);
 
 	gc_runner_report_release(report);
+	report->first_failed = SIZE_MAX;
 	report->nodes = gc_xcalloc(n_nodes ? n_nodes : 1, sizeof(*report->nodes));
 	report->n_nodes = n_nodes;
 	r.nodes = gc_xcalloc(n_nodes ? n_nodes : 1, sizeof(*r.nodes));

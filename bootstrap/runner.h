@@ -124,6 +124,9 @@ struct gc_runner_report {
 	size_t n_ok, n_failed;
 	size_t peak_sessions; /* most connections open at once */
 	uint64_t wall_ms;
+	/* fail_fast_ms: the node whose failure stopped the others (SIZE_MAX: none did) */
+	size_t first_failed;
+	size_t n_stopped; /* nodes stopped because of it */
 };
 
 void gc_runner_report_init(struct gc_runner_report *r);
@@ -211,6 +214,10 @@ struct gc_runner_opts {
 
 	struct gc_runner_callbacks cb;
 	struct gc_log *log;
+	/* Fail-fast (`run`'s ranks): once a node fails, every node still running is stopped
+	 * this long after (GC_ECANCELLED, "stopped: NAME failed"), so nodes that fail in the
+	 * same moment report their own status. 0: off, every node runs to its end. */
+	uint64_t fail_fast_ms;
 };
 
 /*

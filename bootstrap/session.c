@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bootstrap/session.h"
+#include "bootstrap/mesh.h"
 #include "core/alloc.h"
 #include "core/state.h"
 
@@ -135,6 +136,7 @@ static void runner_opts(struct gc_session *s, const struct gc_session_opts *o,
 	if (!o)
 		return;
 	ro->ssh_wait_ms = o->ssh_wait_ms;
+	ro->fail_fast_ms = o->fail_fast_ms;
 	ro->cb = o->cb;
 	ro->cb.output = NULL;
 }
@@ -222,7 +224,12 @@ int gc_session_run(struct gc_session *s, const struct gc_session_opts *o, struct
 	for (size_t i = 0; i < s->boot.n_nodes; i++)
 		if (s->report.nodes[i].err.code != GC_OK || (s->smoke && !s->smoke[i].ok))
 			s->n_failed++;
-	return err->code == GC_OK && !s->n_failed ? 0 : -1;
+	if (err->code != GC_OK || s->n_failed)
+		return -1;
+	/* a bootstrapped cluster reaches itself: the mesh on every node, old ones too */
+	if (o->mode == GC_BOOT_FULL && gc_mesh_run(s->engine, s->live, err) < 0)
+		return -1;
+	return 0;
 }
 
 int gc_session_run_steps(struct gc_session *s, const struct gc_runner_step *steps, size_t n_steps,

@@ -57,6 +57,7 @@ struct gc_session_opts {
 	/* The runner's; cancelled is also polled while pinning, and output is only for
 	 * GC_BOOT_EXEC (the step then streams and the report keeps none of its output). */
 	struct gc_runner_callbacks cb;
+	uint64_t fail_fast_ms; /* the runner's (runner.h): 0, every node runs to its end */
 };
 
 struct gc_session {

@@ -12,6 +12,7 @@
 
 #include "bootstrap/hosts.h"
 #include "bootstrap/known_hosts.h"
+#include "bootstrap/mesh.h"
 #include "bootstrap/session.h"
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
@@ -43,6 +44,10 @@ static const struct gc_opt hosts_opts[] = {
 	  .type = GC_OPT_STRING,
 	  .arg = "NODE",
 	  .help = "torchrun: only this node, as export lines (an id, a prefix, GROUP/N)" },
+	{ .name = "private",
+	  .type = GC_OPT_FLAG,
+	  .help = "mpi, deepspeed: private addresses, for a launcher on a node (as in the\n"
+		  "files every node has under " GC_MESH_DIR ")" },
 	{ .name = NULL },
 };
 
@@ -65,6 +70,21 @@ static int pick_format(struct gc_cmd_ctx *ctx, enum gc_hosts_format *out)
 		return -1;
 	}
 	return 0;
+}
+
+/* --private: a launcher on a node has these files already; which is for which. */
+static void note_node_files(struct gc_cmd_ctx *ctx)
+{
+	if (ctx->out->quiet)
+		return;
+	gc_out_printf(ctx->out, ctx->out->err,
+		      "hosts: every node has these files, with private addresses:\n"
+		      "  " GC_MESH_DIR "/hostfile            mpirun --hostfile FILE\n"
+		      "  " GC_MESH_DIR "/deepspeed_hostfile  deepspeed --hostfile FILE\n"
+		      "  " GC_MESH_DIR "/hosts               one address a line (pdsh -w ^FILE)\n"
+		      "  " GC_MESH_DIR
+		      "/ssh_config          ssh between nodes with the internal key "
+		      "(in ~/.ssh/config)\n");
 }
 
 /* What would make the ssh-config or the inventory fail for a node: no pinned key, or no
@@ -105,6 +125,12 @@ static int hosts_exec(struct gc_cmd_ctx *ctx)
 	if (pick_format(ctx, &ho.format) < 0)
 		return GC_EXIT_USAGE;
 	ho.master_port = (unsigned)gc_cmd_opt_int(ctx, "master-port");
+	ho.private_addrs = gc_cmd_opt_given(ctx, "private");
+	if (ho.private_addrs && ho.format != GC_HOSTS_MPI && ho.format != GC_HOSTS_DEEPSPEED) {
+		gc_out_error(ctx->out,
+			     "'--private' goes with '--format mpi' or '--format deepspeed'");
+		return GC_EXIT_USAGE;
+	}
 	if (gc_cmd_engine(ctx, &e, &eopts) < 0)
 		return GC_EXIT_FAILURE;
 	gc_error_init(&err);
@@ -144,6 +170,8 @@ static int hosts_exec(struct gc_cmd_ctx *ctx)
 	}
 	if (ho.format == GC_HOSTS_SSH_CONFIG || ho.format == GC_HOSTS_ANSIBLE)
 		warn_unusable(ctx, &h);
+	if (ho.private_addrs)
+		note_node_files(ctx);
 	if (file) {
 		if (gc_hosts_write_file(file, text.data, text.len, &err) < 0) {
 			gc_cmd_report_error(ctx, NULL, &err);
@@ -181,7 +209,9 @@ const struct gc_cmd_entry gc_cmd_hosts = {
 		"NODE_RANK and NPROC_PER_NODE per node), ssh-config (for ssh -F FILE NODE, with\n"
 		"the cluster's key and pinned host keys only), ansible (an INI inventory, a\n"
 		"group per node group) or json. Addresses are public where a node has one,\n"
-		"else private; MASTER_ADDR is the first node's private address.",
+		"else private (--private: private, for a launcher on a node; every node has\n"
+		"those files under " GC_MESH_DIR "); MASTER_ADDR is the first node's private\n"
+		"address.",
 	.opts = hosts_opts,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,

@@ -25,9 +25,13 @@
 #include "core/engine.h"
 #include "core/keygen.h"
 
-#define RUN_N_VARS	 (GC_HOSTS_N_ENV + 2) /* + GPUCLUSTER_NODE, GPUCLUSTER_RUN_ID */
+#define RUN_N_VARS	 (2 * GC_HOSTS_N_ENV + 2) /* + GPUCLUSTER_NODE, _RUN_ID; PET_* */
 #define STOP_TIMEOUT_MS	 30000
 #define STOP_SSH_WAIT_MS 15000
+/* fail-fast: ranks that fail within this of the first one report their own exit */
+#define RUN_FAIL_FAST_MS 1000
+
+static const char *const run_on_names[] = { "all", "node0", NULL };
 
 static const struct gc_opt run_opts[] = {
 	{ .name = "down",
@@ -58,6 +62,12 @@ static const struct gc_opt run_opts[] = {
 	  .arg = "NAME=VALUE",
 	  .help = "a variable for the command (repeatable; after the spec's envs)",
 	  .repeat = true },
+	{ .name = "on",
+	  .type = GC_OPT_CHOICE,
+	  .choices = run_on_names,
+	  .arg = "WHERE",
+	  .help = "launch on every node (all) or on the first only (node0: mpirun, deepspeed)",
+	  .def = "all" },
 	GC_CMD_APPLY_OPTS,
 	{ .name = NULL },
 };
@@ -85,17 +95,20 @@ static char *run_script(const struct gc_cmd_ctx *ctx, const char *job_env)
 }
 
 /* TERM to the command's process group, KILL after 5 s: what Ctrl-C is to a local job. */
-static const char stop_script[] = "f=" RUN_PGID_FILE "\n"
-				  "[ -f \"$f\" ] || exit 0\n"
-				  "pg=$(cat \"$f\")\n"
-				  "case $pg in '' | *[!0-9]*) exit 0 ;; esac\n"
-				  "kill -TERM -- \"-$pg\" 2>/dev/null || true\n"
-				  "for _ in 1 2 3 4 5 6 7 8 9 10; do\n"
-				  "\tkill -0 -- \"-$pg\" 2>/dev/null || break\n"
-				  "\tsleep 0.5\n"
-				  "done\n"
-				  "kill -KILL -- \"-$pg\" 2>/dev/null || true\n"
-				  "rm -f \"$f\"\n";
+static const char stop_script[] =
+	"f=" RUN_PGID_FILE "\n"
+	"[ -f \"$f\" ] || exit 0\n"
+	"pg=$(cat \"$f\")\n"
+	"case $pg in '' | *[!0-9]*) exit 0 ;; esac\n"
+	"read -r _ _ _ _ me _ </proc/$$/stat || me=\n"
+	"[ \"$pg\" != \"$me\" ] || exit 0 # a stale file: that group is ours\n"
+	"kill -TERM -- \"-$pg\" 2>/dev/null || true\n"
+	"for _ in 1 2 3 4 5 6 7 8 9 10; do\n"
+	"\tkill -0 -- \"-$pg\" 2>/dev/null || break\n"
+	"\tsleep 0.5\n"
+	"done\n"
+	"kill -KILL -- \"-$pg\" 2>/dev/null || true\n"
+	"rm -f \"$f\"\n";
 
 struct run_state {
 	struct gc_cmd_ctx *ctx;
@@ -108,7 +121,33 @@ struct run_state {
 	int width; /* of the widest label */
 	/* exports of envs, --env and secrets (cmd/job.h) */
 	char *job_env;
+	struct gc_hosts_var *pet; /* GC_HOSTS_N_ENV per node: torchrun's PET_* */
+	bool node0;		  /* --on node0 */
 };
+
+/* Node i's torchrun PET_* variables into v (GC_HOSTS_N_ENV of them). */
+static void run_pet_vars(struct run_state *rs, size_t i, struct gc_runner_var *v)
+{
+	struct gc_hosts_var *pet;
+
+	if (!rs->pet)
+		rs->pet = gc_xcalloc(rs->hosts.n * GC_HOSTS_N_ENV + 1, sizeof(*rs->pet));
+	pet = &rs->pet[i * GC_HOSTS_N_ENV];
+	gc_hosts_pet_env(&rs->hosts, i, rs->master_port, pet);
+	for (size_t k = 0; k < GC_HOSTS_N_ENV; k++)
+		v[k] = (struct gc_runner_var){ .name = pet[k].name, .value = pet[k].value };
+}
+
+/* --on node0: the launcher (mpirun, deepspeed) starts the other ranks itself, so the
+ * command runs on the first node only, with the whole cluster's variables. */
+static void run_keep_node0(struct gc_boot *b)
+{
+	char *id = gc_xstrdup(b->info[0].id);
+	const char *ids[] = { id };
+
+	gc_boot_keep_ids(b, ids, 1);
+	free(id);
+}
 
 /* The nodes are known: each gets its rank variables (the ones hosts --format torchrun
  * prints), its label and the run's id. */
@@ -133,12 +172,15 @@ static int run_prepare(void *arg, struct gc_session *s, struct gc_error *err)
 							    .value = b->info[i].label };
 		v[GC_HOSTS_N_ENV + 1] =
 			(struct gc_runner_var){ .name = "GPUCLUSTER_RUN_ID", .value = rs->run_id };
+		run_pet_vars(rs, i, &v[GC_HOSTS_N_ENV + 2]);
 		b->nodes[i].vars = v;
 		b->nodes[i].n_vars = RUN_N_VARS;
 		if (w > rs->width)
 			rs->width = w;
 	}
 	rs->boot = b;
+	if (rs->node0)
+		run_keep_node0(b);
 	return 0;
 }
 
@@ -169,7 +211,8 @@ static void run_line(void *arg, const struct gc_runner_line *l)
  * command without a terminal outlives its SSH channel, so each node is asked to kill the
  * command's process group. Bounded; a further signal ends gpucluster at once.
  */
-static void stop_remote(struct gc_cmd_ctx *ctx, struct gc_session *b, const char *run_id)
+static void stop_remote(struct gc_cmd_ctx *ctx, struct gc_session *b, const char *run_id,
+			const char *why)
 {
 	const struct gc_runner_step step = {
 		.name = "stop", .script = stop_script, .timeout_ms = STOP_TIMEOUT_MS, .always = true
@@ -181,9 +224,8 @@ static void stop_remote(struct gc_cmd_ctx *ctx, struct gc_session *b, const char
 
 	gc_error_init(&err);
 	gc_runner_report_init(&rep);
-	gc_out_printf(ctx->out, ctx->out->err,
-		      "run: interrupted: stopping the command on %zu node%s\n", b->boot.n_nodes,
-		      b->boot.n_nodes == 1 ? "" : "s");
+	gc_out_printf(ctx->out, ctx->out->err, "run: %s: stopping the command on %zu node%s\n", why,
+		      b->boot.n_nodes, b->boot.n_nodes == 1 ? "" : "s");
 	if (gc_session_run_steps(b, &step, 1, &var, 1, &o, &rep, &err) < 0)
 		gc_out_warn(ctx->out,
 			    "the command may still run on some nodes (%s): '%s exec -- pkill "
@@ -325,10 +367,30 @@ static void print_outcome(struct gc_cmd_ctx *ctx, const struct gc_session *b)
 			      (double)b->report.wall_ms / 1000);
 	else if (b->n_failed)
 		gc_out_printf(ctx->out, ctx->out->err, "run: failed on %zu of %zu node%s (%.1fs)\n",
-			      b->n_failed, n, n == 1 ? "" : "s", (double)b->report.wall_ms / 1000);
+			      b->n_failed - b->report.n_stopped, n, n == 1 ? "" : "s",
+			      (double)b->report.wall_ms / 1000);
 	else
 		gc_out_printf(ctx->out, ctx->out->err, "run: exit 0 on %zu node%s (%.1fs)\n", n,
 			      n == 1 ? "" : "s", (double)b->report.wall_ms / 1000);
+}
+
+/* Fail-fast: which rank's failure stopped the others, and the others' commands killed
+ * (the runner only closed their connections). */
+static void run_failed_fast(struct gc_cmd_ctx *ctx, struct run_state *rs, struct gc_session *b)
+{
+	size_t k = b->report.first_failed;
+	const struct gc_error *e;
+
+	if (k >= b->boot.n_nodes || !b->report.n_stopped)
+		return;
+	e = &b->report.nodes[k].err;
+	gc_out_error(ctx->out, "rank %zu (%s) failed%s: stopping the other %zu rank%s", k,
+		     b->boot.info[k].label,
+		     e->code == GC_ETRANSIENT || e->code == GC_ETIMEOUT
+			     ? " (the node was lost mid-job)"
+			     : "",
+		     b->report.n_stopped, b->report.n_stopped == 1 ? "" : "s");
+	stop_remote(ctx, b, rs->run_id, "rank failed");
 }
 
 /* Runs the command on every running node; returns an exit code. b->ran says whether it
@@ -345,6 +407,7 @@ static int run_command(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_s
 	o.timeout_ms = (uint64_t)gc_cmd_opt_int(ctx, "timeout") * 1000;
 	o.prepare = run_prepare;
 	o.prepare_ctx = rs;
+	o.fail_fast_ms = RUN_FAIL_FAST_MS;
 	o.cb.output = run_line;
 	o.cb.output_ctx = rs;
 	rc = gc_cmd_boot_run(ctx, e, NULL, &o, b);
@@ -356,6 +419,7 @@ static int run_command(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_s
 	} else if (b->ran) {
 		fflush(ctx->out->out);
 		print_outcome(ctx, b);
+		run_failed_fast(ctx, rs, b);
 	}
 	gc_wipe_free(script);
 	return rc;
@@ -411,6 +475,7 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 	rs.master_port = (unsigned)gc_cmd_opt_int(ctx, "master-port");
 	rs.job_env = gc_job_env_script(&job);
 	gc_job_env_release(&job);
+	rs.node0 = strcmp(gc_cmd_opt_str(ctx, "on"), "node0") == 0;
 	snprintf(rs.run_id, sizeof(rs.run_id), "%lld-%ld", (long long)time(NULL), (long)getpid());
 	gc_hosts_init(&rs.hosts, ctx->spec->name, ctx->spec->ssh.user, ctx->spec->ssh.port, NULL,
 		      NULL);
@@ -439,7 +504,7 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 	if (interrupted)
 		why = "interrupted";
 	if (interrupted && !down && b.ran)
-		stop_remote(ctx, &b, rs.run_id);
+		stop_remote(ctx, &b, rs.run_id, "interrupted");
 	if (down) {
 		o->out = o->err;
 		o->color_out = o->color_err;
@@ -459,6 +524,7 @@ out:
 	free(rs.env);
 	free(rs.vars);
 	gc_wipe_free(rs.job_env);
+	free(rs.pet);
 	if (engine)
 		gc_engine_release(&e);
 	return rc;

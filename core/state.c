@@ -117,6 +117,8 @@ char *gc_state_path(const char *state_dir, enum gc_state_file file)
 		[GC_STATE_KEY] = "id_ed25519",
 		[GC_STATE_KNOWN_HOSTS] = "known_hosts",
 		[GC_STATE_LOCK] = "lock",
+		[GC_STATE_MESH_KEY] = "mesh_ed25519",
+		[GC_STATE_MESH_NODES] = "mesh_nodes",
 	};
 
 	return gc_xasprintf("%s/%s", state_dir, names[file]);

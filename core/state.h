@@ -13,6 +13,8 @@ enum gc_state_file {
 	GC_STATE_KEY,	      /* id_ed25519: the cluster's SSH key pair (OpenSSH's format) */
 	GC_STATE_KNOWN_HOSTS, /* known_hosts: the pinned host keys of its nodes */
 	GC_STATE_LOCK,	      /* lock: held by the command that changes the cluster */
+	GC_STATE_MESH_KEY,    /* mesh_ed25519: the nodes' internal key (bootstrap/mesh.h) */
+	GC_STATE_MESH_NODES,  /* mesh_nodes: the instances that were given it */
 };
 
 /* STATE_DIR/FILE, allocated. */

@@ -41,6 +41,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,6 +51,7 @@
 #include "core/cidr.h"
 #include "core/hash.h"
 #include "core/keygen.h"
+#include "core/shape.h"
 #include "core/str.h"
 #include "sim/node/files.h"
 
@@ -64,6 +66,7 @@ extern char **environ;
 #define SANDBOX_PATH	  "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define BOOT_HOOK	  "/usr/local/lib/gpucluster-sim/boot"
 #define UNIT_RUNNER	  "/usr/local/lib/gpucluster-sim/unit"
+#define NET_DIR		  "/run/gpucluster-sim/net"
 
 enum node_phase {
 	PH_CREATED,   /* socket bound, not listening */
@@ -96,6 +99,12 @@ struct node {
 	struct node_child *children;
 	size_t n_children;
 	size_t alloc_children;
+	/* The private network: a Unix socket per node named by its private address, in one
+	 * directory per region bound into the node (NET_DIR), where another node's ssh reaches
+	 * it through tools/lib/connect (its /etc/ssh/ssh_config's ProxyCommand). NULL: none. */
+	char *net_dir;	/* STATE/net/REGION */
+	char *net_sock; /* net_dir/PRIVATE-IP */
+	int isock;	/* listening while the node is up; -1 otherwise */
 };
 
 struct fault_rule {
@@ -414,6 +423,35 @@ static void close_socket(struct node *node)
 	}
 	node->sock = -1;
 	node->listening = false;
+	if (node->isock >= 0) {
+		shutdown(node->isock, SHUT_RDWR);
+		close(node->isock);
+		unlink(node->net_sock);
+	}
+	node->isock = -1;
+}
+
+/* The node's private-network socket, listening (the node is up); failures leave it
+ * unreachable from the other nodes, as a down interface would. */
+static void net_listen(struct node *node)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (!node->net_sock || node->isock >= 0 || strlen(node->net_sock) >= sizeof(sa.sun_path))
+		return;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return;
+	memcpy(sa.sun_path, node->net_sock, strlen(node->net_sock) + 1);
+	unlink(node->net_sock);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(node->net_sock, 0777) < 0 ||
+	    listen(fd, 64) < 0) {
+		close(fd);
+		unlink(node->net_sock);
+		return;
+	}
+	node->isock = fd;
 }
 
 /*
@@ -476,6 +514,8 @@ static void set_listening(struct node *node, int port)
 	}
 	if (node->sock >= 0 && listen(node->sock, 64) == 0)
 		node->listening = true;
+	if (node->listening)
+		net_listen(node);
 }
 
 /* --- spawning ------------------------------------------------------------------------- */
@@ -567,6 +607,11 @@ static void sandbox_argv(struct sim_nodes *n, const struct node *node, bool as_r
 		argv_addf2(a, "--bind", node->root, "usr-share-keyrings", "/usr/share/keyrings");
 	for (size_t i = 0; i < n->n_shadows; i++)
 		argv_addf2(a, "--ro-bind", node->root, n->shadows[i].src, n->shadows[i].dst);
+	if (node->net_dir) {
+		argv_add(a, "--bind");
+		argv_add(a, node->net_dir);
+		argv_add(a, NET_DIR);
+	}
 	argv_add(a, "--proc");
 	argv_add(a, "/proc");
 	argv_addf2(a, "--ro-bind", node->root, SIM_STATE "/boot_id",
@@ -769,7 +814,7 @@ static int write_ssh(struct sim_nodes *n, const struct node *node, const char *a
 	(void)n;
 	text = gc_xasprintf("# gpucluster-sim node %s\n"
 			    "HostKey /etc/ssh/ssh_host_ed25519_key\n"
-			    "AuthorizedKeysFile /etc/ssh/authorized_keys\n"
+			    "AuthorizedKeysFile /etc/ssh/authorized_keys .ssh/authorized_keys\n"
 			    "StrictModes no\n"
 			    "UsePAM no\n"
 			    "PasswordAuthentication no\n"
@@ -786,6 +831,13 @@ static int write_ssh(struct sim_nodes *n, const struct node *node, const char *a
 			    node->id);
 	rc = write_text(ssh, "sshd_config", text, err);
 	free(text);
+	/* the node's ssh reaches the other nodes of its network by private address */
+	if (rc == 0)
+		rc = write_text(ssh, "ssh_config",
+				"# gpucluster-sim: the private network of the node's VPC\n"
+				"Host *\n"
+				"\tProxyCommand /usr/local/lib/gpucluster-sim/connect %h\n",
+				err);
 	if (rc == 0) {
 		text = gc_xasprintf("%s\n", authorized_key ? authorized_key : "");
 		rc = write_text(ssh, "authorized_keys", authorized_key ? text : "", err);
@@ -1005,6 +1057,25 @@ static void user_data_authorized_keys(const char *ud, struct gc_buf *keys)
 	}
 }
 
+/* The node's place in its VPC's private network (see struct node). */
+static int net_setup(struct sim_nodes *n, struct node *node, const struct sim_instance *inst,
+		     struct gc_error *err)
+{
+	/* private addresses are unique in the emulator (by launch sequence), so one network
+	 * per region stands for the VPCs in it: nodes of other regions are not reached */
+	const char *vpc = gc_word_of(inst->region, "_-") ? inst->region : "default";
+	char *rel = gc_xasprintf("net/%s", vpc);
+	int rc = make_dirs(n->state_dir, rel, err);
+
+	free(rel);
+	if (rc < 0 || make_dirs(node->dir, "root/run/gpucluster-sim/net", err) < 0)
+		return -1;
+	node->net_dir = gc_xasprintf("%s/net/%s", n->state_dir, vpc);
+	if (inst->private_ip[0] && gc_word_of(inst->private_ip, ".:"))
+		node->net_sock = gc_xasprintf("%s/%s", node->net_dir, inst->private_ip);
+	return 0;
+}
+
 static int node_create(void *ctx, struct sim_instance *inst, const char *authorized_key,
 		       const struct sim_itype *type, const struct sim_image *image,
 		       struct gc_error *err)
@@ -1018,6 +1089,7 @@ static int node_create(void *ctx, struct sim_instance *inst, const char *authori
 	int rc = -1;
 
 	node->sock = -1;
+	node->isock = -1;
 	snprintf(node->id, sizeof(node->id), "%s", inst->id);
 	pthread_mutex_lock(&n->lock);
 	if (find_node(n, inst->id, NULL)) {
@@ -1058,6 +1130,8 @@ static int node_create(void *ctx, struct sim_instance *inst, const char *authori
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		if (make_dirs(node->dir, dirs[i], err) < 0)
 			goto fail;
+	if (net_setup(n, node, inst, err) < 0)
+		goto fail;
 	/* the mount points the sandbox binds over, so bwrap need not create them */
 	if (write_text(node->root, "etc/ld.so.cache", "", err) < 0)
 		goto fail;
@@ -1123,6 +1197,8 @@ fail_nodir:
 	close_socket(node);
 	free(node->dir);
 	free(node->root);
+	free(node->net_dir);
+	free(node->net_sock);
 	free(node);
 out:
 	pthread_mutex_unlock(&n->lock);
@@ -1171,6 +1247,8 @@ static void free_node(struct sim_nodes *n, struct node *node)
 	free(node->children);
 	free(node->dir);
 	free(node->root);
+	free(node->net_dir);
+	free(node->net_sock);
 	free(node);
 }
 
@@ -1349,6 +1427,19 @@ static void accept_all(struct sim_nodes *n, struct node *node)
 	}
 }
 
+/* A connection over the private network: the same sshd as from outside. */
+static void accept_net(struct sim_nodes *n, struct node *node)
+{
+	for (;;) {
+		int fd = accept4(node->isock, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return;
+		spawn(n, node, false, fd, NULL);
+		close(fd);
+	}
+}
+
 static void *poll_main(void *arg)
 {
 	struct sim_nodes *n = arg;
@@ -1359,11 +1450,15 @@ static void *poll_main(void *arg)
 	while (!n->quit) {
 		size_t np = 0;
 
-		GC_ALLOC_GROW(pfds, n->n_nodes + 1, alloc);
+		GC_ALLOC_GROW(pfds, 2 * n->n_nodes + 1, alloc);
 		pfds[np++] = (struct pollfd){ .fd = n->wake[0], .events = POLLIN };
 		for (size_t i = 0; i < n->n_nodes; i++)
 			if (n->nodes[i]->listening)
 				pfds[np++] = (struct pollfd){ .fd = n->nodes[i]->sock,
+							      .events = POLLIN };
+		for (size_t i = 0; i < n->n_nodes; i++)
+			if (n->nodes[i]->isock >= 0)
+				pfds[np++] = (struct pollfd){ .fd = n->nodes[i]->isock,
 							      .events = POLLIN };
 		pthread_mutex_unlock(&n->lock);
 		poll(pfds, np, POLL_MS);
@@ -1385,6 +1480,8 @@ static void *poll_main(void *arg)
 			for (size_t i = 0; i < n->n_nodes; i++)
 				if (n->nodes[i]->listening && n->nodes[i]->sock == pfds[k].fd)
 					accept_all(n, n->nodes[i]);
+				else if (n->nodes[i]->isock == pfds[k].fd)
+					accept_net(n, n->nodes[i]);
 		}
 		reap(n);
 		uint64_t now = now_ns();

@@ -605,6 +605,74 @@ static void test_timeout_and_cancel(void **state)
 	nfx_free(f);
 }
 
+/* Fail-fast: node 1 fails at once; after the grace the others, still sleeping, are stopped
+ * (GC_ECANCELLED, naming node 1), and the report says node 1 stopped them. */
+static void test_fail_fast(void **state)
+{
+	struct nfx *f = nfx_new(1000, 0);
+	struct events ev = { .nodes = 3 };
+	struct gc_runner_opts o;
+	struct gc_runner_report rep;
+	struct gc_error err;
+	struct gc_runner_step step = { .name = "job",
+				       .script = "if [ \"$R\" = 1 ]; then exit 3; fi; sleep 30",
+				       .always = true };
+	struct gc_runner_var vars[3] = { { .name = "R", .value = "0" },
+					 { .name = "R", .value = "1" },
+					 { .name = "R", .value = "2" } };
+
+	(void)state;
+	NFX_SKIP_IF_NONE(f);
+	for (int i = 0; i < 3; i++)
+		pinned_node(f, NULL);
+	struct gc_runner_node *nodes = nodes_for(f, 0, 3);
+
+	for (int i = 0; i < 3; i++) {
+		nodes[i].vars = &vars[i];
+		nodes[i].n_vars = 1;
+	}
+	opts_init(&o, f, &ev);
+	o.steps = &step;
+	o.n_steps = 1;
+	o.fail_fast_ms = 300;
+	gc_runner_report_init(&rep);
+	gc_error_init(&err);
+	double t0 = nfx_now();
+
+	assert_int_equal(gc_runner_run(&o, nodes, 3, &rep, &err), -1);
+	assert_true(nfx_now() - t0 < 12);
+	assert_int_equal(err.code, GC_EGENERIC);
+	assert_int_equal(rep.first_failed, 1);
+	assert_int_equal(rep.n_stopped, 2);
+	assert_int_equal(rep.n_failed, 3);
+	expect_states(&rep.nodes[1], "F");
+	assert_int_equal(rep.nodes[1].steps[0].exit_status, 3);
+	for (int i = 0; i < 3; i += 2) {
+		char want[128];
+
+		snprintf(want, sizeof(want), "%s: stopped: %s failed", nodes[i].name,
+			 nodes[1].name);
+		/* cancelled in its step, or still connecting when node 1 failed */
+		assert_true(rep.nodes[i].steps[0].state == GC_STEP_CANCELLED ||
+			    rep.nodes[i].steps[0].state == GC_STEP_PENDING);
+		assert_int_equal(rep.nodes[i].err.code, GC_ECANCELLED);
+		assert_string_equal(rep.nodes[i].err.message, want);
+	}
+
+	/* off (0): every node runs to its end, none is stopped */
+	step.script = "exit $R";
+	o.fail_fast_ms = 0;
+	ev = (struct events){ .nodes = 3 };
+	assert_int_equal(gc_runner_run(&o, nodes, 3, &rep, &err), -1);
+	assert_int_equal(rep.first_failed, SIZE_MAX);
+	assert_int_equal(rep.n_stopped, 0);
+	assert_int_equal(rep.nodes[2].steps[0].exit_status, 2);
+
+	gc_runner_report_release(&rep);
+	free(nodes);
+	nfx_free(f);
+}
+
 /* ---- streamed output -------------------------------------------------------------------- */
 
 struct lines {
@@ -1031,6 +1099,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_embedded, nfx_teardown),
 		cmocka_unit_test_teardown(test_stream, nfx_teardown),
 		cmocka_unit_test_teardown(test_stream_drop, nfx_teardown),
+		cmocka_unit_test_teardown(test_fail_fast, nfx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -124,6 +124,35 @@ static void test_hostfiles(void **state)
 	gc_hosts_release(&h);
 }
 
+/* --private, and the files on the nodes: private addresses only; none is an error */
+static void test_private_hostfiles(void **state)
+{
+	struct gc_hosts h;
+	struct gc_hosts_opts o = { .format = GC_HOSTS_DEEPSPEED, .private_addrs = true };
+	struct gc_buf b = GC_BUF_INIT(0);
+	struct gc_error err;
+
+	(void)state;
+	gc_error_init(&err);
+	gc_hosts_init(&h, "llm", "ubuntu", 22, KEY, KH);
+	add(&h, "gpu/0", "i-0aaa", "gpu", 0, "203.0.113.10", "10.0.0.10", true, 8, "H100", true);
+	add(&h, "gpu/1", "i-0bbb", "gpu", 1, "203.0.113.11", "10.0.0.11", true, 8, "H100", true);
+	assert_int_equal(gc_hosts_format(&b, &h, &o, &err), 0);
+	assert_string_equal(b.data, "10.0.0.10 slots=8\n10.0.0.11 slots=8\n");
+	gc_buf_reset(&b);
+	o.format = GC_HOSTS_MPI;
+	assert_int_equal(gc_hosts_format(&b, &h, &o, &err), 0);
+	assert_non_null(strstr(b.data, "\n10.0.0.10 slots=8\n10.0.0.11 slots=8\n"));
+	assert_null(strstr(b.data, "203.0.113"));
+	add(&h, "cpu/0", "i-0ccc", "cpu", 0, "203.0.113.12", NULL, true, 0, "", true);
+	gc_buf_reset(&b);
+	assert_int_equal(gc_hosts_format(&b, &h, &o, &err), -1);
+	assert_int_equal(err.code, GC_EINVALID);
+	assert_string_equal(err.message, "node 'cpu/0' (i-0ccc) has no private address");
+	gc_buf_release(&b);
+	gc_hosts_release(&h);
+}
+
 static void test_torchrun(void **state)
 {
 	struct gc_hosts h;
@@ -169,6 +198,18 @@ static void test_torchrun(void **state)
 	assert_string_equal(env[3].name, "NODE_RANK");
 	assert_string_equal(env[3].value, "2");
 	assert_string_equal(env[4].name, "NPROC_PER_NODE");
+	assert_string_equal(env[4].value, "1");
+	/* and torchrun's PET_* names for the same values */
+	gc_hosts_pet_env(&h, 2, 29600, env);
+	assert_string_equal(env[0].name, "PET_MASTER_ADDR");
+	assert_string_equal(env[0].value, "10.0.0.10");
+	assert_string_equal(env[1].name, "PET_MASTER_PORT");
+	assert_string_equal(env[1].value, "29600");
+	assert_string_equal(env[2].name, "PET_NNODES");
+	assert_string_equal(env[2].value, "4");
+	assert_string_equal(env[3].name, "PET_NODE_RANK");
+	assert_string_equal(env[3].value, "2");
+	assert_string_equal(env[4].name, "PET_NPROC_PER_NODE");
 	assert_string_equal(env[4].value, "1");
 	gc_buf_release(&b);
 	gc_hosts_release(&h);
@@ -626,12 +667,13 @@ static void test_write_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hostfiles),     cmocka_unit_test(test_torchrun),
-		cmocka_unit_test(test_ssh_config),    cmocka_unit_test(test_ansible),
-		cmocka_unit_test(test_json),	      cmocka_unit_test(test_quoting),
-		cmocka_unit_test(test_control_chars), cmocka_unit_test(test_odd_user),
-		cmocka_unit_test(test_addresses),     cmocka_unit_test(test_format_names),
-		cmocka_unit_test(test_from_boot),     cmocka_unit_test(test_write_file),
+		cmocka_unit_test(test_hostfiles),    cmocka_unit_test(test_private_hostfiles),
+		cmocka_unit_test(test_torchrun),     cmocka_unit_test(test_ssh_config),
+		cmocka_unit_test(test_ansible),	     cmocka_unit_test(test_json),
+		cmocka_unit_test(test_quoting),	     cmocka_unit_test(test_control_chars),
+		cmocka_unit_test(test_odd_user),     cmocka_unit_test(test_addresses),
+		cmocka_unit_test(test_format_names), cmocka_unit_test(test_from_boot),
+		cmocka_unit_test(test_write_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
