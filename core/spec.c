@@ -130,6 +130,7 @@ void gc_spec_free(struct gc_spec *spec)
 	free(spec->bootstrap.driver);
 	free(spec->bootstrap.cuda);
 	free(spec->bootstrap.cudnn);
+	free(spec->lifecycle.on_preempt);
 	for (size_t i = 0; spec->bootstrap.steps && i < spec->bootstrap.n_steps; i++) {
 		free(spec->bootstrap.steps[i].name);
 		free(spec->bootstrap.steps[i].run);

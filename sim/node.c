@@ -63,6 +63,8 @@ extern char **environ;
 #define DEFAULT_SSH_PORT  2222
 #define SANDBOX_PATH	  "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define BOOT_HOOK	  "/usr/local/lib/gpucluster-sim/boot"
+/* the node's service manager: runs the units installed in /etc/systemd/system (lib/units) */
+#define UNITS_HOOK "/usr/local/lib/gpucluster-sim/units"
 
 enum node_phase {
 	PH_CREATED,   /* socket bound, not listening */
@@ -574,9 +576,11 @@ static void sandbox_argv(struct sim_nodes *n, const struct node *node, bool as_r
 	argv_add(a, "--");
 }
 
-/* Spawns a sandboxed command with fd as stdin and stdout (-1: /dev/null). Lock held. */
-static pid_t spawn(struct sim_nodes *n, struct node *node, bool boot, int fd)
+/* Spawns a sandboxed command with fd as stdin and stdout (-1: /dev/null): sshd, or with
+ * script, that script as root (the boot hook or the unit runner). Lock held. */
+static pid_t spawn(struct sim_nodes *n, struct node *node, const char *script, int fd)
 {
+	bool boot = script && strcmp(script, BOOT_HOOK) == 0;
 	struct argv a = { 0 };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -588,10 +592,10 @@ static pid_t spawn(struct sim_nodes *n, struct node *node, bool boot, int fd)
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 	free(logpath);
-	sandbox_argv(n, node, boot, &a);
-	if (boot) {
+	sandbox_argv(n, node, script != NULL, &a);
+	if (script) {
 		argv_add(&a, "/bin/bash");
-		argv_add(&a, BOOT_HOOK);
+		argv_add(&a, script);
 	} else {
 		argv_add(&a, n->sshd);
 		argv_add(&a, "-i");
@@ -1181,11 +1185,37 @@ static void node_destroy(void *ctx, const char *instance_id)
 	pthread_mutex_unlock(&n->lock);
 }
 
+/* The interruption notice on the node's metadata service (tools/lib/metadata.sh). */
+static void node_notice(void *ctx, struct sim_instance *inst)
+{
+	struct sim_nodes *n = ctx;
+	struct node *node;
+
+	pthread_mutex_lock(&n->lock);
+	node = find_node(n, inst->id, NULL);
+	if (node) {
+		char *path = gc_xasprintf("%s/" SIM_STATE "/spot-notice", node->root);
+		char *text = gc_xasprintf("%lld terminate\n", (long long)inst->reclaim_at_wall);
+
+		write_file(path, text, strlen(text), 0644, NULL);
+		free(text);
+		free(path);
+		/* AWS's rebalance recommendation comes no later than the notice */
+		path = gc_xasprintf("%s/" SIM_STATE "/rebalance", node->root);
+		text = gc_xasprintf("%lld\n", (long long)time(NULL));
+		write_file(path, text, strlen(text), 0644, NULL);
+		free(text);
+		free(path);
+	}
+	pthread_mutex_unlock(&n->lock);
+}
+
 static const struct sim_node_ops ops = {
 	.create = node_create,
 	.start = node_start,
 	.stop = node_stop,
 	.destroy = node_destroy,
+	.notice = node_notice,
 };
 
 const struct sim_node_ops *sim_nodes_ops(void)
@@ -1254,12 +1284,13 @@ static void advance(struct sim_nodes *n, struct node *node, uint64_t now)
 {
 	switch (node->phase) {
 	case PH_START:
-		if (spawn(n, node, true, -1) > 0)
+		if (spawn(n, node, BOOT_HOOK, -1) > 0)
 			node->phase = PH_BOOTING;
 		break;
 	case PH_BOOTING:
 		if (!booting(node)) {
 			node->phase = PH_UP;
+			spawn(n, node, UNITS_HOOK, -1);
 			set_listening(node, n->port);
 		}
 		break;
@@ -1302,7 +1333,7 @@ static void accept_all(struct sim_nodes *n, struct node *node)
 
 		if (fd < 0)
 			return;
-		spawn(n, node, false, fd);
+		spawn(n, node, NULL, fd);
 		close(fd);
 	}
 }

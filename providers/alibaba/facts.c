@@ -110,4 +110,7 @@ const struct gc_provider_facts ali_facts = {
 	 * DescribeInstances for a short time; a released one vanishes, so not long */
 	.listing_lag_looks = 2,
 	.create_answers_ids = true, /* RunInstances: InstanceIdSets */
+	/* https://www.alibabacloud.com/help/en/ecs/user-guide/query-the-interruption-events-of-preemptible-instances */
+	.spot_notice_url = "http://100.100.100.200/latest/meta-data/instance/spot/termination-time",
+	.spot_notice_format = "utc-iso8601",
 };

@@ -101,4 +101,11 @@ const struct gc_provider_facts aws_facts = {
 	 * ran is the listing lagging ("Eventual consistency in the Amazon EC2 API") */
 	.listing_lag_looks = 5,
 	.key_id_len = 20,
+	/* IMDSv2, https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/spot-instance-termination-notices.html */
+	.spot_notice_url = "http://169.254.169.254/latest/meta-data/spot/instance-action",
+	.spot_notice_format = "action-json",
+	.spot_token_url = "http://169.254.169.254/latest/api/token",
+	.spot_token_header = "X-aws-ec2-metadata-token",
+	.spot_rebalance_url =
+		"http://169.254.169.254/latest/meta-data/events/recommendations/rebalance",
 };

@@ -95,4 +95,7 @@ const struct gc_provider_facts tc_facts = {
 	.permission_codes = tc_permission_codes,
 	.permission_prefix = "cvm:",
 	.create_answers_ids = true, /* RunInstances: InstanceIdSet */
+	/* https://www.tencentcloud.com/document/product/213/32487 (UTC+8) */
+	.spot_notice_url = "http://metadata.tencentyun.com/latest/meta-data/spot/termination-time",
+	.spot_notice_format = "utc8-datetime",
 };
