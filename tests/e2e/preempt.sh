@@ -103,6 +103,34 @@ grep -qx 'hook_bound_s=2' "$work/out" || fail "the hook's bound is not 2 s: $(ca
 lap "a hanging hook was bounded"
 wait_gone "$id2"
 
+# run --recover: the job's node is reclaimed mid-run; run applies again (a new node) and
+# re-runs the job, which finishes
+preempt_spec "'echo saved'"
+(
+	cloud_export
+	exec "$GC_BIN" --no-color run --recover 1 "$work/s.yaml" -- \
+		'echo started; sleep 6; echo finished' >"$work/run.out" 2>"$work/run.err" </dev/null
+) &
+bg=$!
+for _ in $(seq 1 600); do
+	grep -q started "$work/run.out" 2>/dev/null && break
+	kill -0 "$bg" 2>/dev/null || fail "run exited before the job started: $(cat "$work/run.err")"
+	sleep 0.1
+done
+id3=$(node_id)
+control POST "/nodes/$id3/preempt" 1 >/dev/null
+set +e
+wait "$bg"
+rc=$?
+set -e
+[ "$rc" = 0 ] || fail "run --recover 1 exited $rc: $(cat "$work/run.err")"
+grep -q 'recovering (1 of 1)' "$work/run.err" || fail "run did not say it recovered: $(cat "$work/run.err")"
+[ "$(grep -c started "$work/run.out")" = 2 ] && grep -q finished "$work/run.out" ||
+	fail "the job did not run again to its end: $(cat "$work/run.out")"
+id4=$(node_id)
+[ -n "$id4" ] && [ "$id4" != "$id3" ] || fail "run --recover did not replace node $id3"
+lap "run --recover finished on a new node"
+
 gc_ok destroy -y "$work/s.yaml"
 expect_alive e2e-spot 0 "after destroy"
 lap "destroyed"
