@@ -357,8 +357,8 @@ static int run_recover(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_s
 		FILE *stdout_saved = o->out;
 		bool color_saved = o->color_out;
 
-		gc_out_printf(o, o->err, "run: recovering (%u of %u): apply, then the command again\n",
-			      k, n);
+		gc_out_printf(o, o->err,
+			      "run: recovering (%u of %u): apply, then the command again\n", k, n);
 		o->out = o->err;
 		o->color_out = o->color_err;
 		rc = gc_cmd_apply_run(ctx, NULL, NULL, 0);

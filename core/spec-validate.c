@@ -1761,9 +1761,9 @@ static void check_currency(struct val *v, struct slot *s, struct gc_spec *spec)
 	}
 }
 
-/* lifecycle.on_preempt and its bound (docs/spec.md): the bound defaults to 90 s, and at
- * most 110 s, so that the hook ends inside the shortest notice window (AWS's two minutes,
- * docs/internals/spot.md). */
+/* lifecycle.on_preempt and its bound (docs/spec.md): the bound defaults to 90 s, and is at
+ * most 110 s, so that the hook ends inside the shortest notice window, two minutes
+ * (docs/internals/spot.md). */
 static void check_on_preempt(struct val *v, struct slot *s, struct gc_spec *spec)
 {
 	const struct spec_node *x;

@@ -75,8 +75,7 @@ static char *in_on_preempt_timeout(const struct gc_spec *spec)
  * none. */
 static char *in_notice(const struct gc_spec *spec)
 {
-	const struct gc_provider_facts *f =
-		spec->provider.ops ? spec->provider.ops->facts : NULL;
+	const struct gc_provider_facts *f = spec->provider.ops ? spec->provider.ops->facts : NULL;
 
 	if (!f || !f->spot_notice_url)
 		return gc_xstrdup("");

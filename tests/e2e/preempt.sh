@@ -49,7 +49,7 @@ event_has() {
 wait_gone() {
 	for _ in $(seq 1 60); do
 		st=$(instance_state "$1")
-		[ -z "$st" ] || case "$st" in shutting-down | terminated | stopping) ;; *) false ;; esac && return 0
+		case "$st" in '' | shutting-down | terminated | stopping) return 0 ;; esac
 		sleep 0.25
 	done
 	fail "instance $1 is still $(instance_state "$1") after its notice ran out"
@@ -59,7 +59,7 @@ wait_gone() {
 preempt_spec '"echo a\nb"'
 gc validate "$work/s.yaml"
 [ "$rc" != 0 ] || fail "validate took a two-line on_preempt"
-grep -q 'lifecycle.on_preempt' "$work/err" && grep -Eq ':[0-9]+:[0-9]+' "$work/err" ||
+grep -Eq ':[0-9]+:[0-9]+: .*lifecycle.on_preempt' "$work/err" ||
 	fail "the bad on_preempt is not named with its place: $(cat "$work/err")"
 
 # the hook saves a checkpoint and says when
@@ -81,7 +81,9 @@ grep -qx step-41 "$work/out" || fail "the hook left no checkpoint: $(cat "$work/
 grep -qx 'checkpoint saved' "$work/out" || fail "the hook's output is not on the node"
 at=$(sed -n 's/^reclaim_at=//p' "$work/out")
 ended=$(sed -n 's/^hook_ended_at=//p' "$work/out")
-[ -n "$at" ] && [ -n "$ended" ] && [ "$ended" -le "$at" ] ||
+[ -n "$at" ] || fail "the event has no reclaim time: $(cat "$work/out")"
+[ -n "$ended" ] || fail "the event has no hook end time: $(cat "$work/out")"
+[ "$ended" -le "$at" ] ||
 	fail "the hook did not end inside the notice window: $(cat "$work/out")"
 lap "hook ran inside the window"
 wait_gone "$id"
@@ -90,7 +92,8 @@ lap "reclaimed"
 # apply replaces the reclaimed node, with the watcher again
 gc_ok apply -y "$work/s.yaml"
 id2=$(node_id)
-[ -n "$id2" ] && [ "$id2" != "$id" ] || fail "apply did not replace node $id (now: '$id2')"
+[ -n "$id2" ] || fail "apply left no running node"
+[ "$id2" != "$id" ] || fail "apply did not replace node $id (now: '$id2')"
 lap "replaced"
 
 # a hook that hangs is stopped at its bound, inside the window, and recorded
@@ -125,10 +128,12 @@ rc=$?
 set -e
 [ "$rc" = 0 ] || fail "run --recover 1 exited $rc: $(cat "$work/run.err")"
 grep -q 'recovering (1 of 1)' "$work/run.err" || fail "run did not say it recovered: $(cat "$work/run.err")"
-[ "$(grep -c started "$work/run.out")" = 2 ] && grep -q finished "$work/run.out" ||
-	fail "the job did not run again to its end: $(cat "$work/run.out")"
+[ "$(grep -c started "$work/run.out")" = 2 ] ||
+	fail "the job did not start again: $(cat "$work/run.out")"
+grep -q finished "$work/run.out" || fail "the job did not run to its end: $(cat "$work/run.out")"
 id4=$(node_id)
-[ -n "$id4" ] && [ "$id4" != "$id3" ] || fail "run --recover did not replace node $id3"
+[ -n "$id4" ] || fail "run --recover left no running node"
+[ "$id4" != "$id3" ] || fail "run --recover did not replace node $id3"
 lap "run --recover finished on a new node"
 
 gc_ok destroy -y "$work/s.yaml"

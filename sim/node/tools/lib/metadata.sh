@@ -46,7 +46,10 @@ gcsim_metadata() {
 	case "$host" in
 	169.254.169.254)
 		if [ "$path" = /latest/api/token ]; then
-			[ "$method" = PUT ] && [ -n "$ttl" ] || { gcsim_metadata_404; return 2; }
+			if [ "$method" != PUT ] || [ -z "$ttl" ]; then
+				gcsim_metadata_404
+				return 2
+			fi
 			[ -s "$S/imds-token" ] || head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$S/imds-token"
 			cat "$S/imds-token"
 			return 0
@@ -69,13 +72,17 @@ gcsim_metadata() {
 		esac
 		;;
 	100.100.100.200)
-		[ "$path" = /latest/meta-data/instance/spot/termination-time ] && [ -n "$at" ] ||
-			{ gcsim_metadata_404; return 2; }
+		if [ "$path" != /latest/meta-data/instance/spot/termination-time ] || [ -z "$at" ]; then
+			gcsim_metadata_404
+			return 2
+		fi
 		gcsim_utc "$at" %Y-%m-%dT%H:%M:%SZ
 		;;
 	metadata.tencentyun.com)
-		[ "$path" = /latest/meta-data/spot/termination-time ] && [ -n "$at" ] ||
-			{ gcsim_metadata_404; return 2; }
+		if [ "$path" != /latest/meta-data/spot/termination-time ] || [ -z "$at" ]; then
+			gcsim_metadata_404
+			return 2
+		fi
 		gcsim_utc $((at + 8 * 3600)) '%Y-%m-%d %H:%M:%S'
 		;;
 	esac
