@@ -417,6 +417,8 @@ static int add_table_step(struct gc_boot *b, const struct gc_spec *spec,
 {
 	const char *script = script_of(b, d->name, err);
 
+	if (d->wanted && !d->wanted(spec))
+		return 0;
 	if (!script)
 		return -1;
 	if (strcmp(d->name, GC_STEP_SMOKE) == 0)

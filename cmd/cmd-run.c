@@ -68,6 +68,14 @@ static const struct gc_opt run_opts[] = {
 	  .arg = "WHERE",
 	  .help = "launch on every node (all) or on the first only (node0: mpirun, deepspeed)",
 	  .def = "all" },
+	{ .name = "recover",
+	  .type = GC_OPT_INT,
+	  .arg = "N",
+	  .help = "when the command fails (a spot node reclaimed), apply again, which replaces "
+		  "lost nodes, and re-run it, up to N times",
+	  .def = "0",
+	  .min = 0,
+	  .max = 100 },
 	GC_CMD_APPLY_OPTS,
 	{ .name = NULL },
 };
@@ -425,6 +433,49 @@ static int run_command(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_s
 	return rc;
 }
 
+/*
+ * --recover N around run_command: after a failure, apply again (the engine replaces the
+ * nodes the cloud reclaimed) and re-run the command on the cluster as it now is, at most N
+ * times; the command resumes from its own checkpoint (docs/internals/spot.md).
+ */
+static int run_recover(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_state *rs,
+		       struct gc_session *b)
+{
+	struct gc_output *o = ctx->out;
+	unsigned n = (unsigned)gc_cmd_opt_int(ctx, "recover");
+	int rc = run_command(ctx, e, rs, b);
+
+	for (unsigned k = 1; k <= n && rc != GC_EXIT_OK && !gc_cmd_interrupted(); k++) {
+		FILE *stdout_saved = o->out;
+		bool color_saved = o->color_out;
+
+		gc_out_printf(o, o->err,
+			      "run: recovering (%u of %u): apply, then the command again\n", k, n);
+		o->out = o->err;
+		o->color_out = o->color_err;
+		rc = gc_cmd_apply_run(ctx, NULL, NULL, 0);
+		gc_cmd_engine_progress_done();
+		o->out = stdout_saved;
+		o->color_out = color_saved;
+		if (rc != GC_EXIT_OK || gc_cmd_interrupted())
+			break;
+		/* the nodes may be others now: their ranks and labels anew */
+		free(rs->env);
+		free(rs->vars);
+		rs->env = NULL;
+		rs->vars = NULL;
+		rs->boot = NULL;
+		rs->width = 0;
+		gc_hosts_release(&rs->hosts);
+		gc_hosts_init(&rs->hosts, ctx->spec->name, ctx->spec->ssh.user, ctx->spec->ssh.port,
+			      NULL, NULL);
+		gc_session_release(b);
+		gc_session_init(b);
+		rc = run_command(ctx, e, rs, b);
+	}
+	return rc;
+}
+
 static int run_exec(struct gc_cmd_ctx *ctx)
 {
 	struct gc_output *o = ctx->out;
@@ -495,7 +546,7 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 	}
 	engine = true;
 	if (rc == GC_EXIT_OK && !gc_cmd_interrupted()) {
-		rc = run_command(ctx, &e, &rs, &b);
+		rc = run_recover(ctx, &e, &rs, &b);
 		why = rc == GC_EXIT_OK ? "the command succeeded" : "the command failed";
 		if (rc == GC_EXIT_OK && gc_cmd_opt_given(ctx, "detach"))
 			job_started(ctx, rs.run_id);
@@ -544,7 +595,8 @@ const struct gc_cmd_entry gc_cmd_run = {
 		"the node's label. With --down the cluster is destroyed afterwards, whatever\n"
 		"happened: Ctrl-C stops the command and goes on to the teardown, which only a\n"
 		"second Ctrl-C aborts. Exit 1 when the command failed on any node or the\n"
-		"teardown failed, 130 when interrupted.",
+		"teardown failed, 130 when interrupted. --recover N: after a failure (a spot\n"
+		"node reclaimed), apply again, which replaces lost nodes, and re-run, N times.",
 	.opts = run_opts,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS | GC_CMD_MUTATES | GC_CMD_REMOTE_CMD |

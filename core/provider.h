@@ -343,6 +343,17 @@ struct gc_provider_facts {
 	const struct gc_gpu_offer *gpu_offers;
 	/* What the cloud calls an RDMA interface, for messages ("EFA"); NULL: "RDMA". */
 	const char *rdma_word;
+	/* The spot interruption notice on the instance metadata service, as the spot
+	 * watcher polls it (templates/bootstrap/preempt.sh, docs/internals/spot.md): its URL
+	 * (404 until a notice), the answer's format ("action-json": {"action","time"} in UTC;
+	 * "utc-iso8601": 2015-01-05T18:02:00Z; "utc8-datetime": 2018-08-18 12:05:33 in
+	 * UTC+8), and where the service needs them, a session token's URL (PUT) and header
+	 * and a rebalance recommendation's URL; NULL: none. */
+	const char *spot_notice_url;
+	const char *spot_notice_format;
+	const char *spot_token_url;
+	const char *spot_token_header; /* sends the token; with "-ttl-seconds", asks for one */
+	const char *spot_rebalance_url;
 };
 
 struct gc_provider_ops {

@@ -1845,7 +1845,9 @@ static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_
 	X(LIFE_TTL, "ttl")                         \
 	X(LIFE_MAX_HOURLY_COST, "max_hourly_cost") \
 	X(LIFE_CURRENCY, "currency")               \
-	X(LIFE_CNY_PER_USD, "cny_per_usd")
+	X(LIFE_CNY_PER_USD, "cny_per_usd")         \
+	X(LIFE_ON_PREEMPT, "on_preempt")           \
+	X(LIFE_ON_PREEMPT_TIMEOUT, "on_preempt_timeout")
 KEY_TABLE(lifecycle_keys, LIFECYCLE_KEY_LIST, LIFE_KEYS);
 
 /* lifecycle.currency (USD unless CNY) and lifecycle.cny_per_usd (docs/spec.md). */
@@ -1864,6 +1866,36 @@ static void check_currency(struct val *v, struct slot *s, struct gc_spec *spec)
 	}
 	if ((x = present(v, &s[LIFE_CNY_PER_USD], &mark))) {
 		get_price(v, x, 1000, "1000", &spec->lifecycle.cny_per_usd);
+		path_pop(v, mark);
+	}
+}
+
+/* lifecycle.on_preempt and its bound (docs/spec.md): the bound defaults to 90 s, and is at
+ * most 110 s, so that the hook ends inside the shortest notice window, two minutes
+ * (docs/internals/spot.md). */
+static void check_on_preempt(struct val *v, struct slot *s, struct gc_spec *spec)
+{
+	const struct spec_node *x;
+	const char *str;
+	size_t mark;
+
+	spec->lifecycle.on_preempt_timeout_s = 90;
+	if ((x = present(v, &s[LIFE_ON_PREEMPT], &mark))) {
+		if ((str = get_str(v, x))) {
+			if (x->len == 0)
+				bad(v, x, "must not be empty");
+			else if (x->len > STEP_RUN_MAX)
+				bad(v, x, "%zu bytes, at most %u are allowed", x->len,
+				    STEP_RUN_MAX);
+			else if (memchr(str, '\n', x->len))
+				bad(v, x, "must be one line: put a longer hook in a script");
+			else
+				spec->lifecycle.on_preempt = gc_xstrdup(str);
+		}
+		path_pop(v, mark);
+	}
+	if ((x = present(v, &s[LIFE_ON_PREEMPT_TIMEOUT], &mark))) {
+		get_duration(v, x, 1, 110, "1s", "110s", &spec->lifecycle.on_preempt_timeout_s);
 		path_pop(v, mark);
 	}
 }
@@ -1887,6 +1919,7 @@ static void check_lifecycle(struct val *v, const struct spec_node *n, struct gc_
 		path_pop(v, mark);
 	}
 	check_currency(v, s, spec);
+	check_on_preempt(v, s, spec);
 }
 
 static void bad_reserved_tag(struct val *v, const struct spec_node *key, const char *q)

@@ -139,6 +139,7 @@ void gc_spec_free(struct gc_spec *spec)
 	free(spec->bootstrap.cudnn);
 	for (size_t i = 0; i < GC_MIRROR_N; i++)
 		free(spec->bootstrap.mirrors[i]);
+	free(spec->lifecycle.on_preempt);
 	for (size_t i = 0; spec->bootstrap.steps && i < spec->bootstrap.n_steps; i++) {
 		free(spec->bootstrap.steps[i].name);
 		free(spec->bootstrap.steps[i].run);

@@ -202,6 +202,10 @@ struct gc_spec {
 		 * spec says "CNY"), and the rate the user gave to convert (0: none). */
 		char currency[GC_CURRENCY_SIZE];
 		double cny_per_usd;
+		/* lifecycle.on_preempt: a shell command the spot nodes run when the cloud's
+		 * interruption notice comes (docs/internals/spot.md); NULL: none. */
+		char *on_preempt;
+		uint64_t on_preempt_timeout_s; /* its bound, inside the notice window */
 	} lifecycle;
 	struct gc_spec_tag *tags;
 	size_t n_tags;

@@ -8,6 +8,7 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/provider.h"
 #include "core/steps.h"
 
 static char *str_or_empty(const char *s)
@@ -63,6 +64,39 @@ static char *in_smoke(const struct gc_spec *spec)
 	return gc_buf_detach(&s, NULL);
 }
 
+/* A cluster with a spot group gets the spot watcher (preempt.sh, docs/internals/spot.md). */
+static bool want_preempt(const struct gc_spec *spec)
+{
+	for (size_t i = 0; i < spec->n_groups; i++)
+		if (spec->groups[i].market != GC_MARKET_ON_DEMAND)
+			return true;
+	return false;
+}
+
+static char *in_on_preempt(const struct gc_spec *spec)
+{
+	return str_or_empty(spec->lifecycle.on_preempt);
+}
+
+static char *in_on_preempt_timeout(const struct gc_spec *spec)
+{
+	return gc_xasprintf("%llu", (unsigned long long)spec->lifecycle.on_preempt_timeout_s);
+}
+
+/* "FORMAT NOTICE-URL TOKEN-URL TOKEN-HEADER REBALANCE-URL" from the cloud's facts, "-" for
+ * none. */
+static char *in_notice(const struct gc_spec *spec)
+{
+	const struct gc_provider_facts *f = spec->provider.ops ? spec->provider.ops->facts : NULL;
+
+	if (!f || !f->spot_notice_url)
+		return gc_xstrdup("");
+	return gc_xasprintf("%s %s %s %s %s", f->spot_notice_format, f->spot_notice_url,
+			    f->spot_token_url ? f->spot_token_url : "-",
+			    f->spot_token_header ? f->spot_token_header : "-",
+			    f->spot_rebalance_url ? f->spot_rebalance_url : "-");
+}
+
 /* clang-format off */
 const struct gc_step_def gc_steps[] = {
 	{ .name = "detect" },
@@ -80,6 +114,11 @@ const struct gc_step_def gc_steps[] = {
 	  .inputs = { { "CONTAINER", "bootstrap.container", in_container },
 		      { "DOCKER_USER", "ssh.user", in_ssh_user },
 		      { "MIRRORS", "bootstrap.mirrors", in_mirrors, true } } },
+	{ .name = "preempt", .wanted = want_preempt,
+	  .inputs = { { "ON_PREEMPT", "lifecycle.on_preempt", in_on_preempt },
+		      { "ON_PREEMPT_TIMEOUT", "lifecycle.on_preempt_timeout", in_on_preempt_timeout },
+		      { "NOTICE", "provider.name", in_notice },
+		      { "HOOK_USER", "ssh.user", in_ssh_user } } },
 	{ .name = GC_STEP_SMOKE, .guard = GC_STEP_GUARD_SMOKE, .rerun = GC_STEP_RERUN_PER_BOOT,
 	  .after_user_steps = true, .node_facts = true,
 	  .inputs = { { "SMOKE", "bootstrap.smoke", in_smoke },

@@ -56,6 +56,9 @@ struct gc_step_def {
 	bool after_user_steps; /* runs after the spec's own steps (smoke) */
 	bool node_facts;       /* gets EXPECT_GPUS and EXPECT_GPU_MODEL from the type */
 	struct gc_step_input inputs[GC_STEP_MAX_INPUTS]; /* up to the first var == NULL */
+	/* NULL, or whether the spec wants the step at all: a step it does not want is left
+	 * out of the bootstrap (preempt: only clusters with a spot group) */
+	bool (*wanted)(const struct gc_spec *spec);
 };
 
 extern const struct gc_step_def gc_steps[];

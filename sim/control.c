@@ -6,6 +6,7 @@
  * Called from connection threads; takes the world lock for as long as it reads or
  * changes the world.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,6 +202,43 @@ static void post_quotas(const struct sim_req *req, struct sim_resp *resp)
 	sim_resp_json(resp, 200, json_pack("{s:b,s:i}", "ok", 1, "added", (json_int_t)added));
 }
 
+/* "/nodes/<id>/preempt", body: the notice in seconds (default 120, AWS's two minutes):
+ * the interruption notice goes on the node's metadata service now and the cloud
+ * reclaims the spot instance when it runs out (docs/internals/spot.md). */
+static void node_preempt(struct sim *sim, const char *id, const struct sim_req *req,
+			 struct sim_resp *resp)
+{
+	char *text = gc_xstrndup(req->body ? req->body : "", req->body_len), *end;
+	unsigned long notice = 120;
+	struct sim_instance *inst = NULL;
+	int rc = -1;
+
+	if (text[0]) {
+		errno = 0;
+		notice = strtoul(text, &end, 10);
+		if (errno || end == text || (*end && *end != '\n') || notice > 3600) {
+			free(text);
+			reply_error(resp, 400, "the body is the notice in seconds, 0 to 3600");
+			return;
+		}
+	}
+	free(text);
+	sim_world_lock(sim->world);
+	for (int c = 0; c < SIM_NCLOUDS && !inst; c++)
+		inst = sim_world_instance(sim->world, (enum sim_cloud)c, id);
+	if (inst)
+		rc = sim_world_reclaim(sim->world, inst, (unsigned)notice);
+	sim_world_unlock(sim->world);
+	if (!inst)
+		reply_error(resp, 404, "no such instance");
+	else if (rc < 0)
+		reply_error(resp, 409, "not a running spot instance, or already being reclaimed");
+	else
+		sim_resp_json(resp, 200,
+			      json_pack("{s:b,s:s,s:i}", "ok", 1, "instance", id, "notice_s",
+					(json_int_t)notice));
+}
+
 /* "/nodes/<id>/faults" */
 static void node_faults(struct sim *sim, const struct sim_req *req, struct sim_resp *resp)
 {
@@ -211,13 +249,17 @@ static void node_faults(struct sim *sim, const struct sim_req *req, struct sim_r
 	unsigned bits = 0;
 	struct sim_instance *inst = NULL;
 
-	if (!slash || strcmp(slash, "/faults") != 0 || slash == p ||
-	    (size_t)(slash - p) >= sizeof(id)) {
+	if (!slash || (strcmp(slash, "/faults") != 0 && strcmp(slash, "/preempt") != 0) ||
+	    slash == p || (size_t)(slash - p) >= sizeof(id)) {
 		reply_error(resp, 404, "no such endpoint");
 		return;
 	}
 	memcpy(id, p, (size_t)(slash - p));
 	id[slash - p] = '\0';
+	if (strcmp(slash, "/preempt") == 0) {
+		node_preempt(sim, id, req, resp);
+		return;
+	}
 
 	text = gc_xstrndup(req->body ? req->body : "", req->body_len);
 	for (item = strtok_r(text, ", \t\r\n", &save); item;

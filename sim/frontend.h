@@ -88,6 +88,8 @@ struct sim_frontend {
 	 * cloud's images give an instance with private address ip */
 	const char *kernels[2];
 	void (*hostname)(const struct sim_instance *inst, const char *ip, char *out, size_t size);
+	/* the state reason of a reclaimed spot instance, as Describe shows it */
+	const char *spot_reclaim_reason;
 };
 
 /* The row of cloud c; c must be a valid enum sim_cloud. */

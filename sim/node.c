@@ -67,6 +67,8 @@ extern char **environ;
 #define BOOT_HOOK	  "/usr/local/lib/gpucluster-sim/boot"
 #define UNIT_RUNNER	  "/usr/local/lib/gpucluster-sim/unit"
 #define NET_DIR		  "/run/gpucluster-sim/net"
+/* the node's service manager: runs the units installed in /etc/systemd/system (lib/units) */
+#define UNITS_HOOK "/usr/local/lib/gpucluster-sim/units"
 
 enum node_phase {
 	PH_CREATED,   /* socket bound, not listening */
@@ -623,10 +625,13 @@ static void sandbox_argv(struct sim_nodes *n, const struct node *node, bool as_r
 	argv_add(a, "--");
 }
 
-/* Spawns a sandboxed command with fd as stdin and stdout (-1: /dev/null). Lock held. */
-/* unit: a transient unit's name (systemd-run's shim): its runner, as the node's user */
-static pid_t spawn(struct sim_nodes *n, struct node *node, bool boot, int fd, const char *unit)
+/* Spawns a sandboxed command with fd as stdin and stdout (-1: /dev/null): sshd; with
+ * script, that script as root (the boot hook or the unit runner); with unit, a transient
+ * unit's runner (systemd-run's shim) as the node's user. Lock held. */
+static pid_t spawn(struct sim_nodes *n, struct node *node, const char *script, int fd,
+		   const char *unit)
 {
+	bool boot = script && strcmp(script, BOOT_HOOK) == 0;
 	struct argv a = { 0 };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -638,10 +643,10 @@ static pid_t spawn(struct sim_nodes *n, struct node *node, bool boot, int fd, co
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 	free(logpath);
-	sandbox_argv(n, node, boot, &a);
-	if (boot) {
+	sandbox_argv(n, node, script != NULL, &a);
+	if (script) {
 		argv_add(&a, "/bin/bash");
-		argv_add(&a, BOOT_HOOK);
+		argv_add(&a, script);
 	} else if (unit) {
 		argv_add(&a, "/bin/bash");
 		argv_add(&a, UNIT_RUNNER);
@@ -1268,11 +1273,37 @@ static void node_destroy(void *ctx, const char *instance_id)
 	pthread_mutex_unlock(&n->lock);
 }
 
+/* The interruption notice on the node's metadata service (tools/lib/metadata.sh). */
+static void node_notice(void *ctx, struct sim_instance *inst)
+{
+	struct sim_nodes *n = ctx;
+	struct node *node;
+
+	pthread_mutex_lock(&n->lock);
+	node = find_node(n, inst->id, NULL);
+	if (node) {
+		char *path = gc_xasprintf("%s/" SIM_STATE "/spot-notice", node->root);
+		char *text = gc_xasprintf("%lld terminate\n", (long long)inst->reclaim_at_wall);
+
+		write_file(path, text, strlen(text), 0644, NULL);
+		free(text);
+		free(path);
+		/* AWS's rebalance recommendation comes no later than the notice */
+		path = gc_xasprintf("%s/" SIM_STATE "/rebalance", node->root);
+		text = gc_xasprintf("%lld\n", (long long)time(NULL));
+		write_file(path, text, strlen(text), 0644, NULL);
+		free(text);
+		free(path);
+	}
+	pthread_mutex_unlock(&n->lock);
+}
+
 static const struct sim_node_ops ops = {
 	.create = node_create,
 	.start = node_start,
 	.stop = node_stop,
 	.destroy = node_destroy,
+	.notice = node_notice,
 };
 
 const struct sim_node_ops *sim_nodes_ops(void)
@@ -1358,7 +1389,7 @@ static void start_units(struct sim_nodes *n, struct node *node)
 		from = gc_xasprintf("%s/%s", dir, e->d_name);
 		to = gc_xasprintf("%s/%s.cmd", dir, name);
 		if (rename(from, to) == 0)
-			spawn(n, node, false, -1, name);
+			spawn(n, node, NULL, -1, name);
 		free(from);
 		free(to);
 		free(name);
@@ -1372,12 +1403,13 @@ static void advance(struct sim_nodes *n, struct node *node, uint64_t now)
 {
 	switch (node->phase) {
 	case PH_START:
-		if (spawn(n, node, true, -1, NULL) > 0)
+		if (spawn(n, node, BOOT_HOOK, -1, NULL) > 0)
 			node->phase = PH_BOOTING;
 		break;
 	case PH_BOOTING:
 		if (!booting(node)) {
 			node->phase = PH_UP;
+			spawn(n, node, UNITS_HOOK, -1, NULL);
 			set_listening(node, n->port);
 		}
 		break;
@@ -1422,7 +1454,7 @@ static void accept_all(struct sim_nodes *n, struct node *node)
 
 		if (fd < 0)
 			return;
-		spawn(n, node, false, fd, NULL);
+		spawn(n, node, NULL, fd, NULL);
 		close(fd);
 	}
 }
@@ -1435,7 +1467,7 @@ static void accept_net(struct sim_nodes *n, struct node *node)
 
 		if (fd < 0)
 			return;
-		spawn(n, node, false, fd, NULL);
+		spawn(n, node, NULL, fd, NULL);
 		close(fd);
 	}
 }

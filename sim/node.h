@@ -64,6 +64,8 @@ struct sim_node_ops {
 	void (*stop)(void *ctx, struct sim_instance *inst);
 	/* The instance is forgotten: remove its node root and its state. */
 	void (*destroy)(void *ctx, const char *instance_id);
+	/* A spot reclaim is coming at inst->reclaim_at_wall: the metadata service says so. */
+	void (*notice)(void *ctx, struct sim_instance *inst);
 };
 
 struct sim_nodes_config {

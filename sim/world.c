@@ -271,6 +271,14 @@ void sim_world_tick(struct sim_world *w)
 			inst->terminate_calls = 1;
 			sim_world_terminate(w, inst);
 		}
+		if (inst->reclaim_at_wall && wall >= inst->reclaim_at_wall &&
+		    inst->state == SIM_RUNNING) {
+			/* the cloud's own word for a spot reclaim, as Describe shows it */
+			copy_str(inst->state_reason, sizeof(inst->state_reason),
+				 sim_frontend(inst->cloud)->spot_reclaim_reason);
+			inst->terminate_calls = 1; /* a reclaim bypasses the recycle bin */
+			sim_world_terminate(w, inst);
+		}
 		if (inst->state == SIM_PENDING && now >= inst->running_at_ns) {
 			inst->state = SIM_RUNNING;
 			if (w->node_ops && !inst->node_up) {
@@ -370,6 +378,16 @@ struct sim_instance *sim_world_instance(struct sim_world *w, enum sim_cloud c, c
 		if (w->instances[i]->cloud == c && !strcmp(w->instances[i]->id, id))
 			return w->instances[i];
 	return NULL;
+}
+
+int sim_world_reclaim(struct sim_world *w, struct sim_instance *inst, unsigned notice_s)
+{
+	if (!inst->spot || inst->state != SIM_RUNNING || inst->reclaim_at_wall)
+		return -1;
+	inst->reclaim_at_wall = sim_world_wall(w) + (int64_t)notice_s;
+	if (w->node_ops && w->node_ops->notice)
+		w->node_ops->notice(w->node_ctx, inst);
+	return 0;
 }
 
 void sim_world_terminate(struct sim_world *w, struct sim_instance *inst)

@@ -113,6 +113,9 @@ struct sim_instance {
 	char console[2048];	 /* cloud-init style console text, host keys included */
 	bool node_up;		 /* the node manager started its listener */
 	unsigned node_faults;	 /* SIM_NODE_FAULT_* bits (node.h) */
+	/* A spot reclaim (control API POST /nodes/ID/preempt): the notice is on the node's
+	 * metadata service from now; the cloud takes the instance at this wall second. */
+	int64_t reclaim_at_wall;
 };
 
 struct sim_keypair {
@@ -278,6 +281,10 @@ void sim_world_launch(struct sim_world *w, const struct sim_launch *launch,
 
 /* The instance with this id in this cloud (any region), or NULL. Forgotten ones are gone. */
 struct sim_instance *sim_world_instance(struct sim_world *w, enum sim_cloud c, const char *id);
+
+/* Reclaims a running spot instance notice_s seconds from now (docs/internals/spot.md):
+ * returns -1 (nothing changes) when it is not a running spot instance. */
+int sim_world_reclaim(struct sim_world *w, struct sim_instance *inst, unsigned notice_s);
 
 /*
  * Starts terminating inst: running/pending -> shutting-down (its node stops at once).

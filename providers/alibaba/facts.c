@@ -115,4 +115,7 @@ const struct gc_provider_facts ali_facts = {
 	.create_answers_ids = true, /* RunInstances: InstanceIdSets */
 	.gpu_offers = ali_gpu_offers,
 	.rdma_word = "ERI",
+	/* https://www.alibabacloud.com/help/en/ecs/user-guide/query-the-interruption-events-of-preemptible-instances */
+	.spot_notice_url = "http://100.100.100.200/latest/meta-data/instance/spot/termination-time",
+	.spot_notice_format = "utc-iso8601",
 };

@@ -107,4 +107,11 @@ const struct gc_provider_facts aws_facts = {
 	.min_billed_s = 60, /* per second, 60 s at least (Linux On-Demand and Spot) */
 	.gpu_offers = aws_gpu_offers,
 	.rdma_word = "EFA",
+	/* IMDSv2, https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/spot-instance-termination-notices.html */
+	.spot_notice_url = "http://169.254.169.254/latest/meta-data/spot/instance-action",
+	.spot_notice_format = "action-json",
+	.spot_token_url = "http://169.254.169.254/latest/api/token",
+	.spot_token_header = "X-aws-ec2-metadata-token",
+	.spot_rebalance_url =
+		"http://169.254.169.254/latest/meta-data/events/recommendations/rebalance",
 };

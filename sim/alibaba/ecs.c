@@ -910,6 +910,7 @@ const struct sim_frontend sim_frontend_alibaba = {
 	.instance_prefix = "i-",
 	.key_prefix = NULL, /* a key pair's id is its name */
 	.private_net = "172.16",
+	.spot_reclaim_reason = "Recycling: the preemptible instance is reclaimed",
 	.rate = ecs_rate,
 	.buckets = SIM_RATE_LAUNCH,
 	.kernels = { "5.15.0-113-generic", "6.8.0-41-generic" },

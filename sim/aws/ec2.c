@@ -884,6 +884,7 @@ const struct sim_frontend sim_frontend_aws = {
 	.instance_prefix = "i-",
 	.key_prefix = "key-",
 	.private_net = "10.0",
+	.spot_reclaim_reason = "Server.SpotInstanceTermination: Spot instance termination",
 	.keeps_terminated = true,
 	.rate = ec2_rate,
 	.buckets = SIM_RATE_UNFILTERED | SIM_RATE_LAUNCH | SIM_RATE_TERMINATE,

@@ -872,6 +872,7 @@ const struct sim_frontend sim_frontend_tencent = {
 	.instance_prefix = "ins-",
 	.key_prefix = "skey-",
 	.private_net = "10.0",
+	.spot_reclaim_reason = "SPOT_RECLAIMED: the spot instance is reclaimed",
 	.recycle_bin = true,
 	.rate = cvm_rate,
 	.buckets = 0,
