@@ -312,6 +312,13 @@ static json_t *spec_json(const struct gc_spec *s)
 			  "currency", gc_money_spec_currency(s), "cny_per_usd",
 			  s->lifecycle.cny_per_usd > 0 ? json_real(s->lifecycle.cny_per_usd)
 						       : json_null()));
+	/* lifecycle.on_preempt and its bound: the spot nodes' hook */
+	json_object_set_new(json_object_get(j, "lifecycle"), "on_preempt",
+			    jstr(s->lifecycle.on_preempt));
+	json_object_set_new(json_object_get(j, "lifecycle"), "on_preempt_timeout",
+			    s->lifecycle.on_preempt
+				    ? json_integer((json_int_t)s->lifecycle.on_preempt_timeout_s)
+				    : json_null());
 
 	o = json_object();
 	for (size_t i = 0; i < s->n_tags; i++)

@@ -691,7 +691,7 @@ static pid_t spawn(struct sim_nodes *n, struct node *node, const char *script, i
 		 * The drop fault cuts the first session that lasts drop_ms, not simply the
 		 * first connection: a client's "is SSH up yet" probe must not use it up.
 		 */
-		if (!boot && !unit && !node->dropped && (node->faults & SIM_NODE_FAULT_DROP))
+		if (!script && !unit && !node->dropped && (node->faults & SIM_NODE_FAULT_DROP))
 			c.kill_at_ns = now_ns() + (uint64_t)n->drop_ms * 1000000u;
 		GC_ALLOC_GROW(node->children, node->n_children + 1, node->alloc_children);
 		node->children[node->n_children++] = c;
