@@ -260,7 +260,9 @@ static void node_destroy(void *ctx, const char *id)
 	(void)id;
 }
 
-static const struct sim_node_ops fake_nodes = { node_create, node_noop, node_noop, node_destroy };
+static const struct sim_node_ops fake_nodes = {
+	.create = node_create, .start = node_noop, .stop = node_noop, .destroy = node_destroy
+};
 
 /* ---- per-test emulator, driver and temporary directory ------------------------------ */
 
