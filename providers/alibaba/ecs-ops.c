@@ -394,7 +394,8 @@ static void lock_reason(json_t *o, struct gc_instance *inst)
 
 		if (v && *v) {
 			inst->reason = gc_xstrdup(v);
-			inst->preempted = strcmp(v, "Recycling") == 0;
+			/* "Recycling" in DescribeInstances, "recycling" in the OperationLock type */
+			inst->preempted = strcasecmp(v, "Recycling") == 0;
 			return;
 		}
 	}
