@@ -19,6 +19,7 @@
 #include "core/buf.h"
 #include "core/engine.h"
 #include "core/gpustat.h"
+#include "core/teardown.h"
 
 static const struct gc_opt status_opts[] = {
 	{ .name = "gpus",
@@ -200,6 +201,24 @@ static const char *or_dash(const char *s)
 	return s && *s ? s : "-";
 }
 
+/* The cluster's instances as status shows them: the live ones, and the ones the cloud
+ * reclaimed (spot) while Describe still lists them, with its reason. */
+static int status_discover(struct gc_engine *e, struct gc_instance_list *out, struct gc_error *err)
+{
+	size_t kept = 0;
+
+	if (gc_teardown_discover(e->provider, e->log, e->spec->name, true, out, err) < 0)
+		return -1;
+	for (size_t i = 0; i < out->n; i++) {
+		if (out->items[i].state == GC_STATE_TERMINATED && !out->items[i].preempted)
+			gc_instance_release(&out->items[i]);
+		else
+			out->items[kept++] = out->items[i];
+	}
+	out->n = kept;
+	return 0;
+}
+
 static int status_exec(struct gc_cmd_ctx *ctx)
 {
 	struct gc_engine e;
@@ -220,7 +239,7 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 	gc_instance_list_init(&live);
 	if (gc_cmd_engine(ctx, &e, &opts) < 0)
 		return GC_EXIT_FAILURE;
-	if (gc_engine_discover(&e, &live, &err) < 0) {
+	if (status_discover(&e, &live, &err) < 0) {
 		gc_cmd_report_error(ctx, "status", &err);
 		goto out;
 	}
@@ -261,6 +280,12 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 						       : gc_instance_state_name(in->state)),
 				or_dash(in->public_ip), or_dash(in->private_ip), agebuf, pbuf, cbuf,
 				expires);
+			if (in->reason)
+				gc_out_printf(ctx->out, ctx->out->out, "%-12s %-20s reason: %s%s\n",
+					      "", "", in->reason,
+					      in->preempted
+						      ? " (spot capacity reclaimed by the cloud)"
+						      : "");
 		}
 		json_array_append_new(
 			nodes,
@@ -278,6 +303,11 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 		/* RFC 3339 or null: the node's own deadline (gpucluster:expires-at) */
 		json_object_set_new(json_array_get(nodes, json_array_size(nodes) - 1), "expires_at",
 				    gc_out_json_time(in->expires_at));
+		/* the cloud's reason the node is going or gone, and whether it is a spot reclaim */
+		json_object_set_new(json_array_get(nodes, json_array_size(nodes) - 1), "reason",
+				    in->reason ? json_string(in->reason) : json_null());
+		json_object_set_new(json_array_get(nodes, json_array_size(nodes) - 1), "preempted",
+				    json_boolean(in->preempted));
 	}
 	if (ctx->out->format == GC_OUTPUT_JSON) {
 		/* a partial sum is not the cost: unknown is null, never a smaller number */

@@ -58,6 +58,7 @@ void gc_instance_release(struct gc_instance *inst)
 	free(inst->private_ip);
 	free(inst->public_ip);
 	free(inst->client_token);
+	free(inst->reason);
 	tags_free(inst->tags, inst->n_tags);
 	memset(inst, 0, sizeof(*inst));
 }

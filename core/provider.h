@@ -91,6 +91,10 @@ struct gc_instance {
 	char *client_token;  /* NULL when the cloud does not report it */
 	struct gc_tag *tags; /* every tag, ours included */
 	size_t n_tags;
+	/* The cloud's reason, as its Describe gives it, why the instance is going or gone
+	 * (the drivers say which field); NULL when none. */
+	char *reason;
+	bool preempted; /* the reason is the cloud's spot reclaim (docs/internals/spot.md) */
 };
 
 struct gc_instance_list {

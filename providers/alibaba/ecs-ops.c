@@ -380,6 +380,27 @@ static const char *first_ip(json_t *o, const char *key)
 	return NULL;
 }
 
+/* The first lock's reason ({"OperationLocks": {"LockReason": [{"LockReason": "Recycling"}]}});
+ * Recycling: a preemptible instance about to be released (docs/internals/spot.md). */
+static void lock_reason(json_t *o, struct gc_instance *inst)
+{
+	json_t *locks = json_object_get(json_object_get(o, "OperationLocks"), "LockReason");
+	size_t i;
+	json_t *l;
+
+	json_array_foreach(locks, i, l)
+	{
+		const char *v = gc_jstr(l, "LockReason");
+
+		if (v && *v) {
+			inst->reason = gc_xstrdup(v);
+			/* "Recycling" in DescribeInstances, "recycling" in the OperationLock type */
+			inst->preempted = strcasecmp(v, "Recycling") == 0;
+			return;
+		}
+	}
+}
+
 static int parse_instance(json_t *o, struct gc_instance *inst)
 {
 	const char *id = gc_jstr(o, "InstanceId"), *v;
@@ -409,6 +430,7 @@ static int parse_instance(json_t *o, struct gc_instance *inst)
 		inst->public_ip = gc_xstrdup(v);
 	if ((v = gc_jstr(o, "CreationTime")) && ali_parse_time(v, &inst->launch_time) != 0)
 		inst->launch_time = 0;
+	lock_reason(o, inst);
 	read_tags(o, &tags, &n_tags);
 	for (size_t i = 0; i < n_tags; i++) {
 		gc_instance_set_tag(inst, tags[i].key, tags[i].value);

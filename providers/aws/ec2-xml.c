@@ -418,6 +418,12 @@ static int one_instance(xmlNodePtr item, struct gc_instance *inst, struct gc_err
 	life = text(item, "instanceLifecycle");
 	inst->spot = life && strcmp(life, "spot") == 0;
 	free(life);
+	/* why it is going or gone: Server.SpotInstance{Termination,Shutdown} for a reclaim */
+	inst->reason = text(item, "stateReason/code");
+	empty_to_null(&inst->reason);
+	inst->preempted = inst->reason &&
+		(!strcmp(inst->reason, "Server.SpotInstanceTermination") ||
+		 !strcmp(inst->reason, "Server.SpotInstanceShutdown"));
 	for (xmlNodePtr t = child(child(item, "tagSet"), "item"); t; t = t->next) {
 		char *k, *v;
 

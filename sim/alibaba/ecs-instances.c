@@ -539,7 +539,11 @@ static json_t *instance_json(const struct sim_instance *inst)
 		o, "EipAddress",
 		json_pack("{s:s, s:s, s:i}", "IpAddress", "", "AllocationId", "", "Bandwidth", 0));
 	json_object_set_new(o, "SecurityGroupIds", json_pack("{s:o}", "SecurityGroupId", sgs));
-	json_object_set_new(o, "OperationLocks", json_pack("{s:[]}", "LockReason"));
+	/* a preemptible instance inside its notice: locked for Recycling (docs/internals/spot.md) */
+	json_object_set_new(o, "OperationLocks",
+			    inst->reclaim_at_wall ? json_pack("{s:[{s:s}]}", "LockReason",
+							      "LockReason", "Recycling")
+						  : json_pack("{s:[]}", "LockReason"));
 	json_object_set_new(o, "Tags", ecs_tags_json(&inst->tags));
 	return o;
 }

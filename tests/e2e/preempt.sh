@@ -55,6 +55,28 @@ wait_gone() {
 	fail "instance $1 is still $(instance_state "$1") after its notice ran out"
 }
 
+# status_reason ID: the reason and preempted flag status -o json gives node ID ("" when the
+# node is not listed)
+status_reason() {
+	gc_ok status -o json "$work/s.yaml"
+	jq -r --arg id "$1" '.nodes[] | select(.id == $id) | "\(.reason) \(.preempted)"' \
+		"$work/out"
+}
+
+# status_shows ID REASON: status lists node ID with the cloud's reason, a spot reclaim, in
+# JSON and under its row in the text
+status_shows() {
+	for _ in $(seq 1 40); do
+		[ "$(status_reason "$1")" = "$2 true" ] && break
+		sleep 0.25
+	done
+	[ "$(status_reason "$1")" = "$2 true" ] ||
+		fail "status does not show node $1 reclaimed ($2): $(cat "$work/out")"
+	gc_ok status "$work/s.yaml"
+	grep -q "reason: $2 (spot capacity reclaimed by the cloud)" "$work/out" ||
+		fail "status's text does not give node $1's reason: $(cat "$work/out")"
+}
+
 # a bad hook: a newline is refused with its place
 preempt_spec '"echo a\nb"'
 gc validate "$work/s.yaml"
@@ -74,7 +96,11 @@ id=$(node_id)
 # the notice, 8 s ahead: no event before it
 gc_ok exec "$work/s.yaml" -- 'test ! -e ~/.gpucluster/preempt/event && echo none'
 grep -qx none "$work/out" || fail "an event before any notice: $(cat "$work/out")"
+[ "$(status_reason "$id")" = "null false" ] ||
+	fail "status gives a reason before any notice: $(cat "$work/out")"
 control POST "/nodes/$id/preempt" 8 >/dev/null
+# Alibaba locks the instance for Recycling during the notice (Describe's OperationLocks)
+[ "$CLOUD" != alibaba ] || status_shows "$id" Recycling
 event_has "$id" '^hook_rc=0$'
 gc_ok exec "$work/s.yaml" -- 'cat ckpt ~/.gpucluster/preempt/hook.log ~/.gpucluster/preempt/event'
 grep -qx step-41 "$work/out" || fail "the hook left no checkpoint: $(cat "$work/out")"
@@ -88,8 +114,22 @@ ended=$(sed -n 's/^hook_ended_at=//p' "$work/out")
 lap "hook ran inside the window"
 wait_gone "$id"
 lap "reclaimed"
+# EC2 keeps the terminated instance in Describe with its StateReason; Alibaba and Tencent
+# release a reclaimed instance, so it leaves the list
+case "$CLOUD" in
+aws) status_shows "$id" Server.SpotInstanceTermination ;;
+*)
+	for _ in $(seq 1 40); do
+		[ -z "$(status_reason "$id")" ] && break
+		sleep 0.25
+	done
+	[ -z "$(status_reason "$id")" ] || fail "status still lists released node $id: $(cat "$work/out")"
+	;;
+esac
 
-# apply replaces the reclaimed node, with the watcher again
+# apply replaces the reclaimed node, with the watcher again; the user changed the hook to
+# one that hangs (one apply for both)
+preempt_spec "'sleep 600'" 2s
 gc_ok apply -y "$work/s.yaml"
 id2=$(node_id)
 [ -n "$id2" ] || fail "apply left no running node"
@@ -97,8 +137,6 @@ id2=$(node_id)
 lap "replaced"
 
 # a hook that hangs is stopped at its bound, inside the window, and recorded
-preempt_spec "'sleep 600'" 2s
-gc_ok apply -y "$work/s.yaml"
 control POST "/nodes/$id2/preempt" 10 >/dev/null
 event_has "$id2" '^hook_timed_out=1$'
 gc_ok exec "$work/s.yaml" -- 'cat ~/.gpucluster/preempt/event'

@@ -253,6 +253,77 @@ static void test_terminate_gone(void **state)
 	gc_instance_list_release(&got);
 }
 
+/* ---- spot reclaim (issue 14) ------------------------------------------------------------- */
+
+/* The one instance of the listing with id, or NULL. */
+static const struct gc_instance *listed(const struct gc_instance_list *l, const char *id)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->items[i].id, id))
+			return &l->items[i];
+	return NULL;
+}
+
+/* A spot instance reclaimed by the cloud: the driver reads the cloud's reason as Describe
+ * gives it (docs/internals/spot.md). During the notice ECS locks it for Recycling; after,
+ * EC2 lists it terminated with Server.SpotInstanceTermination, ECS and CVM release it. */
+static void test_reclaim_reason(void **state)
+{
+	struct gc_tag_filter mine[] = { { GC_TAG_CLUSTER, CLUSTER } };
+	struct gc_discover_query q = { mine, 1, true };
+	struct gc_create_request r = launch_req(1, "gc-reclaim");
+	struct gc_instance_list got, now;
+	const struct gc_instance *in;
+	struct sim_instance *si;
+	struct gc_error err;
+	char id[64];
+
+	(void)state;
+	gc_instance_list_init(&got);
+	gc_error_init(&err);
+	r.spot = true;
+	launch_ok(&r, &got);
+	snprintf(id, sizeof(id), "%s", got.items[0].id);
+	advance_ms(60000);
+	sim_world_lock(sim.world);
+	si = sim_world_instance(sim.world, drv->frontend, id);
+	assert_int_equal(sim_world_reclaim(sim.world, si, 60), 0);
+	sim_world_unlock(sim.world);
+
+	gc_instance_list_init(&now);
+	assert_int_equal(gc_provider_discover(prov, &q, &now, &err), 0);
+	in = listed(&now, id);
+	assert_non_null(in);
+	assert_int_equal(in->state, GC_STATE_RUNNING);
+	if (!strcmp(cloud->name, "alibaba")) {
+		assert_string_equal(in->reason, "Recycling");
+		assert_true(in->preempted);
+	} else {
+		assert_null(in->reason);
+		assert_false(in->preempted);
+	}
+	gc_instance_list_release(&now);
+
+	/* the notice runs out: the cloud takes it */
+	sim_world_lock(sim.world);
+	si->reclaim_at_wall = sim_world_wall(sim.world);
+	sim_world_unlock(sim.world);
+	advance_ms(1000);
+	advance_ms(60000);
+	assert_int_equal(gc_provider_discover(prov, &q, &now, &err), 0);
+	in = listed(&now, id);
+	if (!strcmp(cloud->name, "aws")) {
+		assert_non_null(in);
+		assert_int_equal(in->state, GC_STATE_TERMINATED);
+		assert_string_equal(in->reason, "Server.SpotInstanceTermination");
+		assert_true(in->preempted);
+	} else {
+		assert_null(in);
+	}
+	gc_instance_list_release(&now);
+	gc_instance_list_release(&got);
+}
+
 /* ---- expiry --------------------------------------------------------------------------------- */
 
 /* The expires-at tag and the cloud's timer of one instance, as the emulator holds them. */
@@ -1103,6 +1174,7 @@ int main(int argc, char **argv)
 		CASE(test_bad_answers),
 		CASE(test_hostile_pages),
 		CASE(test_cancel_in_rate_wait),
+		CASE(test_reclaim_reason), /* issue 14 */
 	};
 	struct CMUnitTest tests[sizeof(all) / sizeof(all[0])];
 	size_t n = 0;
