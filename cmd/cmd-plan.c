@@ -129,6 +129,41 @@ static void warn_mixed_gpus(struct gc_cmd_ctx *ctx)
 	}
 }
 
+/* What a group's gpus resolved to: the pick, then the alternatives apply falls back to. */
+static void show_gpu_picks(struct gc_cmd_ctx *ctx)
+{
+	const struct gc_spec *spec = ctx->spec;
+
+	for (size_t i = 0; spec && i < spec->n_groups; i++) {
+		const struct gc_spec_group *g = &spec->groups[i];
+		struct gc_buf b = GC_BUF_INIT(2048);
+		char want[64];
+
+		if (!g->has_gpus || !g->gpus_prices)
+			continue;
+		gc_gpu_request_format(&g->gpus, want, sizeof(want));
+		gc_buf_addf(&b, "Group %s: gpus %s (%s) ->", g->name, want,
+			    g->market == GC_MARKET_ON_DEMAND ? "on-demand" : "spot");
+		for (size_t t = g->gpus_first; t < g->n_instance_types; t++) {
+			double price = g->gpus_prices[t - g->gpus_first];
+
+			gc_buf_addf(&b, "%s %s",
+				    t == g->gpus_first		     ? ""
+					    : t == g->gpus_first + 1 ? "; alternatives:"
+								     : ",",
+				    g->instance_types[t]);
+			if (price >= 0)
+				gc_buf_addf(&b, " (%.4g %s/h)", price, g->gpus_currency);
+			if (t == g->gpus_first)
+				gc_buf_addstr(&b, " picked");
+		}
+		if (g->n_instance_types == g->gpus_first + 1)
+			gc_buf_addstr(&b, "; no alternative");
+		gc_out_printf(ctx->out, ctx->out->out, "%s\n", b.data);
+		gc_buf_release(&b);
+	}
+}
+
 /* Prints a built plan in the chosen format. */
 int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 {
@@ -141,6 +176,8 @@ int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 		rc = gc_plan_render_text(&b, plan, ctx->spec, ctx->out->color_out);
 	if (rc == 0)
 		gc_out_puts(ctx->out, ctx->out->out, b.data);
+	if (rc == 0 && ctx->out->format != GC_OUTPUT_JSON)
+		show_gpu_picks(ctx);
 	/* progress and questions follow on stderr: the plan must be on screen first */
 	fflush(ctx->out->out);
 	warn_world_open(ctx);
