@@ -94,7 +94,7 @@ struct gc_spec_pos {
 struct gc_spec_group {
 	char *name;
 	unsigned count;	       /* 0 is allowed: a group scaled to zero */
-	char **instance_types; /* ordered fallback, >= 1 */
+	char **instance_types; /* ordered fallback, >= 1 (0 with gpus until it is resolved) */
 	size_t n_instance_types;
 	char **zones; /* ordered fallback; 0 entries = any zone */
 	size_t n_zones;
