@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gpus.sh: a user who asks by GPU (issue 16). The spec says `gpus: A100:8` instead of an
 # instance type: validate shows it, plan resolves it to the cloud's type for 8 x A100 that
-# the zones offer and says which it picked, apply launches that type (the request log
+# the zones offer and says which it picked, plan --hours 10 says what 10 hours cost
+# on-demand and on spot, apply launches that type (the request log
 # says so). A GPU that comes in two types shows the cheaper picked and the other as the
 # alternative. Wrong inputs fail with the key's LINE:COL: a misspelt model (did you
 # mean), a GPU the cloud does not sell (what it sells), and a GPU the group's zones do not
@@ -51,6 +52,15 @@ grep -qF "Group workers: gpus A100:8 (on-demand) -> $A100 (" "$work/out" ||
 grep -qF "picked; no alternative" "$work/out" || fail "plan does not say there is no alternative"
 grep -qF "1 × $A100" "$work/out" || fail "the plan does not create $A100"
 [ "$(calls RunInstances)" = 0 ] || fail "plan launched something"
+
+# what 10 hours of it cost, on-demand and on spot, with spot's caveat
+gc_ok plan --hours 10 "$f"
+grep -qE "^On-demand, 10 hours: [0-9]+\.[0-9]{2} (USD|CNY)$" "$work/out" ||
+	fail "plan --hours 10 does not say the on-demand cost"
+grep -qE "^On spot, 10 hours: [0-9]+\.[0-9]{2} (USD|CNY) \(at today's spot price, which changes; the cloud may interrupt a spot node at any time\)$" "$work/out" ||
+	fail "plan --hours 10 does not say the spot cost with its caveat"
+[ "$CLOUD" != aws ] || grep -qF "On-demand, 10 hours: 327.73 USD" "$work/out" ||
+	fail "10 hours of p4d.24xlarge are not 327.73 USD"
 
 gc_ok apply -y "$f"
 expect_alive e2e-gpus 1 "apply with gpus"
