@@ -68,6 +68,8 @@ expect_alive e2e-gpus 1 "apply with gpus"
 jq -s -e --arg t "$A100" '[.[] | select(.action == "RunInstances") | tostring
 	| select(contains($t))] | length > 0' "$work/requests.log" >/dev/null ||
 	fail "no RunInstances for $A100 in the request log"
+gc_ok plan "$f" # the same pick again: nothing to do
+grep -qF "No changes." "$work/out" || fail "a second plan wants changes"
 gc_ok status "$f"
 gc_ok destroy -y "$f"
 expect_alive e2e-gpus 0 "destroy"
