@@ -11,6 +11,7 @@
 
 #include "cmd/ci-key.h"
 #include "cmd/cluster.h"
+#include "core/gpupick.h"
 #include "cmd/cmd.h"
 #include "cmd/gha.h"
 #include "cmd/output.h"
@@ -136,6 +137,32 @@ int gc_cmd_open_provider(struct gc_cmd_ctx *ctx)
 	gc_error_init(&err);
 	if (gc_cmd_open_cloud(ctx, spec->provider.ops, &cfg, &ctx->provider, &err) < 0) {
 		gc_cmd_report_error(ctx, spec->provider.name, &err);
+		return -1;
+	}
+	return gc_cmd_resolve_gpus(ctx);
+}
+
+int gc_cmd_resolve_gpus(struct gc_cmd_ctx *ctx)
+{
+	/* the commands that choose what to launch ask the cloud; the others only need the
+	 * names, from the catalogue (docs/internals/gpus.md) */
+	static const char *const choosers[] = { "plan", "apply", "scale" };
+	struct gc_error err;
+	bool ask = false, any = false;
+
+	for (size_t i = 0; i < ctx->spec->n_groups; i++)
+		any |= ctx->spec->groups[i].has_gpus;
+	if (!any)
+		return 0;
+	for (size_t i = 0; i < sizeof(choosers) / sizeof(choosers[0]); i++)
+		ask |= strcmp(ctx->entry->name, choosers[i]) == 0;
+	gc_error_init(&err);
+	if (gc_gpupick_resolve(ctx->provider, ctx->spec, ask, &err) < 0) {
+		gc_cmd_report_error(ctx, NULL, &err);
+		if (err.code == GC_EINVALID)
+			gc_out_hint(ctx->out,
+				    "gpucluster show-gpus lists every GPU type with its "
+				    "price; or name instance_types yourself");
 		return -1;
 	}
 	return 0;

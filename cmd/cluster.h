@@ -25,6 +25,9 @@
 
 /* NEEDS_CREDS: opens the spec's cloud into ctx->provider, or reports why not. */
 int gc_cmd_open_provider(struct gc_cmd_ctx *ctx);
+/* A group's gpus resolved into its instance_types (core/gpupick.h); plan, apply and
+ * scale ask the cloud. gc_cmd_open_provider calls it; reports why not. */
+int gc_cmd_resolve_gpus(struct gc_cmd_ctx *ctx);
 /* Opens ops with cfg (its environment, log and cancel set from ctx) and masks the
  * credentials it found (cmd/gha.h) before anything else is written. */
 int gc_cmd_open_cloud(struct gc_cmd_ctx *ctx, const struct gc_provider_ops *ops,

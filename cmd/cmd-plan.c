@@ -22,6 +22,12 @@ static const struct gc_opt plan_opts[] = {
 	{ .name = "detailed-exitcode",
 	  .type = GC_OPT_FLAG,
 	  .help = "exit 0 when there are no changes, 2 when there are, 1 on errors" },
+	{ .name = "hours",
+	  .type = GC_OPT_INT,
+	  .arg = "N",
+	  .help = "show what N hours of the planned cluster cost on-demand and on spot",
+	  .min = 1,
+	  .max = 100000 },
 	{ .name = NULL },
 };
 
@@ -129,6 +135,41 @@ static void warn_mixed_gpus(struct gc_cmd_ctx *ctx)
 	}
 }
 
+/* What a group's gpus resolved to: the pick, then the alternatives apply falls back to. */
+static void show_gpu_picks(struct gc_cmd_ctx *ctx)
+{
+	const struct gc_spec *spec = ctx->spec;
+
+	for (size_t i = 0; spec && i < spec->n_groups; i++) {
+		const struct gc_spec_group *g = &spec->groups[i];
+		struct gc_buf b = GC_BUF_INIT(2048);
+		char want[64];
+
+		if (!g->has_gpus || !g->gpus_prices)
+			continue;
+		gc_gpu_request_format(&g->gpus, want, sizeof(want));
+		gc_buf_addf(&b, "Group %s: gpus %s (%s) ->", g->name, want,
+			    g->market == GC_MARKET_ON_DEMAND ? "on-demand" : "spot");
+		for (size_t t = g->gpus_first; t < g->n_instance_types; t++) {
+			double price = g->gpus_prices[t - g->gpus_first];
+
+			gc_buf_addf(&b, "%s %s",
+				    t == g->gpus_first		     ? ""
+					    : t == g->gpus_first + 1 ? "; alternatives:"
+								     : ",",
+				    g->instance_types[t]);
+			if (price >= 0)
+				gc_buf_addf(&b, " (%.4g %s/h)", price, g->gpus_currency);
+			if (t == g->gpus_first)
+				gc_buf_addstr(&b, " picked");
+		}
+		if (g->n_instance_types == g->gpus_first + 1)
+			gc_buf_addstr(&b, "; no alternative");
+		gc_out_printf(ctx->out, ctx->out->out, "%s\n", b.data);
+		gc_buf_release(&b);
+	}
+}
+
 /* Prints a built plan in the chosen format. */
 int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 {
@@ -141,6 +182,8 @@ int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 		rc = gc_plan_render_text(&b, plan, ctx->spec, ctx->out->color_out);
 	if (rc == 0)
 		gc_out_puts(ctx->out, ctx->out->out, b.data);
+	if (rc == 0 && ctx->out->format != GC_OUTPUT_JSON)
+		show_gpu_picks(ctx);
 	/* progress and questions follow on stderr: the plan must be on screen first */
 	fflush(ctx->out->out);
 	warn_world_open(ctx);
@@ -149,6 +192,48 @@ int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 	warn_mixed_gpus(ctx);
 	gc_buf_release(&b);
 	return rc;
+}
+
+/* --hours N: the planned nodes (each group's count, at its first type) for N hours at
+ * today's on-demand and spot prices (docs/cli.md "plan"). */
+static void show_hours(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
+{
+	int64_t hours = gc_cmd_opt_int(ctx, "hours");
+	struct gc_price_cache cache = { 0 };
+	double total[2] = { 0, 0 };
+	bool known[2] = { true, true };
+	char cur[2][GC_CURRENCY_SIZE] = { "", "" };
+
+	for (size_t i = 0; i < plan->n_groups; i++) {
+		const struct gc_plan_group *g = &plan->groups[i];
+
+		if (!g->spec || g->want == 0)
+			continue;
+		for (int spot = 0; spot < 2; spot++) {
+			char c[GC_CURRENCY_SIZE] = "";
+			double price = gc_cmd_price(ctx->provider, &cache,
+						    g->spec->instance_types[0], NULL, spot, c);
+
+			if (price < 0 || (cur[spot][0] && strcmp(cur[spot], c) != 0)) {
+				known[spot] = false;
+				continue;
+			}
+			memcpy(cur[spot], c, sizeof(c));
+			total[spot] += price * g->want * (double)hours;
+		}
+	}
+	gc_price_cache_release(&cache);
+	for (int spot = 0; spot < 2; spot++) {
+		char amount[64] = "-";
+
+		if (known[spot] && cur[spot][0])
+			snprintf(amount, sizeof(amount), "%.2f %s", total[spot], cur[spot]);
+		gc_out_printf(ctx->out, ctx->out->out, "%s %lld hours: %s%s\n",
+			      spot ? "On spot," : "On-demand,", (long long)hours, amount,
+			      spot ? " (at today's spot price, which changes; the cloud may "
+				     "interrupt a spot node at any time)"
+				   : "");
+	}
 }
 
 static int plan_exec(struct gc_cmd_ctx *ctx)
@@ -171,6 +256,8 @@ static int plan_exec(struct gc_cmd_ctx *ctx)
 		goto out;
 	}
 	gc_cmd_show_plan(ctx, &plan);
+	if (gc_cmd_opt_given(ctx, "hours") && ctx->out->format != GC_OUTPUT_JSON)
+		show_hours(ctx, &plan);
 	if (brc < 0) {
 		gc_cmd_report_error(ctx, NULL, &err);
 		goto out;

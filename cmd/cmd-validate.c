@@ -49,8 +49,18 @@ static void add_list(struct gc_buf *b, char *const *items, size_t first, size_t 
 static void explain_group(struct gc_buf *b, const struct gc_spec_group *g, const char *currency)
 {
 	LABEL(b, "group");
-	gc_buf_addf(b, "%s: %u \u00d7 %s", g->name, g->count, g->instance_types[0]);
-	if (g->n_instance_types > 1) {
+	if (g->has_gpus) {
+		char want[64];
+
+		gc_gpu_request_format(&g->gpus, want, sizeof(want));
+		gc_buf_addf(b, "%s: %u \u00d7 gpus %s (plan picks the type%s", g->name, g->count,
+			    want, g->n_instance_types ? " after: " : ")");
+		add_list(b, g->instance_types, 0, g->n_instance_types, "");
+		gc_buf_addstr(b, g->n_instance_types ? ")" : "");
+	} else {
+		gc_buf_addf(b, "%s: %u \u00d7 %s", g->name, g->count, g->instance_types[0]);
+	}
+	if (!g->has_gpus && g->n_instance_types > 1) {
 		gc_buf_addstr(b, " (fallback: ");
 		add_list(b, g->instance_types, 1, g->n_instance_types, "");
 		gc_buf_addch(b, ')');
@@ -218,17 +228,24 @@ static json_t *jlist(char *const *items, size_t n)
 
 static json_t *group_json(const struct gc_spec_group *g)
 {
-	return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:I, s:o, s:b, s:o, s:o}",
-			 "name", jstr(g->name), "count", (json_int_t)g->count, "instance_types",
-			 jlist(g->instance_types, g->n_instance_types), "zones",
-			 jlist(g->zones, g->n_zones), "market", jstr(gc_market_name(g->market)),
-			 "max_spot_price",
-			 g->max_spot_price > 0 ? json_real(g->max_spot_price) : json_null(),
-			 "image", jstr(g->image), "image_is_alias", (int)g->image_is_alias,
-			 "disk_gb", (json_int_t)g->disk_gb, "placement",
-			 jstr(gc_placement_name(g->placement)), "mixed_types", (int)g->mixed_types,
-			 "interconnect", jstr(gc_interconnect_name(g->interconnect)), "interfaces",
-			 g->interfaces ? json_integer(g->interfaces) : json_null());
+	char want[64];
+	json_t *j;
+
+	gc_gpu_request_format(&g->gpus, want, sizeof(want));
+	j = json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:I, s:o, s:b, s:o, s:o}", "name",
+		      jstr(g->name), "count", (json_int_t)g->count, "instance_types",
+		      jlist(g->instance_types, g->n_instance_types), "zones",
+		      jlist(g->zones, g->n_zones), "market", jstr(gc_market_name(g->market)),
+		      "max_spot_price",
+		      g->max_spot_price > 0 ? json_real(g->max_spot_price) : json_null(), "image",
+		      jstr(g->image), "image_is_alias", (int)g->image_is_alias, "disk_gb",
+		      (json_int_t)g->disk_gb, "placement", jstr(gc_placement_name(g->placement)),
+		      "mixed_types", (int)g->mixed_types, "interconnect",
+		      jstr(gc_interconnect_name(g->interconnect)), "interfaces",
+		      g->interfaces ? json_integer(g->interfaces) : json_null());
+	if (j)
+		json_object_set_new(j, "gpus", g->has_gpus ? json_string(want) : json_null());
+	return j;
 }
 
 static json_t *step_json(const struct gc_spec_step *st)

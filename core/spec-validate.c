@@ -1419,7 +1419,8 @@ static void check_unique_name(struct val *v, const struct spec_node **names, siz
 	X(GROUP_PLACEMENT, "placement")           \
 	X(GROUP_MIXED_TYPES, "mixed_types")       \
 	X(GROUP_INTERCONNECT, "interconnect")     \
-	X(GROUP_INTERFACES, "interfaces")
+	X(GROUP_INTERFACES, "interfaces")         \
+	X(GROUP_GPUS, "gpus")
 KEY_TABLE(group_keys, GROUP_KEY_LIST, GROUP_KEYS);
 
 /* interconnect, interfaces, and a cluster placement's one zone (docs/internals/fabric.md);
@@ -1457,6 +1458,28 @@ static void check_fabric(struct val *v, struct slot *s, struct gc_spec_group *g)
 	}
 }
 
+/* gpus: "A100:8" (core/gpuspec.h); matching it against the cloud is plan's. */
+static void check_gpus(struct val *v, struct slot *s, struct gc_spec_group *g)
+{
+	const struct spec_node *x;
+	struct gc_error err;
+	const char *str;
+	size_t mark;
+
+	if (!(x = present(v, &s[GROUP_GPUS], &mark)))
+		return;
+	set_pos(&g->gpus_pos, x);
+	gc_error_init(&err);
+	if ((str = get_str(v, x))) {
+		if (gc_gpu_request_parse(&g->gpus, str, &err) == 0)
+			g->has_gpus = true;
+		else
+			bad(v, x, "%s", err.message);
+	}
+	g->gpu_types_given = s[GROUP_INSTANCE_TYPES].val != NULL;
+	path_pop(v, mark);
+}
+
 static void check_group(struct val *v, const struct spec_node *n, struct gc_spec_group *g,
 			const struct spec_node **name_node)
 {
@@ -1484,7 +1507,10 @@ static void check_group(struct val *v, const struct spec_node *n, struct gc_spec
 			get_uint(v, x, 0, GC_SPEC_MAX_GROUP_COUNT, &g->count);
 			path_pop(v, mark);
 		}
-		if ((x = required(v, n, &s[GROUP_INSTANCE_TYPES], &mark))) {
+		check_gpus(v, s, g);
+		if (optional(&s[GROUP_GPUS]) && !s[GROUP_INSTANCE_TYPES].val) {
+			/* plan fills instance_types from gpus (core/gpupick.c) */
+		} else if ((x = required(v, n, &s[GROUP_INSTANCE_TYPES], &mark))) {
 			get_str_list(v, x, GC_SPEC_MAX_INSTANCE_TYPES, valid_instance_type,
 				     "instance type: use 1-64 characters of A-Z, a-z, 0-9, '.', "
 				     "'_' and '-', starting with a letter or digit",

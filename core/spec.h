@@ -21,6 +21,7 @@
 
 #include "core/diag.h"
 #include "core/error.h"
+#include "core/gpuspec.h"
 
 /* Limits, shared with docs/spec.md and docs/cluster.schema.json. */
 #define GC_SPEC_MAX_FILE_BYTES	   (1u << 20) /* 1 MiB */
@@ -93,7 +94,7 @@ struct gc_spec_pos {
 struct gc_spec_group {
 	char *name;
 	unsigned count;	       /* 0 is allowed: a group scaled to zero */
-	char **instance_types; /* ordered fallback, >= 1 */
+	char **instance_types; /* ordered fallback, >= 1 (0 with gpus until it is resolved) */
 	size_t n_instance_types;
 	char **zones; /* ordered fallback; 0 entries = any zone */
 	size_t n_zones;
@@ -117,6 +118,16 @@ struct gc_spec_group {
 	enum gc_interconnect interconnect;
 	unsigned interfaces; /* RDMA interfaces per node; 0: as many as the type has */
 	struct gc_spec_pos interconnect_pos, interfaces_pos;
+	/* gpus: "A100:8" (docs/internals/gpus.md): plan resolves it into instance_types,
+	 * cheapest first (core/gpupick.h); gpu_types_given: the spec wrote instance_types too */
+	bool has_gpus, gpu_types_given;
+	struct gc_gpu_request gpus;
+	struct gc_spec_pos gpus_pos;
+	/* after plan's resolution: instance_types[gpus_first..] came from gpus, priced
+	 * gpus_prices[i - gpus_first] per hour in gpus_currency (< 0: unknown) */
+	size_t gpus_first;
+	double *gpus_prices;
+	char gpus_currency[8];
 };
 
 struct gc_spec_step {

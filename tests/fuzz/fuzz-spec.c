@@ -55,7 +55,7 @@ static void check_spec(const struct gc_spec *s)
 	for (size_t i = 0; i < s->n_groups; i++) {
 		const struct gc_spec_group *g = &s->groups[i];
 
-		if (!g->name || !g->image || g->n_instance_types == 0 ||
+		if (!g->name || !g->image || (g->n_instance_types == 0 && !g->has_gpus) ||
 		    g->count > GC_SPEC_MAX_GROUP_COUNT)
 			abort();
 		for (size_t k = 0; k < g->n_instance_types; k++)

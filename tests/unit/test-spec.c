@@ -23,6 +23,7 @@
 #include "core/buf.h"
 #include "core/provider.h"
 #include "core/fabric.h"
+#include "core/gpupick.h"
 #include "core/spec.h"
 
 /* Loading. */
@@ -1883,6 +1884,65 @@ static void test_fabric(void **state)
 		    "cloud's placement group lives in one): list one zone, not 2");
 }
 
+/* gpus: parsed with its position; without the cloud, resolved from the catalogue in its
+ * list-price order, after the types the spec names; a GPU the cloud does not sell. */
+static void test_gpus(void **state)
+{
+	char region[] = "us-east-1";
+	struct gc_provider prov = { .region = region };
+	struct gc_spec_group *g;
+	struct gc_error err;
+	struct load l;
+
+	(void)state;
+	load(&l,
+	     "name: a\nprovider:\n  name: aws\n  region: us-east-1\nnode_groups:\n"
+	     "  - name: t\n    count: 2\n    gpus: a10g:1\n"
+	     "  - name: u\n    count: 1\n    instance_types: [g4dn.xlarge, g5.2xlarge]\n"
+	     "    gpus: A10G-24GB:1,vcpus=8\n");
+	assert_int_equal(l.r, 0);
+	g = &l.spec->groups[0];
+	assert_true(g->has_gpus);
+	assert_false(g->gpu_types_given);
+	assert_string_equal(g->gpus.model, "A10G");
+	assert_int_equal(g->gpus.count, 1);
+	assert_int_equal(g->gpus_pos.line, 8);
+	assert_int_equal(g->gpus_pos.col, 11);
+	assert_int_equal(g->n_instance_types, 0);
+	prov.ops = l.spec->provider.ops;
+	gc_error_init(&err);
+	for (int round = 0; round < 2; round++) { /* a second call gives the same list */
+		assert_int_equal(gc_gpupick_resolve(&prov, l.spec, false, &err), 0);
+		g = &l.spec->groups[0];
+		assert_int_equal(g->n_instance_types, 2);
+		assert_string_equal(g->instance_types[0], "g5.xlarge");
+		assert_string_equal(g->instance_types[1], "g5.2xlarge");
+		assert_int_equal(g->gpus_first, 0);
+		assert_int_equal(g->instance_types_pos[1].line, 8);
+		g = &l.spec->groups[1]; /* its own types first, the pick not repeated */
+		assert_true(g->gpu_types_given);
+		assert_int_equal(g->n_instance_types, 2);
+		assert_string_equal(g->instance_types[0], "g4dn.xlarge");
+		assert_string_equal(g->instance_types[1], "g5.2xlarge");
+		assert_int_equal(g->gpus_first, 2);
+	}
+	release(&l);
+
+	load(&l,
+	     "name: a\nprovider:\n  name: aws\n  region: us-east-1\nnode_groups:\n"
+	     "  - name: t\n    count: 2\n    gpus: H200:8\n");
+	assert_int_equal(l.r, 0);
+	prov.ops = l.spec->provider.ops;
+	gc_error_init(&err);
+	assert_int_equal(gc_gpupick_resolve(&prov, l.spec, false, &err), -1);
+	assert_int_equal(err.code, GC_EINVALID);
+	assert_non_null(strstr(err.message,
+			       "t.yaml:8:11: gpus: aws sells no instance type with "
+			       "H200:8 (it sells T4:1 (g4dn.xlarge), "));
+	assert_non_null(strstr(err.message, "A100:8 (p4d.24xlarge)"));
+	release(&l);
+}
+
 /* The registry's two lists agree, and every cloud's facts are complete. */
 static void test_registry(void **state)
 {
@@ -2016,6 +2076,7 @@ int main(void)
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_fabric),
+		cmocka_unit_test(test_gpus),
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_cloud_image_aliases),
 		cmocka_unit_test(test_cloud_nicknames),

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# gpus.sh: a user who asks by GPU (issue 16). The spec says `gpus: A100:8` instead of an
+# instance type: validate shows it, plan resolves it to the cloud's type for 8 x A100 that
+# the zones offer and says which it picked, plan --hours 10 says what 10 hours cost
+# on-demand and on spot, apply launches that type (the request log
+# says so). A GPU that comes in two types shows the cheaper picked and the other as the
+# alternative. Wrong inputs fail with the key's LINE:COL: a misspelt model (did you
+# mean), a GPU the cloud does not sell (what it sells), and a GPU the group's zones do not
+# offer (the region's zones and the other regions that do). A type must be offered in
+# every zone the group names, as plan's check of instance_types wants.
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+case $CLOUD in
+aws)
+	A100=p4d.24xlarge
+	TWO_GPU=A10G:1 TWO_PICK=g5.xlarge TWO_ALT=g5.2xlarge
+	GAP_GPU=L4:4 GAP_TYPE=g6.12xlarge GAP_ZONE=us-east-1b GAP_OFFERED=us-east-1a
+	;;
+alibaba)
+	A100=ecs.gn7e-c16g1.32xlarge
+	TWO_GPU=T4:1 TWO_PICK=ecs.gn6i-c4g1.xlarge TWO_ALT=ecs.gn6i-c16g1.4xlarge
+	GAP_GPU=L20:2 GAP_TYPE=ecs.gn8is-2x.8xlarge GAP_ZONE=cn-hangzhou-j
+	GAP_OFFERED=cn-hangzhou-h
+	;;
+tencent)
+	A100=GT4.41XLARGE948 A100_ZONE=ap-guangzhou-6 # ap-guangzhou-7 does not sell it
+	TWO_GPU= # Tencent's catalogue has one type per GPU and count
+	GAP_GPU=A100:8 GAP_TYPE=GT4.41XLARGE948 GAP_ZONE=ap-guangzhou-7
+	GAP_OFFERED=ap-guangzhou-3
+	;;
+esac
+
+sim_start --no-rate-limits
+spec "$work/base.yaml" e2e-gpus workers 1
+f=$work/gpus.yaml
+# with_gpus GPUS [ZONE]: the base spec with gpus instead of instance_types (line 11, col 11)
+with_gpus() {
+	sed "s/^    instance_types: .*/    gpus: $1/" "$work/base.yaml" >"$f"
+	if [ -n "${2:-}" ]; then
+		sed -i "s/^    zones: .*/    zones: [$2]/" "$f"
+	fi
+}
+
+with_gpus A100:8 "${A100_ZONE:-}"
+gc_ok validate "$f"
+grep -qF "1 × gpus A100:8 (plan picks the type)" "$work/out" || fail "validate does not show gpus"
+
+gc_ok plan "$f"
+grep -qF "Group workers: gpus A100:8 (on-demand) -> $A100 (" "$work/out" ||
+	fail "plan does not show the pick $A100"
+grep -qF "picked; no alternative" "$work/out" || fail "plan does not say there is no alternative"
+grep -qF "1 × $A100" "$work/out" || fail "the plan does not create $A100"
+[ "$(calls RunInstances)" = 0 ] || fail "plan launched something"
+
+# what 10 hours of it cost, on-demand and on spot, with spot's caveat
+gc_ok plan --hours 10 "$f"
+grep -qE "^On-demand, 10 hours: [0-9]+\.[0-9]{2} (USD|CNY)$" "$work/out" ||
+	fail "plan --hours 10 does not say the on-demand cost"
+grep -qE "^On spot, 10 hours: [0-9]+\.[0-9]{2} (USD|CNY) \(at today's spot price, which changes; the cloud may interrupt a spot node at any time\)$" "$work/out" ||
+	fail "plan --hours 10 does not say the spot cost with its caveat"
+[ "$CLOUD" != aws ] || grep -qF "On-demand, 10 hours: 327.73 USD" "$work/out" ||
+	fail "10 hours of p4d.24xlarge are not 327.73 USD"
+
+gc_ok apply -y "$f"
+expect_alive e2e-gpus 1 "apply with gpus"
+[ "$(alive_type e2e-gpus "$A100")" = 1 ] || fail "apply did not launch $A100"
+jq -s -e --arg t "$A100" '[.[] | select(.action == "RunInstances") | tostring
+	| select(contains($t))] | length > 0' "$work/requests.log" >/dev/null ||
+	fail "no RunInstances for $A100 in the request log"
+gc_ok plan "$f" # the same pick again: nothing to do
+grep -qF "No changes." "$work/out" || fail "a second plan wants changes"
+gc_ok status "$f"
+gc_ok destroy -y "$f"
+expect_alive e2e-gpus 0 "destroy"
+
+# two types for one GPU: the cheaper is picked, the other is the fallback
+if [ -n "$TWO_GPU" ]; then
+	with_gpus "$TWO_GPU"
+	gc_ok plan "$f"
+	grep -qF "gpus $TWO_GPU (on-demand) -> $TWO_PICK (" "$work/out" ||
+		fail "plan did not pick $TWO_PICK"
+	grep -qF "alternatives: $TWO_ALT (" "$work/out" || fail "plan does not show $TWO_ALT"
+fi
+
+# refused GPUS POS MESSAGE: plan and apply fail with FILE:POS: MESSAGE and launch nothing
+refused() {
+	local cmd
+	for cmd in plan "apply -y"; do
+		# shellcheck disable=SC2086 # the command's words
+		gc $cmd "$f"
+		[ "$rc" = 1 ] || fail "$1: $cmd exited $rc"
+		grep -qF "$f:$2: $3" "$work/err" || fail "$1: $cmd did not say '$f:$2: $3'"
+		[ "$(grep -cF "$3" "$work/err")" = 1 ] || fail "$1: $cmd said it more than once"
+		[ "$(calls RunInstances)" = 1 ] || fail "$1: $cmd launched something"
+	done
+}
+
+with_gpus A1000:8
+gc validate "$f"
+[ "$rc" = 1 ] || fail "validate took A1000"
+grep -qF "$f:11:11: error: node_groups[0].gpus: unknown GPU model 'A1000' (did you mean 'A100'?)" \
+	"$work/err" || fail "no did-you-mean for A1000"
+with_gpus A100:17
+gc plan "$f"
+grep -qF "$f:11:11: error: node_groups[0].gpus: '17' is not a GPU count" "$work/err" ||
+	fail "an impossible count was not refused"
+
+with_gpus H200:8
+refused "a GPU the cloud does not sell" 11:11 "gpus: $CLOUD sells no instance type with H200:8"
+grep -qF "A100:8 ($A100)" "$work/err" || fail "what the cloud sells is not listed"
+
+with_gpus "$GAP_GPU" "$GAP_ZONE"
+refused "a GPU the zone does not offer" 11:11 \
+	"gpus: $GAP_GPU is not offered in region '$REGION' in the group's zones"
+grep -qF "$GAP_TYPE $GAP_OFFERED" "$work/err" || fail "the zones that offer it are not named"
+grep -qF "in other regions: " "$work/err" || fail "the other regions are not named"
+requests_valid
+note "ok ($CLOUD)"
