@@ -6,7 +6,7 @@
 #   registration-token, a token that expires after an hour), then, through `gpucluster
 #   exec` on node 0, downloads the runner ($GPUCLUSTER_RUNNER_URL), configures it
 #   --ephemeral with the labels self-hosted and gpucluster-RUN_ID (unique to the run) and
-#   starts it in the background. The training job says
+#   starts run.sh as a transient systemd unit (systemd-run), which outlives the session. The training job says
 #   `runs-on: [self-hosted, gpucluster-${{ github.run_id }}]`.
 # remove: deletes every runner of the repository that carries the run's label (GET
 #   /repos/OWNER/REPO/actions/runners, DELETE .../runners/ID); an ephemeral runner has
@@ -34,15 +34,20 @@ if [ -z "${GPUCLUSTER_GITHUB_TOKEN:-}" ]; then
 	exit 64
 fi
 
-github() { # METHOD PATH: the REST call, its JSON on standard output
-	curl -fsS -X "$1" -H "Authorization: Bearer $GPUCLUSTER_GITHUB_TOKEN" \
+github() { # METHOD PATH: the REST call, its JSON on standard output (GitHub's error too)
+	curl -sS --fail-with-body -X "$1" -H "Authorization: Bearer $GPUCLUSTER_GITHUB_TOKEN" \
 		-H 'Accept: application/vnd.github+json' -H 'X-GitHub-Api-Version: 2022-11-28' \
 		"$api$2"
 }
 
 case $mode in
 register)
-	token=$(github POST "/repos/$repo/actions/runners/registration-token" | jq -r .token)
+	if ! answer=$(github POST "/repos/$repo/actions/runners/registration-token"); then
+		msg=$(jq -r '.message // empty' <<<"$answer" 2>/dev/null) || msg=""
+		echo "::error::node-runner: GitHub refused the registration-token request${msg:+ ($msg)}: GPUCLUSTER_GITHUB_TOKEN must be a valid token with the repository's Administration write permission (docs/ci.md, \"The node as a runner\")" >&2
+		exit 1
+	fi
+	token=$(jq -r .token <<<"$answer")
 	if [ -z "$token" ] || [ "$token" = null ]; then
 		echo "::error::node-runner: GitHub gave no registration token" >&2
 		exit 1
@@ -54,7 +59,10 @@ register)
 		printf './config.sh --unattended --ephemeral --replace --url %q --token %q ' \
 			"$server/$repo" "$token"
 		printf -- '--name %q --labels %q; ' "$label-0" "$label"
-		printf 'nohup ./run.sh >runner.log 2>&1 </dev/null & echo "runner %s started"' "$label-0")
+		# a transient unit outlives the SSH session (a session's background job may not)
+		printf 'sudo systemd-run --quiet --unit %q --uid "$(id -u)" --gid "$(id -g)" ' \
+			"actions-runner-$label-0"
+		printf -- '--setenv HOME="$HOME" -- "$PWD/run.sh"; echo "runner %s started"' "$label-0")
 	exec gpucluster exec --node "$node" "$spec" -- "$script"
 	;;
 remove)
