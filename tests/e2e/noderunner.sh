@@ -6,7 +6,8 @@
 # online with the labels self-hosted and gpucluster-RUN_ID. Teardown is runner-remove then
 # destroy by run id, and leaves no runner and no instance, whether the training job was
 # cancelled before it reached the runner (the runner is still there: remove deletes it) or
-# ran (the ephemeral runner deregistered itself: remove finds nothing and still succeeds).
+# ran on one of every node's runners (register all; the ephemeral runner deregistered
+# itself after its job, remove deletes the other).
 # A token that GitHub refuses, and a registration token that is not one, are errors that
 # say so.
 # shellcheck source=tests/e2e/lib.sh
@@ -37,7 +38,8 @@ nr_spec() {
 		printf 'name: %s\nprovider:\n  name: %s\n  region: %s\n  endpoint: %s\n' "$1" \
 			"$CLOUD" "$REGION" "$ENDPOINT"
 		printf 'ssh:\n  user: ubuntu\n  port: %s\nnode_groups:\n' "$SSH_PORT"
-		printf '  - name: workers\n    count: 1\n    instance_types: [%s]\n' "$TYPE_READY"
+		printf '  - name: workers\n    count: %s\n    instance_types: [%s]\n' "${2:-1}" \
+			"$TYPE_READY"
 		printf '    image: gpu-ready\n'
 	} >"$work/$1.yaml"
 }
@@ -86,18 +88,21 @@ gc_ok destroy -y --selector run-id=401 "$work/nr-a.yaml"
 [ "$(runners | jq .total_count)" = 0 ] || fail "a runner is left after teardown: $(runners)"
 expect_alive nr-a 0 "after the cancelled run's teardown"
 
-# ---- run 402: the job ran (and failed) on the ephemeral runner --------------------------
+# ---- run 402: every node a runner; the job ran (and failed) on one of them --------------
 export GITHUB_RUN_ID=402
-nr_spec nr-b
+nr_spec nr-b 2
 gc_ok apply -y --no-bootstrap "$work/nr-b.yaml"
-nr register "$work/nr-b.yaml"
-[ "$nrc" = 0 ] || fail "node-runner.sh register (run 402) exited $nrc: $(cat "$work/nr.out")"
+nr register "$work/nr-b.yaml" all
+[ "$nrc" = 0 ] || fail "node-runner.sh register all (run 402) exited $nrc: $(cat "$work/nr.out")"
+[ "$(runners | jq -c '[.runners[].name] | sort')" = '["gpucluster-402-0","gpucluster-402-1"]' ] ||
+	fail "register all did not make both nodes runners: $(runners)"
 id=$(runners | jq -r '.runners[] | select(.name == "gpucluster-402-0") | .id')
-[ -n "$id" ] || fail "run 402's runner is not listed: $(runners)"
 control POST "/actions/runners/$id/job" >/dev/null
-[ "$(runners | jq .total_count)" = 0 ] || fail "the ephemeral runner stayed after its job: $(runners)"
+[ "$(runners | jq -c '[.runners[].name]')" = '["gpucluster-402-1"]' ] ||
+	fail "the ephemeral runner stayed after its job: $(runners)"
 nr remove "$work/nr-b.yaml"
-[ "$nrc" = 0 ] || fail "remove with no runner left exited $nrc: $(cat "$work/nr.out")"
+[ "$nrc" = 0 ] || fail "remove after the job exited $nrc: $(cat "$work/nr.out")"
+[ "$(runners | jq .total_count)" = 0 ] || fail "a runner is left after teardown: $(runners)"
 gc_ok destroy -y --selector run-id=402 "$work/nr-b.yaml"
 expect_alive nr-b 0 "after the failed run's teardown"
 # an unknown runner is GitHub's 404
