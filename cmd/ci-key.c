@@ -1,4 +1,4 @@
-/* ci-key.c: the cluster's SSH key from GPUCLUSTER_SSH_KEY (ci-key.h). */
+/* ci-key.c: the cluster's SSH key from GPUCLUSTER_SSH_KEY or ssh.key_env (ci-key.h). */
 #include "cmd/ci-key.h"
 
 #include <errno.h>
@@ -16,8 +16,8 @@
 
 /* The variable's text as a key pair: written to a private temporary file beside the
  * state key (gc_keypair_load reads files), read, removed. */
-static int parse_key(const char *text, const char *state_dir, struct gc_keypair *out,
-		     struct gc_error *err)
+static int parse_key(const char *var, const char *text, const char *state_dir,
+		     struct gc_keypair *out, struct gc_error *err)
 {
 	char *tmp = gc_xasprintf("%s/.ci-key.XXXXXX", state_dir);
 	size_t len = strlen(text);
@@ -38,8 +38,8 @@ static int parse_key(const char *text, const char *state_dir, struct gc_keypair 
 	}
 	if (gc_keypair_load(out, tmp, &lerr) < 0) {
 		gc_error_set(err, GC_EINVALID,
-			     "%s does not hold an unencrypted ed25519 OpenSSH private key: %s",
-			     GC_CI_KEY_VAR, lerr.message);
+			     "%s does not hold an unencrypted ed25519 OpenSSH private key: %s", var,
+			     lerr.message);
 		goto out;
 	}
 	ret = 0;
@@ -52,10 +52,15 @@ out:
 	return ret;
 }
 
-int gc_ci_key_import(const struct gc_spec_env *env, const char *state_dir, struct gc_log *log,
-		     struct gc_error *err)
+const char *gc_ci_key_var(const struct gc_spec *spec)
 {
-	const char *text = gc_spec_env_get(env, GC_CI_KEY_VAR);
+	return spec && spec->ssh.key_env ? spec->ssh.key_env : GC_CI_KEY_VAR;
+}
+
+int gc_ci_key_import(const char *var, const struct gc_spec_env *env, const char *state_dir,
+		     struct gc_log *log, struct gc_error *err)
+{
+	const char *text = gc_spec_env_get(env, var);
 	char *path = NULL;
 	char want[GC_SSH_FINGERPRINT_SIZE], have[GC_SSH_FINGERPRINT_SIZE];
 	struct gc_keypair kp, cur;
@@ -68,7 +73,7 @@ int gc_ci_key_import(const struct gc_spec_env *env, const char *state_dir, struc
 	gc_keypair_init(&cur);
 	gc_error_init(&lerr);
 	gc_log_add_secret(log, text);
-	if (parse_key(text, state_dir, &kp, err) < 0)
+	if (parse_key(var, text, state_dir, &kp, err) < 0)
 		goto out;
 	gc_keypair_fingerprint(want, &kp);
 	path = gc_state_path(state_dir, GC_STATE_KEY);
@@ -82,7 +87,7 @@ int gc_ci_key_import(const struct gc_spec_env *env, const char *state_dir, struc
 			     "%s holds key %s, but '%s' holds another one (%s), and the nodes "
 			     "trust only the key they were launched with: unset %s to use the "
 			     "local key, or remove '%s' and '%s.pub' to use the variable's",
-			     GC_CI_KEY_VAR, want, path, have, GC_CI_KEY_VAR, path, path);
+			     var, want, path, have, var, path, path);
 		goto out;
 	}
 	if (lerr.code != GC_ENOTFOUND) {
@@ -91,8 +96,7 @@ int gc_ci_key_import(const struct gc_spec_env *env, const char *state_dir, struc
 	}
 	if (gc_keypair_write(&kp, path, err) < 0)
 		goto out;
-	gc_log_info(log, "the cluster's SSH key (%s) is %s's, now in '%s'", want, GC_CI_KEY_VAR,
-		    path);
+	gc_log_info(log, "the cluster's SSH key (%s) is %s's, now in '%s'", want, var, path);
 	ret = 0;
 out:
 	gc_keypair_release(&kp);
@@ -103,21 +107,22 @@ out:
 
 void gc_ci_key_refused_hint(struct gc_cmd_ctx *ctx)
 {
-	const char *text = gc_spec_env_get(ctx->env, GC_CI_KEY_VAR);
+	const char *var = gc_ci_key_var(ctx->spec);
+	const char *text = gc_spec_env_get(ctx->env, var);
 
 	if (text && *text)
 		gc_out_hint(ctx->out,
 			    "the nodes accept the key they were launched with, and %s holds "
 			    "another: set it to the key the cluster was created with (docs/ci.md, "
 			    "\"Access from any runner\")",
-			    GC_CI_KEY_VAR);
+			    var);
 	else
 		gc_out_hint(ctx->out,
 			    "the nodes accept the key they were launched with; a cluster created "
 			    "from another machine has that machine's key: on a CI runner, set %s "
 			    "from a repository secret holding it (docs/ci.md, \"Access from any "
 			    "runner\")",
-			    GC_CI_KEY_VAR);
+			    var);
 }
 
 void gc_ci_key_session_hint(struct gc_cmd_ctx *ctx, const struct gc_session *b)

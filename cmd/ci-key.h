@@ -17,13 +17,15 @@
 #define GC_CI_KEY_VAR "GPUCLUSTER_SSH_KEY"
 
 /*
- * With GPUCLUSTER_SSH_KEY set and not empty: registers it as a secret of log, and writes
+ * With var (gc_ci_key_var) set and not empty: registers it as a secret of log, and writes
  * it as state_dir's key when there is none. Fails (GC_EINVALID) when the variable holds no
  * usable key, or when state_dir already holds another key: the nodes trust one of them
  * only. Unset or empty: does nothing.
  */
-int gc_ci_key_import(const struct gc_spec_env *env, const char *state_dir, struct gc_log *log,
-		     struct gc_error *err);
+int gc_ci_key_import(const char *var, const struct gc_spec_env *env, const char *state_dir,
+		     struct gc_log *log, struct gc_error *err);
+/* The variable that holds the key: the spec's ssh.key_env, else GPUCLUSTER_SSH_KEY. */
+const char *gc_ci_key_var(const struct gc_spec *spec);
 
 struct gc_cmd_ctx;
 struct gc_session;

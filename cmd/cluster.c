@@ -216,7 +216,7 @@ int gc_cmd_engine(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct gc_engine_
 		return -1;
 	}
 	/* a teardown never needs the key and must not stop for it (docs/ci.md) */
-	rc = gc_ci_key_import(ctx->env, e->state_dir, ctx->log, &err);
+	rc = gc_ci_key_import(gc_ci_key_var(ctx->spec), ctx->env, e->state_dir, ctx->log, &err);
 	gc_gha_flush_masks(ctx->gha); /* the key, before anything could print it */
 	if (rc < 0 && strcmp(ctx->entry->name, "destroy") == 0) {
 		gc_log_warn(ctx->log, "%s", err.message);

@@ -289,9 +289,10 @@ static json_t *spec_json(const struct gc_spec *s)
 				      jstr(s->provider.endpoint), "oidc", o, "network",
 				      network_json(&s->provider.network)));
 	json_object_set_new(j, "ssh",
-			    json_pack("{s:o, s:I, s:o}", "user", jstr(s->ssh.user), "port",
+			    json_pack("{s:o, s:I, s:o, s:o}", "user", jstr(s->ssh.user), "port",
 				      (json_int_t)s->ssh.port, "allow_from",
-				      jlist(s->ssh.allow_from, s->ssh.n_allow_from)));
+				      jlist(s->ssh.allow_from, s->ssh.n_allow_from), "key_env",
+				      jstr(s->ssh.key_env)));
 
 	json_object_set_new(j, "node_count", json_integer(gc_spec_node_count(s)));
 	a = json_array();

@@ -1319,11 +1319,24 @@ static void check_allow_from(struct val *v, const struct spec_node *n, struct gc
 	free(valid);
 }
 
-#define SSH_KEY_LIST(X)     \
-	X(SSH_USER, "user") \
-	X(SSH_PORT, "port") \
-	X(SSH_ALLOW_FROM, "allow_from")
+#define SSH_KEY_LIST(X)                 \
+	X(SSH_USER, "user")             \
+	X(SSH_PORT, "port")             \
+	X(SSH_ALLOW_FROM, "allow_from") \
+	X(SSH_KEY_ENV, "key_env")
 KEY_TABLE(ssh_keys, SSH_KEY_LIST, SSH_KEYS);
+
+/* An environment variable's name, as a shell and a workflow's env: take it. */
+static bool valid_env_name(const char *s, size_t len)
+{
+	if (len == 0 || len > 128 || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!(s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return true;
+}
 
 static void check_ssh(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
@@ -1346,6 +1359,13 @@ static void check_ssh(struct val *v, const struct spec_node *n, struct gc_spec *
 	}
 	if ((x = present(v, &s[SSH_ALLOW_FROM], &mark))) {
 		check_allow_from(v, x, spec);
+		path_pop(v, mark);
+	}
+	if ((x = present(v, &s[SSH_KEY_ENV], &mark))) {
+		free(spec->ssh.key_env);
+		spec->ssh.key_env = get_checked(v, x, valid_env_name,
+						"key_env: use an environment variable's name: "
+						"A-Z, a-z, 0-9 and '_', not starting with a digit");
 		path_pop(v, mark);
 	}
 }

@@ -190,6 +190,9 @@ struct gc_spec {
 		unsigned port;
 		char **allow_from; /* CIDRs; 0 entries = the caller's address /32 */
 		size_t n_allow_from;
+		/* ssh.key_env: the variable holding the cluster's key on a CI runner; NULL:
+		 * GPUCLUSTER_SSH_KEY (docs/ci.md) */
+		char *key_env;
 	} ssh;
 	struct gc_spec_group *groups;
 	size_t n_groups;

@@ -12,6 +12,7 @@
 
 #include "core/alloc.h"
 #include "sim/control.h"
+#include "sim/github.h"
 #include "sim/network.h"
 #include "sim/node.h"
 #include "sim/oidc.h"
@@ -302,6 +303,8 @@ void sim_control_handle(struct sim *sim, const struct sim_req *req, struct sim_r
 	snprintf(resp->action, sizeof(resp->action), "%s %s", m, p);
 	if (sim_oidc_handle(sim, req, resp)) {
 		/* the OIDC issuer's paths (sim/oidc.h) */
+	} else if (sim_github_handle(req, resp)) {
+		/* the GitHub REST calls of the node-runner flow (sim/github.h) */
 	} else if (strcmp(p, "/healthz") == 0 && strcmp(m, "GET") == 0) {
 		sim_resp_json(resp, 200, json_pack("{s:b}", "ok", 1));
 	} else if (strcmp(p, "/checkip") == 0 && strcmp(m, "GET") == 0) {

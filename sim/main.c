@@ -517,7 +517,7 @@ int main(int argc, char **argv)
 	struct sim_nodes *nodes = NULL;
 	struct gc_log log;
 	struct gc_error err;
-	char *temp_dir = NULL;
+	char *temp_dir = NULL, *gh_sock = NULL;
 	const char *state_dir;
 	sigset_t sigs;
 	int sig, rc, status = 1;
@@ -636,6 +636,8 @@ int main(int argc, char **argv)
 	memcpy(scfg.ports, a.ports, sizeof(scfg.ports));
 	scfg.request_log = a.request_log;
 	scfg.log = a.verbose ? &log : NULL;
+	if (nodes)
+		scfg.control_unix = gh_sock = gc_xasprintf("%s/github.sock", state_dir);
 	srv = sim_server_start(&sim, &scfg, &err);
 	if (!srv) {
 		fprintf(stderr, "gpucluster-sim: %s\n", err.message);
@@ -666,6 +668,7 @@ int main(int argc, char **argv)
 	status = 0;
 out:
 	sim_server_stop(srv);
+	free(gh_sock);
 	/* the world stops its nodes through the hooks, then the manager goes */
 	if (sim.world)
 		sim_world_free(sim.world);

@@ -156,6 +156,7 @@ struct sim_nodes {
 
 	struct shadow *shadows;
 	size_t n_shadows;
+	char *github_sock; /* state_dir/github.sock: the control API for the runner */
 };
 
 /* --- small helpers ----------------------------------------------------------------- */
@@ -613,6 +614,12 @@ static void sandbox_argv(struct sim_nodes *n, const struct node *node, bool as_r
 		argv_add(a, "--bind");
 		argv_add(a, node->net_dir);
 		argv_add(a, NET_DIR);
+	}
+	/* the emulator's GitHub for the simulated Actions runner (sim/github.h) */
+	if (n->github_sock && access(n->github_sock, F_OK) == 0) {
+		argv_add(a, "--bind");
+		argv_add(a, n->github_sock);
+		argv_add(a, "/run/gpucluster-sim/github.sock");
 	}
 	argv_add(a, "--proc");
 	argv_add(a, "/proc");
@@ -1628,6 +1635,7 @@ struct sim_nodes *sim_nodes_new(const struct sim_nodes_config *cfg, struct gc_er
 		goto fail;
 	}
 	n->state_dir = gc_xstrdup(cfg->state_dir);
+	n->github_sock = gc_xasprintf("%s/github.sock", cfg->state_dir);
 	n->nodes_dir = gc_xasprintf("%s/nodes", cfg->state_dir);
 	if (mkdir(n->nodes_dir, 0700) < 0 && errno != EEXIST) {
 		gc_error_set(err, GC_EIO, "cannot create %s: %s", n->nodes_dir, strerror(errno));
@@ -1688,6 +1696,7 @@ void sim_nodes_free(struct sim_nodes *n)
 	free(n->bwrap);
 	free(n->sshd);
 	free(n->state_dir);
+	free(n->github_sock);
 	free(n->nodes_dir);
 	free(n);
 }

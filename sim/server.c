@@ -22,7 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/str.h"
@@ -50,6 +54,9 @@ struct sim_server {
 	pthread_mutex_t tick_lock;
 	pthread_cond_t tick_cond;
 	bool stopping;
+	/* the control API on a Unix socket for the nodes' GitHub runner (sim/github.h) */
+	struct daemon_ctx unix_control;
+	char *unix_path;
 };
 
 /*
@@ -456,6 +463,41 @@ static int start_daemon(struct daemon_ctx *d, const struct in_addr *addr, int po
 	return 0;
 }
 
+/* The control API also on the Unix socket path, which the nodes reach (node.c binds it). */
+static int start_unix_control(struct sim_server *s, const char *path, struct gc_error *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return gc_error_set(err, GC_EINVALID, "socket path '%s' is too long", path);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	unlink(path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, 0777) < 0 ||
+	    listen(fd, 64) < 0) {
+		gc_error_set(err, GC_EIO, "cannot listen on %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	s->unix_path = gc_xstrdup(path);
+	s->unix_control.server = s;
+	s->unix_control.which = SIM_SERVER_CONTROL;
+	s->unix_control.daemon = MHD_start_daemon(
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL,
+		handler, &s->unix_control, MHD_OPTION_LISTEN_SOCKET, fd,
+		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, &s->unix_control,
+		MHD_OPTION_URI_LOG_CALLBACK, uri_logger, &s->unix_control,
+		MHD_OPTION_NOTIFY_COMPLETED, request_completed, &s->unix_control,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120, MHD_OPTION_END);
+	if (!s->unix_control.daemon) {
+		close(fd);
+		return gc_error_set(err, GC_EIO, "cannot serve the control API on %s", path);
+	}
+	return 0;
+}
+
 struct sim_server *sim_server_start(struct sim *sim, const struct sim_server_config *cfg,
 				    struct gc_error *err)
 {
@@ -489,6 +531,8 @@ struct sim_server *sim_server_start(struct sim *sim, const struct sim_server_con
 		if (start_daemon(&s->daemons[i], &addr, cfg->ports[i], err) != 0)
 			goto fail;
 	}
+	if (cfg->control_unix && start_unix_control(s, cfg->control_unix, err) != 0)
+		goto fail;
 	if (pthread_create(&s->ticker, NULL, ticker_main, s) != 0) {
 		gc_error_set(err, GC_EGENERIC, "cannot start the ticker thread");
 		goto fail;
@@ -514,6 +558,11 @@ void sim_server_stop(struct sim_server *s)
 	for (int i = 0; i <= SIM_NCLOUDS; i++)
 		if (s->daemons[i].daemon)
 			MHD_stop_daemon(s->daemons[i].daemon);
+	if (s->unix_control.daemon)
+		MHD_stop_daemon(s->unix_control.daemon);
+	if (s->unix_path)
+		unlink(s->unix_path);
+	free(s->unix_path);
 	if (s->ticker_started) {
 		pthread_mutex_lock(&s->tick_lock);
 		s->stopping = true;

@@ -30,6 +30,8 @@ struct sim_server_config {
 	const char *request_log; /* NULL: no log */
 	unsigned tick_ms;	 /* how often the ticker advances the world; 0: 100 */
 	struct gc_log *log;	 /* one line per request at info level; NULL: silent */
+	/* also serve the control API on this Unix socket (the nodes' GitHub runner); NULL: no */
+	const char *control_unix;
 };
 
 struct sim_server;

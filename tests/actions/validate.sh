@@ -171,6 +171,20 @@ printf '#!/bin/sh\nprintf "%%s|" "$@" >"$NR/config-args"\n' >"$tmp/nr/pkg/config
 printf '#!/bin/sh\necho ran >"$NR/run-ran"\n' >"$tmp/nr/pkg/run.sh"
 chmod +x "$tmp/nr/curl" "$tmp/nr/pkg/config.sh" "$tmp/nr/pkg/run.sh"
 tar -C "$tmp/nr/pkg" -czf "$tmp/nr/runner.tar.gz" config.sh run.sh
+# sudo and systemd-run as the node has them: run.sh starts in the background
+printf '#!/bin/sh\nexec "$@"\n' >"$tmp/nr/sudo"
+cat >"$tmp/nr/systemd-run" <<'UNIT'
+#!/usr/bin/env bash
+while [ $# -gt 0 ]; do
+	case $1 in
+	--) shift; break ;;
+	--unit | --uid | --gid | --setenv) shift ;;
+	esac
+	shift
+done
+"$@" >/dev/null 2>&1 </dev/null &
+UNIT
+chmod +x "$tmp/nr/sudo" "$tmp/nr/systemd-run"
 # gpucluster exec --node N SPEC -- SCRIPT: record, then run SCRIPT as the node would
 cat >"$tmp/nr/gpucluster" <<'GC'
 #!/usr/bin/env bash

@@ -7,7 +7,8 @@
 # on the nodes (arguments with spaces and quotes arrive whole); the down job tears down by
 # run id. A runner without the secret, or with another key, is refused with advice that
 # names the secret; a state directory holding another key than the secret is an error
-# before anything is touched. Two branches' clusters (concurrency keyed by the cluster's
+# before anything is touched; the spec's ssh.key_env names another variable for the key.
+# Two branches' clusters (concurrency keyed by the cluster's
 # name) run at once and neither touches the other's nodes.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -87,6 +88,16 @@ GPUCLUSTER_SSH_KEY='not a key' gc status "$work/cj-main.yaml"
 [ "$rc" != 0 ] || fail "a malformed secret was accepted"
 grep -q 'GPUCLUSTER_SSH_KEY does not hold an unencrypted ed25519 OpenSSH private key' \
 	"$work/err" || fail "no clear error for a malformed secret"
+# ---- ssh.key_env: the spec names the variable that holds the key ----------------------
+sed 's/^ssh:$/ssh:\n  key_env: CLUSTER_KEY/' "$work/cj-main.yaml" >"$work/cj-keyenv.yaml"
+runner keyenv
+CLUSTER_KEY=$secret gc run --no-apply "$work/cj-keyenv.yaml" -- true
+[ "$rc" = 0 ] || fail "a fresh runner with the key in ssh.key_env's variable exited $rc"
+runner keyenv2
+GPUCLUSTER_SSH_KEY=$secret gc run --no-apply "$work/cj-keyenv.yaml" -- true
+[ "$rc" != 0 ] || fail "the key in GPUCLUSTER_SSH_KEY was used although ssh.key_env names another"
+grep -q 'set CLUSTER_KEY from a repository secret' "$work/err" ||
+	fail "the refusal does not name ssh.key_env's variable"
 # ---- the train runner's state holds the secret's key; another secret disagrees ------
 runner train
 GPUCLUSTER_SSH_KEY=$(cat "$work/other-key") gc run --no-apply "$work/cj-main.yaml" -- true

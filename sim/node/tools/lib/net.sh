@@ -54,3 +54,16 @@ gcsim_url_host() {
 	h=${h%%/*}
 	echo "${h%%:*}"
 }
+
+# gcsim_runner_tar: the GitHub Actions runner's release tarball as the emulator has it (the
+# simulated config.sh and run.sh of lib/actions-runner), gzipped tar on standard output.
+gcsim_runner_tar() {
+	local d rc
+	d=$(mktemp -d) || return 1
+	install -m 0755 /usr/local/lib/gpucluster-sim/actions-runner/config "$d/config.sh" &&
+		install -m 0755 /usr/local/lib/gpucluster-sim/actions-runner/run "$d/run.sh" &&
+		tar czf - -C "$d" config.sh run.sh
+	rc=$?
+	rm -rf "$d"
+	return $rc
+}
