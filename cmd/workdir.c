@@ -116,14 +116,17 @@ static int walk_dir(struct walk *k, const char *full, const char *rel)
 		f = gc_xasprintf("%s/%s", full, de->d_name);
 		r = *rel ? gc_xasprintf("%s/%s", rel, de->d_name) : gc_xstrdup(de->d_name);
 		if (lstat(f, &st) < 0) {
-			rc = gc_error_set(k->err, GC_EIO, "cannot read '%s': %s", f, strerror(errno));
+			rc = gc_error_set(k->err, GC_EIO, "cannot read '%s': %s", f,
+					  strerror(errno));
 		} else if (S_ISDIR(st.st_mode)) {
-			if (gc_workdir_ignored((const char *const *)k->patterns, k->n_patterns, r, true))
+			if (gc_workdir_ignored((const char *const *)k->patterns, k->n_patterns, r,
+					       true))
 				k->w->n_ignored++;
 			else
 				rc = walk_dir(k, f, r);
 		} else if (S_ISREG(st.st_mode)) {
-			if (gc_workdir_ignored((const char *const *)k->patterns, k->n_patterns, r, false))
+			if (gc_workdir_ignored((const char *const *)k->patterns, k->n_patterns, r,
+					       false))
 				k->w->n_ignored++;
 			else
 				rc = add_file(k, f, r, &st);
@@ -153,7 +156,8 @@ static int read_ignore(struct walk *k, const char *dir)
 	for (line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		size_t len = strlen(line);
 
-		while (len && (line[len - 1] == ' ' || line[len - 1] == '\r' || line[len - 1] == '\t'))
+		while (len &&
+		       (line[len - 1] == ' ' || line[len - 1] == '\r' || line[len - 1] == '\t'))
 			line[--len] = '\0';
 		if (!len || line[0] == '#')
 			continue;
@@ -178,8 +182,7 @@ int gc_workdir_scan(const char *dir, struct gc_workdir *w, struct gc_error *err)
 
 	memset(w, 0, sizeof(*w));
 	if (stat(dir, &st) < 0)
-		return gc_error_set(err, errno == ENOENT ? GC_ENOTFOUND : GC_EIO,
-				    "'%s' %s", dir,
+		return gc_error_set(err, errno == ENOENT ? GC_ENOTFOUND : GC_EIO, "'%s' %s", dir,
 				    errno == ENOENT ? "does not exist" : strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		return gc_error_set(err, GC_EINVALID, "'%s' is not a directory", dir);
@@ -267,8 +270,9 @@ static char *sync_script(const struct gc_workdir *w, const struct gc_session *s,
 
 	*files = 0;
 	*bytes = 0;
-	gc_buf_addstr(&b, "set -e\numask 022\nmkdir -p \"" GC_WORKDIR_REMOTE "\"\ncd \"" GC_WORKDIR_REMOTE
-			  "\"\n");
+	gc_buf_addstr(&b,
+		      "set -e\numask 022\nmkdir -p \"" GC_WORKDIR_REMOTE
+		      "\"\ncd \"" GC_WORKDIR_REMOTE "\"\n");
 	/* files gone from the workdir that some node still has */
 	for (size_t i = 0; i < s->boot.n_nodes; i++) {
 		const struct gc_buf *o = &s->report.nodes[i].steps[0].out;
@@ -342,8 +346,9 @@ static char *sync_script(const struct gc_workdir *w, const struct gc_session *s,
 	}
 	gc_buf_addstr(&b, "cat >\"" GC_WORKDIR_MANIFEST ".new\" <<'GC_WORKDIR_EOF'\n");
 	gc_buf_addstr(&b, manifest);
-	gc_buf_addstr(&b, "GC_WORKDIR_EOF\nmv -f \"" GC_WORKDIR_MANIFEST ".new\" \"" GC_WORKDIR_MANIFEST
-			  "\"\n");
+	gc_buf_addstr(&b,
+		      "GC_WORKDIR_EOF\nmv -f \"" GC_WORKDIR_MANIFEST ".new\" \"" GC_WORKDIR_MANIFEST
+		      "\"\n");
 	free(manifest);
 	gc_buf_release(&line);
 	return gc_buf_detach(&b, NULL);

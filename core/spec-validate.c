@@ -2038,7 +2038,7 @@ static void check_workdir(struct val *v, const struct spec_node *x, struct gc_sp
 	if (!s)
 		return;
 	if (!*s || memchr(s, '\n', x->len) || strlen(s) != x->len) {
-		bad(v, x, "'workdir' must be a path to a folder");
+		bad(v, x, "expected a path to a folder");
 		return;
 	}
 	spec->workdir = gc_xstrdup(s);
