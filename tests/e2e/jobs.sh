@@ -184,6 +184,11 @@ rm "$code/sub/util.py"
 gc_ok run --no-apply "$work/e2e-jobs-wd.yaml" -- 'ls sub | wc -l'
 grep -q "workdir: 0 files, 0 bytes sent, 1 removed" "$work/err" || fail "the spec's sync: $(cat "$work/err")"
 grep -qx '\[workers/0\] 0' "$work/out" || fail "a file gone from the workdir stayed on the node"
+gc_ok run --detach --no-apply "$work/e2e-jobs-wd.yaml" -- 'cat train.py'
+grep -q "workdir: 0 files, 0 bytes sent, 0 removed" "$work/err" || fail "an unchanged workdir was sent again"
+job=$(tail -n 1 "$work/out")
+gc_ok logs --follow -f "$work/e2e-jobs-wd.yaml" "$job"
+grep -qx '\[workers/1\] print(2)' "$work/out" || fail "a detached job did not start in the workdir"
 lap "workdir: synced, only the change sent again, ignores honoured"
 
 gc_ok destroy -y "$work/e2e-jobs.yaml"
