@@ -19,6 +19,7 @@
 #include "cmd/cmd.h"
 #include "cmd/gha.h"
 #include "cmd/job.h"
+#include "cmd/workdir.h"
 #include "cmd/output.h"
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -76,6 +77,10 @@ static const struct gc_opt run_opts[] = {
 	  .def = "0",
 	  .min = 0,
 	  .max = 100 },
+	{ .name = "workdir",
+	  .type = GC_OPT_STRING,
+	  .arg = "DIR",
+	  .help = "sync DIR to every node first; the command starts there (over the spec's workdir)" },
 	GC_CMD_APPLY_OPTS,
 	{ .name = NULL },
 };
@@ -439,7 +444,7 @@ static int run_command(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_s
  * times; the command resumes from its own checkpoint (docs/internals/spot.md).
  */
 static int run_recover(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_state *rs,
-		       struct gc_session *b)
+		       struct gc_session *b, const struct gc_workdir *wd)
 {
 	struct gc_output *o = ctx->out;
 	unsigned n = (unsigned)gc_cmd_opt_int(ctx, "recover");
@@ -457,6 +462,9 @@ static int run_recover(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_s
 		gc_cmd_engine_progress_done();
 		o->out = stdout_saved;
 		o->color_out = color_saved;
+		/* a replaced node has no workdir yet: the sync sends it only what it lacks */
+		if (rc == GC_EXIT_OK && wd->root && !gc_cmd_interrupted())
+			rc = gc_cmd_workdir_sync(ctx, e, wd);
 		if (rc != GC_EXIT_OK || gc_cmd_interrupted())
 			break;
 		/* the nodes may be others now: their ranks and labels anew */
@@ -476,6 +484,43 @@ static int run_recover(struct gc_cmd_ctx *ctx, struct gc_engine *e, struct run_s
 	return rc;
 }
 
+/* The workdir (--workdir, else the spec's, relative to the spec's folder) scanned into wd
+ * (root NULL: none), before anything is created. Returns an exit code. */
+static int run_workdir_scan(struct gc_cmd_ctx *ctx, struct gc_workdir *wd)
+{
+	const char *opt = gc_cmd_opt_str(ctx, "workdir"), *spec = ctx->spec->workdir;
+	const char *slash = strrchr(ctx->spec_file, '/');
+	struct gc_error err;
+	char *dir, *msg;
+
+	memset(wd, 0, sizeof(*wd));
+	if (!opt && !spec)
+		return GC_EXIT_OK;
+	if (opt || spec[0] == '/' || !slash)
+		dir = gc_xstrdup(opt ? opt : spec);
+	else
+		dir = gc_xasprintf("%.*s/%s", (int)(slash - ctx->spec_file), ctx->spec_file, spec);
+	gc_error_init(&err);
+	if (gc_workdir_scan(dir, wd, &err) == 0) {
+		free(dir);
+		return GC_EXIT_OK;
+	}
+	gc_workdir_release(wd);
+	free(dir);
+	if (opt) {
+		gc_out_error(ctx->out, "--workdir: %s", err.message);
+	} else {
+		msg = gc_xasprintf("workdir: %s", err.message);
+		gc_out_file_error(ctx->out, ctx->spec_file, ctx->spec->workdir_pos.line,
+				  ctx->spec->workdir_pos.col, msg);
+		free(msg);
+	}
+	if (err.code == GC_ETOOBIG)
+		gc_out_hint(ctx->out, "the workdir is for code: at most %llu MiB and %d files",
+			    (unsigned long long)(GC_WORKDIR_MAX_BYTES >> 20), GC_WORKDIR_MAX_FILES);
+	return opt ? GC_EXIT_USAGE : GC_EXIT_FAILURE;
+}
+
 static int run_exec(struct gc_cmd_ctx *ctx)
 {
 	struct gc_output *o = ctx->out;
@@ -484,6 +529,7 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 	struct gc_session b;
 	struct run_state rs;
 	struct gc_job_env job;
+	struct gc_workdir wd;
 	FILE *stdout_saved = o->out;
 	bool color_saved = o->color_out, down = gc_cmd_opt_given(ctx, "down"), engine = false;
 	bool interrupted;
@@ -510,10 +556,14 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 			    GC_PROGRAM, GC_PROGRAM);
 		return GC_EXIT_USAGE;
 	}
+	rc = run_workdir_scan(ctx, &wd);
+	if (rc != GC_EXIT_OK)
+		return rc;
 	gc_job_env_init(&job);
 	rc = gc_job_env_load(&job, ctx);
 	if (rc != GC_EXIT_OK) {
 		gc_job_env_release(&job);
+		gc_workdir_release(&wd);
 		return rc;
 	}
 	/* the command line is the confirmation of what the apply launches; terminating
@@ -526,6 +576,12 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 	rs.master_port = (unsigned)gc_cmd_opt_int(ctx, "master-port");
 	rs.job_env = gc_job_env_script(&job);
 	gc_job_env_release(&job);
+	if (wd.root) {
+		char *cd = gc_xasprintf("%scd \"" GC_WORKDIR_REMOTE "\" || exit 1\n", rs.job_env);
+
+		gc_wipe_free(rs.job_env);
+		rs.job_env = cd;
+	}
 	rs.node0 = strcmp(gc_cmd_opt_str(ctx, "on"), "node0") == 0;
 	snprintf(rs.run_id, sizeof(rs.run_id), "%lld-%ld", (long long)time(NULL), (long)getpid());
 	gc_hosts_init(&rs.hosts, ctx->spec->name, ctx->spec->ssh.user, ctx->spec->ssh.port, NULL,
@@ -545,8 +601,10 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 		goto out;
 	}
 	engine = true;
+	if (rc == GC_EXIT_OK && wd.root && !gc_cmd_interrupted())
+		rc = gc_cmd_workdir_sync(ctx, &e, &wd);
 	if (rc == GC_EXIT_OK && !gc_cmd_interrupted()) {
-		rc = run_recover(ctx, &e, &rs, &b);
+		rc = run_recover(ctx, &e, &rs, &b, &wd);
 		why = rc == GC_EXIT_OK ? "the command succeeded" : "the command failed";
 		if (rc == GC_EXIT_OK && gc_cmd_opt_given(ctx, "detach"))
 			job_started(ctx, rs.run_id);
@@ -576,6 +634,7 @@ out:
 	free(rs.vars);
 	gc_wipe_free(rs.job_env);
 	free(rs.pet);
+	gc_workdir_release(&wd);
 	if (engine)
 		gc_engine_release(&e);
 	return rc;

@@ -187,6 +187,10 @@ static void explain(struct gc_buf *b, const struct gc_spec *s)
 			gc_buf_addf(b, "%s%s", i ? ", " : "", s->secrets[i]);
 		gc_buf_addch(b, '\n');
 	}
+	if (s->workdir) {
+		LABEL(b, "workdir");
+		gc_buf_addf(b, "%s\n", s->workdir);
+	}
 }
 
 static void print_valid(struct gc_cmd_ctx *ctx, const char *file, const struct gc_spec *s,
@@ -350,6 +354,7 @@ static json_t *spec_json(const struct gc_spec *s)
 	for (size_t i = 0; i < s->n_secrets; i++)
 		json_array_append_new(o, jstr(s->secrets[i]));
 	json_object_set_new(j, "secrets", o);
+	json_object_set_new(j, "workdir", s->workdir ? jstr(s->workdir) : json_null());
 	return j;
 }
 

@@ -2109,6 +2109,22 @@ static void check_envs(struct val *v, const struct spec_node *n, struct gc_spec 
 	free(first);
 }
 
+/* workdir: a path to a folder; whether it exists is run's to check (cmd/workdir.c) */
+static void check_workdir(struct val *v, const struct spec_node *x, struct gc_spec *spec)
+{
+	const char *s = get_str(v, x);
+
+	if (!s)
+		return;
+	if (!*s || memchr(s, '\n', x->len) || strlen(s) != x->len) {
+		bad(v, x, "expected a path to a folder");
+		return;
+	}
+	spec->workdir = gc_xstrdup(s);
+	spec->workdir_pos.line = x->line;
+	spec->workdir_pos.col = x->col;
+}
+
 #define ROOT_KEY_LIST(X)                   \
 	X(ROOT_NAME, "name")               \
 	X(ROOT_PROVIDER, "provider")       \
@@ -2118,7 +2134,8 @@ static void check_envs(struct val *v, const struct spec_node *n, struct gc_spec 
 	X(ROOT_LIFECYCLE, "lifecycle")     \
 	X(ROOT_TAGS, "tags")               \
 	X(ROOT_ENVS, "envs")               \
-	X(ROOT_SECRETS, "secrets")
+	X(ROOT_SECRETS, "secrets")         \
+	X(ROOT_WORKDIR, "workdir")
 KEY_TABLE(root_keys, ROOT_KEY_LIST, ROOT_KEYS);
 
 static void check_root(struct val *v, const struct spec_node *root, struct gc_spec *spec)
@@ -2167,6 +2184,10 @@ static void check_root(struct val *v, const struct spec_node *root, struct gc_sp
 	if ((x = present(v, &s[ROOT_SECRETS], &mark))) {
 		get_str_list(v, x, GC_SPEC_MAX_ENVS, env_name_ok, "variable name", &spec->secrets,
 			     &spec->n_secrets);
+		path_pop(v, mark);
+	}
+	if ((x = present(v, &s[ROOT_WORKDIR], &mark))) {
+		check_workdir(v, x, spec);
 		path_pop(v, mark);
 	}
 }

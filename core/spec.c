@@ -158,6 +158,7 @@ void gc_spec_free(struct gc_spec *spec)
 	}
 	free(spec->envs);
 	gc_strv_free(spec->secrets, spec->n_secrets);
+	free(spec->workdir);
 	free(spec);
 }
 

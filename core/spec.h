@@ -229,6 +229,10 @@ struct gc_spec {
 	size_t n_envs;
 	char **secrets;
 	size_t n_secrets;
+	/* workdir: the job's code, synced to every node by run (cmd/workdir.h); as written,
+	 * relative to the spec's folder */
+	char *workdir;
+	struct gc_spec_pos workdir_pos;
 };
 
 /*

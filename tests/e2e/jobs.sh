@@ -10,7 +10,8 @@
 # --detach) outlives the run that started it: jobs shows it running, logs shows each rank's
 # output so far, logs --follow streams until it ends (beside an exec on the same nodes),
 # jobs has each rank's exit code, logs without an id shows the latest job; an unknown or
-# malformed job id is an error; run --down --detach is refused (not built yet).
+# malformed job id is an error; run --down --detach is refused (not built yet). Then a
+# workdir synced twice (the second time only the change), honouring .gpuclusterignore.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -136,6 +137,59 @@ if grep -rlF -- "$secret" "$work" >"$work/leaks" 2>/dev/null; then
 	fail "the detached job's secret leaked into: $(tr '\n' ' ' <"$work/leaks")"
 fi
 lap "logs --follow until the end, jobs with exit codes, no secret left on disk"
+
+# workdir: synced to every node before the job, honouring the ignore file (.git always);
+# changed and synced again, only the change is sent; a file gone is removed; the job
+# starts in it. A missing or too large workdir fails before anything is asked of the cloud.
+code=$work/code
+mkdir -p "$code/sub" "$code/.git" "$code/data"
+printf 'print(1)\n' >"$code/train.py"
+printf 'u\n' >"$code/sub/util.py"
+printf 'ref\n' >"$code/.git/HEAD"
+printf 'blob\n' >"$code/data/blob.bin"
+printf 'log\n' >"$code/sub/run.log"
+printf '# in a bucket\ndata/\n*.log\n' >"$code/.gpuclusterignore"
+before=$(wc -l <"$work/requests.log")
+gc run --no-apply --workdir "$work/nope" "$work/e2e-jobs.yaml" -- true
+[ "$rc" = 64 ] || fail "run --workdir of a missing folder exited $rc"
+grep -q -- "--workdir: '$work/nope' does not exist" "$work/err" || fail "a missing workdir is not reported"
+mkdir -p "$work/huge"
+truncate -s 33M "$work/huge/weights.bin"
+gc run --no-apply --workdir "$work/huge" "$work/e2e-jobs.yaml" -- true
+[ "$rc" = 64 ] || fail "run --workdir of a too large folder exited $rc"
+grep -q "more than 32 MiB of files" "$work/err" || fail "a too large workdir is not reported"
+rm -rf "$work/huge"
+{ cat "$work/e2e-jobs.yaml" && echo 'workdir: missing'; } >"$work/e2e-jobs-wd.yaml"
+gc run --no-apply "$work/e2e-jobs-wd.yaml" -- true
+[ "$rc" = 1 ] || fail "a spec with a missing workdir exited $rc"
+grep -q "e2e-jobs-wd.yaml:[0-9]*:[0-9]*: error: workdir: '$work/missing' does not exist" "$work/err" ||
+	fail "a missing workdir of the spec is not reported with its place"
+[ "$before" = "$(wc -l <"$work/requests.log")" ] || fail "a bad workdir sent requests to the cloud"
+# shellcheck disable=SC2016 # expanded by the nodes' shell
+gc_ok run --no-apply --workdir "$code" "$work/e2e-jobs.yaml" -- \
+	'echo "$PWD $(find . -type f | sort | tr "\n" " ")"'
+n=$(cat "$code/train.py" "$code/sub/util.py" "$code/.gpuclusterignore" | wc -c)
+grep -q "workdir: 3 files, $n bytes sent, 0 removed, to 2 nodes (3 files in all, 3 ignored)" \
+	"$work/err" || fail "the first sync: $(cat "$work/err")"
+for r in 0 1; do
+	grep -Eqx "\[workers/$r\] /.*/gpucluster/workdir ./.gpuclusterignore ./sub/util.py ./train.py " \
+		"$work/out" || fail "workers/$r did not start in the workdir: $(cat "$work/out")"
+done
+printf 'print(2)\n' >"$code/train.py"
+gc_ok run --no-apply --workdir "$code" "$work/e2e-jobs.yaml" -- 'cat train.py'
+grep -q "workdir: 1 file, 9 bytes sent, 0 removed" "$work/err" || fail "the second sync: $(cat "$work/err")"
+grep -qx '\[workers/1\] print(2)' "$work/out" || fail "the job did not see the change"
+rm "$code/sub/util.py"
+{ cat "$work/e2e-jobs.yaml" && echo 'workdir: code'; } >"$work/e2e-jobs-wd.yaml"
+gc_ok run --no-apply "$work/e2e-jobs-wd.yaml" -- 'ls sub | wc -l'
+grep -q "workdir: 0 files, 0 bytes sent, 1 removed" "$work/err" || fail "the spec's sync: $(cat "$work/err")"
+grep -qx '\[workers/0\] 0' "$work/out" || fail "a file gone from the workdir stayed on the node"
+gc_ok run --detach --no-apply "$work/e2e-jobs-wd.yaml" -- 'cat train.py'
+grep -q "workdir: 0 files, 0 bytes sent, 0 removed" "$work/err" || fail "an unchanged workdir was sent again"
+job=$(tail -n 1 "$work/out")
+gc_ok logs --follow -f "$work/e2e-jobs-wd.yaml" "$job"
+grep -qx '\[workers/1\] print(2)' "$work/out" || fail "a detached job did not start in the workdir"
+lap "workdir: synced, only the change sent again, ignores honoured"
 
 gc_ok destroy -y "$work/e2e-jobs.yaml"
 expect_alive e2e-jobs 0 "after destroy"
