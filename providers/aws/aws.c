@@ -17,6 +17,7 @@ void aws_driver_close(struct gc_provider *p)
 	aws_config_release(&d->cfg);
 	free(d->ec2_host);
 	free(d->pricing_host);
+	free(d->quotas_host);
 	if (d->resource_buckets) {
 		gc_ratelimit_release(&d->run_resource);
 		gc_ratelimit_release(&d->terminate_resource);
@@ -46,6 +47,10 @@ int aws_driver_open(struct gc_provider *p, const struct gc_provider_config *cfg,
 	if (!d->ec2_host || !d->pricing_host)
 		return gc_error_set(err, GC_EINVALID, "aws: endpoint '%s' is not a URL",
 				    !d->ec2_host ? d->cfg.ec2_endpoint : d->cfg.pricing_endpoint);
+	d->quotas_host = gc_driver_url_host(d->cfg.quotas_endpoint);
+	if (!d->quotas_host)
+		return gc_error_set(err, GC_EINVALID, "aws: endpoint '%s' is not a URL",
+				    d->cfg.quotas_endpoint);
 	/* the devguide's resource buckets, counted in instances */
 	if (d->base.rate_limit) {
 		if (gc_ratelimit_init(&d->run_resource, 1000, 2, 1000, p->clock, err) != 0)
@@ -87,6 +92,7 @@ const struct gc_provider_ops gc_provider_aws = {
 	.type_zones = aws_type_zones,
 	.regions = aws_regions,
 	.console_output = aws_console_output,
+	.quota = aws_quota,
 	/* NULL: EC2 has no "what is my address" call; core asks GPUCLUSTER_CHECKIP_URL */
 	.caller_address = NULL,
 };

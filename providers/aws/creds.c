@@ -68,6 +68,7 @@ void aws_config_release(struct aws_config *c)
 	free(c->pricing_endpoint);
 	free(c->pricing_region);
 	free(c->profile);
+	free(c->quotas_endpoint);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -269,6 +270,8 @@ int aws_config_resolve(struct aws_config *out, const struct aws_creds_input *in,
 	static const struct service ec2 = { "ec2", "AWS_ENDPOINT_URL_EC2" };
 	static const struct service sts = { "sts", "AWS_ENDPOINT_URL_STS" };
 	static const struct service pricing = { "pricing", "AWS_ENDPOINT_URL_PRICING" };
+	static const struct service quotas = { "service_quotas",
+					       "AWS_ENDPOINT_URL_SERVICE_QUOTAS" };
 	struct aws_config c;
 	struct shared sh;
 	struct profile p;
@@ -313,7 +316,8 @@ int aws_config_resolve(struct aws_config *out, const struct aws_creds_input *in,
 
 	if (configured_endpoint(&c.ec2_endpoint, in, &sh, &p, have, &ec2, err) != 0 ||
 	    configured_endpoint(&c.sts_endpoint, in, &sh, &p, have, &sts, err) != 0 ||
-	    configured_endpoint(&c.pricing_endpoint, in, &sh, &p, have, &pricing, err) != 0)
+	    configured_endpoint(&c.pricing_endpoint, in, &sh, &p, have, &pricing, err) != 0 ||
+	    configured_endpoint(&c.quotas_endpoint, in, &sh, &p, have, &quotas, err) != 0)
 		goto out;
 	if (!c.ec2_endpoint)
 		c.ec2_endpoint = gc_xasprintf("https://ec2.%s.amazonaws%s", region, suffix);
@@ -325,6 +329,9 @@ int aws_config_resolve(struct aws_config *out, const struct aws_creds_input *in,
 	if (!c.pricing_endpoint)
 		c.pricing_endpoint = gc_xasprintf("https://api.pricing.%s.amazonaws%s",
 						  c.pricing_region, suffix);
+	if (!c.quotas_endpoint)
+		c.quotas_endpoint =
+			gc_xasprintf("https://servicequotas.%s.amazonaws%s", region, suffix);
 	c.profile = have ? gc_xstrdup(name) : NULL;
 	*out = c;
 	aws_config_init(&c);

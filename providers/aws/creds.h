@@ -51,6 +51,8 @@ struct aws_config {
 	char *pricing_endpoint;
 	char *pricing_region; /* the region pricing requests are signed for: us-east-1 */
 	char *profile;	      /* the profile in effect; NULL when no file has it */
+	/* Service Quotas (servicequotas.REGION) */
+	char *quotas_endpoint;
 };
 
 struct aws_creds_input {

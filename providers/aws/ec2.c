@@ -43,7 +43,7 @@ static const struct gc_driver_code aws_codes[] = {
 	/* no default VPC, and the request names none (ec2-ops.c says what to set) */
 	GC_CODES(GC_MATCH_EXACT, GC_EINVALID, "VPCIdNotSpecified"),
 	GC_CODES(GC_MATCH_SUFFIX, GC_ENOTFOUND, ".NotFound"),
-	GC_CODES(GC_MATCH_EXACT, GC_ENOTFOUND, "NotFoundException"),
+	GC_CODES(GC_MATCH_EXACT, GC_ENOTFOUND, "NotFoundException", "NoSuchResourceException"),
 	GC_CODES(GC_MATCH_EXACT, GC_ETRANSIENT, "InternalError", "InternalFailure",
 		 "ServiceUnavailable", "Unavailable", "InternalErrorException",
 		 "ServiceUnavailableException"),

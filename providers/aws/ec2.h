@@ -72,6 +72,7 @@ struct aws_driver {
 	struct gc_type_facts *types;
 	size_t n_types, alloc_types;
 	struct gc_price_cache prices; /* zone NULL: on-demand, or the region's lowest spot */
+	char *quotas_host;	      /* the Host of the Service Quotas endpoint */
 };
 
 static inline struct aws_driver *aws_driver(struct gc_provider *p)
@@ -244,5 +245,16 @@ int aws_type_zones(struct gc_provider *p, const char *type, char ***out, size_t 
 		   struct gc_error *err);
 int aws_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int aws_console_output(struct gc_provider *p, const char *id, char **out, struct gc_error *err);
+
+/* ---- quota.c: plan's quota preflight (provider.h, ops->quota) ------------------------- */
+
+struct aws_quota_group;
+/* The vCPU quota group of an instance type (P, G and VT, standard), or NULL. */
+const struct aws_quota_group *aws_quota_group_of(const char *type);
+/* Quota.Value of a GetServiceQuota answer for code; name (may be NULL) gets QuotaName. */
+int aws_quota_parse(const char *body, size_t len, const char *code, int64_t *limit, char *name,
+		    size_t name_size, struct gc_error *err);
+int aws_quota(struct gc_provider *p, const char *type, const char *zone, bool spot,
+	      struct gc_quota *out, struct gc_error *err);
 
 #endif

@@ -26,6 +26,9 @@
 
 bool sim_pricing_wants(const struct sim_req *req);
 void sim_pricing_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp);
+/* Service Quotas (quotas.c, GetServiceQuota): an X-Amz-Target of ServiceQuotasV20190624.* */
+bool sim_quotas_wants(const struct sim_req *req);
+void sim_quotas_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp);
 
 /*
  * Parses a SigV4 Authorization header into *out (release it with

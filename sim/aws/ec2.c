@@ -809,6 +809,10 @@ void sim_ec2_handle(struct sim *sim, const struct sim_req *req, struct sim_resp 
 		sim_pricing_handle(sim, req, resp);
 		return;
 	}
+	if (sim_quotas_wants(req)) {
+		sim_quotas_handle(sim, req, resp);
+		return;
+	}
 	memset(&c, 0, sizeof(c));
 	c.sim = sim;
 	c.req = req;

@@ -987,6 +987,49 @@ static void test_endpoints(void **state)
 			    "have");
 }
 
+/* Service Quotas: its own variable, then AWS_ENDPOINT_URL, a services block's
+ * service_quotas, the spec's endpoint above all; by default the region's own host */
+static void test_quotas_endpoint(void **state)
+{
+	struct aws_creds_input in;
+	struct aws_config cfg;
+	struct gc_error err;
+
+	(void)state;
+	input(&in);
+	in.region = "us-west-2";
+	assert_int_equal(config(&in, &cfg, &err), 0);
+	assert_string_equal(cfg.quotas_endpoint, "https://servicequotas.us-west-2.amazonaws.com");
+	aws_config_release(&cfg);
+	in.region = "cn-north-1";
+	assert_int_equal(config(&in, &cfg, &err), 0);
+	assert_string_equal(cfg.quotas_endpoint,
+			    "https://servicequotas.cn-north-1.amazonaws.com.cn");
+	aws_config_release(&cfg);
+	in.region = "us-west-2";
+	config_file("[default]\n"
+		    "services = local\n"
+		    "[services local]\n"
+		    "service_quotas =\n"
+		    "  endpoint_url = http://quotas.local:9000\n");
+	assert_int_equal(config(&in, &cfg, &err), 0);
+	assert_string_equal(cfg.quotas_endpoint, "http://quotas.local:9000");
+	aws_config_release(&cfg);
+	set_env("AWS_ENDPOINT_URL", "http://127.0.0.1:4566");
+	assert_int_equal(config(&in, &cfg, &err), 0);
+	assert_string_equal(cfg.quotas_endpoint, "http://127.0.0.1:4566");
+	aws_config_release(&cfg);
+	set_env("AWS_ENDPOINT_URL_SERVICE_QUOTAS", "https://quotas.proxy");
+	assert_int_equal(config(&in, &cfg, &err), 0);
+	assert_string_equal(cfg.quotas_endpoint, "https://quotas.proxy");
+	assert_string_equal(cfg.ec2_endpoint, "http://127.0.0.1:4566");
+	aws_config_release(&cfg);
+	in.endpoint = "http://127.0.0.1:8000/";
+	assert_int_equal(config(&in, &cfg, &err), 0);
+	assert_string_equal(cfg.quotas_endpoint, "http://127.0.0.1:8000");
+	aws_config_release(&cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1002,6 +1045,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_imds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_region, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_endpoints, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_quotas_endpoint, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
