@@ -315,6 +315,8 @@ struct run {
 	bool have_seed;
 	char *secgroup_id;
 	bool made_keypair, made_secgroup; /* by this run: a failed first apply removes them */
+	char **made_placements;		  /* placement groups this run made, likewise */
+	size_t n_made_placements;
 
 	/* per instance of rep->created */
 	size_t *created_group;
@@ -383,6 +385,9 @@ static void run_release(struct run *r)
 	free(r->key_id);
 	free(r->authorized_key);
 	free(r->secgroup_id);
+	for (size_t i = 0; i < r->n_made_placements; i++)
+		free(r->made_placements[i]);
+	free(r->made_placements);
 	free(r->created_group);
 	free(r->wstate);
 }
@@ -1277,6 +1282,9 @@ static int ensure_placement(struct run *r, struct group_run *gr, const char *zon
 	}
 	info(r, "created placement group '%s' (%s) for group '%s'", name, gr->placement_id,
 	     gr->g->name);
+	r->made_placements = gc_xreallocarray(r->made_placements, r->n_made_placements + 1,
+					      sizeof(*r->made_placements));
+	r->made_placements[r->n_made_placements++] = gc_xstrdup(gr->placement_id);
 out:
 	tagv_release(&tags);
 	gc_resource_list_release(&found);
@@ -2274,6 +2282,14 @@ static void undo_first_apply(struct run *r, const struct gc_plan *plan)
 		else
 			gc_log_warn(r->e->log, "cannot remove security group %s: %s",
 				    r->secgroup_id, lerr.message);
+	}
+	for (size_t i = 0; i < r->n_made_placements; i++) {
+		if (gc_provider_delete_placement(r->p, r->made_placements[i], &lerr) == 0)
+			info(r, "removed placement group %s: nothing was launched",
+			     r->made_placements[i]);
+		else
+			gc_log_warn(r->e->log, "cannot remove placement group %s: %s",
+				    r->made_placements[i], lerr.message);
 	}
 	if (r->made_keypair && r->key_id) {
 		if (gc_provider_delete_keypair(r->p, r->key_id, &lerr) == 0)
