@@ -315,6 +315,8 @@ struct run {
 	bool have_seed;
 	char *secgroup_id;
 	bool made_keypair, made_secgroup; /* by this run: a failed first apply removes them */
+	char **made_placements;		  /* placement groups this run made, likewise */
+	size_t n_made_placements;
 
 	/* per instance of rep->created */
 	size_t *created_group;
@@ -383,6 +385,9 @@ static void run_release(struct run *r)
 	free(r->key_id);
 	free(r->authorized_key);
 	free(r->secgroup_id);
+	for (size_t i = 0; i < r->n_made_placements; i++)
+		free(r->made_placements[i]);
+	free(r->made_placements);
 	free(r->created_group);
 	free(r->wstate);
 }
@@ -972,6 +977,7 @@ struct group_run {
 	struct gc_buf skipped; /* candidates skipped for max_hourly_cost, and why */
 	const char **types;    /* gc_plan_group_types; one once a type launched, unless mixed */
 	size_t n_types;
+	char *placement_id; /* placement: cluster: the group's placement resource (fabric.md) */
 };
 
 static void note_exhausted(struct group_run *gr, size_t bi)
@@ -1231,6 +1237,61 @@ static int batch_host_key(struct run *r, const char *token, struct gc_buf *pem, 
  * (slots renumber when a lower one dies), leave their slots to the next generation's
  * token. *made counts what was created, even when the result is STOP.
  */
+/* placement: cluster: the group's placement resource, found by its tag and name or created,
+ * before the group's first launch (docs/internals/fabric.md). */
+static int ensure_placement(struct run *r, struct group_run *gr, const char *zone,
+			    struct gc_error *err)
+{
+	const char *cluster = r->e->spec->name;
+	struct gc_tag_filter f = { GC_TAG_CLUSTER, cluster };
+	struct gc_resource_list found;
+	struct tagv tags = { 0 };
+	char *name;
+	int ret = 0;
+
+	if (gr->placement_id || gr->g->placement != GC_PLACEMENT_CLUSTER ||
+	    !r->p->ops->create_placement)
+		return 0;
+	name = gc_xasprintf("gpucluster-%s-%s", cluster, gr->g->name);
+	gc_resource_list_init(&found);
+	if (gc_provider_list_resources(r->p, GC_RESOURCE_PLACEMENT, &f, 1, &found, err) < 0) {
+		ret = gc_error_prefix(err,
+				      "group '%s': cannot list the placement groups of "
+				      "cluster '%s'",
+				      gr->g->name, cluster);
+		goto out;
+	}
+	for (size_t i = 0; i < found.n; i++)
+		if (resource_is_ours(&found.items[i], cluster) && found.items[i].id &&
+		    str_eq(found.items[i].name, name)) {
+			gr->placement_id = gc_xstrdup(found.items[i].id);
+			gc_log_debug(r->e->log, "placement group '%s' (%s) exists", name,
+				     gr->placement_id);
+			goto out;
+		}
+	resource_tags(&tags, r->e, name);
+	{
+		struct gc_placement_request req = { name, zone, tags.v, tags.n };
+
+		if (gc_provider_create_placement(r->p, &req, &gr->placement_id, err) < 0) {
+			explain_foreign(r, GC_RESOURCE_PLACEMENT, name, err);
+			ret = gc_error_prefix(err, "group '%s': cannot create placement group '%s'",
+					      gr->g->name, name);
+			goto out;
+		}
+	}
+	info(r, "created placement group '%s' (%s) for group '%s'", name, gr->placement_id,
+	     gr->g->name);
+	r->made_placements = gc_xreallocarray(r->made_placements, r->n_made_placements + 1,
+					      sizeof(*r->made_placements));
+	r->made_placements[r->n_made_placements++] = gc_xstrdup(gr->placement_id);
+out:
+	tagv_release(&tags);
+	gc_resource_list_release(&found);
+	free(name);
+	return ret;
+}
+
 static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned slot, unsigned n,
 				  const char *zone, const char *type, bool spot,
 				  const struct gc_plan *plan, unsigned *made, struct gc_error *err)
@@ -1251,6 +1312,10 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 	}
 	if (inject_host_key) /* last, so each batch's own key can take its place */
 		tagv_add(&tags, GC_TAG_HOST_KEY, "");
+	if (ensure_placement(r, gr, zone, err) < 0) {
+		check_fatal(r, err); /* nothing launches without its placement group */
+		goto out;
+	}
 	while (need > 0) {
 		char token[TOKEN_MAX + 1];
 		struct gc_instance_list got;
@@ -1299,6 +1364,7 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 		req.tags = tags.v;
 		req.n_tags = tags.n;
 		req.rdma_interfaces = gc_fabric_launch_interfaces(r->p, gr->g, type);
+		req.placement_id = gr->placement_id;
 
 		ev.kind = GC_EV_CREATE_START;
 		ev.group = gr->pg->name;
@@ -1745,6 +1811,7 @@ static void create_group(struct run *r, const struct gc_plan *plan, const struct
 	}
 	free(gr.context);
 	free(gr.pinned_owned);
+	free(gr.placement_id);
 	free(gr.exhausted);
 	gc_buf_release(&gr.skipped);
 	free(gr.types);
@@ -2215,6 +2282,14 @@ static void undo_first_apply(struct run *r, const struct gc_plan *plan)
 		else
 			gc_log_warn(r->e->log, "cannot remove security group %s: %s",
 				    r->secgroup_id, lerr.message);
+	}
+	for (size_t i = 0; i < r->n_made_placements; i++) {
+		if (gc_provider_delete_placement(r->p, r->made_placements[i], &lerr) == 0)
+			info(r, "removed placement group %s: nothing was launched",
+			     r->made_placements[i]);
+		else
+			gc_log_warn(r->e->log, "cannot remove placement group %s: %s",
+				    r->made_placements[i], lerr.message);
 	}
 	if (r->made_keypair && r->key_id) {
 		if (gc_provider_delete_keypair(r->p, r->key_id, &lerr) == 0)

@@ -462,6 +462,8 @@ int gc_provider_list_resources(struct gc_provider *p, enum gc_resource_kind kind
 			       const struct gc_tag_filter *tags, size_t n_tags,
 			       struct gc_resource_list *out, struct gc_error *err)
 {
+	if (kind == GC_RESOURCE_PLACEMENT && !p->ops->create_placement)
+		return 0; /* a cloud without placement resources has none to list */
 	return CALL_OP(p, list_resources, "listing key pairs and security groups", err, kind, tags,
 		       n_tags, out);
 }
@@ -491,6 +493,17 @@ int gc_provider_create_secgroup(struct gc_provider *p, const struct gc_secgroup_
 int gc_provider_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err)
 {
 	return CALL_OP(p, delete_secgroup, "security group deletion", err, id);
+}
+
+int gc_provider_create_placement(struct gc_provider *p, const struct gc_placement_request *req,
+				 char **out_id, struct gc_error *err)
+{
+	return CALL_OP(p, create_placement, "placement groups", err, req, out_id);
+}
+
+int gc_provider_delete_placement(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	return CALL_OP(p, delete_placement, "placement group deletion", err, id);
 }
 
 int gc_provider_resolve_image(struct gc_provider *p, const char *image, bool is_alias,

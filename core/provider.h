@@ -187,6 +187,17 @@ struct gc_create_request {
 	size_t n_tags;
 	/* RDMA interfaces per instance (EFA, ERI; docs/internals/fabric.md); 0: none */
 	unsigned rdma_interfaces;
+	/* placement: cluster: the id create_placement gave (fabric.md); NULL: none */
+	const char *placement_id;
+};
+
+/* A placement resource for a group with placement: cluster (docs/internals/fabric.md):
+ * the cloud's resource that keeps a group's nodes close together. */
+struct gc_placement_request {
+	const char *name;
+	const char *zone; /* the zone the group launches in (an HPC cluster is zonal) */
+	const struct gc_tag *tags;
+	size_t n_tags;
 };
 
 struct gc_keypair_request {
@@ -252,6 +263,7 @@ struct gc_type_facts {
 enum gc_resource_kind {
 	GC_RESOURCE_KEYPAIR,
 	GC_RESOURCE_SECGROUP,
+	GC_RESOURCE_PLACEMENT, /* placement: cluster (fabric.md); none without create_placement */
 };
 
 /* What the cloud says of one subnet that provider.network names. */
@@ -438,6 +450,12 @@ struct gc_provider_ops {
 	 * there. NULL: the cloud has no quota API, plan checks nothing. */
 	int (*quota)(struct gc_provider *p, const char *type, const char *zone, bool spot,
 		     struct gc_quota *out, struct gc_error *err);
+	/* placement: cluster (docs/internals/fabric.md): creates the group's placement
+	 * resource, tagged; *out_id is what create's placement_id and delete_placement take.
+	 * NULL: the cloud has none, the group is only pinned to one zone. */
+	int (*create_placement)(struct gc_provider *p, const struct gc_placement_request *req,
+				char **out_id, struct gc_error *err);
+	int (*delete_placement)(struct gc_provider *p, const char *id, struct gc_error *err);
 };
 
 /* Per-driver counters, for tests, benchmarks and the verbose summary. */
@@ -498,6 +516,9 @@ int gc_provider_delete_keypair(struct gc_provider *p, const char *id, struct gc_
 int gc_provider_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req,
 				char **out_id, struct gc_error *err);
 int gc_provider_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err);
+int gc_provider_create_placement(struct gc_provider *p, const struct gc_placement_request *req,
+				 char **out_id, struct gc_error *err);
+int gc_provider_delete_placement(struct gc_provider *p, const char *id, struct gc_error *err);
 int gc_provider_resolve_image(struct gc_provider *p, const char *image, bool is_alias,
 			      char **out_id, struct gc_error *err);
 int gc_provider_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,

@@ -130,6 +130,7 @@ const char *gc_sweep_kind_name(enum gc_sweep_kind k)
 	case GC_SWEEP_INSTANCE: return "instance";
 	case GC_SWEEP_KEYPAIR: return "key-pair";
 	case GC_SWEEP_SECGROUP: return "security-group";
+	case GC_SWEEP_PLACEMENT: return "placement-group";
 	}
 	return "?";
 }
@@ -233,7 +234,10 @@ static int scan_resources(struct gc_sweep *s, struct gc_provider *p, enum gc_res
 			dropped++;
 			continue;
 		}
-		it = push(s, kind == GC_RESOURCE_KEYPAIR ? GC_SWEEP_KEYPAIR : GC_SWEEP_SECGROUP,
+		it = push(s,
+			  kind == GC_RESOURCE_KEYPAIR		 ? GC_SWEEP_KEYPAIR
+				  : kind == GC_RESOURCE_SECGROUP ? GC_SWEEP_SECGROUP
+								 : GC_SWEEP_PLACEMENT,
 			  p->region, r->id, r->name, cluster, r->tags, r->n_tags);
 		if (made && gc_parse_rfc3339(made, &t) == 0)
 			it->created = t;
@@ -284,6 +288,10 @@ int gc_sweep_scan(struct gc_sweep *s, struct gc_provider *p, struct gc_error *er
 	}
 	if (scan_resources(s, p, GC_RESOURCE_SECGROUP, err) < 0) {
 		gc_error_prefix(err, "cannot list the security groups in %s", p->region);
+		goto doubt;
+	}
+	if (scan_resources(s, p, GC_RESOURCE_PLACEMENT, err) < 0) {
+		gc_error_prefix(err, "cannot list the placement groups in %s", p->region);
 		goto doubt;
 	}
 	return 0;
@@ -487,8 +495,9 @@ int gc_sweep_execute(struct gc_sweep *s, struct gc_provider *p, const struct gc_
 			gc_teardown_add(&t, it->id, i, it->state, true);
 		else
 			res[n_res++] = (struct gc_teardown_resource){
-				.kind = it->kind == GC_SWEEP_KEYPAIR ? GC_RESOURCE_KEYPAIR
-								     : GC_RESOURCE_SECGROUP,
+				.kind = it->kind == GC_SWEEP_KEYPAIR	? GC_RESOURCE_KEYPAIR
+					: it->kind == GC_SWEEP_SECGROUP ? GC_RESOURCE_SECGROUP
+									: GC_RESOURCE_PLACEMENT,
 				.id = it->id,
 				.name = it->name,
 				.cluster = it->cluster,

@@ -63,6 +63,7 @@ enum gc_sweep_kind {
 	GC_SWEEP_INSTANCE,
 	GC_SWEEP_KEYPAIR,
 	GC_SWEEP_SECGROUP,
+	GC_SWEEP_PLACEMENT, /* placement: cluster (docs/internals/fabric.md) */
 };
 
 /* "instance", "key-pair", "security-group" */

@@ -378,7 +378,9 @@ int gc_teardown_wait(struct gc_teardown *t, struct gc_error *err)
 
 const char *gc_teardown_kind_text(enum gc_resource_kind kind)
 {
-	return kind == GC_RESOURCE_KEYPAIR ? "key pair" : "security group";
+	return kind == GC_RESOURCE_KEYPAIR     ? "key pair"
+		: kind == GC_RESOURCE_SECGROUP ? "security group"
+					       : "placement group";
 }
 
 int gc_teardown_doubt(const struct gc_provider *p, bool instances, struct gc_error *err)
@@ -471,8 +473,9 @@ static void delete_one(struct gc_teardown *t, const struct gc_teardown_resource 
 			return;
 		}
 	}
-	rc = r->kind == GC_RESOURCE_KEYPAIR ? gc_provider_delete_keypair(t->p, r->id, &e)
-					    : gc_provider_delete_secgroup(t->p, r->id, &e);
+	rc = r->kind == GC_RESOURCE_KEYPAIR	  ? gc_provider_delete_keypair(t->p, r->id, &e)
+		: r->kind == GC_RESOURCE_SECGROUP ? gc_provider_delete_secgroup(t->p, r->id, &e)
+						  : gc_provider_delete_placement(t->p, r->id, &e);
 	if (rc < 0) {
 		note_fatal(t, &e);
 		res_fate(t, r, GC_TEARDOWN_REFUSED, &e);
@@ -562,6 +565,9 @@ void gc_teardown_run(struct gc_teardown *t, struct gc_error *err)
 		return;
 	/* key pairs first: a security group may still refuse while interfaces detach */
 	delete_kind(t, GC_RESOURCE_KEYPAIR);
+	/* placement groups once their instances are gone (docs/internals/fabric.md) */
+	if (!t->no_wait)
+		delete_kind(t, GC_RESOURCE_PLACEMENT);
 	if (!t->no_wait)
 		delete_kind(t, GC_RESOURCE_SECGROUP);
 }

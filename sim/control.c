@@ -53,6 +53,7 @@ static json_t *instance_json(const struct sim_instance *in)
 	json_object_set_new(o, "tags", tags_json(&in->tags));
 	json_object_set_new(o, "key", json_string(in->key_name));
 	json_object_set_new(o, "security_groups", sgs);
+	json_object_set_new(o, "placement", json_string(in->placement));
 	json_object_set_new(o, "subnet", json_string(in->subnet));
 	json_object_set_new(o, "spot", json_boolean(in->spot));
 	json_object_set_new(o, "client_token", json_string(in->client_token));
@@ -121,6 +122,23 @@ json_t *sim_control_state(struct sim *sim)
 						sim_cloud_name(t->cloud), "region", t->region,
 						"token", t->token, "reservation", t->reservation,
 						"instances", ids));
+	}
+	{
+		json_t *pls = json_array();
+
+		for (size_t i = 0; i < w->n_placements; i++) {
+			const struct sim_placement *pl = w->placements[i];
+
+			json_array_append_new(
+				pls,
+				json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:o}", "cloud",
+					  sim_cloud_name(pl->cloud), "region", pl->region, "zone",
+					  pl->zone, "id", pl->id, "name", pl->name, "strategy",
+					  pl->strategy, "members",
+					  (json_int_t)sim_world_placement_members(w, pl), "tags",
+					  tags_json(&pl->tags)));
+		}
+		json_object_set_new(doc, "placements", pls); /* sim/placement.c */
 	}
 	sim_world_unlock(w);
 

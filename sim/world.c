@@ -179,6 +179,7 @@ static void clear_all(struct sim_world *w)
 	for (size_t i = 0; i < w->n_tokens; i++)
 		token_free(w->tokens[i]);
 	w->n_instances = w->n_keypairs = w->n_secgroups = w->n_tokens = 0;
+	sim_world_clear_placements(w);
 }
 
 void sim_world_free(struct sim_world *w)
@@ -190,6 +191,7 @@ void sim_world_free(struct sim_world *w)
 	free(w->keypairs);
 	free(w->secgroups);
 	free(w->tokens);
+	free(w->placements);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
 }

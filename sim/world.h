@@ -116,6 +116,8 @@ struct sim_instance {
 	/* A spot reclaim (control API POST /nodes/ID/preempt): the notice is on the node's
 	 * metadata service from now; the cloud takes the instance at this wall second. */
 	int64_t reclaim_at_wall;
+	/* the placement group / deployment set / HPC cluster it launched into; "" for none */
+	char placement[SIM_ID_MAX];
 };
 
 struct sim_keypair {
@@ -215,6 +217,10 @@ struct sim_world {
 	/* The node manager, or NULL for an API-only emulator (--no-ssh). */
 	const struct sim_node_ops *node_ops;
 	void *node_ctx;
+
+	struct sim_placement **placements; /* sim/placement.c */
+	size_t n_placements;
+	size_t alloc_placements;
 };
 
 struct sim_world *sim_world_new(const struct sim_timing *timing, uint64_t seed,
@@ -361,5 +367,38 @@ bool sim_world_sg_in_use(struct sim_world *w, const struct sim_secgroup *sg);
 void sim_world_delete_sg(struct sim_world *w, struct sim_secgroup *sg);
 size_t sim_world_list_sgs(struct sim_world *w, enum sim_cloud c, const char *region,
 			  struct sim_secgroup ***out);
+
+/* --- placement (sim/placement.c; docs/internals/fabric.md) ------------------------------ */
+
+/* An EC2 placement group, an ECS deployment set or a CVM HPC cluster. */
+struct sim_placement {
+	enum sim_cloud cloud;
+	char region[SIM_NAME_MAX];
+	char zone[SIM_NAME_MAX]; /* "" where the cloud's resource is regional */
+	char id[SIM_ID_MAX];	 /* pg-... (AWS; the name is what calls take), ds-..., hpc-... */
+	char name[SIM_NAME_MAX];
+	char strategy[32];
+	struct sim_tags tags;
+	int64_t created_wall;
+};
+
+/* How many instances the emulator's placement resource holds: a launch past it fails
+ * with the cloud's capacity error (a cluster placement group is one rack's worth). */
+#define SIM_PLACEMENT_CAPACITY 8
+
+struct sim_placement *sim_world_create_placement(struct sim_world *w, enum sim_cloud c,
+						 const char *region, const char *zone,
+						 const char *id_prefix, const char *name,
+						 const char *strategy, const struct sim_tags *tags);
+/* By id or by name; NULL when absent. */
+struct sim_placement *sim_world_placement(struct sim_world *w, enum sim_cloud c, const char *region,
+					  const char *id_or_name);
+/* Instances not terminated that run in pl. */
+size_t sim_world_placement_members(struct sim_world *w, const struct sim_placement *pl);
+void sim_world_delete_placement(struct sim_world *w, struct sim_placement *pl);
+size_t sim_world_list_placements(struct sim_world *w, enum sim_cloud c, const char *region,
+				 struct sim_placement ***out);
+/* Frees every placement resource (world reset and free). */
+void sim_world_clear_placements(struct sim_world *w);
 
 #endif

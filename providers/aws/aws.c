@@ -95,4 +95,6 @@ const struct gc_provider_ops gc_provider_aws = {
 	.quota = aws_quota,
 	/* NULL: EC2 has no "what is my address" call; core asks GPUCLUSTER_CHECKIP_URL */
 	.caller_address = NULL,
+	.create_placement = aws_create_placement,
+	.delete_placement = aws_delete_placement,
 };

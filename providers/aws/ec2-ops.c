@@ -464,6 +464,8 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 		gc_params_add(params, "SecurityGroupId.1", req->security_group_id);
 	if (req->zone)
 		gc_params_add(params, "Placement.AvailabilityZone", req->zone);
+	if (req->placement_id) /* placement: cluster (docs/internals/fabric.md) */
+		gc_params_add(params, "Placement.GroupName", req->placement_id);
 	/* provider.network: the zone's subnet; else the default VPC's subnet in the zone */
 	if (req->subnet_id && !req->rdma_interfaces)
 		gc_params_add(params, "SubnetId", req->subnet_id);
@@ -777,6 +779,29 @@ static int list_secgroups(struct gc_provider *p, const struct gc_params *extra,
 	return ret;
 }
 
+/* DescribePlacementGroups has no paging: one answer holds every group of the region */
+static int list_placements(struct gc_provider *p, const struct gc_tag_filter *tags, size_t n_tags,
+			   struct gc_resource_list *out, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_resource_list got;
+	struct gc_buf body;
+	unsigned idx = 1;
+	int ret;
+
+	gc_resource_list_init(&got);
+	add_tag_filters(&params, tags, n_tags, &idx);
+	ret = aws_ec2_call(p, "DescribePlacementGroups", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	if (ret == 0 && (ret = aws_xml_placement_groups(body.data, body.len, &got, err)) != 0)
+		bad_answer(p, "DescribePlacementGroups", err);
+	gc_buf_release(&body);
+	if (ret == 0)
+		gc_resource_list_take_tagged(out, &got, tags, n_tags);
+	gc_resource_list_release(&got);
+	return ret;
+}
+
 int aws_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 		       const struct gc_tag_filter *tags, size_t n_tags,
 		       struct gc_resource_list *out, struct gc_error *err)
@@ -789,6 +814,11 @@ int aws_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 	case GC_RESOURCE_SECGROUP:
 		if (list_secgroups(p, NULL, tags, n_tags, out, err) != 0)
 			return gc_error_prefix(err, "cannot list security groups in '%s'",
+					       p->region);
+		return 0;
+	case GC_RESOURCE_PLACEMENT:
+		if (list_placements(p, tags, n_tags, out, err) != 0)
+			return gc_error_prefix(err, "cannot list placement groups in '%s'",
 					       p->region);
 		return 0;
 	}
@@ -1197,6 +1227,46 @@ static int delete_secgroup_once(struct gc_provider *p, const char *id, struct gc
 int aws_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err)
 {
 	return gc_driver_delete_secgroup(p, id, delete_secgroup_once, err);
+}
+
+/* ---- placement groups (placement: cluster, docs/internals/fabric.md) ---------------------- */
+
+/* A cluster placement group, tagged at creation; its name is its id for the other calls. */
+int aws_create_placement(struct gc_provider *p, const struct gc_placement_request *req,
+			 char **out_id, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(1);
+	int ret;
+
+	gc_params_add(&params, "GroupName", req->name);
+	gc_params_add(&params, "Strategy", "cluster");
+	add_tag_spec(&params, 1, "placement-group", req->tags, req->n_tags);
+	ret = aws_ec2_call(p, "CreatePlacementGroup", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	if (ret == 0)
+		*out_id = gc_xstrdup(req->name);
+	return ret;
+}
+
+/* DeletePlacementGroup refuses a group instances still use (InvalidPlacementGroup.InUse):
+ * teardown asks once every instance is gone. A group already gone is not an error. */
+int aws_delete_placement(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(1);
+	int ret;
+
+	gc_params_add(&params, "GroupName", id);
+	ret = aws_ec2_call(p, "DeletePlacementGroup", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	if (ret != 0 && err && strcmp(err->cloud_code, "InvalidPlacementGroup.Unknown") == 0) {
+		gc_error_init(err);
+		return 0;
+	}
+	return ret;
 }
 
 /* ---- catalogue: types, prices, zones ---------------------------------------------------------- */

@@ -560,6 +560,13 @@ int aws_xml_secgroups(const char *body, size_t len, struct gc_resource_list *out
 			 next_token, err);
 }
 
+int aws_xml_placement_groups(const char *body, size_t len, struct gc_resource_list *out,
+			     struct gc_error *err)
+{
+	return resources(body, len, "placementGroupSet", "groupName", "groupName", NULL, out, NULL,
+			 err);
+}
+
 struct sg_rules {
 	struct aws_sg_rule *v;
 	size_t n;

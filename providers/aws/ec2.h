@@ -163,6 +163,10 @@ int aws_xml_keypair_public(const char *body, size_t len, const char *name, char 
 			   char **out_id, struct gc_error *err);
 int aws_xml_secgroups(const char *body, size_t len, struct gc_resource_list *out, char **next_token,
 		      struct gc_error *err);
+/* Placement groups (placementGroupSet/item); the id is the group's name, which
+ * DeletePlacementGroup and RunInstances take. */
+int aws_xml_placement_groups(const char *body, size_t len, struct gc_resource_list *out,
+			     struct gc_error *err);
 /* An ingress rule of a group, one per source (a CIDR or a group); from = to = -1 for
  * protocol "-1" (every protocol and port). */
 struct aws_sg_rule {
@@ -232,6 +236,9 @@ int aws_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *e
 int aws_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req, char **out_id,
 			struct gc_error *err);
 int aws_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err);
+int aws_create_placement(struct gc_provider *p, const struct gc_placement_request *req,
+			 char **out_id, struct gc_error *err);
+int aws_delete_placement(struct gc_provider *p, const char *id, struct gc_error *err);
 int aws_resolve_image(struct gc_provider *p, const char *image, bool is_alias, char **out_id,
 		      struct gc_error *err);
 int aws_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,

@@ -80,7 +80,10 @@ static void write_instance(struct ec2 *c, const struct sim_instance *in, unsigne
 	ec2_el(c, "launchTime", t);
 	ec2_open(c, "placement");
 	ec2_el(c, "availabilityZone", in->zone);
-	ec2_el(c, "groupName", "");
+	ec2_el(c, "groupName",
+	       in->placement[0] && sim_world_placement(c->sim->world, SIM_AWS, NULL, in->placement)
+		       ? sim_world_placement(c->sim->world, SIM_AWS, NULL, in->placement)->name
+		       : "");
 	ec2_el(c, "tenancy", "default");
 	ec2_close(c);
 	ec2_open(c, "monitoring");
@@ -639,6 +642,7 @@ static int run_instances(struct ec2 *c)
 	char reservation[SIM_ID_MAX], fpr[65];
 	struct sim_fault_hit hit;
 	struct sim_token *tok;
+	const struct sim_placement *pg = NULL;
 	int ret = -1;
 
 	memset(&r, 0, sizeof(r));
@@ -733,7 +737,11 @@ static int run_instances(struct ec2 *c)
 		goto out;
 	}
 
+	if (ec2_run_placement(c, r.zone, (unsigned)r.max, &pg) != 0)
+		goto out;
 	launch(c, &r, &insts, &n, reservation);
+	for (size_t i = 0; pg && i < n; i++)
+		snprintf(insts[i]->placement, sizeof(insts[i]->placement), "%s", pg->id);
 	if (r.token)
 		sim_world_remember_token(w, SIM_AWS, c->region, r.token, fpr, reservation, insts,
 					 n);

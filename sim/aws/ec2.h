@@ -61,6 +61,13 @@ extern const struct ec2_action ec2_instance_actions[];
 extern const struct ec2_action ec2_resource_actions[];
 extern const struct ec2_action ec2_catalog_actions[];
 extern const struct ec2_action ec2_vpc_actions[];
+extern const struct ec2_action ec2_placement_actions[];
+
+/* ec2-placement.c: RunInstances' Placement.GroupName: the group (*out; NULL when none is
+ * named), or InvalidPlacementGroup.Unknown, or InsufficientInstanceCapacity when count
+ * more do not fit in a cluster group (-1). */
+int ec2_run_placement(struct ec2 *c, const char *zone, unsigned count,
+		      const struct sim_placement **out);
 
 /* ec2-vpc.c: the zone of a subnet this account has (its VPC into vpc), or NULL; whether a
  * VPC exists (the default one only without --no-default-vpc). */

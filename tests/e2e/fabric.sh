@@ -8,11 +8,23 @@
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+# CREATE/DELETE/LAUNCH: the placement resource's actions and RunInstances' parameter
+# (docs/internals/fabric.md); empty where the driver makes none yet
 case $CLOUD in
-aws) FAST=p4d.24xlarge MAX=4 WORD=EFA ;;
-alibaba) FAST=ecs.ebmgn7ex.32xlarge MAX=2 WORD=ERI ;;
-tencent) FAST=HCCPNV4h.48XLARGE1152 MAX=1 WORD=RDMA ;;
+aws)
+	FAST=p4d.24xlarge MAX=4 WORD=EFA
+	CREATE=CreatePlacementGroup DELETE=DeletePlacementGroup LAUNCH=Placement.GroupName
+	;;
+alibaba) FAST=ecs.ebmgn7ex.32xlarge MAX=2 WORD=ERI CREATE='' DELETE='' LAUNCH='' ;;
+tencent) FAST=HCCPNV4h.48XLARGE1152 MAX=1 WORD=RDMA CREATE='' DELETE='' LAUNCH='' ;;
 esac
+
+# placements CLUSTER: the emulator's placement resources tagged with CLUSTER
+placements() {
+	state
+	jq --arg c "$1" --arg cloud "$CLOUD" '[.placements[] | select(.cloud == $cloud)
+		| select(.tags["gpucluster:cluster"] == $c)] | length' "$work/state.json"
+}
 
 sim_start --no-rate-limits
 f=$work/c.yaml
@@ -20,7 +32,7 @@ f=$work/c.yaml
 fabric_spec() {
 	local out=$1 type=$2 zones=$3
 	shift 3
-	spec "$out.base" e2e-fab workers 2 "$type"
+	spec "$out.base" e2e-fab workers "${COUNT:-2}" "$type"
 	{
 		sed -n '1,11p' "$out.base"
 		printf '    zones: [%s]\n' "$zones"
@@ -48,6 +60,7 @@ refused() {
 		[ "$(owned_resources e2e-fab)" = 0 ] || fail "$1: $cmd left a key pair or group"
 		expect_alive e2e-fab 0 "$1: $cmd"
 		[ "$(creates)" = 0 ] || fail "$1: $cmd created something"
+		[ "$(placements e2e-fab)" = 0 ] || fail "$1: $cmd left a placement group"
 	done
 }
 
@@ -67,6 +80,20 @@ refused "a cluster over two zones" "12:$((14 + ${#Z}))" "placement cluster keeps
 # interfaces with the standard network: a spec error
 fabric_spec "$f" "$FAST" "$Z" "interconnect: standard" "interfaces: 1"
 refused "interfaces on the standard network" 17:17 "only allowed with interconnect rdma or auto"
+
+if [ -n "$CREATE" ]; then
+	# more nodes than the emulator's placement group holds (8): the launch fails inside the
+	# group, and the first apply removes the placement group it made with the rest
+	COUNT=9 fabric_spec "$f" "$FAST" "$Z" "interconnect: rdma" "placement: cluster"
+	gc apply -y "$f"
+	[ "$rc" != 0 ] || fail "9 nodes in one placement group applied"
+	if [ "$(calls "$CREATE")" != 1 ] || [ "$(calls "$DELETE")" != 1 ]; then
+		fail "the failed first apply did not make and remove one placement group: $(cat "$work/err")"
+	fi
+	[ "$(placements e2e-fab)" = 0 ] || fail "the failed first apply left its placement group"
+	[ "$(owned_resources e2e-fab)" = 0 ] || fail "the failed first apply left its key pair or group"
+fi
+made0=$(calls "$CREATE") gone0=$(calls "$DELETE")
 
 # fixed: it applies, in one zone
 fabric_spec "$f" "$FAST" "$Z" "interconnect: rdma" "interfaces: $MAX" "placement: cluster"
@@ -105,7 +132,35 @@ tencent)
 		>/dev/null || fail "interfaces sent to CVM: $run"
 	;;
 esac
+if [ -n "$CREATE" ]; then
+	# one placement resource, tagged, made before the launch, which names it
+	[ "$(calls "$CREATE")" = $((made0 + 1)) ] || fail "not one $CREATE: $(calls "$CREATE")"
+	[ "$(placements e2e-fab)" = 1 ] || fail "the placement group is not tagged with the cluster"
+	jq -s -e --arg a "$CREATE" 'map(.action) | index($a) < index("RunInstances")' \
+		"$work/requests.log" >/dev/null || fail "$CREATE came after the launch"
+	[ -n "$(jq -r --arg k "$LAUNCH" '.[$k] // empty' <<<"$run")" ] ||
+		fail "the launch does not name the placement group ($LAUNCH): $run"
+	jq -e --arg c "$CLOUD" '[.instances[] | select(.cloud == $c and
+		.tags["gpucluster:cluster"] == "e2e-fab") | .placement] | all(. != "")' \
+		"$work/state.json" >/dev/null || fail "a node runs outside the placement group"
+	# a second apply finds it: nothing more is made
+	gc_ok apply -y "$f"
+	[ "$(calls "$CREATE")" = $((made0 + 1)) ] || fail "the second apply made another placement group"
+fi
 gc_ok destroy -y "$f"
 expect_alive e2e-fab 0 "after destroy"
+[ "$(placements e2e-fab)" = 0 ] || fail "destroy left the placement group"
+if [ -n "$DELETE" ]; then
+	[ "$(calls "$DELETE")" = $((gone0 + 1)) ] || fail "destroy did not ask $DELETE once"
+	# scaled to zero, the cluster's placement group is an orphan: gc removes it
+	gc_ok apply -y "$f"
+	gc_ok scale -y -f "$f" workers=0
+	[ "$(placements e2e-fab)" = 1 ] || fail "scaling to zero removed the placement group"
+	later=$(date -u -d '+2 hours' +%Y-%m-%dT%H:%M:%SZ)
+	gc_ok gc --cloud "$CLOUD" --region "$REGION" --endpoint "$ENDPOINT" --as-of "$later"
+	grep -q "placement-group" "$work/out" || fail "gc does not list the placement group: $(cat "$work/out")"
+	gc_ok gc --cloud "$CLOUD" --region "$REGION" --endpoint "$ENDPOINT" --as-of "$later" --yes
+	[ "$(placements e2e-fab)" = 0 ] || fail "gc left the placement group: $(cat "$work/err")"
+fi
 requests_valid
 note "ok ($CLOUD)"

@@ -21,6 +21,7 @@ const {
 	CreateTagsCommand, DeleteTagsCommand,
 	DescribeVpcsCommand, DescribeSubnetsCommand,
 	DescribeInstanceTypeOfferingsCommand, paginateDescribeInstanceTypeOfferings,
+	CreatePlacementGroupCommand, DescribePlacementGroupsCommand, DeletePlacementGroupCommand,
 } = ec2sdk;
 
 const REGION = 'us-east-1';
@@ -679,12 +680,54 @@ test('EFA: DescribeInstanceTypes gives EfaInfo; RunInstances with efa and efa-on
 		InstanceIds: [run.Instances[0].InstanceId] }));
 });
 
+test('placement groups: create tagged, launch into, capacity, in use, describe, delete',
+     async () => {
+	const name = unique('gpucluster-pg');
+	const made = await ec2.send(new CreatePlacementGroupCommand({
+		GroupName: name, Strategy: 'cluster',
+		TagSpecifications: [{ ResourceType: 'placement-group',
+				      Tags: [{ Key: 'gpucluster:cluster', Value: name }] }] }));
+	assert.equal(made.PlacementGroup.GroupName, name);
+	assert.equal(made.PlacementGroup.Strategy, 'cluster');
+	await expectCode('a second group of that name', ['InvalidPlacementGroup.Duplicate'],
+			 () => ec2.send(new CreatePlacementGroupCommand({
+				 GroupName: name, Strategy: 'cluster' })));
+	const listed = await ec2.send(new DescribePlacementGroupsCommand({
+		Filters: [{ Name: 'tag:gpucluster:cluster', Values: [name] }] }));
+	assert.equal(listed.PlacementGroups.length, 1);
+	assert.equal(tagMap(listed.PlacementGroups[0].Tags)['gpucluster:cluster'], name);
+	const run = await ec2.send(new RunInstancesCommand({
+		ImageId: IMAGE, InstanceType: 'p4d.24xlarge', MinCount: 2, MaxCount: 2,
+		Placement: { AvailabilityZone: 'us-east-1a', GroupName: name } }));
+	const ids = run.Instances.map((i) => i.InstanceId);
+	assert.equal((await describeByIds(ids)).get(ids[0]).Placement.GroupName, name);
+	await expectCode('more than the group holds', ['InsufficientInstanceCapacity'],
+			 () => ec2.send(new RunInstancesCommand({
+				 ImageId: IMAGE, InstanceType: 'p4d.24xlarge', MinCount: 7,
+				 MaxCount: 7, Placement: { GroupName: name } })), 500);
+	await expectCode('an unknown group', ['InvalidPlacementGroup.Unknown'],
+			 () => ec2.send(new RunInstancesCommand({
+				 ImageId: IMAGE, InstanceType: 'p4d.24xlarge', MinCount: 1,
+				 MaxCount: 1, Placement: { GroupName: `${name}-x` } })));
+	await expectCode('deleting a group in use', ['InvalidPlacementGroup.InUse'],
+			 () => ec2.send(new DeletePlacementGroupCommand({ GroupName: name })));
+	await ec2.send(new TerminateInstancesCommand({ InstanceIds: ids }));
+	await poll('the group\'s instances terminate', async () => {
+		const now = await describeByIds(ids);
+		return ids.every((id) => now.get(id).State.Name === 'terminated');
+	});
+	await ec2.send(new DeletePlacementGroupCommand({ GroupName: name }));
+	await expectCode('describing a deleted group', ['InvalidPlacementGroup.Unknown'],
+			 () => ec2.send(new DescribePlacementGroupsCommand({ GroupNames: [name] })));
+});
+
 test('request log is well-formed', () => {
 	checkRequestLog(sim, 'aws',
 			['RunInstances', 'DescribeInstances', 'TerminateInstances', 'ImportKeyPair',
 			 'CreateSecurityGroup', 'AuthorizeSecurityGroupIngress',
 			 'RevokeSecurityGroupIngress', 'DescribeInstanceTypes', 'DescribeImages', 'DescribeSpotPriceHistory',
-			 'CreateTags', 'DeleteTags'],
+			 'CreateTags', 'DeleteTags', 'CreatePlacementGroup',
+			 'DescribePlacementGroups', 'DeletePlacementGroup'],
 			['IdempotentParameterMismatch', 'InvalidKeyPair.Duplicate', 'RequestLimitExceeded',
 			 'InsufficientInstanceCapacity', 'AuthFailure']);
 });
