@@ -71,6 +71,8 @@ static void explain_group(struct gc_buf *b, const struct gc_spec_group *g, const
 	if (g->interfaces)
 		gc_buf_addf(b, "; %u RDMA interface%s", g->interfaces,
 			    g->interfaces == 1 ? "" : "s");
+	if (g->role)
+		gc_buf_addf(b, "; role %s", g->role);
 	gc_buf_addstr(b, "\n");
 
 	LABEL(b, "");
@@ -218,17 +220,17 @@ static json_t *jlist(char *const *items, size_t n)
 
 static json_t *group_json(const struct gc_spec_group *g)
 {
-	return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:I, s:o, s:b, s:o, s:o}",
-			 "name", jstr(g->name), "count", (json_int_t)g->count, "instance_types",
-			 jlist(g->instance_types, g->n_instance_types), "zones",
-			 jlist(g->zones, g->n_zones), "market", jstr(gc_market_name(g->market)),
-			 "max_spot_price",
-			 g->max_spot_price > 0 ? json_real(g->max_spot_price) : json_null(),
-			 "image", jstr(g->image), "image_is_alias", (int)g->image_is_alias,
-			 "disk_gb", (json_int_t)g->disk_gb, "placement",
-			 jstr(gc_placement_name(g->placement)), "mixed_types", (int)g->mixed_types,
-			 "interconnect", jstr(gc_interconnect_name(g->interconnect)), "interfaces",
-			 g->interfaces ? json_integer(g->interfaces) : json_null());
+	return json_pack(
+		"{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:I, s:o, s:b, s:o, s:o, s:o}", "name",
+		jstr(g->name), "count", (json_int_t)g->count, "instance_types",
+		jlist(g->instance_types, g->n_instance_types), "zones", jlist(g->zones, g->n_zones),
+		"market", jstr(gc_market_name(g->market)), "max_spot_price",
+		g->max_spot_price > 0 ? json_real(g->max_spot_price) : json_null(), "image",
+		jstr(g->image), "image_is_alias", (int)g->image_is_alias, "disk_gb",
+		(json_int_t)g->disk_gb, "placement", jstr(gc_placement_name(g->placement)),
+		"mixed_types", (int)g->mixed_types, "interconnect",
+		jstr(gc_interconnect_name(g->interconnect)), "interfaces",
+		g->interfaces ? json_integer(g->interfaces) : json_null(), "role", jstr(g->role));
 }
 
 static json_t *step_json(const struct gc_spec_step *st)

@@ -1299,6 +1299,7 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 		req.tags = tags.v;
 		req.n_tags = tags.n;
 		req.rdma_interfaces = gc_fabric_launch_interfaces(r->p, gr->g, type);
+		req.instance_role = gr->g->role;
 
 		ev.kind = GC_EV_CREATE_START;
 		ev.group = gr->pg->name;

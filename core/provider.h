@@ -183,6 +183,9 @@ struct gc_create_request {
 	size_t n_tags;
 	/* RDMA interfaces per instance (EFA, ERI; docs/internals/fabric.md); 0: none */
 	unsigned rdma_interfaces;
+	/* node_groups[].role: the instance role to launch with (docs/internals/mounts.md);
+	 * NULL: none */
+	const char *instance_role;
 };
 
 struct gc_keypair_request {
@@ -343,6 +346,10 @@ struct gc_provider_facts {
 	const struct gc_gpu_offer *gpu_offers;
 	/* What the cloud calls an RDMA interface, for messages ("EFA"); NULL: "RDMA". */
 	const char *rdma_word;
+	/* node_groups[].role: the shape of an instance role's name as the launch takes it,
+	 * and how it looks, for messages */
+	bool (*instance_role)(const char *s, size_t len);
+	const char *instance_role_hint;
 };
 
 struct gc_provider_ops {

@@ -1419,7 +1419,8 @@ static void check_unique_name(struct val *v, const struct spec_node **names, siz
 	X(GROUP_PLACEMENT, "placement")           \
 	X(GROUP_MIXED_TYPES, "mixed_types")       \
 	X(GROUP_INTERCONNECT, "interconnect")     \
-	X(GROUP_INTERFACES, "interfaces")
+	X(GROUP_INTERFACES, "interfaces")         \
+	X(GROUP_ROLE, "role")
 KEY_TABLE(group_keys, GROUP_KEY_LIST, GROUP_KEYS);
 
 /* interconnect, interfaces, and a cluster placement's one zone (docs/internals/fabric.md);
@@ -1455,6 +1456,39 @@ static void check_fabric(struct val *v, struct slot *s, struct gc_spec_group *g)
 		path_pop(v, at);
 		path_pop(v, mark);
 	}
+}
+
+/* node_groups[].role: a name of the shape the cloud's launch takes (any cloud's when the
+ * spec names none); whether it exists is the launch's check (docs/internals/mounts.md). */
+static void check_role(struct val *v, struct slot *s, struct gc_spec_group *g)
+{
+	const struct spec_node *x;
+	const struct gc_provider_ops *p;
+	const char *r;
+	size_t mark;
+	bool ok = false;
+
+	if (!(x = present(v, &s[GROUP_ROLE], &mark)))
+		return;
+	set_pos(&g->role_pos, x);
+	if ((r = get_str(v, x))) {
+		if (v->cloud)
+			ok = v->cloud->facts->instance_role(r, x->len);
+		for (size_t i = 0; !v->cloud && (p = gc_provider_at(i)); i++)
+			ok = ok || p->facts->instance_role(r, x->len);
+		if (ok) {
+			g->role = gc_xstrdup(r);
+		} else {
+			char q[SPEC_QUOTE_SIZE];
+
+			spec_quote(q, r, x->len);
+			bad(v, x, "'%s' is not an instance role name%s%s; expected %s", q,
+			    v->cloud ? " for " : "", v->cloud ? v->cloud->name : "",
+			    v->cloud ? v->cloud->facts->instance_role_hint
+				     : "1-64 characters of A-Z, a-z, 0-9, '.' and '-'");
+		}
+	}
+	path_pop(v, mark);
 }
 
 static void check_group(struct val *v, const struct spec_node *n, struct gc_spec_group *g,
@@ -1535,6 +1569,7 @@ static void check_group(struct val *v, const struct spec_node *n, struct gc_spec
 			path_pop(v, mark);
 		}
 		check_fabric(v, s, g);
+		check_role(v, s, g);
 		if (price && market_known && g->market == GC_MARKET_ON_DEMAND) {
 			mark = path_key(v, "max_spot_price");
 			bad(v, price, "only allowed with market spot or spot-then-on-demand");

@@ -132,6 +132,7 @@ void gc_spec_free(struct gc_spec *spec)
 		gc_strv_free(g->instance_types, g->n_instance_types);
 		gc_strv_free(g->zones, g->n_zones);
 		free(g->image);
+		free(g->role);
 	}
 	free(spec->groups);
 	free(spec->bootstrap.driver);

@@ -117,6 +117,11 @@ struct gc_spec_group {
 	enum gc_interconnect interconnect;
 	unsigned interfaces; /* RDMA interfaces per node; 0: as many as the type has */
 	struct gc_spec_pos interconnect_pos, interfaces_pos;
+	/* The instance role the nodes launch with, by the name the cloud's launch takes
+	 * (docs/internals/mounts.md): what a node's own tools get credentials from.
+	 * NULL: none. */
+	char *role;
+	struct gc_spec_pos role_pos;
 };
 
 struct gc_spec_step {

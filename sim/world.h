@@ -113,6 +113,8 @@ struct sim_instance {
 	char console[2048];	 /* cloud-init style console text, host keys included */
 	bool node_up;		 /* the node manager started its listener */
 	unsigned node_faults;	 /* SIM_NODE_FAULT_* bits (node.h) */
+	/* the instance role it launched with, "" for none; the node's metadata serves it */
+	char role[SIM_NAME_MAX];
 };
 
 struct sim_keypair {
@@ -266,6 +268,7 @@ struct sim_launch {
 	unsigned disk_gb;
 	int64_t release_at_wall; /* 0: no cloud-side deadline */
 	unsigned count;
+	const char *role; /* the instance role (profile, RAM, CAM role name); NULL: none */
 };
 
 /*

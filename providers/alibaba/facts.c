@@ -39,6 +39,12 @@ static bool ali_role(const char *s, size_t len)
 		gc_shape_chars(name, n, true, ".-");
 }
 
+/* RamRoleName: 1-64 of A-Z, a-z, 0-9, '.' and '-', as the role part of ali_role */
+static bool ali_instance_role(const char *s, size_t len)
+{
+	return len >= 1 && len <= 64 && gc_shape_chars(s, len, true, ".-");
+}
+
 /* acs:ram::ACCOUNT:oidc-provider/NAME */
 static bool ali_oidc_provider(const char *s, size_t len)
 {
@@ -115,4 +121,6 @@ const struct gc_provider_facts ali_facts = {
 	.create_answers_ids = true, /* RunInstances: InstanceIdSets */
 	.gpu_offers = ali_gpu_offers,
 	.rdma_word = "ERI",
+	.instance_role = ali_instance_role,
+	.instance_role_hint = "a RAM role's name: 1-64 of A-Z, a-z, 0-9, '.' and '-'",
 };

@@ -56,6 +56,13 @@ static bool aws_subnet_id(const char *s, size_t len)
 	return aws_hex_id(s, len, "subnet-");
 }
 
+/* An instance profile's name: 1-128 of A-Z, a-z, 0-9 and _+=,.@- (IAM's
+ * InstanceProfileName pattern [\w+=,.@-]+, docs/internals/mounts.md) */
+static bool aws_instance_role(const char *s, size_t len)
+{
+	return len >= 1 && len <= 128 && gc_shape_chars(s, len, true, "_+=,.@-");
+}
+
 static const char *const aws_name_aliases[] = { "amazon", "ec2", NULL };
 static const char *const aws_reserved_tags[] = { "aws:", NULL };
 /* the driver's table (ec2.c) resolves each; dlami is gpu-ready under its AWS name */
@@ -107,4 +114,6 @@ const struct gc_provider_facts aws_facts = {
 	.min_billed_s = 60, /* per second, 60 s at least (Linux On-Demand and Spot) */
 	.gpu_offers = aws_gpu_offers,
 	.rdma_word = "EFA",
+	.instance_role = aws_instance_role,
+	.instance_role_hint = "an instance profile's name: 1-128 of A-Z, a-z, 0-9 and _+=,.@-",
 };

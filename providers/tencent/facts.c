@@ -34,6 +34,12 @@ static bool tc_role(const char *s, size_t len)
 		gc_shape_digits(name, n) == n;
 }
 
+/* CamRoleName: 1-128 of A-Z, a-z, 0-9 and _+=,.@-, as the roleName part of tc_role */
+static bool tc_instance_role(const char *s, size_t len)
+{
+	return len >= 1 && len <= 128 && gc_shape_chars(s, len, true, "_+=,.@-");
+}
+
 /* A ProviderId: the CAM identity provider's name. */
 static bool tc_oidc_provider(const char *s, size_t len)
 {
@@ -100,4 +106,6 @@ const struct gc_provider_facts tc_facts = {
 	.create_answers_ids = true, /* RunInstances: InstanceIdSet */
 	.gpu_offers = tc_gpu_offers,
 	.rdma_word = "RDMA",
+	.instance_role = tc_instance_role,
+	.instance_role_hint = "a CAM role's name: 1-128 of A-Z, a-z, 0-9 and _+=,.@-",
 };
