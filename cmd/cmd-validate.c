@@ -327,6 +327,13 @@ static json_t *spec_json(const struct gc_spec *s)
 	for (size_t i = 0; i < s->n_secrets; i++)
 		json_array_append_new(o, jstr(s->secrets[i]));
 	json_object_set_new(j, "secrets", o);
+	o = json_array();
+	for (size_t i = 0; i < s->n_mounts; i++)
+		json_array_append_new(
+			o,
+			json_pack("{s:o, s:o, s:s}", "bucket", jstr(s->mounts[i].bucket), "path",
+				  jstr(s->mounts[i].path), "mode", s->mounts[i].rw ? "rw" : "ro"));
+	json_object_set_new(j, "mounts", o);
 	return j;
 }
 

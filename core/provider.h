@@ -350,6 +350,10 @@ struct gc_provider_facts {
 	 * and how it looks, for messages */
 	bool (*instance_role)(const char *s, size_t len);
 	const char *instance_role_hint;
+	/* mounts[].bucket: the shape of a bucket's name in the cloud's object storage and how
+	 * it looks, for messages (docs/internals/mounts.md) */
+	bool (*bucket)(const char *s, size_t len);
+	const char *bucket_hint;
 };
 
 struct gc_provider_ops {

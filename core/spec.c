@@ -156,6 +156,11 @@ void gc_spec_free(struct gc_spec *spec)
 	}
 	free(spec->envs);
 	gc_strv_free(spec->secrets, spec->n_secrets);
+	for (size_t i = 0; spec->mounts && i < spec->n_mounts; i++) {
+		free(spec->mounts[i].bucket);
+		free(spec->mounts[i].path);
+	}
+	free(spec->mounts);
 	free(spec);
 }
 

@@ -163,6 +163,14 @@ struct gc_spec_network {
 	size_t n_subnets;
 };
 
+/* mounts[]: a bucket of the cloud's object storage, mounted at path on every node */
+struct gc_spec_mount {
+	char *bucket;
+	char *path;
+	bool rw; /* mode rw; default ro */
+	struct gc_spec_pos pos, bucket_pos;
+};
+
 struct gc_provider_ops;
 
 struct gc_spec {
@@ -216,6 +224,10 @@ struct gc_spec {
 	size_t n_envs;
 	char **secrets;
 	size_t n_secrets;
+	/* mounts: object storage buckets mounted on every node with the nodes' instance role
+	 * (docs/internals/mounts.md) */
+	struct gc_spec_mount *mounts;
+	size_t n_mounts;
 };
 
 /*

@@ -45,6 +45,14 @@ static bool ali_instance_role(const char *s, size_t len)
 	return len >= 1 && len <= 64 && gc_shape_chars(s, len, true, ".-");
 }
 
+/* An OSS bucket's name: 3-63 of a-z, 0-9 and '-', a letter or digit at both ends
+ * (https://www.alibabacloud.com/help/en/oss/user-guide/bucket-naming-conventions) */
+static bool ali_bucket(const char *s, size_t len)
+{
+	return len >= 3 && len <= 63 && gc_shape_chars(s, len, false, "-") && s[0] != '-' &&
+		s[len - 1] != '-';
+}
+
 /* acs:ram::ACCOUNT:oidc-provider/NAME */
 static bool ali_oidc_provider(const char *s, size_t len)
 {
@@ -123,4 +131,7 @@ const struct gc_provider_facts ali_facts = {
 	.rdma_word = "ERI",
 	.instance_role = ali_instance_role,
 	.instance_role_hint = "a RAM role's name: 1-64 of A-Z, a-z, 0-9, '.' and '-'",
+	.bucket = ali_bucket,
+	.bucket_hint = "an OSS bucket's name: 3-63 of a-z, 0-9 and '-', starting and ending "
+		       "with a letter or digit",
 };
