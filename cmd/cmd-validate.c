@@ -81,6 +81,8 @@ static void explain_group(struct gc_buf *b, const struct gc_spec_group *g, const
 	if (g->interfaces)
 		gc_buf_addf(b, "; %u RDMA interface%s", g->interfaces,
 			    g->interfaces == 1 ? "" : "s");
+	if (g->role)
+		gc_buf_addf(b, "; role %s", g->role);
 	gc_buf_addstr(b, "\n");
 
 	LABEL(b, "");
@@ -249,6 +251,8 @@ static json_t *group_json(const struct gc_spec_group *g)
 		      g->interfaces ? json_integer(g->interfaces) : json_null());
 	if (j)
 		json_object_set_new(j, "gpus", g->has_gpus ? json_string(want) : json_null());
+	if (j)
+		json_object_set_new(j, "role", jstr(g->role));
 	return j;
 }
 
@@ -355,6 +359,13 @@ static json_t *spec_json(const struct gc_spec *s)
 		json_array_append_new(o, jstr(s->secrets[i]));
 	json_object_set_new(j, "secrets", o);
 	json_object_set_new(j, "workdir", s->workdir ? jstr(s->workdir) : json_null());
+	o = json_array();
+	for (size_t i = 0; i < s->n_mounts; i++)
+		json_array_append_new(
+			o,
+			json_pack("{s:o, s:o, s:s}", "bucket", jstr(s->mounts[i].bucket), "path",
+				  jstr(s->mounts[i].path), "mode", s->mounts[i].rw ? "rw" : "ro"));
+	json_object_set_new(j, "mounts", o);
 	return j;
 }
 

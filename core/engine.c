@@ -1365,6 +1365,7 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 		req.n_tags = tags.n;
 		req.rdma_interfaces = gc_fabric_launch_interfaces(r->p, gr->g, type);
 		req.placement_id = gr->placement_id;
+		req.instance_role = gr->g->role;
 
 		ev.kind = GC_EV_CREATE_START;
 		ev.group = gr->pg->name;

@@ -189,6 +189,9 @@ struct gc_create_request {
 	unsigned rdma_interfaces;
 	/* placement: cluster: the id create_placement gave (fabric.md); NULL: none */
 	const char *placement_id;
+	/* node_groups[].role: the instance role to launch with (docs/internals/mounts.md);
+	 * NULL: none */
+	const char *instance_role;
 };
 
 /* A placement resource for a group with placement: cluster (docs/internals/fabric.md):
@@ -370,6 +373,14 @@ struct gc_provider_facts {
 	const char *spot_token_url;
 	const char *spot_token_header; /* sends the token; with "-ttl-seconds", asks for one */
 	const char *spot_rebalance_url;
+	/* node_groups[].role: the shape of an instance role's name as the launch takes it,
+	 * and how it looks, for messages */
+	bool (*instance_role)(const char *s, size_t len);
+	const char *instance_role_hint;
+	/* mounts[].bucket: the shape of a bucket's name in the cloud's object storage and how
+	 * it looks, for messages (docs/internals/mounts.md) */
+	bool (*bucket)(const char *s, size_t len);
+	const char *bucket_hint;
 };
 
 struct gc_provider_ops {

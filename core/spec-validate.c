@@ -1440,7 +1440,8 @@ static void check_unique_name(struct val *v, const struct spec_node **names, siz
 	X(GROUP_MIXED_TYPES, "mixed_types")       \
 	X(GROUP_INTERCONNECT, "interconnect")     \
 	X(GROUP_INTERFACES, "interfaces")         \
-	X(GROUP_GPUS, "gpus")
+	X(GROUP_GPUS, "gpus")                     \
+	X(GROUP_ROLE, "role")
 KEY_TABLE(group_keys, GROUP_KEY_LIST, GROUP_KEYS);
 
 /* interconnect, interfaces, and a cluster placement's one zone (docs/internals/fabric.md);
@@ -1497,6 +1498,39 @@ static void check_gpus(struct val *v, struct slot *s, struct gc_spec_group *g)
 			bad(v, x, "%s", err.message);
 	}
 	g->gpu_types_given = s[GROUP_INSTANCE_TYPES].val != NULL;
+	path_pop(v, mark);
+}
+
+/* node_groups[].role: a name of the shape the cloud's launch takes (any cloud's when the
+ * spec names none); whether it exists is the launch's check (docs/internals/mounts.md). */
+static void check_role(struct val *v, struct slot *s, struct gc_spec_group *g)
+{
+	const struct spec_node *x;
+	const struct gc_provider_ops *p;
+	const char *r;
+	size_t mark;
+	bool ok = false;
+
+	if (!(x = present(v, &s[GROUP_ROLE], &mark)))
+		return;
+	set_pos(&g->role_pos, x);
+	if ((r = get_str(v, x))) {
+		if (v->cloud)
+			ok = v->cloud->facts->instance_role(r, x->len);
+		for (size_t i = 0; !v->cloud && (p = gc_provider_at(i)); i++)
+			ok = ok || p->facts->instance_role(r, x->len);
+		if (ok) {
+			g->role = gc_xstrdup(r);
+		} else {
+			char q[SPEC_QUOTE_SIZE];
+
+			spec_quote(q, r, x->len);
+			bad(v, x, "'%s' is not an instance role name%s%s; expected %s", q,
+			    v->cloud ? " for " : "", v->cloud ? v->cloud->name : "",
+			    v->cloud ? v->cloud->facts->instance_role_hint
+				     : "1-64 characters of A-Z, a-z, 0-9, '.' and '-'");
+		}
+	}
 	path_pop(v, mark);
 }
 
@@ -1581,6 +1615,7 @@ static void check_group(struct val *v, const struct spec_node *n, struct gc_spec
 			path_pop(v, mark);
 		}
 		check_fabric(v, s, g);
+		check_role(v, s, g);
 		if (price && market_known && g->market == GC_MARKET_ON_DEMAND) {
 			mark = path_key(v, "max_spot_price");
 			bad(v, price, "only allowed with market spot or spot-then-on-demand");
@@ -2125,6 +2160,146 @@ static void check_workdir(struct val *v, const struct spec_node *x, struct gc_sp
 	spec->workdir_pos.col = x->col;
 }
 
+#define MOUNT_KEY_LIST(X)         \
+	X(MOUNT_BUCKET, "bucket") \
+	X(MOUNT_PATH, "path")     \
+	X(MOUNT_MODE, "mode")
+KEY_TABLE(mount_keys, MOUNT_KEY_LIST, MOUNT_KEYS);
+
+#define GC_SPEC_MAX_MOUNTS 8
+
+static const char *const mount_modes[] = { "ro", "rw" };
+
+/* Where a bucket may not go: the system's own directories and anything under most of them
+ * (docs/spec.md, mounts). */
+static bool system_path(const char *p)
+{
+	static const char *const exact[] = { "/",    "/home", "/mnt", "/opt",  "/root",
+					     "/srv", "/tmp",  "/var", "/media" };
+	static const char *const tree[] = { "/bin",   "/boot",	"/dev",	    "/etc", "/lib",
+					    "/lib32", "/lib64", "/proc",    "/run", "/sbin",
+					    "/sys",   "/usr",	"/var/lib", "/snap" };
+	size_t n;
+
+	for (size_t i = 0; i < ARRAY_SIZE(exact); i++)
+		if (!strcmp(p, exact[i]))
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(tree); i++) {
+		n = strlen(tree[i]);
+		if (!strncmp(p, tree[i], n) && (p[n] == '\0' || p[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* An absolute path of 2-128 of A-Z, a-z, 0-9 and ._/-, no empty, . or .. part, no
+ * trailing '/', and not a system path. NULL when fine, else what is wrong. */
+static const char *mount_path_problem(const char *p, size_t len)
+{
+	if (p[0] != '/')
+		return "must be an absolute path (starting with '/')";
+	if (len > 128 || !gc_shape_chars(p, len, true, "._/-"))
+		return "use at most 128 characters of A-Z, a-z, 0-9, '.', '_', '/' and '-'";
+	if (strstr(p, "//") || strstr(p, "/./") || strstr(p, "/../") ||
+	    (len >= 2 && (!strcmp(p + len - 2, "/.") || (len >= 3 && !strcmp(p + len - 3, "/..")))))
+		return "must not have an empty, '.' or '..' part";
+	if (len > 1 && p[len - 1] == '/')
+		return "must not end in '/'";
+	if (system_path(p))
+		return "is a system directory (or under one); mount at a path of your own, such "
+		       "as /data";
+	return NULL;
+}
+
+static void check_mount(struct val *v, const struct spec_node *n, struct gc_spec_mount *m,
+			const struct spec_node **path_node)
+{
+	struct slot s[MOUNT_KEYS];
+	const struct gc_provider_ops *p;
+	const struct spec_node *x;
+	char q[SPEC_QUOTE_SIZE];
+	const char *str, *why;
+	size_t mark;
+	bool ok = false;
+	int e;
+
+	m->pos.line = n->line;
+	m->pos.col = n->col;
+	if (scan_map(v, n, mount_keys, MOUNT_KEYS, s) < 0)
+		return;
+	if ((x = required(v, n, &s[MOUNT_BUCKET], &mark))) {
+		set_pos(&m->bucket_pos, x);
+		if ((str = get_str(v, x))) {
+			if (v->cloud)
+				ok = v->cloud->facts->bucket(str, x->len);
+			for (size_t i = 0; !v->cloud && (p = gc_provider_at(i)); i++)
+				ok = ok || p->facts->bucket(str, x->len);
+			spec_quote(q, str, x->len);
+			if (ok)
+				m->bucket = gc_xstrdup(str);
+			else
+				bad(v, x, "'%s' is not a bucket name%s%s; expected %s", q,
+				    v->cloud ? " for " : "", v->cloud ? v->cloud->name : "",
+				    v->cloud ? v->cloud->facts->bucket_hint
+					     : "3-63 of a-z, 0-9 and '-'");
+		}
+		path_pop(v, mark);
+	}
+	if ((x = required(v, n, &s[MOUNT_PATH], &mark))) {
+		if ((str = get_str(v, x))) {
+			spec_quote(q, str, x->len);
+			if ((why = mount_path_problem(str, x->len))) {
+				bad(v, x, "'%s' %s", q, why);
+			} else {
+				m->path = gc_xstrdup(str);
+				*path_node = x;
+			}
+		}
+		path_pop(v, mark);
+	}
+	if ((x = present(v, &s[MOUNT_MODE], &mark))) {
+		if (get_enum(v, x, mount_modes, ARRAY_SIZE(mount_modes), NULL, &e) == 0)
+			m->rw = e == 1;
+		path_pop(v, mark);
+	}
+}
+
+/* mounts: each bucket once per path; the credentials come from the nodes' instance role,
+ * so every group must name one (docs/internals/mounts.md). */
+static void check_mounts(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+{
+	const struct spec_node **paths;
+	size_t count;
+
+	if (get_list(v, n, GC_SPEC_MAX_MOUNTS, false, &count) < 0)
+		return;
+	spec->mounts = gc_xcalloc(count, sizeof(*spec->mounts));
+	spec->n_mounts = count;
+	paths = gc_xcalloc(count, sizeof(*paths));
+	for (size_t i = 0; i < count; i++) {
+		size_t mark = path_index(v, i);
+
+		check_mount(v, n->items[i], &spec->mounts[i], &paths[i]);
+		for (size_t j = 0; paths[i] && j < i; j++)
+			if (paths[j] && !strcmp(paths[j]->text, paths[i]->text)) {
+				size_t at = path_key(v, "path");
+
+				bad(v, paths[i], "duplicate mount path '%s' (first at line %u)",
+				    paths[i]->text, paths[j]->line);
+				path_pop(v, at);
+				break;
+			}
+		path_pop(v, mark);
+	}
+	free(paths);
+	for (size_t i = 0; count && i < spec->n_groups; i++)
+		if (spec->groups[i].name && !spec->groups[i].role)
+			bad(v, n,
+			    "the nodes mount buckets with their own instance role, never your "
+			    "keys: add a role to node group '%s' (line %u)",
+			    spec->groups[i].name, spec->groups[i].pos.line);
+}
+
 #define ROOT_KEY_LIST(X)                   \
 	X(ROOT_NAME, "name")               \
 	X(ROOT_PROVIDER, "provider")       \
@@ -2135,7 +2310,8 @@ static void check_workdir(struct val *v, const struct spec_node *x, struct gc_sp
 	X(ROOT_TAGS, "tags")               \
 	X(ROOT_ENVS, "envs")               \
 	X(ROOT_SECRETS, "secrets")         \
-	X(ROOT_WORKDIR, "workdir")
+	X(ROOT_WORKDIR, "workdir")         \
+	X(ROOT_MOUNTS, "mounts")
 KEY_TABLE(root_keys, ROOT_KEY_LIST, ROOT_KEYS);
 
 static void check_root(struct val *v, const struct spec_node *root, struct gc_spec *spec)
@@ -2188,6 +2364,10 @@ static void check_root(struct val *v, const struct spec_node *root, struct gc_sp
 	}
 	if ((x = present(v, &s[ROOT_WORKDIR], &mark))) {
 		check_workdir(v, x, spec);
+		path_pop(v, mark);
+	}
+	if ((x = present(v, &s[ROOT_MOUNTS], &mark))) {
+		check_mounts(v, x, spec);
 		path_pop(v, mark);
 	}
 }

@@ -134,6 +134,7 @@ void gc_spec_free(struct gc_spec *spec)
 		gc_strv_free(g->zones, g->n_zones);
 		free(g->image);
 		free(g->gpus_prices);
+		free(g->role);
 	}
 	free(spec->groups);
 	free(spec->bootstrap.driver);
@@ -159,6 +160,11 @@ void gc_spec_free(struct gc_spec *spec)
 	free(spec->envs);
 	gc_strv_free(spec->secrets, spec->n_secrets);
 	free(spec->workdir);
+	for (size_t i = 0; spec->mounts && i < spec->n_mounts; i++) {
+		free(spec->mounts[i].bucket);
+		free(spec->mounts[i].path);
+	}
+	free(spec->mounts);
 	free(spec);
 }
 

@@ -128,6 +128,11 @@ struct gc_spec_group {
 	size_t gpus_first;
 	double *gpus_prices;
 	char gpus_currency[8];
+	/* The instance role the nodes launch with, by the name the cloud's launch takes
+	 * (docs/internals/mounts.md): what a node's own tools get credentials from.
+	 * NULL: none. */
+	char *role;
+	struct gc_spec_pos role_pos;
 };
 
 struct gc_spec_step {
@@ -167,6 +172,14 @@ struct gc_spec_network {
 	struct gc_spec_pos vpc_pos;
 	struct gc_spec_subnet *subnets; /* one per zone, as the spec lists them */
 	size_t n_subnets;
+};
+
+/* mounts[]: a bucket of the cloud's object storage, mounted at path on every node */
+struct gc_spec_mount {
+	char *bucket;
+	char *path;
+	bool rw; /* mode rw; default ro */
+	struct gc_spec_pos pos, bucket_pos;
 };
 
 struct gc_provider_ops;
@@ -233,6 +246,10 @@ struct gc_spec {
 	 * relative to the spec's folder */
 	char *workdir;
 	struct gc_spec_pos workdir_pos;
+	/* mounts: object storage buckets mounted on every node with the nodes' instance role
+	 * (docs/internals/mounts.md) */
+	struct gc_spec_mount *mounts;
+	size_t n_mounts;
 };
 
 /*

@@ -65,6 +65,7 @@ static json_t *instance_json(const struct sim_instance *in)
 	json_object_set_new(o, "node_up", json_boolean(in->node_up));
 	json_object_set_new(o, "node_faults", faults);
 	json_object_set_new(o, "launch_time", json_integer(in->launch_wall));
+	json_object_set_new(o, "role", in->role[0] ? json_string(in->role) : json_null());
 	/* the cloud's own timer (AutoReleaseTime, ActionTimer, EC2's TTL power-off) */
 	json_object_set_new(o, "release_at",
 			    in->release_at_wall ? json_integer(in->release_at_wall) : json_null());

@@ -346,6 +346,7 @@ void sim_world_launch(struct sim_world *w, const struct sim_launch *l, struct si
 		copy_str(inst->reservation, sizeof(inst->reservation), reservation);
 		inst->user_data = l->user_data ? gc_xstrdup(l->user_data) : NULL;
 		inst->disk_gb = l->disk_gb;
+		copy_str(inst->role, sizeof(inst->role), l->role);
 		inst->seq = seq;
 		inst->launch_wall = wall;
 		inst->state = SIM_PENDING;

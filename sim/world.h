@@ -118,6 +118,8 @@ struct sim_instance {
 	int64_t reclaim_at_wall;
 	/* the placement group / deployment set / HPC cluster it launched into; "" for none */
 	char placement[SIM_ID_MAX];
+	/* the instance role it launched with, "" for none; the node's metadata serves it */
+	char role[SIM_NAME_MAX];
 };
 
 struct sim_keypair {
@@ -275,6 +277,7 @@ struct sim_launch {
 	unsigned disk_gb;
 	int64_t release_at_wall; /* 0: no cloud-side deadline */
 	unsigned count;
+	const char *role; /* the instance role (profile, RAM, CAM role name); NULL: none */
 };
 
 /*

@@ -630,6 +630,9 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 	if (req->security_group_id)
 		gc_params_add(params, "SecurityGroupId", req->security_group_id);
 	add_eris(params, req, vsw);
+	/* node_groups[].role: the RAM role (docs/internals/mounts.md) */
+	if (req->instance_role)
+		gc_params_add(params, "RamRoleName", req->instance_role);
 	if (req->key_name)
 		gc_params_add(params, "KeyPairName", req->key_name);
 	gc_params_add(params, "InstanceName", name);

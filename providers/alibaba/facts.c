@@ -39,6 +39,20 @@ static bool ali_role(const char *s, size_t len)
 		gc_shape_chars(name, n, true, ".-");
 }
 
+/* RamRoleName: 1-64 of A-Z, a-z, 0-9, '.' and '-', as the role part of ali_role */
+static bool ali_instance_role(const char *s, size_t len)
+{
+	return len >= 1 && len <= 64 && gc_shape_chars(s, len, true, ".-");
+}
+
+/* An OSS bucket's name: 3-63 of a-z, 0-9 and '-', a letter or digit at both ends
+ * (https://www.alibabacloud.com/help/en/oss/user-guide/bucket-naming-conventions) */
+static bool ali_bucket(const char *s, size_t len)
+{
+	return len >= 3 && len <= 63 && gc_shape_chars(s, len, false, "-") && s[0] != '-' &&
+		s[len - 1] != '-';
+}
+
 /* acs:ram::ACCOUNT:oidc-provider/NAME */
 static bool ali_oidc_provider(const char *s, size_t len)
 {
@@ -118,4 +132,9 @@ const struct gc_provider_facts ali_facts = {
 	/* https://www.alibabacloud.com/help/en/ecs/user-guide/query-the-interruption-events-of-preemptible-instances */
 	.spot_notice_url = "http://100.100.100.200/latest/meta-data/instance/spot/termination-time",
 	.spot_notice_format = "utc-iso8601",
+	.instance_role = ali_instance_role,
+	.instance_role_hint = "a RAM role's name: 1-64 of A-Z, a-z, 0-9, '.' and '-'",
+	.bucket = ali_bucket,
+	.bucket_hint = "an OSS bucket's name: 3-63 of a-z, 0-9 and '-', starting and ending "
+		       "with a letter or digit",
 };

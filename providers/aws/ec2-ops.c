@@ -458,6 +458,9 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 		gc_params_add(params, "ClientToken", req->client_token);
 	if (req->key_name)
 		gc_params_add(params, "KeyName", req->key_name);
+	/* node_groups[].role: the instance profile (docs/internals/mounts.md) */
+	if (req->instance_role)
+		gc_params_add(params, "IamInstanceProfile.Name", req->instance_role);
 	if (req->rdma_interfaces)
 		add_efa(params, req);
 	if (req->security_group_id && !req->rdma_interfaces)

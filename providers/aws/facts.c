@@ -56,6 +56,46 @@ static bool aws_subnet_id(const char *s, size_t len)
 	return aws_hex_id(s, len, "subnet-");
 }
 
+/* An instance profile's name: 1-128 of A-Z, a-z, 0-9 and _+=,.@- (IAM's
+ * InstanceProfileName pattern [\w+=,.@-]+, docs/internals/mounts.md) */
+static bool aws_instance_role(const char *s, size_t len)
+{
+	return len >= 1 && len <= 128 && gc_shape_chars(s, len, true, "_+=,.@-");
+}
+
+/* An S3 general purpose bucket's name: 3-63 of a-z, 0-9, '.' and '-', a letter or digit at
+ * both ends, no "..", not an IPv4 address, none of S3's reserved prefixes and suffixes
+ * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html) */
+static bool aws_bucket(const char *s, size_t len)
+{
+	static const char *const prefixes[] = { "xn--", "sthree-", "amzn-s3-demo-" };
+	static const char *const suffixes[] = { "-s3alias", "--ol-s3", ".mrap", "--x-s3" };
+	bool ip = true;
+	unsigned dots = 0;
+
+	if (len < 3 || len > 63 || !gc_shape_chars(s, len, false, ".-") || s[0] == '.' ||
+	    s[0] == '-' || s[len - 1] == '.' || s[len - 1] == '-')
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (i && s[i] == '.' && s[i - 1] == '.')
+			return false;
+		dots += s[i] == '.';
+		ip = ip && (s[i] == '.' || (s[i] >= '0' && s[i] <= '9'));
+	}
+	if (ip && dots == 3)
+		return false;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (gc_starts_with(s, prefixes[i]))
+			return false;
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t n = strlen(suffixes[i]);
+
+		if (len >= n && !memcmp(s + len - n, suffixes[i], n))
+			return false;
+	}
+	return true;
+}
+
 static const char *const aws_name_aliases[] = { "amazon", "ec2", NULL };
 static const char *const aws_reserved_tags[] = { "aws:", NULL };
 /* the driver's table (ec2.c) resolves each; dlami is gpu-ready under its AWS name */
@@ -114,4 +154,9 @@ const struct gc_provider_facts aws_facts = {
 	.spot_token_header = "X-aws-ec2-metadata-token",
 	.spot_rebalance_url =
 		"http://169.254.169.254/latest/meta-data/events/recommendations/rebalance",
+	.instance_role = aws_instance_role,
+	.instance_role_hint = "an instance profile's name: 1-128 of A-Z, a-z, 0-9 and _+=,.@-",
+	.bucket = aws_bucket,
+	.bucket_hint = "an S3 bucket's name: 3-63 of a-z, 0-9, '.' and '-', starting and "
+		       "ending with a letter or digit, no '..', not an IP address",
 };

@@ -946,6 +946,9 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 				    json_pack("[s]", req->security_group_id));
 	if (req->client_token)
 		json_object_set_new(o, "ClientToken", json_string(req->client_token));
+	/* node_groups[].role: the CAM role (docs/internals/mounts.md) */
+	if (req->instance_role)
+		json_object_set_new(o, "CamRoleName", json_string(req->instance_role));
 	if (req->n_tags)
 		json_object_set_new(o, "TagSpecification",
 				    json_pack("[{s:s, s:o}]", "ResourceType", "instance", "Tags",

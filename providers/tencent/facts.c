@@ -34,6 +34,28 @@ static bool tc_role(const char *s, size_t len)
 		gc_shape_digits(name, n) == n;
 }
 
+/* CamRoleName: 1-128 of A-Z, a-z, 0-9 and _+=,.@-, as the roleName part of tc_role */
+static bool tc_instance_role(const char *s, size_t len)
+{
+	return len >= 1 && len <= 128 && gc_shape_chars(s, len, true, "_+=,.@-");
+}
+
+/* A COS bucket's name, NAME-APPID: NAME of a-z, 0-9 and '-', not starting or ending with
+ * '-', APPID the account's digits (https://www.tencentcloud.com/document/product/436/13312).
+ * COS also caps BUCKET.cos.REGION.myqcloud.com at 60 characters: left to COS. */
+static bool tc_bucket(const char *s, size_t len)
+{
+	size_t dash = len, digits;
+
+	while (dash > 0 && s[dash - 1] != '-')
+		dash--;
+	if (dash < 2 || len > 60)
+		return false;
+	digits = len - dash;
+	return digits >= 1 && gc_shape_digits(s + dash, digits) == digits &&
+		gc_shape_chars(s, dash - 1, false, "-") && s[0] != '-' && s[dash - 2] != '-';
+}
+
 /* A ProviderId: the CAM identity provider's name. */
 static bool tc_oidc_provider(const char *s, size_t len)
 {
@@ -103,4 +125,9 @@ const struct gc_provider_facts tc_facts = {
 	/* https://www.tencentcloud.com/document/product/213/32487 (UTC+8) */
 	.spot_notice_url = "http://metadata.tencentyun.com/latest/meta-data/spot/termination-time",
 	.spot_notice_format = "utc8-datetime",
+	.instance_role = tc_instance_role,
+	.instance_role_hint = "a CAM role's name: 1-128 of A-Z, a-z, 0-9 and _+=,.@-",
+	.bucket = tc_bucket,
+	.bucket_hint = "a COS bucket's name: NAME-APPID, NAME of a-z, 0-9 and '-' (not at its "
+		       "ends), APPID your account's digits",
 };

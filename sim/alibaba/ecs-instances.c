@@ -258,6 +258,21 @@ static int run_eris(struct ecs_call *c, const struct sim_itype *t)
 	return 0;
 }
 
+/* RamRoleName: 1-64 of letters, digits, '.' and '-' (RAM's role name rule); the emulator
+ * has no RAM, so any name of that shape exists. */
+static int run_role(struct ecs_call *c)
+{
+	const char *n = ecs_get(c, "RamRoleName");
+	size_t len = n ? strlen(n) : 0;
+
+	if (n &&
+	    (len < 1 || len > 64 ||
+	     strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-") != len))
+		return ecs_fail(c, 400, "InvalidRamRole.NotFound",
+				"The specified RAM role does not exist: '%s'.", n);
+	return 0;
+}
+
 static int run_parse(struct ecs_call *c, struct run_args *r)
 {
 	if (ecs_need(c, "ImageId", &r->image) || ecs_need(c, "InstanceType", &r->type) ||
@@ -272,7 +287,7 @@ static int run_parse(struct ecs_call *c, struct run_args *r)
 			c, 400, "InvalidInstanceType.ValueNotSupported",
 			"The specified InstanceType does not exist or is not supported: '%s'.",
 			r->type);
-	if (run_eris(c, r->itype) || ecs_uint(c, "Amount", 1, 100, 1, &r->amount) ||
+	if (run_role(c) || run_eris(c, r->itype) || ecs_uint(c, "Amount", 1, 100, 1, &r->amount) ||
 	    ecs_uint(c, "MinAmount", 1, 100, r->amount, &r->min_amount))
 		return -1;
 	if (r->min_amount > r->amount)
@@ -416,6 +431,7 @@ static int run_launch(struct ecs_call *c, struct run_args *r, struct sim_instanc
 		.disk_gb = (unsigned)r->disk_gb,
 		.release_at_wall = r->release_at,
 		.count = (unsigned)r->amount,
+		.role = ecs_get(c, "RamRoleName"),
 	};
 	sim_world_launch(w, &l, insts, n, reservation);
 	for (size_t i = 0; i < *n; i++) /* eventual consistency (docs/sim.md) */
@@ -793,6 +809,7 @@ static const struct ecs_param run_params[] = {
 	{ "NetworkInterface.N.NetworkCardIndex", 8 },
 	{ "PrivateIpAddress", 0 },
 	{ "KeyPairName", 0 },
+	{ "RamRoleName", 0 },
 	{ "Password", 0 },
 	{ "PasswordInherit", 0 },
 	{ "Amount", 0 },

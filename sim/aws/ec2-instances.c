@@ -218,6 +218,30 @@ struct run {
 static int run_network(struct ec2 *c, struct run *r);
 static int run_efa(struct ec2 *c, struct run *r);
 
+/* IamInstanceProfile.Name: an instance profile's name, [\w+=,.@-]{1,128} (IAM's
+ * pattern); the emulator has no IAM, so any name of that shape exists. The Arn form is
+ * accepted by the model but not by the emulator. */
+static int run_role(struct ec2 *c)
+{
+	const char *n = ec2_param(c, "IamInstanceProfile.Name");
+	size_t len = n ? strlen(n) : 0;
+
+	if (ec2_param(c, "IamInstanceProfile.Arn"))
+		return EC2_FAIL400(c, "InvalidParameterCombination",
+				   "The emulator takes IamInstanceProfile.Name only");
+	if (n &&
+	    (len < 1 || len > 128 ||
+	     strspn(n,
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "abcdefghijklmnopqrstuvwxyz0123456789"
+		    "_+=,.@-") != len))
+		return EC2_FAIL400(c, "InvalidParameterValue",
+				   "Value (%s) for parameter iamInstanceProfile.name is invalid. "
+				   "Invalid IAM Instance Profile name",
+				   n);
+	return 0;
+}
+
 static int run_market(struct ec2 *c, struct run *r)
 {
 	static const char *const markets[] = { "spot", "capacity-block", NULL };
@@ -420,7 +444,7 @@ static int run_validate(struct ec2 *c, struct run *r)
 		free(names);
 	}
 
-	if (run_efa(c, r))
+	if (run_efa(c, r) || run_role(c))
 		return -1;
 	r->subnet = ec2_param(c, "SubnetId");
 	if (!r->subnet)
@@ -626,6 +650,7 @@ static void launch(struct ec2 *c, const struct run *r, struct sim_instance ***in
 		.disk_gb = r->disk_gb,
 		.release_at_wall = shutdown_timer(c, r),
 		.count = (unsigned)r->max,
+		.role = ec2_param(c, "IamInstanceProfile.Name"),
 	};
 	sim_world_launch(c->sim->world, &l, insts, n, reservation);
 	for (size_t i = 0; i < *n; i++) /* eventual consistency (docs/sim.md) */

@@ -118,6 +118,7 @@ static const struct tc_field f_prepaid[] = {
 		{ "SecurityGroupIds", TC_ARR_STR, NULL },                                        \
 		{ "EnhancedService", TC_OBJ, f_enhanced }, { "ClientToken", TC_STR, NULL },      \
 		{ "HostName", TC_STR, NULL }, { "TagSpecification", TC_ARR_OBJ, f_tag_spec },    \
+		{ "CamRoleName", TC_STR, NULL },                                                 \
 	{                                                                                        \
 		"InstanceMarketOptions", TC_OBJ, f_market                                        \
 	}
@@ -429,6 +430,23 @@ static int parse_timer(struct tc_call *c, struct launch *l)
 	return 0;
 }
 
+/* CamRoleName: 1-128 of letters, digits and _+=,.@- (CAM's role name rule); the emulator
+ * has no CAM, so any name of that shape exists. */
+static int cam_role(struct tc_call *c)
+{
+	const char *n = tc_str(c, "CamRoleName");
+	size_t len = n ? strlen(n) : 0;
+
+	if (n &&
+	    (len < 1 || len > 128 ||
+	     strspn(n,
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+		    "_+=,.@-") != len))
+		return tc_fail(c, "InvalidParameterValue",
+			       "The CamRoleName `%s` is not a valid role name.", n);
+	return 0;
+}
+
 static int parse_launch(struct tc_call *c, struct launch *l, bool run)
 {
 	const struct sim_region *reg = sim_catalog_region(SIM_TENCENT, c->region);
@@ -456,6 +474,8 @@ static int parse_launch(struct tc_call *c, struct launch *l, bool run)
 	if (l->min_count > l->count)
 		return tc_fail(c, "InvalidParameterValue.Range",
 			       "MinCount must not be larger than InstanceCount.");
+	if (cam_role(c))
+		return -1;
 	l->token = tc_str(c, "ClientToken");
 	if (l->token && strlen(l->token) > SIM_TOKEN_MAX)
 		return tc_fail(c, "InvalidClientToken.TooLong",
@@ -543,6 +563,7 @@ static int launch_run(struct tc_call *c, struct launch *l, struct sim_instance *
 		.disk_gb = (unsigned)l->disk_gb,
 		.release_at_wall = l->release_at,
 		.count = (unsigned)l->count,
+		.role = tc_str(c, "CamRoleName"),
 	};
 	sim_world_launch(w, &sl, insts, n, reservation);
 	if (l->token)

@@ -548,6 +548,22 @@ test('an account without a default VPC: a launch must name the VPC and subnet', 
 	}
 });
 
+async function stateRole(id) {
+	const st = await (await fetch(`${sim.ready.control}/state`)).json();
+	return st.instances.find((i) => i.id === id).role;
+}
+
+test('an instance role: CamRoleName on RunInstances, in the emulator\'s state', async () => {
+	const r = await cvm.RunInstances({ ...runReq(1, []), SecurityGroupIds: undefined,
+		CamRoleName: 'gpu-data_reader' });
+	const id = r.InstanceIdSet[0];
+	assert.equal(await stateRole(id), 'gpu-data_reader');
+	await expectCode('a malformed role name', ['InvalidParameterValue'],
+			 () => cvm.RunInstances({ ...runReq(1, []), SecurityGroupIds: undefined,
+				 CamRoleName: 'no spaces' }));
+	await cvm.TerminateInstances({ InstanceIds: [id] });
+});
+
 test('request log is well-formed', () => {
 	checkRequestLog(sim, 'tencent',
 			['CreateSecurityGroup', 'CreateSecurityGroupPolicies', 'DeleteSecurityGroupPolicies',

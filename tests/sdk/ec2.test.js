@@ -721,6 +721,25 @@ test('placement groups: create tagged, launch into, capacity, in use, describe, 
 			 () => ec2.send(new DescribePlacementGroupsCommand({ GroupNames: [name] })));
 });
 
+async function stateRole(id) {
+	const st = await (await fetch(`${sim.ready.control}/state`)).json();
+	return st.instances.find((i) => i.id === id).role;
+}
+
+test('an instance role: IamInstanceProfile.Name on RunInstances, in the emulator\'s state',
+     async () => {
+	const run = await ec2.send(new RunInstancesCommand({
+		ImageId: IMAGE, InstanceType: TYPE, MinCount: 1, MaxCount: 1,
+		IamInstanceProfile: { Name: 'gpu-data_reader' } }));
+	const id = run.Instances[0].InstanceId;
+	assert.equal(await stateRole(id), 'gpu-data_reader');
+	await expectCode('a malformed profile name', ['InvalidParameterValue'],
+			 () => ec2.send(new RunInstancesCommand({
+				 ImageId: IMAGE, InstanceType: TYPE, MinCount: 1, MaxCount: 1,
+				 IamInstanceProfile: { Name: 'no spaces' } })));
+	await ec2.send(new TerminateInstancesCommand({ InstanceIds: [id] }));
+});
+
 test('request log is well-formed', () => {
 	checkRequestLog(sim, 'aws',
 			['RunInstances', 'DescribeInstances', 'TerminateInstances', 'ImportKeyPair',

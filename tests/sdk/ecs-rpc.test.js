@@ -254,6 +254,23 @@ test('ERIs: DescribeInstanceTypes EriQuantity; RunInstances with HighPerformance
 		RegionId: REGION, InstanceId: ok.InstanceIdSets.InstanceIdSet, Force: true }, POST);
 });
 
+async function stateRole(id) {
+	const st = await (await fetch(`${sim.ready.control}/state`)).json();
+	return st.instances.find((i) => i.id === id).role;
+}
+
+test('an instance role: RamRoleName on RunInstances, in the emulator\'s state', async () => {
+	const ok = await pop.request('RunInstances', {
+		...runParams(1, [['fleet', unique('role-')]], null), RamRoleName: 'gpu-data.reader',
+	}, POST);
+	const id = ok.InstanceIdSets.InstanceIdSet[0];
+	assert.equal(await stateRole(id), 'gpu-data.reader');
+	await expectCode('a malformed role name', ['InvalidRamRole.NotFound'], () => pop.request(
+		'RunInstances', { ...runParams(1, [], null), RamRoleName: 'no_underscore' }, POST));
+	await pop.request('DeleteInstances', { RegionId: REGION, InstanceId: [id], Force: true },
+			  POST);
+});
+
 test('DeleteInstances and the instances go away; DeleteSecurityGroup', async () => {
 	const ids = [...batchA, ...batchB];
 	await pop.request('DeleteInstances', { RegionId: REGION, InstanceId: ids, Force: true }, POST);

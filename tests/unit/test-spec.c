@@ -1840,6 +1840,64 @@ static void test_names(void **state)
 
 /* interconnect, interfaces and placement cluster load; auto resolves by count and type
  * (core/fabric.h) */
+static bool bucket_ok(const char *cloud, const char *s)
+{
+	return gc_provider_by_name(cloud)->facts->bucket(s, strlen(s));
+}
+
+static bool role_ok(const char *cloud, const char *s)
+{
+	return gc_provider_by_name(cloud)->facts->instance_role(s, strlen(s));
+}
+
+/* mounts and node_groups[].role: each cloud's bucket and role name rules
+ * (docs/internals/mounts.md), and what the spec keeps */
+static void test_mounts(void **state)
+{
+	struct load l;
+
+	(void)state;
+	assert_true(bucket_ok("aws", "my.data-set1"));
+	assert_false(bucket_ok("aws", "ab"));
+	assert_false(bucket_ok("aws", "My-bucket"));
+	assert_false(bucket_ok("aws", "a..b"));
+	assert_false(bucket_ok("aws", "-ab"));
+	assert_false(bucket_ok("aws", "192.168.5.4"));
+	assert_true(bucket_ok("aws", "192.168.5.4a"));
+	assert_false(bucket_ok("aws", "xn--abc"));
+	assert_false(bucket_ok("aws", "data-s3alias"));
+	assert_true(bucket_ok("alibaba", "test-bucket-2021"));
+	assert_false(bucket_ok("alibaba", "a.b.c"));
+	assert_false(bucket_ok("alibaba", "bucket-"));
+	assert_true(bucket_ok("tencent", "examplebucket-1250000000"));
+	assert_true(bucket_ok("tencent", "1-newproject-1250000000"));
+	assert_false(bucket_ok("tencent", "examplebucket"));
+	assert_false(bucket_ok("tencent", "example-bucket-12a"));
+	assert_false(bucket_ok("tencent", "-x-1250000000"));
+	assert_false(bucket_ok("tencent", "x--1250000000"));
+	assert_true(role_ok("aws", "gpu+data=reader,x.y@z_w-1"));
+	assert_false(role_ok("aws", "a b"));
+	assert_true(role_ok("alibaba", "gpu-data.reader"));
+	assert_false(role_ok("alibaba", "gpu_data"));
+	assert_true(role_ok("tencent", "gpu_data@reader"));
+	assert_false(role_ok("tencent", ""));
+
+	load(&l,
+	     "name: a\nprovider:\n  name: aws\n  region: us-east-1\nnode_groups:\n"
+	     "  - name: t\n    count: 1\n    instance_types: [g5.xlarge]\n"
+	     "    role: reader\nmounts:\n  - bucket: my-data\n    path: /data\n"
+	     "  - bucket: my-out\n    path: /mnt/out\n    mode: rw\n");
+	assert_int_equal(l.r, 0);
+	assert_string_equal(l.spec->groups[0].role, "reader");
+	assert_int_equal(l.spec->groups[0].role_pos.line, 9);
+	assert_int_equal(l.spec->n_mounts, 2);
+	assert_string_equal(l.spec->mounts[0].bucket, "my-data");
+	assert_string_equal(l.spec->mounts[0].path, "/data");
+	assert_false(l.spec->mounts[0].rw);
+	assert_true(l.spec->mounts[1].rw);
+	release(&l);
+}
+
 static void test_fabric(void **state)
 {
 	struct gc_type_facts p4d = { .name = "p4d.24xlarge", .gpus = 8, .rdma_interfaces = 4 };
@@ -2077,6 +2135,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_fabric),
 		cmocka_unit_test(test_gpus),
+		cmocka_unit_test(test_mounts),
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_cloud_image_aliases),
 		cmocka_unit_test(test_cloud_nicknames),

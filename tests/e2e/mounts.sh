@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# mounts.sh: a user's journey with a bucket mounted on the nodes with their instance role
+# (issue 15, item 2; docs/internals/mounts.md). API-only emulator, one node. First the
+# wrong specs a user writes: mounts on a group without a role, a bucket name the cloud
+# refuses, a system directory as the path; plan and apply fail with the key's LINE:COL and
+# create nothing. Then the fixed spec applies: the launch carries the role as the cloud's
+# API names it, and the emulator records it on the instance.
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+case $CLOUD in
+aws) BUCKET=gc-e2e-datasets PARAM=IamInstanceProfile.Name ;;
+alibaba) BUCKET=gc-e2e-datasets PARAM=RamRoleName ;;
+tencent) BUCKET=datasets-1250000000 PARAM=CamRoleName ;;
+esac
+ROLE=gpu-data-reader
+
+sim_start --no-rate-limits
+f=$work/c.yaml
+# mounts_spec OUT ROLE BUCKET PATH: one node; the role after disk_gb (line 16) when set
+mounts_spec() {
+	local out=$1 role=$2 bucket=$3 path=$4
+	spec "$out.base" e2e-mnt workers 1 "$TYPE1" on-demand \
+		"$(printf 'mounts:\n  - bucket: %s\n    path: %s\n    mode: ro' "$bucket" "$path")"
+	{
+		sed -n '1,15p' "$out.base"
+		if [ -n "$role" ]; then
+			printf '    role: %s\n' "$role"
+		fi
+		sed -n '16,$p' "$out.base"
+	} >"$out"
+}
+
+creates() {
+	echo $(($(calls RunInstances) + $(calls ImportKeyPair) + $(calls CreateKeyPair) + \
+		$(calls CreateSecurityGroup)))
+}
+
+# refused WHAT POS MESSAGE: plan and apply -y fail with FILE:POS: MESSAGE, once, nothing made
+refused() {
+	local cmd
+	for cmd in plan "apply -y"; do
+		# shellcheck disable=SC2086 # the command's words
+		gc $cmd "$f"
+		[ "$rc" != 0 ] || fail "$1: $cmd succeeded"
+		grep -qF "$f:$2: " "$work/err" || fail "$1: $cmd did not say '$f:$2:': $(cat "$work/err")"
+		grep -qF "$3" "$work/err" || fail "$1: $cmd did not say '$3': $(cat "$work/err")"
+		[ "$(grep -cF "$3" "$work/err")" = 1 ] || fail "$1: $cmd said it more than once"
+		[ "$(owned_resources e2e-mnt)" = 0 ] || fail "$1: $cmd left a key pair or group"
+		expect_alive e2e-mnt 0 "$1: $cmd"
+		[ "$(creates)" = 0 ] || fail "$1: $cmd created something"
+	done
+}
+
+# mounts without a role: the nodes would have no credentials of their own
+mounts_spec "$f" "" "$BUCKET" /data
+refused "no role" 20:3 "add a role to node group 'workers'"
+
+# a bucket name no cloud takes, a role name with a space
+mounts_spec "$f" "$ROLE" Bad_Bucket /data
+refused "a bad bucket" 21:13 "'Bad_Bucket' is not a bucket name for $CLOUD"
+mounts_spec "$f" "data reader" "$BUCKET" /data
+refused "a bad role" 16:11 "'data reader' is not an instance role name for $CLOUD"
+
+# a system directory
+mounts_spec "$f" "$ROLE" "$BUCKET" /usr/data
+refused "a system path" 22:11 "'/usr/data' is a system directory"
+
+# fixed: it applies; the launch carries the role
+mounts_spec "$f" "$ROLE" "$BUCKET" /data
+gc_ok plan "$f"
+gc_ok apply -y "$f"
+expect_alive e2e-mnt 1 "the fixed spec"
+run=$(jq -s -c '[.[] | select(.action == "RunInstances" and .error_code == null)][0].params' \
+	"$work/requests.log")
+jq -e --arg p "$PARAM" --arg r "$ROLE" '.[$p] == $r' <<<"$run" >/dev/null ||
+	fail "the launch does not carry $PARAM $ROLE: $run"
+state
+jq -e --arg c "$CLOUD" --arg r "$ROLE" '[.instances[] | select(.cloud == $c and
+	.state != "terminated" and .tags["gpucluster:cluster"] == "e2e-mnt")] |
+	length == 1 and all(.role == $r)' "$work/state.json" >/dev/null ||
+	fail "the emulator did not record the role on the instance"
+gc_ok destroy -y "$f"
+expect_alive e2e-mnt 0 "after destroy"
+requests_valid
+note "ok ($CLOUD)"
