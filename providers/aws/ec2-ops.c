@@ -700,8 +700,13 @@ int aws_set_expiry(struct gc_provider *p, const char *const *ids, size_t n, int6
 
 /* ---- key pairs and security groups --------------------------------------------------------- */
 
-static int list_keypairs(struct gc_provider *p, const struct gc_tag_filter *tags, size_t n_tags,
-			 struct gc_resource_list *out, struct gc_error *err)
+/* A Describe without paging (one answer holds every resource of the region), by tag,
+ * parsed by parse: DescribeKeyPairs and DescribePlacementGroups. */
+static int list_unpaged(struct gc_provider *p, const char *action,
+			int (*parse)(const char *xml, size_t len, struct gc_resource_list *out,
+				     struct gc_error *err),
+			const struct gc_tag_filter *tags, size_t n_tags,
+			struct gc_resource_list *out, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_resource_list got;
@@ -711,16 +716,21 @@ static int list_keypairs(struct gc_provider *p, const struct gc_tag_filter *tags
 
 	gc_resource_list_init(&got);
 	add_tag_filters(&params, tags, n_tags, &idx);
-	/* DescribeKeyPairs has no paging: one answer holds every key pair of the region */
-	ret = aws_ec2_call(p, "DescribeKeyPairs", &params, 0, false, &body, err);
+	ret = aws_ec2_call(p, action, &params, 0, false, &body, err);
 	gc_params_release(&params);
-	if (ret == 0 && (ret = aws_xml_keypairs(body.data, body.len, &got, err)) != 0)
-		bad_answer(p, "DescribeKeyPairs", err);
+	if (ret == 0 && (ret = parse(body.data, body.len, &got, err)) != 0)
+		bad_answer(p, action, err);
 	gc_buf_release(&body);
 	if (ret == 0)
 		gc_resource_list_take_tagged(out, &got, tags, n_tags);
 	gc_resource_list_release(&got);
 	return ret;
+}
+
+static int list_keypairs(struct gc_provider *p, const struct gc_tag_filter *tags, size_t n_tags,
+			 struct gc_resource_list *out, struct gc_error *err)
+{
+	return list_unpaged(p, "DescribeKeyPairs", aws_xml_keypairs, tags, n_tags, out, err);
 }
 
 struct secgroups_ctx {
@@ -782,27 +792,11 @@ static int list_secgroups(struct gc_provider *p, const struct gc_params *extra,
 	return ret;
 }
 
-/* DescribePlacementGroups has no paging: one answer holds every group of the region */
 static int list_placements(struct gc_provider *p, const struct gc_tag_filter *tags, size_t n_tags,
 			   struct gc_resource_list *out, struct gc_error *err)
 {
-	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_resource_list got;
-	struct gc_buf body;
-	unsigned idx = 1;
-	int ret;
-
-	gc_resource_list_init(&got);
-	add_tag_filters(&params, tags, n_tags, &idx);
-	ret = aws_ec2_call(p, "DescribePlacementGroups", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	if (ret == 0 && (ret = aws_xml_placement_groups(body.data, body.len, &got, err)) != 0)
-		bad_answer(p, "DescribePlacementGroups", err);
-	gc_buf_release(&body);
-	if (ret == 0)
-		gc_resource_list_take_tagged(out, &got, tags, n_tags);
-	gc_resource_list_release(&got);
-	return ret;
+	return list_unpaged(p, "DescribePlacementGroups", aws_xml_placement_groups, tags, n_tags,
+			    out, err);
 }
 
 int aws_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
