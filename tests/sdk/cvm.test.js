@@ -452,7 +452,7 @@ test('DescribeAccountQuota per zone and market; sold out and denied (plan\'s pre
 		assert.deepEqual(q.PostPaidQuotaSet.map((x) => x.Zone), [ZONE]);
 		assert.equal(q.PostPaidQuotaSet[0].TotalQuota, 500);
 		assert.equal(q.PostPaidQuotaSet[0].UsedQuota + q.PostPaidQuotaSet[0].RemainingQuota, 500);
-		assert.equal(q.SpotPaidQuotaSet[0].TotalQuota, 1000);
+		assert.equal(q.SpotPaidQuotaSet[0].TotalQuota, 100000);
 		const spot = await cvm.DescribeAccountQuota({
 			Filters: [{ Name: 'quota-type', Values: ['SpotPaidQuotaSet'] }],
 		});

@@ -55,7 +55,7 @@ test('GetServiceQuota answers the vCPU quotas per family and market', async () =
 	for (const code of ['L-7212CCBC', 'L-3819A6DF', 'L-34B43A08'])
 		assert.equal((await get(code)).Quota.Value, 16, code);
 	await sim.clearQuotas();
-	assert.equal((await get('L-DB2E81BA')).Quota.Value, 1000, 'the default limit');
+	assert.equal((await get('L-DB2E81BA')).Quota.Value, 100000, 'the default limit');
 });
 
 test('an unknown code, a denied caller and a wrong key are the service errors', async () => {
