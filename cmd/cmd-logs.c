@@ -83,24 +83,12 @@ static int logs_prepare(void *arg, struct gc_session *s, struct gc_error *err)
 	return 0;
 }
 
-/* One line, whole, behind its node's label: the node's output to stdout, its errors to
- * stderr, as `run` shows them. */
+/* One line, as `run` shows them (gc_job_print_line). */
 static void logs_line(void *arg, const struct gc_runner_line *l)
 {
 	struct logs_state *ls = arg;
-	struct gc_output *o = ls->ctx->out;
-	FILE *s = l->is_stderr ? o->err : o->out;
-	const char *label =
-		ls->boot && l->node < ls->boot->n_nodes ? ls->boot->info[l->node].label : "?";
-	struct gc_buf line = GC_BUF_INIT(0);
 
-	gc_buf_addf(&line, "[%s]%*s ", label, ls->width - (int)strlen(label), "");
-	if (gc_buf_add(&line, l->text, l->len) < 0)
-		gc_buf_addstr(&line, "(line too long)");
-	gc_buf_addch(&line, '\n');
-	fwrite(line.data, 1, line.len, s);
-	fflush(s);
-	gc_buf_release(&line);
+	gc_job_print_line(ls->ctx->out, ls->boot, ls->width, l);
 }
 
 static void logs_print(struct gc_cmd_ctx *ctx, const struct gc_session *b)

@@ -197,24 +197,12 @@ static int run_prepare(void *arg, struct gc_session *s, struct gc_error *err)
 	return 0;
 }
 
-/* One line of a node's output, whole, behind its label: the node's stdout to ours, its
- * stderr to ours. One write per line, flushed, so lines of different nodes never mix and
- * a CI log shows them as they come. */
+/* One line of a node's output (gc_job_print_line). */
 static void run_line(void *arg, const struct gc_runner_line *l)
 {
 	struct run_state *rs = arg;
-	struct gc_output *o = rs->ctx->out;
-	FILE *s = l->is_stderr ? o->err : o->out;
-	const char *label = l->node < rs->boot->n_nodes ? rs->boot->info[l->node].label : "?";
-	struct gc_buf line = GC_BUF_INIT(0);
 
-	gc_buf_addf(&line, "[%s]%*s ", label, rs->width - (int)strlen(label), "");
-	if (gc_buf_add(&line, l->text, l->len) < 0)
-		gc_buf_addstr(&line, "(line too long)");
-	gc_buf_addch(&line, '\n');
-	fwrite(line.data, 1, line.len, s);
-	fflush(s);
-	gc_buf_release(&line);
+	gc_job_print_line(rs->ctx->out, rs->boot, rs->width, l);
 }
 
 /* ---- stopping the command on the nodes ---------------------------------------------- */

@@ -206,3 +206,19 @@ const char gc_job_state_fn[] =
 	"\telif [ -f \"$1/exit\" ]; then echo \"exited $(cat \"$1/exit\")\"\n"
 	"\telse echo lost; fi\n"
 	"}\n";
+
+void gc_job_print_line(struct gc_output *o, const struct gc_boot *boot, int width,
+		       const struct gc_runner_line *l)
+{
+	FILE *s = l->is_stderr ? o->err : o->out;
+	const char *label = boot && l->node < boot->n_nodes ? boot->info[l->node].label : "?";
+	struct gc_buf line = GC_BUF_INIT(0);
+
+	gc_buf_addf(&line, "[%s]%*s ", label, width - (int)strlen(label), "");
+	if (gc_buf_add(&line, l->text, l->len) < 0)
+		gc_buf_addstr(&line, "(line too long)");
+	gc_buf_addch(&line, '\n');
+	fwrite(line.data, 1, line.len, s);
+	fflush(s);
+	gc_buf_release(&line);
+}

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "bootstrap/cluster.h"
+#include "bootstrap/runner.h"
 #include "cmd/cmd.h"
 
 struct gc_job_env {
@@ -45,5 +47,11 @@ char *gc_job_launch_script(const struct gc_cmd_ctx *ctx, const char *job_env);
  * "starting" (the supervisor has not started it yet) or "lost" (no exit code and no
  * process: the node rebooted, or the job was killed). */
 extern const char gc_job_state_fn[];
+
+/* One line of a node's output, whole, behind its label (padded to width): the node's stdout
+ * to ours, its stderr to ours. One write per line, flushed, so lines of different nodes
+ * never mix and a CI log shows them as they come (run, logs). boot may be NULL ("?"). */
+void gc_job_print_line(struct gc_output *o, const struct gc_boot *boot, int width,
+		       const struct gc_runner_line *l);
 
 #endif
