@@ -915,6 +915,10 @@ static void test_parallel(void **state)
 		n = 16;
 	for (size_t i = 0; i < n; i++)
 		pinned_node(f, NULL);
+	/* every sshd up first: a node still refusing would wait outside its slot, and the peak
+	 * below would measure the host's load rather than the runner's cap */
+	for (size_t i = 0; i < n; i++)
+		assert_true(nfx_wait_listening(f->inst[i], 60));
 	struct gc_runner_node *nodes = nodes_for(f, 0, n);
 	struct events ev = { .nodes = n };
 
