@@ -635,15 +635,17 @@ const struct gc_cmd_entry gc_cmd_run = {
 	.description =
 		"A job's life cycle in one command: apply (bootstrap included; launches need\n"
 		"no confirmation, terminating nodes does: -y or a 'yes'; --no-apply uses the\n"
-		"cluster as it is), then CMD on every running node at once, with\n"
-		"MASTER_ADDR, MASTER_PORT, NNODES, NODE_RANK,\n"
-		"NPROC_PER_NODE and GPUCLUSTER_NODE in its environment (as 'hosts --format\n"
-		"torchrun' computes them). Each line of output is shown as it comes, behind\n"
-		"the node's label. With --down the cluster is destroyed afterwards, whatever\n"
-		"happened: Ctrl-C stops the command and goes on to the teardown, which only a\n"
-		"second Ctrl-C aborts. Exit 1 when the command failed on any node or the\n"
-		"teardown failed, 130 when interrupted. --recover N: after a failure (a spot\n"
-		"node reclaimed), apply again, which replaces lost nodes, and re-run, N times.",
+		"cluster as it is), then CMD on every running node at once (--on node0: the\n"
+		"first only, for mpirun or deepspeed), with MASTER_ADDR, MASTER_PORT, NNODES,\n"
+		"NODE_RANK, NPROC_PER_NODE, their torchrun PET_* forms, GPUCLUSTER_NODE and\n"
+		"GPUCLUSTER_RUN_ID in its environment (as 'hosts --format torchrun' computes\n"
+		"them). When one rank fails, the others are stopped (fail-fast). Each line of\n"
+		"output is shown as it comes, behind the node's label. With --down the\n"
+		"cluster is destroyed afterwards, whatever happened: Ctrl-C stops the\n"
+		"command and goes on to the teardown, which only a second Ctrl-C aborts.\n"
+		"Exit 1 when the command failed on any node or the teardown failed, 130 when\n"
+		"interrupted. --recover N: after a failure (a spot node reclaimed), apply\n"
+		"again, which replaces lost nodes, and re-run, N times.",
 	.opts = run_opts,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS | GC_CMD_MUTATES | GC_CMD_REMOTE_CMD |
