@@ -13,6 +13,7 @@
 #ifndef GC_SIM_AWS_H
 #define GC_SIM_AWS_H
 
+#include <jansson.h>
 #include <libxml/xmlwriter.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -67,6 +68,31 @@ void sim_aws_xml_start(struct sim_aws_xml *x);
 void sim_aws_xml_send(struct sim_aws_xml *x, struct sim_resp *resp, int status);
 /* Drops a document being written, if any. */
 void sim_aws_xml_discard(struct sim_aws_xml *x);
+
+/* A request to one of the JSON 1.1 services (json.c: pricing.c, quotas.c). */
+#define SIM_AWS_JSON_TYPE "application/x-amz-json-1.1"
+struct sim_aws_json {
+	struct sim *sim;
+	const struct sim_req *req;
+	struct sim_resp *resp;
+	const char *ns; /* the namespace of the service's own error codes; NULL: none */
+	char rid[37];
+	json_t *body; /* the request's JSON; NULL when it is not JSON */
+};
+
+/* Starts the answer to op: request id, content type, the logged body. */
+void sim_aws_json_begin(struct sim_aws_json *c, struct sim *sim, const struct sim_req *req,
+			struct sim_resp *resp, const char *op, const char *version);
+void sim_aws_json_end(struct sim_aws_json *c);
+/* out (taken) as the 200 answer, dumped with JSON_COMPACT | flags. */
+void sim_aws_json_reply(struct sim_aws_json *c, json_t *out, size_t flags);
+/* The error answer, code namespaced with c->ns unless the protocol's own; -1. */
+int sim_aws_json_fail(struct sim_aws_json *c, int status, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* SigV4 for service in a region region_ok accepts (copied to region when not NULL); 0, or
+ * -1 with the error answered. */
+int sim_aws_json_authenticate(struct sim_aws_json *c, const char *service,
+			      bool (*region_ok)(const char *region), char region[64]);
 
 /* What the cloud sells (offer.c), for its row of the frontend table. */
 extern const struct sim_catalog sim_aws_offer;

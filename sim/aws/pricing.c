@@ -31,20 +31,13 @@
 #include "sim/aws/aws.h"
 #include "sim/catalog.h"
 
+#define PRICING_PREFIX	    "AWSPriceListService."
 #define PRICING_NS	    "com.amazon.awspricing#"
 #define PRICING_VERSION	    "2017-10-15"
 #define PRICING_MAX_RESULTS 100
 #define PRICING_PUBLISHED   "2026-11-01T00:00:00Z"
 #define PRICING_OFFER	    "JRTCKXETXF" /* the on-demand offer term code AWS uses */
 #define PRICING_RATE	    "6YS6EN2CT7" /* the on-demand price dimension code */
-
-struct pricing {
-	struct sim *sim;
-	const struct sim_req *req;
-	struct sim_resp *resp;
-	char rid[37];
-	json_t *body;
-};
 
 static const char *const tenancies[] = { "Shared", "Dedicated" };
 static const char *const capacities[] = { "Used", "UnusedCapacityReservation",
@@ -54,39 +47,7 @@ bool sim_pricing_wants(const struct sim_req *req)
 {
 	const char *t = gc_params_get_ci(req->headers, "X-Amz-Target");
 
-	return t && gc_starts_with(t, "AWSPriceListService.");
-}
-
-__attribute__((format(printf, 4, 5))) static int fail(struct pricing *c, int status,
-						      const char *code, const char *fmt, ...)
-{
-	char msg[1024];
-	json_t *doc;
-	char *text;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	/* service exceptions carry the namespace; the protocol-level ones do not */
-	doc = json_pack("{s:s+, s:s}", "__type",
-			gc_ends_with(code, "ClientException") ||
-					gc_starts_with(code, "InvalidSignature") ||
-					gc_starts_with(code, "MissingAuthentication") ||
-					gc_starts_with(code, "IncompleteSignature") ||
-					gc_starts_with(code, "UnknownOperation") ||
-					gc_starts_with(code, "Serialization")
-				? ""
-				: PRICING_NS,
-			code, "message", msg);
-	text = json_dumps(doc, JSON_COMPACT);
-	gc_buf_reset(&c->resp->body);
-	gc_buf_addstr(&c->resp->body, text ? text : "{}");
-	free(text);
-	json_decref(doc);
-	c->resp->status = status;
-	snprintf(c->resp->error_code, sizeof(c->resp->error_code), "%s", code);
-	return -1;
+	return t && gc_starts_with(t, PRICING_PREFIX);
 }
 
 /* --- authentication (SigV4, service "pricing") -------------------------------------- */
@@ -94,65 +55,6 @@ __attribute__((format(printf, 4, 5))) static int fail(struct pricing *c, int sta
 static bool pricing_region(const char *r)
 {
 	return !strcmp(r, "us-east-1") || !strcmp(r, "eu-central-1") || !strcmp(r, "ap-south-1");
-}
-
-static int authenticate(struct pricing *c)
-{
-	const struct sim_req *req = c->req;
-	const char *authz = gc_params_get_ci(req->headers, "Authorization");
-	const char *date = gc_params_get_ci(req->headers, "X-Amz-Date");
-	struct aws_sigv4_auth auth;
-	struct gc_error err;
-	const char *secret;
-	char session_secret[SIM_AWS_SECRET_MAX];
-	int64_t t, now = (int64_t)req->now + c->sim->cfg.clock_offset_s;
-	int ret = -1;
-
-	gc_error_init(&err);
-	if (!authz)
-		return fail(c, 400, "MissingAuthenticationTokenException",
-			    "Missing Authentication Token");
-	if (sim_aws_parse_authorization(authz, &auth, &err) != 0)
-		return fail(c, 400, "IncompleteSignatureException",
-			    "Authorization header is malformed: %s", err.message);
-	/* long-term keys, or temporary ones STS issued with their session token */
-	secret = sim_aws_secret(c->sim, auth.access_key_id,
-				gc_params_get_ci(req->headers, "X-Amz-Security-Token"), now,
-				session_secret);
-	if (!secret) {
-		fail(c, 400, "UnrecognizedClientException",
-		     "The security token included in the request is invalid.");
-		goto out;
-	}
-	if (!date || sim_aws_parse_amz_date(date, &t) != 0) {
-		fail(c, 400, "IncompleteSignatureException",
-		     "Authorization header requires existence of a valid 'X-Amz-Date' header.");
-		goto out;
-	}
-	if (!sim_aws_fresh(t, now)) {
-		fail(c, 400, "InvalidSignatureException",
-		     "Signature expired: %s is now earlier or later than the allowed 15 minutes.",
-		     date);
-		goto out;
-	}
-	if (strcmp(auth.service, "pricing") != 0 || !pricing_region(auth.region)) {
-		fail(c, 400, "InvalidSignatureException",
-		     "Credential should be scoped to a valid region and to the service "
-		     "'pricing', not '%s/%s'.",
-		     auth.region, auth.service);
-		goto out;
-	}
-	if (sim_aws_verify(req, &auth, secret, &err) != 0) {
-		fail(c, 400, "InvalidSignatureException",
-		     "The request signature we calculated does not match the signature you "
-		     "provided. Check your AWS Secret Access Key and signing method. Consult the "
-		     "service documentation for details.");
-		goto out;
-	}
-	ret = 0;
-out:
-	aws_sigv4_auth_release(&auth);
-	return ret;
 }
 
 /* --- the products -------------------------------------------------------------------- */
@@ -306,7 +208,7 @@ static int parse_token(const char *tok, size_t *pos)
 	return 0;
 }
 
-static int check_request(struct pricing *c, json_t **filters, size_t *start, size_t *max)
+static int check_request(struct sim_aws_json *c, json_t **filters, size_t *start, size_t *max)
 {
 	json_t *b = c->body, *f, *v;
 	const char *service, *fv, *tok;
@@ -314,51 +216,55 @@ static int check_request(struct pricing *c, json_t **filters, size_t *start, siz
 
 	service = json_string_value(json_object_get(b, "ServiceCode"));
 	if (!service)
-		return fail(c, 400, "InvalidParameterException",
-			    "Input validation error: ServiceCode is required");
+		return sim_aws_json_fail(c, 400, "InvalidParameterException",
+					 "Input validation error: ServiceCode is required");
 	if (strcmp(service, "AmazonEC2") != 0)
-		return fail(c, 400, "NotFoundException", "Service code %s is not served here",
-			    service);
+		return sim_aws_json_fail(c, 400, "NotFoundException",
+					 "Service code %s is not served here", service);
 	fv = json_string_value(json_object_get(b, "FormatVersion"));
 	if (json_object_get(b, "FormatVersion") && (!fv || strcmp(fv, "aws_v1") != 0))
-		return fail(c, 400, "InvalidParameterException",
-			    "Input validation error: FormatVersion must be aws_v1");
+		return sim_aws_json_fail(c, 400, "InvalidParameterException",
+					 "Input validation error: FormatVersion must be aws_v1");
 	*filters = json_object_get(b, "Filters");
 	if (*filters && !json_is_array(*filters))
-		return fail(c, 400, "InvalidParameterException",
-			    "Input validation error: Filters must be a list");
+		return sim_aws_json_fail(c, 400, "InvalidParameterException",
+					 "Input validation error: Filters must be a list");
 	json_array_foreach(*filters, i, f)
 	{
 		const char *type = json_string_value(json_object_get(f, "Type"));
 
 		if (!json_is_object(f) || !json_is_string(json_object_get(f, "Field")) ||
 		    !json_is_string(json_object_get(f, "Value")))
-			return fail(c, 400, "InvalidParameterException",
-				    "Input validation error: filter %zu needs Type, Field and "
-				    "Value",
-				    i + 1);
+			return sim_aws_json_fail(
+				c, 400, "InvalidParameterException",
+				"Input validation error: filter %zu needs Type, Field and "
+				"Value",
+				i + 1);
 		if (!type || strcmp(type, "TERM_MATCH") != 0)
-			return fail(c, 400, "InvalidParameterException",
-				    "Input validation error: filter type '%s' is not supported",
-				    type ? type : "");
+			return sim_aws_json_fail(
+				c, 400, "InvalidParameterException",
+				"Input validation error: filter type '%s' is not supported",
+				type ? type : "");
 	}
 	*max = PRICING_MAX_RESULTS;
 	if ((v = json_object_get(b, "MaxResults"))) {
 		json_int_t m = json_integer_value(v);
 		if (!json_is_integer(v) || m < 1 || m > PRICING_MAX_RESULTS)
-			return fail(c, 400, "InvalidParameterException",
-				    "Input validation error: MaxResults must be between 1 and %d",
-				    PRICING_MAX_RESULTS);
+			return sim_aws_json_fail(
+				c, 400, "InvalidParameterException",
+				"Input validation error: MaxResults must be between 1 and %d",
+				PRICING_MAX_RESULTS);
 		*max = (size_t)m;
 	}
 	*start = 0;
 	tok = json_string_value(json_object_get(b, "NextToken"));
 	if (json_object_get(b, "NextToken") && (!tok || parse_token(tok, start) != 0))
-		return fail(c, 400, "InvalidNextTokenException", "The NextToken is invalid");
+		return sim_aws_json_fail(c, 400, "InvalidNextTokenException",
+					 "The NextToken is invalid");
 	return 0;
 }
 
-static int get_products(struct pricing *c)
+static int get_products(struct sim_aws_json *c)
 {
 	const struct sim_itype *types;
 	const struct sim_region *regions;
@@ -403,42 +309,33 @@ static int get_products(struct pricing *c)
 		make_token(start + shown, tok);
 		json_object_set_new(out, "NextToken", json_string(tok));
 	}
-	text = json_dumps(out, JSON_COMPACT);
-	gc_buf_reset(&c->resp->body);
-	gc_buf_addstr(&c->resp->body, text);
-	free(text);
-	json_decref(out);
-	c->resp->status = 200;
+	sim_aws_json_reply(c, out, 0);
 	return 0;
 }
 
-static void handle(struct pricing *c)
+static void handle(struct sim_aws_json *c, const char *op)
 {
-	const char *target = gc_params_get_ci(c->req->headers, "X-Amz-Target");
-	const char *op = target + strlen("AWSPriceListService.");
 	struct sim_fault_hit hit;
-	json_error_t jerr;
 
-	snprintf(c->resp->action, sizeof(c->resp->action), "%s", op);
-	snprintf(c->resp->version, sizeof(c->resp->version), "%s", PRICING_VERSION);
-	if (c->req->body_len)
-		c->body = json_loadb(c->req->body, c->req->body_len, JSON_REJECT_DUPLICATES, &jerr);
-	c->resp->log_params = c->body ? json_deep_copy(c->body) : json_object();
-	if (authenticate(c) != 0)
+	if (sim_aws_json_authenticate(c, "pricing", pricing_region, NULL) != 0)
 		return;
 	if (strcmp(op, "GetProducts") != 0) {
-		fail(c, 400, "UnknownOperationException", "Operation %s is not served here", op);
+		sim_aws_json_fail(c, 400, "UnknownOperationException",
+				  "Operation %s is not served here", op);
 		return;
 	}
 	if (!json_is_object(c->body)) {
-		fail(c, 400, "SerializationException", "The request body is not a JSON object");
+		sim_aws_json_fail(c, 400, "SerializationException",
+				  "The request body is not a JSON object");
 		return;
 	}
 	sim_faults_check(c->sim->faults, SIM_AWS, "GetProducts", 0, &hit);
 	switch (hit.kind) {
-	case SIM_FAULT_THROTTLE: fail(c, 400, "ThrottlingException", "Rate exceeded"); return;
+	case SIM_FAULT_THROTTLE:
+		sim_aws_json_fail(c, 400, "ThrottlingException", "Rate exceeded");
+		return;
 	case SIM_FAULT_5XX:
-		fail(c, 500, "InternalErrorException", "An internal error occurred");
+		sim_aws_json_fail(c, 500, "InternalErrorException", "An internal error occurred");
 		return;
 	case SIM_FAULT_DROP: c->resp->drop = true; return;
 	case SIM_FAULT_SLOW: c->resp->delay_ms += hit.delay_ms; break;
@@ -449,15 +346,11 @@ static void handle(struct pricing *c)
 
 void sim_pricing_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp)
 {
-	struct pricing c;
+	const char *op = gc_params_get_ci(req->headers, "X-Amz-Target") + strlen(PRICING_PREFIX);
+	struct sim_aws_json c;
 
-	memset(&c, 0, sizeof(c));
-	c.sim = sim;
-	c.req = req;
-	c.resp = resp;
-	sim_request_id(sim, false, c.rid);
-	resp->content_type = "application/x-amz-json-1.1";
-	gc_params_add(&resp->headers, "x-amzn-RequestId", c.rid);
-	handle(&c);
-	json_decref(c.body);
+	sim_aws_json_begin(&c, sim, req, resp, op, PRICING_VERSION);
+	c.ns = PRICING_NS;
+	handle(&c, op);
+	sim_aws_json_end(&c);
 }

@@ -28,15 +28,6 @@
 
 #define QUOTAS_PREFIX  "ServiceQuotasV20190624."
 #define QUOTAS_VERSION "2019-06-24"
-#define QUOTAS_TYPE    "application/x-amz-json-1.1"
-
-struct quotas {
-	struct sim *sim;
-	const struct sim_req *req;
-	struct sim_resp *resp;
-	char rid[37];
-	json_t *body;
-};
 
 static const struct {
 	const char *code, *name, *cls;
@@ -59,110 +50,36 @@ bool sim_quotas_wants(const struct sim_req *req)
 	return t && gc_starts_with(t, QUOTAS_PREFIX);
 }
 
-__attribute__((format(printf, 4, 5))) static int fail(struct quotas *c, int status,
-						      const char *code, const char *fmt, ...)
+static bool any_region(const char *region)
 {
-	char msg[1024];
-	json_t *doc;
-	char *text;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	doc = json_pack("{s:s, s:s}", "__type", code, "message", msg);
-	text = json_dumps(doc, JSON_COMPACT);
-	gc_buf_reset(&c->resp->body);
-	gc_buf_addstr(&c->resp->body, text ? text : "{}");
-	free(text);
-	json_decref(doc);
-	c->resp->status = status;
-	snprintf(c->resp->error_code, sizeof(c->resp->error_code), "%s", code);
-	return -1;
+	return sim_catalog_region(SIM_AWS, region);
 }
 
-static int authenticate(struct quotas *c)
-{
-	const struct sim_req *req = c->req;
-	const char *authz = gc_params_get_ci(req->headers, "Authorization");
-	const char *date = gc_params_get_ci(req->headers, "X-Amz-Date");
-	struct aws_sigv4_auth auth;
-	struct gc_error err;
-	const char *secret;
-	char session_secret[SIM_AWS_SECRET_MAX];
-	int64_t t, now = (int64_t)req->now + c->sim->cfg.clock_offset_s;
-	int ret = -1;
-
-	gc_error_init(&err);
-	if (!authz)
-		return fail(c, 400, "MissingAuthenticationTokenException",
-			    "Missing Authentication Token");
-	if (sim_aws_parse_authorization(authz, &auth, &err) != 0)
-		return fail(c, 400, "IncompleteSignatureException",
-			    "Authorization header is malformed: %s", err.message);
-	secret = sim_aws_secret(c->sim, auth.access_key_id,
-				gc_params_get_ci(req->headers, "X-Amz-Security-Token"), now,
-				session_secret);
-	if (!secret) {
-		fail(c, 400, "UnrecognizedClientException",
-		     "The security token included in the request is invalid.");
-		goto out;
-	}
-	if (!date || sim_aws_parse_amz_date(date, &t) != 0) {
-		fail(c, 400, "IncompleteSignatureException",
-		     "Authorization header requires existence of a valid 'X-Amz-Date' header.");
-		goto out;
-	}
-	if (!sim_aws_fresh(t, now)) {
-		fail(c, 400, "InvalidSignatureException",
-		     "Signature expired: %s is now earlier or later than the allowed 15 minutes.",
-		     date);
-		goto out;
-	}
-	if (strcmp(auth.service, "servicequotas") != 0 ||
-	    !sim_catalog_region(SIM_AWS, auth.region)) {
-		fail(c, 400, "InvalidSignatureException",
-		     "Credential should be scoped to a valid region and to the service "
-		     "'servicequotas', not '%s/%s'.",
-		     auth.region, auth.service);
-		goto out;
-	}
-	if (sim_aws_verify(req, &auth, secret, &err) != 0) {
-		fail(c, 400, "InvalidSignatureException",
-		     "The request signature we calculated does not match the signature you "
-		     "provided. Check your AWS Secret Access Key and signing method. Consult the "
-		     "service documentation for details.");
-		goto out;
-	}
-	ret = 0;
-out:
-	aws_sigv4_auth_release(&auth);
-	return ret;
-}
-
-static int get_service_quota(struct quotas *c, const char *region)
+static int get_service_quota(struct sim_aws_json *c, const char *region)
 {
 	const char *service = json_string_value(json_object_get(c->body, "ServiceCode"));
 	const char *code = json_string_value(json_object_get(c->body, "QuotaCode"));
 	json_t *out;
 	char arn[160];
-	char *text;
 	size_t i;
 
 	if (!service || !*service || !code || !*code)
-		return fail(c, 400, "ValidationException",
-			    "1 validation error detected: ServiceCode and QuotaCode are required");
+		return sim_aws_json_fail(
+			c, 400, "ValidationException",
+			"1 validation error detected: ServiceCode and QuotaCode are required");
 	if (sim_quota_denied(SIM_AWS))
-		return fail(c, 400, "AccessDeniedException",
-			    "You do not have sufficient access to perform this action.");
+		return sim_aws_json_fail(
+			c, 400, "AccessDeniedException",
+			"You do not have sufficient access to perform this action.");
 	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
 		if (!strcmp(service, "ec2") && !strcmp(code, codes[i].code))
 			break;
 	if (i == sizeof(codes) / sizeof(codes[0]))
-		return fail(c, 400, "NoSuchResourceException",
-			    "The request failed because the specified service or quota does "
-			    "not exist: %s/%s",
-			    service, code);
+		return sim_aws_json_fail(
+			c, 400, "NoSuchResourceException",
+			"The request failed because the specified service or quota does "
+			"not exist: %s/%s",
+			service, code);
 	snprintf(arn, sizeof(arn), "arn:aws:servicequotas:%s::ec2/%s", region, code);
 	out = json_pack("{s:{s:s, s:s, s:s, s:s, s:s, s:f, s:s, s:b, s:b, s:{s:s, s:s, s:{s:s, "
 			"s:s, s:s, s:s}, s:s}}}",
@@ -174,49 +91,35 @@ static int get_service_quota(struct quotas *c, const char *region)
 			"AWS/Usage", "MetricName", "ResourceCount", "MetricDimensions", "Class",
 			codes[i].cls, "Resource", "vCPU", "Service", "EC2", "Type", "Resource",
 			"MetricStatisticRecommendation", "Maximum");
-	text = json_dumps(out, JSON_COMPACT | JSON_REAL_PRECISION(17));
-	gc_buf_reset(&c->resp->body);
-	gc_buf_addstr(&c->resp->body, text ? text : "{}");
-	free(text);
-	json_decref(out);
-	c->resp->status = 200;
+	sim_aws_json_reply(c, out, JSON_REAL_PRECISION(17));
 	return 0;
 }
 
-static void handle(struct quotas *c)
+static void handle(struct sim_aws_json *c, const char *op)
 {
-	const char *target = gc_params_get_ci(c->req->headers, "X-Amz-Target");
-	const char *op = target + strlen(QUOTAS_PREFIX);
-	const char *authz = gc_params_get_ci(c->req->headers, "Authorization");
-	struct aws_sigv4_auth auth;
-	struct gc_error err;
 	struct sim_fault_hit hit;
-	char region[64] = "us-east-1";
+	char region[64];
 
-	snprintf(c->resp->action, sizeof(c->resp->action), "%s", op);
-	snprintf(c->resp->version, sizeof(c->resp->version), "%s", QUOTAS_VERSION);
-	if (c->req->body_len)
-		c->body = json_loadb(c->req->body, c->req->body_len, JSON_REJECT_DUPLICATES, NULL);
-	c->resp->log_params = c->body ? json_deep_copy(c->body) : json_object();
-	if (authenticate(c) != 0)
+	if (sim_aws_json_authenticate(c, "servicequotas", any_region, region) != 0)
 		return;
-	gc_error_init(&err);
-	if (authz && sim_aws_parse_authorization(authz, &auth, &err) == 0) {
-		snprintf(region, sizeof(region), "%s", auth.region);
-		aws_sigv4_auth_release(&auth);
-	}
 	if (strcmp(op, "GetServiceQuota") != 0) {
-		fail(c, 400, "UnknownOperationException", "Operation %s is not served here", op);
+		sim_aws_json_fail(c, 400, "UnknownOperationException",
+				  "Operation %s is not served here", op);
 		return;
 	}
 	if (!json_is_object(c->body)) {
-		fail(c, 400, "SerializationException", "The request body is not a JSON object");
+		sim_aws_json_fail(c, 400, "SerializationException",
+				  "The request body is not a JSON object");
 		return;
 	}
 	sim_faults_check(c->sim->faults, SIM_AWS, "GetServiceQuota", 0, &hit);
 	switch (hit.kind) {
-	case SIM_FAULT_THROTTLE: fail(c, 400, "TooManyRequestsException", "Rate exceeded"); return;
-	case SIM_FAULT_5XX: fail(c, 500, "ServiceException", "An internal error occurred"); return;
+	case SIM_FAULT_THROTTLE:
+		sim_aws_json_fail(c, 400, "TooManyRequestsException", "Rate exceeded");
+		return;
+	case SIM_FAULT_5XX:
+		sim_aws_json_fail(c, 500, "ServiceException", "An internal error occurred");
+		return;
 	case SIM_FAULT_DROP: c->resp->drop = true; return;
 	case SIM_FAULT_SLOW: c->resp->delay_ms += hit.delay_ms; break;
 	case SIM_FAULT_HOSTILE:
@@ -231,7 +134,7 @@ static void handle(struct quotas *c)
 
 /* How the hostile modes imitate a JSON 1.1 service (sim/hostile.h). */
 static const struct sim_hostile_style quotas_hostile = {
-	.content_type = QUOTAS_TYPE,
+	.content_type = SIM_AWS_JSON_TYPE,
 	.error_status = 400,
 	.error_code = "ValidationException",
 	.wrong_document = "{\"Services\":[{\"ServiceCode\":\"ec2\",\"ServiceName\":\"hostile\"}]}",
@@ -241,16 +144,11 @@ static const struct sim_hostile_style quotas_hostile = {
 
 void sim_quotas_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp)
 {
-	struct quotas c;
+	const char *op = gc_params_get_ci(req->headers, "X-Amz-Target") + strlen(QUOTAS_PREFIX);
+	struct sim_aws_json c;
 
-	memset(&c, 0, sizeof(c));
-	c.sim = sim;
-	c.req = req;
-	c.resp = resp;
-	sim_request_id(sim, false, c.rid);
-	resp->content_type = QUOTAS_TYPE;
-	gc_params_add(&resp->headers, "x-amzn-RequestId", c.rid);
-	handle(&c);
+	sim_aws_json_begin(&c, sim, req, resp, op, QUOTAS_VERSION);
+	handle(&c, op);
 	sim_hostile_answer(&quotas_hostile, resp->action, &resp->hostile, resp);
-	json_decref(c.body);
+	sim_aws_json_end(&c);
 }
