@@ -6,7 +6,8 @@
  * (pricing.c, GetProducts) when sim_pricing_wants it (an X-Amz-Target of
  * AWSPriceListService.*); everything else is EC2 (ec2.h). Each service verifies SigV4
  * with the one verifier here (sigv4.c) and answers with its own error codes; EC2 and STS
- * write their XML through xml.c.
+ * write their XML through xml.c, the JSON 1.1 services (pricing.c, quotas.c) their
+ * requests, SigV4 scope and errors through json.c.
  *
  * Everything here is a pure function, safe from any connection thread.
  */
