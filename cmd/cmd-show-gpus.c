@@ -413,7 +413,7 @@ static void print_text(struct gc_cmd_ctx *ctx, const struct show *s, const struc
 		time_text(when, sizeof(when), src->l.fetched_at);
 		gc_cmd_age_text(age, sizeof(age), s->now, src->l.fetched_at);
 		gc_out_printf(
-			out, out->out, "%s %s: live from the cloud's API at %s (%s, %s old%s)\n",
+			out, out->out, "%s: live from the cloud's API in %s at %s (%s, %s old%s)\n",
 			src->l.cloud, src->l.region, when, src->cached ? "cached" : "just now", age,
 			src->cached ? "; --refresh asks again" : "");
 	}
