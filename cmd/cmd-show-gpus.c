@@ -303,7 +303,15 @@ static json_t *row_json(const struct row *w, int64_t hours)
 	json_object_set_new(j, "on_demand_hourly", price_json(o->on_demand));
 	json_object_set_new(j, "per_gpu_hourly", price_json(o->on_demand >= 0 ? per_gpu(o) : -1));
 	json_object_set_new(j, "spot_hourly", price_json(o->spot));
+	json_object_set_new(j, "reserved_1y_hourly", price_json(o->reserved[0]));
+	json_object_set_new(j, "reserved_3y_hourly", price_json(o->reserved[1]));
 	if (hours) {
+		json_object_set_new(
+			j, "reserved_1y_cost",
+			price_json(o->reserved[0] >= 0 ? o->reserved[0] * (double)hours : -1));
+		json_object_set_new(
+			j, "reserved_3y_cost",
+			price_json(o->reserved[1] >= 0 ? o->reserved[1] * (double)hours : -1));
 		json_object_set_new(
 			j, "on_demand_cost",
 			price_json(o->on_demand >= 0 ? o->on_demand * (double)hours : -1));
@@ -359,13 +367,14 @@ static void print_text(struct gc_cmd_ctx *ctx, const struct show *s, const struc
 		       size_t n, int64_t hours)
 {
 	struct gc_output *out = ctx->out;
-	bool spot = false;
+	bool spot = false, reserved = false;
 
 	gc_out_printf(out, out->out, "%-8s %-15s %-24s %-11s %5s %8s %5s %-14s %11s %11s %11s",
 		      "CLOUD", "REGION", "TYPE", "GPUS", "VCPUS", "MEMORY", "ZONES", "INTERCONNECT",
 		      "PER-HOUR", "SPOT-HOUR", "PER-GPU-H");
 	if (hours)
-		gc_out_printf(out, out->out, " %12s %12s", "COST", "SPOT-COST");
+		gc_out_printf(out, out->out, " %12s %12s %12s %12s", "COST", "SPOT-COST",
+			      "RES-1Y-COST", "RES-3Y-COST");
 	gc_out_printf(out, out->out, " CURRENCY\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct gc_gpu_row *o = rows[i].r;
@@ -382,6 +391,7 @@ static void print_text(struct gc_cmd_ctx *ctx, const struct show *s, const struc
 		price_text(sp, sizeof(sp), o->spot, 4);
 		price_text(pg, sizeof(pg), o->on_demand >= 0 ? per_gpu(o) : -1, 4);
 		spot |= o->spot >= 0;
+		reserved |= o->reserved[0] >= 0 || o->reserved[1] >= 0;
 		gc_buf_addf(&line, "%-8s %-15s %-24s %-11s %5u %8s %5s %-14s %11s %11s %11s",
 			    rows[i].src->l.cloud, rows[i].src->l.region, o->type, gpus, o->vcpus,
 			    mem, zones, *o->interconnect ? o->interconnect : "-", od, sp, pg);
@@ -390,6 +400,13 @@ static void print_text(struct gc_cmd_ctx *ctx, const struct show *s, const struc
 				   o->on_demand >= 0 ? o->on_demand * (double)hours : -1, 2);
 			price_text(sp, sizeof(sp), o->spot >= 0 ? o->spot * (double)hours : -1, 2);
 			gc_buf_addf(&line, " %12s %12s", od, sp);
+			for (int k = 0; k < 2; k++) {
+				price_text(od, sizeof(od),
+					   o->reserved[k] >= 0 ? o->reserved[k] * (double)hours
+							       : -1,
+					   2);
+				gc_buf_addf(&line, " %12s", od);
+			}
 		}
 		gc_buf_addf(&line, " %s\n", *o->currency ? o->currency : "-");
 		gc_out_puts_clean(out, out->out, line.data); /* names come from the cloud */
@@ -425,6 +442,19 @@ static void print_text(struct gc_cmd_ctx *ctx, const struct show *s, const struc
 		gc_out_printf(out, out->out,
 			      "spot is not shown where the listing is the shipped catalogue (it "
 			      "moves, and an instance may be reclaimed)\n");
+	if (hours && reserved)
+		gc_out_printf(out, out->out,
+			      "reserved: the effective hourly price of a standard reservation "
+			      "with no upfront fee, for 1 or 3 years, from the cloud's price list; "
+			      "it bills every hour of its term, used or not\n");
+	if (hours)
+		for (size_t i = 0; i < s->n_srcs; i++)
+			if (!gc_provider_by_name(s->srcs[i].l.cloud)->reserved_price &&
+			    (i == 0 || strcmp(s->srcs[i - 1].l.cloud, s->srcs[i].l.cloud) != 0))
+				gc_out_printf(out, out->out,
+					      "%s: no reserved prices: its price API publishes "
+					      "none\n",
+					      s->srcs[i].l.cloud);
 }
 
 static int show_gpus_exec(struct gc_cmd_ctx *ctx)

@@ -16,7 +16,7 @@
 #include "core/gpuspec.h"
 #include "core/gpulive.h"
 
-#define CACHE_VERSION 1
+#define CACHE_VERSION 2
 
 void gc_gpu_listing_init(struct gc_gpu_listing *l)
 {
@@ -38,7 +38,7 @@ static struct gc_gpu_row *push(struct gc_gpu_listing *l)
 	GC_ALLOC_GROW(l->rows, l->n + 1, l->alloc);
 	r = &l->rows[l->n++];
 	memset(r, 0, sizeof(*r));
-	r->on_demand = r->spot = -1;
+	r->on_demand = r->spot = r->reserved[0] = r->reserved[1] = -1;
 	return r;
 }
 
@@ -94,7 +94,7 @@ int gc_gpulive_fetch(struct gc_gpu_listing *out, struct gc_provider *p, int64_t 
 		const struct gc_type_facts *f = &types[i].facts;
 		const char *model = gc_gpu_model_canonical(f->gpu_model);
 		struct gc_gpu_row *r = push(out);
-		char cur[GC_CURRENCY_SIZE] = "";
+		char cur[GC_CURRENCY_SIZE] = "", reserved_cur[GC_CURRENCY_SIZE] = "";
 		struct gc_error e;
 
 		snprintf(r->type, sizeof(r->type), "%s", f->name);
@@ -107,10 +107,18 @@ int gc_gpulive_fetch(struct gc_gpu_listing *out, struct gc_provider *p, int64_t 
 		interconnect(r->interconnect, sizeof(r->interconnect), p->ops, f);
 		if (!(p->ops->caps & GC_CAP_PRICE))
 			continue;
+		/* reserved first: a cloud whose reserved terms come with the on-demand price
+		 * (a price list's product) then answers the on-demand price from its cache */
+		gc_error_init(&e);
+		if (p->ops->reserved_price &&
+		    gc_provider_reserved_price(p, f->name, r->reserved, reserved_cur, &e) != 0)
+			r->reserved[0] = r->reserved[1] = -1;
 		/* a price the cloud cannot give shows as none: the listing is still worth it */
 		gc_error_init(&e);
 		if (gc_provider_price(p, f->name, NULL, false, &r->on_demand, r->currency, &e) != 0)
 			r->on_demand = -1;
+		if (strcmp(reserved_cur, r->currency) != 0)
+			r->reserved[0] = r->reserved[1] = -1;
 		gc_error_init(&e);
 		if (gc_provider_price(p, f->name, NULL, true, &r->spot, cur, &e) != 0 ||
 		    (r->currency[0] && strcmp(cur, r->currency) != 0))
@@ -187,6 +195,8 @@ int gc_gpulive_load(struct gc_gpu_listing *out, const char *path, const char *cl
 		r->n_zones = get_uint(o, "zones");
 		r->on_demand = get_price(o, "on_demand_hourly");
 		r->spot = get_price(o, "spot_hourly");
+		r->reserved[0] = get_price(o, "reserved_1y_hourly");
+		r->reserved[1] = get_price(o, "reserved_3y_hourly");
 		if (!r->type[0] || !r->gpus) { /* not ours: a miss */
 			gc_gpu_listing_release(out);
 			goto out;
@@ -244,6 +254,8 @@ int gc_gpulive_save(const struct gc_gpu_listing *l, const char *path, const char
 
 		json_object_set_new(o, "on_demand_hourly", price_json(r->on_demand));
 		json_object_set_new(o, "spot_hourly", price_json(r->spot));
+		json_object_set_new(o, "reserved_1y_hourly", price_json(r->reserved[0]));
+		json_object_set_new(o, "reserved_3y_hourly", price_json(r->reserved[1]));
 		json_array_append_new(offers, o);
 	}
 	doc = json_pack("{s:i, s:s, s:s, s:s, s:I, s:o}", "version", CACHE_VERSION, "cloud",

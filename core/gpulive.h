@@ -32,6 +32,9 @@ struct gc_gpu_row {
 	char interconnect[32];
 	double on_demand;
 	double spot;
+	/* the effective hourly price reserved for 1 and 3 years with no upfront fee, where
+	 * the cloud's price API publishes it (ops->reserved_price) */
+	double reserved[2];
 	char currency[GC_CURRENCY_SIZE];
 };
 
@@ -51,7 +54,8 @@ void gc_gpu_listing_release(struct gc_gpu_listing *l);
 void gc_gpulive_catalogue(struct gc_gpu_listing *out, const struct gc_provider_ops *ops);
 
 /* Lists p's region live: gpu_types, and each type's on-demand and spot price where the
- * cloud has a price op (a price it cannot give is -1, not an error). */
+ * cloud has a price op, and its reserved prices where it has reserved_price (a price it
+ * cannot give is -1, not an error). */
 int gc_gpulive_fetch(struct gc_gpu_listing *out, struct gc_provider *p, int64_t now,
 		     struct gc_error *err);
 

@@ -574,6 +574,12 @@ int gc_provider_gpu_types(struct gc_provider *p, struct gc_gpu_type **out, size_
 	return CALL_OP(p, gpu_types, "GPU type listing", err, out, n_out);
 }
 
+int gc_provider_reserved_price(struct gc_provider *p, const char *type, double out[2],
+			       char out_currency[GC_CURRENCY_SIZE], struct gc_error *err)
+{
+	return CALL_OP(p, reserved_price, "reserved price lookup", err, type, out, out_currency);
+}
+
 void gc_gpu_types_free(struct gc_gpu_type *v, size_t n)
 {
 	for (size_t i = 0; v && i < n; i++)

@@ -486,6 +486,12 @@ struct gc_provider_ops {
 	 * catalogue shipped with the binary. */
 	int (*gpu_types)(struct gc_provider *p, struct gc_gpu_type **out, size_t *n_out,
 			 struct gc_error *err);
+	/* Reserved terms the cloud's price API publishes for type in the region: the effective
+	 * hourly price of one instance reserved with no upfront fee, out[0] for 1 year and
+	 * out[1] for 3 years (-1: none), in *out_currency. NULL: the cloud publishes none
+	 * there (docs/internals/gpus.md). */
+	int (*reserved_price)(struct gc_provider *p, const char *type, double out[2],
+			      char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
 };
 
 /* Per-driver counters, for tests, benchmarks and the verbose summary. */
@@ -565,6 +571,9 @@ int gc_provider_caller_address(struct gc_provider *p, char **out, struct gc_erro
 /* GC_EUNSUPPORTED where the cloud has no quota op. */
 int gc_provider_quota(struct gc_provider *p, const char *type, const char *zone, bool spot,
 		      struct gc_quota *out, struct gc_error *err);
+/* GC_EUNSUPPORTED where the cloud has no reserved_price op. */
+int gc_provider_reserved_price(struct gc_provider *p, const char *type, double out[2],
+			       char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
 /* GC_EUNSUPPORTED where the cloud has no gpu_types op. */
 int gc_provider_gpu_types(struct gc_provider *p, struct gc_gpu_type **out, size_t *n_out,
 			  struct gc_error *err);

@@ -256,6 +256,8 @@ int aws_type_zones(struct gc_provider *p, const char *type, char ***out, size_t 
 		   struct gc_error *err);
 int aws_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int aws_console_output(struct gc_provider *p, const char *id, char **out, struct gc_error *err);
+int aws_reserved_price(struct gc_provider *p, const char *type, double out[2],
+		       char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
 /* gpus.c: the region's GPU types with their zones (ops->gpu_types) */
 int aws_gpu_types(struct gc_provider *p, struct gc_gpu_type **out, size_t *n_out,
 		  struct gc_error *err);

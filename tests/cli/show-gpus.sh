@@ -73,15 +73,15 @@ expect_rc 0
 [ "$(printf '%s\n' "$out" | grep -c 'A100')" -eq 1 ] || fail "$last: $out"
 expect_in out "ecs.gn7e-c16g1.32xlarge"
 
-# every row of one cloud, sorted by price per GPU-hour (PER-GPU-H, before COST and
-# SPOT-COST), with the cost of 10 hours
+# every row of one cloud, sorted by price per GPU-hour (PER-GPU-H, before COST, SPOT-COST,
+# RES-1Y-COST and RES-3Y-COST), with the cost of 10 hours
 run show-gpus --cloud aws --hours 10
 expect_rc 0
-per=$(printf '%s\n' "$out" | awk '$1 == "aws" { print $(NF - 3) }')
+per=$(printf '%s\n' "$out" | awk '$1 == "aws" { print $(NF - 5) }')
 [ "$per" = "$(printf '%s\n' "$per" | sort -g)" ] || fail "$last: not sorted: $per"
 expect_in out "COST"
 run show-gpus --cloud aws --hours 10 T4:1
-[ "$(printf '%s\n' "$out" | awk '$3 == "g4dn.xlarge" { print $(NF - 2) " " $NF }')" = "5.26 USD" ] ||
+[ "$(printf '%s\n' "$out" | awk '$3 == "g4dn.xlarge" { print $(NF - 4) " " $NF }')" = "5.26 USD" ] ||
 	fail "$last: 10 hours of g4dn.xlarge are not 5.26 USD: $out"
 [ "$(printf '%s\n' "$out" | grep -c '^alibaba\|^tencent')" -eq 0 ] || fail "$last: other clouds"
 

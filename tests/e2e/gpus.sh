@@ -61,6 +61,17 @@ grep -qE "^On spot, 10 hours: [0-9]+\.[0-9]{2} (USD|CNY) \(at today's spot price
 	fail "plan --hours 10 does not say the spot cost with its caveat"
 [ "$CLOUD" != aws ] || grep -qF "On-demand, 10 hours: 327.73 USD" "$work/out" ||
 	fail "10 hours of p4d.24xlarge are not 327.73 USD"
+# reserved where the price API publishes it (the AWS price list's Reserved terms, which
+# the emulator prices at 62% and 40% of on-demand), else said to be absent
+if [ "$CLOUD" = aws ]; then
+	grep -qF "Reserved 1 year, no upfront, 10 hours: 203.19 USD (the effective hourly price; a reservation bills every hour of its term, used or not)" \
+		"$work/out" || fail "plan --hours does not say the 1-year reserved cost"
+	grep -qF "Reserved 3 years, no upfront, 10 hours: 131.09 USD" "$work/out" ||
+		fail "plan --hours does not say the 3-year reserved cost"
+else
+	grep -qF "Reserved: $CLOUD's price API publishes no reserved prices" "$work/out" ||
+		fail "plan --hours does not say reserved prices are absent"
+fi
 
 gc_ok apply -y "$f"
 expect_alive e2e-gpus 1 "apply with gpus"
@@ -129,8 +140,8 @@ grep -qE "^$CLOUD: live from the cloud's API in $REGION at 20[0-9-]+ [0-9:]+ UTC
 grep -qF "spot: today's price, which changes; the cloud may interrupt" "$work/out" ||
 	fail "show-gpus does not give spot's caveat"
 # rows: CLOUD REGION TYPE GPUS VCPUS MEMORY ZONES INTERCONNECT... PER-HOUR SPOT-HOUR
-# PER-GPU-H COST SPOT-COST CURRENCY
-awk -v c="$CLOUD" '$1 == c { print $(NF - 3) }' "$work/out" >"$work/per-gpu"
+# PER-GPU-H COST SPOT-COST RES-1Y-COST RES-3Y-COST CURRENCY
+awk -v c="$CLOUD" '$1 == c { print $(NF - 5) }' "$work/out" >"$work/per-gpu"
 [ -s "$work/per-gpu" ] || fail "show-gpus listed no type"
 sort -g -c "$work/per-gpu" || fail "show-gpus is not sorted by price per GPU-hour"
 [ "$(awk -v c="$CLOUD" '$1 == c { print $NF }' "$work/out" | sort -u)" = "$CURRENCY" ] ||
@@ -138,9 +149,20 @@ sort -g -c "$work/per-gpu" || fail "show-gpus is not sorted by price per GPU-hou
 row=$(awk -v t="$A100" '$3 == t' "$work/out")
 [ -n "$row" ] || fail "show-gpus does not list $A100"
 # spot is cheaper than on-demand and both are priced; 10 hours of each
-echo "$row" | awk '{ od = $(NF - 5); sp = $(NF - 4); c = $(NF - 2); sc = $(NF - 1)
+echo "$row" | awk '{ od = $(NF - 7); sp = $(NF - 6); c = $(NF - 4); sc = $(NF - 3)
 	exit !(sp > 0 && sp < od && (c - od * 10) ^ 2 < 0.0001 && (sc - sp * 10) ^ 2 < 0.0001) }' ||
 	fail "the $A100 row has no spot price or wrong costs: $row"
+if [ "$CLOUD" = aws ]; then
+	[ "$(echo "$row" | awk '{ print $(NF - 2) " " $(NF - 1) }')" = "203.19 131.09" ] ||
+		fail "the $A100 row does not give the reserved costs: $row"
+	grep -qF "reserved: the effective hourly price of a standard reservation" "$work/out" ||
+		fail "show-gpus does not say what the reserved price is"
+else
+	[ "$(echo "$row" | awk '{ print $(NF - 2) " " $(NF - 1) }')" = "- -" ] ||
+		fail "the $A100 row has reserved costs: $row"
+	grep -qF "$CLOUD: no reserved prices: its price API publishes none" "$work/out" ||
+		fail "show-gpus does not say reserved prices are absent"
+fi
 after=$(sent)
 [ "$after" -gt "$before" ] || fail "a live show-gpus sent no request"
 [ "$(calls DescribeInstanceTypes)$(calls DescribeInstanceTypeConfigs)" != 00 ] ||
@@ -153,6 +175,7 @@ jq -e --arg t "$A100" --arg cur "$CURRENCY" --arg r "$REGION" '
 	and .sources[0].region == $r and (.sources[0].fetched_at | test("^20.*Z$"))
 	and .offers[0].type == $t and .offers[0].currency == $cur and .offers[0].zones > 0
 	and .offers[0].spot_hourly < .offers[0].on_demand_hourly and .offers[0].spot_cost > 0
+	and ((.offers[0].reserved_1y_cost != null) == ($cur == "USD"))
 	and ([.offers[] | .gpus] | unique) == [8]' "$work/out" >/dev/null ||
 	fail "show-gpus -o json from the cache: $(cat "$work/out")"
 gc_ok "${live[@]}" --region "$REGION" A100:8
