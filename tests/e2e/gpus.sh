@@ -51,6 +51,14 @@ grep -qF "Group workers: gpus A100:8 (on-demand) -> $A100 (" "$work/out" ||
 	fail "plan does not show the pick $A100"
 grep -qF "picked; no alternative" "$work/out" || fail "plan does not say there is no alternative"
 grep -qF "1 × $A100" "$work/out" || fail "the plan does not create $A100"
+# the same pick in plan -o json
+gc_ok -o json plan "$f"
+jq -e --arg t "$A100" --arg cur "$CURRENCY" '.gpu_picks == [.gpu_picks[0]] and
+	.gpu_picks[0].group == "workers" and .gpu_picks[0].gpus == "A100:8" and
+	.gpu_picks[0].market == "on-demand" and .gpu_picks[0].picked.type == $t and
+	.gpu_picks[0].picked.price_hourly > 0 and .gpu_picks[0].currency == $cur and
+	.gpu_picks[0].alternatives == []' "$work/out" >/dev/null ||
+	fail "plan -o json does not show the pick: $(jq -c .gpu_picks "$work/out")"
 [ "$(calls RunInstances)" = 0 ] || fail "plan launched something"
 
 # what 10 hours of it cost, on-demand and on spot, with spot's caveat
@@ -92,6 +100,12 @@ if [ -n "$TWO_GPU" ]; then
 	grep -qF "gpus $TWO_GPU (on-demand) -> $TWO_PICK (" "$work/out" ||
 		fail "plan did not pick $TWO_PICK"
 	grep -qF "alternatives: $TWO_ALT (" "$work/out" || fail "plan does not show $TWO_ALT"
+	gc_ok -o json plan "$f"
+	jq -e --arg p "$TWO_PICK" --arg a "$TWO_ALT" '.gpu_picks[0].picked.type == $p and
+		[.gpu_picks[0].alternatives[] | .type] == [$a] and
+		.gpu_picks[0].alternatives[0].price_hourly > .gpu_picks[0].picked.price_hourly' \
+		"$work/out" >/dev/null ||
+		fail "plan -o json does not show $TWO_PICK and its alternative $TWO_ALT"
 fi
 
 # refused GPUS POS MESSAGE: plan and apply fail with FILE:POS: MESSAGE and launch nothing
