@@ -76,6 +76,7 @@ struct show {
 	size_t n_srcs, alloc_srcs;
 	bool failed;
 	int64_t now;
+	char why[160]; /* why a cloud shows the shipped catalogue */
 };
 
 static double per_gpu(const struct gc_gpu_row *r)
@@ -222,6 +223,12 @@ static int read_region(struct show *s, const struct gc_cmd_cloud *c, const char 
 		if (!p && err.code == GC_EAUTH && !err.cloud_code[0] &&
 		    !gc_cmd_opt_given(ctx, "region") && !gc_cmd_opt_given(ctx, "all-regions")) {
 			rc = 1; /* no credentials and no region asked for: the shipped catalogue */
+			snprintf(s->why, sizeof(s->why), "no credentials for %s", c->ops->name);
+			goto out;
+		}
+		if (p && err.code == GC_EUNSUPPORTED) {
+			rc = 1; /* a driver without a GPU listing */
+			snprintf(s->why, sizeof(s->why), "%s has no GPU listing", c->ops->name);
 			goto out;
 		}
 		gc_out_error(ctx->out, "%s %s: %s", c->ops->name, region, err.message);
@@ -275,8 +282,7 @@ static void read_cloud(struct show *s, const struct gc_provider_ops *ops, bool a
 shipped:
 	gc_gpulive_catalogue(&add_source(s)->l, ops);
 	if (!gc_cmd_opt_given(ctx, "offline"))
-		snprintf(s->srcs[s->n_srcs - 1].note, sizeof(s->srcs[0].note),
-			 "no credentials for %s", ops->name);
+		snprintf(s->srcs[s->n_srcs - 1].note, sizeof(s->srcs[0].note), "%s", s->why);
 out:
 	gc_cmd_cloud_release(&c);
 	free(dir);
