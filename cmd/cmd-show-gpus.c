@@ -30,7 +30,7 @@ static const struct gc_opt show_gpus_opts[] = {
 	{ .name = "region",
 	  .type = GC_OPT_STRING,
 	  .arg = "REGION",
-	  .help = "list this region live (repeatable; else the cloud's home region)",
+	  .help = "with --cloud: list this region live (repeatable; else its home region)",
 	  .repeat = true },
 	{ .name = "all-regions",
 	  .type = GC_OPT_FLAG,
@@ -198,7 +198,8 @@ static bool region_ok(const char *r)
 	return *r && strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789-") == strlen(r);
 }
 
-/* One region of a cloud, from the cache or live; 1: no credentials for the cloud. */
+/* One region of a cloud, from the cache or live; 1: the cloud shows its shipped catalogue
+ * instead (s->why says why), -1: failed (said). */
 static int read_region(struct show *s, const struct gc_cmd_cloud *c, const char *region,
 		       const char *dir, const char *key)
 {
@@ -221,7 +222,7 @@ static int read_region(struct show *s, const struct gc_cmd_cloud *c, const char 
 		s->n_srcs--;
 		gc_gpu_listing_release(&src->l);
 		if (!p && err.code == GC_EAUTH && !err.cloud_code[0] &&
-		    !gc_cmd_opt_given(ctx, "region") && !gc_cmd_opt_given(ctx, "all-regions")) {
+		    !gc_cmd_opt_given(ctx, "region")) {
 			rc = 1; /* no credentials and no region asked for: the shipped catalogue */
 			snprintf(s->why, sizeof(s->why), "no credentials for %s", c->ops->name);
 			goto out;
@@ -269,6 +270,11 @@ static void read_cloud(struct show *s, const struct gc_provider_ops *ops, bool a
 	for (size_t i = 0; i < n; i++)
 		gc_cmd_cloud_add_region(&c, regions[i]);
 	if (gc_cmd_opt_given(ctx, "all-regions") && gc_cmd_cloud_all_regions(ctx, &c, &err) < 0) {
+		if (!asked && err.code == GC_EAUTH && !err.cloud_code[0]) {
+			/* a cloud nobody named that has no credentials: not in use */
+			snprintf(s->why, sizeof(s->why), "no credentials for %s", ops->name);
+			goto shipped;
+		}
 		gc_out_error(ctx->out, "%s: %s", ops->name, err.message);
 		s->failed = true;
 		goto out;
@@ -490,8 +496,10 @@ static int show_gpus_exec(struct gc_cmd_ctx *ctx)
 				    "as us-east-1");
 			return GC_EXIT_USAGE;
 		}
-	if (!only && (gc_cmd_opt_given(ctx, "profile") || gc_cmd_opt_given(ctx, "endpoint"))) {
-		gc_out_error(ctx->out, "--profile and --endpoint name one cloud's: give --cloud");
+	if (!only &&
+	    (gc_cmd_opt_given(ctx, "profile") || gc_cmd_opt_given(ctx, "endpoint") || n_regions)) {
+		gc_out_error(ctx->out,
+			     "--region, --profile and --endpoint name one cloud's: give --cloud");
 		gc_out_hint(ctx->out, "run '%s show-gpus --help' for usage", GC_PROGRAM);
 		return GC_EXIT_USAGE;
 	}

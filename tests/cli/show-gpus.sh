@@ -60,12 +60,23 @@ expect_rc 0
 [ "$(printf '%s\n' "$out" | awk '$1 ~ /^(aws|alibaba|tencent)$/ { print $1 " " $3 " " $NF }')" = "$want" ] ||
 	fail "$last: rows differ from the catalogue's"
 expect_in out "aws: catalogue of 20"
-run show-gpus --offline --region us-east-1
+run show-gpus --offline --cloud aws --region us-east-1
 expect_rc 64
 expect_in err "--offline lists the shipped catalogue"
-run show-gpus --region 'us-east-1/../x'
+run show-gpus --cloud aws --region 'us-east-1/../x'
 expect_rc 64
 expect_in err "is not a region name"
+run show-gpus --region us-east-1
+expect_rc 64
+expect_in err "--region, --profile and --endpoint name one cloud's: give --cloud"
+# --all-regions lists the clouds with credentials live; the others (all, here) are shipped
+run show-gpus --all-regions A100:8
+expect_rc 0
+expect_in out "aws: catalogue of 20"
+# a region asked for, without credentials: an error naming the cloud
+run show-gpus --cloud aws --region us-west-2
+expect_rc 1
+expect_in err "aws us-west-2: "
 
 # memory narrows: only Alibaba sells the 80 GB A100 in eights
 run show-gpus A100-80GB:8
