@@ -1,5 +1,6 @@
 /*
- * test-gpulive.c: show-gpus' listings: the shipped catalogue as a listing, and the cache
+ * test-gpulive.c: show-gpus' listings: the shipped catalogue as a listing, the drivers'
+ * folding of (type, zone) rows, and the cache
  * of live listings (a round trip, expiry, another endpoint or region, a broken file, the
  * folder made on save).
  */
@@ -38,6 +39,31 @@ static void test_catalogue(void **state)
 		}
 	}
 	gc_gpu_listing_release(&l);
+}
+
+/* The drivers' folding of (type, zone) rows: a type once, in first-seen order, each zone
+ * once. */
+static void test_types_add(void **state)
+{
+	struct gc_type_facts a = { .name = "a", .gpus = 1 }, b = { .name = "b", .gpus = 8 };
+	struct gc_gpu_type *v = NULL;
+	size_t n = 0;
+
+	(void)state;
+	gc_gpu_types_add(&v, &n, &a, "z1");
+	gc_gpu_types_add(&v, &n, &b, "z1");
+	gc_gpu_types_add(&v, &n, &a, "z2");
+	gc_gpu_types_add(&v, &n, &a, "z1");
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].facts.name, "a");
+	assert_int_equal(v[0].n_zones, 2);
+	assert_string_equal(v[0].zones[0], "z1");
+	assert_string_equal(v[0].zones[1], "z2");
+	assert_string_equal(v[1].facts.name, "b");
+	assert_int_equal(v[1].facts.gpus, 8);
+	assert_int_equal(v[1].n_zones, 1);
+	gc_gpu_types_free(v, n);
+	gc_gpu_types_free(NULL, 0);
 }
 
 static char *tmpdir(void)
@@ -153,6 +179,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_catalogue),
+		cmocka_unit_test(test_types_add),
 		cmocka_unit_test(test_cache),
 	};
 
