@@ -50,12 +50,14 @@ static int listing_send(struct gc_provider *p, void *ctx, const struct gc_page *
 {
 	const struct listing *l = ctx;
 	struct gc_params params = GC_PARAMS_INIT;
+	/* offerings are many small rows (a type in a zone): EC2 takes pages of up to 1000 */
+	bool offerings = strcmp(l->action, "DescribeInstanceTypeOfferings") == 0;
 	char max[16];
 	int ret;
 
-	if (strcmp(l->action, "DescribeInstanceTypeOfferings") == 0)
+	if (offerings)
 		gc_params_add(&params, "LocationType", "availability-zone");
-	snprintf(max, sizeof(max), "%u", (unsigned)AWS_PAGE_SIZE);
+	snprintf(max, sizeof(max), "%u", offerings ? 1000u : (unsigned)AWS_PAGE_SIZE);
 	gc_params_add(&params, "MaxResults", max);
 	if (pg->token)
 		gc_params_add(&params, "NextToken", pg->token);

@@ -1,8 +1,7 @@
 /*
  * test-gpulive.c: show-gpus' listings: the shipped catalogue as a listing, the drivers'
- * folding of (type, zone) rows, and the cache
- * of live listings (a round trip, expiry, another endpoint or region, a broken file, the
- * folder made on save).
+ * folding of (type, zone) rows, and the cache of live listings (a round trip, expiry,
+ * another endpoint or region, a broken file, the folder made on save).
  */
 #include <stdarg.h>
 #include <stddef.h>
