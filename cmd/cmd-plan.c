@@ -25,7 +25,7 @@ static const struct gc_opt plan_opts[] = {
 	{ .name = "hours",
 	  .type = GC_OPT_INT,
 	  .arg = "N",
-	  .help = "show what N hours of the planned cluster cost on-demand and on spot",
+	  .help = "show what N hours of the planned cluster cost on-demand, on spot and reserved",
 	  .min = 1,
 	  .max = 100000 },
 	{ .name = NULL },
@@ -194,8 +194,56 @@ int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 	return rc;
 }
 
+/* --hours N, reserved: the same nodes at the effective hourly price of a 1- and 3-year
+ * reservation with no upfront fee, where the cloud's price API publishes it. */
+static void show_reserved(struct gc_cmd_ctx *ctx, const struct gc_plan *plan, int64_t hours)
+{
+	double total[2] = { 0, 0 };
+	bool known[2] = { true, true };
+	char cur[GC_CURRENCY_SIZE] = "";
+
+	for (size_t i = 0; i < plan->n_groups; i++) {
+		const struct gc_plan_group *g = &plan->groups[i];
+		char c[GC_CURRENCY_SIZE] = "";
+		double price[2];
+		struct gc_error err;
+
+		if (!g->spec || g->want == 0)
+			continue;
+		gc_error_init(&err);
+		if (gc_provider_reserved_price(ctx->provider, g->spec->instance_types[0], price, c,
+					       &err) != 0) {
+			if (err.code == GC_EUNSUPPORTED) {
+				gc_out_printf(ctx->out, ctx->out->out,
+					      "Reserved: %s's price API publishes no reserved "
+					      "prices\n",
+					      ctx->provider->ops->name);
+				return;
+			}
+			known[0] = known[1] = false;
+			continue;
+		}
+		for (int y = 0; y < 2; y++) {
+			if (price[y] < 0 || (cur[0] && strcmp(cur, c) != 0))
+				known[y] = false;
+			total[y] += price[y] * g->want * (double)hours;
+		}
+		memcpy(cur, c, sizeof(c));
+	}
+	for (int y = 0; y < 2; y++) {
+		char amount[64] = "-";
+
+		if (known[y] && cur[0])
+			snprintf(amount, sizeof(amount), "%.2f %s", total[y], cur);
+		gc_out_printf(ctx->out, ctx->out->out,
+			      "Reserved %s, no upfront, %lld hours: %s (the effective hourly "
+			      "price; a reservation bills every hour of its term, used or not)\n",
+			      y ? "3 years" : "1 year", (long long)hours, amount);
+	}
+}
+
 /* --hours N: the planned nodes (each group's count, at its first type) for N hours at
- * today's on-demand and spot prices (docs/cli.md "plan"). */
+ * today's on-demand and spot prices (docs/cli.md "plan"), and reserved. */
 static void show_hours(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 {
 	int64_t hours = gc_cmd_opt_int(ctx, "hours");
@@ -234,6 +282,7 @@ static void show_hours(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 				     "interrupt a spot node at any time)"
 				   : "");
 	}
+	show_reserved(ctx, plan, hours);
 }
 
 static int plan_exec(struct gc_cmd_ctx *ctx)

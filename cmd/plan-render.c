@@ -18,6 +18,7 @@
 #include "cmd/plan-render.h"
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/gpuspec.h"
 #include "core/str.h"
 
 static const char *str_or(const char *s, const char *dflt)
@@ -494,6 +495,44 @@ static json_t *js_group(const struct gc_plan_group *g)
 	return o;
 }
 
+/* What each group's gpus resolved to (docs/internals/gpus.md): the type picked and the
+ * alternatives apply falls back to, in order, with their hourly prices (null: unknown). */
+static json_t *js_gpu_picks(const struct gc_spec *spec)
+{
+	json_t *picks = json_array();
+
+	for (size_t i = 0; i < spec->n_groups; i++) {
+		const struct gc_spec_group *g = &spec->groups[i];
+		json_t *alts, *picked = json_null();
+		char want[64];
+
+		if (!g->has_gpus || !g->gpus_prices)
+			continue;
+		alts = json_array();
+		gc_gpu_request_format(&g->gpus, want, sizeof(want));
+		for (size_t t = g->gpus_first; t < g->n_instance_types; t++) {
+			double price = g->gpus_prices[t - g->gpus_first];
+			json_t *o = json_pack("{s:s, s:o}", "type", g->instance_types[t],
+					      "price_hourly",
+					      price >= 0 ? json_real(price) : json_null());
+
+			if (t == g->gpus_first) {
+				json_decref(picked);
+				picked = o;
+			} else {
+				json_array_append_new(alts, o);
+			}
+		}
+		json_array_append_new(
+			picks,
+			json_pack("{s:s, s:s, s:s, s:o, s:o, s:s}", "group", g->name, "gpus", want,
+				  "market", g->market == GC_MARKET_ON_DEMAND ? "on-demand" : "spot",
+				  "picked", picked, "alternatives", alts, "currency",
+				  g->gpus_currency));
+	}
+	return picks;
+}
+
 int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const struct gc_spec *spec)
 {
 	json_t *doc = json_object(), *summary = json_object(), *groups = json_array();
@@ -541,6 +580,7 @@ int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const st
 	json_object_set_new(doc, "quota", quota = json_array());
 	for (size_t i = 0; i < plan->n_preflight; i++)
 		json_array_append_new(quota, js_str(plan->preflight[i]));
+	json_object_set_new(doc, "gpu_picks", js_gpu_picks(spec));
 
 	/* 15 digits: sums of prices print as 5.03, not 5.0300000000000002 */
 	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));

@@ -567,3 +567,43 @@ int gc_provider_quota(struct gc_provider *p, const char *type, const char *zone,
 {
 	return CALL_OP(p, quota, "quota lookup", err, type, zone, spot, out);
 }
+
+int gc_provider_gpu_types(struct gc_provider *p, struct gc_gpu_type **out, size_t *n_out,
+			  struct gc_error *err)
+{
+	return CALL_OP(p, gpu_types, "GPU type listing", err, out, n_out);
+}
+
+int gc_provider_reserved_price(struct gc_provider *p, const char *type, double out[2],
+			       char out_currency[GC_CURRENCY_SIZE], struct gc_error *err)
+{
+	return CALL_OP(p, reserved_price, "reserved price lookup", err, type, out, out_currency);
+}
+
+void gc_gpu_types_free(struct gc_gpu_type *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		gc_strv_free(v[i].zones, v[i].n_zones);
+	free(v);
+}
+
+void gc_gpu_types_add(struct gc_gpu_type **v, size_t *n, const struct gc_type_facts *facts,
+		      const char *zone)
+{
+	struct gc_gpu_type *t = NULL;
+
+	for (size_t i = 0; i < *n && !t; i++)
+		if (strcmp((*v)[i].facts.name, facts->name) == 0)
+			t = &(*v)[i];
+	if (!t) {
+		*v = gc_xreallocarray(*v, *n + 1, sizeof(**v));
+		t = &(*v)[(*n)++];
+		memset(t, 0, sizeof(*t));
+		t->facts = *facts;
+	}
+	for (size_t i = 0; i < t->n_zones; i++)
+		if (strcmp(t->zones[i], zone) == 0)
+			return;
+	t->zones = gc_xreallocarray(t->zones, t->n_zones + 1, sizeof(*t->zones));
+	t->zones[t->n_zones++] = gc_xstrdup(zone);
+}

@@ -263,6 +263,20 @@ struct gc_type_facts {
 	unsigned rdma_interfaces;
 };
 
+/* A GPU instance type as gpu_types lists it: its facts and the region's zones offering it. */
+struct gc_gpu_type {
+	struct gc_type_facts facts;
+	char **zones;
+	size_t n_zones;
+};
+
+/* Frees n types as gpu_types returns them (their zones too). */
+void gc_gpu_types_free(struct gc_gpu_type *v, size_t n);
+/* Adds zone to the type named facts->name in *v (appending the type when new), unless
+ * it is there already: the drivers' shared way of folding (type, zone) rows. */
+void gc_gpu_types_add(struct gc_gpu_type **v, size_t *n, const struct gc_type_facts *facts,
+		      const char *zone);
+
 enum gc_resource_kind {
 	GC_RESOURCE_KEYPAIR,
 	GC_RESOURCE_SECGROUP,
@@ -467,6 +481,17 @@ struct gc_provider_ops {
 	int (*create_placement)(struct gc_provider *p, const struct gc_placement_request *req,
 				char **out_id, struct gc_error *err);
 	int (*delete_placement)(struct gc_provider *p, const char *id, struct gc_error *err);
+	/* show-gpus live (docs/internals/gpus.md): every GPU instance type the region offers,
+	 * with the zones offering it, in the cloud's order. NULL: show-gpus uses the
+	 * catalogue shipped with the binary. */
+	int (*gpu_types)(struct gc_provider *p, struct gc_gpu_type **out, size_t *n_out,
+			 struct gc_error *err);
+	/* Reserved terms the cloud's price API publishes for type in the region: the effective
+	 * hourly price of one instance reserved with no upfront fee, out[0] for 1 year and
+	 * out[1] for 3 years (-1: none), in *out_currency. NULL: the cloud publishes none
+	 * there (docs/internals/gpus.md). */
+	int (*reserved_price)(struct gc_provider *p, const char *type, double out[2],
+			      char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
 };
 
 /* Per-driver counters, for tests, benchmarks and the verbose summary. */
@@ -546,6 +571,12 @@ int gc_provider_caller_address(struct gc_provider *p, char **out, struct gc_erro
 /* GC_EUNSUPPORTED where the cloud has no quota op. */
 int gc_provider_quota(struct gc_provider *p, const char *type, const char *zone, bool spot,
 		      struct gc_quota *out, struct gc_error *err);
+/* GC_EUNSUPPORTED where the cloud has no reserved_price op. */
+int gc_provider_reserved_price(struct gc_provider *p, const char *type, double out[2],
+			       char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
+/* GC_EUNSUPPORTED where the cloud has no gpu_types op. */
+int gc_provider_gpu_types(struct gc_provider *p, struct gc_gpu_type **out, size_t *n_out,
+			  struct gc_error *err);
 int gc_provider_network(struct gc_provider *p, const char *vpc, const char *const *subnets,
 			size_t n, bool *vpc_found, struct gc_subnet_facts *out,
 			struct gc_error *err);

@@ -115,4 +115,5 @@ const struct gc_provider_ops gc_provider_alibaba = {
 	/* NULL: ECS has no "what is my address" call; core asks GPUCLUSTER_CHECKIP_URL */
 	.caller_address = NULL,
 	.quota = ali_quota,
+	.gpu_types = ali_gpu_types,
 };

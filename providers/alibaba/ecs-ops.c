@@ -1685,6 +1685,24 @@ static void short_model(const char *spec, char out[64])
 	snprintf(out, 64, "%.*s", (int)(n < 63 ? n : 63), s);
 }
 
+/* A DescribeInstanceTypes item into facts. */
+static void type_facts(json_t *o, const char *id, struct gc_type_facts *f)
+{
+	const char *spec = gc_jstr(o, "GPUSpec");
+
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "%s", id);
+	f->vcpus = (unsigned)jnum(o, "CpuCoreCount");
+	f->memory_mib = (unsigned)lround(jnum(o, "MemorySize") * 1024.0);
+	f->gpus = (unsigned)jnum(o, "GPUAmount");
+	f->rdma_interfaces = (unsigned)jnum(o, "EriQuantity"); /* 0: no ERI */
+	if (f->gpus && spec && *spec) {
+		short_model(spec, f->gpu_model);
+		/* GPUMemorySize is GiB per GPU */
+		f->gpu_memory_mib = (unsigned)lround(jnum(o, "GPUMemorySize") * 1024.0);
+	}
+}
+
 int ali_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
 		      struct gc_error *err)
 {
@@ -1709,7 +1727,7 @@ int ali_instance_type(struct gc_provider *p, const char *type, struct gc_type_fa
 		goto fail;
 	json_array_foreach(list, i, o)
 	{
-		const char *id = gc_jstr(o, "InstanceTypeId"), *spec = gc_jstr(o, "GPUSpec");
+		const char *id = gc_jstr(o, "InstanceTypeId");
 
 		if (!id || !*id) {
 			refuse(p, "DescribeInstanceTypes", err, "a type without InstanceTypeId");
@@ -1717,17 +1735,7 @@ int ali_instance_type(struct gc_provider *p, const char *type, struct gc_type_fa
 		}
 		if (strcmp(id, type) != 0)
 			continue;
-		memset(&f, 0, sizeof(f));
-		snprintf(f.name, sizeof(f.name), "%s", id);
-		f.vcpus = (unsigned)jnum(o, "CpuCoreCount");
-		f.memory_mib = (unsigned)lround(jnum(o, "MemorySize") * 1024.0);
-		f.gpus = (unsigned)jnum(o, "GPUAmount");
-		f.rdma_interfaces = (unsigned)jnum(o, "EriQuantity"); /* 0: no ERI */
-		if (f.gpus && spec && *spec) {
-			short_model(spec, f.gpu_model);
-			/* GPUMemorySize is GiB per GPU */
-			f.gpu_memory_mib = (unsigned)lround(jnum(o, "GPUMemorySize") * 1024.0);
-		}
+		type_facts(o, id, &f);
 		found = true;
 	}
 	if (!found) {
@@ -1979,6 +1987,106 @@ out:
 	gc_buf_release(&body);
 	if (ret != 0)
 		gc_error_prefix(err, "cannot list the zones offering '%s' in %s", type, p->region);
+	return ret;
+}
+
+/*
+ * show-gpus live: the types with GPUs (DescribeInstanceTypes with MinimumGPUAmount, every
+ * NextToken page) and, per zone, the types it sells (DescribeAvailableResource for
+ * InstanceType without one named), folded into each GPU type's zones.
+ */
+#define ALI_GPU_TYPES_MAX_PAGES 20
+
+int ali_gpu_types(struct gc_provider *p, struct gc_gpu_type **out, size_t *n_out,
+		  struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(1);
+	struct gc_type_facts *types = NULL;
+	struct gc_gpu_type *v = NULL;
+	size_t n_types = 0, alloc = 0, n = 0, i, k, m, z;
+	char *token = NULL;
+	const char *action = "DescribeInstanceTypes";
+	json_t *j = NULL, *o, *list, *r, *s;
+	int ret = -1;
+
+	for (unsigned page = 0;; page++) {
+		gc_params_add(&params, "MinimumGPUAmount", "1");
+		gc_params_add(&params, "MaxResults", "1600");
+		if (token)
+			gc_params_add(&params, "NextToken", token);
+		gc_buf_release(&body);
+		if (ali_ecs_call(p, action, &params, 0, false, &body, err) != 0 ||
+		    parse_list(p, &body, action, "InstanceTypes", "InstanceType", &j, &list, err) !=
+			    0)
+			goto out;
+		gc_params_release(&params);
+		json_array_foreach(list, i, o)
+		{
+			const char *id = gc_jstr(o, "InstanceTypeId");
+
+			if (!id || !*id) {
+				refuse(p, action, err, "a type without InstanceTypeId");
+				goto out;
+			}
+			GC_ALLOC_GROW(types, n_types + 1, alloc);
+			type_facts(o, id, &types[n_types]);
+			n_types += types[n_types].gpus > 0;
+		}
+		free(token);
+		token = next_token(j);
+		json_decref(j);
+		j = NULL;
+		if (!token)
+			break;
+		if (page + 1 == ALI_GPU_TYPES_MAX_PAGES) {
+			refuse(p, action, err, "more than %d pages", ALI_GPU_TYPES_MAX_PAGES);
+			goto out;
+		}
+	}
+	action = "DescribeAvailableResource";
+	gc_params_add(&params, "DestinationResource", "InstanceType");
+	gc_buf_release(&body);
+	if (ali_ecs_call(p, action, &params, 0, false, &body, err) != 0 ||
+	    parse_answer(p, &body, action, &j, err) != 0)
+		goto out;
+	/* the types' order, each with the zones selling it */
+	for (size_t t = 0; t < n_types; t++)
+		json_array_foreach(jlist(j, "AvailableZones", "AvailableZone"), z, o)
+		{
+			const char *zone = gc_jstr(o, "ZoneId");
+
+			if (!zone || !*zone) {
+				refuse(p, action, err, "a zone without ZoneId");
+				goto out;
+			}
+			json_array_foreach(jlist(o, "AvailableResources", "AvailableResource"), k,
+					   r)
+			{
+				json_array_foreach(
+					jlist(r, "SupportedResources", "SupportedResource"), m, s)
+				{
+					const char *value = gc_jstr(s, "Value");
+
+					if (value && strcmp(value, types[t].name) == 0)
+						gc_gpu_types_add(&v, &n, &types[t], zone);
+				}
+			}
+		}
+	*out = v;
+	*n_out = n;
+	v = NULL;
+	n = 0;
+	ret = 0;
+out:
+	if (ret != 0)
+		gc_error_prefix(err, "cannot list the GPU instance types of %s", p->region);
+	gc_gpu_types_free(v, n);
+	free(types);
+	free(token);
+	json_decref(j);
+	gc_params_release(&params);
+	gc_buf_release(&body);
 	return ret;
 }
 

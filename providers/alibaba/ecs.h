@@ -171,6 +171,8 @@ int ali_type_zones(struct gc_provider *p, const char *type, char ***out, size_t 
 		   struct gc_error *err);
 int ali_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int ali_console_output(struct gc_provider *p, const char *id, char **out, struct gc_error *err);
+int ali_gpu_types(struct gc_provider *p, struct gc_gpu_type **out, size_t *n_out,
+		  struct gc_error *err);
 
 /* quota.c: plan's quota preflight (provider.h, ops->quota) */
 int ali_quota(struct gc_provider *p, const char *type, const char *zone, bool spot,

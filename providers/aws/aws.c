@@ -97,4 +97,6 @@ const struct gc_provider_ops gc_provider_aws = {
 	.caller_address = NULL,
 	.create_placement = aws_create_placement,
 	.delete_placement = aws_delete_placement,
+	.gpu_types = aws_gpu_types,
+	.reserved_price = aws_reserved_price,
 };

@@ -892,6 +892,12 @@ int aws_xml_offerings(const char *body, size_t len, char ***out, size_t *n, char
 	return names(body, len, "instanceTypeOfferingSet", "location", out, n, next_token, err);
 }
 
+int aws_xml_offering_types(const char *body, size_t len, char ***out, size_t *n,
+			   struct gc_error *err)
+{
+	return names(body, len, "instanceTypeOfferingSet", "instanceType", out, n, NULL, err);
+}
+
 int aws_xml_vpcs(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err)
 {
 	return names(body, len, "vpcSet", "vpcId", out, n, NULL, err);

@@ -202,6 +202,10 @@ int aws_xml_zones(const char *body, size_t len, char ***out, size_t *n, struct g
 /* DescribeInstanceTypeOfferings: instanceTypeOfferingSet/item/location, appended. */
 int aws_xml_offerings(const char *body, size_t len, char ***out, size_t *n, char **next_token,
 		      struct gc_error *err);
+/* DescribeInstanceTypeOfferings: instanceTypeOfferingSet/item/instanceType, appended (the
+ * same rows as aws_xml_offerings, in the same order). */
+int aws_xml_offering_types(const char *body, size_t len, char ***out, size_t *n,
+			   struct gc_error *err);
 /* DescribeRegions: regionInfo/item/regionName, appended to *out. */
 /* DescribeVpcs' vpcIds; DescribeSubnets' subnets that ids name, into out[i] */
 int aws_xml_vpcs(const char *body, size_t len, char ***out, size_t *n, struct gc_error *err);
@@ -252,6 +256,11 @@ int aws_type_zones(struct gc_provider *p, const char *type, char ***out, size_t 
 		   struct gc_error *err);
 int aws_regions(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int aws_console_output(struct gc_provider *p, const char *id, char **out, struct gc_error *err);
+int aws_reserved_price(struct gc_provider *p, const char *type, double out[2],
+		       char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
+/* gpus.c: the region's GPU types with their zones (ops->gpu_types) */
+int aws_gpu_types(struct gc_provider *p, struct gc_gpu_type **out, size_t *n_out,
+		  struct gc_error *err);
 
 /* ---- quota.c: plan's quota preflight (provider.h, ops->quota) ------------------------- */
 

@@ -4,6 +4,7 @@
  * filters that pin one product are in docs/internals/providers.md, "The operations".
  */
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,9 +104,52 @@ static double product_price(json_t *product, const char *type)
 	return -1;
 }
 
-/* Reads one answer: *out set when a price was found, *next the NextToken (or NULL). */
-static int read_answer(const char *body, size_t len, const char *type, double *out, bool *found,
-		       char **next, struct gc_error *err)
+/* The Reserved terms of one product: the standard class's hourly rate with no upfront fee
+ * for 1 year (out[0]) and 3 years (out[1]); whether it had either. */
+static bool product_reserved(json_t *product, const char *type, double out[2])
+{
+	json_t *terms, *term, *dim;
+	const char *k1, *k2, *t;
+	bool any = false;
+
+	t = gc_jstr(json_object_get(json_object_get(product, "product"), "attributes"),
+		    "instanceType");
+	if (!t || strcmp(t, type) != 0)
+		return false;
+	terms = json_object_get(json_object_get(product, "terms"), "Reserved");
+	json_object_foreach(terms, k1, term)
+	{
+		json_t *attrs = json_object_get(term, "termAttributes");
+		const char *length = gc_jstr(attrs, "LeaseContractLength");
+		const char *option = gc_jstr(attrs, "PurchaseOption");
+		const char *class = gc_jstr(attrs, "OfferingClass");
+		int i = length && strcmp(length, "1yr") == 0   ? 0
+			: length && strcmp(length, "3yr") == 0 ? 1
+							       : -1;
+
+		if (i < 0 || !option || strcmp(option, "No Upfront") != 0 || !class ||
+		    strcmp(class, "standard") != 0)
+			continue;
+		json_object_foreach(json_object_get(term, "priceDimensions"), k2, dim)
+		{
+			const char *unit = gc_jstr(dim, "unit");
+			const char *usd = gc_jstr(json_object_get(dim, "pricePerUnit"), "USD");
+			double v;
+
+			if (usd && unit && strcmp(unit, "Hrs") == 0 &&
+			    gc_parse_double(usd, &v) == 0 && v > 0) {
+				out[i] = v;
+				any = true;
+			}
+		}
+	}
+	return any;
+}
+
+/* Reads one answer: *out set when a price was found (with reserved, the Reserved terms into
+ * reserved[0..1] instead), *next the NextToken (or NULL). */
+static int read_answer(const char *body, size_t len, const char *type, double *out,
+		       double *reserved, bool *found, char **next, struct gc_error *err)
 {
 	json_t *doc = json_loadb(body, len, 0, NULL), *list, *entry;
 	const char *tok;
@@ -139,6 +183,15 @@ static int read_answer(const char *body, size_t len, const char *type, double *o
 				     "GetProducts: PriceList entry %zu is not JSON", i);
 			goto out;
 		}
+		if (reserved) {
+			*found = product_reserved(product, type, reserved);
+			if (*found && (v = product_price(product, type)) > 0)
+				*out = v; /* the same product's on-demand price, for the cache */
+			json_decref(product);
+			if (*found)
+				break;
+			continue;
+		}
 		v = product_price(product, type);
 		json_decref(product);
 		if (v > 0) {
@@ -159,6 +212,7 @@ out:
 struct products_ctx {
 	const char *type;
 	double *out;
+	double *reserved; /* [2]: the Reserved terms wanted instead of on-demand */
 	bool found;
 };
 
@@ -191,7 +245,8 @@ static int products_parse(struct gc_provider *p, void *ctx, const struct gc_buf 
 {
 	struct products_ctx *c = ctx;
 
-	if (read_answer(body->data, body->len, c->type, c->out, &c->found, &pg->next, err) != 0)
+	if (read_answer(body->data, body->len, c->type, c->out, c->reserved, &c->found, &pg->next,
+			err) != 0)
 		return gc_error_prefix(err, "cannot read the price list from '%s'",
 				       aws_driver(p)->pricing_host);
 	pg->done = c->found;
@@ -210,5 +265,28 @@ int aws_pricing_on_demand(struct gc_provider *p, const char *type, double *out,
 		return gc_error_set(err, GC_ENOTFOUND,
 				    "the price list has no Linux on-demand price for '%s' in %s",
 				    type, aws_driver(p)->cfg.region);
+	return 0;
+}
+
+/* The same product's Reserved terms (show-gpus, plan --hours): the effective hourly price of
+ * a standard reservation with no upfront fee, out[0] for 1 year and out[1] for 3 years, -1
+ * where the price list has none; docs/internals/gpus.md. */
+int aws_reserved_price(struct gc_provider *p, const char *type, double out[2],
+		       char out_currency[GC_CURRENCY_SIZE], struct gc_error *err)
+{
+	static const struct gc_pager pager = { "GetProducts", NULL, products_send, products_parse };
+	struct aws_driver *d = aws_driver(p);
+	double got[2] = { -1, -1 }, od = -1;
+	struct products_ctx c = { .type = type, .out = &od, .reserved = got };
+
+	if (gc_driver_pages(p, &pager, &c, err) != 0)
+		return gc_error_prefix(err, "cannot get the reserved prices of '%s' in %s", type,
+				       d->cfg.region);
+	/* a later on-demand lookup of the type needs no second call */
+	if (od > 0 && !gc_price_cache_find(&d->prices, type, NULL, false))
+		gc_price_cache_add(&d->prices, type, NULL, false, od, "USD");
+	out[0] = got[0];
+	out[1] = got[1];
+	snprintf(out_currency, GC_CURRENCY_SIZE, "USD");
 	return 0;
 }

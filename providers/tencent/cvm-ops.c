@@ -1953,14 +1953,51 @@ static void short_model(const char *s, char out[64])
 	out[n] = '\0';
 }
 
+/* A DescribeInstanceTypeConfigs row into facts; -1 when it has no CPU or Memory. */
+static int row_facts(json_t *row, const char *type, struct gc_type_facts *f)
+{
+	const char *family, *model;
+	json_int_t gpus;
+
+	if (!json_is_integer(json_object_get(row, "CPU")) ||
+	    !json_is_integer(json_object_get(row, "Memory")))
+		return -1;
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "%s", type);
+	f->vcpus = (unsigned)json_integer_value(json_object_get(row, "CPU"));
+	f->memory_mib = (unsigned)json_integer_value(json_object_get(row, "Memory")) * 1024;
+	gpus = json_integer_value(json_object_get(row, "GPU"));
+	if (!gpus && json_is_number(json_object_get(row, "GpuCount")))
+		gpus = (json_int_t)json_number_value(json_object_get(row, "GpuCount"));
+	f->gpus = gpus > 0 ? (unsigned)gpus : 0;
+	family = gc_jstr(row, "InstanceFamily");
+	model = gc_jstr(row, "GpuType");
+	if (f->gpus && model && *model)
+		short_model(model, f->gpu_model);
+	if (f->gpus)
+		f->gpu_memory_mib =
+			(unsigned)json_integer_value(json_object_get(row, "GpuMemory")) * 1024;
+	for (size_t i = 0; f->gpus && family && i < sizeof(family_gpus) / sizeof(family_gpus[0]);
+	     i++) {
+		if (strcmp(family, family_gpus[i].family) != 0)
+			continue;
+		if (!f->gpu_model[0])
+			snprintf(f->gpu_model, sizeof(f->gpu_model), "%s", family_gpus[i].model);
+		if (!f->gpu_memory_mib)
+			f->gpu_memory_mib = family_gpus[i].gib * 1024;
+	}
+	/* HCC families come with their RDMA network; the API has no count of it (fabric.md) */
+	if (family && strncmp(family, "HCC", 3) == 0)
+		f->rdma_interfaces = 1;
+	return 0;
+}
+
 int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
 		     struct gc_error *err)
 {
 	struct tc_driver *d = tc_driver(p);
 	json_t *params, *resp = NULL, *set, *o, *row = NULL;
 	struct gc_type_facts f;
-	const char *family, *model;
-	json_int_t gpus;
 	size_t i;
 
 	for (i = 0; i < d->n_types; i++)
@@ -1987,49 +2024,62 @@ int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_fac
 		    strcmp(gc_jstr(o, "InstanceType"), type) == 0)
 			row = o;
 	}
-	if (row &&
-	    (!json_is_integer(json_object_get(row, "CPU")) ||
-	     !json_is_integer(json_object_get(row, "Memory")))) {
+	if (row && row_facts(row, type, &f) != 0) {
 		json_decref(resp);
 		return bad_answer(p, TC_CVM, "DescribeInstanceTypeConfigs",
 				  "the type's item has no CPU or Memory", err);
 	}
-	if (!row) {
-		json_decref(resp);
+	json_decref(resp);
+	if (!row)
 		return gc_error_set(err, GC_ENOTFOUND, "instance type '%s' is not offered in %s",
 				    type, p->region);
-	}
-	memset(&f, 0, sizeof(f));
-	snprintf(f.name, sizeof(f.name), "%s", type);
-	f.vcpus = (unsigned)json_integer_value(json_object_get(row, "CPU"));
-	f.memory_mib = (unsigned)json_integer_value(json_object_get(row, "Memory")) * 1024;
-	gpus = json_integer_value(json_object_get(row, "GPU"));
-	if (!gpus && json_is_number(json_object_get(row, "GpuCount")))
-		gpus = (json_int_t)json_number_value(json_object_get(row, "GpuCount"));
-	f.gpus = gpus > 0 ? (unsigned)gpus : 0;
-	family = gc_jstr(row, "InstanceFamily");
-	model = gc_jstr(row, "GpuType");
-	if (f.gpus && model && *model)
-		short_model(model, f.gpu_model);
-	if (f.gpus)
-		f.gpu_memory_mib =
-			(unsigned)json_integer_value(json_object_get(row, "GpuMemory")) * 1024;
-	for (i = 0; f.gpus && family && i < sizeof(family_gpus) / sizeof(family_gpus[0]); i++) {
-		if (strcmp(family, family_gpus[i].family) != 0)
-			continue;
-		if (!f.gpu_model[0])
-			snprintf(f.gpu_model, sizeof(f.gpu_model), "%s", family_gpus[i].model);
-		if (!f.gpu_memory_mib)
-			f.gpu_memory_mib = family_gpus[i].gib * 1024;
-	}
-	/* HCC families come with their RDMA network; the API has no count of it (fabric.md) */
-	if (family && strncmp(family, "HCC", 3) == 0)
-		f.rdma_interfaces = 1;
-	json_decref(resp);
 	GC_ALLOC_GROW(d->types, d->n_types + 1, d->alloc_types);
 	d->types[d->n_types++] = f;
 	*out = f;
 	return 0;
+}
+
+/* show-gpus live: every row of DescribeInstanceTypeConfigs (one per zone and type, with
+ * the GPU facts), the GPU types' folded with the zones offering them. */
+int tc_gpu_types(struct gc_provider *p, struct gc_gpu_type **out, size_t *n_out,
+		 struct gc_error *err)
+{
+	json_t *resp = NULL, *set, *o;
+	struct gc_gpu_type *v = NULL;
+	struct gc_type_facts f;
+	size_t n = 0, i;
+	int ret = -1;
+
+	if (tc_call(p, TC_CVM, "DescribeInstanceTypeConfigs", NULL, false, &resp, err) != 0)
+		goto out;
+	if (!json_is_array(set = json_object_get(resp, "InstanceTypeConfigSet"))) {
+		bad_answer(p, TC_CVM, "DescribeInstanceTypeConfigs", "no InstanceTypeConfigSet",
+			   err);
+		goto out;
+	}
+	json_array_foreach(set, i, o)
+	{
+		const char *type = gc_jstr(o, "InstanceType"), *zone = gc_jstr(o, "Zone");
+
+		if (!type || !*type || !zone || !*zone || row_facts(o, type, &f) != 0) {
+			bad_answer(p, TC_CVM, "DescribeInstanceTypeConfigs",
+				   "a row without InstanceType, Zone, CPU or Memory", err);
+			goto out;
+		}
+		if (f.gpus)
+			gc_gpu_types_add(&v, &n, &f, zone);
+	}
+	*out = v;
+	*n_out = n;
+	v = NULL;
+	n = 0;
+	ret = 0;
+out:
+	if (ret != 0)
+		gc_error_prefix(err, "cannot list the GPU instance types of %s", p->region);
+	gc_gpu_types_free(v, n);
+	json_decref(resp);
+	return ret;
 }
 
 /*

@@ -130,6 +130,8 @@ int tc_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *
 int tc_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err);
 int tc_resolve_image(struct gc_provider *p, const char *image, bool is_alias, char **out_id,
 		     struct gc_error *err);
+int tc_gpu_types(struct gc_provider *p, struct gc_gpu_type **out, size_t *n_out,
+		 struct gc_error *err);
 int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
 		     struct gc_error *err);
 int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,

@@ -150,4 +150,5 @@ const struct gc_provider_ops gc_provider_tencent = {
 	/* NULL: no "what is my address" call; core asks GPUCLUSTER_CHECKIP_URL */
 	.caller_address = NULL,
 	.quota = tc_quota,
+	.gpu_types = tc_gpu_types,
 };

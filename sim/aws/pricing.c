@@ -15,7 +15,8 @@
  * product. Its price is the catalogue's (Dedicated: 10% more), in every region. Each
  * PriceList entry is a JSON document serialised into a string, in the shape AWS sends:
  * product.attributes and terms.OnDemand.<sku.offer>.priceDimensions.<sku.offer.rate>
- * .pricePerUnit.USD.
+ * .pricePerUnit.USD, and terms.Reserved.<sku.offer> likewise with termAttributes
+ * (LeaseContractLength, OfferingClass, PurchaseOption; reserved_terms below).
  */
 #include <jansson.h>
 #include <stdarg.h>
@@ -38,6 +39,21 @@
 #define PRICING_PUBLISHED   "2026-11-01T00:00:00Z"
 #define PRICING_OFFER	    "JRTCKXETXF" /* the on-demand offer term code AWS uses */
 #define PRICING_RATE	    "6YS6EN2CT7" /* the on-demand price dimension code */
+#define PRICING_QUANTITY    "2TG2D8R56U" /* an upfront fee's price dimension code */
+
+/* The Reserved terms of each product (terms.Reserved), as AWS codes them: the standard
+ * class with no upfront fee for 1 and 3 years (an hourly rate, a share of on-demand so a
+ * test can predict it), and 1 year all upfront (a fee and a zero hourly rate), which a
+ * client that wants the no-upfront rate must step over. */
+static const struct reserved_term {
+	const char *code, *length, *option;
+	double share;	      /* of on-demand, per hour */
+	double upfront_hours; /* the fee, in hours of on-demand */
+} reserved_terms[] = {
+	{ "4NA7Y494T4", "1yr", "No Upfront", 0.62, 0 },
+	{ "BPH4J8HBKS", "3yr", "No Upfront", 0.40, 0 },
+	{ "6QCMYABX3D", "1yr", "All Upfront", 0, 8760 * 0.58 },
+};
 
 static const char *const tenancies[] = { "Shared", "Dedicated" };
 static const char *const capacities[] = { "Used", "UnusedCapacityReservation",
@@ -133,6 +149,48 @@ static json_t *product_attributes(const struct sim_itype *t, const char *region,
 	return a;
 }
 
+static json_t *price_dimension(const char *rate, const char *unit, double usd_value,
+			       const char *desc)
+{
+	char usd[32];
+
+	snprintf(usd, sizeof(usd), "%.10f", usd_value);
+	return json_pack("{s:s, s:s, s:s, s:[], s:s, s:s, s:{s:s}}", "unit", unit, "endRange",
+			 "Inf", "description", desc, "appliesTo", "rateCode", rate, "beginRange",
+			 "0", "pricePerUnit", "USD", usd);
+}
+
+static json_t *reserved_doc(const char *sku, double od, const char *type)
+{
+	json_t *terms = json_object();
+
+	for (size_t i = 0; i < sizeof(reserved_terms) / sizeof(reserved_terms[0]); i++) {
+		const struct reserved_term *r = &reserved_terms[i];
+		char term[40], rate[56], desc[160];
+		json_t *dims = json_object();
+
+		snprintf(term, sizeof(term), "%s.%s", sku, r->code);
+		snprintf(rate, sizeof(rate), "%s.%s", term, PRICING_RATE);
+		snprintf(desc, sizeof(desc),
+			 "Linux/UNIX (Amazon VPC), %s reserved instance applied", type);
+		json_object_set_new(dims, rate, price_dimension(rate, "Hrs", od * r->share, desc));
+		if (r->upfront_hours > 0) {
+			snprintf(rate, sizeof(rate), "%s.%s", term, PRICING_QUANTITY);
+			json_object_set_new(dims, rate,
+					    price_dimension(rate, "Quantity", od * r->upfront_hours,
+							    "Upfront Fee"));
+		}
+		json_object_set_new(terms, term,
+				    json_pack("{s:o, s:s, s:s, s:s, s:{s:s, s:s, s:s}}",
+					      "priceDimensions", dims, "sku", sku, "effectiveDate",
+					      PRICING_PUBLISHED, "offerTermCode", r->code,
+					      "termAttributes", "LeaseContractLength", r->length,
+					      "OfferingClass", "standard", "PurchaseOption",
+					      r->option));
+	}
+	return terms;
+}
+
 static json_t *product_doc(const struct sim_itype *t, const char *region, const char *tenancy,
 			   const char *capacity)
 {
@@ -146,14 +204,15 @@ static json_t *product_doc(const struct sim_itype *t, const char *region, const 
 	snprintf(desc, sizeof(desc), "$%.4f per On Demand Linux %s Instance Hour", price, t->name);
 	return json_pack(
 		"{s:{s:s, s:o, s:s}, s:s, s:{s:{s:{s:{s:{s:s, s:s, s:s, s:[], s:s, s:s, s:{s:s}}},"
-		" s:s, s:s, s:s, s:{}}}}, s:s, s:s}",
+		" s:s, s:s, s:s, s:{}}}, s:o}, s:s, s:s}",
 		"product", "productFamily", "Compute Instance", "attributes",
 		product_attributes(t, region, tenancy, capacity), "sku", sku, "serviceCode",
 		"AmazonEC2", "terms", "OnDemand", term, "priceDimensions", rate, "unit", "Hrs",
 		"endRange", "Inf", "description", desc, "appliesTo", "rateCode", rate, "beginRange",
 		"0", "pricePerUnit", "USD", usd, "sku", sku, "effectiveDate", PRICING_PUBLISHED,
-		"offerTermCode", PRICING_OFFER, "termAttributes", "version", "20261101000000",
-		"publicationDate", PRICING_PUBLISHED);
+		"offerTermCode", PRICING_OFFER, "termAttributes", "Reserved",
+		reserved_doc(sku, price, t->name), "version", "20261101000000", "publicationDate",
+		PRICING_PUBLISHED);
 }
 
 /* Whether every TERM_MATCH filter holds for the product (ServiceCode included). */

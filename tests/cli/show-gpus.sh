@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# show-gpus.sh BINARY: `gpucluster show-gpus` as a user runs it, without credentials: the
+# show-gpus.sh BINARY: `gpucluster show-gpus` as a user runs it, without credentials (an
+# environment with none, and no metadata services to ask): the
 # shipped catalogue filtered by MODEL[:COUNT] and --cloud, sorted by price per GPU-hour
 # within a currency (USD first), the currency on each row, --hours N's cost, JSON, and
 # the wrong inputs (unknown model with did-you-mean, an impossible count, a count nobody
@@ -18,7 +19,9 @@ fail() {
 
 run() {
 	set +e
-	"$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+	env -i PATH="$PATH" HOME="$tmp" AWS_EC2_METADATA_DISABLED=true \
+		ALIBABA_CLOUD_ECS_METADATA_DISABLED=true TENCENTCLOUD_CVM_ROLE_DISABLED=true \
+		"$bin" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	set -e
 	out=$(cat "$tmp/out")
@@ -42,13 +45,38 @@ expect_in() {
 # 8 x A100 on every cloud: the USD row first, then CNY rows cheapest GPU-hour first
 run show-gpus A100:8
 expect_rc 0
-rows=$(printf '%s\n' "$out" | awk 'NR > 1 && $1 != "catalogue" { print $1 " " $3 " " $NF }')
+rows=$(printf '%s\n' "$out" | awk '$1 ~ /^(aws|alibaba|tencent)$/ { print $1 " " $3 " " $NF }')
 want='aws p4d.24xlarge USD
 tencent GT4.41XLARGE948 CNY
 alibaba ecs.gn7e-c16g1.32xlarge CNY'
 [ "$rows" = "$want" ] || fail "$last: rows $rows, expected $want"
 expect_in out "NVSwitch, EFA"
-expect_in out "catalogue of 20"
+expect_in out "aws: catalogue of 20"
+expect_in out "(no credentials for aws): on-demand list prices in us-east-1"
+expect_in out "spot is not shown"
+# --offline: the same rows, no credentials looked for
+run show-gpus --offline A100:8
+expect_rc 0
+[ "$(printf '%s\n' "$out" | awk '$1 ~ /^(aws|alibaba|tencent)$/ { print $1 " " $3 " " $NF }')" = "$want" ] ||
+	fail "$last: rows differ from the catalogue's"
+expect_in out "aws: catalogue of 20"
+run show-gpus --offline --cloud aws --region us-east-1
+expect_rc 64
+expect_in err "--offline lists the shipped catalogue"
+run show-gpus --cloud aws --region 'us-east-1/../x'
+expect_rc 64
+expect_in err "is not a region name"
+run show-gpus --region us-east-1
+expect_rc 64
+expect_in err "--region, --profile and --endpoint name one cloud's: give --cloud"
+# --all-regions lists the clouds with credentials live; the others (all, here) are shipped
+run show-gpus --all-regions A100:8
+expect_rc 0
+expect_in out "aws: catalogue of 20"
+# a region asked for, without credentials: an error naming the cloud
+run show-gpus --cloud aws --region us-west-2
+expect_rc 1
+expect_in err "aws us-west-2: "
 
 # memory narrows: only Alibaba sells the 80 GB A100 in eights
 run show-gpus A100-80GB:8
@@ -56,14 +84,16 @@ expect_rc 0
 [ "$(printf '%s\n' "$out" | grep -c 'A100')" -eq 1 ] || fail "$last: $out"
 expect_in out "ecs.gn7e-c16g1.32xlarge"
 
-# every row of one cloud, sorted by price per GPU-hour (column 9), with the cost of 10 hours
+# every row of one cloud, sorted by price per GPU-hour (PER-GPU-H, before COST, SPOT-COST,
+# RES-1Y-COST and RES-3Y-COST), with the cost of 10 hours
 run show-gpus --cloud aws --hours 10
 expect_rc 0
-per=$(printf '%s\n' "$out" | awk 'NR > 1 && $1 == "aws" { print $(NF - 2) }')
+per=$(printf '%s\n' "$out" | awk '$1 == "aws" { print $(NF - 5) }')
 [ "$per" = "$(printf '%s\n' "$per" | sort -g)" ] || fail "$last: not sorted: $per"
 expect_in out "COST"
 run show-gpus --cloud aws --hours 10 T4:1
-expect_in out "5.26 USD"
+[ "$(printf '%s\n' "$out" | awk '$3 == "g4dn.xlarge" { print $(NF - 4) " " $NF }')" = "5.26 USD" ] ||
+	fail "$last: 10 hours of g4dn.xlarge are not 5.26 USD: $out"
 [ "$(printf '%s\n' "$out" | grep -c '^alibaba\|^tencent')" -eq 0 ] || fail "$last: other clouds"
 
 # JSON: currency and cost per offer

@@ -372,6 +372,21 @@ test('a wrong SecretKey and an unknown SecretId are rejected', async () => {
 			 () => unknown.DescribeInstances({}));
 });
 
+test('show-gpus live: DescribeInstanceTypeConfigs without filters, a row per zone and type',
+     async () => {
+	const t = await cvm.DescribeInstanceTypeConfigs({});
+	const zones = {};
+	for (const x of t.InstanceTypeConfigSet) {
+		assert.ok(x.Zone && x.InstanceType && Number.isInteger(x.CPU), JSON.stringify(x));
+		(zones[x.InstanceType] = zones[x.InstanceType] || []).push(x.Zone);
+	}
+	assert.ok(zones[TYPE].includes(ZONE));
+	assert.ok(zones['GT4.41XLARGE948'].length >= 1);
+	assert.ok(!zones['GT4.41XLARGE948'].includes('ap-guangzhou-7'));
+	const gt4 = t.InstanceTypeConfigSet.find((x) => x.InstanceType === 'GT4.41XLARGE948');
+	assert.equal(gt4.GpuCount, 8);
+});
+
 test('DescribeInstanceTypeConfigs, DescribeZoneInstanceConfigInfos, DescribeImages, ' +
      'InquiryPriceRunInstances', async () => {
 	const t = await cvm.DescribeInstanceTypeConfigs({

@@ -21,6 +21,7 @@ const {
 	CreateTagsCommand, DeleteTagsCommand,
 	DescribeVpcsCommand, DescribeSubnetsCommand,
 	DescribeInstanceTypeOfferingsCommand, paginateDescribeInstanceTypeOfferings,
+	paginateDescribeInstanceTypes,
 	CreatePlacementGroupCommand, DescribePlacementGroupsCommand, DeletePlacementGroupCommand,
 } = ec2sdk;
 
@@ -493,6 +494,37 @@ test('DescribeInstanceTypes, DescribeImages, DescribeSpotPriceHistory parse with
 		assert.ok(price > 0 && price < 1.006, `spot ${p.SpotPrice} below on-demand`);
 		assert.ok(p.Timestamp instanceof Date && !isNaN(p.Timestamp));
 	}
+});
+
+test('show-gpus live: every DescribeInstanceTypes page, and every offering by zone', async () => {
+	/* what ops->gpu_types asks: the region's types, all pages (EC2 has no "has GPUs"
+	 * filter), and every (type, zone) offering, all pages */
+	const gpu = {};
+	let pages = 0;
+	for await (const page of paginateDescribeInstanceTypes({ client: ec2, pageSize: 5 }, {})) {
+		pages++;
+		for (const x of page.InstanceTypes)
+			if (x.GpuInfo)
+				gpu[x.InstanceType] = x.GpuInfo.Gpus[0];
+	}
+	assert.ok(pages > 1, `${pages} pages`);
+	assert.equal(gpu['p5.48xlarge'].Name, 'H100');
+	assert.equal(gpu['p5.48xlarge'].Count, 8);
+	assert.equal(gpu['g6.12xlarge'].MemoryInfo.SizeInMiB, 22888);
+	assert.equal(gpu['t3.medium'], undefined);
+	const g6 = [];
+	let rows = 0;
+	for await (const page of paginateDescribeInstanceTypeOfferings({ client: ec2, pageSize: 5 }, {
+		LocationType: 'availability-zone',
+	})) {
+		for (const o of page.InstanceTypeOfferings) {
+			rows++;
+			if (o.InstanceType === 'g6.12xlarge')
+				g6.push(o.Location);
+		}
+	}
+	assert.ok(rows > 20, `${rows} offerings`);
+	assert.deepEqual(g6, ['us-east-1a', 'us-east-1c', 'us-east-1d', 'us-east-1f']);
 });
 
 test('DescribeInstanceTypeOfferings by zone and by region, filtered and paged', async () => {

@@ -490,6 +490,29 @@ test('DescribeAvailableResource: the zones selling a type, and the types of a zo
 	assert.equal(none.body.availableZones, undefined);
 });
 
+test('show-gpus live: the GPU types, and every zone with the types it sells', async () => {
+	/* what ops->gpu_types asks: DescribeInstanceTypes with MinimumGPUAmount, and
+	 * DescribeAvailableResource for InstanceType without a type or zone */
+	const t = await ecs.describeInstanceTypes(new Ecs.DescribeInstanceTypesRequest({
+		minimumGPUAmount: 1, maxResults: 1600,
+	}));
+	const types = t.body.instanceTypes.instanceType;
+	assert.ok(types.length >= 5);
+	for (const x of types)
+		assert.ok(x.GPUAmount >= 1, `${x.instanceTypeId} has no GPU`);
+	assert.ok(types.some((x) => x.instanceTypeId === 'ecs.gn8is-2x.8xlarge'));
+	const r = await ecs.describeAvailableResource(new Ecs.DescribeAvailableResourceRequest({
+		regionId: REGION, destinationResource: 'InstanceType',
+	}));
+	const sells = {};
+	for (const z of r.body.availableZones.availableZone)
+		sells[z.zoneId] = z.availableResources.availableResource[0].supportedResources
+			.supportedResource.map((s) => s.value);
+	assert.ok(Object.keys(sells).length >= 3, `${Object.keys(sells)}`);
+	assert.ok(sells['cn-hangzhou-h'].includes('ecs.gn8is-2x.8xlarge'));
+	assert.ok(!sells['cn-hangzhou-j'].includes('ecs.gn8is-2x.8xlarge'));
+});
+
 test('injected throttling and capacity errors are classified by the SDK', async () => {
 	await sim.addFaults('alibaba:DescribeInstances:throttle,times=1',
 			    'alibaba:RunInstances:capacity,times=1');

@@ -47,7 +47,16 @@ static void warm(void)
 }
 
 /* What a case calls: one provider operation whose answer is bent. */
-enum op { OP_DISCOVER, OP_KEYPAIRS, OP_IMAGE, OP_TYPE, OP_ZONES, OP_CREATE, OP_TERMINATE };
+enum op {
+	OP_DISCOVER,
+	OP_KEYPAIRS,
+	OP_IMAGE,
+	OP_TYPE,
+	OP_ZONES,
+	OP_CREATE,
+	OP_TERMINATE,
+	OP_GPU_TYPES, /* show-gpus' listing: the types action, unfiltered */
+};
 
 static const char *op_action(enum op op)
 {
@@ -59,6 +68,7 @@ static const char *op_action(enum op op)
 	case OP_ZONES: return drv->zones_action;
 	case OP_CREATE: return "RunInstances";
 	case OP_TERMINATE: return drv->terminate_action;
+	case OP_GPU_TYPES: return drv->types_action;
 	}
 	return "?";
 }
@@ -84,6 +94,7 @@ static const struct answer_case cases[] = {
 	/* a termination's answer may carry nothing but its request id: only a page that is
 	 * not the cloud's, or no document at all, can be told apart */
 	{ OP_TERMINATE, { "empty-envelope", "html" } },
+	{ OP_GPU_TYPES, { SHAPES } },
 };
 
 /* The instances of the cluster in the world, one launched per call. */
@@ -150,6 +161,16 @@ static int call(enum op op, struct gc_error *err)
 		ids[0] = world.items[0].id;
 		rc = gc_provider_terminate(prov, ids, 1, err);
 		break;
+	case OP_GPU_TYPES: {
+		struct gc_gpu_type *types = NULL;
+		size_t n_types = 0;
+
+		rc = gc_provider_gpu_types(prov, &types, &n_types, err);
+		if (rc == 0)
+			assert_true(n_types > 0);
+		gc_gpu_types_free(types, n_types);
+		break;
+	}
 	}
 	gc_instance_list_release(&got);
 	for (size_t i = 0; i < n; i++)
@@ -275,6 +296,12 @@ static void test_terminate(void **state)
 	run_op(OP_TERMINATE);
 }
 
+static void test_gpu_types(void **state)
+{
+	(void)state;
+	run_op(OP_GPU_TYPES);
+}
+
 /* A lost answer, once: the launch is sent again with its token and makes no second node. */
 static void test_create_html_once(void **state)
 {
@@ -303,6 +330,7 @@ int main(int argc, char **argv)
 		CASE(test_image),     CASE(test_type),
 		CASE(test_zones),     CASE(test_create),
 		CASE(test_terminate), CASE(test_create_html_once),
+		CASE(test_gpu_types),
 	};
 	char group[64];
 

@@ -12,6 +12,7 @@
  * without our token buckets; XML answers of the wrong shape, an error document, an
  * endless body; the Price List frontend called directly; filter values with wildcards.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -237,6 +238,48 @@ static void test_no_rate_limit(void **state)
 	assert_true(prov->stats.ratelimit_wait_ms >= 1500);
 	gc_provider_close(naive);
 	gc_instance_list_release(&got);
+}
+
+/* show-gpus live: the region's GPU types with their zones (every page of both listings),
+ * and the price list's Reserved terms (standard, no upfront; the all-upfront term is
+ * stepped over), whose product also fills the on-demand price. */
+static void test_gpu_types_reserved(void **state)
+{
+	struct gc_gpu_type *types = NULL;
+	size_t n = 0;
+	struct gc_error err;
+	char cur[GC_CURRENCY_SIZE] = "";
+	double rs[2], od;
+	const struct sim_itype *p4d = sim_catalog_itype(SIM_AWS, "p4d.24xlarge");
+	const struct gc_gpu_type *g6 = NULL;
+	unsigned long calls;
+
+	(void)state;
+	gc_error_init(&err);
+	assert_int_equal(gc_provider_gpu_types(prov, &types, &n, &err), 0);
+	assert_true(n >= 10);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(types[i].facts.gpus > 0); /* t3.medium is left out */
+		assert_true(types[i].n_zones > 0);
+		if (strcmp(types[i].facts.name, "g6.12xlarge") == 0)
+			g6 = &types[i];
+	}
+	assert_non_null(g6);
+	assert_string_equal(g6->facts.gpu_model, "L4");
+	assert_int_equal(g6->facts.gpus, 4);
+	assert_int_equal(g6->n_zones, 4); /* us-east-1b does not offer it */
+	for (size_t i = 0; i < g6->n_zones; i++)
+		assert_string_not_equal(g6->zones[i], "us-east-1b");
+	gc_gpu_types_free(types, n);
+
+	assert_int_equal(gc_provider_reserved_price(prov, "p4d.24xlarge", rs, cur, &err), 0);
+	assert_string_equal(cur, "USD");
+	assert_true(fabs(rs[0] - p4d->price * 0.62) < 1e-6);
+	assert_true(fabs(rs[1] - p4d->price * 0.40) < 1e-6);
+	calls = prov->stats.calls;
+	assert_int_equal(gc_provider_price(prov, "p4d.24xlarge", NULL, false, &od, cur, &err), 0);
+	assert_true(fabs(od - p4d->price) < 1e-6);
+	assert_int_equal(prov->stats.calls, calls); /* from the Reserved lookup's product */
 }
 
 /* XML answers no cloud should give (the shared cases are in the conformance suite). */
@@ -504,6 +547,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_xml, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_pricing_frontend, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_filter_escapes, test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_gpu_types_reserved, test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
