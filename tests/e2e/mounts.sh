@@ -120,6 +120,13 @@ grep -qF "cannot mount bucket '$MISSING' at '/opt/results'" "$work/err" ||
 	fail "apply does not name the missing bucket and its path: $(cat "$work/err")"
 grep -qF "NoSuchBucket" "$work/err" || fail "apply does not say why the mount failed"
 expect_alive e2e-mnt 1 "after the failed mount"
+# status --mounts reads the node: the missing bucket failed, the other one mounted
+gc status --mounts "$f"
+[ "$rc" = 1 ] || fail "status --mounts with a failed mount exited $rc"
+grep -Eq "^workers/0 +$BUCKET +/opt/data +ro +mounted$" "$work/out" ||
+	fail "status --mounts does not show the ro bucket mounted: $(cat "$work/out")"
+grep -Eq "^ +$MISSING +/opt/results +rw +FAILED: .*NoSuchBucket" "$work/out" ||
+	fail "status --mounts does not show why the missing bucket failed: $(cat "$work/out")"
 
 # fixed: the step installs the cloud's tool, mounts both, ro and rw
 node_spec "$RESULTS"
@@ -133,6 +140,8 @@ for want in "/opt/data is a mountpoint" "/opt/results is a mountpoint" "$BUCKET"
 	data-read-only results-writable; do
 	grep -qF -- "$want" "$work/out" || fail "the node's mounts lack '$want': $(cat "$work/out")"
 done
+gc_ok status --mounts "$f"
+[ "$(grep -c ' mounted$' "$work/out")" = 2 ] || fail "status --mounts: $(cat "$work/out")"
 if [ "$CLOUD" = tencent ]; then
 	# cosfs reads a key file that a timer refreshes from the role
 	gc_ok exec "$f" -- 'sudo stat -c %a /etc/gpucluster/mount-creds &&
@@ -146,6 +155,11 @@ fi
 id=$(jq -r '[.instances[] | select(.tags["gpucluster:cluster"] == "e2e-mnt")
 	| select((.state | ascii_downcase) == "running")][0].id' <(control GET /state))
 control POST "/nodes/$id/faults" mount >/dev/null
+gc status --mounts -o json "$f"
+[ "$rc" = 1 ] || fail "status --mounts with the mounts lost exited $rc"
+jq -e --arg id "$id" '.nodes | length == 1 and .[0].id == $id and (.[0].mounts | length == 2
+	and all(.mounted == false and (.error | startswith("the mount is gone"))))' \
+	"$work/out" >/dev/null || fail "status --mounts -o json: $(cat "$work/out")"
 gc smoke "$f"
 [ "$rc" = 1 ] || fail "smoke with the mounts lost exited $rc"
 grep -qF "$id (workers/0): smoke test failed: mount: bucket '$BUCKET' is not mounted at /opt/data: the mount is gone" \
