@@ -164,6 +164,11 @@ gc smoke "$f"
 [ "$rc" = 1 ] || fail "smoke with the mounts lost exited $rc"
 grep -qF "$id (workers/0): smoke test failed: mount: bucket '$BUCKET' is not mounted at /opt/data: the mount is gone" \
 	"$work/err" || fail "smoke does not report the lost mount: $(cat "$work/err")"
+# the node mended: what smoke advises mounts them again
+control POST "/nodes/$id/faults" "" >/dev/null
+gc_ok bootstrap --from mounts "$f"
+gc_ok status --mounts "$f"
+[ "$(grep -c ' mounted$' "$work/out")" = 2 ] || fail "not mounted again: $(cat "$work/out")"
 gc_ok destroy -y "$f"
 expect_alive e2e-mnt 0 "after destroy"
 note "ok ($CLOUD)"

@@ -69,11 +69,12 @@ gcsim_mount() {
 		return 1
 	fi
 	dir=$(cd "$dir" && pwd -P)
-	if grep -q "^$dir " "$S/mounts" 2>/dev/null; then
+	if ! gcsim_fault mount && grep -q "^$dir " "$S/mounts" 2>/dev/null; then
 		echo "$tool: mount point '$dir' is already mounted" >&2
 		return 1
 	fi
 	if gcsim_fault mount; then
+		rm -f "$S/mounts"
 		echo "fuse: device not found, try 'modprobe fuse' first" >&2
 		return 1
 	fi
