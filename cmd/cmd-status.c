@@ -15,6 +15,7 @@
 #include "cmd/cmd.h"
 #include "cmd/output.h"
 #include "cmd/regions.h"
+#include "cmd/status-mounts.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/engine.h"
@@ -26,6 +27,9 @@ static const struct gc_opt status_opts[] = {
 	  .type = GC_OPT_FLAG,
 	  .help = "each GPU's utilisation, memory, temperature, ECC errors and Xid events, "
 		  "read on the nodes over SSH" },
+	{ .name = "mounts",
+	  .type = GC_OPT_FLAG,
+	  .help = "each node's bucket mounts (the spec's mounts), read on the nodes over SSH" },
 	GC_CMD_NODE_OPT,
 	GC_CMD_SSH_OPTS,
 	{ .name = NULL },
@@ -235,6 +239,8 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 
 	if (gc_cmd_opt_given(ctx, "gpus"))
 		return status_gpus(ctx);
+	if (gc_cmd_opt_given(ctx, "mounts"))
+		return gc_cmd_status_mounts(ctx);
 	gc_error_init(&err);
 	gc_instance_list_init(&live);
 	if (gc_cmd_engine(ctx, &e, &opts) < 0)
@@ -359,7 +365,8 @@ const struct gc_cmd_entry gc_cmd_status = {
 		       "what it has cost so far (hourly price times time since launch).\n"
 		       "With --gpus, reads each running node's GPUs over SSH instead: their\n"
 		       "utilisation, memory, temperature, uncorrected ECC errors and the\n"
-		       "kernel log's Xid events.",
+		       "kernel log's Xid events. With --mounts, each node's bucket mounts:\n"
+		       "mounted or not, and why (exit 1 when one is missing).",
 	.opts = status_opts,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,

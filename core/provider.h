@@ -395,6 +395,23 @@ struct gc_provider_facts {
 	 * it looks, for messages (docs/internals/mounts.md) */
 	bool (*bucket)(const char *s, size_t len);
 	const char *bucket_hint;
+	/* mounts[]: how a node mounts a bucket (templates/bootstrap/mounts.sh,
+	 * docs/internals/mounts.md, which cites each tool's pages). The tool's command and the
+	 * .deb it comes in ({os_version}: "22.04"); its command line, where the step puts
+	 * {bucket}, {path}, {region}, {role} (the node's role, from the metadata service),
+	 * {creds} (mount_creds' file) and {mode} (mount_ro or mount_rw); the metadata
+	 * service's directory of the instance role's credentials (a GET names the role, one
+	 * of its name answers the credentials as JSON; IMDS tokens as spot_token_*); and,
+	 * for a tool that reads its credentials from a file, the file's lines, "{Field}" the
+	 * answer's field and "{Field@gmt}" a time as YYYY-MM-DDTHH:MM:SS in UTC, which a timer
+	 * keeps fresh. NULL mount_creds: the tool asks the metadata service itself. */
+	const char *mount_tool;
+	const char *mount_package;
+	const char *mount_command;
+	const char *mount_ro;
+	const char *mount_rw;
+	const char *role_creds_url;
+	const char *mount_creds;
 };
 
 struct gc_provider_ops {

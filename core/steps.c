@@ -97,6 +97,57 @@ static char *in_notice(const struct gc_spec *spec)
 			    f->spot_rebalance_url ? f->spot_rebalance_url : "-");
 }
 
+/* mounts.sh's inputs (docs/internals/mounts.md): the buckets, "BUCKET:PATH:MODE ...". */
+static bool want_mounts(const struct gc_spec *spec)
+{
+	return spec->n_mounts > 0;
+}
+
+static char *in_mounts(const struct gc_spec *spec)
+{
+	struct gc_buf s = GC_BUF_INIT(0);
+
+	for (size_t i = 0; i < spec->n_mounts; i++)
+		gc_buf_addf(&s, "%s%s:%s:%s", s.len ? " " : "", spec->mounts[i].bucket,
+			    spec->mounts[i].path, spec->mounts[i].rw ? "rw" : "ro");
+	return gc_buf_detach(&s, NULL);
+}
+
+static const char *fact_or(const char *s, const char *none)
+{
+	return s ? s : none;
+}
+
+/* "TOOL PACKAGE REGION ROLE-URL TOKEN-URL TOKEN-HEADER" from the cloud's facts ("-": none). */
+static char *in_mount_tool(const struct gc_spec *spec)
+{
+	const struct gc_provider_facts *f = spec->provider.ops ? spec->provider.ops->facts : NULL;
+
+	if (!f || !f->mount_tool)
+		return gc_xstrdup("");
+	return gc_xasprintf("%s %s %s %s %s %s", f->mount_tool, f->mount_package,
+			    spec->provider.region, f->role_creds_url,
+			    fact_or(f->spot_token_url, "-"), fact_or(f->spot_token_header, "-"));
+}
+
+/* The command line, then the options of ro, then those of rw: three lines. */
+static char *in_mount_command(const struct gc_spec *spec)
+{
+	const struct gc_provider_facts *f = spec->provider.ops ? spec->provider.ops->facts : NULL;
+
+	if (!f || !f->mount_tool)
+		return gc_xstrdup("");
+	return gc_xasprintf("%s\n%s\n%s", f->mount_command, fact_or(f->mount_ro, ""),
+			    fact_or(f->mount_rw, ""));
+}
+
+static char *in_mount_creds(const struct gc_spec *spec)
+{
+	const struct gc_provider_facts *f = spec->provider.ops ? spec->provider.ops->facts : NULL;
+
+	return gc_xstrdup(f && f->mount_creds ? f->mount_creds : "");
+}
+
 /* clang-format off */
 const struct gc_step_def gc_steps[] = {
 	{ .name = "detect" },
@@ -122,7 +173,13 @@ const struct gc_step_def gc_steps[] = {
 	{ .name = GC_STEP_SMOKE, .guard = GC_STEP_GUARD_SMOKE, .rerun = GC_STEP_RERUN_PER_BOOT,
 	  .after_user_steps = true, .node_facts = true,
 	  .inputs = { { "SMOKE", "bootstrap.smoke", in_smoke },
-		      { "CUDA", "bootstrap.cuda", in_cuda } } },
+		      { "CUDA", "bootstrap.cuda", in_cuda },
+		      { "MOUNTS", "mounts", in_mounts, true } } },
+	{ .name = "mounts", .wanted = want_mounts, .rerun = GC_STEP_RERUN_PER_BOOT,
+	  .inputs = { { "MOUNTS", "mounts", in_mounts },
+		      { "MOUNT_TOOL", "provider.name", in_mount_tool },
+		      { "MOUNT_COMMAND", "provider.name", in_mount_command },
+		      { "MOUNT_CREDS", "provider.name", in_mount_creds } } },
 };
 /* clang-format on */
 const size_t gc_n_steps = sizeof(gc_steps) / sizeof(gc_steps[0]);

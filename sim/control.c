@@ -38,8 +38,8 @@ static json_t *instance_json(const struct sim_instance *in)
 
 	for (size_t i = 0; i < in->n_security_groups; i++)
 		json_array_append_new(sgs, json_string(in->security_groups[i]));
-	for (unsigned bit = 1; bit && bit <= SIM_NODE_FAULT_DROP; bit <<= 1)
-		if (in->node_faults & bit)
+	for (unsigned bit = 1; bit; bit <<= 1)
+		if ((in->node_faults & bit) && sim_node_fault_name(bit))
 			json_array_append_new(faults, json_string(sim_node_fault_name(bit)));
 
 	json_object_set_new(o, "id", json_string(in->id));

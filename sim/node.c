@@ -290,6 +290,7 @@ static const struct {
 	{ SIM_NODE_FAULT_ECC, "ecc" },
 	{ SIM_NODE_FAULT_DROP, "drop" },
 	{ SIM_NODE_FAULT_SLOW_NET, "slow-net" },
+	{ SIM_NODE_FAULT_MOUNT, "mount" },
 	/* clang-format on */
 };
 
@@ -893,6 +894,7 @@ static int write_state(struct node *node, const struct sim_instance *inst,
 	add_shell_var(&b, "GCSIM_GPU_READY", image && image->gpu_ready ? "1" : "0");
 	add_shell_var(&b, "GCSIM_IMAGE_DRIVER", image && image->driver ? image->driver : "");
 	add_shell_var(&b, "GCSIM_IMAGE_CUDA", image && image->cuda ? image->cuda : "");
+	add_shell_var(&b, "GCSIM_ROLE", inst->role); /* the metadata service's role */
 	rc = write_text(dir, "node.env", b.data, err);
 	gc_buf_release(&b);
 	free(dir);

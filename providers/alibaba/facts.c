@@ -137,4 +137,17 @@ const struct gc_provider_facts ali_facts = {
 	.bucket = ali_bucket,
 	.bucket_hint = "an OSS bucket's name: 3-63 of a-z, 0-9 and '-', starting and ending "
 		       "with a letter or digit",
+	/* ossfs 1.0 with the instance's RAM role (-oram_role, the URL of its credentials):
+	 * https://www.alibabacloud.com/help/en/oss/developer-reference/advanced-configurations,
+	 * the packages of https://www.alibabacloud.com/help/en/oss/developer-reference/install-ossfs */
+	.mount_tool = "ossfs",
+	.mount_package =
+		"https://gosspublic.alicdn.com/ossfs/ossfs_1.91.5_ubuntu{os_version}_amd64.deb",
+	.mount_command =
+		"ossfs {bucket} {path} -ourl=https://oss-{region}-internal.aliyuncs.com "
+		"-oram_role=http://100.100.100.200/latest/meta-data/ram/security-credentials/"
+		"{role} -oallow_other {mode}",
+	.mount_ro = "-oro",
+	.mount_rw = "",
+	.role_creds_url = "http://100.100.100.200/latest/meta-data/ram/security-credentials/",
 };

@@ -159,4 +159,15 @@ const struct gc_provider_facts aws_facts = {
 	.bucket = aws_bucket,
 	.bucket_hint = "an S3 bucket's name: 3-63 of a-z, 0-9, '.' and '-', starting and "
 		       "ending with a letter or digit, no '..', not an IP address",
+	/* Mountpoint for Amazon S3: the .deb of
+	 * https://docs.aws.amazon.com/AmazonS3/latest/userguide/mountpoint-installation.html,
+	 * the options of https://github.com/awslabs/mountpoint-s3/blob/main/doc/CONFIGURATION.md;
+	 * it takes the instance profile's credentials from IMDS itself */
+	.mount_tool = "mount-s3",
+	.mount_package =
+		"https://s3.amazonaws.com/mountpoint-s3-release/latest/x86_64/mount-s3.deb",
+	.mount_command = "mount-s3 --region {region} --allow-other {mode} {bucket} {path}",
+	.mount_ro = "--read-only",
+	.mount_rw = "--allow-delete --allow-overwrite",
+	.role_creds_url = "http://169.254.169.254/latest/meta-data/iam/security-credentials/",
 };

@@ -130,4 +130,19 @@ const struct gc_provider_facts tc_facts = {
 	.bucket = tc_bucket,
 	.bucket_hint = "a COS bucket's name: NAME-APPID, NAME of a-z, 0-9 and '-' (not at its "
 		       "ends), APPID your account's digits",
+	/* cosfs with a temporary key file (-ocam_role=sts -opasswd_file, reloaded by
+	 * COSAccessTokenExpire: https://www.tencentcloud.com/document/product/436/30587), the
+	 * key from the CAM role on the metadata service, the packages of
+	 * https://github.com/tencentyun/cosfs/releases */
+	.mount_tool = "cosfs",
+	.mount_package = "https://github.com/tencentyun/cosfs/releases/download/v1.0.24/"
+			 "cosfs_1.0.24-ubuntu{os_version}_amd64.deb",
+	.mount_command = "cosfs {bucket} {path} -ourl=https://cos.{region}.myqcloud.com "
+			 "-ocam_role=sts -opasswd_file={creds} -oallow_other {mode}",
+	.mount_ro = "-oro",
+	.mount_rw = "",
+	.role_creds_url =
+		"http://metadata.tencentyun.com/latest/meta-data/cam/security-credentials/",
+	.mount_creds = "COSAccessKeyId={TmpSecretId}\nCOSSecretKey={TmpSecretKey}\n"
+		       "COSAccessToken={Token}\nCOSAccessTokenExpire={Expiration@gmt}\n",
 };

@@ -46,6 +46,8 @@
 #   SMOKE_XID="48 61 ..."         the critical Xid list (above)
 #   SMOKE_NCCL_MIN_BUSBW=0        all-reduce bus bandwidth floor in GB/s (0: any result)
 #   SMOKE_TIMEOUT=600             seconds the smoke program and docker may run
+#   MOUNTS="BUCKET:PATH:MODE ..." the spec's buckets (mounts.sh): a "mount" check each, that
+#                                 PATH is mounted (else the mounts step's last error)
 #
 # Exit status: 0 when every check passes, 1 otherwise; the JSON is printed either way.
 set -euo pipefail
@@ -389,6 +391,20 @@ if wants nccl; then
 		fi
 	fi
 fi
+
+# --- bucket mounts ---------------------------------------------------------------------------
+
+# every bucket of MOUNTS is mounted at its path; else the mounts step's last error for it
+for m in ${MOUNTS:-}; do
+	bucket=${m%%:*} path=${m#*:}
+	path=${path%:*}
+	if mountpoint -q "$path" </dev/null 2>/dev/null; then
+		check mount true "bucket '$bucket' at $path"
+	else
+		reason=$(cat "$GC_STATE_DIR/mounts/$bucket.err" 2>/dev/null </dev/null || true)
+		check mount false "bucket '$bucket' is not mounted at $path: ${reason:-the mount is gone (gpucluster bootstrap --from mounts mounts it again)}"
+	fi
+done
 
 [ -n "$extra_json" ] || extra_json=",\"driver\":$(json_str "$driver")"
 finish

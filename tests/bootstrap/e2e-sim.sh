@@ -11,7 +11,8 @@
 # proprietary modules). Then a kill inside each installing step (the simulated apt-get stops
 # half way), and a re-run repairs the node. A GPU-ready image on a g4dn.12xlarge (4 T4): verify passes and
 # installs nothing; smoke passes; the missing-gpu and ecc node faults make smoke fail,
-# naming the reason. Exits 77 (skipped) when the machine cannot run the emulator's nodes
+# naming the reason; the mounts step on a node without an instance role fails saying so.
+# Exits 77 (skipped) when the machine cannot run the emulator's nodes
 # (no bwrap, sshd or user namespaces).
 set -euo pipefail
 
@@ -328,6 +329,19 @@ assert d["gpus"][0]["ecc_uncorrected"] == 2, d["gpus"]'
 fault ''
 smoke_ready 0 'assert d["ok"] is True, d'
 note "GPU-ready image verified; faults reported"
+
+# --- bucket mounts on a node launched without a role: the step says so; none: skipped ---------
+mount_tool="mount-s3 https://s3.amazonaws.com/mountpoint-s3-release/latest/x86_64/mount-s3.deb us-east-1"
+mount_tool+=" http://169.254.169.254/latest/meta-data/iam/security-credentials/"
+mount_tool+=" http://169.254.169.254/latest/api/token X-aws-ec2-metadata-token"
+expect 1 "$ready" mounts MOUNTS=my-data:/opt/data:ro "MOUNT_TOOL=$mount_tool" \
+	"MOUNT_COMMAND=mount-s3 {mode} {bucket} {path}"$'\n--read-only\n'
+grep -q 'mounts: error: the node has no instance role' "$work/last.err" ||
+	fail "mounts without a role: $(cat "$work/last.err")"
+node "$ready" 'command -v mount-s3' >/dev/null 2>&1 && fail "mounts installed its tool with no role"
+expect 0 "$ready" mounts MOUNTS=
+grep -q 'mounts: skipped (no mounts)' "$work/last.out" || fail "mounts with none: $(cat "$work/last.out")"
+note "mounts: no role refused, none skipped"
 
 kill -TERM "$pid"
 status=0

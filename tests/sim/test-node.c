@@ -746,6 +746,8 @@ static void test_fault_names(void **state)
 	assert_int_equal(sim_node_fault_parse("missing-gpu"), SIM_NODE_FAULT_MISSING_GPU);
 	assert_int_equal(sim_node_fault_parse("no-ssh"), SIM_NODE_FAULT_NO_SSH);
 	assert_int_equal(sim_node_fault_parse("drop"), SIM_NODE_FAULT_DROP);
+	assert_int_equal(sim_node_fault_parse("mount"), SIM_NODE_FAULT_MOUNT);
+	assert_string_equal(sim_node_fault_name(SIM_NODE_FAULT_MOUNT), "mount");
 	assert_int_equal(sim_node_fault_parse("nope"), 0);
 	assert_string_equal(sim_node_fault_name(SIM_NODE_FAULT_ECC), "ecc");
 	assert_null(sim_node_fault_name(1u << 20));

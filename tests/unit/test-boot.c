@@ -510,6 +510,66 @@ static void test_table_steps(void **state)
 	gc_boot_release(&b);
 }
 
+/* A spec with mounts gets the mounts step after the table's others and before the spec's
+ * own steps, its inputs from the spec and the cloud's facts; smoke gets MOUNTS, unhashed. */
+static void test_mounts_step(void **state)
+{
+	static const char yaml[] = "name: t1\n"
+				   "provider: {name: aws, region: us-east-1}\n"
+				   "node_groups:\n"
+				   "  - {name: workers, count: 1, instance_types: [g5.xlarge],"
+				   " role: reader}\n"
+				   "bootstrap:\n"
+				   "  steps: [{name: pull, run: \"true\"}]\n"
+				   "mounts:\n"
+				   "  - {bucket: my-data, path: /data}\n"
+				   "  - {bucket: my-results, path: /mnt/results, mode: rw}\n";
+	struct gc_spec *sp = NULL;
+	struct gc_diags d;
+	struct gc_boot b;
+	struct gc_error err;
+	size_t at = SIZE_MAX;
+
+	(void)state;
+	gc_diags_init(&d, "m.yaml");
+	gc_error_init(&err);
+	assert_int_equal(gc_spec_load_buffer(&sp, "m.yaml", yaml, strlen(yaml), NULL, &d, &err), 0);
+	gc_diags_release(&d);
+	cluster_nodes(&b);
+	assert_int_equal(gc_boot_set_steps(&b, sp, GC_BOOT_FULL, NULL, 0, false, &err), 0);
+	for (size_t i = 0; i < b.n_steps; i++)
+		if (strcmp(b.steps[i].name, "mounts") == 0)
+			at = i;
+	assert_true(at != SIZE_MAX);
+	assert_string_equal(b.steps[at + 1].name, "step-pull");
+	assert_true(b.steps[at].per_boot);
+	assert_string_equal(var_of(&b, "mounts", "MOUNTS"),
+			    "my-data:/data:ro my-results:/mnt/results:rw");
+	assert_string_equal(var_of(&b, "mounts", "MOUNT_TOOL"),
+			    "mount-s3 https://s3.amazonaws.com/mountpoint-s3-release/latest/x86_64/"
+			    "mount-s3.deb us-east-1 "
+			    "http://169.254.169.254/latest/meta-data/iam/security-credentials/ "
+			    "http://169.254.169.254/latest/api/token X-aws-ec2-metadata-token");
+	assert_string_equal(var_of(&b, "mounts", "MOUNT_COMMAND"),
+			    "mount-s3 --region {region} --allow-other {mode} {bucket} {path}\n"
+			    "--read-only\n--allow-delete --allow-overwrite");
+	assert_string_equal(var_of(&b, "mounts", "MOUNT_CREDS"), "");
+	assert_string_equal(var_of(&b, GC_STEP_SMOKE, "MOUNTS"), var_of(&b, "mounts", "MOUNTS"));
+	for (size_t i = 0; i < b.n_vars; i++)
+		if (!strcmp(b.vars[i].name, "MOUNTS") && b.vars[i].step &&
+		    !strcmp(b.vars[i].step, GC_STEP_SMOKE))
+			assert_true(b.vars[i].unhashed);
+	gc_boot_release(&b);
+	/* without mounts: no mounts step, and smoke's MOUNTS is empty */
+	cluster_nodes(&b);
+	assert_int_equal(gc_boot_set_steps(&b, spec, GC_BOOT_FULL, NULL, 0, false, &err), 0);
+	for (size_t i = 0; i < b.n_steps; i++)
+		assert_string_not_equal(b.steps[i].name, "mounts");
+	assert_string_equal(var_of(&b, GC_STEP_SMOKE, "MOUNTS"), "");
+	gc_boot_release(&b);
+	gc_spec_free(sp);
+}
+
 /* ---- the session ------------------------------------------------------------------ */
 
 static struct gc_session_opts session_opts(enum gc_boot_mode mode)
@@ -992,6 +1052,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_smoke_and_exec_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_steps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mounts_step, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pin_from_console, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pin_from_tag, setup, teardown),

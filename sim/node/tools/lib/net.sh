@@ -45,6 +45,16 @@ gcsim_fetch() {
 		# shellcheck disable=SC2016
 		printf 'deb https://nvidia.github.io/libnvidia-container/stable/deb/$(ARCH) /\n#deb https://nvidia.github.io/libnvidia-container/experimental/deb/$(ARCH) /\n'
 		;;
+	# the bucket mount tools' packages (docs/internals/mounts.md; lib/mount.sh)
+	https://s3.amazonaws.com/mountpoint-s3-release/latest/x86_64/mount-s3.deb)
+		printf 'GCSIM-DEB mount-s3 1.21.0 any\nsimulated Debian package (gpucluster-sim)\n'
+		;;
+	https://gosspublic.alicdn.com/ossfs/ossfs_1.91.5_ubuntu[0-9][0-9].[0-9][0-9]_amd64.deb)
+		printf 'GCSIM-DEB ossfs 1.91.5 any\nsimulated Debian package (gpucluster-sim)\n'
+		;;
+	https://github.com/tencentyun/cosfs/releases/download/v1.0.24/cosfs_1.0.24-ubuntu[0-9][0-9].[0-9][0-9]_amd64.deb)
+		printf 'GCSIM-DEB cosfs 1.0.24 any\nsimulated Debian package (gpucluster-sim)\n'
+		;;
 	*) return 1 ;;
 	esac
 }
