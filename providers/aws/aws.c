@@ -97,4 +97,7 @@ const struct gc_provider_ops gc_provider_aws = {
 	.caller_address = NULL,
 	.create_placement = aws_create_placement,
 	.delete_placement = aws_delete_placement,
+	.create_address = aws_create_address,
+	.attach_address = aws_attach_address,
+	.delete_address = aws_delete_address,
 };
