@@ -167,6 +167,11 @@ if [ "$CLOUD" = aws ]; then
 	gc_ok hosts "$f"
 	[ "$(grep -c '127\.78\.' "$work/out")" = 2 ] ||
 		fail "hosts does not list the nodes' addresses: $(cat "$work/out")"
+else
+	# ECS with ERIs and CVM's HCC types keep the public address of the launch
+	gc_ok hosts "$f"
+	[ "$(grep -c '127\.77\.' "$work/out")" = 2 ] ||
+		fail "the nodes have no public address: $(cat "$work/out")"
 fi
 if [ -n "$CREATE" ]; then
 	# one placement resource, tagged, made before the launch, which names it
