@@ -118,7 +118,7 @@ if [ "$CLOUD" = aws ]; then
 	[ "$rc" != 0 ] || fail "an apply whose addresses could not be attached succeeded"
 	grep -q "cannot attach public address 127\.78\..* to instance 'i-" "$work/err" ||
 		fail "the apply does not say which address it could not attach: $(cat "$work/err")"
-	[ "$(addresses e2e-fab)" = 2 ] && [ "$(addresses e2e-fab 1)" = 0 ] ||
+	[ "$(addresses e2e-fab) $(addresses e2e-fab 1)" = "2 0" ] ||
 		fail "not 2 tagged, unattached addresses after the failed attach"
 	faults_clear
 fi
@@ -203,7 +203,7 @@ if [ -n "$DELETE" ]; then
 		# scaled down, the terminated node's address goes; one leaked by a crash (its
 		# instance gone) is found by gc while the cluster's other node keeps its own
 		gc_ok scale -y -f "$f" workers=1
-		[ "$(addresses e2e-fab)" = 1 ] && [ "$(addresses e2e-fab 1)" = 1 ] ||
+		[ "$(addresses e2e-fab) $(addresses e2e-fab 1)" = "1 1" ] ||
 			fail "scaling down did not release the terminated node's address"
 		now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 		curl -sS --aws-sigv4 "aws:amz:$REGION:ec2" \
@@ -216,7 +216,7 @@ if [ -n "$DELETE" ]; then
 		gc_ok gc --cloud "$CLOUD" --region "$REGION" --endpoint "$ENDPOINT" --as-of "$later" --yes
 		cat "$work/out" "$work/err" | grep -q "deleted address '127\.78\..*' (eipalloc-" ||
 			fail "gc does not say it released the address: $(cat "$work/out")"
-		[ "$(addresses e2e-fab)" = 1 ] && [ "$(addresses e2e-fab 1)" = 1 ] ||
+		[ "$(addresses e2e-fab) $(addresses e2e-fab 1)" = "1 1" ] ||
 			fail "gc did not release just the leaked address: $(cat "$work/err")"
 		expect_alive e2e-fab 1 "after gc of a leaked address"
 	fi
