@@ -219,9 +219,20 @@ if [ -n "$DELETE" ]; then
 		[ "$(addresses e2e-fab) $(addresses e2e-fab 1)" = "1 1" ] ||
 			fail "gc did not release just the leaked address: $(cat "$work/err")"
 		expect_alive e2e-fab 1 "after gc of a leaked address"
+		# a scale-up that stops before attaching: the scale-down after it releases the
+		# unattached address with its node
+		fault "aws:AssociateAddress:quota"
+		gc scale -y -f "$f" workers=2
+		[ "$rc" != 0 ] || fail "a scale-up whose address could not be attached succeeded"
+		faults_clear
+		[ "$(addresses e2e-fab) $(addresses e2e-fab 1)" = "2 1" ] ||
+			fail "the scale-up did not leave its node's address allocated and unattached"
 	fi
 	gc_ok scale -y -f "$f" workers=0
 	[ "$(placements e2e-fab)" = 1 ] || fail "scaling to zero removed the placement group"
+	if [ "$CLOUD" = aws ] && [ "$(addresses e2e-fab)" != 0 ]; then
+		fail "scaling to zero left addresses, the unattached one included"
+	fi
 	later=$(date -u -d '+2 hours' +%Y-%m-%dT%H:%M:%SZ)
 	gc_ok gc --cloud "$CLOUD" --region "$REGION" --endpoint "$ENDPOINT" --as-of "$later"
 	grep -q "placement-group" "$work/out" || fail "gc does not list the placement group: $(cat "$work/out")"
