@@ -2120,6 +2120,203 @@ static void terminate_and_wait(struct run *r, struct gc_teardown *t)
 	}
 }
 
+/* ---- public addresses (docs/internals/fabric.md, "A reachable address") --------- */
+
+static const struct gc_spec_group *spec_group(const struct gc_spec *spec, const char *name)
+{
+	for (size_t i = 0; name && i < spec->n_groups; i++)
+		if (strcmp(spec->groups[i].name, name) == 0)
+			return &spec->groups[i];
+	return NULL;
+}
+
+/* Whether some group may launch with several interfaces: only then are the cluster's
+ * public addresses looked at after a launch or a scale-down (gc_fabric_launch_interfaces
+ * says 0 without asking the cloud for every other group). */
+static bool may_have_addresses(const struct run *r)
+{
+	if (!r->p->ops->create_address)
+		return false;
+	for (size_t i = 0; i < r->e->spec->n_groups; i++) {
+		const struct gc_spec_group *g = &r->e->spec->groups[i];
+
+		if (g->interconnect != GC_INTERCONNECT_STANDARD &&
+		    (g->count >= 2 || g->interfaces || g->interconnect == GC_INTERCONNECT_RDMA))
+			return true;
+	}
+	return false;
+}
+
+/* A running node without a public address whose group launches with several interfaces,
+ * which the cloud gives none: it gets one of its own. */
+static bool wants_address(struct run *r, const struct gc_instance *inst)
+{
+	const struct gc_spec_group *g = spec_group(r->e->spec, inst->group);
+
+	return g && inst->type && inst->state == GC_STATE_RUNNING && !inst->public_ip &&
+		gc_fabric_launch_interfaces(r->p, g, inst->type) > 1;
+}
+
+/*
+ * Gives inst a public address: the one tagged for it, which a run that stopped before
+ * attaching it left, or a new one, tagged at allocation with the cluster's tags and the
+ * instance's id, so that destroy and gc find it whatever happens next. *out_ip on success.
+ */
+static int attach_one(struct run *r, const struct gc_instance *inst, struct gc_resource_list *have,
+		      char **out_ip, struct gc_error *err)
+{
+	struct tagv tags = { 0 };
+	char *id = NULL, *ip = NULL;
+	int ret = -1;
+
+	for (size_t i = 0; i < have->n && !id; i++) {
+		const struct gc_resource *a = &have->items[i];
+
+		for (size_t k = 0; k < a->n_tags && !id; k++)
+			if (strcmp(a->tags[k].key, GC_TAG_INSTANCE) == 0 &&
+			    str_eq(a->tags[k].value, inst->id) && a->id && a->name) {
+				id = gc_xstrdup(a->id);
+				ip = gc_xstrdup(a->name);
+			}
+	}
+	if (!id) {
+		char *name = gc_xasprintf("gpucluster-%s-%s", r->e->spec->name, inst->id);
+
+		resource_tags(&tags, r->e, name);
+		free(name);
+		tagv_add(&tags, GC_TAG_GROUP, inst->group);
+		tagv_add(&tags, GC_TAG_INSTANCE, inst->id);
+		if (gc_provider_create_address(r->p, tags.v, tags.n, &id, &ip, err) < 0) {
+			gc_error_prefix(err, "cannot allocate a public address for instance '%s'",
+					inst->id);
+			goto out;
+		}
+	}
+	if (gc_provider_attach_address(r->p, id, inst->id, err) < 0) {
+		gc_error_prefix(err, "cannot attach public address %s to instance '%s'", ip,
+				inst->id);
+		goto out;
+	}
+	info(r, "instance %s of group '%s': public address %s", inst->id, inst->group, ip);
+	*out_ip = ip;
+	ip = NULL;
+	ret = 0;
+out:
+	tagv_release(&tags);
+	free(id);
+	free(ip);
+	return ret;
+}
+
+/* One node's address; a failure is its group's error (a re-run attaches it). */
+static void address_node(struct run *r, const struct gc_instance *inst, size_t gi,
+			 struct gc_resource_list *have, bool *listed, char **out_ip)
+{
+	struct gc_tag_filter f = { GC_TAG_CLUSTER, r->e->spec->name };
+	struct gc_error lerr;
+
+	gc_error_init(&lerr);
+	if (!*listed &&
+	    gc_provider_list_resources(r->p, GC_RESOURCE_ADDRESS, &f, 1, have, &lerr) < 0) {
+		gc_error_prefix(&lerr, "cannot list the public addresses of cluster '%s'",
+				r->e->spec->name);
+	} else {
+		*listed = true;
+		if (attach_one(r, inst, have, out_ip, &lerr) == 0)
+			return;
+	}
+	check_fatal(r, &lerr);
+	if (r->rep->groups[gi].err.code == GC_OK)
+		r->rep->groups[gi].err = lerr;
+}
+
+/* After the wait: every running node of the plan, launched or kept, that needs a public
+ * address gets one; the launched ones show it in the report. */
+static void attach_addresses(struct run *r, const struct gc_plan *plan)
+{
+	struct gc_resource_list have;
+	bool listed = false;
+
+	if (!may_have_addresses(r))
+		return;
+	gc_resource_list_init(&have);
+	for (size_t i = 0; i < r->rep->created.n && !cancelled(r) && !r->fatal; i++) {
+		struct gc_instance *inst = &r->rep->created.items[i];
+		char *ip = NULL;
+
+		if (r->wstate[i] != W_RUNNING || !wants_address(r, inst))
+			continue;
+		address_node(r, inst, r->created_group[i], &have, &listed, &ip);
+		if (ip) {
+			free(inst->public_ip);
+			inst->public_ip = ip;
+		}
+	}
+	for (size_t i = 0; i < plan->n_groups && !cancelled(r) && !r->fatal; i++) {
+		const struct gc_plan_group *pg = &plan->groups[i];
+
+		for (size_t k = 0; k < pg->n_nodes && !cancelled(r) && !r->fatal; k++) {
+			char *ip = NULL;
+
+			if (pg->nodes[k].action != GC_PLAN_KEEP ||
+			    !wants_address(r, pg->nodes[k].inst))
+				continue;
+			address_node(r, pg->nodes[k].inst, report_group(r->rep, pg->name), &have,
+				     &listed, &ip);
+			free(ip);
+		}
+	}
+	gc_resource_list_release(&have);
+}
+
+/* After a teardown that waited: the public addresses of the nodes it terminated, which
+ * their termination detached, are released (destroy releases all of the cluster's). */
+static void release_addresses(struct run *r, const struct gc_teardown *t)
+{
+	struct gc_tag_filter f = { GC_TAG_CLUSTER, r->e->spec->name };
+	struct gc_resource_list have;
+	struct gc_error lerr;
+	bool gone = false;
+
+	for (size_t k = 0; k < t->n; k++)
+		gone |= t->nodes[k].fate == GC_TEARDOWN_DONE;
+	if (!gone || r->opts.no_wait || r->cancelled || r->fatal || !may_have_addresses(r))
+		return;
+	gc_resource_list_init(&have);
+	gc_error_init(&lerr);
+	if (gc_provider_list_resources(r->p, GC_RESOURCE_ADDRESS, &f, 1, &have, &lerr) < 0) {
+		check_fatal(r, &lerr);
+		gc_error_prefix(&lerr, "cannot list the public addresses of cluster '%s'",
+				r->e->spec->name);
+		set_term_err(r, &lerr);
+	}
+	for (size_t i = 0; i < have.n && !r->fatal; i++) {
+		const struct gc_resource *a = &have.items[i];
+		const char *of = NULL;
+
+		for (size_t k = 0; k < a->n_tags; k++)
+			if (strcmp(a->tags[k].key, GC_TAG_INSTANCE) == 0)
+				of = a->tags[k].value;
+		for (size_t k = 0; of && a->id && k < t->n; k++) {
+			if (t->nodes[k].fate != GC_TEARDOWN_DONE || strcmp(t->nodes[k].id, of) != 0)
+				continue;
+			if (gc_provider_delete_address(r->p, a->id, &lerr) < 0) {
+				check_fatal(r, &lerr);
+				gc_error_prefix(&lerr,
+						"cannot release public address %s of instance %s; "
+						"run destroy or gc",
+						a->name ? a->name : a->id, of);
+				set_term_err(r, &lerr);
+			} else {
+				info(r, "released public address %s of instance %s",
+				     a->name ? a->name : a->id, of);
+			}
+			break;
+		}
+	}
+	gc_resource_list_release(&have);
+}
+
 /* ---- apply ---------------------------------------------------------------------- */
 
 /* How many of a group's replaced instances may go: as many as the running new instances
@@ -2320,6 +2517,14 @@ int gc_engine_reconcile(struct gc_engine *e, const struct gc_plan *plan, struct 
 	gc_engine_report_init(&report);
 	run_init(&r, e, NULL, &report);
 	ret = ensure_secgroup(&r, false, err);
+	if (ret == 0) /* and the public address a node lacks (fabric.md) */
+		attach_addresses(&r, plan);
+	for (size_t i = 0; ret == 0 && i < report.n_groups; i++)
+		if (report.groups[i].err.code != GC_OK) {
+			if (err)
+				*err = report.groups[i].err;
+			ret = -1;
+		}
 	run_release(&r);
 	gc_engine_report_release(&report);
 	return ret;
@@ -2439,6 +2644,8 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 	} else {
 		count_running(&r);
 	}
+	if (!r.opts.no_wait && !cancelled(&r) && !r.fatal)
+		attach_addresses(&r, plan);
 
 	/* 4. surplus now, replaced ones once their replacements run; none after a listing
 	 * that failed (the plan's was whole, one since was not) */
@@ -2480,8 +2687,10 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 					     pg->name);
 		}
 	}
-	if (t.n && !cancelled(&r) && !r.fatal)
+	if (t.n && !cancelled(&r) && !r.fatal) {
 		terminate_and_wait(&r, &t);
+		release_addresses(&r, &t);
+	}
 	undo_first_apply(&r, plan);
 
 	run_finish(&r);
@@ -2586,8 +2795,11 @@ static int teardown_cluster(struct gc_engine *e, const struct gc_engine_opts *op
 		r.term_err = lerr;
 	} else if (destroy) {
 		destroy_all(&r, &t, &live);
+		if (r.n_sel) /* the rest go with the cluster's last node */
+			release_addresses(&r, &t);
 	} else {
 		terminate_ids(&r, &t, &live, ids, n);
+		release_addresses(&r, &t);
 	}
 	run_finish(&r);
 	report_ended(report, &live);

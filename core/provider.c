@@ -464,6 +464,8 @@ int gc_provider_list_resources(struct gc_provider *p, enum gc_resource_kind kind
 {
 	if (kind == GC_RESOURCE_PLACEMENT && !p->ops->create_placement)
 		return 0; /* a cloud without placement resources has none to list */
+	if (kind == GC_RESOURCE_ADDRESS && !p->ops->create_address)
+		return 0; /* nor one whose nodes keep their public address */
 	return CALL_OP(p, list_resources, "listing key pairs and security groups", err, kind, tags,
 		       n_tags, out);
 }
@@ -504,6 +506,23 @@ int gc_provider_create_placement(struct gc_provider *p, const struct gc_placemen
 int gc_provider_delete_placement(struct gc_provider *p, const char *id, struct gc_error *err)
 {
 	return CALL_OP(p, delete_placement, "placement group deletion", err, id);
+}
+
+int gc_provider_create_address(struct gc_provider *p, const struct gc_tag *tags, size_t n_tags,
+			       char **out_id, char **out_ip, struct gc_error *err)
+{
+	return CALL_OP(p, create_address, "public addresses", err, tags, n_tags, out_id, out_ip);
+}
+
+int gc_provider_attach_address(struct gc_provider *p, const char *id, const char *instance_id,
+			       struct gc_error *err)
+{
+	return CALL_OP(p, attach_address, "public addresses", err, id, instance_id);
+}
+
+int gc_provider_delete_address(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	return CALL_OP(p, delete_address, "public address release", err, id);
 }
 
 int gc_provider_resolve_image(struct gc_provider *p, const char *image, bool is_alias,

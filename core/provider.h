@@ -39,6 +39,8 @@
 /* The SSH host key ("ssh-ed25519 AAAA...") the instance was told to use, on clouds without
  * console output (see gc_create_request.host_key_private). */
 #define GC_TAG_HOST_KEY "gpucluster:host-key"
+/* On a node's public address (GC_RESOURCE_ADDRESS): the instance it is for. */
+#define GC_TAG_INSTANCE "gpucluster:instance"
 
 /* Capabilities; plan refuses a spec that needs one the cloud lacks. */
 #define GC_CAP_SPOT	      (1u << 0) /* spot / preemptible market */
@@ -281,6 +283,9 @@ enum gc_resource_kind {
 	GC_RESOURCE_KEYPAIR,
 	GC_RESOURCE_SECGROUP,
 	GC_RESOURCE_PLACEMENT, /* placement: cluster (fabric.md); none without create_placement */
+	/* a node's public address (fabric.md); none without create_address. Its name is the
+	 * address, its GC_TAG_INSTANCE tag the instance it is for. */
+	GC_RESOURCE_ADDRESS,
 };
 
 /* What the cloud says of one subnet that provider.network names. */
@@ -509,6 +514,16 @@ struct gc_provider_ops {
 	 * there (docs/internals/gpus.md). */
 	int (*reserved_price)(struct gc_provider *p, const char *type, double out[2],
 			      char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
+	/* A public address for a node launched with several network interfaces, which the
+	 * cloud gives none (docs/internals/fabric.md, "A reachable address"): allocated with
+	 * tags (*out_id, and the address in *out_ip), attached to the instance's primary
+	 * interface once it runs, released once it is detached (its instance terminated).
+	 * NULL: the cloud keeps a public address whatever the interfaces. */
+	int (*create_address)(struct gc_provider *p, const struct gc_tag *tags, size_t n_tags,
+			      char **out_id, char **out_ip, struct gc_error *err);
+	int (*attach_address)(struct gc_provider *p, const char *id, const char *instance_id,
+			      struct gc_error *err);
+	int (*delete_address)(struct gc_provider *p, const char *id, struct gc_error *err);
 };
 
 /* Per-driver counters, for tests, benchmarks and the verbose summary. */
@@ -572,6 +587,11 @@ int gc_provider_delete_secgroup(struct gc_provider *p, const char *id, struct gc
 int gc_provider_create_placement(struct gc_provider *p, const struct gc_placement_request *req,
 				 char **out_id, struct gc_error *err);
 int gc_provider_delete_placement(struct gc_provider *p, const char *id, struct gc_error *err);
+int gc_provider_create_address(struct gc_provider *p, const struct gc_tag *tags, size_t n_tags,
+			       char **out_id, char **out_ip, struct gc_error *err);
+int gc_provider_attach_address(struct gc_provider *p, const char *id, const char *instance_id,
+			       struct gc_error *err);
+int gc_provider_delete_address(struct gc_provider *p, const char *id, struct gc_error *err);
 int gc_provider_resolve_image(struct gc_provider *p, const char *image, bool is_alias,
 			      char **out_id, struct gc_error *err);
 int gc_provider_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,

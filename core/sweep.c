@@ -131,6 +131,7 @@ const char *gc_sweep_kind_name(enum gc_sweep_kind k)
 	case GC_SWEEP_KEYPAIR: return "key-pair";
 	case GC_SWEEP_SECGROUP: return "security-group";
 	case GC_SWEEP_PLACEMENT: return "placement-group";
+	case GC_SWEEP_ADDRESS: return "address";
 	}
 	return "?";
 }
@@ -235,9 +236,10 @@ static int scan_resources(struct gc_sweep *s, struct gc_provider *p, enum gc_res
 			continue;
 		}
 		it = push(s,
-			  kind == GC_RESOURCE_KEYPAIR		 ? GC_SWEEP_KEYPAIR
-				  : kind == GC_RESOURCE_SECGROUP ? GC_SWEEP_SECGROUP
-								 : GC_SWEEP_PLACEMENT,
+			  kind == GC_RESOURCE_KEYPAIR		  ? GC_SWEEP_KEYPAIR
+				  : kind == GC_RESOURCE_SECGROUP  ? GC_SWEEP_SECGROUP
+				  : kind == GC_RESOURCE_PLACEMENT ? GC_SWEEP_PLACEMENT
+								  : GC_SWEEP_ADDRESS,
 			  p->region, r->id, r->name, cluster, r->tags, r->n_tags);
 		if (made && gc_parse_rfc3339(made, &t) == 0)
 			it->created = t;
@@ -294,6 +296,10 @@ int gc_sweep_scan(struct gc_sweep *s, struct gc_provider *p, struct gc_error *er
 		gc_error_prefix(err, "cannot list the placement groups in %s", p->region);
 		goto doubt;
 	}
+	if (scan_resources(s, p, GC_RESOURCE_ADDRESS, err) < 0) {
+		gc_error_prefix(err, "cannot list the public addresses in %s", p->region);
+		goto doubt;
+	}
 	return 0;
 doubt:
 	/* no destruction on doubt (issue 19): nothing of this region is listed or deleted */
@@ -326,6 +332,10 @@ void gc_sweep_classify(struct gc_sweep *s, const struct gc_sweep_opts *o)
 	}
 	for (size_t i = 0; i < s->n; i++) {
 		struct gc_sweep_item *it = &s->items[i];
+		/* a public address is kept by its own instance, the rest by any of the cluster */
+		const char *only = it->kind == GC_SWEEP_ADDRESS
+			? tag_of(it->tags, it->n_tags, GC_TAG_INSTANCE)
+			: NULL;
 		bool stays = false;
 
 		if (it->kind == GC_SWEEP_INSTANCE)
@@ -338,7 +348,8 @@ void gc_sweep_classify(struct gc_sweep *s, const struct gc_sweep_opts *o)
 
 			stays = in->kind == GC_SWEEP_INSTANCE && in->state != GC_STATE_TERMINATED &&
 				in->why == 0 && strcmp(in->region, it->region) == 0 &&
-				strcmp(in->cluster, it->cluster) == 0;
+				strcmp(in->cluster, it->cluster) == 0 &&
+				(!only || strcmp(in->id, only) == 0);
 		}
 		if (stays)
 			continue;
@@ -495,13 +506,17 @@ int gc_sweep_execute(struct gc_sweep *s, struct gc_provider *p, const struct gc_
 			gc_teardown_add(&t, it->id, i, it->state, true);
 		else
 			res[n_res++] = (struct gc_teardown_resource){
-				.kind = it->kind == GC_SWEEP_KEYPAIR	? GC_RESOURCE_KEYPAIR
-					: it->kind == GC_SWEEP_SECGROUP ? GC_RESOURCE_SECGROUP
-									: GC_RESOURCE_PLACEMENT,
+				.kind = it->kind == GC_SWEEP_KEYPAIR	 ? GC_RESOURCE_KEYPAIR
+					: it->kind == GC_SWEEP_SECGROUP	 ? GC_RESOURCE_SECGROUP
+					: it->kind == GC_SWEEP_PLACEMENT ? GC_RESOURCE_PLACEMENT
+									 : GC_RESOURCE_ADDRESS,
 				.id = it->id,
 				.name = it->name,
 				.cluster = it->cluster,
 				.tag = i,
+				.instance = it->kind == GC_SWEEP_ADDRESS
+					? tag_of(it->tags, it->n_tags, GC_TAG_INSTANCE)
+					: NULL,
 			};
 	}
 	t.resources = res;

@@ -64,6 +64,7 @@ enum gc_sweep_kind {
 	GC_SWEEP_KEYPAIR,
 	GC_SWEEP_SECGROUP,
 	GC_SWEEP_PLACEMENT, /* placement: cluster (docs/internals/fabric.md) */
+	GC_SWEEP_ADDRESS,   /* a node's public address (fabric.md): its own instance keeps it */
 };
 
 /* "instance", "key-pair", "security-group" */

@@ -378,9 +378,10 @@ int gc_teardown_wait(struct gc_teardown *t, struct gc_error *err)
 
 const char *gc_teardown_kind_text(enum gc_resource_kind kind)
 {
-	return kind == GC_RESOURCE_KEYPAIR     ? "key pair"
-		: kind == GC_RESOURCE_SECGROUP ? "security group"
-					       : "placement group";
+	return kind == GC_RESOURCE_KEYPAIR	? "key pair"
+		: kind == GC_RESOURCE_SECGROUP	? "security group"
+		: kind == GC_RESOURCE_PLACEMENT ? "placement group"
+						: "public address";
 }
 
 int gc_teardown_doubt(const struct gc_provider *p, bool instances, struct gc_error *err)
@@ -410,11 +411,12 @@ static void res_fate(struct gc_teardown *t, const struct gc_teardown_resource *r
 }
 
 /*
- * gc's last look before a resource goes: the instances of its cluster now, whatever the
- * scan said. Returns how many are alive (not terminated), or -1 on error.
+ * gc's last look before a resource goes: the instances of its cluster now (only the one
+ * with id only, unless NULL), whatever the scan said. Returns how many are alive (not
+ * terminated), or -1 on error.
  */
-static long alive(struct gc_teardown *t, const char *cluster, char *first, size_t size,
-		  struct gc_error *err)
+static long alive(struct gc_teardown *t, const char *cluster, const char *only, char *first,
+		  size_t size, struct gc_error *err)
 {
 	const struct gc_tag_filter f = { GC_TAG_CLUSTER, cluster };
 	const struct gc_discover_query q = { &f, 1, false };
@@ -428,7 +430,8 @@ static long alive(struct gc_teardown *t, const char *cluster, char *first, size_
 	}
 	for (size_t i = 0; i < now.n; i++) {
 		if (now.items[i].state == GC_STATE_TERMINATED || !now.items[i].cluster ||
-		    strcmp(now.items[i].cluster, cluster) != 0)
+		    strcmp(now.items[i].cluster, cluster) != 0 ||
+		    (only && (!now.items[i].id || strcmp(now.items[i].id, only) != 0)))
 			continue;
 		if (n++ == 0)
 			snprintf(first, size, "%s", now.items[i].id ? now.items[i].id : "?");
@@ -455,7 +458,8 @@ static void delete_one(struct gc_teardown *t, const struct gc_teardown_resource 
 	}
 	if (!t->cluster) {
 		char first[128] = "";
-		long n = alive(t, r->cluster, first, sizeof(first), &e);
+		const char *only = r->kind == GC_RESOURCE_ADDRESS ? r->instance : NULL;
+		long n = alive(t, r->cluster, only, first, sizeof(first), &e);
 
 		if (n < 0) {
 			note_fatal(t, &e);
@@ -463,6 +467,12 @@ static void delete_one(struct gc_teardown *t, const struct gc_teardown_resource 
 					r->cluster);
 			set_doubt(t, &e);
 			res_fate(t, r, GC_TEARDOWN_FAILED, &e);
+			return;
+		}
+		if (n > 0 && only) {
+			gc_error_set(&e, GC_EGENERIC, "its instance %s is alive now: left alone",
+				     only);
+			res_fate(t, r, GC_TEARDOWN_KEPT, &e);
 			return;
 		}
 		if (n > 0) {
@@ -473,9 +483,10 @@ static void delete_one(struct gc_teardown *t, const struct gc_teardown_resource 
 			return;
 		}
 	}
-	rc = r->kind == GC_RESOURCE_KEYPAIR	  ? gc_provider_delete_keypair(t->p, r->id, &e)
-		: r->kind == GC_RESOURCE_SECGROUP ? gc_provider_delete_secgroup(t->p, r->id, &e)
-						  : gc_provider_delete_placement(t->p, r->id, &e);
+	rc = r->kind == GC_RESOURCE_KEYPAIR	   ? gc_provider_delete_keypair(t->p, r->id, &e)
+		: r->kind == GC_RESOURCE_SECGROUP  ? gc_provider_delete_secgroup(t->p, r->id, &e)
+		: r->kind == GC_RESOURCE_PLACEMENT ? gc_provider_delete_placement(t->p, r->id, &e)
+						   : gc_provider_delete_address(t->p, r->id, &e);
 	if (rc < 0) {
 		note_fatal(t, &e);
 		res_fate(t, r, GC_TEARDOWN_REFUSED, &e);
@@ -511,7 +522,7 @@ static void delete_listed(struct gc_teardown *t, enum gc_resource_kind kind)
 	}
 	for (size_t i = 0; i < found.n; i++) {
 		const struct gc_resource *res = &found.items[i];
-		struct gc_teardown_resource r = { kind, res->id, res->name, t->cluster, i };
+		struct gc_teardown_resource r = { kind, res->id, res->name, t->cluster, i, NULL };
 
 		if (!res->id || !gc_tags_match(res->tags, res->n_tags, f, t->n_sel + 1)) {
 			gc_log_warn(t->log, "%s '%s' came back without the tag %s=%s%s; left alone",
@@ -563,6 +574,9 @@ void gc_teardown_run(struct gc_teardown *t, struct gc_error *err)
 		return;
 	if (t->hooks && t->hooks->may_delete && !t->hooks->may_delete(t->ctx, t))
 		return;
+	/* public addresses once their instances are gone, which detaches them (fabric.md) */
+	if (!t->no_wait)
+		delete_kind(t, GC_RESOURCE_ADDRESS);
 	/* key pairs first: a security group may still refuse while interfaces detach */
 	delete_kind(t, GC_RESOURCE_KEYPAIR);
 	/* placement groups once their instances are gone (docs/internals/fabric.md) */

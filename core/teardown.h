@@ -51,6 +51,9 @@ struct gc_teardown_resource {
 	const char *name;    /* may be NULL */
 	const char *cluster; /* whose live instances keep it (gc) */
 	size_t tag;	     /* the caller's */
+	/* a public address's instance (GC_TAG_INSTANCE): only that one alive keeps it (gc);
+	 * NULL: any of the cluster's */
+	const char *instance;
 };
 
 struct gc_teardown;

@@ -141,6 +141,22 @@ json_t *sim_control_state(struct sim *sim)
 		}
 		json_object_set_new(doc, "placements", pls); /* sim/placement.c */
 	}
+	{
+		json_t *eips = json_array();
+
+		for (size_t i = 0; i < w->n_addresses; i++) {
+			struct sim_address *a = w->addresses[i];
+			const struct sim_instance *on = sim_world_address_on(w, a);
+
+			json_array_append_new(eips,
+					      json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "cloud",
+							sim_cloud_name(a->cloud), "region",
+							a->region, "id", a->id, "public_ip",
+							a->public_ip, "instance", on ? on->id : "",
+							"tags", tags_json(&a->tags)));
+		}
+		json_object_set_new(doc, "addresses", eips); /* sim/address.c */
+	}
 	sim_world_unlock(w);
 
 	json_object_set_new(doc, "instances", insts);

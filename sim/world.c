@@ -180,6 +180,7 @@ static void clear_all(struct sim_world *w)
 		token_free(w->tokens[i]);
 	w->n_instances = w->n_keypairs = w->n_secgroups = w->n_tokens = 0;
 	sim_world_clear_placements(w);
+	sim_world_clear_addresses(w);
 }
 
 void sim_world_free(struct sim_world *w)
@@ -192,6 +193,7 @@ void sim_world_free(struct sim_world *w)
 	free(w->secgroups);
 	free(w->tokens);
 	free(w->placements);
+	free(w->addresses);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
 }

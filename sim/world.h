@@ -120,6 +120,9 @@ struct sim_instance {
 	char placement[SIM_ID_MAX];
 	/* the instance role it launched with, "" for none; the node's metadata serves it */
 	char role[SIM_NAME_MAX];
+	/* network interfaces it launched with (0: the one default interface); EC2 gives no
+	 * public address to one launched with several (sim/address.c) */
+	unsigned interfaces;
 };
 
 struct sim_keypair {
@@ -223,6 +226,10 @@ struct sim_world {
 	struct sim_placement **placements; /* sim/placement.c */
 	size_t n_placements;
 	size_t alloc_placements;
+
+	struct sim_address **addresses; /* sim/address.c */
+	size_t n_addresses;
+	size_t alloc_addresses;
 };
 
 struct sim_world *sim_world_new(const struct sim_timing *timing, uint64_t seed,
@@ -403,5 +410,38 @@ size_t sim_world_list_placements(struct sim_world *w, enum sim_cloud c, const ch
 				 struct sim_placement ***out);
 /* Frees every placement resource (world reset and free). */
 void sim_world_clear_placements(struct sim_world *w);
+
+/* --- addresses (sim/address.c; docs/internals/fabric.md) ------------------------------- */
+
+/* An EC2 Elastic IP address (Domain vpc). Its association lasts while the instance is not
+ * terminated: EC2 disassociates the address of an instance that terminates. */
+struct sim_address {
+	enum sim_cloud cloud;
+	char region[SIM_NAME_MAX];
+	char id[SIM_ID_MAX]; /* eipalloc-... */
+	char public_ip[SIM_IP_MAX];
+	char instance[SIM_ID_MAX];    /* associated with; "" none (see sim_world_address_on) */
+	char association[SIM_ID_MAX]; /* eipassoc-... */
+	char interface[SIM_ID_MAX];   /* the network interface it is associated with */
+	struct sim_tags tags;
+	int64_t created_wall;
+};
+
+/* Elastic IP addresses per region: EC2's default quota ("EC2-VPC Elastic IPs", 5) */
+#define SIM_ADDRESS_LIMIT 5
+
+struct sim_address *sim_world_create_address(struct sim_world *w, enum sim_cloud c,
+					     const char *region, const struct sim_tags *tags);
+struct sim_address *sim_world_address(struct sim_world *w, enum sim_cloud c, const char *region,
+				      const char *id);
+/* The instance a is associated with, or NULL (an association ends with its instance). */
+struct sim_instance *sim_world_address_on(struct sim_world *w, struct sim_address *a);
+/* The address associated with instance in, or NULL. */
+struct sim_address *sim_world_address_of(struct sim_world *w, const struct sim_instance *in);
+void sim_world_delete_address(struct sim_world *w, struct sim_address *a);
+size_t sim_world_list_addresses(struct sim_world *w, enum sim_cloud c, const char *region,
+				struct sim_address ***out);
+/* Frees every address (world reset and free). */
+void sim_world_clear_addresses(struct sim_world *w);
 
 #endif

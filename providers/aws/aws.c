@@ -99,4 +99,7 @@ const struct gc_provider_ops gc_provider_aws = {
 	.delete_placement = aws_delete_placement,
 	.gpu_types = aws_gpu_types,
 	.reserved_price = aws_reserved_price,
+	.create_address = aws_create_address,
+	.attach_address = aws_attach_address,
+	.delete_address = aws_delete_address,
 };

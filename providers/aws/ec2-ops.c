@@ -818,6 +818,11 @@ int aws_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 			return gc_error_prefix(err, "cannot list placement groups in '%s'",
 					       p->region);
 		return 0;
+	case GC_RESOURCE_ADDRESS:
+		if (list_unpaged(p, "DescribeAddresses", aws_xml_addresses, tags, n_tags, out, err))
+			return gc_error_prefix(err, "cannot list Elastic IP addresses in '%s'",
+					       p->region);
+		return 0;
 	}
 	return gc_error_set(err, GC_EINVALID, "unknown resource kind %d", (int)kind);
 }
@@ -1260,6 +1265,90 @@ int aws_delete_placement(struct gc_provider *p, const char *id, struct gc_error 
 	gc_params_release(&params);
 	gc_buf_release(&body);
 	if (ret != 0 && err && strcmp(err->cloud_code, "InvalidPlacementGroup.Unknown") == 0) {
+		gc_error_init(err);
+		return 0;
+	}
+	return ret;
+}
+
+/* ---- Elastic IP addresses (docs/internals/fabric.md, "A reachable address") ----------------- */
+
+/* AllocateAddress in the VPC domain, tagged at allocation. Not repeated after an ambiguous
+ * failure: a second address would be billed; the next apply allocates again. */
+int aws_create_address(struct gc_provider *p, const struct gc_tag *tags, size_t n_tags,
+		       char **out_id, char **out_ip, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(1);
+	char *id = NULL, *ip = NULL;
+	int ret;
+
+	gc_params_add(&params, "Domain", "vpc");
+	add_tag_spec(&params, 1, "elastic-ip", tags, n_tags);
+	ret = aws_ec2_call(p, "AllocateAddress", &params, 0, true, &body, err);
+	gc_params_release(&params);
+	if (ret == 0 &&
+	    (aws_xml_root_text(body.data, body.len, "allocationId", &id, err) != 0 ||
+	     aws_xml_root_text(body.data, body.len, "publicIp", &ip, err) != 0 || !id || !*id ||
+	     !ip || !*ip)) {
+		if (err && err->code == GC_OK)
+			gc_error_set(err, GC_EBADRESPONSE,
+				     "the answer has no allocationId or publicIp");
+		ret = bad_answer(p, "AllocateAddress", err);
+	}
+	gc_buf_release(&body);
+	if (ret != 0) {
+		free(id);
+		free(ip);
+		return ret;
+	}
+	*out_id = id;
+	*out_ip = ip;
+	return 0;
+}
+
+/* AssociateAddress names the primary interface: EC2 refuses an instance id when the
+ * instance has several interfaces (InvalidInstanceID), and an EFA-only one takes no IP. */
+int aws_attach_address(struct gc_provider *p, const char *id, const char *instance_id,
+		       struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(1);
+	char *eni = NULL;
+	int ret;
+
+	gc_params_add(&params, "InstanceId.1", instance_id);
+	ret = aws_ec2_call(p, "DescribeInstances", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	if (ret == 0 && (ret = aws_xml_primary_interface(body.data, body.len, &eni, err)) != 0)
+		bad_answer(p, "DescribeInstances", err);
+	gc_buf_release(&body);
+	if (ret != 0)
+		return gc_error_prefix(err, "cannot find the primary interface of '%s'",
+				       instance_id);
+	params = (struct gc_params)GC_PARAMS_INIT;
+	gc_params_add(&params, "AllocationId", id);
+	gc_params_add(&params, "NetworkInterfaceId", eni);
+	ret = aws_ec2_call(p, "AssociateAddress", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	free(eni);
+	return ret;
+}
+
+/* ReleaseAddress refuses an address still associated (InvalidIPAddress.InUse): teardown
+ * asks once the instance is terminated. An address already gone is not an error. */
+int aws_delete_address(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(1);
+	int ret;
+
+	gc_params_add(&params, "AllocationId", id);
+	ret = aws_ec2_call(p, "ReleaseAddress", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	if (ret != 0 && err && strcmp(err->cloud_code, "InvalidAllocationID.NotFound") == 0) {
 		gc_error_init(err);
 		return 0;
 	}

@@ -567,6 +567,57 @@ int aws_xml_placement_groups(const char *body, size_t len, struct gc_resource_li
 			 err);
 }
 
+int aws_xml_addresses(const char *body, size_t len, struct gc_resource_list *out,
+		      struct gc_error *err)
+{
+	return resources(body, len, "addressesSet", "allocationId", "publicIp", NULL, out, NULL,
+			 err);
+}
+
+/* The primary interface of an instance item: device 0 on network card 0 (a card index
+ * absent on types with one card). */
+static int primary_item(xmlNodePtr it, void *ctx, struct gc_error *err)
+{
+	char **eni = ctx;
+
+	(void)err;
+	for (xmlNodePtr i = child(child(it, "networkInterfaceSet"), "item"); i; i = i->next) {
+		char *card, *dev;
+		bool first;
+
+		if (!is(i, "item"))
+			continue;
+		card = text(i, "attachment/networkCardIndex");
+		dev = text(i, "attachment/deviceIndex");
+		first = (!card || !strcmp(card, "0")) && dev && !strcmp(dev, "0");
+		free(card);
+		free(dev);
+		if (first && !*eni)
+			*eni = text(i, "networkInterfaceId");
+	}
+	return 0;
+}
+
+int aws_xml_primary_interface(const char *body, size_t len, char **out, struct gc_error *err)
+{
+	static const char *const paths[] = { "reservationSet/item/instancesSet/item" };
+	char *eni = NULL;
+	struct stream s = { paths, 1, primary_item, &eni, NULL, false };
+
+	*out = NULL;
+	if (stream(body, len, &s, err) != 0) {
+		free(eni);
+		return -1;
+	}
+	if (!eni || !*eni) {
+		free(eni);
+		return gc_error_set(err, GC_EBADRESPONSE,
+				    "the instance item has no primary network interface");
+	}
+	*out = eni;
+	return 0;
+}
+
 struct sg_rules {
 	struct aws_sg_rule *v;
 	size_t n;

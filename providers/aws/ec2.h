@@ -165,6 +165,13 @@ int aws_xml_secgroups(const char *body, size_t len, struct gc_resource_list *out
 		      struct gc_error *err);
 /* Placement groups (placementGroupSet/item); the id is the group's name, which
  * DeletePlacementGroup and RunInstances take. */
+/* Elastic IP addresses (addressesSet/item): the id is the allocation id, the name the
+ * address. */
+int aws_xml_addresses(const char *body, size_t len, struct gc_resource_list *out,
+		      struct gc_error *err);
+/* The id of the primary network interface (card 0, device 0) of the first instance of a
+ * DescribeInstances answer. */
+int aws_xml_primary_interface(const char *body, size_t len, char **out, struct gc_error *err);
 int aws_xml_placement_groups(const char *body, size_t len, struct gc_resource_list *out,
 			     struct gc_error *err);
 /* An ingress rule of a group, one per source (a CIDR or a group); from = to = -1 for
@@ -243,6 +250,11 @@ int aws_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *
 int aws_create_placement(struct gc_provider *p, const struct gc_placement_request *req,
 			 char **out_id, struct gc_error *err);
 int aws_delete_placement(struct gc_provider *p, const char *id, struct gc_error *err);
+int aws_create_address(struct gc_provider *p, const struct gc_tag *tags, size_t n_tags,
+		       char **out_id, char **out_ip, struct gc_error *err);
+int aws_attach_address(struct gc_provider *p, const char *id, const char *instance_id,
+		       struct gc_error *err);
+int aws_delete_address(struct gc_provider *p, const char *id, struct gc_error *err);
 int aws_resolve_image(struct gc_provider *p, const char *image, bool is_alias, char **out_id,
 		      struct gc_error *err);
 int aws_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,

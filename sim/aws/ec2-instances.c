@@ -53,6 +53,44 @@ static const char *sg_name(struct ec2 *c, const char *id)
 	return g ? g->name : id;
 }
 
+/* The instance's public address: its Elastic IP, else its own, which EC2 does not give
+ * one launched with several interfaces (docs/internals/fabric.md). With SSH nodes the node's
+ * own address stays, since only it reaches the node's sshd. */
+static const char *public_address(struct ec2 *c, const struct sim_instance *in)
+{
+	const struct sim_address *a = sim_world_address_of(c->sim->world, in);
+
+	if (a)
+		return a->public_ip;
+	if (in->interfaces > 1 && !c->sim->world->node_ops)
+		return NULL;
+	return in->public_ip[0] ? in->public_ip : NULL;
+}
+
+/* networkInterfaceSet: the primary interface (an EFA with ENA when there are several) on
+ * card 0, and an EFA-only interface on each further card */
+static void write_interfaces(struct ec2 *c, const struct sim_instance *in)
+{
+	unsigned n = in->interfaces ? in->interfaces : 1;
+
+	ec2_open(c, "networkInterfaceSet");
+	for (unsigned k = 0; k < n; k++) {
+		char id[SIM_ID_MAX];
+
+		ec2_eni_id(in, k, id);
+		ec2_open(c, "item");
+		ec2_el(c, "networkInterfaceId", id);
+		ec2_el(c, "interfaceType", n == 1 ? "interface" : k ? "efa-only" : "efa");
+		ec2_open(c, "attachment");
+		ec2_el(c, "deviceIndex", "0");
+		ec2_elf(c, "networkCardIndex", "%u", k);
+		ec2_el(c, "status", "attached");
+		ec2_close(c);
+		ec2_close(c);
+	}
+	ec2_close(c);
+}
+
 static void write_instance(struct ec2 *c, const struct sim_instance *in, unsigned launch_index)
 {
 	char t[32], host[64];
@@ -97,8 +135,8 @@ static void write_instance(struct ec2 *c, const struct sim_instance *in, unsigne
 		ec2_el(c, "subnetId", in->subnet[0] ? in->subnet : "subnet-0a1b2c3d4e5f60001");
 		ec2_el(c, "vpcId", vpc);
 		ec2_el(c, "privateIpAddress", in->private_ip);
-		if (live && in->public_ip[0])
-			ec2_el(c, "ipAddress", in->public_ip);
+		if (live && public_address(c, in))
+			ec2_el(c, "ipAddress", public_address(c, in));
 	}
 	ec2_el(c, "sourceDestCheck", "true");
 	ec2_open(c, "groupSet");
@@ -109,6 +147,8 @@ static void write_instance(struct ec2 *c, const struct sim_instance *in, unsigne
 		ec2_close(c);
 	}
 	ec2_close(c);
+	if (in->state != SIM_TERMINATED)
+		write_interfaces(c, in);
 	if (in->state >= SIM_SHUTTING_DOWN && in->state_reason[0]) {
 		const char *colon = strchr(in->state_reason, ':');
 		char code[SIM_NAME_MAX];
@@ -213,6 +253,7 @@ struct run {
 	struct gc_buf user_data;
 	unsigned disk_gb;
 	int64_t min, max;
+	unsigned interfaces; /* NetworkInterface.N given; 0: none */
 };
 
 static int run_network(struct ec2 *c, struct run *r);
@@ -546,6 +587,7 @@ static int run_efa(struct ec2 *c, struct run *r)
 		return EC2_FAIL400(c, "InvalidParameterCombination",
 				   "Network interfaces and an instance-level security groups or "
 				   "subnet may not be specified on the same request");
+	r->interfaces = n;
 	return 0;
 }
 
@@ -767,6 +809,8 @@ static int run_instances(struct ec2 *c)
 	launch(c, &r, &insts, &n, reservation);
 	for (size_t i = 0; pg && i < n; i++)
 		snprintf(insts[i]->placement, sizeof(insts[i]->placement), "%s", pg->id);
+	for (size_t i = 0; i < n; i++)
+		insts[i]->interfaces = r.interfaces;
 	if (r.token)
 		sim_world_remember_token(w, SIM_AWS, c->region, r.token, fpr, reservation, insts,
 					 n);

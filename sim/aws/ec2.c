@@ -520,7 +520,7 @@ static const struct ec2_action *find_action(const char *name)
 {
 	static const struct ec2_action *const tables[] = {
 		ec2_instance_actions, ec2_resource_actions,  ec2_catalog_actions,
-		ec2_vpc_actions,      ec2_placement_actions,
+		ec2_vpc_actions,      ec2_placement_actions, ec2_address_actions,
 	};
 
 	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)

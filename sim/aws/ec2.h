@@ -62,6 +62,10 @@ extern const struct ec2_action ec2_resource_actions[];
 extern const struct ec2_action ec2_catalog_actions[];
 extern const struct ec2_action ec2_vpc_actions[];
 extern const struct ec2_action ec2_placement_actions[];
+extern const struct ec2_action ec2_address_actions[];
+
+/* ec2-address.c: the id of an instance's network interface k (0: the primary one). */
+void ec2_eni_id(const struct sim_instance *in, unsigned k, char out[SIM_ID_MAX]);
 
 /* ec2-placement.c: RunInstances' Placement.GroupName: the group (*out; NULL when none is
  * named), or InvalidPlacementGroup.Unknown, or InsufficientInstanceCapacity when count

@@ -19,6 +19,17 @@ alibaba) FAST=ecs.ebmgn7ex.32xlarge MAX=2 WORD=ERI CREATE='' DELETE='' LAUNCH=''
 tencent) FAST=HCCPNV4h.48XLARGE1152 MAX=1 WORD=RDMA CREATE='' DELETE='' LAUNCH='' ;;
 esac
 
+# addresses CLUSTER [ATTACHED]: the emulator's public addresses tagged with CLUSTER (only
+# those attached to a live instance of it with ATTACHED=1)
+addresses() {
+	state
+	jq --arg c "$1" --arg cloud "$CLOUD" --arg a "${2:-0}" '[.instances[]
+		| select(.tags["gpucluster:cluster"] == $c) | .id] as $live
+		| [.addresses[] | select(.cloud == $cloud) | select(.tags["gpucluster:cluster"] == $c)
+		| select($a == "0" or (.instance as $i | $live | index($i)))] | length' \
+		"$work/state.json"
+}
+
 # placements CLUSTER: the emulator's placement resources tagged with CLUSTER
 placements() {
 	state
@@ -98,6 +109,19 @@ made0=$(calls "$CREATE") gone0=$(calls "$DELETE")
 # fixed: it applies, in one zone
 fabric_spec "$f" "$FAST" "$Z" "interconnect: rdma" "interfaces: $MAX" "placement: cluster"
 gc_ok plan "$f"
+if [ "$CLOUD" = aws ]; then
+	# EC2 gives a node launched with several interfaces no public address: each gets an
+	# Elastic IP, tagged at allocation. The apply stops between allocating and attaching
+	# them: it fails saying so, and what it allocated carries the cluster's tag.
+	fault "aws:AssociateAddress:quota"
+	gc apply -y "$f"
+	[ "$rc" != 0 ] || fail "an apply whose addresses could not be attached succeeded"
+	grep -q "cannot attach public address 127\.78\..* to instance 'i-" "$work/err" ||
+		fail "the apply does not say which address it could not attach: $(cat "$work/err")"
+	[ "$(addresses e2e-fab) $(addresses e2e-fab 1)" = "2 0" ] ||
+		fail "not 2 tagged, unattached addresses after the failed attach"
+	faults_clear
+fi
 gc_ok apply -y "$f"
 expect_alive e2e-fab 2 "the fixed spec"
 expect_owned e2e-fab "the fixed spec"
@@ -132,6 +156,23 @@ tencent)
 		>/dev/null || fail "interfaces sent to CVM: $run"
 	;;
 esac
+if [ "$CLOUD" = aws ]; then
+	# the re-run attached the addresses it had allocated, to each node's primary interface
+	[ "$(calls AllocateAddress)" = 2 ] || fail "not 2 AllocateAddress: $(calls AllocateAddress)"
+	[ "$(addresses e2e-fab 1)" = 2 ] || fail "the nodes do not have their addresses"
+	jq -s -e '[.[] | select(.action == "AssociateAddress" and .error_code == null)]
+		| length == 2 and all(.params.NetworkInterfaceId != null and
+		.params.InstanceId == null)' "$work/requests.log" >/dev/null ||
+		fail "the addresses were not attached to the primary interfaces"
+	gc_ok hosts "$f"
+	[ "$(grep -c '127\.78\.' "$work/out")" = 2 ] ||
+		fail "hosts does not list the nodes' addresses: $(cat "$work/out")"
+else
+	# ECS with ERIs and CVM's HCC types keep the public address of the launch
+	gc_ok hosts "$f"
+	[ "$(grep -c '127\.77\.' "$work/out")" = 2 ] ||
+		fail "the nodes have no public address: $(cat "$work/out")"
+fi
 if [ -n "$CREATE" ]; then
 	# one placement resource, tagged, made before the launch, which names it
 	[ "$(calls "$CREATE")" = $((made0 + 1)) ] || fail "not one $CREATE: $(calls "$CREATE")"
@@ -149,18 +190,55 @@ if [ -n "$CREATE" ]; then
 fi
 gc_ok destroy -y "$f"
 expect_alive e2e-fab 0 "after destroy"
+if [ "$CLOUD" = aws ]; then
+	[ "$(addresses e2e-fab)" = 0 ] || fail "destroy left the nodes' addresses"
+	[ "$(calls ReleaseAddress)" = 2 ] || fail "destroy did not release 2 addresses"
+fi
 [ "$(placements e2e-fab)" = 0 ] || fail "destroy left the placement group"
 if [ -n "$DELETE" ]; then
 	[ "$(calls "$DELETE")" = $((gone0 + 1)) ] || fail "destroy did not ask $DELETE once"
 	# scaled to zero, the cluster's placement group is an orphan: gc removes it
 	gc_ok apply -y "$f"
+	if [ "$CLOUD" = aws ]; then
+		# scaled down, the terminated node's address goes; one leaked by a crash (its
+		# instance gone) is found by gc while the cluster's other node keeps its own
+		gc_ok scale -y -f "$f" workers=1
+		[ "$(addresses e2e-fab) $(addresses e2e-fab 1)" = "1 1" ] ||
+			fail "scaling down did not release the terminated node's address"
+		now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+		curl -sS --aws-sigv4 "aws:amz:$REGION:ec2" \
+			--user AKIAGPUCLUSTERSIM001:gpucluster-sim-aws-secret-key-0000000000 \
+			-H 'Content-Type: application/x-www-form-urlencoded' \
+			--data "Action=AllocateAddress&Version=2016-11-15&Domain=vpc&TagSpecification.1.ResourceType=elastic-ip&TagSpecification.1.Tag.1.Key=gpucluster:cluster&TagSpecification.1.Tag.1.Value=e2e-fab&TagSpecification.1.Tag.2.Key=gpucluster:instance&TagSpecification.1.Tag.2.Value=i-0123456789abcdef0&TagSpecification.1.Tag.3.Key=gpucluster:created-at&TagSpecification.1.Tag.3.Value=$now" \
+			"$ENDPOINT/" >/dev/null
+		[ "$(addresses e2e-fab)" = 2 ] || fail "the leaked address was not made"
+		later=$(date -u -d '+2 hours' +%Y-%m-%dT%H:%M:%SZ)
+		gc_ok gc --cloud "$CLOUD" --region "$REGION" --endpoint "$ENDPOINT" --as-of "$later" --yes
+		cat "$work/out" "$work/err" | grep -q "deleted address '127\.78\..*' (eipalloc-" ||
+			fail "gc does not say it released the address: $(cat "$work/out")"
+		[ "$(addresses e2e-fab) $(addresses e2e-fab 1)" = "1 1" ] ||
+			fail "gc did not release just the leaked address: $(cat "$work/err")"
+		expect_alive e2e-fab 1 "after gc of a leaked address"
+		# a scale-up that stops before attaching: the scale-down after it releases the
+		# unattached address with its node
+		fault "aws:AssociateAddress:quota"
+		gc scale -y -f "$f" workers=2
+		[ "$rc" != 0 ] || fail "a scale-up whose address could not be attached succeeded"
+		faults_clear
+		[ "$(addresses e2e-fab) $(addresses e2e-fab 1)" = "2 1" ] ||
+			fail "the scale-up did not leave its node's address allocated and unattached"
+	fi
 	gc_ok scale -y -f "$f" workers=0
 	[ "$(placements e2e-fab)" = 1 ] || fail "scaling to zero removed the placement group"
+	if [ "$CLOUD" = aws ] && [ "$(addresses e2e-fab)" != 0 ]; then
+		fail "scaling to zero left addresses, the unattached one included"
+	fi
 	later=$(date -u -d '+2 hours' +%Y-%m-%dT%H:%M:%SZ)
 	gc_ok gc --cloud "$CLOUD" --region "$REGION" --endpoint "$ENDPOINT" --as-of "$later"
 	grep -q "placement-group" "$work/out" || fail "gc does not list the placement group: $(cat "$work/out")"
 	gc_ok gc --cloud "$CLOUD" --region "$REGION" --endpoint "$ENDPOINT" --as-of "$later" --yes
 	[ "$(placements e2e-fab)" = 0 ] || fail "gc left the placement group: $(cat "$work/err")"
+	[ "$(addresses e2e-fab)" = 0 ] || fail "an address outlived its cluster"
 fi
 requests_valid
 note "ok ($CLOUD)"

@@ -23,6 +23,8 @@ const {
 	DescribeInstanceTypeOfferingsCommand, paginateDescribeInstanceTypeOfferings,
 	paginateDescribeInstanceTypes,
 	CreatePlacementGroupCommand, DescribePlacementGroupsCommand, DeletePlacementGroupCommand,
+	AllocateAddressCommand, AssociateAddressCommand, DescribeAddressesCommand,
+	ReleaseAddressCommand,
 } = ec2sdk;
 
 const REGION = 'us-east-1';
@@ -753,6 +755,81 @@ test('placement groups: create tagged, launch into, capacity, in use, describe, 
 			 () => ec2.send(new DescribePlacementGroupsCommand({ GroupNames: [name] })));
 });
 
+test('Elastic IPs: a node with EFA cards has no public address until one is associated to '
+     + 'its primary interface; in use, limit, non-running instance, release', async () => {
+	const name = unique('gpucluster-eip');
+	const nics = (n) => Array.from({ length: n }, (_, i) => ({
+		NetworkCardIndex: i, DeviceIndex: 0, InterfaceType: i ? 'efa-only' : 'efa',
+		DeleteOnTermination: true }));
+	const run = await ec2.send(new RunInstancesCommand({
+		ImageId: IMAGE, InstanceType: 'p4d.24xlarge', MinCount: 1, MaxCount: 1,
+		Placement: { AvailabilityZone: 'us-east-1a' }, NetworkInterfaces: nics(4) }));
+	const id = run.Instances[0].InstanceId;
+	const made = await ec2.send(new AllocateAddressCommand({
+		Domain: 'vpc', TagSpecifications: [{ ResourceType: 'elastic-ip',
+			Tags: [{ Key: 'gpucluster:cluster', Value: name },
+			       { Key: 'gpucluster:instance', Value: id }] }] }));
+	assert.match(made.AllocationId, /^eipalloc-/);
+	assert.match(made.PublicIp, /^127\./);
+	assert.equal(made.Domain, 'vpc');
+	const listed = await ec2.send(new DescribeAddressesCommand({
+		Filters: [{ Name: 'tag:gpucluster:cluster', Values: [name] }] }));
+	assert.equal(listed.Addresses.length, 1);
+	assert.equal(tagMap(listed.Addresses[0].Tags)['gpucluster:instance'], id);
+	assert.equal(listed.Addresses[0].InstanceId, undefined);
+	/* the launch's interfaces, the primary one first, and no public address of its own */
+	let inst = (await describeByIds([id])).get(id);
+	const primary = inst.NetworkInterfaces.find((n) => n.Attachment.NetworkCardIndex === 0);
+	assert.equal(inst.NetworkInterfaces.length, 4);
+	assert.equal(primary.InterfaceType, 'efa');
+	assert.equal(inst.PublicIpAddress, undefined);
+	if (inst.State.Name === 'pending')
+		await expectCode('associating to a pending instance', ['IncorrectInstanceState'],
+				 () => ec2.send(new AssociateAddressCommand({
+					 AllocationId: made.AllocationId,
+					 NetworkInterfaceId: primary.NetworkInterfaceId })));
+	await poll('the node runs', async () =>
+		(await describeByIds([id])).get(id).State.Name === 'running');
+	await expectCode('an instance id with several interfaces', ['InvalidInstanceID'],
+			 () => ec2.send(new AssociateAddressCommand({
+				 AllocationId: made.AllocationId, InstanceId: id })));
+	await expectCode('an EFA-only interface', ['InvalidParameterValue'],
+			 () => ec2.send(new AssociateAddressCommand({
+				 AllocationId: made.AllocationId,
+				 NetworkInterfaceId: inst.NetworkInterfaces.find(
+					 (n) => n.Attachment.NetworkCardIndex === 1).NetworkInterfaceId })));
+	const assoc = await ec2.send(new AssociateAddressCommand({
+		AllocationId: made.AllocationId, NetworkInterfaceId: primary.NetworkInterfaceId }));
+	assert.match(assoc.AssociationId, /^eipassoc-/);
+	inst = (await describeByIds([id])).get(id);
+	assert.equal(inst.PublicIpAddress, made.PublicIp);
+	const on = await ec2.send(new DescribeAddressesCommand({
+		AllocationIds: [made.AllocationId] }));
+	assert.equal(on.Addresses[0].InstanceId, id);
+	assert.equal(on.Addresses[0].NetworkInterfaceId, primary.NetworkInterfaceId);
+	await expectCode('releasing an associated address', ['InvalidIPAddress.InUse'],
+			 () => ec2.send(new ReleaseAddressCommand({
+				 AllocationId: made.AllocationId })));
+	/* EC2's default quota of 5 addresses per region */
+	const more = [];
+	await expectCode('past the address limit', ['AddressLimitExceeded'], async () => {
+		for (;;)
+			more.push((await ec2.send(new AllocateAddressCommand({ Domain: 'vpc' })))
+				.AllocationId);
+	});
+	assert.ok(more.length <= 4, `${more.length} more addresses`);
+	for (const a of more)
+		await ec2.send(new ReleaseAddressCommand({ AllocationId: a }));
+	/* terminating the instance detaches the address; then it is released */
+	await ec2.send(new TerminateInstancesCommand({ InstanceIds: [id] }));
+	await poll('the node terminates', async () =>
+		(await describeByIds([id])).get(id).State.Name === 'terminated');
+	await ec2.send(new ReleaseAddressCommand({ AllocationId: made.AllocationId }));
+	await expectCode('describing a released address', ['InvalidAllocationID.NotFound'],
+			 () => ec2.send(new DescribeAddressesCommand({
+				 AllocationIds: [made.AllocationId] })));
+});
+
 async function stateRole(id) {
 	const st = await (await fetch(`${sim.ready.control}/state`)).json();
 	return st.instances.find((i) => i.id === id).role;
@@ -778,7 +855,8 @@ test('request log is well-formed', () => {
 			 'CreateSecurityGroup', 'AuthorizeSecurityGroupIngress',
 			 'RevokeSecurityGroupIngress', 'DescribeInstanceTypes', 'DescribeImages', 'DescribeSpotPriceHistory',
 			 'CreateTags', 'DeleteTags', 'CreatePlacementGroup',
-			 'DescribePlacementGroups', 'DeletePlacementGroup'],
+			 'DescribePlacementGroups', 'DeletePlacementGroup', 'AllocateAddress',
+			 'AssociateAddress', 'DescribeAddresses', 'ReleaseAddress'],
 			['IdempotentParameterMismatch', 'InvalidKeyPair.Duplicate', 'RequestLimitExceeded',
 			 'InsufficientInstanceCapacity', 'AuthFailure']);
 });

@@ -3305,6 +3305,164 @@ static void test_gc_sweep_auth_stops(void **state)
 	gc_sweep_release(&s);
 }
 
+/* ---- public addresses (docs/internals/fabric.md, "A reachable address") -------- */
+
+static bool addr_refuse;       /* attach_address fails */
+static unsigned addr_attaches; /* attach_address calls that succeeded */
+
+static int fake_efa_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,
+			 struct gc_error *err)
+{
+	(void)p;
+	(void)err;
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", type);
+	out->vcpus = 96;
+	out->gpus = 8;
+	out->rdma_interfaces = 4;
+	return 0;
+}
+
+static int fake_mkaddr(struct gc_provider *p, const struct gc_tag *tags, size_t n_tags,
+		       char **out_id, char **out_ip, struct gc_error *err)
+{
+	char ip[32];
+	struct fres *r;
+
+	(void)p;
+	(void)err;
+	snprintf(ip, sizeof(ip), "198.51.100.%u", F.next_id + 10);
+	r = fake_res_add(GC_RESOURCE_ADDRESS, ip, NULL);
+	r->tags = gc_xcalloc(n_tags + 1, sizeof(*r->tags));
+	for (size_t i = 0; i < n_tags; i++) {
+		r->tags[i].key = gc_xstrdup(tags[i].key);
+		r->tags[i].value = gc_xstrdup(tags[i].value);
+	}
+	r->n_tags = n_tags;
+	*out_id = gc_xstrdup(r->id);
+	*out_ip = gc_xstrdup(ip);
+	return 0;
+}
+
+static int fake_attach(struct gc_provider *p, const char *id, const char *instance_id,
+		       struct gc_error *err)
+{
+	(void)p;
+	if (addr_refuse)
+		return gc_error_set(err, GC_EQUOTA, "injected refusal of %s for %s", id,
+				    instance_id);
+	addr_attaches++;
+	return 0;
+}
+
+static int fake_deladdr(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	(void)p;
+	(void)err;
+	for (size_t i = 0; i < F.n_res; i++) {
+		if (strcmp(F.res[i].id, id) != 0)
+			continue;
+		free(F.res[i].id);
+		free(F.res[i].name);
+		fake_free_tags(F.res[i].tags, F.res[i].n_tags);
+		F.res[i] = F.res[--F.n_res];
+		break;
+	}
+	return 0;
+}
+
+/* A cloud that gives no public address to a node with several interfaces. */
+static const struct gc_provider_ops efa_ops = {
+	.name = "efa",
+	.facts = &aws_facts,
+	.caps = GC_CAP_CLIENT_TOKEN | GC_CAP_PRICE | GC_CAP_ED25519_KEYPAIR,
+	.max_create_batch = 2,
+	.max_terminate_batch = 3,
+	.client_token_max = 64,
+	FAKE_FUNCS,
+	.caller_address = fake_addr,
+	.instance_type = fake_efa_type,
+	.create_address = fake_mkaddr,
+	.attach_address = fake_attach,
+	.delete_address = fake_deladdr,
+};
+
+/* The addresses of the fake world, and how many are for instance id (NULL: any). */
+static unsigned addresses_for(const char *id)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < F.n_res; i++) {
+		const char *of = NULL;
+
+		if (F.res[i].kind != GC_RESOURCE_ADDRESS)
+			continue;
+		for (size_t k = 0; k < F.res[i].n_tags; k++)
+			if (!strcmp(F.res[i].tags[k].key, GC_TAG_INSTANCE))
+				of = F.res[i].tags[k].value;
+		n += !id || (of && !strcmp(of, id));
+	}
+	return n;
+}
+
+#define EFA_SPEC(n)                                 \
+	HEAD "  - name: workers\n"                  \
+	     "    count: " #n "\n"                  \
+	     "    instance_types: [p4d.24xlarge]\n" \
+	     "    zones: [z-a]\n"                   \
+	     "    interconnect: rdma\n"
+
+/* Each node of a group with several interfaces gets an address tagged for it at
+ * allocation; a run stopped before attaching leaves it for the next run, which attaches
+ * it instead of allocating another; a scale-down releases the terminated node's, destroy
+ * the rest. */
+static void test_addresses(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+	const char *kept = NULL;
+
+	addr_refuse = true;
+	addr_attaches = 0;
+	up_with(t, &efa_ops, EFA_SPEC(2));
+	assert_int_equal(apply(t, &rep, &err), -1);
+	assert_non_null(strstr(err.message, "cannot attach public address 198.51.100."));
+	assert_int_equal(addresses_for(NULL), 2);
+	for (size_t i = 0; i < rep.created.n; i++) {
+		assert_int_equal(addresses_for(rep.created.items[i].id), 1);
+		assert_null(rep.created.items[i].public_ip);
+	}
+	gc_engine_report_release(&rep);
+
+	/* the re-run attaches what the first run allocated */
+	addr_refuse = false;
+	assert_int_equal(apply(t, &rep, &err), 0);
+	assert_int_equal(addresses_for(NULL), 2);
+	assert_int_equal(addr_attaches, 2);
+	gc_engine_report_release(&rep);
+
+	/* a scale-down releases the terminated node's address only */
+	up_with(t, &efa_ops, EFA_SPEC(1));
+	assert_int_equal(apply(t, &rep, &err), 0);
+	assert_int_equal(rep.n_terminated, 1);
+	assert_int_equal(addresses_for(rep.terminated_ids[0]), 0);
+	assert_int_equal(addresses_for(NULL), 1);
+	for (size_t i = 0; i < F.n_insts; i++)
+		if (F.insts[i].in.state == GC_STATE_RUNNING)
+			kept = F.insts[i].in.id;
+	assert_non_null(kept);
+	assert_int_equal(addresses_for(kept), 1);
+	gc_engine_report_release(&rep);
+
+	/* destroy releases the rest once the nodes are gone */
+	gc_engine_report_init(&rep);
+	gc_error_init(&err);
+	assert_int_equal(gc_engine_destroy(&t->e, &t->opts, &rep, &err), 0);
+	assert_int_equal(addresses_for(NULL), 0);
+	gc_engine_report_release(&rep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -3363,6 +3521,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_gc_sweep_auth_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gc_sweep_scan_doubt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_addresses, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

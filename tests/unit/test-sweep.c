@@ -351,6 +351,38 @@ static void test_selected(void **state)
 	gc_selectors_release(&sel);
 }
 
+/* A public address is kept by its own instance only: one whose instance is gone is an
+ * orphan even while the rest of its cluster runs (docs/internals/fabric.md). */
+static void test_address(void **state)
+{
+	const struct item_spec spec[] = {
+		INST("c", GC_STATE_RUNNING, 0),				     /* id-0 */
+		{ GC_SWEEP_ADDRESS, NULL, "c", 0, NOW - 2 * HOUR, 0, NULL }, /* for id-0 */
+		{ GC_SWEEP_ADDRESS, NULL, "c", 0, NOW - 2 * HOUR, 0, NULL }, /* for a gone one */
+		{ GC_SWEEP_ADDRESS, NULL, "c", 0, NOW - 60, 0, NULL },	     /* just made */
+		{ GC_SWEEP_ADDRESS, NULL, "c", 0, NOW - 2 * HOUR, 0, NULL }, /* no instance tag */
+	};
+	const char *const of[] = { NULL, "id-0", "i-gone", "i-gone", NULL };
+	const unsigned want[] = { 0, 0, GC_SWEEP_ORPHANED, 0, 0 };
+	struct gc_sweep s;
+	struct gc_sweep_opts o = DEFAULTS;
+
+	(void)state;
+	build(&s, spec, sizeof(spec) / sizeof(spec[0]));
+	for (size_t i = 0; i < s.n; i++) {
+		if (!of[i])
+			continue;
+		s.items[i].tags[s.items[i].n_tags].key = gc_xstrdup(GC_TAG_INSTANCE);
+		s.items[i].tags[s.items[i].n_tags++].value = gc_xstrdup(of[i]);
+	}
+	gc_sweep_classify(&s, &o);
+	for (size_t i = 0; i < s.n; i++)
+		if (s.items[i].why != want[i])
+			fail_msg("item %zu: why %u, want %u", i, s.items[i].why, want[i]);
+	assert_string_equal(gc_sweep_kind_name(GC_SWEEP_ADDRESS), "address");
+	gc_sweep_release(&s);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -365,7 +397,7 @@ int main(void)
 		cmocka_unit_test(test_selector_parse), cmocka_unit_test(test_selector_errors),
 		cmocka_unit_test(test_selector_match), cmocka_unit_test(test_expired),
 		cmocka_unit_test(test_orphaned),       cmocka_unit_test(test_selected),
-		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_names),	       cmocka_unit_test(test_address),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

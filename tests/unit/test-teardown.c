@@ -322,7 +322,7 @@ static void test_refused(void **state)
 	F.refuse = "a";
 	{
 		const struct gc_teardown_resource res[] = {
-			{ GC_RESOURCE_KEYPAIR, "kp1", "kp1", "gone", 0 },
+			{ GC_RESOURCE_KEYPAIR, "kp1", "kp1", "gone", 0, NULL },
 		};
 
 		setup_teardown(&t, NULL);
@@ -341,8 +341,8 @@ static void test_refused(void **state)
 static void test_recheck(void **state)
 {
 	const struct gc_teardown_resource res[] = {
-		{ GC_RESOURCE_KEYPAIR, "kp-live", NULL, "live", 0 },
-		{ GC_RESOURCE_SECGROUP, "sg-gone", NULL, "gone", 1 },
+		{ GC_RESOURCE_KEYPAIR, "kp-live", NULL, "live", 0, NULL },
+		{ GC_RESOURCE_SECGROUP, "sg-gone", NULL, "gone", 1, NULL },
 	};
 	struct gc_teardown t;
 
@@ -455,9 +455,9 @@ static void test_doubt_resource_listing(void **state)
 static void test_doubt_gc_check(void **state)
 {
 	const struct gc_teardown_resource res[] = {
-		{ GC_RESOURCE_KEYPAIR, "kp1", NULL, "x", 0 },
-		{ GC_RESOURCE_SECGROUP, "sg1", NULL, "y", 1 },
-		{ GC_RESOURCE_SECGROUP, "sg2", NULL, "x", 2 },
+		{ GC_RESOURCE_KEYPAIR, "kp1", NULL, "x", 0, NULL },
+		{ GC_RESOURCE_SECGROUP, "sg1", NULL, "y", 1, NULL },
+		{ GC_RESOURCE_SECGROUP, "sg2", NULL, "x", 2, NULL },
 	};
 	struct gc_teardown t;
 	const char *why = NOT_DELETING "cannot check cluster 'x' for live instances: " BAD_PAGE;
@@ -479,7 +479,7 @@ static void test_doubt_gc_check(void **state)
 static void test_doubt_gc_wait(void **state)
 {
 	const struct gc_teardown_resource res[] = {
-		{ GC_RESOURCE_KEYPAIR, "kp1", NULL, "gone", 0 },
+		{ GC_RESOURCE_KEYPAIR, "kp1", NULL, "gone", 0, NULL },
 	};
 	struct gc_teardown t;
 
