@@ -1766,7 +1766,8 @@ static void check_smoke(struct val *v, const struct spec_node *n, struct gc_spec
 	X(BOOT_CONTAINER, "container") \
 	X(BOOT_STEPS, "steps")         \
 	X(BOOT_SMOKE, "smoke")         \
-	X(BOOT_MIRRORS, "mirrors")
+	X(BOOT_MIRRORS, "mirrors")     \
+	X(BOOT_MONITORING, "monitoring")
 KEY_TABLE(bootstrap_keys, BOOTSTRAP_KEY_LIST, BOOT_KEYS);
 
 const char *const gc_mirror_names[GC_MIRROR_N] = { "apt", "cuda", "docker", "nvidia_container" };
@@ -1833,6 +1834,25 @@ static void check_mirrors(struct val *v, const struct spec_node *n, struct gc_sp
 		}
 		path_pop(v, mark);
 	}
+}
+
+const char *const gc_monitoring_names[GC_MONITORING_DCGM + 1] = { "none", "dcgm" };
+
+/* bootstrap.monitoring: dcgm runs NVIDIA's dcgm-exporter container, so it needs Docker and
+ * the container toolkit (docs/internals/monitoring.md) */
+static void check_monitoring(struct val *v, const struct spec_node *x, struct gc_spec *spec,
+			     bool container_known)
+{
+	int e;
+
+	if (get_enum(v, x, gc_monitoring_names, ARRAY_SIZE(gc_monitoring_names), NULL, &e) < 0)
+		return;
+	spec->bootstrap.monitoring = (enum gc_monitoring)e;
+	if (e == GC_MONITORING_DCGM && container_known &&
+	    spec->bootstrap.container != GC_CONTAINER_DOCKER)
+		bad(v, x,
+		    "'dcgm' needs container docker: the bootstrap runs NVIDIA's dcgm-exporter "
+		    "as a container");
 }
 
 static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_spec *spec)
@@ -1918,6 +1938,10 @@ static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_
 	}
 	if ((x = present(v, &s[BOOT_MIRRORS], &mark))) {
 		check_mirrors(v, x, spec);
+		path_pop(v, mark);
+	}
+	if ((x = present(v, &s[BOOT_MONITORING], &mark))) {
+		check_monitoring(v, x, spec, container_known);
 		path_pop(v, mark);
 	}
 }

@@ -97,6 +97,17 @@ static char *in_notice(const struct gc_spec *spec)
 			    f->spot_rebalance_url ? f->spot_rebalance_url : "-");
 }
 
+/* bootstrap.monitoring: dcgm-exporter on the GPU nodes (monitoring.sh) */
+static bool want_monitoring(const struct gc_spec *spec)
+{
+	return spec->bootstrap.monitoring != GC_MONITORING_NONE;
+}
+
+static char *in_monitoring(const struct gc_spec *spec)
+{
+	return gc_xstrdup(gc_monitoring_names[spec->bootstrap.monitoring]);
+}
+
 /* clang-format off */
 const struct gc_step_def gc_steps[] = {
 	{ .name = "detect" },
@@ -123,6 +134,9 @@ const struct gc_step_def gc_steps[] = {
 	  .after_user_steps = true, .node_facts = true,
 	  .inputs = { { "SMOKE", "bootstrap.smoke", in_smoke },
 		      { "CUDA", "bootstrap.cuda", in_cuda } } },
+	{ .name = "monitoring", .guard = GC_STEP_GUARD_GPU, .wanted = want_monitoring,
+	  .node_facts = true,
+	  .inputs = { { "MONITORING", "bootstrap.monitoring", in_monitoring } } },
 };
 /* clang-format on */
 const size_t gc_n_steps = sizeof(gc_steps) / sizeof(gc_steps[0]);
