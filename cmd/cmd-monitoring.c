@@ -112,14 +112,13 @@ const struct gc_cmd_entry gc_cmd_monitoring = {
 	.name = "monitoring",
 	.summary = "write the Prometheus scrape config for the nodes' dcgm-exporters",
 	.usage = "[FILE]",
-	.description =
-		"Writes a Prometheus scrape_configs job (or, with --format file-sd, a\n"
-		"file_sd_configs file) with every running GPU node's dcgm-exporter,\n"
-		"ADDRESS:9400, labelled cluster, node (GROUP/N, as exec and ssh name it),\n"
-		"group, instance_type and instance_id. bootstrap.monitoring: dcgm runs the\n"
-		"exporters. Addresses are public where a node has one, else private\n"
-		"(--private: private). The cluster's security group lets only its own nodes\n"
-		"reach port 9400 (docs/bootstrap.md, \"Monitoring\").",
+	.description = "Writes a Prometheus scrape_configs job (or, with --format file-sd, a\n"
+		       "file_sd_configs file) with every running GPU node's dcgm-exporter,\n"
+		       "ADDRESS:9400, labelled cluster, node (GROUP/N, as exec and ssh name it),\n"
+		       "group, instance_type and instance_id. bootstrap.monitoring: dcgm runs the\n"
+		       "exporters. Addresses are public where a node has one, else private\n"
+		       "(--private: private). Port 9400 is open to the cluster's nodes and to the\n"
+		       "ranges of bootstrap.monitoring_allow_from.",
 	.opts = monitoring_opts,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS,

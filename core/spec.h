@@ -229,6 +229,10 @@ struct gc_spec {
 		 * unset (docs/spec.md: what each replaces) */
 		char *mirrors[GC_MIRROR_N];
 		enum gc_monitoring monitoring;
+		/* who may reach the exporter's port besides the cluster's nodes (CIDRs,
+		 * docs/internals/monitoring.md); 0 entries: nobody else */
+		char **monitoring_allow_from;
+		size_t n_monitoring_allow_from;
 	} bootstrap;
 	struct {
 		uint64_t ttl_s;		/* 0 = no TTL */

@@ -17,7 +17,7 @@ aws) TYPE4=g5.12xlarge ;;
 alibaba) TYPE4=ecs.gn7i-c32g1.32xlarge ;;
 tencent) TYPE4=GN7.20XLARGE320 ;;
 esac
-# gpus_spec FILE CONTAINER [MONITORING]
+# gpus_spec FILE CONTAINER [MONITORING [MONITORING_ALLOW_FROM]]
 gpus_spec() {
 	{
 		printf 'name: e2e-gpus\nprovider:\n  name: %s\n  region: %s\n  endpoint: %s\n' \
@@ -26,6 +26,7 @@ gpus_spec() {
 		printf '  - name: gpu\n    count: 1\n    instance_types: [%s]\n    image: gpu-ready\n' "$TYPE4"
 		printf 'bootstrap:\n  driver: preinstalled\n  cuda: none\n  container: %s\n' "$2"
 		[ -z "${3:-}" ] || printf '  monitoring: %s\n' "$3"
+		[ -z "${4:-}" ] || printf '  monitoring_allow_from: [%s]\n' "$4"
 	} >"$1"
 }
 gpus_spec "$work/c.yaml" none
@@ -66,11 +67,22 @@ gc apply -y "$work/m.yaml"
 [ "$rc" = 1 ] || fail "monitoring: dcgm with container: none exited $rc"
 grep -q "m.yaml:18:15: error: bootstrap.monitoring: 'dcgm' needs container docker" "$work/err" ||
 	fail "the monitoring error has no place: $(cat "$work/err")"
-# the ECC fault repaired (a new GPU), then dcgm-exporter with Docker: the apply starts it
+# the ECC fault repaired (a new GPU), then dcgm-exporter with Docker, scraped from the
+# user's Prometheus at 198.51.100.7: the apply starts it and opens port 9400 to that range
 control POST "/nodes/$id/faults" "" >/dev/null
-gpus_spec "$work/m.yaml" docker dcgm
+gpus_spec "$work/m.yaml" docker dcgm 198.51.100.0/24
 gc_ok apply -y "$work/m.yaml"
 grep -q "gpu/0 $ID_RE: monitoring ok" "$work/err" || fail "apply: no monitoring step: $(cat "$work/err")"
+# monitoring_rules: the group's TCP 9400 rules, as "CIDR DESCRIPTION" lines
+monitoring_rules() {
+	state
+	jq -r --arg cloud "$CLOUD" '.security_groups[] | select(.cloud == $cloud)
+		| select(.tags["gpucluster:cluster"] == "e2e-gpus") | .rules[]
+		| select(.protocol == "tcp" and .from_port == 9400 and .to_port == 9400)
+		| "\(.cidr) \(.description)"' "$work/state.json"
+}
+[ "$(monitoring_rules)" = "198.51.100.0/24 gpucluster monitoring" ] ||
+	fail "port 9400's rules: $(monitoring_rules)"
 gc_ok exec "$work/m.yaml" -- curl -sf http://127.0.0.1:9400/metrics
 [ "$(grep -c '^DCGM_FI_DEV_GPU_UTIL{gpu="[0-3]",UUID="GPU-' "$work/out")" = 4 ] ||
 	fail "the exporter's metrics: $(head -c 2000 "$work/out")"
@@ -79,6 +91,8 @@ gc_ok exec "$work/m.yaml" -- \
 grep -qx 'unless-stopped' "$work/out" || fail "the exporter's restart policy: $(cat "$work/out")"
 gc_ok apply -y "$work/m.yaml"
 grep -q "monitoring ok" "$work/err" && fail "a third apply ran the monitoring step again"
+[ "$(monitoring_rules)" = "198.51.100.0/24 gpucluster monitoring" ] ||
+	fail "port 9400's rules after a third apply: $(monitoring_rules)"
 # the exporter reads the GPUs live: a new ECC error shows on GPU 0 only
 control POST "/nodes/$id/faults" ecc >/dev/null
 gc_ok exec "$work/m.yaml" -- curl -sf http://127.0.0.1:9400/metrics
@@ -114,6 +128,12 @@ jq -e --arg t "$priv:9400" --arg id "$nid" --arg type "$TYPE4" 'length == 1
 	fail "monitoring --format file-sd --private: $(cat "$work/out")"
 gc monitoring -o json --format prometheus "$work/m.yaml"
 [ "$rc" = 64 ] || fail "monitoring with -o json and --format prometheus exited $rc"
+
+# 6. the Prometheus moved inside: without monitoring_allow_from the rule goes, nothing reruns
+gpus_spec "$work/m.yaml" docker dcgm
+gc_ok apply -y "$work/m.yaml"
+[ -z "$(monitoring_rules)" ] || fail "port 9400's rule stayed: $(monitoring_rules)"
+grep -q "monitoring ok" "$work/err" && fail "dropping the range ran the monitoring step again"
 
 gc_ok destroy -y "$work/c.yaml"
 note "ok"

@@ -6,7 +6,8 @@
  * address, a node whose type has no GPU (no exporter: left out), one whose type is unknown
  * and whose only address is IPv6 (kept, bracketed), and one without any address (left
  * out). Then names that need escaping, text that is not UTF-8, and a cluster without GPU
- * nodes.
+ * nodes. Last, the security group rules bootstrap.monitoring_allow_from asks for
+ * (core/rules.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include "bootstrap/hosts.h"
 #include "bootstrap/scrape.h"
 #include "core/buf.h"
+#include "core/rules.h"
 #include "core/spec.h"
 #include "core/steps.h"
 
@@ -197,12 +199,60 @@ static void test_step_row(void **state)
 	assert_null(gc_scrape_format_names[GC_SCRAPE_FILE_SD + 1]);
 }
 
+/* Port 9400 from each monitoring_from CIDR, described as ours; the drivers authorize each
+ * port's CIDRs apart (gc_rules_cidrs). */
+static void test_rules(void **state)
+{
+	static const char *const ssh[] = { "203.0.113.7/32" };
+	static const char *const mon[] = { "198.51.100.0/24", "2001:db8::/48" };
+	const struct gc_secgroup_request req = { .ssh_port = 22,
+						 .allow_from = ssh,
+						 .n_allow_from = 1,
+						 .allow_members = true,
+						 .monitoring_port = GC_DCGM_PORT,
+						 .monitoring_from = mon,
+						 .n_monitoring_from = 2 };
+	/* the group has the SSH rule and the first monitoring one already, and an old one */
+	const struct gc_rule have[] = {
+		{ .port = 22, .cidr = "203.0.113.7/32", .ours = true },
+		{ .port = 9400, .cidr = "198.51.100.0/24", .ours = true },
+		{ .port = 9400, .cidr = "192.0.2.0/24", .ours = true },
+	};
+	struct gc_rule *want = NULL;
+	bool add[8], drop[3];
+	const char *cidrs[8];
+	size_t n;
+
+	(void)state;
+	n = gc_rules_wanted(&req, "sg-1", true, &want);
+	assert_int_equal(n, 4);
+	assert_string_equal(want[0].description, GC_RULE_SSH);
+	assert_int_equal(want[1].port, 9400);
+	assert_string_equal(want[1].cidr, "198.51.100.0/24");
+	assert_string_equal(want[1].description, GC_RULE_MONITORING);
+	assert_true(want[1].ours);
+	assert_string_equal(want[2].cidr, "2001:db8::/48");
+	assert_true(want[3].all);
+	assert_string_equal(want[3].description, GC_RULE_MEMBERS);
+	assert_int_equal(gc_rules_diff(want, n, have, 3, add, drop), 3);
+	assert_false(add[0]);
+	assert_false(add[1]);
+	assert_true(add[2]);
+	assert_true(add[3]);
+	assert_true(drop[2]);
+	assert_int_equal(gc_rules_cidrs(want, add, n, 22, cidrs), 0);
+	assert_int_equal(gc_rules_cidrs(want, add, n, GC_DCGM_PORT, cidrs), 1);
+	assert_string_equal(cidrs[0], "2001:db8::/48");
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prometheus), cmocka_unit_test(test_file_sd),
 		cmocka_unit_test(test_escaping),   cmocka_unit_test(test_not_utf8),
 		cmocka_unit_test(test_empty),	   cmocka_unit_test(test_step_row),
+		cmocka_unit_test(test_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
