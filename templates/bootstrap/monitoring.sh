@@ -26,7 +26,7 @@ if [ -z "${GC_LIB_LOADED:-}" ]; then
 fi
 
 MONITORING=${MONITORING:-dcgm}
-DCGM_IMAGE=${DCGM_IMAGE:-nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.1-ubuntu22.04}
+DCGM_IMAGE=${DCGM_IMAGE:-nvcr.io/nvidia/k8s/dcgm-exporter:4.5.3-4.8.2-distroless}
 EXPECT_GPUS=${EXPECT_GPUS:-}
 tries=${GC_METRICS_TRIES:-30}
 name=gpucluster-dcgm-exporter
