@@ -433,8 +433,8 @@ static int add_table_step(struct gc_boot *b, const struct gc_spec *spec,
 	return 0;
 }
 
-/* The per-node inputs: the instance type's GPU count and model. */
-static void add_node_vars(struct gc_boot *b)
+/* The per-node inputs: the instance type's GPU count and model (for the steps spec wants). */
+static void add_node_vars(struct gc_boot *b, const struct gc_spec *spec)
 {
 	/* each node's variables live in one block, so the runner's pointers stay valid when
 	 * nodes are compacted later */
@@ -451,7 +451,8 @@ static void add_node_vars(struct gc_boot *b)
 		model = own(b, gc_xstrdup(n->facts.gpu_model));
 		v[k++] = (struct gc_runner_var){ NULL, "GC_NODE_GPUS", gpus, false };
 		for (size_t s = 0; s < gc_n_steps; s++) {
-			if (!gc_steps[s].node_facts)
+			if (!gc_steps[s].node_facts ||
+			    (gc_steps[s].wanted && !gc_steps[s].wanted(spec)))
 				continue;
 			v[k++] = (struct gc_runner_var){ gc_steps[s].name, "EXPECT_GPUS", gpus,
 							 false };
@@ -481,7 +482,7 @@ int gc_boot_set_steps(struct gc_boot *b, const struct gc_spec *spec, enum gc_boo
 		return 0;
 	}
 	add_files(b);
-	add_node_vars(b);
+	add_node_vars(b, spec);
 	if (mode == GC_BOOT_SMOKE) /* the smoke command forces it (force_from) */
 		return add_table_step(b, spec, gc_step_find(GC_STEP_SMOKE), err);
 

@@ -135,6 +135,16 @@ static void explain(struct gc_buf *b, const struct gc_spec *s)
 	LABEL(b, "bootstrap");
 	gc_buf_addf(b, "driver %s, cuda %s, cudnn %s, container %s\n", s->bootstrap.driver,
 		    s->bootstrap.cuda, s->bootstrap.cudnn, container_name(s->bootstrap.container));
+	if (s->bootstrap.monitoring != GC_MONITORING_NONE) {
+		LABEL(b, "monitoring");
+		gc_buf_addf(b, "%s exporter on port %u of every GPU node, reached from the nodes",
+			    gc_monitoring_names[s->bootstrap.monitoring], GC_DCGM_PORT);
+		if (s->bootstrap.n_monitoring_allow_from)
+			gc_buf_addstr(b, " and ");
+		add_list(b, s->bootstrap.monitoring_allow_from, 0,
+			 s->bootstrap.n_monitoring_allow_from, "");
+		gc_buf_addch(b, '\n');
+	}
 	for (size_t i = 0; i < GC_MIRROR_N; i++) {
 		if (!s->bootstrap.mirrors[i])
 			continue;
@@ -325,6 +335,11 @@ static json_t *spec_json(const struct gc_spec *s)
 	for (size_t i = 0; i < GC_MIRROR_N; i++)
 		json_object_set_new(o, gc_mirror_names[i], jstr(s->bootstrap.mirrors[i]));
 	json_object_set_new(json_object_get(j, "bootstrap"), "mirrors", o);
+	json_object_set_new(json_object_get(j, "bootstrap"), "monitoring",
+			    json_string(gc_monitoring_names[s->bootstrap.monitoring]));
+	json_object_set_new(
+		json_object_get(j, "bootstrap"), "monitoring_allow_from",
+		jlist(s->bootstrap.monitoring_allow_from, s->bootstrap.n_monitoring_allow_from));
 
 	gc_format_duration(s->lifecycle.ttl_s, ttl, sizeof(ttl));
 	json_object_set_new(

@@ -38,6 +38,7 @@ const struct gc_cmd_entry *const gc_cmd_table[] = {
 	&gc_cmd_jobs,
 	&gc_cmd_list,
 	&gc_cmd_logs,
+	&gc_cmd_monitoring,
 	&gc_cmd_plan,
 	&gc_cmd_report,
 	&gc_cmd_run,

@@ -157,6 +157,7 @@ extern const struct gc_cmd_entry gc_cmd_hosts;
 extern const struct gc_cmd_entry gc_cmd_jobs;
 extern const struct gc_cmd_entry gc_cmd_list;
 extern const struct gc_cmd_entry gc_cmd_logs;
+extern const struct gc_cmd_entry gc_cmd_monitoring;
 extern const struct gc_cmd_entry gc_cmd_plan;
 extern const struct gc_cmd_entry gc_cmd_report;
 extern const struct gc_cmd_entry gc_cmd_run;

@@ -895,6 +895,10 @@ static int ensure_secgroup(struct run *r, bool create, struct gc_error *err)
 			.n_tags = tags.n,
 			.allow_members =
 				true, /* the nodes reach each other (torchrun, NCCL, MPI) */
+			.monitoring_port = GC_DCGM_PORT,
+			.monitoring_from =
+				(const char *const *)spec->bootstrap.monitoring_allow_from,
+			.n_monitoring_from = spec->bootstrap.n_monitoring_allow_from,
 		};
 
 		if (gc_provider_create_secgroup(r->p, &req, &id, err) < 0) {

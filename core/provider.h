@@ -231,6 +231,11 @@ struct gc_secgroup_request {
 	 * members talk freely by default (providers.md says which cloud does which).
 	 */
 	bool allow_members;
+	/* TCP monitoring_port (dcgm-exporter's) from each of these CIDRs too; none: only the
+	 * members reach it (docs/internals/monitoring.md) */
+	unsigned monitoring_port;
+	const char *const *monitoring_from;
+	size_t n_monitoring_from;
 };
 
 /* A key pair or security group found by its tags. */

@@ -38,14 +38,33 @@ size_t gc_rules_wanted(const struct gc_secgroup_request *req, const char *group_
 {
 	size_t n = 0;
 
-	*out = gc_xcalloc(req->n_allow_from + 1, sizeof(**out));
+	*out = gc_xcalloc(req->n_allow_from + req->n_monitoring_from + 1, sizeof(**out));
 	for (size_t i = 0; i < req->n_allow_from; i++)
 		(*out)[n++] = (struct gc_rule){ .port = req->ssh_port,
 						.cidr = req->allow_from[i],
-						.ours = true };
+						.ours = true,
+						.description = GC_RULE_SSH };
+	for (size_t i = 0; i < req->n_monitoring_from; i++)
+		(*out)[n++] = (struct gc_rule){ .port = req->monitoring_port,
+						.cidr = req->monitoring_from[i],
+						.ours = true,
+						.description = GC_RULE_MONITORING };
 	if (members_rule && req->allow_members)
-		(*out)[n++] = (struct gc_rule){ .all = true, .group = group_id, .ours = true };
+		(*out)[n++] = (struct gc_rule){
+			.all = true, .group = group_id, .ours = true, .description = GC_RULE_MEMBERS
+		};
 	return n;
+}
+
+size_t gc_rules_cidrs(const struct gc_rule *want, const bool *add, size_t n, unsigned port,
+		      const char **out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (add[i] && !want[i].all && want[i].cidr && want[i].port == port)
+			out[k++] = want[i].cidr;
+	return k;
 }
 
 size_t gc_rules_diff(const struct gc_rule *want, size_t n_want, const struct gc_rule *have,

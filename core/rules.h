@@ -15,9 +15,10 @@
 
 #include "core/provider.h"
 
-#define GC_RULE_MARK	"gpucluster "
-#define GC_RULE_SSH	"gpucluster ssh"
-#define GC_RULE_MEMBERS "gpucluster members"
+#define GC_RULE_MARK	   "gpucluster "
+#define GC_RULE_SSH	   "gpucluster ssh"
+#define GC_RULE_MEMBERS	   "gpucluster members"
+#define GC_RULE_MONITORING "gpucluster monitoring"
 
 /* One ingress rule: TCP on port (all = false) or every protocol and port (all = true),
  * from an address range (cidr) or from the members of a security group (group). */
@@ -26,17 +27,23 @@ struct gc_rule {
 	unsigned port;
 	const char *cidr;
 	const char *group;
-	bool ours; /* carries our marker; only ours are ever revoked */
+	bool ours;		 /* carries our marker; only ours are ever revoked */
+	const char *description; /* a wanted rule's: GC_RULE_SSH, ...; NULL in a listing */
 };
 
 /* Whether a rule's description carries our marker. */
 bool gc_rule_is_ours(const char *description);
 
-/* The rules req wants on group_id: its SSH port from each allow_from CIDR and, with
- * members_rule, everything from the group itself. *out is the caller's to free (the
- * strings are req's and group_id's). */
+/* The rules req wants on group_id: its SSH port from each allow_from CIDR, its
+ * monitoring port from each monitoring_from CIDR and, with members_rule, everything from
+ * the group itself. *out is the caller's to free (the strings are req's and group_id's). */
 size_t gc_rules_wanted(const struct gc_secgroup_request *req, const char *group_id,
 		       bool members_rule, struct gc_rule **out);
+
+/* The CIDRs of the wanted rules to add (add[i]) that open TCP port: out (n entries at
+ * most) holds them, borrowed from want; returns how many. */
+size_t gc_rules_cidrs(const struct gc_rule *want, const bool *add, size_t n, unsigned port,
+		      const char **out);
 
 /*
  * add[i]: want[i] is not among have (whoever made the present one: a foreign rule of the

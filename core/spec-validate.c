@@ -1283,7 +1283,9 @@ static bool get_network(struct val *v, const struct spec_node *e, struct gc_cidr
 	return true;
 }
 
-static void check_allow_from(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+/* A list of allow_from entries (ssh.allow_from, bootstrap.monitoring_allow_from) into
+ * *out, canonical. */
+static void check_networks(struct val *v, const struct spec_node *n, char ***out, size_t *n_out)
 {
 	struct gc_cidr *nets;
 	bool *valid;
@@ -1291,8 +1293,8 @@ static void check_allow_from(struct val *v, const struct spec_node *n, struct gc
 
 	if (get_list(v, n, GC_SPEC_MAX_ALLOW_FROM, true, &count) < 0)
 		return;
-	spec->ssh.allow_from = gc_xcalloc(count, sizeof(*spec->ssh.allow_from));
-	spec->ssh.n_allow_from = count;
+	*out = gc_xcalloc(count, sizeof(**out));
+	*n_out = count;
 	nets = gc_xcalloc(count, sizeof(*nets));
 	valid = gc_xcalloc(count, sizeof(*valid));
 	for (size_t i = 0; i < count; i++) {
@@ -1313,10 +1315,15 @@ static void check_allow_from(struct val *v, const struct spec_node *n, struct gc
 		}
 		/* stored in canonical form, as the clouds will echo it back */
 		gc_cidr_format(&nets[i], net, sizeof(net));
-		spec->ssh.allow_from[i] = gc_xstrdup(net);
+		(*out)[i] = gc_xstrdup(net);
 	}
 	free(nets);
 	free(valid);
+}
+
+static void check_allow_from(struct val *v, const struct spec_node *n, struct gc_spec *spec)
+{
+	check_networks(v, n, &spec->ssh.allow_from, &spec->ssh.n_allow_from);
 }
 
 #define SSH_KEY_LIST(X)                 \
@@ -1759,14 +1766,16 @@ static void check_smoke(struct val *v, const struct spec_node *n, struct gc_spec
 	spec->bootstrap.smoke = flags;
 }
 
-#define BOOTSTRAP_KEY_LIST(X)          \
-	X(BOOT_DRIVER, "driver")       \
-	X(BOOT_CUDA, "cuda")           \
-	X(BOOT_CUDNN, "cudnn")         \
-	X(BOOT_CONTAINER, "container") \
-	X(BOOT_STEPS, "steps")         \
-	X(BOOT_SMOKE, "smoke")         \
-	X(BOOT_MIRRORS, "mirrors")
+#define BOOTSTRAP_KEY_LIST(X)            \
+	X(BOOT_DRIVER, "driver")         \
+	X(BOOT_CUDA, "cuda")             \
+	X(BOOT_CUDNN, "cudnn")           \
+	X(BOOT_CONTAINER, "container")   \
+	X(BOOT_STEPS, "steps")           \
+	X(BOOT_SMOKE, "smoke")           \
+	X(BOOT_MIRRORS, "mirrors")       \
+	X(BOOT_MONITORING, "monitoring") \
+	X(BOOT_MONITORING_FROM, "monitoring_allow_from")
 KEY_TABLE(bootstrap_keys, BOOTSTRAP_KEY_LIST, BOOT_KEYS);
 
 const char *const gc_mirror_names[GC_MIRROR_N] = { "apt", "cuda", "docker", "nvidia_container" };
@@ -1835,11 +1844,31 @@ static void check_mirrors(struct val *v, const struct spec_node *n, struct gc_sp
 	}
 }
 
+const char *const gc_monitoring_names[GC_MONITORING_DCGM + 1] = { "none", "dcgm" };
+
+/* bootstrap.monitoring: dcgm runs NVIDIA's dcgm-exporter container, so it needs Docker and
+ * the container toolkit (docs/internals/monitoring.md) */
+static bool check_monitoring(struct val *v, const struct spec_node *x, struct gc_spec *spec,
+			     bool container_known)
+{
+	int e;
+
+	if (get_enum(v, x, gc_monitoring_names, ARRAY_SIZE(gc_monitoring_names), NULL, &e) < 0)
+		return false;
+	spec->bootstrap.monitoring = (enum gc_monitoring)e;
+	if (e == GC_MONITORING_DCGM && container_known &&
+	    spec->bootstrap.container != GC_CONTAINER_DOCKER)
+		bad(v, x,
+		    "'dcgm' needs container docker: the bootstrap runs NVIDIA's dcgm-exporter "
+		    "as a container");
+	return true;
+}
+
 static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
 	struct slot s[BOOT_KEYS] = { { NULL, NULL, NULL } };
 	const struct spec_node *x;
-	bool cuda_known = true, container_known = true;
+	bool cuda_known = true, container_known = true, monitoring_known = true;
 	char q[SPEC_QUOTE_SIZE];
 	const char *str;
 	size_t mark;
@@ -1918,6 +1947,17 @@ static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_
 	}
 	if ((x = present(v, &s[BOOT_MIRRORS], &mark))) {
 		check_mirrors(v, x, spec);
+		path_pop(v, mark);
+	}
+	if ((x = present(v, &s[BOOT_MONITORING], &mark))) {
+		monitoring_known = check_monitoring(v, x, spec, container_known);
+		path_pop(v, mark);
+	}
+	if ((x = present(v, &s[BOOT_MONITORING_FROM], &mark))) {
+		check_networks(v, x, &spec->bootstrap.monitoring_allow_from,
+			       &spec->bootstrap.n_monitoring_allow_from);
+		if (monitoring_known && spec->bootstrap.monitoring != GC_MONITORING_DCGM)
+			bad(v, x, "only allowed with monitoring dcgm");
 		path_pop(v, mark);
 	}
 }

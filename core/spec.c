@@ -125,6 +125,8 @@ void gc_spec_free(struct gc_spec *spec)
 	free(spec->provider.network.subnets);
 	free(spec->ssh.user);
 	gc_strv_free(spec->ssh.allow_from, spec->ssh.n_allow_from);
+	gc_strv_free(spec->bootstrap.monitoring_allow_from,
+		     spec->bootstrap.n_monitoring_allow_from);
 	free(spec->ssh.key_env);
 	for (size_t i = 0; spec->groups && i < spec->n_groups; i++) {
 		struct gc_spec_group *g = &spec->groups[i];

@@ -67,6 +67,14 @@ enum gc_container {
 	GC_CONTAINER_NONE,
 };
 
+/* bootstrap.monitoring: a metrics exporter on every GPU node (docs/internals/monitoring.md) */
+enum gc_monitoring {
+	GC_MONITORING_NONE,
+	GC_MONITORING_DCGM, /* NVIDIA's dcgm-exporter container, port GC_DCGM_PORT */
+};
+#define GC_DCGM_PORT 9400
+extern const char *const gc_monitoring_names[GC_MONITORING_DCGM + 1];
+
 /* Smoke checks, as bit flags. */
 #define GC_SMOKE_DRIVER	   (1u << 0)
 #define GC_SMOKE_CUDA	   (1u << 1)
@@ -220,6 +228,11 @@ struct gc_spec {
 		/* bootstrap.mirrors: base URLs standing in for the package hosts, NULL when
 		 * unset (docs/spec.md: what each replaces) */
 		char *mirrors[GC_MIRROR_N];
+		enum gc_monitoring monitoring;
+		/* who may reach the exporter's port besides the cluster's nodes (CIDRs,
+		 * docs/internals/monitoring.md); 0 entries: nobody else */
+		char **monitoring_allow_from;
+		size_t n_monitoring_allow_from;
 	} bootstrap;
 	struct {
 		uint64_t ttl_s;		/* 0 = no TTL */

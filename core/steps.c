@@ -148,6 +148,17 @@ static char *in_mount_creds(const struct gc_spec *spec)
 	return gc_xstrdup(f && f->mount_creds ? f->mount_creds : "");
 }
 
+/* bootstrap.monitoring: dcgm-exporter on the GPU nodes (monitoring.sh) */
+static bool want_monitoring(const struct gc_spec *spec)
+{
+	return spec->bootstrap.monitoring != GC_MONITORING_NONE;
+}
+
+static char *in_monitoring(const struct gc_spec *spec)
+{
+	return gc_xstrdup(gc_monitoring_names[spec->bootstrap.monitoring]);
+}
+
 /* clang-format off */
 const struct gc_step_def gc_steps[] = {
 	{ .name = "detect" },
@@ -180,6 +191,9 @@ const struct gc_step_def gc_steps[] = {
 		      { "MOUNT_TOOL", "provider.name", in_mount_tool },
 		      { "MOUNT_COMMAND", "provider.name", in_mount_command },
 		      { "MOUNT_CREDS", "provider.name", in_mount_creds } } },
+	{ .name = "monitoring", .guard = GC_STEP_GUARD_GPU, .wanted = want_monitoring,
+	  .node_facts = true,
+	  .inputs = { { "MONITORING", "bootstrap.monitoring", in_monitoring } } },
 };
 /* clang-format on */
 const size_t gc_n_steps = sizeof(gc_steps) / sizeof(gc_steps[0]);

@@ -1158,9 +1158,11 @@ int ali_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *e
 	return 0;
 }
 
-/* SSH from each of cidrs, in batches of ALI_RULE_BATCH rules a call. */
+/* TCP port (SSH's, the exporter's) from each of cidrs, in batches of ALI_RULE_BATCH rules a
+ * call, described description. */
 static int authorize_ssh(struct gc_provider *p, const char *group_id, unsigned port,
-			 const char *const *cidrs, size_t n_cidrs, struct gc_error *err)
+			 const char *const *cidrs, size_t n_cidrs, const char *description,
+			 struct gc_error *err)
 {
 	char range[32];
 
@@ -1184,7 +1186,7 @@ static int authorize_ssh(struct gc_provider *p, const char *group_id, unsigned p
 			addf(&params, "Accept", "Permissions.%zu.Policy", n);
 			addf(&params, "intranet", "Permissions.%zu.NicType", n);
 			addf(&params, "1", "Permissions.%zu.Priority", n);
-			addf(&params, GC_RULE_SSH, "Permissions.%zu.Description", n);
+			addf(&params, description, "Permissions.%zu.Description", n);
 		}
 		/* a rule that is already there is accepted again without a copy (ECS API
 		 * reference, AuthorizeSecurityGroup), so a re-run needs no special case */
@@ -1311,7 +1313,7 @@ static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request 
 	struct gc_rule *have = NULL, *want = NULL;
 	const char **cidrs = NULL;
 	bool *add = NULL, *drop = NULL;
-	size_t n_have, n_want, n_cidrs = 0, i;
+	size_t n_have, n_want, n_cidrs = 0, n_mon = 0, i;
 	json_t *perm;
 	int ret = -1;
 
@@ -1332,10 +1334,13 @@ static int ensure_rules(struct gc_provider *p, const struct gc_secgroup_request 
 	drop = gc_xcalloc(n_have + 1, sizeof(*drop));
 	gc_rules_diff(want, n_want, have, n_have, add, drop);
 	cidrs = gc_xcalloc(n_want + 1, sizeof(*cidrs));
-	for (i = 0; i < n_want; i++)
-		if (add[i])
-			cidrs[n_cidrs++] = want[i].cidr;
-	if (authorize_ssh(p, group_id, req->ssh_port, cidrs, n_cidrs, err) != 0 ||
+	n_cidrs = gc_rules_cidrs(want, add, n_want, req->ssh_port, cidrs);
+	if (authorize_ssh(p, group_id, req->ssh_port, cidrs, n_cidrs, GC_RULE_SSH, err) != 0)
+		goto out;
+	if (req->monitoring_port != req->ssh_port)
+		n_mon = gc_rules_cidrs(want, add, n_want, req->monitoring_port, cidrs);
+	if (authorize_ssh(p, group_id, req->monitoring_port, cidrs, n_mon, GC_RULE_MONITORING,
+			  err) != 0 ||
 	    revoke(p, group_id, perms, drop, err) != 0)
 		goto out;
 	ret = 0;

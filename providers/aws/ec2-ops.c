@@ -920,7 +920,8 @@ int aws_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *e
  * in the Query API. One call carries both, and EC2 adds all of it or none.
  */
 static int authorize(struct gc_provider *p, const char *group_id, unsigned port,
-		     const char *const *cidrs, size_t n, bool members, struct gc_error *err)
+		     const char *const *cidrs, size_t n, const char *description, bool members,
+		     struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf body;
@@ -945,7 +946,7 @@ static int authorize(struct gc_provider *p, const char *group_id, unsigned port,
 			     six ? "IpPermissions.%u.%s.%zu.CidrIpv6"
 				 : "IpPermissions.%u.%s.%zu.CidrIp",
 			     perm, list, m);
-			addf(&params, "gpucluster ssh", "IpPermissions.%u.%s.%zu.Description", perm,
+			addf(&params, description, "IpPermissions.%u.%s.%zu.Description", perm,
 			     list, m);
 		}
 	}
@@ -1027,7 +1028,7 @@ static int reconcile_once(struct gc_provider *p, const struct gc_secgroup_reques
 	struct gc_rule *have = NULL, *want = NULL;
 	const char **cidrs = NULL;
 	bool *add = NULL, *drop = NULL, members = false;
-	size_t n_raw = 0, n_want, n_cidrs = 0, n_drop = 0;
+	size_t n_raw = 0, n_want, n_cidrs = 0, n_drop = 0, n_mon;
 	int ret = -1;
 
 	if (!fresh && list_rules(p, group_id, &raw, &n_raw, err) != 0)
@@ -1047,16 +1048,18 @@ static int reconcile_once(struct gc_provider *p, const struct gc_secgroup_reques
 	drop = gc_xcalloc(n_raw + 1, sizeof(*drop));
 	gc_rules_diff(want, n_want, have, n_raw, add, drop);
 	cidrs = gc_xcalloc(n_want + 1, sizeof(*cidrs));
-	for (size_t i = 0; i < n_want; i++) {
-		if (add[i] && want[i].all)
-			members = true;
-		else if (add[i])
-			cidrs[n_cidrs++] = want[i].cidr;
-	}
+	for (size_t i = 0; i < n_want; i++)
+		members = members || (add[i] && want[i].all);
+	n_cidrs = gc_rules_cidrs(want, add, n_want, req->ssh_port, cidrs);
 	for (size_t i = 0; i < n_raw; i++)
 		n_drop += drop[i];
 	if ((n_cidrs || members) &&
-	    authorize(p, group_id, req->ssh_port, cidrs, n_cidrs, members, err) != 0)
+	    authorize(p, group_id, req->ssh_port, cidrs, n_cidrs, GC_RULE_SSH, members, err) != 0)
+		goto out;
+	n_mon = gc_rules_cidrs(want, add, n_want, req->monitoring_port, cidrs);
+	if (n_mon && req->monitoring_port != req->ssh_port &&
+	    authorize(p, group_id, req->monitoring_port, cidrs, n_mon, GC_RULE_MONITORING, false,
+		      err) != 0)
 		goto out;
 	if (n_drop && revoke(p, group_id, raw, drop, n_raw, err) != 0)
 		goto out;

@@ -1679,7 +1679,6 @@ static int rules_diff(struct gc_provider *p, const struct gc_secgroup_request *r
 	size_t k, n_have, n_want;
 	char port[16];
 
-	snprintf(port, sizeof(port), "%u", req->ssh_port);
 	if (tc_call(p, TC_VPC, "DescribeSecurityGroupPolicies", params, false, &resp, err) != 0) {
 		json_decref(params);
 		return -1;
@@ -1703,6 +1702,7 @@ static int rules_diff(struct gc_provider *p, const struct gc_secgroup_request *r
 	for (size_t i = 0; i < n_want; i++) {
 		if (!add[i])
 			continue;
+		snprintf(port, sizeof(port), "%u", want[i].port);
 		if (want[i].all)
 			json_array_append_new(*out_add,
 					      json_pack("{s:s, s:s, s:s, s:s, s:s}", "Protocol",
@@ -1718,7 +1718,7 @@ static int rules_diff(struct gc_provider *p, const struct gc_secgroup_request *r
 								? "Ipv6CidrBlock"
 								: "CidrBlock",
 							want[i].cidr, "Action", "ACCEPT",
-							"PolicyDescription", GC_RULE_SSH));
+							"PolicyDescription", want[i].description));
 	}
 	json_array_foreach(have, k, r)
 	{

@@ -11,8 +11,10 @@
 # proprietary modules). Then a kill inside each installing step (the simulated apt-get stops
 # half way), and a re-run repairs the node. A GPU-ready image on a g4dn.12xlarge (4 T4): verify passes and
 # installs nothing; smoke passes; the missing-gpu and ecc node faults make smoke fail,
-# naming the reason; the mounts step on a node without an instance role fails saying so.
-# Exits 77 (skipped) when the machine cannot run the emulator's nodes
+# naming the reason; the mounts step on a node without an instance role fails saying so;
+# the monitoring step starts dcgm-exporter there, keeps it on a second
+# run, starts it again once removed, refuses a GPU count it does not see, and the exporter
+# answers after a reboot (its restart policy). Exits 77 (skipped) when the machine cannot run the emulator's nodes
 # (no bwrap, sshd or user namespaces).
 set -euo pipefail
 
@@ -342,6 +344,32 @@ node "$ready" 'command -v mount-s3' >/dev/null 2>&1 && fail "mounts installed it
 expect 0 "$ready" mounts MOUNTS=
 grep -q 'mounts: skipped (no mounts)' "$work/last.out" || fail "mounts with none: $(cat "$work/last.out")"
 note "mounts: no role refused, none skipped"
+
+# --- monitoring: dcgm-exporter on the GPU-ready node -------------------------------------------
+
+metrics() { node "$ready" 'curl -sf http://127.0.0.1:9400/metrics' | grep -c '^DCGM_FI_DEV_GPU_UTIL{gpu="[0-3]"'; }
+expect 0 "$ready" monitoring MONITORING=none
+grep -q 'skipped' "$work/last.out" || fail "monitoring none: $(cat "$work/last.out")"
+expect 0 "$ready" monitoring MONITORING=dcgm EXPECT_GPUS=4
+if ! grep -q 'starting dcgm-exporter' "$work/last.out" ||
+	! grep -q 'answers on port 9400 (4 GPUs)' "$work/last.out"; then
+	fail "monitoring: $(cat "$work/last.out")"
+fi
+[ "$(metrics)" = 4 ] || fail "the exporter's metrics do not show 4 GPUs"
+expect 0 "$ready" monitoring MONITORING=dcgm EXPECT_GPUS=4
+grep -q 'starting' "$work/last.out" && fail "a second run started the exporter again"
+expect 1 "$ready" monitoring MONITORING=dcgm EXPECT_GPUS=8
+grep -q 'reports 4 GPUs, the instance type has 8' "$work/last.err" || fail "monitoring with 8 GPUs expected"
+node "$ready" 'sudo docker rm -f gpucluster-dcgm-exporter' >/dev/null
+expect 0 "$ready" monitoring MONITORING=dcgm EXPECT_GPUS=4
+grep -q 'starting dcgm-exporter' "$work/last.out" || fail "a removed exporter was not started again"
+b=$(node "$ready" cat /proc/sys/kernel/random/boot_id)
+node "$ready" 'sudo reboot' >/dev/null 2>&1 || true
+sleep 0.5
+wait_ssh "$ready"
+[ "$b" != "$(node "$ready" cat /proc/sys/kernel/random/boot_id)" ] || fail "$ready did not reboot"
+[ "$(metrics)" = 4 ] || fail "the exporter does not answer after a reboot"
+note "monitoring: dcgm-exporter started, kept, restarted, and up after a reboot"
 
 kill -TERM "$pid"
 status=0
