@@ -15,15 +15,21 @@ aws)
 	FAST=p4d.24xlarge MAX=4 WORD=EFA
 	CREATE=CreatePlacementGroup DELETE=DeletePlacementGroup LAUNCH=Placement.GroupName
 	;;
-alibaba) FAST=ecs.ebmgn7ex.32xlarge MAX=2 WORD=ERI CREATE='' DELETE='' LAUNCH='' ;;
+alibaba)
+	FAST=ecs.ebmgn7ex.32xlarge MAX=2 WORD=ERI
+	CREATE=CreateDeploymentSet DELETE=DeleteDeploymentSet LAUNCH=DeploymentSetId
+	;;
 tencent) FAST=HCCPNV4h.48XLARGE1152 MAX=1 WORD=RDMA CREATE='' DELETE='' LAUNCH='' ;;
 esac
 
-# placements CLUSTER: the emulator's placement resources tagged with CLUSTER
+# placements CLUSTER: the emulator's placement resources tagged with CLUSTER (an ECS
+# deployment set takes no tags: its description carries them as key=value words)
 placements() {
 	state
 	jq --arg c "$1" --arg cloud "$CLOUD" '[.placements[] | select(.cloud == $cloud)
-		| select(.tags["gpucluster:cluster"] == $c)] | length' "$work/state.json"
+		| select(.tags["gpucluster:cluster"] == $c or
+			((.description // "") | split(" ") | index("gpucluster:cluster=" + $c)))]
+		| length' "$work/state.json"
 }
 
 sim_start --no-rate-limits
