@@ -19,7 +19,10 @@ alibaba)
 	FAST=ecs.ebmgn7ex.32xlarge MAX=2 WORD=ERI
 	CREATE=CreateDeploymentSet DELETE=DeleteDeploymentSet LAUNCH=DeploymentSetId
 	;;
-tencent) FAST=HCCPNV4h.48XLARGE1152 MAX=1 WORD=RDMA CREATE='' DELETE='' LAUNCH='' ;;
+tencent)
+	FAST=HCCPNV4h.48XLARGE1152 MAX=1 WORD=RDMA
+	CREATE=CreateHpcCluster DELETE=DeleteHpcClusters LAUNCH=HpcClusterId
+	;;
 esac
 
 # placements CLUSTER: the emulator's placement resources tagged with CLUSTER (an ECS
