@@ -96,6 +96,9 @@ if [ -n "$CREATE" ]; then
 	COUNT=9 fabric_spec "$f" "$FAST" "$Z" "interconnect: rdma" "placement: cluster"
 	gc apply -y "$f"
 	[ "$rc" != 0 ] || fail "9 nodes in one placement group applied"
+	# classified as the placement group's capacity, not the zone's
+	grep -qF "capacity exhausted in placement group 'gpucluster-e2e-fab-workers' in $Z/$FAST/" \
+		"$work/err" || fail "the error does not name the full placement group: $(cat "$work/err")"
 	if [ "$(calls "$CREATE")" != 1 ] || [ "$(calls "$DELETE")" != 1 ]; then
 		fail "the failed first apply did not make and remove one placement group: $(cat "$work/err")"
 	fi
@@ -170,6 +173,25 @@ if [ -n "$DELETE" ]; then
 	grep -q "placement-group" "$work/out" || fail "gc does not list the placement group: $(cat "$work/out")"
 	gc_ok gc --cloud "$CLOUD" --region "$REGION" --endpoint "$ENDPOINT" --as-of "$later" --yes
 	[ "$(placements e2e-fab)" = 0 ] || fail "gc left the placement group: $(cat "$work/err")"
+fi
+if [ "$CLOUD" = aws ]; then
+	# the placement group has no room for the first type (InsufficientInstanceCapacity with
+	# a group): the next of instance_types launches in the same group, and apply says why
+	fault "aws:RunInstances:capacity,type=$FAST"
+	fabric_spec "$f" "$FAST, p5.48xlarge" "$Z" "interconnect: rdma" "placement: cluster"
+	gc_ok apply -y "$f"
+	grep -qF "no capacity in $Z/$FAST/on-demand: no room in placement group 'gpucluster-e2e-fab-workers'" \
+		"$work/err" || fail "apply does not say the placement group is full: $(cat "$work/err")"
+	grep -qF "no room for $FAST in placement group 'gpucluster-e2e-fab-workers'; trying p5.48xlarge" \
+		"$work/err" || fail "apply does not say it falls back to p5.48xlarge: $(cat "$work/err")"
+	state
+	jq -e '[.instances[] | select(.cloud == "aws" and .state != "terminated" and
+		.tags["gpucluster:cluster"] == "e2e-fab")] | length == 2 and
+		all(.type == "p5.48xlarge" and .placement != "")' "$work/state.json" >/dev/null ||
+		fail "the fallback did not launch 2 p5.48xlarge in the placement group"
+	faults_clear
+	gc_ok destroy -y "$f"
+	[ "$(placements e2e-fab)" = 0 ] || fail "destroy left the placement group after the fallback"
 fi
 requests_valid
 note "ok ($CLOUD)"
