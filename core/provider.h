@@ -381,6 +381,10 @@ struct gc_provider_facts {
 	 * it looks, for messages (docs/internals/mounts.md) */
 	bool (*bucket)(const char *s, size_t len);
 	const char *bucket_hint;
+	/* The placement resource a type with RDMA interfaces launches only inside, for
+	 * messages ("an HPC cluster"): plan asks such a group for placement: cluster
+	 * (docs/internals/fabric.md). NULL: such types launch anywhere. */
+	const char *rdma_placement;
 };
 
 struct gc_provider_ops {

@@ -136,6 +136,11 @@ int tc_run_placement(struct tc_call *c, const char *zone, const struct sim_itype
 	const struct sim_placement *pl;
 
 	*out = NULL;
+	if ((!id || !*id) && itype && !strncmp(itype->family, "HCC", 3))
+		return tc_fail(c, "InvalidParameterValue.InstanceTypeRequiredHpcCluster",
+			       "The instance type `%s` must be launched in an HPC cluster "
+			       "(HpcClusterId).",
+			       itype->name);
 	if (!id || !*id)
 		return 0;
 	pl = sim_world_placement(c->sim->world, SIM_TENCENT, c->region, id);

@@ -134,7 +134,8 @@ int tc_parse_time(const char *s, int64_t *out);
 /* What the cloud sells (offer.c), for its row of the frontend table. */
 /* cvm-hpc.c: RunInstances' HpcClusterId: the cluster (*out; NULL when none is named), or
  * ResourceNotFound.HpcCluster, InstanceTypeNotSupportHpcCluster, HpcClusterIdZoneIdNotMatch,
- * or the type's stock-out when count more do not fit in it (-1). */
+ * or the type's stock-out when count more do not fit in it (-1); an HCC type without one is
+ * InstanceTypeRequiredHpcCluster. */
 int tc_run_placement(struct tc_call *c, const char *zone, const struct sim_itype *itype,
 		     unsigned count, const struct sim_placement **out);
 

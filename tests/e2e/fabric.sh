@@ -86,6 +86,13 @@ refused "64 interfaces" 17:17 "interfaces 64: instance type '$FAST' takes at mos
 fabric_spec "$f" "$FAST" "$Z,${ZONES[1]}" "interconnect: rdma" "placement: cluster"
 refused "a cluster over two zones" "12:$((14 + ${#Z}))" "placement cluster keeps the group in one zone"
 
+# an HCC type outside an HPC cluster, which CVM refuses (InstanceTypeRequiredHpcCluster)
+if [ "$CLOUD" = tencent ]; then
+	fabric_spec "$f" "$FAST" "$Z" "interconnect: rdma"
+	refused "an HCC type without placement cluster" 11:22 \
+		"instance type '$FAST' runs only in an HPC cluster; set placement: cluster"
+fi
+
 # interfaces with the standard network: a spec error
 fabric_spec "$f" "$FAST" "$Z" "interconnect: standard" "interfaces: 1"
 refused "interfaces on the standard network" 17:17 "only allowed with interconnect rdma or auto"

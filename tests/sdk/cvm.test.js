@@ -592,6 +592,10 @@ test('HPC clusters: create tagged, launch HCC types into, the cluster\'s room, i
 			 ['InvalidParameterValue.InstanceTypeNotSupportHpcCluster'], () => run(1, TYPE));
 	await expectCode('an unknown cluster', ['ResourceNotFound.HpcCluster'],
 			 () => run(1, HCC, `${hpc}x`));
+	await expectCode('an HCC type outside an HPC cluster',
+			 ['InvalidParameterValue.InstanceTypeRequiredHpcCluster'],
+			 () => cvm.RunInstances({ ...runReq(1, [], null, HCC),
+						  SecurityGroupIds: undefined }));
 	await expectCode('deleting a cluster in use', ['ResourceInUse.HpcCluster'],
 			 () => cvm.DeleteHpcClusters({ HpcClusterIds: [hpc] }));
 	await cvm.TerminateInstances({ InstanceIds: ids });
