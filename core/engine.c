@@ -1241,7 +1241,7 @@ static int batch_host_key(struct run *r, const char *token, struct gc_buf *pem, 
  */
 /* placement: cluster: the group's placement resource, found by its tag and name or created,
  * before the group's first launch (docs/internals/fabric.md). */
-static int ensure_placement(struct run *r, struct group_run *gr, const char *zone,
+static int ensure_placement(struct run *r, struct group_run *gr, const char *zone, const char *type,
 			    struct gc_error *err)
 {
 	const char *cluster = r->e->spec->name;
@@ -1275,9 +1275,15 @@ static int ensure_placement(struct run *r, struct group_run *gr, const char *zon
 		}
 	resource_tags(&tags, r->e, name);
 	{
-		struct gc_placement_request req = { name, zone, tags.v, tags.n };
+		struct gc_placement_request req = { name, zone, tags.v, tags.n, type };
+		int rc = gc_provider_create_placement(r->p, &req, &gr->placement_id, err);
 
-		if (gc_provider_create_placement(r->p, &req, &gr->placement_id, err) < 0) {
+		if (rc < 0 && err && err->code == GC_EUNSUPPORTED) { /* type takes none */
+			gc_log_debug(r->e->log, "group '%s': %s", gr->g->name, err->message);
+			gc_error_init(err);
+			goto out;
+		}
+		if (rc < 0) {
 			explain_foreign(r, GC_RESOURCE_PLACEMENT, name, err);
 			ret = gc_error_prefix(err, "group '%s': cannot create placement group '%s'",
 					      gr->g->name, name);
@@ -1318,7 +1324,7 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 	}
 	if (inject_host_key) /* last, so each batch's own key can take its place */
 		tagv_add(&tags, GC_TAG_HOST_KEY, "");
-	if (ensure_placement(r, gr, zone, err) < 0) {
+	if (ensure_placement(r, gr, zone, type, err) < 0) {
 		check_fatal(r, err); /* nothing launches without its placement group */
 		goto out;
 	}

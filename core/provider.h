@@ -201,6 +201,9 @@ struct gc_placement_request {
 	const char *zone; /* the zone the group launches in (an HPC cluster is zonal) */
 	const struct gc_tag *tags;
 	size_t n_tags;
+	/* the type the group launches first: a cloud whose placement resource takes some types
+	 * only answers GC_EUNSUPPORTED for the others, and the group is only pinned */
+	const char *type;
 };
 
 struct gc_keypair_request {

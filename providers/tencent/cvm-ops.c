@@ -1968,6 +1968,10 @@ int tc_create_placement(struct gc_provider *p, const struct gc_placement_request
 	const char *id;
 	int ret = -1;
 
+	if (req->type && strncmp(req->type, "HCC", 3) != 0)
+		return gc_error_set(err, GC_EUNSUPPORTED,
+				    "instance type '%s' is not an HCC type: no HPC cluster",
+				    req->type);
 	if (!req->zone)
 		return gc_error_set(err, GC_EINVALID, "an HPC cluster needs a zone");
 	if (strlen(req->name) > TC_HPC_NAME_MAX)

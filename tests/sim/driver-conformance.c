@@ -1165,8 +1165,9 @@ static void test_placements(void **state)
 	static char k_owner[] = "owner", v_owner[] = "someone";
 	struct gc_tag foreign_tags[] = { { k_owner, v_owner } };
 	struct gc_placement_request pr = { "gpucluster-drv-workers", drv->launch_zone, base_tags,
-					   sizeof(base_tags) / sizeof(base_tags[0]) };
-	struct gc_placement_request other = { "someones-group", drv->launch_zone, foreign_tags, 1 };
+					   sizeof(base_tags) / sizeof(base_tags[0]), NULL };
+	struct gc_placement_request other = { "someones-group", drv->launch_zone, foreign_tags, 1,
+					      NULL };
 	struct gc_resource_list found;
 	struct gc_error err;
 	char *id = NULL, *foreign = NULL;
@@ -1174,6 +1175,14 @@ static void test_placements(void **state)
 	(void)state;
 	gc_error_init(&err);
 	gc_resource_list_init(&found);
+	if (!strcmp(drv->name, "tencent")) { /* an HPC cluster takes HCC types only */
+		pr.type = drv->type;
+		assert_int_equal(gc_provider_create_placement(prov, &pr, &id, &err), -1);
+		assert_int_equal(err.code, GC_EUNSUPPORTED);
+		assert_null(id);
+		pr.type = NULL;
+		gc_error_init(&err);
+	}
 	assert_int_equal(gc_provider_create_placement(prov, &pr, &id, &err), 0);
 	assert_int_equal(gc_provider_create_placement(prov, &other, &foreign, &err), 0);
 	sim_world_lock(sim.world);

@@ -581,6 +581,11 @@ static int fake_delsg(struct gc_provider *p, const char *id, struct gc_error *er
 static int fake_mkpl(struct gc_provider *p, const struct gc_placement_request *req, char **out_id,
 		     struct gc_error *err)
 {
+	if (req->type && req->type[0] == 'u') { /* a type the placement resource does not take */
+		(void)fault_hit(p, OP_MKPL);
+		return gc_error_set(err, GC_EUNSUPPORTED, "type '%s' takes no placement group",
+				    req->type);
+	}
 	return fake_make_res(p, OP_MKPL, GC_RESOURCE_PLACEMENT, req->name, req->tags, req->n_tags,
 			     out_id, err);
 }
@@ -1366,6 +1371,30 @@ static void test_placement_full_no_type_left(void **state)
 	assert_int_equal(F.calls[OP_DELPL], 1);
 	assert_null(fake_res_find(GC_RESOURCE_PLACEMENT, "gpucluster-t1-workers"));
 	assert_int_equal(alive(CLUSTER), 0);
+	gc_engine_report_release(&rep);
+}
+
+/* A type the cloud's placement resource does not take (a Tencent HPC cluster and a type
+ * that is not HCC): the group launches pinned to its zone, with no placement group. */
+static void test_placement_type_takes_none(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+
+	up_with(t, &placement_ops,
+		HEAD "  - name: workers\n"
+		     "    count: 2\n"
+		     "    instance_types: [u1]\n"
+		     "    zones: [z-a]\n"
+		     "    placement: cluster\n");
+	assert_int_equal(apply(t, &rep, &err), 0);
+	assert_int_equal(F.calls[OP_MKPL], 1);
+	assert_int_equal(F.n_log, 1);
+	assert_string_equal(F.log[0].zone, "z-a");
+	assert_string_equal(F.log[0].placement, "");
+	assert_null(fake_res_find(GC_RESOURCE_PLACEMENT, "gpucluster-t1-workers"));
+	assert_int_equal(alive(CLUSTER), 2);
 	gc_engine_report_release(&rep);
 }
 
@@ -3419,6 +3448,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_capacity_spot_to_on_demand, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_placement_full_falls_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_placement_full_no_type_left, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_placement_type_takes_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spot_quota_to_on_demand, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capacity_any_zone_then_cloud_zones, setup,
 						teardown),
