@@ -982,6 +982,7 @@ struct group_run {
 	const char **types;    /* gc_plan_group_types; one once a type launched, unless mixed */
 	size_t n_types;
 	char *placement_id; /* placement: cluster: the group's placement resource (fabric.md) */
+	char *placement_name;
 };
 
 static void note_exhausted(struct group_run *gr, size_t bi)
@@ -1011,6 +1012,7 @@ enum attempt {
 	ATTEMPT_CAPACITY,   /* nothing created: try the next candidate */
 	ATTEMPT_SPOT_QUOTA, /* nothing created, the spot quota is used up: on-demand next */
 	ATTEMPT_STOP,	    /* the group stops here (err set) */
+	ATTEMPT_NO_ROOM,    /* nothing created, no room in the group's placement group */
 };
 
 /* Whether the plan counted this instance already (a live instance of the cluster). */
@@ -1243,7 +1245,7 @@ static int batch_host_key(struct run *r, const char *token, struct gc_buf *pem, 
  */
 /* placement: cluster: the group's placement resource, found by its tag and name or created,
  * before the group's first launch (docs/internals/fabric.md). */
-static int ensure_placement(struct run *r, struct group_run *gr, const char *zone,
+static int ensure_placement(struct run *r, struct group_run *gr, const char *zone, const char *type,
 			    struct gc_error *err)
 {
 	const char *cluster = r->e->spec->name;
@@ -1271,13 +1273,21 @@ static int ensure_placement(struct run *r, struct group_run *gr, const char *zon
 			gr->placement_id = gc_xstrdup(found.items[i].id);
 			gc_log_debug(r->e->log, "placement group '%s' (%s) exists", name,
 				     gr->placement_id);
+			gr->placement_name = name;
+			name = NULL;
 			goto out;
 		}
 	resource_tags(&tags, r->e, name);
 	{
-		struct gc_placement_request req = { name, zone, tags.v, tags.n };
+		struct gc_placement_request req = { name, zone, tags.v, tags.n, type };
+		int rc = gc_provider_create_placement(r->p, &req, &gr->placement_id, err);
 
-		if (gc_provider_create_placement(r->p, &req, &gr->placement_id, err) < 0) {
+		if (rc < 0 && err && err->code == GC_EUNSUPPORTED) { /* type takes none */
+			gc_log_debug(r->e->log, "group '%s': %s", gr->g->name, err->message);
+			gc_error_init(err);
+			goto out;
+		}
+		if (rc < 0) {
 			explain_foreign(r, GC_RESOURCE_PLACEMENT, name, err);
 			ret = gc_error_prefix(err, "group '%s': cannot create placement group '%s'",
 					      gr->g->name, name);
@@ -1289,6 +1299,8 @@ static int ensure_placement(struct run *r, struct group_run *gr, const char *zon
 	r->made_placements = gc_xreallocarray(r->made_placements, r->n_made_placements + 1,
 					      sizeof(*r->made_placements));
 	r->made_placements[r->n_made_placements++] = gc_xstrdup(gr->placement_id);
+	gr->placement_name = name;
+	name = NULL;
 out:
 	tagv_release(&tags);
 	gc_resource_list_release(&found);
@@ -1316,7 +1328,7 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 	}
 	if (inject_host_key) /* last, so each batch's own key can take its place */
 		tagv_add(&tags, GC_TAG_HOST_KEY, "");
-	if (ensure_placement(r, gr, zone, err) < 0) {
+	if (ensure_placement(r, gr, zone, type, err) < 0) {
 		check_fatal(r, err); /* nothing launches without its placement group */
 		goto out;
 	}
@@ -1403,7 +1415,14 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 			}
 			ev.kind = GC_EV_CREATE_FAILED;
 			ev.err = err;
-			if (err && err->code == GC_ECAPACITY && *made == 0) {
+			if (err && err->code == GC_ECAPACITY && *made == 0 && gr->placement_id) {
+				/* the group's placement group is full, not the zone (fabric.md) */
+				gc_error_prefix(err, "no room in placement group '%s'",
+						gr->placement_name);
+				ev.message = "falling back";
+				emit(r, &ev);
+				res = ATTEMPT_NO_ROOM;
+			} else if (err && err->code == GC_ECAPACITY && *made == 0) {
 				ev.message = "falling back";
 				emit(r, &ev);
 				res = ATTEMPT_CAPACITY;
@@ -1622,6 +1641,37 @@ static void spot_quota_fallback(struct run *r, struct group_run *gr, const struc
 	free(msg);
 }
 
+/*
+ * A capacity error inside the group's placement group (docs/internals/fabric.md): its rack
+ * is full, not the zone, so the candidate is blocked under a name no zone has (this group
+ * only; the run's report lists it) and the next type of instance_types is tried in the
+ * same placement group, which the apply line says.
+ */
+static size_t placement_full(struct run *r, struct group_run *gr, const char *zone,
+			     const char *type, bool spot, const char *next,
+			     const struct gc_error *why)
+{
+	struct gc_engine_event ev = { 0 };
+	char *where = gc_xasprintf("placement group '%s'%s%s", gr->placement_name,
+				   zone ? " in " : "", zone ? zone : "");
+	size_t bi = block(r, where, type, spot);
+
+	gc_log_info(r->e->log, "group '%s': %s", gr->pg->name, why->message);
+	if (next) {
+		char *msg = gc_xasprintf("group '%s': no room for %s in placement group '%s'; "
+					 "trying %s, the next of instance_types",
+					 gr->pg->name, type, gr->placement_name, next);
+
+		ev.kind = GC_EV_INFO;
+		ev.group = gr->pg->name;
+		ev.message = msg;
+		emit(r, &ev);
+		free(msg);
+	}
+	free(where);
+	return bi;
+}
+
 /* Why a group stuck to one of several types, for its capacity error. */
 static const char *one_type_note(const struct group_run *gr)
 {
@@ -1712,6 +1762,14 @@ static unsigned create_batch(struct run *r, struct group_run *gr, const struct g
 					if (!g->n_zones && !gr->pinned_zone && z == 0 &&
 					    load_zones(r) == 0)
 						n_zones = 1 + r->n_zones;
+					continue;
+				case ATTEMPT_NO_ROOM:
+					note_exhausted(gr,
+						       placement_full(r, gr, zone, type, markets[m],
+								      t + 1 < gr->n_types
+									      ? gr->types[t + 1]
+									      : NULL,
+								      &cerr));
 					continue;
 				case ATTEMPT_SPOT_QUOTA:
 					r->spot_quota = true;
@@ -1817,6 +1875,7 @@ static void create_group(struct run *r, const struct gc_plan *plan, const struct
 	free(gr.context);
 	free(gr.pinned_owned);
 	free(gr.placement_id);
+	free(gr.placement_name);
 	free(gr.exhausted);
 	gc_buf_release(&gr.skipped);
 	free(gr.types);

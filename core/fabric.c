@@ -85,13 +85,35 @@ static int check_type(const struct gc_spec *spec, const struct gc_spec_group *g,
 	return 0;
 }
 
+/* A type with RDMA interfaces that the cloud launches only inside its placement resource
+ * (facts->rdma_placement), in a group without placement: cluster. */
+static int check_placement(const struct gc_spec *spec, const struct gc_spec_group *g, size_t t,
+			   const struct gc_type_facts *f, struct gc_error *err)
+{
+	const struct gc_provider_facts *pf = spec->provider.ops ? spec->provider.ops->facts : NULL;
+	char at[300];
+
+	if (!pf || !pf->rdma_placement || !f->rdma_interfaces ||
+	    g->placement == GC_PLACEMENT_CLUSTER)
+		return 0;
+	where(at, sizeof(at), spec, g, &g->instance_types_pos[t]);
+	return gc_error_set(err, GC_EINVALID,
+			    "%s: node_groups '%s': instance type '%s' runs only in %s; set "
+			    "placement: cluster",
+			    at, g->name, f->name, pf->rdma_placement);
+}
+
 int gc_fabric_check_spec(struct gc_provider *p, const struct gc_spec *spec, struct gc_error *err)
 {
+	const struct gc_provider_facts *pf = spec->provider.ops ? spec->provider.ops->facts : NULL;
+
 	for (size_t i = 0; i < spec->n_groups; i++) {
 		const struct gc_spec_group *g = &spec->groups[i];
+		bool placed = pf && pf->rdma_placement && g->placement != GC_PLACEMENT_CLUSTER;
 
-		if (g->interconnect == GC_INTERCONNECT_STANDARD ||
-		    (g->interconnect == GC_INTERCONNECT_AUTO && !g->interfaces))
+		if (!placed &&
+		    (g->interconnect == GC_INTERCONNECT_STANDARD ||
+		     (g->interconnect == GC_INTERCONNECT_AUTO && !g->interfaces)))
 			continue;
 		for (size_t t = 0; t < g->n_instance_types; t++) {
 			struct gc_type_facts f;
@@ -112,7 +134,8 @@ int gc_fabric_check_spec(struct gc_provider *p, const struct gc_spec *spec, stru
 					    lerr.message, g->name);
 				continue;
 			}
-			if (check_type(spec, g, &f, err) < 0)
+			if (check_type(spec, g, &f, err) < 0 ||
+			    check_placement(spec, g, t, &f, err) < 0)
 				return -1;
 		}
 	}

@@ -203,6 +203,9 @@ struct gc_placement_request {
 	const char *zone; /* the zone the group launches in (an HPC cluster is zonal) */
 	const struct gc_tag *tags;
 	size_t n_tags;
+	/* the type the group launches first: a cloud whose placement resource takes some types
+	 * only answers GC_EUNSUPPORTED for the others, and the group is only pinned */
+	const char *type;
 };
 
 struct gc_keypair_request {
@@ -422,6 +425,10 @@ struct gc_provider_facts {
 	const char *mount_rw;
 	const char *role_creds_url;
 	const char *mount_creds;
+	/* The placement resource a type with RDMA interfaces launches only inside, for
+	 * messages ("an HPC cluster"): plan asks such a group for placement: cluster
+	 * (docs/internals/fabric.md). NULL: such types launch anywhere. */
+	const char *rdma_placement;
 };
 
 struct gc_provider_ops {

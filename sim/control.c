@@ -132,12 +132,12 @@ json_t *sim_control_state(struct sim *sim)
 
 			json_array_append_new(
 				pls,
-				json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:o}", "cloud",
+				json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:o,s:s}", "cloud",
 					  sim_cloud_name(pl->cloud), "region", pl->region, "zone",
 					  pl->zone, "id", pl->id, "name", pl->name, "strategy",
 					  pl->strategy, "members",
 					  (json_int_t)sim_world_placement_members(w, pl), "tags",
-					  tags_json(&pl->tags)));
+					  tags_json(&pl->tags), "description", pl->description));
 		}
 		json_object_set_new(doc, "placements", pls); /* sim/placement.c */
 	}

@@ -390,6 +390,8 @@ struct sim_placement {
 	char strategy[32];
 	struct sim_tags tags;
 	int64_t created_wall;
+	char description[257]; /* ECS: the set's Description */
+	char token[65];	       /* ECS: the ClientToken that made it */
 };
 
 /* How many instances the emulator's placement resource holds: a launch past it fails

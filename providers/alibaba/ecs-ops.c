@@ -26,6 +26,7 @@
 #include "providers/alibaba/ecs.h"
 
 #define ALI_KEYPAIR_PAGE  50	/* DescribeKeyPairs PageSize limit */
+#define ALI_SET_PAGE	  50	/* DescribeDeploymentSets PageSize limit */
 #define ALI_VSWITCH_PAGE  50	/* DescribeVSwitches / DescribeVpcs PageSize limit */
 #define ALI_BANDWIDTH_OUT "100" /* Mbit/s, paid by traffic: a public address, idle costs nothing */
 #define ALI_RULE_BATCH	  100	/* AuthorizeSecurityGroup Permissions.N */
@@ -633,6 +634,8 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 	/* node_groups[].role: the RAM role (docs/internals/mounts.md) */
 	if (req->instance_role)
 		gc_params_add(params, "RamRoleName", req->instance_role);
+	if (req->placement_id) /* placement: cluster (docs/internals/fabric.md) */
+		gc_params_add(params, "DeploymentSetId", req->placement_id);
 	if (req->key_name)
 		gc_params_add(params, "KeyPairName", req->key_name);
 	gc_params_add(params, "InstanceName", name);
@@ -924,15 +927,66 @@ int ali_set_expiry(struct gc_provider *p, const char *const *ids, size_t n, int6
 
 /* ---- key pairs and security groups ------------------------------------------------------------ */
 
+/* A deployment set takes no tags: its Description carries our own, as "key=value" words
+ * (docs/internals/fabric.md). The cluster's and created-at first, so gc always has them. */
+static void set_description(const struct gc_tag *tags, size_t n, char out[257])
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			bool first = !strcmp(tags[i].key, GC_TAG_CLUSTER) ||
+				!strcmp(tags[i].key, GC_TAG_CREATED_AT);
+			const char *v = tags[i].value ? tags[i].value : "";
+			int w;
+
+			if (first != (pass == 0) || !gc_starts_with(tags[i].key, GC_TAG_PREFIX) ||
+			    strpbrk(v, " =") || !*v)
+				continue;
+			w = snprintf(out + len, 257 - len, "%s%s=%s", len ? " " : "", tags[i].key,
+				     v);
+			if (w < 0 || (size_t)w >= 257 - len) {
+				out[len] = '\0'; /* what does not fit is left out */
+				continue;
+			}
+			len += (size_t)w;
+		}
+	if (len < 2)
+		snprintf(out, 257, "gpucluster");
+}
+
+/* set_description's words back into tags; other words are not ours and are skipped. */
+static void description_tags(const char *s, struct gc_tag **tags, size_t *n)
+{
+	while (s && *s) {
+		const char *end = strchr(s, ' '), *eq;
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+
+		eq = memchr(s, '=', len);
+		if (eq && (size_t)(eq - s) > strlen(GC_TAG_PREFIX) &&
+		    !strncmp(s, GC_TAG_PREFIX, strlen(GC_TAG_PREFIX))) {
+			*tags = gc_xreallocarray(*tags, *n + 1, sizeof(**tags));
+			(*tags)[*n].key = gc_xstrndup(s, (size_t)(eq - s));
+			(*tags)[*n].value = gc_xstrndup(eq + 1, len - (size_t)(eq - s) - 1);
+			(*n)++;
+		}
+		s = end ? end + 1 : NULL;
+	}
+}
+
 static void push_resource(struct gc_resource_list *out, json_t *o, const char *id_key,
-			  const char *name_key, const char *fpr_key,
+			  const char *name_key, const char *fpr_key, const char *tags_key,
 			  const struct gc_tag_filter *want, size_t n_want)
 {
 	struct gc_resource r;
 	const char *v = gc_jstr(o, id_key);
 
 	memset(&r, 0, sizeof(r));
-	read_tags(o, &r.tags, &r.n_tags);
+	if (tags_key)
+		description_tags(gc_jstr(o, tags_key), &r.tags, &r.n_tags);
+	else
+		read_tags(o, &r.tags, &r.n_tags);
 	if (!gc_tags_match(r.tags, r.n_tags, want, n_want)) {
 		for (size_t i = 0; i < r.n_tags; i++) {
 			free(r.tags[i].key);
@@ -950,22 +1004,33 @@ static void push_resource(struct gc_resource_list *out, json_t *o, const char *i
 }
 
 /* A listing of the resources carrying every filter tag: key pairs (known by name: the id is
- * the name), by PageNumber, or security groups, by NextToken. */
+ * the name), by PageNumber, security groups, by NextToken, or deployment sets, by
+ * PageNumber, whose tags are in their description (filtered here, not by ECS). */
 struct listing {
 	const char *action, *outer, *inner, *id_key, *name_key, *fpr_key;
-	unsigned page_size; /* PageNumber paging; 0: NextToken */
+	unsigned page_size;   /* PageNumber paging; 0: NextToken */
+	const char *tags_key; /* tags from this field (set_description); NULL: Tags.Tag */
 };
 
 static const struct listing keypairs = { "DescribeKeyPairs", "KeyPairs",    "KeyPair",
 					 "KeyPairName",	     "KeyPairName", "KeyPairFingerPrint",
-					 ALI_KEYPAIR_PAGE },
+					 ALI_KEYPAIR_PAGE,   NULL },
 			    secgroups = { "DescribeSecurityGroups",
 					  "SecurityGroups",
 					  "SecurityGroup",
 					  "SecurityGroupId",
 					  "SecurityGroupName",
 					  NULL,
-					  0 };
+					  0,
+					  NULL },
+			    deploymentsets = { "DescribeDeploymentSets",
+					       "DeploymentSets",
+					       "DeploymentSet",
+					       "DeploymentSetId",
+					       "DeploymentSetName",
+					       NULL,
+					       ALI_SET_PAGE,
+					       "DeploymentSetDescription" };
 
 struct listing_ctx {
 	const struct listing *l;
@@ -979,7 +1044,7 @@ static int listing_send(struct gc_provider *p, void *ctx, const struct gc_page *
 {
 	const struct listing_ctx *c = ctx;
 	struct gc_params params = GC_PARAMS_INIT;
-	int ret = add_tag_filters(&params, c->tags, c->n_tags, err);
+	int ret = c->l->tags_key ? 0 : add_tag_filters(&params, c->tags, c->n_tags, err);
 
 	if (c->l->page_size) {
 		addu(&params, "PageNumber", pg->number + 1);
@@ -1016,8 +1081,9 @@ static int listing_parse(struct gc_provider *p, void *ctx, const struct gc_buf *
 			return refuse(p, c->l->action, err, "an item without %s", c->l->id_key);
 		}
 	}
-	json_array_foreach(list, i, o) push_resource(c->out, o, c->l->id_key, c->l->name_key,
-						     c->l->fpr_key, c->tags, c->n_tags);
+	json_array_foreach(list, i, o)
+		push_resource(c->out, o, c->l->id_key, c->l->name_key, c->l->fpr_key,
+			      c->l->tags_key, c->tags, c->n_tags);
 	if (c->l->page_size)
 		page_count(j, list, pg);
 	else
@@ -1031,21 +1097,26 @@ int ali_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 		       struct gc_resource_list *out, struct gc_error *err)
 {
 	struct gc_resource_list got;
-	struct listing_ctx c = { kind == GC_RESOURCE_KEYPAIR ? &keypairs : &secgroups, tags, n_tags,
-				 &got };
+	struct listing_ctx c = { kind == GC_RESOURCE_KEYPAIR		? &keypairs
+					 : kind == GC_RESOURCE_SECGROUP ? &secgroups
+									: &deploymentsets,
+				 tags, n_tags, &got };
 	struct gc_pager pager = { c.l->action, NULL, listing_send, listing_parse };
 	int rc;
 
 	gc_resource_list_init(&got);
-	if (kind == GC_RESOURCE_KEYPAIR || kind == GC_RESOURCE_SECGROUP)
+	if (kind == GC_RESOURCE_KEYPAIR || kind == GC_RESOURCE_SECGROUP ||
+	    kind == GC_RESOURCE_PLACEMENT)
 		rc = gc_driver_pages(p, &pager, &c, err);
 	else
 		rc = gc_error_set(err, GC_EINVALID, "unknown resource kind %d", (int)kind);
 	if (rc != 0) {
 		gc_resource_list_release(&got);
-		return gc_error_prefix(
-			err, "cannot list %s in '%s'",
-			kind == GC_RESOURCE_KEYPAIR ? "key pairs" : "security groups", p->region);
+		return gc_error_prefix(err, "cannot list %s in '%s'",
+				       kind == GC_RESOURCE_KEYPAIR	      ? "key pairs"
+					       : kind == GC_RESOURCE_SECGROUP ? "security groups"
+									      : "deployment sets",
+				       p->region);
 	}
 	for (size_t i = 0; i < got.n; i++)
 		*gc_resource_list_push(out) = got.items[i];
@@ -1479,6 +1550,64 @@ static int delete_secgroup_once(struct gc_provider *p, const char *id, struct gc
 int ali_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err)
 {
 	return gc_driver_delete_secgroup(p, id, delete_secgroup_once, err);
+}
+
+/* ---- deployment sets (placement: cluster, docs/internals/fabric.md) ---------------------- */
+
+/* A deployment set with the network low-latency strategy, its tags in its description. A
+ * token per call: set names need not be unique, and a lost answer is retried. */
+int ali_create_placement(struct gc_provider *p, const struct gc_placement_request *req,
+			 char **out_id, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(1);
+	json_t *j = NULL;
+	const char *id;
+	unsigned char rnd[16];
+	char token[33], desc[257];
+	int ret = -1;
+
+	if (gc_random_bytes(rnd, sizeof(rnd)) != 0)
+		return gc_error_set(err, GC_EGENERIC, "no random bytes for a client token");
+	gc_hex(rnd, sizeof(rnd), token);
+	set_description(req->tags, req->n_tags, desc);
+	gc_params_add(&params, "DeploymentSetName", req->name);
+	gc_params_add(&params, "Strategy", "LowLatency");
+	gc_params_add(&params, "Description", desc);
+	gc_params_add(&params, "ClientToken", token);
+	if (ali_ecs_call(p, "CreateDeploymentSet", &params, 0, false, &body, err) != 0 ||
+	    parse_answer(p, &body, "CreateDeploymentSet", &j, err) != 0)
+		goto out;
+	if (!(id = gc_jstr(j, "DeploymentSetId")) || !*id) {
+		refuse(p, "CreateDeploymentSet", err, "the answer has no DeploymentSetId");
+		goto out;
+	}
+	*out_id = gc_xstrdup(id);
+	ret = 0;
+out:
+	json_decref(j);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	return ret;
+}
+
+/* ECS refuses a set that still holds instances (DependencyViolation.NotEmpty): teardown
+ * asks once every instance is gone. A set already gone is not an error. */
+int ali_delete_placement(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body = GC_BUF_INIT(1);
+	int ret;
+
+	gc_params_add(&params, "DeploymentSetId", id);
+	ret = ali_ecs_call(p, "DeleteDeploymentSet", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	if (ret != 0 && err && strcmp(err->cloud_code, "DeploymentSet.InvalidId") == 0) {
+		gc_error_init(err);
+		return 0;
+	}
+	return ret;
 }
 
 /* ---- images ------------------------------------------------------------------------------------ */

@@ -185,7 +185,9 @@ static const struct gc_driver_code ali_codes[] = {
 		 "Zone.NotOpen", "InvalidResourceType.NotSupported", "InstanceType.Offline",
 		 "InvalidInstanceType.ZoneNotSupported",
 		 "InvalidSpotPriceLimit.LowerThanPublicPrice",
-		 "OperationDenied.SpotPriceLowerThanPublicPrice", "ResourceNotAvailable"),
+		 "OperationDenied.SpotPriceLowerThanPublicPrice", "ResourceNotAvailable",
+		 /* a full deployment set: no room in the group's placement (fabric.md) */
+		 "DeploymentSet.InstanceLimitExceeded"),
 	GC_CODES(GC_MATCH_PREFIX, GC_EQUOTA, "QuotaExceed"),
 	GC_CODES(GC_MATCH_EXACT, GC_EQUOTA, "InvalidTagCount"),
 	/* "Forbbiden", sic: ECS's own spelling in some answers; the account that cannot

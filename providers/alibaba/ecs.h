@@ -158,6 +158,9 @@ int ali_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *e
 int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req, char **out_id,
 			struct gc_error *err);
 int ali_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err);
+int ali_create_placement(struct gc_provider *p, const struct gc_placement_request *req,
+			 char **out_id, struct gc_error *err);
+int ali_delete_placement(struct gc_provider *p, const char *id, struct gc_error *err);
 int ali_resolve_image(struct gc_provider *p, const char *image, bool is_alias, char **out_id,
 		      struct gc_error *err);
 int ali_instance_type(struct gc_provider *p, const char *type, struct gc_type_facts *out,

@@ -949,6 +949,9 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 	/* node_groups[].role: the CAM role (docs/internals/mounts.md) */
 	if (req->instance_role)
 		json_object_set_new(o, "CamRoleName", json_string(req->instance_role));
+	/* placement: cluster: an HPC cluster takes HCC types only (docs/internals/fabric.md) */
+	if (req->placement_id && strncmp(req->type, "HCC", 3) == 0)
+		json_object_set_new(o, "HpcClusterId", json_string(req->placement_id));
 	if (req->n_tags)
 		json_object_set_new(o, "TagSpecification",
 				    json_pack("[{s:s, s:o}]", "ResourceType", "instance", "Tags",
@@ -1574,6 +1577,37 @@ static int describe_secgroups(struct gc_provider *p, json_t *filters, struct gc_
 	return ret;
 }
 
+static void hpc_item(struct gc_provider *p, void *ctx, json_t *o)
+{
+	struct gc_resource *r = gc_resource_list_push(ctx);
+
+	(void)p;
+	r->id = gc_xstrdup(gc_jstr(o, "HpcClusterId"));
+	r->name = gc_xstrdup(gc_jstr(o, "Name") ? gc_jstr(o, "Name") : "");
+	r->n_tags = parse_tags(json_object_get(o, "Tags"), &r->tags);
+}
+
+/* DescribeHpcClusters takes the tag filters of the other listings (tag:KEY, tag-key). */
+static int describe_hpc_clusters(struct gc_provider *p, json_t *filters,
+				 struct gc_resource_list *out, struct gc_error *err)
+{
+	struct tc_listing l = { TC_CVM,
+				"DescribeHpcClusters",
+				"HpcClusterSet",
+				{ "HpcClusterId", NULL },
+				json_object(),
+				hpc_item,
+				out,
+				NULL };
+	int ret;
+
+	if (json_array_size(filters))
+		json_object_set(l.base, "Filters", filters);
+	ret = tc_list(p, &l, err);
+	json_decref(l.base);
+	return ret;
+}
+
 int tc_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 		      const struct gc_tag_filter *tags, size_t n_tags, struct gc_resource_list *out,
 		      struct gc_error *err)
@@ -1601,6 +1635,11 @@ int tc_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 		ret = describe_secgroups(p, filters, &got, err);
 		if (ret != 0)
 			gc_error_prefix(err, "cannot list security groups in '%s'", p->region);
+		break;
+	case GC_RESOURCE_PLACEMENT:
+		ret = describe_hpc_clusters(p, filters, &got, err);
+		if (ret != 0)
+			gc_error_prefix(err, "cannot list HPC clusters in '%s'", p->region);
 		break;
 	default: ret = gc_error_set(err, GC_EINVALID, "unknown resource kind %d", (int)kind);
 	}
@@ -1915,6 +1954,66 @@ static int delete_secgroup_once(struct gc_provider *p, const char *id, struct gc
 int tc_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err)
 {
 	return gc_driver_delete_secgroup(p, id, delete_secgroup_once, err);
+}
+
+/* ---- HPC clusters (placement: cluster, docs/internals/fabric.md) --------------------------- */
+
+/* An HPC cluster in the group's zone, tagged at creation (TagSpecification of type hpc).
+ * CreateHpcCluster takes no client token: sent once (unsafe), and a lost answer leaves a
+ * tagged cluster the next apply finds by its tag and name. */
+int tc_create_placement(struct gc_provider *p, const struct gc_placement_request *req,
+			char **out_id, struct gc_error *err)
+{
+	json_t *params, *resp = NULL;
+	const char *id;
+	int ret = -1;
+
+	if (req->type && strncmp(req->type, "HCC", 3) != 0)
+		return gc_error_set(err, GC_EUNSUPPORTED,
+				    "instance type '%s' is not an HCC type: no HPC cluster",
+				    req->type);
+	if (!req->zone)
+		return gc_error_set(err, GC_EINVALID, "an HPC cluster needs a zone");
+	if (strlen(req->name) > TC_HPC_NAME_MAX)
+		return gc_error_set(err, GC_EINVALID,
+				    "HPC cluster name '%s' is longer than %d characters", req->name,
+				    TC_HPC_NAME_MAX);
+	params = json_pack("{s:s, s:s, s:s}", "Zone", req->zone, "Name", req->name, "Remark",
+			   "gpucluster");
+	if (req->n_tags)
+		json_object_set_new(params, "TagSpecification",
+				    json_pack("[{s:s, s:o}]", "ResourceType", "hpc", "Tags",
+					      tags_json(req->tags, req->n_tags)));
+	if (tc_call(p, TC_CVM, "CreateHpcCluster", params, true, &resp, err) != 0)
+		goto out;
+	id = gc_jstr(json_array_get(json_object_get(resp, "HpcClusterSet"), 0), "HpcClusterId");
+	if (!id || !*id) {
+		bad_answer(p, TC_CVM, "CreateHpcCluster", "no HpcClusterSet[0].HpcClusterId", err);
+		goto out;
+	}
+	*out_id = gc_xstrdup(id);
+	ret = 0;
+out:
+	json_decref(params);
+	json_decref(resp);
+	return ret;
+}
+
+/* CVM refuses a cluster that still holds instances (ResourceInUse.HpcCluster): teardown
+ * asks once every instance is gone. A cluster already gone is not an error. */
+int tc_delete_placement(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	json_t *params = json_pack("{s:[s]}", "HpcClusterIds", id), *resp = NULL;
+	int ret;
+
+	ret = tc_call(p, TC_CVM, "DeleteHpcClusters", params, false, &resp, err);
+	json_decref(params);
+	json_decref(resp);
+	if (ret != 0 && err && strcmp(err->cloud_code, "ResourceNotFound.HpcCluster") == 0) {
+		gc_error_init(err);
+		return 0;
+	}
+	return ret;
 }
 
 /* ---- catalogue: types and prices ----------------------------------------------------------- */

@@ -32,6 +32,7 @@
 #define TC_TERMINATE_BATCH  100
 #define TC_CLIENT_TOKEN_MAX 64
 #define TC_PAGE_SIZE	    100	 /* Limit's maximum on every Describe we use */
+#define TC_HPC_NAME_MAX	    60	 /* CreateHpcCluster Name */
 #define TC_MAX_FILTERS	    10	 /* "at most 10 Filters of 5 Values" */
 #define TC_MAX_TAGS	    50	 /* tags per resource */
 #define TC_SYSTEM_DISK_MAX  1024 /* GB, a cloud system disk's largest size */
@@ -128,6 +129,9 @@ int tc_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *er
 int tc_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *req, char **out_id,
 		       struct gc_error *err);
 int tc_delete_secgroup(struct gc_provider *p, const char *id, struct gc_error *err);
+int tc_create_placement(struct gc_provider *p, const struct gc_placement_request *req,
+			char **out_id, struct gc_error *err);
+int tc_delete_placement(struct gc_provider *p, const char *id, struct gc_error *err);
 int tc_resolve_image(struct gc_provider *p, const char *image, bool is_alias, char **out_id,
 		     struct gc_error *err);
 int tc_gpu_types(struct gc_provider *p, struct gc_gpu_type **out, size_t *n_out,

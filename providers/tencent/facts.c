@@ -122,6 +122,8 @@ const struct gc_provider_facts tc_facts = {
 	.create_answers_ids = true, /* RunInstances: InstanceIdSet */
 	.gpu_offers = tc_gpu_offers,
 	.rdma_word = "RDMA",
+	/* an HCC type needs its HPC cluster (InstanceTypeRequiredHpcCluster) */
+	.rdma_placement = "an HPC cluster",
 	/* https://www.tencentcloud.com/document/product/213/32487 (UTC+8) */
 	.spot_notice_url = "http://metadata.tencentyun.com/latest/meta-data/spot/termination-time",
 	.spot_notice_format = "utc8-datetime",

@@ -373,6 +373,7 @@ static int run_launch(struct ecs_call *c, struct run_args *r, struct sim_instanc
 	static const char *const skip[] = { "ClientToken", NULL };
 	struct sim_world *w = c->sim->world;
 	struct sim_fault_hit hit;
+	const struct sim_placement *pl;
 	char fp[65], reservation[SIM_ID_MAX];
 
 	if (r->dry_run)
@@ -411,6 +412,8 @@ static int run_launch(struct ecs_call *c, struct run_args *r, struct sim_instanc
 		return ecs_fail(c, 400, "Throttling.User",
 				"Request was denied due to user flow control.");
 
+	if (ecs_run_placement(c, (unsigned)r->amount, &pl))
+		return -1;
 	struct sim_launch l = {
 		.cloud = SIM_ALIBABA,
 		.region = c->region,
@@ -436,6 +439,8 @@ static int run_launch(struct ecs_call *c, struct run_args *r, struct sim_instanc
 	sim_world_launch(w, &l, insts, n, reservation);
 	for (size_t i = 0; i < *n; i++) /* eventual consistency (docs/sim.md) */
 		(*insts)[i]->ec_list = (*insts)[i]->ec_terminate = w->eventual;
+	for (size_t i = 0; pl && i < *n; i++)
+		snprintf((*insts)[i]->placement, sizeof((*insts)[i]->placement), "%s", pl->id);
 	if (r->name && r->unique_suffix && *n > 1) {
 		/* ECS appends a three-digit sequence number to each name */
 		for (size_t i = 0; i < *n; i++)
@@ -516,6 +521,7 @@ static json_t *instance_json(const struct sim_instance *inst)
 	json_object_set_new(o, "OSNameEn", json_string(img ? img->name : ""));
 	json_object_set_new(o, "OSType", json_string("linux"));
 	json_object_set_new(o, "KeyPairName", json_string(inst->key_name));
+	json_object_set_new(o, "DeploymentSetId", json_string(inst->placement));
 	json_object_set_new(o, "CreationTime", json_string(created));
 	json_object_set_new(o, "StartTime", json_string(started));
 	json_object_set_new(o, "ExpiredTime", json_string("2099-12-31T15:59Z"));
@@ -810,6 +816,7 @@ static const struct ecs_param run_params[] = {
 	{ "PrivateIpAddress", 0 },
 	{ "KeyPairName", 0 },
 	{ "RamRoleName", 0 },
+	{ "DeploymentSetId", 0 },
 	{ "Password", 0 },
 	{ "PasswordInherit", 0 },
 	{ "Amount", 0 },

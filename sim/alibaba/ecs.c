@@ -614,7 +614,7 @@ static const char *product_of(const char *version)
 static const struct ecs_action *find_action(const char *product, const char *name)
 {
 	const struct ecs_action *ecs[] = { ecs_instance_actions, ecs_resource_actions,
-					   ecs_catalog_actions };
+					   ecs_catalog_actions, ecs_placement_actions };
 	const struct ecs_action *vpc[] = { ecs_vpc_actions }, *sts[] = { ecs_sts_actions };
 	const struct ecs_action *const *tables = ecs;
 	size_t n = sizeof(ecs) / sizeof(ecs[0]);

@@ -54,6 +54,7 @@ struct ecs_action {
 extern const struct ecs_action ecs_instance_actions[];
 extern const struct ecs_action ecs_resource_actions[];
 extern const struct ecs_action ecs_catalog_actions[];
+extern const struct ecs_action ecs_placement_actions[];
 extern const struct ecs_action ecs_vpc_actions[]; /* version 2016-04-28 */
 extern const struct ecs_action ecs_sts_actions[]; /* version 2015-04-01 */
 
@@ -125,6 +126,11 @@ bool ecs_tags_match(const struct ecs_call *c, const struct sim_tags *t);
 /* An opaque NextToken for a listing position, and back. */
 void ecs_next_token(uint64_t seq, char out[40]);
 int ecs_parse_next_token(struct ecs_call *c, uint64_t *seq);
+
+/* ecs-placement.c: RunInstances' DeploymentSetId: the set (*out; NULL when none is named),
+ * or DeploymentSet.InvalidId, or DeploymentSet.InstanceLimitExceeded when count more do not
+ * fit in it (-1). */
+int ecs_run_placement(struct ecs_call *c, unsigned count, const struct sim_placement **out);
 
 /* What the cloud sells (offer.c), for its row of the frontend table. */
 extern const struct sim_catalog sim_alibaba_offer;

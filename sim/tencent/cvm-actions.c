@@ -132,6 +132,7 @@ static const struct tc_field s_run[] = {
 	{ "CamRoleName", TC_STR, NULL },
 	{ "DisableApiTermination", TC_BOOL, NULL },
 	{ "DisasterRecoverGroupIds", TC_ARR_STR, NULL },
+	{ "HpcClusterId", TC_STR, NULL },
 	{ NULL, 0, NULL },
 };
 static const struct tc_field s_inquiry[] = {
@@ -502,6 +503,7 @@ static int launch_run(struct tc_call *c, struct launch *l, struct sim_instance *
 	struct sim_world *w = c->sim->world;
 	struct gc_params flat = GC_PARAMS_INIT;
 	struct sim_fault_hit hit;
+	const struct sim_placement *pl;
 	char fp[65], reservation[SIM_ID_MAX];
 	json_t *ids;
 
@@ -543,6 +545,8 @@ static int launch_run(struct tc_call *c, struct launch *l, struct sim_instance *
 		return tc_fail(c, "RequestLimitExceeded",
 			       "The request exceeds the frequency limit for RunInstances.");
 
+	if (tc_run_placement(c, l->zone, l->itype, (unsigned)l->count, &pl))
+		return -1;
 	struct sim_launch sl = {
 		.cloud = SIM_TENCENT,
 		.region = c->region,
@@ -566,6 +570,8 @@ static int launch_run(struct tc_call *c, struct launch *l, struct sim_instance *
 		.role = tc_str(c, "CamRoleName"),
 	};
 	sim_world_launch(w, &sl, insts, n, reservation);
+	for (size_t i = 0; pl && i < *n; i++)
+		snprintf((*insts)[i]->placement, sizeof((*insts)[i]->placement), "%s", pl->id);
 	if (l->token)
 		sim_world_remember_token(w, SIM_TENCENT, c->region, l->token, fp, reservation,
 					 *insts, *n);
@@ -661,6 +667,7 @@ static json_t *instance_json(const struct sim_instance *inst)
 			    json_string(inst->spot ? "SPOTPAID" : "POSTPAID_BY_HOUR"));
 	json_object_set_new(o, "Placement",
 			    json_pack("{s:s, s:i}", "Zone", inst->zone, "ProjectId", 0));
+	json_object_set_new(o, "HpcClusterId", json_string(inst->placement));
 	json_object_set_new(o, "SystemDisk",
 			    json_pack("{s:s, s:s, s:i}", "DiskType", "CLOUD_PREMIUM", "DiskId",
 				      "disk-gpucsim0", "DiskSize", (int)inst->disk_gb));

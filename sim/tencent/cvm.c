@@ -627,6 +627,9 @@ static const struct tc_action *find_action(const char *name, bool sts)
 	for (const struct tc_action *a = tc_vpc_actions; a->name; a++)
 		if (!strcmp(a->name, name))
 			return a;
+	for (const struct tc_action *a = tc_hpc_actions; a->name; a++)
+		if (!strcmp(a->name, name))
+			return a;
 	return NULL;
 }
 

@@ -64,6 +64,7 @@ struct tc_action {
 };
 
 extern const struct tc_action tc_cvm_actions[];
+extern const struct tc_action tc_hpc_actions[]; /* cvm-hpc.c */
 extern const struct tc_action tc_vpc_actions[];
 /* STS 2018-08-13 (sts.c), told apart by the version; its AssumeRoleWithWebIdentity comes
  * unsigned (Authorization: SKIP) */
@@ -131,6 +132,13 @@ void tc_format_time(int64_t t, bool iso, char out[32]);
 int tc_parse_time(const char *s, int64_t *out);
 
 /* What the cloud sells (offer.c), for its row of the frontend table. */
+/* cvm-hpc.c: RunInstances' HpcClusterId: the cluster (*out; NULL when none is named), or
+ * ResourceNotFound.HpcCluster, InstanceTypeNotSupportHpcCluster, HpcClusterIdZoneIdNotMatch,
+ * or the type's stock-out when count more do not fit in it (-1); an HCC type without one is
+ * InstanceTypeRequiredHpcCluster. */
+int tc_run_placement(struct tc_call *c, const char *zone, const struct sim_itype *itype,
+		     unsigned count, const struct sim_placement **out);
+
 extern const struct sim_catalog sim_tencent_offer;
 
 #endif

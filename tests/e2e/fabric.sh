@@ -15,8 +15,14 @@ aws)
 	FAST=p4d.24xlarge MAX=4 WORD=EFA
 	CREATE=CreatePlacementGroup DELETE=DeletePlacementGroup LAUNCH=Placement.GroupName
 	;;
-alibaba) FAST=ecs.ebmgn7ex.32xlarge MAX=2 WORD=ERI CREATE='' DELETE='' LAUNCH='' ;;
-tencent) FAST=HCCPNV4h.48XLARGE1152 MAX=1 WORD=RDMA CREATE='' DELETE='' LAUNCH='' ;;
+alibaba)
+	FAST=ecs.ebmgn7ex.32xlarge MAX=2 WORD=ERI
+	CREATE=CreateDeploymentSet DELETE=DeleteDeploymentSet LAUNCH=DeploymentSetId
+	;;
+tencent)
+	FAST=HCCPNV4h.48XLARGE1152 MAX=1 WORD=RDMA
+	CREATE=CreateHpcCluster DELETE=DeleteHpcClusters LAUNCH=HpcClusterId
+	;;
 esac
 
 # addresses CLUSTER [ATTACHED]: the emulator's public addresses tagged with CLUSTER (only
@@ -30,11 +36,14 @@ addresses() {
 		"$work/state.json"
 }
 
-# placements CLUSTER: the emulator's placement resources tagged with CLUSTER
+# placements CLUSTER: the emulator's placement resources tagged with CLUSTER (an ECS
+# deployment set takes no tags: its description carries them as key=value words)
 placements() {
 	state
 	jq --arg c "$1" --arg cloud "$CLOUD" '[.placements[] | select(.cloud == $cloud)
-		| select(.tags["gpucluster:cluster"] == $c)] | length' "$work/state.json"
+		| select(.tags["gpucluster:cluster"] == $c or
+			((.description // "") | split(" ") | index("gpucluster:cluster=" + $c)))]
+		| length' "$work/state.json"
 }
 
 sim_start --no-rate-limits
@@ -88,6 +97,13 @@ refused "64 interfaces" 17:17 "interfaces 64: instance type '$FAST' takes at mos
 fabric_spec "$f" "$FAST" "$Z,${ZONES[1]}" "interconnect: rdma" "placement: cluster"
 refused "a cluster over two zones" "12:$((14 + ${#Z}))" "placement cluster keeps the group in one zone"
 
+# an HCC type outside an HPC cluster, which CVM refuses (InstanceTypeRequiredHpcCluster)
+if [ "$CLOUD" = tencent ]; then
+	fabric_spec "$f" "$FAST" "$Z" "interconnect: rdma"
+	refused "an HCC type without placement cluster" 11:22 \
+		"instance type '$FAST' runs only in an HPC cluster; set placement: cluster"
+fi
+
 # interfaces with the standard network: a spec error
 fabric_spec "$f" "$FAST" "$Z" "interconnect: standard" "interfaces: 1"
 refused "interfaces on the standard network" 17:17 "only allowed with interconnect rdma or auto"
@@ -98,6 +114,9 @@ if [ -n "$CREATE" ]; then
 	COUNT=9 fabric_spec "$f" "$FAST" "$Z" "interconnect: rdma" "placement: cluster"
 	gc apply -y "$f"
 	[ "$rc" != 0 ] || fail "9 nodes in one placement group applied"
+	# classified as the placement group's capacity, not the zone's
+	grep -qF "capacity exhausted in placement group 'gpucluster-e2e-fab-workers' in $Z/$FAST/" \
+		"$work/err" || fail "the error does not name the full placement group: $(cat "$work/err")"
 	if [ "$(calls "$CREATE")" != 1 ] || [ "$(calls "$DELETE")" != 1 ]; then
 		fail "the failed first apply did not make and remove one placement group: $(cat "$work/err")"
 	fi
@@ -106,8 +125,15 @@ if [ -n "$CREATE" ]; then
 fi
 made0=$(calls "$CREATE") gone0=$(calls "$DELETE")
 
-# fixed: it applies, in one zone
-fabric_spec "$f" "$FAST" "$Z" "interconnect: rdma" "interfaces: $MAX" "placement: cluster"
+# fixed: it applies, in one zone. On AWS the placement group has no room for the first type
+# (a capacity fault on it: InsufficientInstanceCapacity with a group), so the next of
+# instance_types launches in the same group, and apply says why (fabric.md)
+types=$FAST
+if [ "$CLOUD" = aws ]; then
+	fault "aws:RunInstances:capacity,type=$FAST"
+	types="$FAST, p5.48xlarge"
+fi
+fabric_spec "$f" "$types" "$Z" "interconnect: rdma" "interfaces: $MAX" "placement: cluster"
 gc_ok plan "$f"
 if [ "$CLOUD" = aws ]; then
 	# EC2 gives a node launched with several interfaces no public address: each gets an
@@ -120,11 +146,19 @@ if [ "$CLOUD" = aws ]; then
 		fail "the apply does not say which address it could not attach: $(cat "$work/err")"
 	[ "$(addresses e2e-fab) $(addresses e2e-fab 1)" = "2 0" ] ||
 		fail "not 2 tagged, unattached addresses after the failed attach"
+	# the same apply met the full placement group first, and fell back
+	grep -qF "no capacity in $Z/$FAST/on-demand: no room in placement group 'gpucluster-e2e-fab-workers'" \
+		"$work/err" || fail "apply does not say the placement group is full: $(cat "$work/err")"
+	grep -qF "no room for $FAST in placement group 'gpucluster-e2e-fab-workers'; trying p5.48xlarge" \
+		"$work/err" || fail "apply does not say it falls back to p5.48xlarge: $(cat "$work/err")"
 	faults_clear
 fi
 gc_ok apply -y "$f"
 expect_alive e2e-fab 2 "the fixed spec"
 expect_owned e2e-fab "the fixed spec"
+if [ "$CLOUD" = aws ]; then
+	[ "$(alive_type e2e-fab p5.48xlarge)" = 2 ] || fail "the fallback did not launch 2 p5.48xlarge"
+fi
 # the launch carries the interfaces as the cloud's API model has them
 run=$(jq -s -c '[.[] | select(.action == "RunInstances" and .error_code == null)][0].params' \
 	"$work/requests.log")

@@ -579,6 +579,55 @@ test('an instance role: CamRoleName on RunInstances, in the emulator\'s state', 
 	await cvm.TerminateInstances({ InstanceIds: [id] });
 });
 
+test('HPC clusters: create tagged, launch HCC types into, the cluster\'s room, in use, delete',
+     async () => {
+	const HCC = 'HCCPNV4h.48XLARGE1152';
+	const name = unique('gc-hpc-');
+	const made = await cvm.CreateHpcCluster({ Zone: ZONE, Name: name, Remark: 'sdk test',
+		TagSpecification: [{ ResourceType: 'hpc',
+				     Tags: [{ Key: 'gpucluster:cluster', Value: name }] }] });
+	const hpc = made.HpcClusterSet[0].HpcClusterId;
+	assert.match(hpc, /^hpc-[0-9a-z]+$/);
+	assert.equal(made.HpcClusterSet[0].Zone, ZONE);
+	const listed = async () => (await cvm.DescribeHpcClusters({
+		Filters: [{ Name: 'tag:gpucluster:cluster', Values: [name] }] })).HpcClusterSet;
+	const [one] = await listed();
+	assert.equal(one.HpcClusterId, hpc);
+	assert.equal(one.Name, name);
+	assert.deepEqual(one.Tags, [{ Key: 'gpucluster:cluster', Value: name }]);
+	const room = one.CvmQuotaTotal;
+	const run = (count, type, id = hpc) => cvm.RunInstances({ ...runReq(count, [], null, type),
+		SecurityGroupIds: undefined, HpcClusterId: id });
+	const ids = (await run(2, HCC)).InstanceIdSet;
+	assert.equal((await describeIds(ids)).get(ids[0]).HpcClusterId, hpc);
+	assert.equal((await listed())[0].CurrentNum, 2);
+	await expectCode('more than the cluster holds', ['ResourceInsufficient.SpecifiedInstanceType'],
+			 () => run(room - 1, HCC));
+	await expectCode('a type that is not HCC',
+			 ['InvalidParameterValue.InstanceTypeNotSupportHpcCluster'], () => run(1, TYPE));
+	await expectCode('an unknown cluster', ['ResourceNotFound.HpcCluster'],
+			 () => run(1, HCC, `${hpc}x`));
+	await expectCode('an HCC type outside an HPC cluster',
+			 ['InvalidParameterValue.InstanceTypeRequiredHpcCluster'],
+			 () => cvm.RunInstances({ ...runReq(1, [], null, HCC),
+						  SecurityGroupIds: undefined }));
+	await expectCode('deleting a cluster in use', ['ResourceInUse.HpcCluster'],
+			 () => cvm.DeleteHpcClusters({ HpcClusterIds: [hpc] }));
+	await cvm.TerminateInstances({ InstanceIds: ids });
+	await poll('the cluster is deleted once its instances are gone', async () => {
+		try {
+			await cvm.DeleteHpcClusters({ HpcClusterIds: [hpc] });
+			return true;
+		} catch (e) {
+			assert.equal(e.code, 'ResourceInUse.HpcCluster');
+			return false;
+		}
+	});
+	assert.deepEqual(await listed(), []);
+	await expectCode('deleting it again', ['ResourceNotFound.HpcCluster'],
+			 () => cvm.DeleteHpcClusters({ HpcClusterIds: [hpc] }));
+});
+
 test('request log is well-formed', () => {
 	checkRequestLog(sim, 'tencent',
 			['CreateSecurityGroup', 'CreateSecurityGroupPolicies', 'DeleteSecurityGroupPolicies',
@@ -587,7 +636,8 @@ test('request log is well-formed', () => {
 			 'DeleteKeyPairs', 'DescribeInstanceTypeConfigs', 'DescribeImages',
 			 'InquiryPriceRunInstances', 'ImportInstancesActionTimer',
 			 'DescribeInstancesActionTimer', 'DeleteInstancesActionTimer', 'AttachResourcesTag',
-			 'DetachResourcesTag'],
+			 'DetachResourcesTag', 'CreateHpcCluster', 'DescribeHpcClusters',
+			 'DeleteHpcClusters'],
 			['AuthFailure.SignatureFailure', 'AuthFailure.SecretIdNotFound', 'RequestLimitExceeded',
 			 'ResourceInsufficient.SpecifiedInstanceType']);
 });

@@ -271,6 +271,56 @@ test('an instance role: RamRoleName on RunInstances, in the emulator\'s state', 
 			  POST);
 });
 
+test('deployment sets: LowLatency, launch into, the set\'s limit, in use, describe, delete',
+     async () => {
+	const name = unique('gc-ds-');
+	const token = unique('tok-');
+	const create = () => pop.request('CreateDeploymentSet', {
+		RegionId: REGION, DeploymentSetName: name, Strategy: 'LowLatency',
+		Description: `gpucluster:cluster=${name}`, ClientToken: token }, POST);
+	const ds = (await create()).DeploymentSetId;
+	assert.match(ds, /^ds-[0-9a-z]+$/);
+	assert.equal((await create()).DeploymentSetId, ds, 'a retried ClientToken answers the set');
+	await expectCode('an unknown strategy', ['InvalidParameter.Strategy'], () => pop.request(
+		'CreateDeploymentSet', { RegionId: REGION, Strategy: 'Nearby' }, POST));
+	const listed = async () => (await pop.request('DescribeDeploymentSets', {
+		RegionId: REGION, DeploymentSetName: name, PageNumber: 1, PageSize: 50 }, GET))
+		.DeploymentSets.DeploymentSet;
+	const [one] = await listed();
+	assert.equal(one.DeploymentSetId, ds);
+	assert.equal(one.Strategy, 'LowLatency');
+	assert.equal(one.DeploymentSetDescription, `gpucluster:cluster=${name}`);
+	const ok = await pop.request('RunInstances', {
+		...runParams(2, [['fleet', unique('ds-')]], null, 'ecs.ebmgn7ex.32xlarge'),
+		DeploymentSetId: ds }, POST);
+	const ids = ok.InstanceIdSets.InstanceIdSet;
+	assert.equal((await describeIds(ids)).get(ids[0]).DeploymentSetId, ds);
+	assert.equal((await listed())[0].InstanceAmount, 2);
+	await expectCode('more than the set holds', ['DeploymentSet.InstanceLimitExceeded'],
+			 () => pop.request('RunInstances', {
+				 ...runParams(7, [], null, 'ecs.ebmgn7ex.32xlarge'),
+				 DeploymentSetId: ds }, POST));
+	await expectCode('an unknown set', ['DeploymentSet.InvalidId'], () => pop.request(
+		'RunInstances', { ...runParams(1, [], null), DeploymentSetId: `${ds}x` }, POST));
+	await expectCode('deleting a set in use', ['DependencyViolation.NotEmpty'], () =>
+		pop.request('DeleteDeploymentSet', { RegionId: REGION, DeploymentSetId: ds }, POST));
+	await pop.request('DeleteInstances', { RegionId: REGION, InstanceId: ids, Force: true },
+			  POST);
+	await poll('the set is deleted once its instances are gone', async () => {
+		try {
+			await pop.request('DeleteDeploymentSet',
+					  { RegionId: REGION, DeploymentSetId: ds }, POST);
+			return true;
+		} catch (e) {
+			assert.equal(e.code, 'DependencyViolation.NotEmpty');
+			return false;
+		}
+	});
+	assert.deepEqual(await listed(), []);
+	await expectCode('deleting it again', ['DeploymentSet.InvalidId'], () => pop.request(
+		'DeleteDeploymentSet', { RegionId: REGION, DeploymentSetId: ds }, POST));
+});
+
 test('DeleteInstances and the instances go away; DeleteSecurityGroup', async () => {
 	const ids = [...batchA, ...batchB];
 	await pop.request('DeleteInstances', { RegionId: REGION, InstanceId: ids, Force: true }, POST);
@@ -475,7 +525,8 @@ test('request log is well-formed', () => {
 			['CreateSecurityGroup', 'AuthorizeSecurityGroup', 'RunInstances',
 			 'DescribeInstances', 'DeleteInstances', 'ImportKeyPair', 'DescribeKeyPairs',
 			 'DeleteKeyPairs', 'DescribeInstanceTypes', 'DescribeImages', 'DescribePrice',
-			 'ModifyInstanceAutoReleaseTime', 'TagResources', 'UntagResources'],
+			 'ModifyInstanceAutoReleaseTime', 'TagResources', 'UntagResources',
+			 'CreateDeploymentSet', 'DescribeDeploymentSets', 'DeleteDeploymentSet'],
 			['IdempotentParameterMismatch', 'SignatureDoesNotMatch',
 			 'InvalidAccessKeyId.NotFound', 'OperationDenied.NoStock']);
 });

@@ -1153,6 +1153,62 @@ static void test_bad_answers(void **state)
 	scripted_stop(d, p);
 }
 
+/* ---- placement resources, for placement: cluster (docs/internals/fabric.md) -------------- */
+
+/* Made tagged, found by the cluster's tag (not someone else's), deleted, and a second
+ * deletion of one already gone is no error: EC2 placement groups, ECS deployment sets
+ * (whose tags live in their description), CVM HPC clusters. */
+static void test_placements(void **state)
+{
+	struct gc_tag_filter mine[] = { { GC_TAG_CLUSTER, CLUSTER } },
+			     any[] = { { GC_TAG_CLUSTER, NULL } };
+	static char k_owner[] = "owner", v_owner[] = "someone";
+	struct gc_tag foreign_tags[] = { { k_owner, v_owner } };
+	struct gc_placement_request pr = { "gpucluster-drv-workers", drv->launch_zone, base_tags,
+					   sizeof(base_tags) / sizeof(base_tags[0]), NULL };
+	struct gc_placement_request other = { "someones-group", drv->launch_zone, foreign_tags, 1,
+					      NULL };
+	struct gc_resource_list found;
+	struct gc_error err;
+	char *id = NULL, *foreign = NULL;
+
+	(void)state;
+	gc_error_init(&err);
+	gc_resource_list_init(&found);
+	if (!strcmp(drv->name, "tencent")) { /* an HPC cluster takes HCC types only */
+		pr.type = drv->type;
+		assert_int_equal(gc_provider_create_placement(prov, &pr, &id, &err), -1);
+		assert_int_equal(err.code, GC_EUNSUPPORTED);
+		assert_null(id);
+		pr.type = NULL;
+		gc_error_init(&err);
+	}
+	assert_int_equal(gc_provider_create_placement(prov, &pr, &id, &err), 0);
+	assert_int_equal(gc_provider_create_placement(prov, &other, &foreign, &err), 0);
+	sim_world_lock(sim.world);
+	assert_non_null(sim_world_placement(sim.world, drv->frontend, drv->region, id));
+	sim_world_unlock(sim.world);
+	for (int pass = 0; pass < 2; pass++) { /* the engine's look-up, then gc's */
+		assert_int_equal(gc_provider_list_resources(prov, GC_RESOURCE_PLACEMENT,
+							    pass ? any : mine, 1, &found, &err),
+				 0);
+		assert_int_equal(found.n, 1);
+		assert_string_equal(found.items[0].id, id);
+		assert_string_equal(found.items[0].name, "gpucluster-drv-workers");
+		gc_resource_list_release(&found);
+		gc_resource_list_init(&found);
+	}
+	assert_int_equal(gc_provider_delete_placement(prov, id, &err), 0);
+	assert_int_equal(gc_provider_delete_placement(prov, id, &err), 0);
+	assert_int_equal(
+		gc_provider_list_resources(prov, GC_RESOURCE_PLACEMENT, mine, 1, &found, &err), 0);
+	assert_int_equal(found.n, 0);
+	assert_int_equal(gc_provider_delete_placement(prov, foreign, &err), 0);
+	gc_resource_list_release(&found);
+	free(id);
+	free(foreign);
+}
+
 #define CASE(fn) cmocka_unit_test_setup_teardown(fn, test_setup, test_teardown)
 
 int main(int argc, char **argv)
@@ -1175,6 +1231,7 @@ int main(int argc, char **argv)
 		CASE(test_hostile_pages),
 		CASE(test_cancel_in_rate_wait),
 		CASE(test_reclaim_reason), /* issue 14 */
+		CASE(test_placements),	   /* issue 13 */
 	};
 	struct CMUnitTest tests[sizeof(all) / sizeof(all[0])];
 	size_t n = 0;

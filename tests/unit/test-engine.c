@@ -67,6 +67,8 @@ enum op {
 	OP_ADDR,
 	OP_REGIONS,
 	OP_TYPE_ZONES,
+	OP_MKPL,
+	OP_DELPL,
 	OP_N,
 };
 
@@ -105,6 +107,7 @@ struct create_call {
 	bool authorized_key;	  /* the request carried the login key for cloud-init */
 	bool host_key;		  /* and a host key */
 	char vpc[32], subnet[32]; /* provider.network's, "" without */
+	char placement[32];	  /* the placement group's id, "" without */
 };
 
 struct fake {
@@ -135,6 +138,7 @@ struct fake {
 	char last_allow[64];
 	char last_sg_vpc[32];
 	unsigned network_calls;
+	bool caps_in_placement; /* the caps answer only launches into a placement group */
 };
 
 static struct fake F;
@@ -340,13 +344,15 @@ static int fake_create(struct gc_provider *p, const struct gc_create_request *re
 	c->count = req->count;
 	snprintf(c->vpc, sizeof(c->vpc), "%s", req->vpc_id ? req->vpc_id : "");
 	snprintf(c->subnet, sizeof(c->subnet), "%s", req->subnet_id ? req->subnet_id : "");
+	snprintf(c->placement, sizeof(c->placement), "%s",
+		 req->placement_id ? req->placement_id : "");
 	c->key_name = req->key_name != NULL;
 	c->authorized_key =
 		req->authorized_key && gc_starts_with(req->authorized_key, "ssh-ed25519 ");
 	c->host_key = req->host_key_private && req->host_key_public;
 	if (hit && !F.fail_after)
 		return fault_err(err);
-	for (size_t i = 0; i < F.n_caps; i++)
+	for (size_t i = 0; i < F.n_caps && (!F.caps_in_placement || req->placement_id); i++)
 		if ((F.caps[i].zone ? req->zone && !strcmp(F.caps[i].zone, req->zone)
 				    : !req->zone) &&
 		    !strcmp(F.caps[i].type, req->type) && F.caps[i].spot == req->spot)
@@ -572,6 +578,23 @@ static int fake_delsg(struct gc_provider *p, const char *id, struct gc_error *er
 	return fake_delete(p, OP_DELSG, id, err);
 }
 
+static int fake_mkpl(struct gc_provider *p, const struct gc_placement_request *req, char **out_id,
+		     struct gc_error *err)
+{
+	if (req->type && req->type[0] == 'u') { /* a type the placement resource does not take */
+		(void)fault_hit(p, OP_MKPL);
+		return gc_error_set(err, GC_EUNSUPPORTED, "type '%s' takes no placement group",
+				    req->type);
+	}
+	return fake_make_res(p, OP_MKPL, GC_RESOURCE_PLACEMENT, req->name, req->tags, req->n_tags,
+			     out_id, err);
+}
+
+static int fake_delpl(struct gc_provider *p, const char *id, struct gc_error *err)
+{
+	return fake_delete(p, OP_DELPL, id, err);
+}
+
 static int fake_image(struct gc_provider *p, const char *image, bool is_alias, char **out_id,
 		      struct gc_error *err)
 {
@@ -684,6 +707,20 @@ static const struct gc_provider_ops offer_ops = {
 	.type_zones = fake_type_zones,
 };
 
+/* A cloud with placement groups (docs/internals/fabric.md). */
+static const struct gc_provider_ops placement_ops = {
+	.name = "placed",
+	.facts = &aws_facts,
+	.caps = GC_CAP_CLIENT_TOKEN | GC_CAP_PRICE | GC_CAP_ED25519_KEYPAIR,
+	.max_create_batch = 2,
+	.max_terminate_batch = 3,
+	.client_token_max = 64,
+	FAKE_FUNCS,
+	.caller_address = fake_addr,
+	.create_placement = fake_mkpl,
+	.delete_placement = fake_delpl,
+};
+
 /* ---- fixture -------------------------------------------------------------------- */
 
 struct kv {
@@ -700,6 +737,7 @@ struct events {
 	char failed[8][96];   /* "zone/type/market" of CREATE_FAILED events */
 	char skipped[4][256]; /* INFO events that skip a candidate for the cost cap */
 	unsigned n_skipped;
+	char fallback[256]; /* the INFO event of a fallback inside a placement group */
 };
 
 struct t {
@@ -742,6 +780,8 @@ static void on_event(void *ctx, const struct gc_engine_event *ev)
 	if (ev->kind == GC_EV_INFO && ev->message && !strncmp(ev->message, "skipped ", 8) &&
 	    e->n_skipped < 4)
 		snprintf(e->skipped[e->n_skipped++], sizeof(e->skipped[0]), "%s", ev->message);
+	if (ev->kind == GC_EV_INFO && ev->message && strstr(ev->message, "no room for "))
+		snprintf(e->fallback, sizeof(e->fallback), "%s", ev->message);
 	if (e->cancel_after_created && ev->kind == GC_EV_CREATED &&
 	    e->n[GC_EV_CREATED] >= e->cancel_after_created)
 		e->cancel = true;
@@ -1265,6 +1305,96 @@ static void test_capacity_fallback_order(void **state)
 	assert_string_equal(t->ev.failed[0], "z-a/t1/spot");
 	assert_string_equal(t->ev.failed[1], "z-b/t1/spot");
 	assert_int_equal(alive(CLUSTER), 4);
+	gc_engine_report_release(&rep);
+}
+
+/* No room in the group's placement group for t1 (docs/internals/fabric.md): t2, the next
+ * of instance_types, launches in the same group and zone, and t1 stays a candidate for a
+ * group without a placement group in that zone. */
+static void test_placement_full_falls_back(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+
+	up_with(t, &placement_ops,
+		HEAD "  - name: workers\n"
+		     "    count: 2\n"
+		     "    instance_types: [t1, t2]\n"
+		     "    zones: [z-a]\n"
+		     "    placement: cluster\n"
+		     "  - name: other\n"
+		     "    count: 1\n"
+		     "    instance_types: [t1]\n"
+		     "    zones: [z-a]\n");
+	F.caps[F.n_caps++] = (struct cap_rule){ "z-a", "t1", false };
+	F.caps_in_placement = true;
+	assert_int_equal(apply(t, &rep, &err), 0);
+	assert_int_equal(F.calls[OP_MKPL], 1);
+	assert_int_equal(F.n_log, 3);
+	assert_string_equal(F.log[0].type, "t1");
+	assert_string_not_equal(F.log[0].placement, "");
+	assert_string_equal(F.log[1].type, "t2");
+	assert_string_equal(F.log[1].zone, "z-a");
+	assert_string_equal(F.log[1].placement, F.log[0].placement);
+	assert_string_equal(F.log[2].type, "t1"); /* the other group: the zone is not blocked */
+	assert_string_equal(F.log[2].placement, "");
+	assert_string_equal(t->ev.failed[0], "z-a/t1/on-demand");
+	assert_string_equal(t->ev.fallback,
+			    "group 'workers': no room for t1 in placement group "
+			    "'gpucluster-t1-workers'; trying t2, the next of instance_types");
+	assert_int_equal(alive(CLUSTER), 3);
+	gc_engine_report_release(&rep);
+}
+
+/* No type left: the group fails naming the full placement group, and a first apply that
+ * launched nothing removes the placement group it made. */
+static void test_placement_full_no_type_left(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+
+	up_with(t, &placement_ops,
+		HEAD "  - name: workers\n"
+		     "    count: 2\n"
+		     "    instance_types: [t1]\n"
+		     "    zones: [z-a]\n"
+		     "    placement: cluster\n");
+	F.caps[F.n_caps++] = (struct cap_rule){ "z-a", "t1", false };
+	assert_int_not_equal(apply(t, &rep, &err), 0);
+	assert_int_equal(err.code, GC_ECAPACITY);
+	assert_non_null(strstr(err.message,
+			       "capacity exhausted in placement group "
+			       "'gpucluster-t1-workers' in z-a/t1/on-demand"));
+	assert_int_equal(F.calls[OP_MKPL], 1);
+	assert_int_equal(F.calls[OP_DELPL], 1);
+	assert_null(fake_res_find(GC_RESOURCE_PLACEMENT, "gpucluster-t1-workers"));
+	assert_int_equal(alive(CLUSTER), 0);
+	gc_engine_report_release(&rep);
+}
+
+/* A type the cloud's placement resource does not take (a Tencent HPC cluster and a type
+ * that is not HCC): the group launches pinned to its zone, with no placement group. */
+static void test_placement_type_takes_none(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+
+	up_with(t, &placement_ops,
+		HEAD "  - name: workers\n"
+		     "    count: 2\n"
+		     "    instance_types: [u1]\n"
+		     "    zones: [z-a]\n"
+		     "    placement: cluster\n");
+	assert_int_equal(apply(t, &rep, &err), 0);
+	assert_int_equal(F.calls[OP_MKPL], 1);
+	assert_int_equal(F.n_log, 1);
+	assert_string_equal(F.log[0].zone, "z-a");
+	assert_string_equal(F.log[0].placement, "");
+	assert_null(fake_res_find(GC_RESOURCE_PLACEMENT, "gpucluster-t1-workers"));
+	assert_int_equal(alive(CLUSTER), 2);
 	gc_engine_report_release(&rep);
 }
 
@@ -3474,6 +3604,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_token_of_earlier_instances, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capacity_fallback_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capacity_spot_to_on_demand, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_placement_full_falls_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_placement_full_no_type_left, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_placement_type_takes_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spot_quota_to_on_demand, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capacity_any_zone_then_cloud_zones, setup,
 						teardown),
