@@ -15,6 +15,7 @@
 #   services/NAME   "active" or "inactive"; NAME.enabled when enabled; NAME.unit: exists
 #   docker/loaded   the daemon.json docker read when it last (re)started
 #   reboot-request  written by reboot; the emulator reboots the node and removes it
+#   poweroff-request written by poweroff / shutdown -h; the cloud stops or terminates it
 # Tools run as the login user; "root" means inside sudo (a user namespace mapping uid 0).
 
 S=/var/lib/gpucluster-sim

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# idle.sh: nodes that end themselves (docs/internals/idle.md). A node powered off from
+# inside (shutdown -h) terminates on EC2, launched with InstanceInitiatedShutdownBehavior
+# terminate, and stops on Alibaba and Tencent, where an OS shutdown stops the instance;
+# status and apply see it as gone (apply replaces it) and gc deletes a stopped node.
+# Nothing leaks.
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+sim_start_nodes --seed 13
+t0=$SECONDS
+lap() { note "$1 ($((SECONDS - t0)) s)"; }
+
+# idle_spec [LIFECYCLE_YAML]: one on-demand node on the GPU-ready image
+idle_spec() {
+	{
+		printf 'name: e2e-idle\nprovider:\n  name: %s\n  region: %s\n  endpoint: %s\n' \
+			"$CLOUD" "$REGION" "$ENDPOINT"
+		printf 'ssh:\n  user: ubuntu\n  port: %s\nnode_groups:\n' "$SSH_PORT"
+		printf '  - name: workers\n    count: 1\n    instance_types: [%s]\n' "$TYPE_READY"
+		printf '    image: gpu-ready\n'
+		printf 'bootstrap:\n  driver: preinstalled\n  cuda: none\n  container: none\n'
+		[ -z "${1:-}" ] || printf '%s\n' "$1"
+	} >"$work/s.yaml"
+}
+
+# the running node's instance id
+node_id() {
+	state
+	jq -r '[.instances[] | select(.tags["gpucluster:cluster"] == "e2e-idle")
+		| select((.state | ascii_downcase) == "running")] | .[0].id // empty' \
+		"$work/state.json"
+}
+
+# wait_state ID STATE...: the instance reaches one of the states (lowercase; "" for gone)
+wait_state() {
+	local id=$1 st
+	shift
+	for _ in $(seq 1 80); do
+		st=$(instance_state "$id")
+		for want in "$@"; do
+			[ "$st" != "$want" ] || return 0
+		done
+		sleep 0.25
+	done
+	fail "instance $id is '$st', not one of: $*"
+}
+
+# the cloud's word for a node powered off from inside
+case "$CLOUD" in
+aws) after_shutdown=(shutting-down terminated) ;;
+*) after_shutdown=(stopped) ;;
+esac
+
+# --- an OS-initiated shutdown: EC2 terminates, the others stop ---------------------------
+idle_spec ""
+gc_ok apply -y "$work/s.yaml"
+id=$(node_id)
+[ -n "$id" ] || fail "no running node"
+lap "applied"
+# shutdown as the login user, without sudo, is refused as systemd refuses it
+gc exec "$work/s.yaml" -- 'shutdown -h now'
+[ "$rc" != 0 ] || fail "shutdown without root succeeded"
+[ "$(instance_state "$id")" = running ] || fail "an unprivileged shutdown stopped the node"
+# (from a unit of its own: the session would end with the node, and exec wait for it)
+gc_ok exec "$work/s.yaml" -- 'sudo systemd-run --unit gc-off sudo -n shutdown -h now'
+wait_state "$id" "${after_shutdown[@]}"
+lap "powered off from inside: $(instance_state "$id")"
+case "$CLOUD" in
+aws)
+	gc_ok status -o json "$work/s.yaml"
+	jq -e --arg id "$id" '[.nodes[] | select(.id == $id)] | length == 0 or
+		(.[0].reason // "" | startswith("Client.InstanceInitiatedShutdown"))' "$work/out" \
+		>/dev/null || fail "status gives node $id another reason: $(cat "$work/out")"
+	;;
+*)
+	# status lists no running node; gc finds the stopped one (dry run: nothing changes)
+	gc_ok status -o json "$work/s.yaml"
+	jq -e --arg id "$id" '[.nodes[] | select(.id == $id and .state == "running")]
+		| length == 0' "$work/out" >/dev/null ||
+		fail "status shows stopped node $id running: $(cat "$work/out")"
+	gc_ok gc -o json "$work/s.yaml"
+	jq -e --arg id "$id" '[.resources[] | select(.id == $id)] | .[0].why
+		| any(.[]?; . == "stopped")' "$work/out" >/dev/null ||
+		fail "gc does not collect stopped node $id: $(cat "$work/out")"
+	[ "$(instance_state "$id")" = stopped ] || fail "a gc dry run changed node $id"
+	;;
+esac
+
+# apply sees the node gone and launches a replacement
+gc_ok apply -y "$work/s.yaml"
+id2=$(node_id)
+if [ -z "$id2" ] || [ "$id2" = "$id" ]; then
+	fail "apply did not replace node $id (now: '$id2')"
+fi
+lap "replaced"
+if [ "$CLOUD" != aws ]; then
+	# gc deletes the stopped node and leaves the cluster's running one and its resources
+	gc_ok gc -y "$work/s.yaml"
+	wait_state "$id" "" terminated
+	[ "$(instance_state "$id2")" = running ] || fail "gc touched running node $id2"
+	[ "$(owned_resources e2e-idle)" != 0 ] || fail "gc deleted the live cluster's resources"
+	lap "gc deleted the stopped node"
+fi
+
+gc_ok destroy -y "$work/s.yaml"
+expect_alive e2e-idle 0 "after destroy"
+lap "destroyed"
