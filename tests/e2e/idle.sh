@@ -3,7 +3,7 @@
 # inside (shutdown -h) terminates on EC2, launched with InstanceInitiatedShutdownBehavior
 # terminate, and stops on Alibaba and Tencent, where an OS shutdown stops the instance;
 # status and apply see it as gone (apply replaces it) and gc deletes a stopped node.
-# Nothing leaks.
+# run --down --detach: each node powers itself off after its job. Nothing leaks.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -102,6 +102,17 @@ if [ "$CLOUD" != aws ]; then
 	[ "$(owned_resources e2e-idle)" != 0 ] || fail "gc deleted the live cluster's resources"
 	lap "gc deleted the stopped node"
 fi
+
+# run --down --detach: run returns once the job started; the node powers itself off when
+# its rank's job ended, and the cloud terminates or stops it as above
+# shellcheck disable=SC2016 # expanded by the node's shell
+gc_ok run --down --detach "$work/s.yaml" -- 'sleep 1; echo "rank $NODE_RANK done"'
+grep -q 'each node powers itself off when its rank ends' "$work/err" ||
+	fail "run --down --detach does not say how the cluster ends: $(cat "$work/err")"
+grep -q 'lifecycle.ttl' "$work/err" || fail "run does not hint at a TTL: $(cat "$work/err")"
+[ "$(instance_state "$id2")" = running ] || fail "node $id2 went before its job ended"
+wait_state "$id2" "${after_shutdown[@]}"
+lap "run --down --detach: the node powered itself off after its job"
 
 gc_ok destroy -y "$work/s.yaml"
 expect_alive e2e-idle 0 "after destroy"
