@@ -3,7 +3,9 @@
 # inside (shutdown -h) terminates on EC2, launched with InstanceInitiatedShutdownBehavior
 # terminate, and stops on Alibaba and Tencent, where an OS shutdown stops the instance;
 # status and apply see it as gone (apply replaces it) and gc deletes a stopped node.
-# run --down --detach: each node powers itself off after its job. Nothing leaks.
+# run --down --detach: each node powers itself off after its job. lifecycle.idle: busy GPUs
+# or a running job keep a node; idle for the time it says, it powers itself off. Nothing
+# leaks.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -113,6 +115,65 @@ grep -q 'lifecycle.ttl' "$work/err" || fail "run does not hint at a TTL: $(cat "
 [ "$(instance_state "$id2")" = running ] || fail "node $id2 went before its job ended"
 wait_state "$id2" "${after_shutdown[@]}"
 lap "run --down --detach: the node powered itself off after its job"
+
+# --- lifecycle.idle: the node powers itself off once idle that long ------------------------
+# a bad duration is refused with its place
+idle_spec $'lifecycle:\n  idle: 90s'
+gc validate "$work/s.yaml"
+[ "$rc" != 0 ] || fail "validate took lifecycle.idle: 90s"
+grep -Eq ':[0-9]+:[0-9]+: error: lifecycle.idle: 90s is out of range 5m..7d' "$work/err" ||
+	fail "the bad idle is not named with its place: $(cat "$work/err")"
+idle_spec $'lifecycle:\n  ttl: 1h\n  idle: 30m'
+gc_ok apply -y "$work/s.yaml"
+id3=$(node_id)
+[ -n "$id3" ] || fail "no running node after the idle apply"
+gc_ok exec "$work/s.yaml" -- 'systemctl is-active gpucluster-idle; cat /etc/gpucluster/idle.env'
+grep -qx active "$work/out" || fail "the idle watcher is not running: $(cat "$work/out")"
+grep -q 'IDLE_S=1800' "$work/out" || fail "the watcher's idle time is not 30m: $(cat "$work/out")"
+lap "the idle watcher runs"
+
+# idle_state KEY: a value of the watcher's state on the node
+idle_state() {
+	gc_ok exec "$work/s.yaml" -- 'cat ~/.gpucluster/idle/state 2>/dev/null'
+	sed -n "s/^$1=//p" "$work/out" | head -n 1
+}
+# wait_busy WHY: the watcher says the node is busy for WHY, on a poll after AFTER (epoch s)
+wait_busy() {
+	local at
+	for _ in $(seq 1 60); do
+		at=$(idle_state checked_at)
+		if [ -n "$at" ] && [ "$at" -ge "$2" ] && grep -q "busy=$1" "$work/out"; then
+			return 0
+		fi
+		sleep 0.25
+	done
+	fail "the watcher never said busy=$1 after $2: $(cat "$work/out")"
+}
+
+# the GPUs busy (the emulator's utilisation), and a 3 s idle time polled every second (the
+# watcher rereads its settings; the test shortens what a spec cannot)
+gc_ok exec "$work/s.yaml" -- 'echo 90 | sudo tee /var/lib/gpucluster-sim/gpu-util >/dev/null &&
+	sudo sed -i "s/^IDLE_S=.*/IDLE_S=3/; s/^POLL_S=.*/POLL_S=1/" /etc/gpucluster/idle.env &&
+	sudo systemctl restart gpucluster-idle'
+t=$(date +%s)
+wait_busy 'gpu 90%' "$t"
+wait_busy 'gpu 90%' $((t + 5))
+[ "$(instance_state "$id3")" = running ] || fail "node $id3 stopped while its GPUs were busy"
+lap "busy GPUs keep the node"
+
+# a detached job keeps it too, after the GPUs go quiet
+gc_ok run --detach --no-apply "$work/s.yaml" -- 'while [ ! -e ~/go ]; do sleep 0.2; done'
+gc_ok exec "$work/s.yaml" -- 'echo 0 | sudo tee /var/lib/gpucluster-sim/gpu-util >/dev/null'
+t=$(date +%s)
+wait_busy 'job ' "$t"
+wait_busy 'job ' $((t + 5))
+[ "$(instance_state "$id3")" = running ] || fail "node $id3 stopped while a job ran"
+lap "a running job keeps the node"
+
+# the job ends: idle for 3 s, the node powers itself off
+gc_ok exec "$work/s.yaml" -- 'touch ~/go'
+wait_state "$id3" "${after_shutdown[@]}"
+lap "idle: the node powered itself off"
 
 gc_ok destroy -y "$work/s.yaml"
 expect_alive e2e-idle 0 "after destroy"
