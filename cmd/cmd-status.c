@@ -263,7 +263,9 @@ static void idle_read(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 	gc_session_init(b);
 	if (!ctx->spec->lifecycle.idle_s || !live->n)
 		return;
+	/* status must not hang on a node that does not answer: 10 s unless --ssh-wait */
 	so.timeout_ms = 30000;
+	so.ssh_wait_ms = 10000;
 	gc_cmd_boot_run(ctx, e, live, &so, b);
 }
 
