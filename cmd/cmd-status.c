@@ -236,7 +236,7 @@ static struct idle_stop idle_stop_of(const struct gc_session *b, const char *id)
 	return st;
 }
 
-/* "in 28m (idle since 2m)", "30m after it goes idle (busy: gpu 90%)", "unknown" */
+/* "in 28m", "30m after it goes idle (busy: gpu 90%)", "unknown (...)" */
 static void idle_text(char *out, size_t size, const struct idle_stop *st)
 {
 	char in[32];
@@ -254,13 +254,13 @@ static void idle_text(char *out, size_t size, const struct idle_stop *st)
 	snprintf(out, size, "in %s", in);
 }
 
-/* Reads the running nodes' idle state (nothing without lifecycle.idle or nodes). */
+/* Reads the running nodes' idle state into b, an initialised session (nothing without
+ * lifecycle.idle or nodes). */
 static void idle_read(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 		      const struct gc_instance_list *live, struct gc_session *b)
 {
 	struct gc_session_opts so = { .mode = GC_BOOT_EXEC, .command = IDLE_SCRIPT };
 
-	gc_session_init(b);
 	if (!ctx->spec->lifecycle.idle_s || !live->n)
 		return;
 	/* status must not hang on a node that does not answer: 10 s unless --ssh-wait */
@@ -339,7 +339,6 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 		gc_cmd_report_error(ctx, "status", &err);
 		goto out;
 	}
-	gc_session_release(&idle);
 	idle_read(ctx, &e, &live, &idle);
 	nodes = json_array();
 	if (ctx->out->format == GC_OUTPUT_TEXT && live.n > 0)
