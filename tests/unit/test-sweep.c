@@ -298,6 +298,8 @@ static void test_orphaned(void **state)
 	assert_int_equal(s.items[7].why, E);
 	gc_sweep_why_text(O | E | GC_SWEEP_SELECTED, why);
 	assert_string_equal(why, "expired,orphaned,selected");
+	gc_sweep_why_text(E | GC_SWEEP_SELECTED | GC_SWEEP_STOPPED, why);
+	assert_string_equal(why, "expired,selected,stopped");
 	gc_sweep_why_text(0, why);
 	assert_string_equal(why, "");
 	gc_sweep_release(&s);
