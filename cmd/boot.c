@@ -68,7 +68,9 @@ int gc_cmd_boot_run(struct gc_cmd_ctx *ctx, struct gc_engine *e,
 	struct gc_error err;
 
 	gc_error_init(&err);
-	so.ssh_wait_ms = (uint64_t)gc_cmd_opt_int(ctx, "ssh-wait") * 1000;
+	/* a caller's own wait (status's idle read) stands unless the user gave one */
+	if (!so.ssh_wait_ms || gc_cmd_opt_given(ctx, "ssh-wait"))
+		so.ssh_wait_ms = (uint64_t)gc_cmd_opt_int(ctx, "ssh-wait") * 1000;
 	so.strict = gc_cmd_opt_given(ctx, "strict-host-keys");
 	so.verbose = ctx->globals.verbose >= 2;
 	so.cb.cancelled = gc_cmd_progress_tick;

@@ -257,6 +257,8 @@ static json_t *why_json(unsigned why)
 		json_array_append_new(a, json_string("orphaned"));
 	if (why & GC_SWEEP_SELECTED)
 		json_array_append_new(a, json_string("selected"));
+	if (why & GC_SWEEP_STOPPED)
+		json_array_append_new(a, json_string("stopped"));
 	return a;
 }
 
@@ -459,7 +461,8 @@ const struct gc_cmd_entry gc_cmd_gc = {
 		"Lists every instance, key pair and security group carrying the\n"
 		"gpucluster:cluster tag in the regions given (--region, repeatable, or\n"
 		"--all-regions; or the spec FILE's cloud and region) and shows the ones that\n"
-		"are expired (an instance past its gpucluster:expires-at), orphaned (a key\n"
+		"are expired (an instance past its gpucluster:expires-at, or one that\n"
+		"powered itself off and stopped), orphaned (a key\n"
 		"pair or security group of a cluster with no instance left, older than\n"
 		"--grace), or selected (tagged with every --selector). Without --expired,\n"
 		"--orphaned or --selector, it looks for expired and orphaned ones. Nothing\n"

@@ -329,13 +329,25 @@ out:
 
 /* ---- the command ------------------------------------------------------------------- */
 
-/* run --detach: where the job is now, and how to follow it. */
+/* run --detach: where the job is now, and how to follow it; with --down, how the cluster
+ * ends (docs/internals/idle.md). */
 static void job_started(struct gc_cmd_ctx *ctx, const char *id)
 {
 	gc_out_printf(ctx->out, ctx->out->err,
 		      "run: job %s runs on its own: '%s logs --follow -f %s %s' follows it, "
 		      "'%s jobs %s' lists it\n",
 		      id, GC_PROGRAM, ctx->spec_file, id, GC_PROGRAM, ctx->spec_file);
+	if (gc_cmd_opt_given(ctx, "down")) {
+		gc_out_printf(ctx->out, ctx->out->err,
+			      "run: --down: each node powers itself off when its rank ends; the "
+			      "cloud then terminates or stops it, and '%s gc' deletes stopped "
+			      "nodes and what the cluster leaves behind\n",
+			      GC_PROGRAM);
+		if (!ctx->spec->lifecycle.ttl_s)
+			gc_out_hint(ctx->out,
+				    "give the spec a lifecycle.ttl: the cloud then ends the nodes "
+				    "even if a job hangs");
+	}
 	gc_out_printf(ctx->out, ctx->out->out, "%s\n", id);
 }
 
@@ -534,16 +546,9 @@ static int run_exec(struct gc_cmd_ctx *ctx)
 			     "'--no-wait' cannot go with 'run': the command needs running nodes");
 		return GC_EXIT_USAGE;
 	}
-	if (down && gc_cmd_opt_given(ctx, "detach")) {
-		gc_out_error(o,
-			     "'--down' cannot go with '--detach' yet: the teardown would not "
-			     "wait for the job");
-		gc_out_hint(o,
-			    "give the spec a lifecycle.ttl, or '%s destroy' once '%s jobs' "
-			    "shows the job ended",
-			    GC_PROGRAM, GC_PROGRAM);
-		return GC_EXIT_USAGE;
-	}
+	/* --down --detach: the teardown is the nodes' own (gc_job_launch_script) */
+	if (down && gc_cmd_opt_given(ctx, "detach"))
+		down = false;
 	rc = run_workdir_scan(ctx, &wd);
 	if (rc != GC_EXIT_OK)
 		return rc;
@@ -645,7 +650,9 @@ const struct gc_cmd_entry gc_cmd_run = {
 		"command and goes on to the teardown, which only a second Ctrl-C aborts.\n"
 		"Exit 1 when the command failed on any node or the teardown failed, 130 when\n"
 		"interrupted. --recover N: after a failure (a spot node reclaimed), apply\n"
-		"again, which replaces lost nodes, and re-run, N times.",
+		"again, which replaces lost nodes, and re-run, N times. --detach --down: each\n"
+		"node powers itself off once its rank's job ends, and the cloud terminates or\n"
+		"stops it ('gc' deletes stopped nodes).",
 	.opts = run_opts,
 	.max_args = 1,
 	.flags = GC_CMD_NEEDS_SPEC | GC_CMD_NEEDS_CREDS | GC_CMD_MUTATES | GC_CMD_REMOTE_CMD |

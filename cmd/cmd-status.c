@@ -20,6 +20,7 @@
 #include "core/buf.h"
 #include "core/engine.h"
 #include "core/gpustat.h"
+#include "core/str.h"
 #include "core/teardown.h"
 
 static const struct gc_opt status_opts[] = {
@@ -179,6 +180,99 @@ static int status_gpus(struct gc_cmd_ctx *ctx)
 	return gc_cmd_boot_command(ctx, &so, NULL, gpus_json, gpus_print);
 }
 
+/* ---- lifecycle.idle: each node's time to its idle stop, read over SSH ----------------- */
+
+/* the idle watcher's state (templates/bootstrap/idle.sh) and the node's clock */
+#define IDLE_SCRIPT "cat ~/.gpucluster/idle/state 2>/dev/null; echo \"now=$(date +%s)\"\n"
+
+/* One node's idle stop: *in_s the seconds to it (-1: unknown), *busy why it is busy now
+ * ("" when idle; NULL when unknown; caller frees). */
+struct idle_stop {
+	int64_t in_s;
+	int64_t idle_s; /* the node's own setting */
+	char *busy;
+};
+
+/* KEY=VALUE's value in text, a copy; NULL when absent. */
+static char *idle_field(const char *text, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (const char *l = text; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+
+		if (len > k && strncmp(l, key, k) == 0 && l[k] == '=')
+			return gc_xstrndup(l + k + 1, len - k - 1);
+		l = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+static int64_t idle_num(const char *text, const char *key)
+{
+	char *v = idle_field(text, key);
+	int64_t n = -1;
+
+	if (!v || gc_parse_i64(v, 0, INT64_MAX, &n) < 0)
+		n = -1;
+	free(v);
+	return n;
+}
+
+static struct idle_stop idle_stop_of(const struct gc_session *b, const char *id)
+{
+	struct idle_stop st = { -1, -1, NULL };
+
+	for (size_t i = 0; b->ran && i < b->boot.n_nodes; i++) {
+		const struct gc_runner_step_result *sr = &b->report.nodes[i].steps[0];
+		const char *text = sr->out.data ? sr->out.data : "";
+		int64_t since = idle_num(text, "since"), idle = idle_num(text, "idle_s");
+		int64_t now = idle_num(text, "now");
+
+		if (strcmp(b->boot.info[i].id, id) != 0 || sr->state != GC_STEP_OK || since < 0 ||
+		    idle < 0 || now < 0)
+			continue;
+		st.busy = idle_field(text, "busy");
+		st.idle_s = idle;
+		st.in_s = since + idle > now ? since + idle - now : 0;
+	}
+	return st;
+}
+
+/* "in 28m", "30m after it goes idle (busy: gpu 90%)", "unknown (...)" */
+static void idle_text(char *out, size_t size, const struct idle_stop *st)
+{
+	char in[32];
+
+	if (st->in_s < 0 || !st->busy) {
+		snprintf(out, size, "unknown (the node did not answer)");
+		return;
+	}
+	if (st->busy[0]) {
+		gc_cmd_age_text(in, sizeof(in), 1 + st->idle_s, 1);
+		snprintf(out, size, "%s after it goes idle (busy: %s)", in, st->busy);
+		return;
+	}
+	gc_cmd_age_text(in, sizeof(in), 1 + st->in_s, 1);
+	snprintf(out, size, "in %s", in);
+}
+
+/* Reads the running nodes' idle state into b, an initialised session (nothing without
+ * lifecycle.idle or nodes). */
+static void idle_read(struct gc_cmd_ctx *ctx, struct gc_engine *e,
+		      const struct gc_instance_list *live, struct gc_session *b)
+{
+	struct gc_session_opts so = { .mode = GC_BOOT_EXEC, .command = IDLE_SCRIPT };
+
+	if (!ctx->spec->lifecycle.idle_s || !live->n)
+		return;
+	/* status must not hang on a node that does not answer: 10 s unless --ssh-wait */
+	so.timeout_ms = 30000;
+	so.ssh_wait_ms = 10000;
+	gc_cmd_boot_run(ctx, e, live, &so, b);
+}
+
 /* ---- the nodes as the cloud reports them ------------------------------------------- */
 
 /* "in 3h12m (2026-11-27 01:00 UTC)", "overdue (...)", or "-" without a TTL. */
@@ -235,6 +329,7 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 	bool all_known = true;
 	char currency[GC_CURRENCY_SIZE] = "USD"; /* the cloud's, once a price answers */
 	json_t *nodes = NULL;
+	struct gc_session idle;
 	int rc = GC_EXIT_FAILURE;
 
 	if (gc_cmd_opt_given(ctx, "gpus"))
@@ -243,12 +338,14 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 		return gc_cmd_status_mounts(ctx);
 	gc_error_init(&err);
 	gc_instance_list_init(&live);
+	gc_session_init(&idle);
 	if (gc_cmd_engine(ctx, &e, &opts) < 0)
 		return GC_EXIT_FAILURE;
 	if (status_discover(&e, &live, &err) < 0) {
 		gc_cmd_report_error(ctx, "status", &err);
 		goto out;
 	}
+	idle_read(ctx, &e, &live, &idle);
 	nodes = json_array();
 	if (ctx->out->format == GC_OUTPUT_TEXT && live.n > 0)
 		gc_out_printf(ctx->out, ctx->out->out,
@@ -293,6 +390,17 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 						      ? " (spot capacity reclaimed by the cloud)"
 						      : "");
 		}
+		/* lifecycle.idle: the time to the node's idle stop, beside its TTL */
+		if (ctx->spec->lifecycle.idle_s && in->state == GC_STATE_RUNNING &&
+		    ctx->out->format == GC_OUTPUT_TEXT) {
+			struct idle_stop st = idle_stop_of(&idle, in->id);
+			char text[160];
+
+			idle_text(text, sizeof(text), &st);
+			gc_out_printf(ctx->out, ctx->out->out, "%-12s %-20s idle stop: %s\n", "",
+				      "", text);
+			free(st.busy);
+		}
 		json_array_append_new(
 			nodes,
 			json_pack("{s:s?, s:s, s:s?, s:s?, s:s, s:s, s:s?, s:s?, s:s?, s:I, s:o, "
@@ -314,6 +422,19 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 				    in->reason ? json_string(in->reason) : json_null());
 		json_object_set_new(json_array_get(nodes, json_array_size(nodes) - 1), "preempted",
 				    json_boolean(in->preempted));
+		/* lifecycle.idle: {"in_s": seconds to the idle stop or null, "busy": why or null} */
+		if (ctx->spec->lifecycle.idle_s && in->state == GC_STATE_RUNNING) {
+			struct idle_stop st = idle_stop_of(&idle, in->id);
+			bool idle_now = st.in_s >= 0 && st.busy && !st.busy[0];
+
+			json_object_set_new(
+				json_array_get(nodes, json_array_size(nodes) - 1), "idle_stop",
+				json_pack("{s:o, s:o}", "in_s",
+					  idle_now ? json_integer(st.in_s) : json_null(), "busy",
+					  st.busy && st.busy[0] ? json_string(st.busy)
+								: json_null()));
+			free(st.busy);
+		}
 	}
 	if (ctx->out->format == GC_OUTPUT_JSON) {
 		/* a partial sum is not the cost: unknown is null, never a smaller number */
@@ -350,6 +471,7 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 	rc = GC_EXIT_OK;
 out:
 	json_decref(nodes);
+	gc_session_release(&idle);
 	gc_price_cache_release(&cache);
 	gc_instance_list_release(&live);
 	gc_engine_release(&e);

@@ -360,6 +360,10 @@ static json_t *spec_json(const struct gc_spec *s)
 			    s->lifecycle.on_preempt
 				    ? json_integer((json_int_t)s->lifecycle.on_preempt_timeout_s)
 				    : json_null());
+	/* lifecycle.idle in seconds: the nodes' idle stop (docs/internals/idle.md) */
+	json_object_set_new(json_object_get(j, "lifecycle"), "idle",
+			    s->lifecycle.idle_s ? json_integer((json_int_t)s->lifecycle.idle_s)
+						: json_null());
 
 	o = json_object();
 	for (size_t i = 0; i < s->n_tags; i++)

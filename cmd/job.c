@@ -154,7 +154,13 @@ static const char job_wrap[] =
 	"echo $$ >\"$gc_j/pid\"\n"
 	". \"$gc_j/env.sh\"\n"
 	"bash \"$gc_j/job.sh\" >>\"$gc_j/output.log\" 2>&1 </dev/null\n"
-	"echo $? >\"$gc_j/exit.tmp\" && mv -f \"$gc_j/exit.tmp\" \"$gc_j/exit\"\n";
+	"echo $? >\"$gc_j/exit.tmp\" && mv -f \"$gc_j/exit.tmp\" \"$gc_j/exit\"\n"
+	/* run --down --detach: the node powers itself off (docs/internals/idle.md) */
+	"if [ -f \"$gc_j/down\" ]; then\n"
+	"\techo \"gpucluster: job ended (exit $(cat \"$gc_j/exit\")); powering this node off\" "
+	">>\"$gc_j/output.log\"\n"
+	"\tsync; sudo -n shutdown -h now >>\"$gc_j/output.log\" 2>&1 || sudo -n poweroff\n"
+	"fi\n";
 
 char *gc_job_launch_script(const struct gc_cmd_ctx *ctx, const char *job_env)
 {
@@ -169,7 +175,14 @@ char *gc_job_launch_script(const struct gc_cmd_ctx *ctx, const char *job_env)
 		      "rm -f -- \"$0\" 2>/dev/null || true\n"
 		      "umask 077\n"
 		      "gc_j=\"$HOME/.gpucluster/jobs/$GPUCLUSTER_RUN_ID\"\n"
-		      "mkdir -p \"$gc_j\" || exit 1\n"
+		      "mkdir -p \"$gc_j\" || exit 1\n");
+	if (gc_cmd_opt_given(ctx, "down"))
+		gc_buf_addstr(&s,
+			      "sudo -n true 2>/dev/null || { echo 'run --down --detach: the "
+			      "node cannot power itself off: sudo needs a password' >&2; "
+			      "exit 1; }\n"
+			      ": >\"$gc_j/down\" || exit 1\n");
+	gc_buf_addstr(&s,
 		      "declare -p MASTER_ADDR MASTER_PORT NNODES NODE_RANK NPROC_PER_NODE "
 		      "GPUCLUSTER_NODE GPUCLUSTER_RUN_ID >\"$gc_j/env.sh\" || exit 1\n"
 		      "printf '%s' ");

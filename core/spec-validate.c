@@ -1962,13 +1962,14 @@ static void check_bootstrap(struct val *v, const struct spec_node *n, struct gc_
 	}
 }
 
-#define LIFECYCLE_KEY_LIST(X)                      \
-	X(LIFE_TTL, "ttl")                         \
-	X(LIFE_MAX_HOURLY_COST, "max_hourly_cost") \
-	X(LIFE_CURRENCY, "currency")               \
-	X(LIFE_CNY_PER_USD, "cny_per_usd")         \
-	X(LIFE_ON_PREEMPT, "on_preempt")           \
-	X(LIFE_ON_PREEMPT_TIMEOUT, "on_preempt_timeout")
+#define LIFECYCLE_KEY_LIST(X)                            \
+	X(LIFE_TTL, "ttl")                               \
+	X(LIFE_MAX_HOURLY_COST, "max_hourly_cost")       \
+	X(LIFE_CURRENCY, "currency")                     \
+	X(LIFE_CNY_PER_USD, "cny_per_usd")               \
+	X(LIFE_ON_PREEMPT, "on_preempt")                 \
+	X(LIFE_ON_PREEMPT_TIMEOUT, "on_preempt_timeout") \
+	X(LIFE_IDLE, "idle")
 KEY_TABLE(lifecycle_keys, LIFECYCLE_KEY_LIST, LIFE_KEYS);
 
 /* lifecycle.currency (USD unless CNY) and lifecycle.cny_per_usd (docs/spec.md). */
@@ -2041,6 +2042,11 @@ static void check_lifecycle(struct val *v, const struct spec_node *n, struct gc_
 	}
 	check_currency(v, s, spec);
 	check_on_preempt(v, s, spec);
+	/* lifecycle.idle (docs/internals/idle.md): at least a few polls of the watcher */
+	if ((x = present(v, &s[LIFE_IDLE], &mark))) {
+		get_duration(v, x, 5 * 60, 7 * 86400, "5m", "7d", &spec->lifecycle.idle_s);
+		path_pop(v, mark);
+	}
 }
 
 static void bad_reserved_tag(struct val *v, const struct spec_node *key, const char *q)

@@ -246,6 +246,9 @@ struct gc_spec {
 		 * interruption notice comes (docs/internals/spot.md); NULL: none. */
 		char *on_preempt;
 		uint64_t on_preempt_timeout_s; /* its bound, inside the notice window */
+		/* lifecycle.idle: a node idle this long powers itself off (the idle step,
+		 * docs/internals/idle.md); 0: never */
+		uint64_t idle_s;
 	} lifecycle;
 	struct gc_spec_tag *tags;
 	size_t n_tags;

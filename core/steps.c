@@ -159,6 +159,17 @@ static char *in_monitoring(const struct gc_spec *spec)
 	return gc_xstrdup(gc_monitoring_names[spec->bootstrap.monitoring]);
 }
 
+/* A cluster with lifecycle.idle gets the idle watcher (idle.sh, docs/internals/idle.md). */
+static bool want_idle(const struct gc_spec *spec)
+{
+	return spec->lifecycle.idle_s > 0;
+}
+
+static char *in_idle(const struct gc_spec *spec)
+{
+	return gc_xasprintf("%llu", (unsigned long long)spec->lifecycle.idle_s);
+}
+
 /* clang-format off */
 const struct gc_step_def gc_steps[] = {
 	{ .name = "detect" },
@@ -180,6 +191,9 @@ const struct gc_step_def gc_steps[] = {
 	  .inputs = { { "ON_PREEMPT", "lifecycle.on_preempt", in_on_preempt },
 		      { "ON_PREEMPT_TIMEOUT", "lifecycle.on_preempt_timeout", in_on_preempt_timeout },
 		      { "NOTICE", "provider.name", in_notice },
+		      { "HOOK_USER", "ssh.user", in_ssh_user } } },
+	{ .name = "idle", .wanted = want_idle,
+	  .inputs = { { "IDLE_S", "lifecycle.idle", in_idle },
 		      { "HOOK_USER", "ssh.user", in_ssh_user } } },
 	{ .name = GC_STEP_SMOKE, .guard = GC_STEP_GUARD_SMOKE, .rerun = GC_STEP_RERUN_PER_BOOT,
 	  .after_user_steps = true, .node_facts = true,

@@ -138,11 +138,11 @@ const char *gc_sweep_kind_name(enum gc_sweep_kind k)
 
 void gc_sweep_why_text(unsigned why, char out[32])
 {
-	static const char *const words[] = { "expired", "orphaned", "selected" };
+	static const char *const words[] = { "expired", "orphaned", "selected", "stopped" };
 	size_t len = 0;
 
 	out[0] = '\0';
-	for (unsigned b = 0; b < 3; b++) {
+	for (unsigned b = 0; b < 4; b++) {
 		if (!(why & (1u << b)))
 			continue;
 		len += (size_t)snprintf(out + len, 32 - len, "%s%s", len ? "," : "", words[b]);
@@ -327,6 +327,8 @@ void gc_sweep_classify(struct gc_sweep *s, const struct gc_sweep_opts *o)
 			continue;
 		if ((o->want & GC_SWEEP_EXPIRED) && it->expires_at && it->expires_at <= o->now)
 			it->why |= GC_SWEEP_EXPIRED;
+		if ((o->want & GC_SWEEP_EXPIRED) && it->state == GC_STATE_STOPPED)
+			it->why |= GC_SWEEP_STOPPED;
 		if (o->want & GC_SWEEP_SELECTED)
 			it->why |= GC_SWEEP_SELECTED;
 	}

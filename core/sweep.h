@@ -74,6 +74,9 @@ const char *gc_sweep_kind_name(enum gc_sweep_kind k);
 #define GC_SWEEP_EXPIRED  (1u << 0)
 #define GC_SWEEP_ORPHANED (1u << 1)
 #define GC_SWEEP_SELECTED (1u << 2)
+/* a node that powered itself off (idle stop, run --down --detach) and stopped, on a cloud
+ * where a shutdown stops: collected with the expired ones (docs/internals/idle.md) */
+#define GC_SWEEP_STOPPED (1u << 3)
 
 /* "expired,orphaned" for why's bits (out has room for 32). */
 void gc_sweep_why_text(unsigned why, char out[32]);

@@ -275,6 +275,28 @@ static void node_preempt(struct sim *sim, const char *id, const struct sim_req *
 					(json_int_t)notice));
 }
 
+/* "/nodes/<id>/shutdown": the node powers itself off, as its shutdown -h would (an
+ * API-only emulator has no node to run it): it stops, or terminates when its launch
+ * said so (sim_world_os_shutdown, docs/internals/idle.md). */
+static void node_shutdown(struct sim *sim, const char *id, struct sim_resp *resp)
+{
+	struct sim_instance *inst = NULL;
+	int rc = -1;
+
+	sim_world_lock(sim->world);
+	for (int c = 0; c < SIM_NCLOUDS && !inst; c++)
+		inst = sim_world_instance(sim->world, (enum sim_cloud)c, id);
+	if (inst)
+		rc = sim_world_os_shutdown(sim->world, inst);
+	sim_world_unlock(sim->world);
+	if (!inst)
+		reply_error(resp, 404, "no such instance");
+	else if (rc < 0)
+		reply_error(resp, 409, "not a running instance");
+	else
+		sim_resp_json(resp, 200, json_pack("{s:b,s:s}", "ok", 1, "instance", id));
+}
+
 /* "/nodes/<id>/faults" */
 static void node_faults(struct sim *sim, const struct sim_req *req, struct sim_resp *resp)
 {
@@ -285,7 +307,9 @@ static void node_faults(struct sim *sim, const struct sim_req *req, struct sim_r
 	unsigned bits = 0;
 	struct sim_instance *inst = NULL;
 
-	if (!slash || (strcmp(slash, "/faults") != 0 && strcmp(slash, "/preempt") != 0) ||
+	if (!slash ||
+	    (strcmp(slash, "/faults") != 0 && strcmp(slash, "/preempt") != 0 &&
+	     strcmp(slash, "/shutdown") != 0) ||
 	    slash == p || (size_t)(slash - p) >= sizeof(id)) {
 		reply_error(resp, 404, "no such endpoint");
 		return;
@@ -294,6 +318,10 @@ static void node_faults(struct sim *sim, const struct sim_req *req, struct sim_r
 	id[slash - p] = '\0';
 	if (strcmp(slash, "/preempt") == 0) {
 		node_preempt(sim, id, req, resp);
+		return;
+	}
+	if (strcmp(slash, "/shutdown") == 0) {
+		node_shutdown(sim, id, resp);
 		return;
 	}
 

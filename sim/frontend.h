@@ -27,7 +27,7 @@ enum sim_cloud {
 #define SIM_NCLOUDS 3
 
 /* How many life-cycle states there are (enum sim_state in world.h). */
-#define SIM_NSTATES 6
+#define SIM_NSTATES 7
 
 struct sim;
 struct sim_req;
@@ -90,6 +90,8 @@ struct sim_frontend {
 	void (*hostname)(const struct sim_instance *inst, const char *ip, char *out, size_t size);
 	/* the state reason of a reclaimed spot instance, as Describe shows it */
 	const char *spot_reclaim_reason;
+	/* the state reason of an instance powered off from inside; NULL: none shown */
+	const char *os_shutdown_reason;
 };
 
 /* The row of cloud c; c must be a valid enum sim_cloud. */

@@ -1307,12 +1307,33 @@ static void node_notice(void *ctx, struct sim_instance *inst)
 	pthread_mutex_unlock(&n->lock);
 }
 
+/* The node's shutdown -h / poweroff asked to power off (tools/sbin/reboot). */
+static bool node_powered_off(void *ctx, struct sim_instance *inst)
+{
+	struct sim_nodes *n = ctx;
+	struct node *node;
+	bool asked = false;
+
+	pthread_mutex_lock(&n->lock);
+	node = find_node(n, inst->id, NULL);
+	if (node && node->phase == PH_UP) {
+		char *req = gc_xasprintf("%s/" SIM_STATE "/poweroff-request", node->root);
+		struct stat st;
+
+		asked = lstat(req, &st) == 0 && unlink(req) == 0;
+		free(req);
+	}
+	pthread_mutex_unlock(&n->lock);
+	return asked;
+}
+
 static const struct sim_node_ops ops = {
 	.create = node_create,
 	.start = node_start,
 	.stop = node_stop,
 	.destroy = node_destroy,
 	.notice = node_notice,
+	.powered_off = node_powered_off,
 };
 
 const struct sim_node_ops *sim_nodes_ops(void)

@@ -67,6 +67,9 @@ struct sim_node_ops {
 	void (*destroy)(void *ctx, const char *instance_id);
 	/* A spot reclaim is coming at inst->reclaim_at_wall: the metadata service says so. */
 	void (*notice)(void *ctx, struct sim_instance *inst);
+	/* Whether the node asked to power off (its shutdown -h or poweroff tool wrote
+	 * poweroff-request); the world then stops or terminates it. Must not block. */
+	bool (*powered_off)(void *ctx, struct sim_instance *inst);
 };
 
 struct sim_nodes_config {

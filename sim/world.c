@@ -19,7 +19,7 @@
 
 const char *sim_state_name(enum sim_cloud c, enum sim_state s)
 {
-	_Static_assert(SIM_LAUNCH_FAILED + 1 == SIM_NSTATES, "a state without a name");
+	_Static_assert(SIM_STOPPED + 1 == SIM_NSTATES, "a state without a name");
 	if ((unsigned)c >= SIM_NCLOUDS || (unsigned)s >= SIM_NSTATES)
 		return "?";
 	return sim_frontend(c)->states[s];
@@ -268,7 +268,7 @@ void sim_world_tick(struct sim_world *w)
 
 		if (inst->release_at_wall && wall >= inst->release_at_wall &&
 		    (inst->state == SIM_PENDING || inst->state == SIM_RUNNING ||
-		     inst->state == SIM_RECYCLED)) {
+		     inst->state == SIM_RECYCLED || inst->state == SIM_STOPPED)) {
 			copy_str(inst->state_reason, sizeof(inst->state_reason),
 				 "Client.ScheduledRelease: released at its scheduled time");
 			inst->state = SIM_RUNNING; /* the timer destroys, bypassing the bin */
@@ -290,6 +290,10 @@ void sim_world_tick(struct sim_world *w)
 				inst->node_up = true;
 			}
 		}
+		/* the node powered itself off (shutdown -h, poweroff) */
+		if (inst->state == SIM_RUNNING && inst->node_up && w->node_ops->powered_off &&
+		    w->node_ops->powered_off(w->node_ctx, inst))
+			sim_world_os_shutdown(w, inst);
 		if (inst->state == SIM_SHUTTING_DOWN && now >= inst->terminated_at_ns) {
 			inst->state = SIM_TERMINATED;
 			/* EC2 keeps terminated instances listed for a while */
@@ -349,6 +353,7 @@ void sim_world_launch(struct sim_world *w, const struct sim_launch *l, struct si
 		inst->user_data = l->user_data ? gc_xstrdup(l->user_data) : NULL;
 		inst->disk_gb = l->disk_gb;
 		copy_str(inst->role, sizeof(inst->role), l->role);
+		inst->shutdown_terminates = l->shutdown_terminates;
 		inst->seq = seq;
 		inst->launch_wall = wall;
 		inst->state = SIM_PENDING;
@@ -395,6 +400,26 @@ int sim_world_reclaim(struct sim_world *w, struct sim_instance *inst, unsigned n
 	return 0;
 }
 
+int sim_world_os_shutdown(struct sim_world *w, struct sim_instance *inst)
+{
+	const char *reason = sim_frontend(inst->cloud)->os_shutdown_reason;
+
+	if (inst->state != SIM_RUNNING)
+		return -1;
+	copy_str(inst->state_reason, sizeof(inst->state_reason), reason);
+	if (inst->shutdown_terminates) {
+		inst->terminate_calls = 1; /* a terminate, not a delete: no recycle bin */
+		sim_world_terminate(w, inst);
+		return 0;
+	}
+	if (w->node_ops && inst->node_up) {
+		w->node_ops->stop(w->node_ctx, inst);
+		inst->node_up = false;
+	}
+	inst->state = SIM_STOPPED;
+	return 0;
+}
+
 void sim_world_terminate(struct sim_world *w, struct sim_instance *inst)
 {
 	uint64_t now = sim_world_now_ns(w);
@@ -403,6 +428,7 @@ void sim_world_terminate(struct sim_world *w, struct sim_instance *inst)
 	case SIM_PENDING:
 	case SIM_RUNNING:
 	case SIM_LAUNCH_FAILED:
+	case SIM_STOPPED:
 		if (w->node_ops && inst->node_up) {
 			w->node_ops->stop(w->node_ctx, inst);
 			inst->node_up = false;

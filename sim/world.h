@@ -43,6 +43,7 @@ enum sim_state {
 	SIM_SHUTTING_DOWN = 3, /* termination under way */
 	SIM_TERMINATED = 4,    /* AWS keeps these visible for a while; others drop them */
 	SIM_LAUNCH_FAILED = 5, /* Tencent LAUNCH_FAILED (a fault) */
+	SIM_STOPPED = 6,       /* powered off from inside (sim_world_os_shutdown) */
 };
 const char *sim_state_name(enum sim_cloud c, enum sim_state s);
 
@@ -123,6 +124,9 @@ struct sim_instance {
 	/* network interfaces it launched with (0: the one default interface); EC2 gives no
 	 * public address to one launched with several (sim/address.c) */
 	unsigned interfaces;
+	/* an OS-initiated shutdown terminates it (EC2 InstanceInitiatedShutdownBehavior
+	 * terminate); otherwise it stops (sim_world_os_shutdown) */
+	bool shutdown_terminates;
 };
 
 struct sim_keypair {
@@ -284,7 +288,8 @@ struct sim_launch {
 	unsigned disk_gb;
 	int64_t release_at_wall; /* 0: no cloud-side deadline */
 	unsigned count;
-	const char *role; /* the instance role (profile, RAM, CAM role name); NULL: none */
+	const char *role;	  /* the instance role (profile, RAM, CAM role name); NULL: none */
+	bool shutdown_terminates; /* sim_instance.shutdown_terminates */
 };
 
 /*
@@ -301,6 +306,14 @@ struct sim_instance *sim_world_instance(struct sim_world *w, enum sim_cloud c, c
 /* Reclaims a running spot instance notice_s seconds from now (docs/internals/spot.md):
  * returns -1 (nothing changes) when it is not a running spot instance. */
 int sim_world_reclaim(struct sim_world *w, struct sim_instance *inst, unsigned notice_s);
+
+/*
+ * The node powered itself off (shutdown -h, poweroff; or the control API's
+ * POST /nodes/ID/shutdown): a running instance terminates when it launched with
+ * shutdown_terminates, else it stops (SIM_STOPPED: listed, its node down, still its
+ * cloud's to bill; docs/internals/idle.md). -1 (nothing changes) when it is not running.
+ */
+int sim_world_os_shutdown(struct sim_world *w, struct sim_instance *inst);
 
 /*
  * Starts terminating inst: running/pending -> shutting-down (its node stops at once).

@@ -567,6 +567,10 @@ static json_t *instance_json(const struct sim_instance *inst)
 							      "LockReason", "Recycling")
 						  : json_pack("{s:[]}", "LockReason"));
 	json_object_set_new(o, "Tags", ecs_tags_json(&inst->tags));
+	/* stopped from inside: billed as a standard stop (docs/internals/idle.md) */
+	json_object_set_new(
+		o, "StoppedMode",
+		json_string(inst->state == SIM_STOPPED ? "KeepCharging" : "Not-applicable"));
 	return o;
 }
 

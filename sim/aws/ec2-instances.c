@@ -24,6 +24,7 @@ static int state_code(enum sim_state s)
 	case SIM_PENDING: return 0;
 	case SIM_RUNNING: return 16;
 	case SIM_SHUTTING_DOWN: return 32;
+	case SIM_STOPPED: return 80;
 	default: return 48;
 	}
 }
@@ -34,6 +35,7 @@ static const char *state_name(enum sim_state s)
 	case SIM_PENDING: return "pending";
 	case SIM_RUNNING: return "running";
 	case SIM_SHUTTING_DOWN: return "shutting-down";
+	case SIM_STOPPED: return "stopped";
 	default: return "terminated";
 	}
 }
@@ -694,6 +696,10 @@ static void launch(struct ec2 *c, const struct run *r, struct sim_instance ***in
 		.count = (unsigned)r->max,
 		.role = ec2_param(c, "IamInstanceProfile.Name"),
 	};
+	const char *beh = ec2_param(c, "InstanceInitiatedShutdownBehavior");
+
+	/* "stop" unless the launch said otherwise (docs/internals/idle.md) */
+	l.shutdown_terminates = beh && strcmp(beh, "terminate") == 0;
 	sim_world_launch(c->sim->world, &l, insts, n, reservation);
 	for (size_t i = 0; i < *n; i++) /* eventual consistency (docs/sim.md) */
 		(*insts)[i]->ec_list = (*insts)[i]->ec_terminate = c->sim->world->eventual;

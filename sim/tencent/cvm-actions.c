@@ -698,7 +698,11 @@ static json_t *instance_json(const struct sim_instance *inst)
 	json_object_set_new(o, "LoginSettings", json_pack("{s:o}", "KeyIds", keys));
 	json_object_set_new(o, "Tags", tc_tags_json(&inst->tags));
 	json_object_set_new(o, "RestrictState", json_string("NORMAL"));
-	json_object_set_new(o, "StopChargingMode", json_string("NOT_APPLICABLE"));
+	/* a node powered off from inside keeps charging: STOP_CHARGING is a StopInstances
+	 * mode, the default is KEEP_CHARGING (docs/internals/idle.md) */
+	json_object_set_new(
+		o, "StopChargingMode",
+		json_string(inst->state == SIM_STOPPED ? "KEEP_CHARGING" : "NOT_APPLICABLE"));
 	json_object_set_new(
 		o, "IsolatedSource",
 		json_string(inst->state == SIM_RECYCLED ? "MANUAL_ISOLATE" : "NOTISOLATED"));

@@ -237,6 +237,21 @@ test('TerminateInstances and the instances go away', async () => {
 	assert.equal(left.TotalCount, 0);
 });
 
+test('a shutdown from inside stops the instance, which keeps charging', async () => {
+	const id = (await cvm.RunInstances(runReq(1, [['fleet', `${fleet}-off`]]))).InstanceIdSet[0];
+	await poll('the instance RUNNING', async () =>
+		(await describeIds([id])).get(id).InstanceState === 'RUNNING');
+	assert.equal((await describeIds([id])).get(id).StopChargingMode, 'NOT_APPLICABLE');
+	/* what the node's own `shutdown -h now` does (docs/sim.md, control API) */
+	const r = await fetch(`${sim.ready.control}/nodes/${id}/shutdown`, { method: 'POST' });
+	assert.equal(r.status, 200, await r.text());
+	const i = (await describeIds([id])).get(id);
+	assert.equal(i.InstanceState, 'STOPPED');
+	assert.equal(i.StopChargingMode, 'KEEP_CHARGING');
+	await cvm.TerminateInstances({ InstanceIds: [id] });
+	await poll('the stopped instance gone', async () => (await describeIds([id])).size === 0);
+});
+
 // what gpucluster sends to reconcile a group's rules (issue 19): delete by content
 // (protocol, port, source, action), all or nothing
 test('VPC DeleteSecurityGroupPolicies by content and by PolicyIndex', async () => {

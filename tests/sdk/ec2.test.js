@@ -849,6 +849,41 @@ test('an instance role: IamInstanceProfile.Name on RunInstances, in the emulator
 	await ec2.send(new TerminateInstancesCommand({ InstanceIds: [id] }));
 });
 
+test('InstanceInitiatedShutdownBehavior: a shutdown from inside terminates or stops',
+     async () => {
+	/* what gpucluster's driver sends on every launch (providers/aws/ec2-ops.c) */
+	const run = (beh) => ec2.send(new RunInstancesCommand({
+		ImageId: IMAGE, InstanceType: TYPE, MinCount: 1, MaxCount: 1,
+		...(beh ? { InstanceInitiatedShutdownBehavior: beh } : {}) }));
+	const term = (await run('terminate')).Instances[0].InstanceId;
+	const stop = (await run()).Instances[0].InstanceId;
+	await expectCode('an unknown behaviour', ['InvalidParameterValue'], () => run('hibernate'));
+	const running = async () => {
+		const m = await describeByIds([term, stop]);
+		return [...m.values()].every((i) => i.State.Name === 'running');
+	};
+	await poll('both instances running', running);
+	/* what the node's own `shutdown -h now` does (docs/sim.md, control API) */
+	for (const id of [term, stop]) {
+		const r = await fetch(`${sim.ready.control}/nodes/${id}/shutdown`, { method: 'POST' });
+		assert.equal(r.status, 200, await r.text());
+	}
+	const m = await poll('the instances to go', async () => {
+		const d = await describeByIds([term, stop]);
+		return d.get(term).State.Name === 'terminated' && d.get(stop).State.Name === 'stopped'
+			? d : null;
+	});
+	for (const id of [term, stop]) {
+		assert.equal(m.get(id).StateReason.Code, 'Client.InstanceInitiatedShutdown');
+	}
+	assert.equal(m.get(stop).State.Code, 80);
+	const again = await fetch(`${sim.ready.control}/nodes/${stop}/shutdown`, { method: 'POST' });
+	assert.equal(again.status, 409, 'a stopped instance cannot shut down again');
+	await ec2.send(new TerminateInstancesCommand({ InstanceIds: [stop] }));
+	await poll('the stopped instance to terminate', async () =>
+		(await describeByIds([stop])).get(stop).State.Name === 'terminated');
+});
+
 test('request log is well-formed', () => {
 	checkRequestLog(sim, 'aws',
 			['RunInstances', 'DescribeInstances', 'TerminateInstances', 'ImportKeyPair',

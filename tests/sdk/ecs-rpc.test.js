@@ -321,6 +321,24 @@ test('deployment sets: LowLatency, launch into, the set\'s limit, in use, descri
 		'DeleteDeploymentSet', { RegionId: REGION, DeploymentSetId: ds }, POST));
 });
 
+test('a shutdown from inside stops the instance, in standard (charging) stop mode',
+     async () => {
+	const run = await pop.request('RunInstances', runParams(1, [['fleet', unique('off-')]], null),
+				      POST);
+	const id = run.InstanceIdSets.InstanceIdSet[0];
+	await poll('the instance Running', async () =>
+		(await describeIds([id])).get(id).Status === 'Running');
+	/* what the node's own `shutdown -h now` does (docs/sim.md, control API) */
+	const r = await fetch(`${sim.ready.control}/nodes/${id}/shutdown`, { method: 'POST' });
+	assert.equal(r.status, 200, await r.text());
+	const i = (await describeIds([id])).get(id);
+	assert.equal(i.Status, 'Stopped');
+	assert.equal(i.StoppedMode, 'KeepCharging');
+	await pop.request('DeleteInstances', { RegionId: REGION, InstanceId: [id], Force: true },
+			  POST);
+	await poll('the stopped instance gone', async () => (await describeIds([id])).size === 0);
+});
+
 test('DeleteInstances and the instances go away; DeleteSecurityGroup', async () => {
 	const ids = [...batchA, ...batchB];
 	await pop.request('DeleteInstances', { RegionId: REGION, InstanceId: ids, Force: true }, POST);

@@ -209,9 +209,16 @@ static void test_expired(void **state)
 		INST("a", GC_STATE_PENDING, NOW - HOUR),     /* pending, passed */
 		INST("a", GC_STATE_STOPPED, NOW - HOUR),     /* stopped still costs disks */
 		INST("a", GC_STATE_TERMINATING, NOW - HOUR), /* already going */
+		INST("a", GC_STATE_STOPPED, 0), /* powered itself off (docs/internals/idle.md) */
 	};
-	const unsigned want[] = { GC_SWEEP_EXPIRED, GC_SWEEP_EXPIRED, 0, 0,
-				  GC_SWEEP_EXPIRED, GC_SWEEP_EXPIRED, 0 };
+	const unsigned want[] = { GC_SWEEP_EXPIRED,
+				  GC_SWEEP_EXPIRED,
+				  0,
+				  0,
+				  GC_SWEEP_EXPIRED,
+				  GC_SWEEP_EXPIRED | GC_SWEEP_STOPPED,
+				  0,
+				  GC_SWEEP_STOPPED };
 	struct gc_sweep s;
 	struct gc_sweep_opts o = DEFAULTS;
 
@@ -221,7 +228,7 @@ static void test_expired(void **state)
 	for (size_t i = 0; i < s.n; i++)
 		if (s.items[i].why != want[i])
 			fail_msg("item %zu: why %u, want %u", i, s.items[i].why, want[i]);
-	assert_int_equal(gc_sweep_count(&s), 4);
+	assert_int_equal(gc_sweep_count(&s), 5);
 
 	/* --orphaned alone never collects an instance */
 	o.want = GC_SWEEP_ORPHANED;
@@ -291,6 +298,8 @@ static void test_orphaned(void **state)
 	assert_int_equal(s.items[7].why, E);
 	gc_sweep_why_text(O | E | GC_SWEEP_SELECTED, why);
 	assert_string_equal(why, "expired,orphaned,selected");
+	gc_sweep_why_text(E | GC_SWEEP_SELECTED | GC_SWEEP_STOPPED, why);
+	assert_string_equal(why, "expired,selected,stopped");
 	gc_sweep_why_text(0, why);
 	assert_string_equal(why, "");
 	gc_sweep_release(&s);

@@ -15,6 +15,9 @@
 #   services/NAME   "active" or "inactive"; NAME.enabled when enabled; NAME.unit: exists
 #   docker/loaded   the daemon.json docker read when it last (re)started
 #   reboot-request  written by reboot; the emulator reboots the node and removes it
+#   poweroff-request written by poweroff / shutdown -h; the cloud stops or terminates it
+#   gpu-util        what nvidia-smi says every GPU's utilization.gpu is (default 0); tests
+#                   write it to make the GPUs busy (lifecycle.idle)
 # Tools run as the login user; "root" means inside sudo (a user namespace mapping uid 0).
 
 S=/var/lib/gpucluster-sim

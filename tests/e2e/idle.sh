@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# idle.sh: nodes that end themselves (docs/internals/idle.md). lifecycle.idle: the idle
+# watcher runs, status shows the time to the idle stop, busy GPUs or a running job keep the
+# node, and once idle for the time it says the node powers itself off (shutdown -h): EC2,
+# launched with InstanceInitiatedShutdownBehavior terminate, terminates it; Alibaba and
+# Tencent stop it. status and apply see it gone (apply replaces it) and gc deletes a
+# stopped node. run --down --detach: the node powers itself off after its job. Nothing
+# leaks.
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+sim_start_nodes --seed 13
+t0=$SECONDS
+lap() { note "$1 ($((SECONDS - t0)) s)"; }
+
+# idle_spec [LIFECYCLE_YAML]: one on-demand node on the GPU-ready image
+idle_spec() {
+	{
+		printf 'name: e2e-idle\nprovider:\n  name: %s\n  region: %s\n  endpoint: %s\n' \
+			"$CLOUD" "$REGION" "$ENDPOINT"
+		printf 'ssh:\n  user: ubuntu\n  port: %s\nnode_groups:\n' "$SSH_PORT"
+		printf '  - name: workers\n    count: 1\n    instance_types: [%s]\n' "$TYPE_READY"
+		printf '    image: gpu-ready\n'
+		printf 'bootstrap:\n  driver: preinstalled\n  cuda: none\n  container: none\n'
+		[ -z "${1:-}" ] || printf '%s\n' "$1"
+	} >"$work/s.yaml"
+}
+
+# the running node's instance id
+node_id() {
+	state
+	jq -r '[.instances[] | select(.tags["gpucluster:cluster"] == "e2e-idle")
+		| select((.state | ascii_downcase) == "running")] | .[0].id // empty' \
+		"$work/state.json"
+}
+
+# wait_state ID STATE...: the instance reaches one of the states (lowercase; "" for gone)
+wait_state() {
+	local id=$1 st
+	shift
+	for _ in $(seq 1 80); do
+		st=$(instance_state "$id")
+		for want in "$@"; do
+			[ "$st" != "$want" ] || return 0
+		done
+		sleep 0.25
+	done
+	fail "instance $id is '$st', not one of: $*"
+}
+
+# the cloud's word for a node powered off from inside
+case "$CLOUD" in
+aws) after_shutdown=(shutting-down terminated) ;;
+*) after_shutdown=(stopped) ;;
+esac
+
+# idle_state KEY: a value of the idle watcher's state on the node
+idle_state() {
+	gc_ok exec "$work/s.yaml" -- 'cat ~/.gpucluster/idle/state 2>/dev/null'
+	sed -n "s/^$1=//p" "$work/out" | head -n 1
+}
+# wait_busy WHY AFTER: the watcher says the node is busy for WHY, on a poll at AFTER (epoch
+# seconds) or later
+wait_busy() {
+	local at
+	for _ in $(seq 1 60); do
+		at=$(idle_state checked_at)
+		if [ -n "$at" ] && [ "$at" -ge "$2" ] && grep -q "busy=$1" "$work/out"; then
+			return 0
+		fi
+		sleep 0.25
+	done
+	fail "the watcher never said busy=$1 after $2: $(cat "$work/out")"
+}
+
+# --- lifecycle.idle ------------------------------------------------------------------------
+# a bad duration is refused with its place, before anything is created
+idle_spec $'lifecycle:\n  idle: 90s'
+gc validate "$work/s.yaml"
+[ "$rc" != 0 ] || fail "validate took lifecycle.idle: 90s"
+grep -Eq ':[0-9]+:[0-9]+: error: lifecycle.idle: 90s is out of range 5m..7d' "$work/err" ||
+	fail "the bad idle is not named with its place: $(cat "$work/err")"
+idle_spec $'lifecycle:\n  ttl: 1h\n  idle: 30m'
+gc_ok apply -y "$work/s.yaml"
+id=$(node_id)
+[ -n "$id" ] || fail "no running node"
+gc_ok exec "$work/s.yaml" -- 'systemctl is-active gpucluster-idle; cat /etc/gpucluster/idle.env'
+grep -qx active "$work/out" || fail "the idle watcher is not running: $(cat "$work/out")"
+grep -q 'IDLE_S=1800' "$work/out" || fail "the watcher's idle time is not 30m: $(cat "$work/out")"
+lap "applied: the idle watcher runs"
+# status: the time to the idle stop, beside the TTL, in text and JSON
+gc_ok status "$work/s.yaml"
+grep -Eq 'idle stop: in (29|30)m' "$work/out" || fail "status gives no idle stop: $(cat "$work/out")"
+gc_ok status -o json "$work/s.yaml"
+jq -e --arg id "$id" '.nodes[] | select(.id == $id) | .idle_stop.in_s > 1700 and
+	.idle_stop.in_s <= 1800 and .idle_stop.busy == null and .expires_at != null' \
+	"$work/out" >/dev/null || fail "status -o json gives no idle stop: $(cat "$work/out")"
+# shutdown as the login user, without sudo, is refused as systemd refuses it
+gc exec "$work/s.yaml" -- 'shutdown -h now'
+[ "$rc" != 0 ] || fail "shutdown without root succeeded"
+[ "$(instance_state "$id")" = running ] || fail "an unprivileged shutdown stopped the node"
+
+# the GPUs busy (the emulator's utilisation), and a 2 s idle time polled every second (the
+# watcher rereads its settings: the test shortens what a spec cannot)
+gc_ok exec "$work/s.yaml" -- 'echo 90 | sudo tee /var/lib/gpucluster-sim/gpu-util >/dev/null &&
+	sudo sed -i "s/^IDLE_S=.*/IDLE_S=2/; s/^POLL_S=.*/POLL_S=1/" /etc/gpucluster/idle.env &&
+	sudo systemctl restart gpucluster-idle'
+t=$(date +%s)
+wait_busy 'gpu 90%' "$t"
+wait_busy 'gpu 90%' $((t + 3))
+[ "$(instance_state "$id")" = running ] || fail "node $id stopped while its GPUs were busy"
+gc_ok status "$work/s.yaml"
+grep -q 'idle stop: 2s after it goes idle (busy: gpu 90%)' "$work/out" ||
+	fail "status does not say the node is busy: $(cat "$work/out")"
+lap "busy GPUs keep the node"
+
+# a detached job keeps it too, after the GPUs go quiet
+gc_ok run --detach --no-apply "$work/s.yaml" -- 'while [ ! -e ~/go ]; do sleep 0.2; done'
+gc_ok exec "$work/s.yaml" -- 'echo 0 | sudo tee /var/lib/gpucluster-sim/gpu-util >/dev/null'
+t=$(date +%s)
+wait_busy 'job ' "$t"
+wait_busy 'job ' $((t + 3))
+[ "$(instance_state "$id")" = running ] || fail "node $id stopped while a job ran"
+lap "a running job keeps the node"
+
+# the job ends: idle for 2 s, the node powers itself off (sudo -n shutdown -h now, from the
+# watcher's unit): EC2 terminates it, the others stop it
+gc_ok exec "$work/s.yaml" -- 'touch ~/go'
+wait_state "$id" "${after_shutdown[@]}"
+lap "idle: the node powered itself off: $(instance_state "$id")"
+case "$CLOUD" in
+aws)
+	gc_ok status -o json "$work/s.yaml"
+	jq -e --arg id "$id" '[.nodes[] | select(.id == $id)] | length == 0 or
+		(.[0].reason // "" | startswith("Client.InstanceInitiatedShutdown"))' "$work/out" \
+		>/dev/null || fail "status gives node $id another reason: $(cat "$work/out")"
+	;;
+*)
+	# status lists no running node; gc finds the stopped one (dry run: nothing changes)
+	gc_ok status -o json "$work/s.yaml"
+	jq -e --arg id "$id" '[.nodes[] | select(.id == $id and .state == "running")]
+		| length == 0' "$work/out" >/dev/null ||
+		fail "status shows stopped node $id running: $(cat "$work/out")"
+	gc_ok gc -o json "$work/s.yaml"
+	jq -e --arg id "$id" '[.resources[] | select(.id == $id)] | .[0].why
+		| any(.[]?; . == "stopped")' "$work/out" >/dev/null ||
+		fail "gc does not collect stopped node $id: $(cat "$work/out")"
+	[ "$(instance_state "$id")" = stopped ] || fail "a gc dry run changed node $id"
+	;;
+esac
+
+# apply sees the node gone and launches a replacement
+gc_ok apply -y "$work/s.yaml"
+id2=$(node_id)
+if [ -z "$id2" ] || [ "$id2" = "$id" ]; then
+	fail "apply did not replace node $id (now: '$id2')"
+fi
+lap "replaced"
+if [ "$CLOUD" != aws ]; then
+	# gc deletes the stopped node and leaves the cluster's running one and its resources
+	gc_ok gc -y "$work/s.yaml"
+	wait_state "$id" "" terminated
+	[ "$(instance_state "$id2")" = running ] || fail "gc touched running node $id2"
+	[ "$(owned_resources e2e-idle)" != 0 ] || fail "gc deleted the live cluster's resources"
+	lap "gc deleted the stopped node"
+fi
+
+# run --down --detach: run returns once the job started; the node powers itself off when
+# its rank's job ended, and the cloud terminates or stops it as above
+# shellcheck disable=SC2016 # expanded by the node's shell
+gc_ok run --down --detach "$work/s.yaml" -- 'sleep 1; echo "rank $NODE_RANK done"'
+grep -q 'each node powers itself off when its rank ends' "$work/err" ||
+	fail "run --down --detach does not say how the cluster ends: $(cat "$work/err")"
+[ "$(instance_state "$id2")" = running ] || fail "node $id2 went before its job ended"
+wait_state "$id2" "${after_shutdown[@]}"
+lap "run --down --detach: the node powered itself off after its job"
+
+gc_ok destroy -y "$work/s.yaml"
+expect_alive e2e-idle 0 "after destroy"
+lap "destroyed"
