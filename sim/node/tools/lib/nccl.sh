@@ -25,6 +25,8 @@ gcsim_nccl_intra() {
 gcsim_nccl_fabric() {
 	local f=${GCSIM_FABRIC:-}
 	[ ! -r "$S/fabric" ] || f=$(head -n 1 "$S/fabric")
+	# without its RDMA devices NCCL falls back to TCP sockets
+	! gcsim_fault no-rdma || f=standard
 	case "$f" in efa | rdma) echo "$f" ;; *) echo standard ;; esac
 }
 
