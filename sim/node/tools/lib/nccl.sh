@@ -30,15 +30,17 @@ gcsim_nccl_fabric() {
 	case "$f" in efa | rdma) echo "$f" ;; *) echo standard ;; esac
 }
 
-# gcsim_nccl_inter: bus bandwidth in GB/s between nodes over the fabric.
+# gcsim_nccl_inter: bus bandwidth in GB/s between nodes over the fabric; under mpirun the
+# job's slowest link (GCSIM_MPI_FABRIC, GCSIM_MPI_SLOW: any host with slow-net).
 gcsim_nccl_inter() {
 	local gbit
-	case "$(gcsim_nccl_fabric)" in
+	case "${GCSIM_MPI_FABRIC:-$(gcsim_nccl_fabric)}" in
 	efa) gbit=400 ;;
 	rdma) gbit=200 ;;
 	*) gbit=25 ;;
 	esac
 	local f=0.85
 	! gcsim_fault slow-net || f=0.085
+	[ "${GCSIM_MPI_SLOW:-0}" != 1 ] || f=0.085
 	awk -v g="$gbit" -v f="$f" 'BEGIN { printf "%.2f", g / 8 * f }'
 }
