@@ -63,7 +63,20 @@ struct report_state {
 	char (*val)[5][REPORT_VAL]; /* their values */
 	bool across_only;
 	size_t *group_nodes; /* per node: the running nodes of its group */
+	const struct gc_spec *spec;
 };
+
+/* The fabric between the nodes of bn's group: its interconnect on bn's type. */
+static const char *group_fabric(const struct report_state *rs, const struct gc_boot_node *bn)
+{
+	static const struct gc_type_facts none;
+
+	for (size_t g = 0; g < rs->spec->n_groups; g++)
+		if (strcmp(rs->spec->groups[g].name, bn->group) == 0)
+			return gc_nccl_group_fabric(&rs->spec->groups[g],
+						    bn->have_facts ? &bn->facts : &none);
+	return gc_nccl_fabric(bn->group);
+}
 
 /* Every node gets its GPU count; node 0 of a group of several also gets the group's
  * private addresses with their slots (the MPI host list) and the rank count. */
@@ -286,12 +299,12 @@ static json_t *report_doc(const struct gc_session *s, const struct report_state 
 			json_array_append_new(points, point(g, 1, &r, base));
 		}
 		grp = json_pack("{s:s, s:s, s:i, s:i, s:o}", "group", bn->group, "fabric",
-				gc_nccl_fabric(bn->group), "nodes", (int)rs->group_nodes[i],
+				group_fabric(rs, bn), "nodes", (int)rs->group_nodes[i],
 				"gpus_per_node", (int)gc_hosts_slots(&rs->hosts, i), "in_node",
 				points);
 		if (rs->group_nodes[i] >= 2) {
 			struct gc_nccl_result r = { 0 };
-			const char *fabric = gc_nccl_fabric(bn->group);
+			const char *fabric = group_fabric(rs, bn);
 			double floor = gc_nccl_floor_gbps(fabric);
 			/* the tools missing is "not run", not a failure: the bootstrap does not
 			 * install them (yet) */
@@ -334,7 +347,7 @@ static json_t *report_doc(const struct gc_session *s, const struct report_state 
 int gc_cmd_nccl_probe(struct gc_cmd_ctx *ctx, struct gc_engine *e, bool across_only, json_t **out)
 {
 	struct gc_session_opts o = { .mode = GC_BOOT_EXEC, .command = probe };
-	struct report_state rs = { .across_only = across_only };
+	struct report_state rs = { .across_only = across_only, .spec = ctx->spec };
 	struct gc_session s;
 	size_t failed;
 	char *path = NULL;
