@@ -53,7 +53,8 @@ if [ -n "${FABRIC_PACKAGES:-}" ]; then
 	pkg_install "${pkgs[@]}" || die "cannot install ${pkgs[*]}"
 fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gc-fabric.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
+# the installer runs as root and may leave root's files in it
+trap 'as_root rm -rf "$dir" 2>/dev/null || rm -rf "$dir"' EXIT
 if [ -n "${FABRIC_URL:-}" ]; then
 	file=$dir/$(basename "${FABRIC_URL%%\?*}")
 	info "downloading $FABRIC_URL"
