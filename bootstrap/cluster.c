@@ -22,6 +22,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/clock.h"
+#include "core/fabric.h"
 #include "core/steps.h"
 #include "core/wait.h"
 
@@ -405,6 +406,35 @@ static const char *script_of(struct gc_boot *b, const char *step, struct gc_erro
 	return NULL;
 }
 
+/* The interconnect of node n's group: rdma or standard (gc_fabric_interconnect; a type
+ * without facts has no RDMA interfaces as far as auto goes). */
+static const char *node_fabric(const struct gc_spec *spec, const struct gc_boot_node *n)
+{
+	static const struct gc_type_facts none;
+
+	for (size_t i = 0; i < spec->n_groups; i++)
+		if (strcmp(spec->groups[i].name, n->group) == 0)
+			return gc_fabric_interconnect(&spec->groups[i],
+						      n->have_facts ? &n->facts : &none) ==
+					GC_INTERCONNECT_RDMA
+				? "rdma"
+				: "standard";
+	return "standard";
+}
+
+bool gc_boot_step_wanted(const struct gc_boot *b, const struct gc_spec *spec,
+			 const struct gc_step_def *d)
+{
+	if (d->wanted && !d->wanted(spec))
+		return false;
+	if (!d->node_fabric)
+		return true;
+	for (size_t i = 0; i < b->n_nodes; i++)
+		if (strcmp(node_fabric(spec, &b->info[i]), "rdma") == 0)
+			return true;
+	return false;
+}
+
 /*
  * A row of the step table with its inputs from the spec. At the end of a full bootstrap
  * smoke runs when anything before it ran or the node rebooted since it last passed, so
@@ -417,7 +447,7 @@ static int add_table_step(struct gc_boot *b, const struct gc_spec *spec,
 {
 	const char *script = script_of(b, d->name, err);
 
-	if (d->wanted && !d->wanted(spec))
+	if (!gc_boot_step_wanted(b, spec, d))
 		return 0;
 	if (!script)
 		return -1;
@@ -433,9 +463,15 @@ static int add_table_step(struct gc_boot *b, const struct gc_spec *spec,
 	return 0;
 }
 
-/* The per-node inputs: the instance type's GPU count and model (for the steps spec wants). */
-static void add_node_vars(struct gc_boot *b, const struct gc_spec *spec)
+/* The per-node inputs: the instance type's GPU count and model (for the steps spec wants),
+ * and in a full bootstrap the group's fabric. */
+static void add_node_vars(struct gc_boot *b, const struct gc_spec *spec, bool full)
 {
+	bool *fabric = gc_xcalloc(gc_n_steps, sizeof(*fabric));
+
+	for (size_t s = 0; s < gc_n_steps; s++)
+		fabric[s] = full && gc_steps[s].node_fabric &&
+			gc_boot_step_wanted(b, spec, &gc_steps[s]);
 	/* each node's variables live in one block, so the runner's pointers stay valid when
 	 * nodes are compacted later */
 	for (size_t i = 0; i < b->n_nodes; i++) {
@@ -444,9 +480,15 @@ static void add_node_vars(struct gc_boot *b, const struct gc_spec *spec)
 		size_t k = 0;
 		const char *gpus, *model;
 
+		v = own(b, gc_xcalloc(1 + 3 * gc_n_steps, sizeof(*v)));
+		for (size_t s = 0; s < gc_n_steps; s++)
+			if (fabric[s])
+				v[k++] = (struct gc_runner_var){ gc_steps[s].name, "FABRIC",
+								 node_fabric(spec, n), false };
+		b->nodes[i].vars = k ? v : NULL;
+		b->nodes[i].n_vars = k;
 		if (!n->have_facts)
 			continue;
-		v = own(b, gc_xcalloc(1 + 2 * gc_n_steps, sizeof(*v)));
 		gpus = own(b, gc_xasprintf("%u", n->facts.gpus));
 		model = own(b, gc_xstrdup(n->facts.gpu_model));
 		v[k++] = (struct gc_runner_var){ NULL, "GC_NODE_GPUS", gpus, false };
@@ -463,6 +505,7 @@ static void add_node_vars(struct gc_boot *b, const struct gc_spec *spec)
 		b->nodes[i].vars = v;
 		b->nodes[i].n_vars = k;
 	}
+	free(fabric);
 }
 
 int gc_boot_set_steps(struct gc_boot *b, const struct gc_spec *spec, enum gc_boot_mode mode,
@@ -482,7 +525,7 @@ int gc_boot_set_steps(struct gc_boot *b, const struct gc_spec *spec, enum gc_boo
 		return 0;
 	}
 	add_files(b);
-	add_node_vars(b, spec);
+	add_node_vars(b, spec, mode != GC_BOOT_SMOKE);
 	if (mode == GC_BOOT_SMOKE) /* the smoke command forces it (force_from) */
 		return add_table_step(b, spec, gc_step_find(GC_STEP_SMOKE), err);
 

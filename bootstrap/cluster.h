@@ -104,6 +104,11 @@ int gc_boot_select(struct gc_boot *b, const char *const *names, size_t n, struct
 /* Keeps only the nodes whose ids are in ids[0..n) (ids of other instances are ignored). */
 void gc_boot_keep_ids(struct gc_boot *b, const char *const *ids, size_t n);
 
+/* Whether a full bootstrap of b's nodes runs row d: the row's wanted(), and for the
+ * fabric step, a node whose group has an RDMA network. */
+bool gc_boot_step_wanted(const struct gc_boot *b, const struct gc_spec *spec,
+			 const struct gc_step_def *d);
+
 /*
  * Builds the steps and inputs of mode, after the nodes were added. command and
  * timeout_ms are for GC_BOOT_EXEC (0: the runner's default timeout). verbose passes

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fabric.h"
 #include "core/str.h"
 
 /* Splits one table row into its whitespace-separated fields; returns how many (at most max). */
@@ -84,6 +85,11 @@ const char *gc_nccl_fabric(const char *group)
 {
 	(void)group;
 	return "standard";
+}
+
+const char *gc_nccl_group_fabric(const struct gc_spec_group *g, const struct gc_type_facts *f)
+{
+	return gc_fabric_interconnect(g, f) == GC_INTERCONNECT_RDMA ? "rdma" : "standard";
 }
 
 double gc_nccl_line_gbit(const char *fabric)

@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/provider.h"
+#include "core/spec.h"
+
 struct gc_nccl_result {
 	bool ok;	     /* a table with at least one row and "# Avg bus bandwidth" */
 	bool simulated;	     /* gpucluster-sim's "# gpucluster-sim: simulated figures" line */
@@ -28,6 +31,11 @@ void gc_nccl_parse(struct gc_nccl_result *out, const char *text, size_t len);
 /* The fabric between the nodes of a group: until the `network:` group key exists every
  * group is "standard" (TCP). The seam the fabric work replaces. */
 const char *gc_nccl_fabric(const char *group);
+
+/* The fabric between the nodes of group g on type f: "rdma" when its interconnect
+ * resolves to rdma there (gc_fabric_interconnect: EFA, eRDMA, HCC RDMA alike), else
+ * "standard". */
+const char *gc_nccl_group_fabric(const struct gc_spec_group *g, const struct gc_type_facts *f);
 
 /* The fabric's nominal line rate per node in Gbit/s (efa 400, rdma 200, standard 25) and
  * the all-reduce bus-bandwidth floor in GB/s across nodes: half the line rate. */

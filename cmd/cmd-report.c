@@ -68,6 +68,27 @@ static void count(struct gc_buf *b, long long n, const char *what, bool md)
 		gc_buf_addf(b, "%lld %s%s", n, what, n == 1 ? "" : "s");
 }
 
+/* The links of a group's across-nodes row: node 0 with each other node, 2 nodes each. */
+static void render_pairs(struct gc_buf *b, const json_t *x, bool md)
+{
+	const char *sep = md ? " | " : "  ";
+	const json_t *p;
+	size_t k;
+
+	json_array_foreach(json_object_get(x, "pairs"), k, p)
+	{
+		gc_buf_addstr(b, md ? "| " : "    link ");
+		name_text(b, json_string_value(json_object_get(p, "peer")), md);
+		gc_buf_addstr(b, " - ");
+		name_text(b, json_string_value(json_object_get(p, "node")), md);
+		gc_buf_addf(b, "%s", md ? " | | 2 | " : sep);
+		fig(b, json_object_get(p, "busbw_gbps"), md ? "" : " GB/s");
+		gc_buf_addf(b, "%s%s%s\n", md ? " | | " : sep,
+			    json_is_true(json_object_get(p, "ok")) ? "ok" : "MISSED",
+			    md ? " |" : "");
+	}
+}
+
 /* Text or Markdown (md) from the document: the same rows, in tables for Markdown. */
 static void render(struct gc_buf *b, const json_t *doc, bool md)
 {
@@ -145,6 +166,7 @@ static void render(struct gc_buf *b, const json_t *doc, bool md)
 				    : json_is_true(json_object_get(x, "ok")) ? "ok"
 									     : "MISSED",
 			    md ? " |" : "");
+		render_pairs(b, x, md);
 	}
 	gc_buf_addf(b, "\n%sMTTR\n%s", md ? "### " : "", md ? "\n" : "  ");
 	if (json_is_true(json_object_get(mttr, "measured")))

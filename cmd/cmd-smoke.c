@@ -18,6 +18,29 @@ static const struct gc_opt smoke_opts[] = {
 	{ .name = NULL },
 };
 
+/* A row per link of a group: node 0 with each other node (docs/cli.md "smoke"). */
+static void print_pairs(struct gc_cmd_ctx *ctx, const json_t *x)
+{
+	const json_t *p;
+	size_t k;
+
+	json_array_foreach(json_object_get(x, "pairs"), k, p)
+	{
+		const json_t *bw = json_object_get(p, "busbw_gbps");
+
+		gc_out_printf(ctx->out, ctx->out->out,
+			      "  link %s - %s: ", json_string_value(json_object_get(p, "peer")),
+			      json_string_value(json_object_get(p, "node")));
+		if (json_is_number(bw))
+			gc_out_printf(ctx->out, ctx->out->out,
+				      "bus bandwidth %.2f GB/s: ", json_number_value(bw));
+		else
+			gc_out_puts(ctx->out, ctx->out->out, "no result: ");
+		gc_out_puts(ctx->out, ctx->out->out,
+			    json_is_true(json_object_get(p, "ok")) ? "ok\n" : "FAILED\n");
+	}
+}
+
 /* One row per group that ran the all-reduce across its nodes. */
 static void print_across(struct gc_cmd_ctx *ctx, const json_t *doc)
 {
@@ -50,6 +73,7 @@ static void print_across(struct gc_cmd_ctx *ctx, const json_t *doc)
 			      json_string_value(json_object_get(g, "fabric")),
 			      json_is_true(json_object_get(x, "ok")) ? "ok" : "FAILED",
 			      sim ? " (simulated)" : "");
+		print_pairs(ctx, x);
 	}
 }
 

@@ -13,6 +13,7 @@
 #include "cmd/boot.h"
 #include "cmd/cluster.h"
 #include "cmd/cmd.h"
+#include "cmd/nccl.h"
 #include "cmd/output.h"
 #include "cmd/regions.h"
 #include "cmd/status-mounts.h"
@@ -328,7 +329,7 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 	double total_hour = 0, total_so_far = 0;
 	bool all_known = true;
 	char currency[GC_CURRENCY_SIZE] = "USD"; /* the cloud's, once a price answers */
-	json_t *nodes = NULL;
+	json_t *nodes = NULL, *last;
 	struct gc_session idle;
 	int rc = GC_EXIT_FAILURE;
 
@@ -453,6 +454,10 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 		json_object_set_new(json_object_get(doc, "cost"), "so_far",
 				    gc_cmd_cost_json(&cost));
 		gc_cost_release(&cost);
+		/* the last NCCL check across nodes (smoke, report): its figures or null */
+		json_object_set_new(doc, "nccl", json_null());
+		if ((last = gc_cmd_nccl_last(e.state_dir)))
+			json_object_set_new(doc, "nccl", last);
 		gc_out_json(ctx->out, doc);
 		json_decref(doc);
 	} else if (live.n == 0) {
@@ -467,6 +472,11 @@ static int status_exec(struct gc_cmd_ctx *ctx)
 		gc_out_printf(ctx->out, ctx->out->out,
 			      "\n%zu node%s; cost unknown (no price for some nodes)\n", live.n,
 			      live.n == 1 ? "" : "s");
+	}
+	if (ctx->out->format == GC_OUTPUT_TEXT && live.n > 0) {
+		last = gc_cmd_nccl_last(e.state_dir);
+		gc_cmd_nccl_print_last(ctx, last);
+		json_decref(last);
 	}
 	rc = GC_EXIT_OK;
 out:

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -23,7 +24,10 @@
 /* The probe: the smoke program the smoke step compiled (its newest cached binary), then
  * all_reduce_perf on 1, 2, 4, 8 of the node's GPUs (both skipped with
  * GC_NCCL_ACROSS_ONLY), then on node 0 of a group of several nodes the same across every
- * node of the group under mpirun. Sections start "@@". */
+ * node of the group under mpirun, and in a group of three or more between node 0 and each
+ * other node (GC_NCCL_SELF and each of GC_NCCL_PEERS, "IP:SLOTS"), the largest size only,
+ * so a slow link is named (with two nodes the group's all-reduce is their link's).
+ * Sections start "@@". */
 static const char probe[] =
 	"[ ! -e /var/lib/gpucluster-sim/node.env ] || echo '@@simulated'\n"
 	"[ -n \"${GC_NCCL_ACROSS_ONLY:-}\" ] && b='' || b=$(ls -t \"${XDG_CACHE_HOME:-$HOME/.cache}\"/gpucluster/smoke-* 2>/dev/null | "
@@ -43,17 +47,36 @@ static const char probe[] =
 	"\techo '@@cluster'\n"
 	"\ttimeout 600 mpirun --allow-run-as-root -np \"$GC_NCCL_NP\" -H \"$GC_NCCL_HOSTS\" "
 	"-x NCCL_DEBUG=WARN \"$arp\" -b 8M -e 256M -f 2 -g 1 2>&1 </dev/null\n"
+	"\tfor p in ${GC_NCCL_PEERS:-}; do\n"
+	"\t\techo \"@@pair ${p%%:*}\"\n"
+	"\t\ttimeout 600 mpirun --allow-run-as-root -np $((${GC_NCCL_SELF##*:} + ${p##*:})) "
+	"-H \"$GC_NCCL_SELF,$p\" -x NCCL_DEBUG=WARN \"$arp\" -b 256M -e 256M -g 1 2>&1 </dev/null\n"
+	"\tdone\n"
 	"fi\n";
 
-#define REPORT_N_VARS 4
+#define REPORT_N_VARS 6
+#define REPORT_VAL    4096 /* a group's host list, per node */
 
 struct report_state {
 	struct gc_hosts hosts;
 	struct gc_runner_var *vars; /* REPORT_N_VARS per node */
-	char (*val)[3][512];	    /* their values */
+	char (*val)[5][REPORT_VAL]; /* their values */
 	bool across_only;
 	size_t *group_nodes; /* per node: the running nodes of its group */
+	const struct gc_spec *spec;
 };
+
+/* The fabric between the nodes of bn's group: its interconnect on bn's type. */
+static const char *group_fabric(const struct report_state *rs, const struct gc_boot_node *bn)
+{
+	static const struct gc_type_facts none;
+
+	for (size_t g = 0; g < rs->spec->n_groups; g++)
+		if (strcmp(rs->spec->groups[g].name, bn->group) == 0)
+			return gc_nccl_group_fabric(&rs->spec->groups[g],
+						    bn->have_facts ? &bn->facts : &none);
+	return gc_nccl_fabric(bn->group);
+}
 
 /* Every node gets its GPU count; node 0 of a group of several also gets the group's
  * private addresses with their slots (the MPI host list) and the rank count. */
@@ -85,16 +108,30 @@ static int report_prepare(void *arg, struct gc_session *s, struct gc_error *err)
 			snprintf(rs->val[i][1] + l, sizeof(rs->val[i][1]) - l, "%s%s:%u",
 				 l ? "," : "", h->private_ip, gc_hosts_slots(&rs->hosts, j));
 			np += gc_hosts_slots(&rs->hosts, j);
+			/* node 0 itself, and the others it measures its link to */
+			l = strlen(rs->val[i][4]);
+			if (j == i)
+				snprintf(rs->val[i][3], sizeof(rs->val[i][3]), "%s:%u",
+					 h->private_ip, gc_hosts_slots(&rs->hosts, j));
+			else
+				snprintf(rs->val[i][4] + l, sizeof(rs->val[i][4]) - l, "%s%s:%u",
+					 l ? " " : "", h->private_ip,
+					 gc_hosts_slots(&rs->hosts, j));
 		}
 		rs->group_nodes[i] = n;
 		if (n < 2)
 			rs->val[i][1][0] = '\0';
+		/* two nodes: the all-reduce across the group is their link's */
+		if (n < 3 || !rs->val[i][3][0])
+			rs->val[i][4][0] = '\0';
 		snprintf(rs->val[i][2], sizeof(rs->val[i][2]), "%u", np);
 		v[0] = (struct gc_runner_var){ .name = "GC_NCCL_GPUS", .value = rs->val[i][0] };
 		v[1] = (struct gc_runner_var){ .name = "GC_NCCL_HOSTS", .value = rs->val[i][1] };
 		v[2] = (struct gc_runner_var){ .name = "GC_NCCL_NP", .value = rs->val[i][2] };
 		v[3] = (struct gc_runner_var){ .name = "GC_NCCL_ACROSS_ONLY",
 					       .value = rs->across_only ? "1" : "" };
+		v[4] = (struct gc_runner_var){ .name = "GC_NCCL_SELF", .value = rs->val[i][3] };
+		v[5] = (struct gc_runner_var){ .name = "GC_NCCL_PEERS", .value = rs->val[i][4] };
 		b->nodes[i].vars = v;
 		b->nodes[i].n_vars = REPORT_N_VARS;
 	}
@@ -181,6 +218,45 @@ static json_t *point(unsigned gpus, unsigned nodes, const struct gc_nccl_result 
 			 base > 0 && gpus > 1 ? json_real(r->busbw_gbps / base) : json_null());
 }
 
+/* The links between node i (node 0 of its group) and each other node of the group, as
+ * x's "pairs" (docs/cli.md "report"): each node's all-reduce with node 0 under floor is a
+ * slow link, named. Returns whether every pair measured reached the floor. */
+static bool add_pairs(json_t *x, const struct gc_session *s, const struct report_state *rs,
+		      size_t i, const struct gc_nccl_result *ring, double floor, bool *simulated)
+{
+	const struct gc_buf *out = &s->report.nodes[i].steps[0].out;
+	json_t *pairs = json_array();
+	bool all = true;
+
+	for (size_t j = 0; j < s->boot.n_nodes; j++) {
+		const char *ip = rs->hosts.nodes[j].private_ip, *t;
+		struct gc_nccl_result r = { 0 };
+		char name[96];
+		size_t len;
+		bool pass;
+
+		if (j == i || !ip || strcmp(s->boot.info[j].group, s->boot.info[i].group) != 0)
+			continue;
+		snprintf(name, sizeof(name), "pair %s", ip);
+		if ((t = section(out, name, &len)))
+			gc_nccl_parse(&r, t, len);
+		else if (rs->group_nodes[i] == 2 && section(out, "cluster", &len))
+			r = *ring; /* two nodes: the ring is their link */
+		else
+			continue; /* not measured: no mpirun */
+		*simulated |= r.simulated;
+		pass = r.ok && r.wrong == 0 && r.busbw_gbps >= floor;
+		all &= pass;
+		json_array_append_new(
+			pairs,
+			json_pack("{s:s, s:s, s:o, s:b}", "node", s->boot.info[j].label, "peer",
+				  s->boot.info[i].label, "busbw_gbps",
+				  r.ok ? json_real(r.busbw_gbps) : json_null(), "ok", pass));
+	}
+	json_object_set_new(x, "pairs", pairs);
+	return all;
+}
+
 /* The report document (docs/cli.md "report"); *failed counts the groups under the floor. */
 static json_t *report_doc(const struct gc_session *s, const struct report_state *rs,
 			  const char *state_dir, size_t *failed)
@@ -198,6 +274,7 @@ static json_t *report_doc(const struct gc_session *s, const struct report_state 
 		size_t len;
 		const char *t;
 		double base = 0;
+		json_t *x;
 
 		simulated |= section(out, "simulated", &len) != NULL;
 		if ((t = section(out, "smoke", &len)))
@@ -222,12 +299,12 @@ static json_t *report_doc(const struct gc_session *s, const struct report_state 
 			json_array_append_new(points, point(g, 1, &r, base));
 		}
 		grp = json_pack("{s:s, s:s, s:i, s:i, s:o}", "group", bn->group, "fabric",
-				gc_nccl_fabric(bn->group), "nodes", (int)rs->group_nodes[i],
+				group_fabric(rs, bn), "nodes", (int)rs->group_nodes[i],
 				"gpus_per_node", (int)gc_hosts_slots(&rs->hosts, i), "in_node",
 				points);
 		if (rs->group_nodes[i] >= 2) {
 			struct gc_nccl_result r = { 0 };
-			const char *fabric = gc_nccl_fabric(bn->group);
+			const char *fabric = group_fabric(rs, bn);
 			double floor = gc_nccl_floor_gbps(fabric);
 			/* the tools missing is "not run", not a failure: the bootstrap does not
 			 * install them (yet) */
@@ -241,19 +318,18 @@ static json_t *report_doc(const struct gc_session *s, const struct report_state 
 				gc_nccl_parse(&r, t, len);
 			simulated |= r.simulated;
 			pass = missing || (r.ok && r.wrong == 0 && r.busbw_gbps >= floor);
+			x = json_pack(
+				"{s:o, s:o, s:f, s:f, s:f, s:b, s:o}", "not_run",
+				missing ? json_sprintf("no %s on node 0", missing) : json_null(),
+				"busbw_gbps", r.ok ? json_real(r.busbw_gbps) : json_null(),
+				"floor_gbps", floor, "line_gbit", gc_nccl_line_gbit(fabric),
+				"algbw_gbps", r.algbw_gbps, "ok", pass, "efficiency",
+				r.ok && base > 0 ? json_real(r.busbw_gbps / base) : json_null());
+			pass &= add_pairs(x, s, rs, i, &r, floor, &simulated);
+			json_object_set_new(x, "ok", json_boolean(pass));
 			ok &= pass;
 			*failed += !pass;
-			json_object_set_new(
-				grp, "across_nodes",
-				json_pack(
-					"{s:o, s:o, s:f, s:f, s:f, s:b, s:o}", "not_run",
-					missing ? json_sprintf("no %s on node 0", missing)
-						: json_null(),
-					"busbw_gbps", r.ok ? json_real(r.busbw_gbps) : json_null(),
-					"floor_gbps", floor, "line_gbit", gc_nccl_line_gbit(fabric),
-					"algbw_gbps", r.algbw_gbps, "ok", pass, "efficiency",
-					r.ok && base > 0 ? json_real(r.busbw_gbps / base)
-							 : json_null()));
+			json_object_set_new(grp, "across_nodes", x);
 		}
 		json_array_append_new(scaling, grp);
 	}
@@ -271,7 +347,7 @@ static json_t *report_doc(const struct gc_session *s, const struct report_state 
 int gc_cmd_nccl_probe(struct gc_cmd_ctx *ctx, struct gc_engine *e, bool across_only, json_t **out)
 {
 	struct gc_session_opts o = { .mode = GC_BOOT_EXEC, .command = probe };
-	struct report_state rs = { .across_only = across_only };
+	struct report_state rs = { .across_only = across_only, .spec = ctx->spec };
 	struct gc_session s;
 	size_t failed;
 	char *path = NULL;
@@ -287,6 +363,7 @@ int gc_cmd_nccl_probe(struct gc_cmd_ctx *ctx, struct gc_engine *e, bool across_o
 		goto out;
 	*out = report_doc(&s, &rs, e->state_dir, &failed);
 	json_object_set_new(*out, "cluster", json_string(ctx->spec->name));
+	json_object_set_new(*out, "checked_at", gc_out_json_time((int64_t)time(NULL)));
 	/* the last figures, for whoever reads the cluster's state (status, a later report) */
 	path = gc_xasprintf("%s/nccl.json", e->state_dir);
 	if (json_dump_file(*out, path, JSON_INDENT(2)) < 0)
@@ -301,6 +378,41 @@ out:
 	return rc;
 }
 
+/* One error per link of group g under its floor, naming both ends; returns how many. */
+static size_t pairs_errors(struct gc_cmd_ctx *ctx, const json_t *g, const json_t *x)
+{
+	const json_t *p;
+	size_t k, n = 0;
+
+	json_array_foreach(json_object_get(x, "pairs"), k, p)
+	{
+		const json_t *bw = json_object_get(p, "busbw_gbps");
+
+		if (json_is_true(json_object_get(p, "ok")))
+			continue;
+		n++;
+		if (json_is_number(bw))
+			gc_out_error(
+				ctx->out,
+				"group '%s': the link between %s and %s reached %.2f GB/s of "
+				"bus bandwidth, below the floor of %.2f GB/s: %s or its network "
+				"is slow",
+				json_string_value(json_object_get(g, "group")),
+				json_string_value(json_object_get(p, "peer")),
+				json_string_value(json_object_get(p, "node")),
+				json_number_value(bw),
+				json_number_value(json_object_get(x, "floor_gbps")),
+				json_string_value(json_object_get(p, "node")));
+		else
+			gc_out_error(ctx->out,
+				     "group '%s': the all-reduce between %s and %s gave no result",
+				     json_string_value(json_object_get(g, "group")),
+				     json_string_value(json_object_get(p, "peer")),
+				     json_string_value(json_object_get(p, "node")));
+	}
+	return n;
+}
+
 size_t gc_cmd_nccl_errors(struct gc_cmd_ctx *ctx, const json_t *doc)
 {
 	size_t failed = 0;
@@ -308,6 +420,7 @@ size_t gc_cmd_nccl_errors(struct gc_cmd_ctx *ctx, const json_t *doc)
 	for (size_t i = 0; i < json_array_size(json_object_get(doc, "scaling")); i++) {
 		const json_t *g = json_array_get(json_object_get(doc, "scaling"), i);
 		const json_t *x = json_object_get(g, "across_nodes");
+		const json_t *bw = json_object_get(x, "busbw_gbps");
 
 		if (json_is_string(json_object_get(x, "not_run")))
 			gc_out_warn(ctx->out,
@@ -317,7 +430,9 @@ size_t gc_cmd_nccl_errors(struct gc_cmd_ctx *ctx, const json_t *doc)
 		if (!x || json_is_true(json_object_get(x, "ok")))
 			continue;
 		failed++;
-		if (json_is_number(json_object_get(x, "busbw_gbps")))
+		/* a ring that reached its floor failed by a link, named below */
+		if (json_is_number(bw) &&
+		    json_number_value(bw) < json_number_value(json_object_get(x, "floor_gbps")))
 			gc_out_error(
 				ctx->out,
 				"group '%s': the all-reduce across its %lld nodes reached %.2f GB/s "
@@ -325,19 +440,113 @@ size_t gc_cmd_nccl_errors(struct gc_cmd_ctx *ctx, const json_t *doc)
 				"(half of %.0f Gbit/s): the node set fails",
 				json_string_value(json_object_get(g, "group")),
 				(long long)json_integer_value(json_object_get(g, "nodes")),
-				json_number_value(json_object_get(x, "busbw_gbps")),
+				json_number_value(bw),
 				json_number_value(json_object_get(x, "floor_gbps")),
 				json_string_value(json_object_get(g, "fabric")),
 				json_number_value(json_object_get(x, "line_gbit")));
-		else
+		else if (!json_is_number(bw))
 			gc_out_error(ctx->out,
 				     "group '%s': the all-reduce across its nodes gave no result "
 				     "(are nccl-tests' all_reduce_perf and mpirun on its node 0?)",
 				     json_string_value(json_object_get(g, "group")));
+		if (!pairs_errors(ctx, g, x) && json_is_number(bw) &&
+		    json_number_value(bw) >= json_number_value(json_object_get(x, "floor_gbps")))
+			gc_out_error(
+				ctx->out,
+				"group '%s': the all-reduce across its nodes gave wrong results "
+				"(nccl-tests' #wrong column): the node set fails",
+				json_string_value(json_object_get(g, "group")));
 	}
 	if (failed)
 		gc_out_hint(ctx->out,
 			    "check the nodes' network (`gpucluster exec -- ip -s link`) and "
 			    "that they share a placement group");
 	return failed;
+}
+
+json_t *gc_cmd_nccl_last(const char *state_dir)
+{
+	char *path = gc_xasprintf("%s/nccl.json", state_dir);
+	json_t *doc = json_load_file(path, 0, NULL), *groups = json_array(), *out = NULL;
+	const json_t *g;
+	size_t i;
+
+	free(path);
+	if (!json_is_object(doc) || !json_is_array(json_object_get(doc, "scaling")))
+		goto out;
+	/* the groups that ran across their nodes, as the check stored them */
+	json_array_foreach(json_object_get(doc, "scaling"), i, g)
+	{
+		const json_t *x = json_object_get(g, "across_nodes");
+
+		if (json_is_string(json_object_get(g, "group")) && json_is_object(x))
+			json_array_append_new(
+				groups,
+				json_pack("{s:O, s:O?, s:O?, s:O?, s:O?, s:O?, s:b, s:O?}", "group",
+					  json_object_get(g, "group"), "fabric",
+					  json_object_get(g, "fabric"), "nodes",
+					  json_object_get(g, "nodes"), "busbw_gbps",
+					  json_object_get(x, "busbw_gbps"), "floor_gbps",
+					  json_object_get(x, "floor_gbps"), "not_run",
+					  json_object_get(x, "not_run"), "ok",
+					  json_is_true(json_object_get(x, "ok")), "pairs",
+					  json_object_get(x, "pairs")));
+	}
+	out = json_pack("{s:O?, s:b, s:b, s:O}", "checked_at", json_object_get(doc, "checked_at"),
+			"ok", json_is_true(json_object_get(doc, "ok")), "simulated",
+			json_is_true(json_object_get(doc, "simulated")), "groups", groups);
+out:
+	json_decref(groups);
+	json_decref(doc);
+	return out;
+}
+
+void gc_cmd_nccl_print_last(struct gc_cmd_ctx *ctx, const json_t *last)
+{
+	const json_t *g, *p;
+	size_t i, k;
+	FILE *f = ctx->out->out;
+
+	if (!last) {
+		gc_out_puts(ctx->out, f, "\nNCCL: not checked yet (smoke with nccl, or report)\n");
+		return;
+	}
+	gc_out_printf(ctx->out, f, "\nNCCL, last checked %s%s:\n",
+		      json_is_string(json_object_get(last, "checked_at"))
+			      ? json_string_value(json_object_get(last, "checked_at"))
+			      : "(time unknown)",
+		      json_is_true(json_object_get(last, "simulated")) ? " (simulated)" : "");
+	if (!json_array_size(json_object_get(last, "groups")))
+		gc_out_puts(ctx->out, f, "  no group of several nodes\n");
+	json_array_foreach(json_object_get(last, "groups"), i, g)
+	{
+		const json_t *bw = json_object_get(g, "busbw_gbps");
+
+		gc_out_printf(ctx->out, f, "  %s across %lld nodes: ",
+			      json_string_value(json_object_get(g, "group")),
+			      (long long)json_integer_value(json_object_get(g, "nodes")));
+		if (json_is_string(json_object_get(g, "not_run")))
+			gc_out_printf(ctx->out, f, "not run (%s)\n",
+				      json_string_value(json_object_get(g, "not_run")));
+		else
+			gc_out_printf(ctx->out, f, "%s%.2f GB/s, floor %.2f GB/s (%s): %s\n",
+				      json_is_number(bw) ? "" : "no result, ",
+				      json_is_number(bw) ? json_number_value(bw) : 0.0,
+				      json_number_value(json_object_get(g, "floor_gbps")),
+				      json_is_string(json_object_get(g, "fabric"))
+					      ? json_string_value(json_object_get(g, "fabric"))
+					      : "?",
+				      json_is_true(json_object_get(g, "ok")) ? "ok" : "FAILED");
+		json_array_foreach(json_object_get(g, "pairs"), k, p)
+		{
+			bw = json_object_get(p, "busbw_gbps");
+			gc_out_printf(ctx->out, f, "    link %s - %s: ",
+				      json_string_value(json_object_get(p, "peer")),
+				      json_string_value(json_object_get(p, "node")));
+			if (json_is_number(bw))
+				gc_out_printf(ctx->out, f, "%.2f GB/s ", json_number_value(bw));
+			gc_out_puts(ctx->out, f,
+				    json_is_true(json_object_get(p, "ok")) ? "ok\n" : "FAILED\n");
+		}
+	}
 }

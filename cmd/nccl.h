@@ -26,4 +26,13 @@ int gc_cmd_nccl_probe(struct gc_cmd_ctx *ctx, struct gc_engine *e, bool across_o
  * many groups failed. */
 size_t gc_cmd_nccl_errors(struct gc_cmd_ctx *ctx, const json_t *doc);
 
+/* The last check's figures across nodes, from the state directory's nccl.json (written by
+ * gc_cmd_nccl_probe): {checked_at, ok, simulated, groups: [{group, fabric, nodes,
+ * busbw_gbps, floor_gbps, not_run, ok, pairs}]}, owned by the caller; NULL when there is
+ * none (or it does not parse). */
+json_t *gc_cmd_nccl_last(const char *state_dir);
+
+/* status's text block for last (NULL: "not checked yet"). */
+void gc_cmd_nccl_print_last(struct gc_cmd_ctx *ctx, const json_t *last);
+
 #endif

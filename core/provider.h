@@ -330,6 +330,18 @@ struct gc_keypair_naming {
 /* What core and cmd/ know about a cloud, kept with its driver (providers/NAME/facts.c) so
  * that nothing outside providers/ names a cloud; each field's users: providers.md, "The
  * facts". Lists end with NULL. The shape checks judge only the form of len bytes of s. */
+/* The software a node needs for the cloud's RDMA network, as the cloud documents it: the
+ * fabric step runs check, and when it fails installs packages, downloads url (a tarball
+ * is unpacked) and runs install as root in the download's directory, then runs check
+ * again. Shell text, run by bash on the node. */
+struct gc_fabric_setup {
+	const char *what;     /* for messages: "the RDMA stack" */
+	const char *url;      /* NULL: nothing to download */
+	const char *install;  /* NULL: nothing to run */
+	const char *packages; /* the distribution's packages, space-separated; NULL: none */
+	const char *check;    /* exits 0 once the node's RDMA devices work */
+};
+
 struct gc_provider_facts {
 	const char *title;    /* the cloud and its compute service, for help texts: "X Cloud VMs" */
 	const char *env_vars; /* its credential variables, for the manual: "X_*" */
@@ -429,6 +441,9 @@ struct gc_provider_facts {
 	 * messages ("an HPC cluster"): plan asks such a group for placement: cluster
 	 * (docs/internals/fabric.md). NULL: such types launch anywhere. */
 	const char *rdma_placement;
+	/* What the bootstrap's fabric step installs on a node of a group with an RDMA
+	 * network (templates/bootstrap/fabric.sh, docs/internals/fabric.md); NULL: nothing */
+	const struct gc_fabric_setup *fabric_setup;
 };
 
 struct gc_provider_ops {

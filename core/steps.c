@@ -170,6 +170,27 @@ static char *in_idle(const struct gc_spec *spec)
 	return gc_xasprintf("%llu", (unsigned long long)spec->lifecycle.idle_s);
 }
 
+/* The cloud's fabric software (provider facts, docs/internals/fabric.md), or NULL. */
+static const struct gc_fabric_setup *fabric_setup(const struct gc_spec *spec)
+{
+	const struct gc_provider_facts *f = spec->provider.ops ? spec->provider.ops->facts : NULL;
+
+	return f ? f->fabric_setup : NULL;
+}
+
+#define FABRIC_INPUT(field)                                            \
+	static char *in_fabric_##field(const struct gc_spec *spec)     \
+	{                                                              \
+		const struct gc_fabric_setup *fs = fabric_setup(spec); \
+                                                                       \
+		return str_or_empty(fs ? fs->field : NULL);            \
+	}
+FABRIC_INPUT(what)
+FABRIC_INPUT(url)
+FABRIC_INPUT(install)
+FABRIC_INPUT(packages)
+FABRIC_INPUT(check)
+
 /* clang-format off */
 const struct gc_step_def gc_steps[] = {
 	{ .name = "detect" },
@@ -208,6 +229,13 @@ const struct gc_step_def gc_steps[] = {
 	{ .name = "monitoring", .guard = GC_STEP_GUARD_GPU, .wanted = want_monitoring,
 	  .node_facts = true,
 	  .inputs = { { "MONITORING", "bootstrap.monitoring", in_monitoring } } },
+	{ .name = "fabric", .node_fabric = true,
+	  .inputs = { { "FABRIC_WHAT", "provider.name", in_fabric_what },
+		      { "FABRIC_URL", "provider.name", in_fabric_url },
+		      { "FABRIC_INSTALL", "provider.name", in_fabric_install },
+		      { "FABRIC_PACKAGES", "provider.name", in_fabric_packages },
+		      { "FABRIC_CHECK", "provider.name", in_fabric_check },
+		      { "MIRRORS", "bootstrap.mirrors", in_mirrors, true } } },
 };
 /* clang-format on */
 const size_t gc_n_steps = sizeof(gc_steps) / sizeof(gc_steps[0]);

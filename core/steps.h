@@ -21,7 +21,7 @@
 #include "core/spec.h"
 
 #define GC_STEP_SMOKE	    "smoke" /* the step whose output is the smoke report */
-#define GC_STEP_MAX_INPUTS  4
+#define GC_STEP_MAX_INPUTS  6
 #define GC_STEP_USER_PREFIX "step-" /* the spec's own steps run as step-NAME */
 
 /* How often a step runs again once it succeeded on a node (the runner's markers). */
@@ -59,6 +59,9 @@ struct gc_step_def {
 	/* NULL, or whether the spec wants the step at all: a step it does not want is left
 	 * out of the bootstrap (preempt: only clusters with a spot group) */
 	bool (*wanted)(const struct gc_spec *spec);
+	/* gets FABRIC, its node's group's interconnect (rdma or standard, from the type's
+	 * facts); left out of a bootstrap where no node's group has an RDMA network */
+	bool node_fabric;
 };
 
 extern const struct gc_step_def gc_steps[];

@@ -291,6 +291,7 @@ static const struct {
 	{ SIM_NODE_FAULT_DROP, "drop" },
 	{ SIM_NODE_FAULT_SLOW_NET, "slow-net" },
 	{ SIM_NODE_FAULT_MOUNT, "mount" },
+	{ SIM_NODE_FAULT_NO_RDMA, "no-rdma" },
 	/* clang-format on */
 };
 
@@ -325,7 +326,7 @@ int sim_nodes_add_fault_rule(struct sim_nodes *n, const char *rule, struct gc_er
 			if (!r.bit) {
 				rc = gc_error_set(err, GC_EINVALID,
 						  "unknown node fault \"%s\" (no-ssh, missing-gpu, "
-						  "ecc, drop, slow-net)",
+						  "ecc, drop, slow-net, mount, no-rdma)",
 						  tok);
 				break;
 			}
@@ -895,6 +896,10 @@ static int write_state(struct node *node, const struct sim_instance *inst,
 	add_shell_var(&b, "GCSIM_IMAGE_DRIVER", image && image->driver ? image->driver : "");
 	add_shell_var(&b, "GCSIM_IMAGE_CUDA", image && image->cuda ? image->cuda : "");
 	add_shell_var(&b, "GCSIM_ROLE", inst->role); /* the metadata service's role */
+	/* the type's RDMA devices (EFA, ERI, HCC RDMA) as the simulated fi_info and ibv_devinfo
+	 * show them once the fabric step installed them (docs/internals/fabric.md) */
+	snprintf(num, sizeof(num), "%u", type ? type->rdma_interfaces : 0);
+	add_shell_var(&b, "GCSIM_RDMA_DEVICES", num);
 	rc = write_text(dir, "node.env", b.data, err);
 	gc_buf_release(&b);
 	free(dir);

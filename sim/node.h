@@ -42,8 +42,10 @@
 #define SIM_NODE_FAULT_DROP	   (1u << 3) /* the first session is cut mid-command */
 #define SIM_NODE_FAULT_SLOW_NET	   (1u << 4) /* a tenth of the NCCL bandwidth between nodes */
 #define SIM_NODE_FAULT_MOUNT	   (1u << 5) /* bucket mounts fail, mounted ones are lost */
+#define SIM_NODE_FAULT_NO_RDMA	   (1u << 6) /* its RDMA devices are missing (fi_info, ibv_devinfo) */
 
-/* Parses "no-ssh", "missing-gpu", "ecc", "drop", "slow-net", "mount" into a bit; 0 when unknown. */
+/* Parses "no-ssh", "missing-gpu", "ecc", "drop", "slow-net", "mount", "no-rdma" into a bit; 0
+ * when unknown. */
 unsigned sim_node_fault_parse(const char *name);
 const char *sim_node_fault_name(unsigned bit);
 

@@ -96,6 +96,17 @@ static const char *const ali_secret_names[] = {
 
 extern const struct gc_gpu_offer ali_gpu_offers[]; /* gpus.c */
 
+/* The eRDMA driver of "Enable eRDMA on a GPU-accelerated instance"
+ * (https://www.alibabacloud.com/help/en/ecs/user-guide/on-the-gpu-instance-configuration-erdma):
+ * the env_setup.sh script from the internal mirror with --egs (the GPU instances'
+ * software stack), then ibv_devinfo shows erdma_0 with its port active. */
+static const struct gc_fabric_setup ali_fabric_setup = {
+	.what = "the eRDMA driver",
+	.url = "http://mirrors.cloud.aliyuncs.com/erdma/env_setup.sh",
+	.install = "bash env_setup.sh --egs",
+	.check = "ibv_devinfo -d erdma_0 | grep -q PORT_ACTIVE",
+};
+
 const struct gc_provider_facts ali_facts = {
 	.title = "Alibaba Cloud ECS",
 	.env_vars = "ALIBABA_CLOUD_*",
@@ -150,4 +161,5 @@ const struct gc_provider_facts ali_facts = {
 	.mount_ro = "-oro",
 	.mount_rw = "",
 	.role_creds_url = "http://100.100.100.200/latest/meta-data/ram/security-credentials/",
+	.fabric_setup = &ali_fabric_setup,
 };

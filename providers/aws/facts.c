@@ -111,6 +111,20 @@ static const char *const aws_permission_codes[] = { "UnauthorizedOperation", NUL
 
 extern const struct gc_gpu_offer aws_gpu_offers[]; /* gpus.c */
 
+/* The EFA software, as "Get started with EFA and NCCL" installs it
+ * (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start-nccl.html): the EFA
+ * installer brings the EFA driver, libfabric, Open MPI and the aws-ofi-nccl plugin (the
+ * installer's release notes list its plugin version,
+ * https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-changelog.html); fi_info
+ * listing the efa provider is the documented check. */
+static const struct gc_fabric_setup aws_fabric_setup = {
+	.what = "the EFA software (EFA installer with aws-ofi-nccl)",
+	.url = "https://efa-installer.amazonaws.com/aws-efa-installer-latest.tar.gz",
+	.install = "cd aws-efa-installer && ./efa_installer.sh -y",
+	.check = "/opt/amazon/efa/bin/fi_info -p efa -t FI_EP_RDM && "
+		 "find /opt/amazon/ofi-nccl -name 'libnccl-net*.so*' | grep -q .",
+};
+
 const struct gc_provider_facts aws_facts = {
 	.title = "AWS EC2",
 	.env_vars = "AWS_*",
@@ -170,4 +184,5 @@ const struct gc_provider_facts aws_facts = {
 	.mount_ro = "--read-only",
 	.mount_rw = "--allow-delete --allow-overwrite",
 	.role_creds_url = "http://169.254.169.254/latest/meta-data/iam/security-credentials/",
+	.fabric_setup = &aws_fabric_setup,
 };

@@ -91,6 +91,16 @@ static const char *const tc_permission_codes[] = { "UnauthorizedOperation",
 
 extern const struct gc_gpu_offer tc_gpu_offers[]; /* gpus.c */
 
+/* The RDMA network of an HCC instance: Tencent's public images configure it with the
+ * rdma-agent service (https://www.tencentcloud.com/document/product/1236/77056); on any
+ * image the verbs stack comes from the distribution (rdma-core, ibverbs-utils), and
+ * ibv_devinfo shows the bonded mlx5 devices with their ports active. */
+static const struct gc_fabric_setup tc_fabric_setup = {
+	.what = "the RDMA stack",
+	.packages = "rdma-core ibverbs-utils",
+	.check = "ibv_devinfo | grep -q PORT_ACTIVE",
+};
+
 const struct gc_provider_facts tc_facts = {
 	.title = "Tencent Cloud CVM",
 	.env_vars = "TENCENTCLOUD_*",
@@ -147,4 +157,5 @@ const struct gc_provider_facts tc_facts = {
 		"http://metadata.tencentyun.com/latest/meta-data/cam/security-credentials/",
 	.mount_creds = "COSAccessKeyId={TmpSecretId}\nCOSSecretKey={TmpSecretKey}\n"
 		       "COSAccessToken={Token}\nCOSAccessTokenExpire={Expiration@gmt}\n",
+	.fabric_setup = &tc_fabric_setup,
 };

@@ -5,6 +5,7 @@
 # placement cluster. First the wrong specs a user writes: rdma on a type without it, more
 # interfaces than the type takes, a cluster placement over two zones; plan and apply fail
 # with the key's LINE:COL and create nothing. Then the fixed spec applies and destroys.
+# Last, on SSH nodes, the bootstrap's fabric step (its installer, check and failure).
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -275,4 +276,48 @@ if [ -n "$DELETE" ]; then
 	[ "$(addresses e2e-fab)" = 0 ] || fail "an address outlived its cluster"
 fi
 requests_valid
+
+# The bootstrap's fabric step on an SSH node (docs/internals/fabric.md). The node starts
+# without its RDMA devices (the no-rdma fault): apply's bootstrap fails in the fabric step,
+# with the reason; with the devices back a bootstrap passes the step (the software the
+# failed run installed now checks out) and the node's NCCL fabric is the cloud's. The
+# step says it skips on a node of a standard group.
+case $CLOUD in
+aws) CHECK='/opt/amazon/efa/bin/fi_info -p efa -t FI_EP_RDM' WHAT='the EFA software' ;;
+alibaba) CHECK='ibv_devinfo -d erdma_0' WHAT='the eRDMA driver' ;;
+tencent) CHECK='ibv_devinfo' WHAT='the RDMA stack' ;;
+esac
+sim_stop
+t0=$SECONDS
+lap() { note "$1 ($((SECONDS - t0)) s)"; }
+sim_start_nodes --no-rate-limits --node-fault no-rdma
+{
+	printf 'name: e2e-fabboot\nprovider:\n  name: %s\n  region: %s\n  endpoint: %s\n' \
+		"$CLOUD" "$REGION" "$ENDPOINT"
+	printf 'ssh:\n  user: ubuntu\n  port: %s\nnode_groups:\n' "$SSH_PORT"
+	printf '  - name: fast\n    count: 1\n    instance_types: [%s]\n' "$FAST"
+	printf '    image: gpu-ready\n    interconnect: rdma\n'
+	printf 'bootstrap:\n  driver: preinstalled\n  cuda: none\n  cudnn: none\n'
+	printf '  container: none\n  smoke: [driver]\n'
+} >"$work/b.yaml"
+gc apply -y "$work/b.yaml"
+[ "$rc" != 0 ] || fail "apply with the RDMA devices missing succeeded"
+grep -q "fabric: error: $WHAT.* is installed, but the node has no working RDMA device" "$work/err" ||
+	fail "no clear message for the missing RDMA devices: $(cat "$work/err")"
+grep -q "^  fast/0 $ID_RE: fabric FAILED" "$work/err" || fail "fast/0's fabric step did not fail"
+state
+id=$(jq -r '.instances[] | select(.tags["gpucluster:cluster"] == "e2e-fabboot") | .id' \
+	"$work/state.json")
+control POST "/nodes/$id/faults" "" >/dev/null
+gc_ok bootstrap -o json "$work/b.yaml"
+jq -e '.failed == 0 and (.nodes[0].steps | map(select(.name == "fabric")) | .[0].state == "ok")' \
+	"$work/out" >/dev/null || fail "bootstrap with the RDMA devices back: $(cat "$work/out")"
+gc_ok ssh "$work/b.yaml" fast/0 -- "$CHECK && cat /var/lib/gpucluster-sim/fabric &&
+	FABRIC=standard bash ~/.gpucluster/bootstrap/fabric.sh"
+grep -q 'PORT_ACTIVE\|provider: efa' "$work/out" || fail "fast/0: '$CHECK' shows no device: $(cat "$work/out")"
+grep -qx 'efa\|rdma' "$work/out" || fail "fast/0: NCCL's fabric is not set: $(cat "$work/out")"
+grep -q "^fabric: skipped: the group's interconnect is standard" "$work/out" ||
+	fail "the step does not say it skips on the standard network: $(cat "$work/out")"
+gc_ok destroy -y "$work/b.yaml"
+lap "the fabric step"
 note "ok ($CLOUD)"

@@ -6,9 +6,11 @@
 # both nodes; report gives the single-GPU figures,
 # the all-reduce at 1, 2, 4 GPUs in a node and across both nodes (the cross-node number,
 # above the standard fabric's floor), marked simulated, and MTTR "not measured", in text,
-# JSON and Markdown (and the step summary in GitHub Actions); a report before apply fails clearly; the slow-net node fault lowers
-# the bandwidth between the nodes below the floor and report and smoke fail the node set
-# naming the group, the figure and the floor.
+# JSON and Markdown (and the step summary in GitHub Actions), with a row for the link
+# between the nodes; a report before apply fails clearly; the slow-net node fault
+# lowers the bandwidth between the nodes below the floor and report and
+# smoke fail the node set naming the group, the figure, the floor and the slow link;
+# status shows the last check's figures, passed and failed.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -32,6 +34,9 @@ sim_start_nodes --seed 11
 gc report "$work/c.yaml"
 [ "$rc" = 1 ] || fail "report without nodes exited $rc"
 grep -q "has no running nodes" "$work/err" || fail "report without nodes: $(cat "$work/err")"
+# no check yet: status has no NCCL figures
+gc_ok status -o json "$work/c.yaml"
+jq -e '.nccl == null' "$work/out" >/dev/null || fail "status before any check: $(cat "$work/out")"
 
 gc_ok apply -y -o json "$work/c.yaml"
 jq -e '.bootstrap.failed == 0 and (.bootstrap.nodes | length) == 2' "$work/out" >/dev/null ||
@@ -57,25 +62,48 @@ jq -e '.ok and .simulated and .cluster == "e2e-report"
 	and .scaling[0].fabric == "standard"
 	and .scaling[0].across_nodes.ok and .scaling[0].across_nodes.busbw_gbps > .scaling[0].across_nodes.floor_gbps
 	and .scaling[0].across_nodes.floor_gbps > 0
-	and (.mttr.measured | not)' "$work/out" >/dev/null || fail "report -o json: $(cat "$work/out")"
+	and (.scaling[0].across_nodes.pairs | length) == 1
+	and (.scaling[0].across_nodes.pairs[0] | .node == "workers/1" and .peer == "workers/0"
+		and .ok and .busbw_gbps > $x.floor_gbps)
+	and (.mttr.measured | not)' --argjson x "$(jq '.scaling[0].across_nodes' "$work/out")" \
+	"$work/out" >/dev/null || fail "report -o json: $(cat "$work/out")"
+
+# status shows the last check's figures, read from the state directory
+gc_ok status -o json "$work/c.yaml"
+jq -e '(.nccl.checked_at | test("^[0-9-]+T[0-9:]+Z$")) and .nccl.ok and .nccl.simulated
+	and (.nccl.groups | length) == 1
+	and (.nccl.groups[0] | .group == "workers" and .nodes == 2 and .ok and .busbw_gbps > .floor_gbps
+		and .pairs[0].node == "workers/1" and .pairs[0].ok)' "$work/out" >/dev/null ||
+	fail "status -o json: no NCCL figures: $(cat "$work/out")"
+gc_ok status "$work/c.yaml"
+for want in "^NCCL, last checked [0-9-]*T[0-9:]*Z (simulated):$" \
+	"^  workers across 2 nodes: [0-9.]* GB/s, floor [0-9.]* GB/s (standard): ok$" \
+	"^    link workers/0 - workers/1: [0-9.]* GB/s ok$"; do
+	grep -q "$want" "$work/out" || fail "status: no '$want': $(cat "$work/out")"
+done
 
 # text and Markdown
 gc_ok report "$work/c.yaml"
 grep -q "simulated figures" "$work/out" || fail "report: not marked simulated: $(cat "$work/out")"
 grep -q "8 GPUs  2 nodes  [0-9.]* GB/s  [0-9]*%  floor [0-9.]* GB/s (standard) ok" "$work/out" ||
 	fail "report: no cross-node row: $(cat "$work/out")"
+grep -q "^    link workers/0 - workers/1  [0-9.]* GB/s  ok$" "$work/out" ||
+	fail "report: no row for the link between the nodes: $(cat "$work/out")"
 grep -A1 "^MTTR" "$work/out" | grep -q "not measured" || fail "report: no MTTR line"
 gc_ok report --markdown "$work/c.yaml"
 grep -q '^## gpucluster report: e2e-report (simulated' "$work/out" || fail "markdown: $(cat "$work/out")"
 grep -q '^| GPU model | GPUs | GEMM TFLOPS' "$work/out" || fail "markdown: no GPU table"
 grep -q "^| workers | 8 | 2 | [0-9.]* | [0-9]*% | [0-9.]* GB/s (standard) ok |$" "$work/out" || fail "markdown: no cross-node row: $(cat "$work/out")"
+grep -q "^| workers/0 - workers/1 | | 2 | [0-9.]* | | ok |$" "$work/out" || fail "markdown: no link row: $(cat "$work/out")"
 # in GitHub Actions, the Markdown also goes to the step summary
 GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$work/summary.md" gc_ok report "$work/c.yaml"
 grep -q '^## gpucluster report: e2e-report (simulated' "$work/summary.md" ||
 	fail "no step summary: $(cat "$work/summary.md" 2>&1)"
 grep -q '^| workers | 8 | 2 | ' "$work/summary.md" || fail "step summary: no cross-node row"
 
-# a slow network between the nodes: the node set fails, clearly
+# a slow network on the nodes: the node set fails, clearly, naming the slow link (on both
+# nodes, so node 0's own figure is slow whether or not the emulator's mpirun reaches the
+# other node's fault)
 state
 for id in $(jq -r '.instances[] | select(.tags["gpucluster:cluster"] == "e2e-report") | .id' \
 	"$work/state.json"); do
@@ -84,8 +112,11 @@ done
 gc report -o json "$work/c.yaml"
 [ "$rc" = 1 ] || fail "report with a slow network exited $rc"
 jq -e '(.ok | not) and (.scaling[0].across_nodes.ok | not)
-	and .scaling[0].across_nodes.busbw_gbps < .scaling[0].across_nodes.floor_gbps' \
+	and .scaling[0].across_nodes.busbw_gbps < .scaling[0].across_nodes.floor_gbps
+	and (.scaling[0].across_nodes.pairs[0] | .node == "workers/1" and (.ok | not))' \
 	"$work/out" >/dev/null || fail "slow-net report: $(cat "$work/out")"
+grep -q "group 'workers': the link between workers/0 and workers/1 reached [0-9.]* GB/s of bus bandwidth, below the floor of [0-9.]* GB/s: workers/1 or its network is slow" \
+	"$work/err" || fail "slow-net: the slow link is not named: $(cat "$work/err")"
 grep -q "group 'workers': the all-reduce across its 2 nodes reached [0-9.]* GB/s of bus bandwidth, below the floor of [0-9.]* GB/s for a standard network" \
 	"$work/err" || fail "slow-net: no clear message: $(cat "$work/err")"
 # smoke fails the node set too, with a row for the group
@@ -93,6 +124,14 @@ gc smoke "$work/c.yaml"
 [ "$rc" = 1 ] || fail "smoke with a slow network exited $rc"
 grep -q "^nccl across workers (2 nodes): bus bandwidth [0-9.]* GB/s, floor [0-9.]* GB/s (standard): FAILED (simulated)$" \
 	"$work/out" || fail "slow-net smoke: no failed row: $(cat "$work/out")"
+grep -q "^  link workers/0 - workers/1: bus bandwidth [0-9.]* GB/s: FAILED$" "$work/out" ||
+	fail "slow-net smoke: no failed link row: $(cat "$work/out")"
 grep -q "below the floor" "$work/err" || fail "slow-net smoke: no message: $(cat "$work/err")"
+# and status shows that failed check, with the slow link
+gc_ok status "$work/c.yaml"
+for want in "^  workers across 2 nodes: [0-9.]* GB/s, floor [0-9.]* GB/s (standard): FAILED$" \
+	"^    link workers/0 - workers/1: [0-9.]* GB/s FAILED$"; do
+	grep -q "$want" "$work/out" || fail "status after the failed check: no '$want': $(cat "$work/out")"
+done
 
 gc_ok destroy -y "$work/c.yaml"

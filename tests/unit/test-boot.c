@@ -350,13 +350,14 @@ static const char *node_var(const struct gc_runner_node *n, const char *name)
 	return NULL;
 }
 
-/* The table's steps this spec wants (preempt only with a spot group). */
-static size_t wanted_steps(const struct gc_spec *sp)
+/* The table's steps this spec wants on b's nodes (preempt only with a spot group, fabric
+ * only with an RDMA group). */
+static size_t wanted_steps(const struct gc_boot *b, const struct gc_spec *sp)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < gc_n_steps; i++)
-		n += !gc_steps[i].wanted || gc_steps[i].wanted(sp);
+		n += gc_boot_step_wanted(b, sp, &gc_steps[i]);
 	return n;
 }
 
@@ -416,6 +417,72 @@ static void test_full_steps(void **state)
 	gc_boot_release(&b);
 }
 
+/* The fabric step: left out where no group has an RDMA network; with one, it runs before
+ * the spec's steps with the cloud's setup from its facts, and each node gets its group's
+ * interconnect (the standard group's node skips it on the node). */
+static void test_fabric_step(void **state)
+{
+	static const char yaml[] = "name: t1\n"
+				   "provider: {name: aws, region: us-east-1}\n"
+				   "ssh: {user: ubuntu}\n"
+				   "node_groups:\n"
+				   "  - name: workers\n"
+				   "    count: 2\n"
+				   "    instance_types: [g5.xlarge]\n"
+				   "    interconnect: rdma\n"
+				   "  - name: head\n"
+				   "    count: 1\n"
+				   "    instance_types: [t3.medium]\n"
+				   "bootstrap:\n"
+				   "  steps:\n"
+				   "    - name: pull\n"
+				   "      run: docker pull x\n";
+	struct gc_spec *sp = NULL;
+	struct gc_diags d;
+	struct gc_boot b;
+	struct gc_error err;
+	size_t at;
+
+	(void)state;
+	/* the setup's spec: auto on a type without RDMA interfaces */
+	cluster_nodes(&b);
+	gc_error_init(&err);
+	assert_int_equal(gc_boot_set_steps(&b, spec, GC_BOOT_FULL, NULL, 0, false, &err), 0);
+	assert_int_equal(gc_boot_step_index(&b, "fabric"), SIZE_MAX);
+	assert_false(gc_boot_step_wanted(&b, spec, gc_step_find("fabric")));
+	assert_null(node_var(&b.nodes[0], "FABRIC"));
+	gc_boot_release(&b);
+
+	gc_diags_init(&d, "f.yaml");
+	assert_int_equal(gc_spec_load_buffer(&sp, "f.yaml", yaml, strlen(yaml), NULL, &d, &err), 0);
+	gc_diags_release(&d);
+	cluster_nodes(&b);
+	assert_int_equal(gc_boot_set_steps(&b, sp, GC_BOOT_FULL, NULL, 0, false, &err), 0);
+	at = gc_boot_step_index(&b, "fabric");
+	assert_int_not_equal(at, SIZE_MAX);
+	assert_int_equal(gc_boot_step_index(&b, "step-pull"), at + 1);
+	assert_false(b.steps[at].per_boot);
+	assert_string_equal(var_of(&b, "fabric", "FABRIC_URL"),
+			    "https://efa-installer.amazonaws.com/aws-efa-installer-latest.tar.gz");
+	assert_non_null(strstr(var_of(&b, "fabric", "FABRIC_CHECK"), "fi_info -p efa"));
+	assert_string_equal(var_of(&b, "fabric", "FABRIC_PACKAGES"), "");
+	assert_string_equal(node_var(&b.nodes[0], "FABRIC"), "rdma");
+	assert_string_equal(node_var(&b.nodes[1], "FABRIC"), "rdma");
+	assert_string_equal(node_var(&b.nodes[2], "FABRIC"), "standard");
+	for (size_t i = 0; i < b.nodes[0].n_vars; i++)
+		if (strcmp(b.nodes[0].vars[i].name, "FABRIC") == 0)
+			assert_string_equal(b.nodes[0].vars[i].step, "fabric");
+	/* the node facts stay */
+	assert_string_equal(node_var(&b.nodes[0], "EXPECT_GPUS"), "1");
+	gc_boot_release(&b);
+	/* smoke alone has no fabric step, so no node variable for it */
+	cluster_nodes(&b);
+	assert_int_equal(gc_boot_set_steps(&b, sp, GC_BOOT_SMOKE, NULL, 0, false, &err), 0);
+	assert_null(node_var(&b.nodes[0], "FABRIC"));
+	gc_boot_release(&b);
+	gc_spec_free(sp);
+}
+
 static void test_smoke_and_exec_steps(void **state)
 {
 	struct gc_boot b, f;
@@ -469,14 +536,15 @@ static void test_table_steps(void **state)
 	cluster_nodes(&b);
 	gc_error_init(&err);
 	assert_int_equal(gc_boot_set_steps(&b, spec, GC_BOOT_FULL, NULL, 0, false, &err), 0);
-	assert_int_equal(b.n_steps, wanted_steps(spec) + spec->bootstrap.n_steps);
+	assert_int_equal(b.n_steps, wanted_steps(&b, spec) + spec->bootstrap.n_steps);
 	for (int after = 0; after < 2; after++) {
 		for (size_t i = 0; i < gc_n_steps; i++) {
 			const struct gc_step_def *d = &gc_steps[i];
 			const struct gc_runner_step *st = &b.steps[at];
 			char file[64];
 
-			if (d->after_user_steps != (after == 1) || (d->wanted && !d->wanted(spec)))
+			if (d->after_user_steps != (after == 1) ||
+			    !gc_boot_step_wanted(&b, spec, d))
 				continue;
 			assert_string_equal(st->name, d->name);
 			assert_int_equal(st->per_boot, d->rerun == GC_STEP_RERUN_PER_BOOT);
@@ -639,7 +707,7 @@ static void test_session_open(void **state)
 	assert_int_equal(gc_session_open(&s, &e, &live, &o, &err), -1);
 	assert_int_equal(s.stage, GC_SESSION_FROM);
 	assert_int_equal(err.code, GC_ENOTFOUND);
-	assert_int_equal(s.boot.n_steps, wanted_steps(spec) + 1);
+	assert_int_equal(s.boot.n_steps, wanted_steps(&s.boot, spec) + 1);
 	assert_true(F.type_calls > 0);
 	gc_session_release(&s);
 
@@ -1051,6 +1119,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nodes_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_smoke_and_exec_steps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fabric_step, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mounts_step, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_open, setup, teardown),

@@ -106,13 +106,34 @@ static void test_floors(void **state)
 	assert_true(gc_nccl_floor_gbps("standard") == 1.5625);
 }
 
+/* A group's fabric is its interconnect on its type: auto is RDMA for several nodes of a
+ * type with RDMA interfaces, so its NCCL floor is RDMA's. */
+static void test_group_fabric(void **state)
+{
+	char name[] = "workers";
+	struct gc_spec_group g = { .name = name, .count = 2 };
+	struct gc_type_facts none = { .rdma_interfaces = 0 }, efa = { .rdma_interfaces = 4 };
+
+	(void)state;
+	g.interconnect = GC_INTERCONNECT_AUTO;
+	assert_string_equal(gc_nccl_group_fabric(&g, &efa), "rdma");
+	assert_string_equal(gc_nccl_group_fabric(&g, &none), "standard");
+	g.count = 1;
+	assert_string_equal(gc_nccl_group_fabric(&g, &efa), "standard");
+	g.interconnect = GC_INTERCONNECT_STANDARD;
+	g.count = 2;
+	assert_string_equal(gc_nccl_group_fabric(&g, &efa), "standard");
+	g.interconnect = GC_INTERCONNECT_RDMA;
+	assert_string_equal(gc_nccl_group_fabric(&g, &efa), "rdma");
+	assert_true(gc_nccl_floor_gbps(gc_nccl_group_fabric(&g, &efa)) == 12.5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_real),
-		cmocka_unit_test(test_simulated_and_wrong),
-		cmocka_unit_test(test_no_result),
-		cmocka_unit_test(test_floors),
+		cmocka_unit_test(test_real),	     cmocka_unit_test(test_simulated_and_wrong),
+		cmocka_unit_test(test_no_result),    cmocka_unit_test(test_floors),
+		cmocka_unit_test(test_group_fabric),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -188,6 +188,9 @@ gcsim_resolve() {
 	docker-ce-cli | containerd.io | docker-buildx-plugin | docker-compose-plugin)
 		R_REPO=docker R_VERSION="5:28.0.4-1~ubuntu.$GCSIM_OS_VERSION~$GCSIM_CODENAME"
 		;;
+	ibverbs-utils | libibverbs-utils)
+		R_VERSION=50.0-2build2 R_KIND=ibverbs R_DEPS="rdma-core"
+		;;
 	linux-headers-*)
 		case "${p#linux-headers-}" in
 		"$GCSIM_KERNEL" | generic | aws | virtual) ;;
@@ -268,6 +271,11 @@ gcsim_effect() {
 		;;
 	keyring)
 		gcsim_install_keyring
+		;;
+	ibverbs)
+		# the verbs tools; on a node with RDMA devices NCCL now uses them
+		ln -sf "$T/ibv_devinfo" /usr/local/bin/ibv_devinfo
+		[ "${GCSIM_RDMA_DEVICES:-0}" = 0 ] || echo rdma >"$S/fabric"
 		;;
 	esac
 }

@@ -25,18 +25,22 @@ gcsim_nccl_intra() {
 gcsim_nccl_fabric() {
 	local f=${GCSIM_FABRIC:-}
 	[ ! -r "$S/fabric" ] || f=$(head -n 1 "$S/fabric")
+	# without its RDMA devices NCCL falls back to TCP sockets
+	! gcsim_fault no-rdma || f=standard
 	case "$f" in efa | rdma) echo "$f" ;; *) echo standard ;; esac
 }
 
-# gcsim_nccl_inter: bus bandwidth in GB/s between nodes over the fabric.
+# gcsim_nccl_inter: bus bandwidth in GB/s between nodes over the fabric; under mpirun the
+# job's slowest link (GCSIM_MPI_FABRIC, GCSIM_MPI_SLOW: any host with slow-net).
 gcsim_nccl_inter() {
 	local gbit
-	case "$(gcsim_nccl_fabric)" in
+	case "${GCSIM_MPI_FABRIC:-$(gcsim_nccl_fabric)}" in
 	efa) gbit=400 ;;
 	rdma) gbit=200 ;;
 	*) gbit=25 ;;
 	esac
 	local f=0.85
 	! gcsim_fault slow-net || f=0.085
+	[ "${GCSIM_MPI_SLOW:-0}" != 1 ] || f=0.085
 	awk -v g="$gbit" -v f="$f" 'BEGIN { printf "%.2f", g / 8 * f }'
 }

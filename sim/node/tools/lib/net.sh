@@ -55,6 +55,13 @@ gcsim_fetch() {
 	https://github.com/tencentyun/cosfs/releases/download/v1.0.24/cosfs_1.0.24-ubuntu[0-9][0-9].[0-9][0-9]_amd64.deb)
 		printf 'GCSIM-DEB cosfs 1.0.24 any\nsimulated Debian package (gpucluster-sim)\n'
 		;;
+	http://mirrors.cloud.aliyuncs.com/erdma/env_setup.sh)
+		# Alibaba's eRDMA install script, on its mirror inside Alibaba's network
+		# (lib/rdma/env_setup.sh)
+		# shellcheck source=/dev/null
+		(. /var/lib/gpucluster-sim/node.env && [ "$GCSIM_CLOUD" = alibaba ]) || return 1
+		cat /usr/local/lib/gpucluster-sim/rdma/env_setup.sh
+		;;
 	*) return 1 ;;
 	esac
 }
@@ -73,6 +80,20 @@ gcsim_runner_tar() {
 	install -m 0755 /usr/local/lib/gpucluster-sim/actions-runner/config "$d/config.sh" &&
 		install -m 0755 /usr/local/lib/gpucluster-sim/actions-runner/run "$d/run.sh" &&
 		tar czf - -C "$d" config.sh run.sh
+	rc=$?
+	rm -rf "$d"
+	return $rc
+}
+
+# gcsim_efa_tar: the EFA installer's tarball (aws-efa-installer/efa_installer.sh, the
+# simulated one of lib/rdma/efa_installer), gzipped tar on standard output.
+gcsim_efa_tar() {
+	local d rc
+	d=$(mktemp -d) || return 1
+	mkdir "$d/aws-efa-installer" &&
+		install -m 0755 /usr/local/lib/gpucluster-sim/rdma/efa_installer \
+			"$d/aws-efa-installer/efa_installer.sh" &&
+		tar czf - -C "$d" aws-efa-installer
 	rc=$?
 	rm -rf "$d"
 	return $rc
