@@ -8,7 +8,8 @@
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-sim_start --no-rate-limits
+# instances run at once: an apply's wait ends at its first look
+sim_start --no-rate-limits --pending-ms 0
 case $CLOUD in
 aws) od_quota="'Running On-Demand G and VT instances'" spot_quota="'All G and VT Spot Instance Requests'" ;;
 alibaba) od_quota="max-postpaid-instance-vcpu-count" spot_quota="max-spot-instance-vcpu-count" ;;
