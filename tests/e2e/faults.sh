@@ -5,8 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # instances start and end at once, so each wait ends at its first look (not the engine's
-# 2 s poll); not on Alibaba, where this case then takes longer (the engine's grace periods
-# for instances a launch answered by id, executor.md "Client tokens")
+# 2 s poll); not on Alibaba, where that made this case slower (25 -> 36 s, not looked into)
 case $CLOUD in
 alibaba) sim_start --seed 7 ;;
 *) sim_start --seed 7 --pending-ms 0 --terminate-ms 0 ;;
