@@ -67,7 +67,9 @@ static const char *market_word(bool spot)
 	return spot ? "spot" : "on-demand";
 }
 
-enum verdict { V_FITS, V_REFUSED, V_UNREAD, V_CANCELLED };
+/* V_UNCHECKED: this group's first candidate draws on a quota the driver does not read
+ * (GC_EUNSUPPORTED: say, a family with quotas of its own); the other groups still are. */
+enum verdict { V_FITS, V_REFUSED, V_UNREAD, V_UNCHECKED, V_CANCELLED };
 
 /*
  * One group: per market in apply's order, the first (type, zone) not sold out (types, then
@@ -109,11 +111,11 @@ static enum verdict check_group(struct gc_provider *p, struct gc_plan *plan,
 						*err = lerr;
 					return V_CANCELLED;
 				}
-				if (lerr.code != GC_EUNSUPPORTED)
-					say(plan,
-					    "quota not checked: cannot read the quota for %s (%s): "
-					    "%s",
-					    type, market_word(markets[m]), lerr.message);
+				if (lerr.code == GC_EUNSUPPORTED)
+					return V_UNCHECKED;
+				say(plan,
+				    "quota not checked: cannot read the quota for %s (%s): %s",
+				    type, market_word(markets[m]), lerr.message);
 				return V_UNREAD;
 			}
 			if (q.sold_out) {

@@ -10,6 +10,7 @@
 
 #include "core/alloc.h"
 #include "core/str.h"
+#include "sim/catalog.h"
 
 #define N_CLOUDS   3
 #define MAX_SOLD   32
@@ -108,4 +109,83 @@ bool sim_quota_sold_out(enum sim_cloud c, const char *zone, const char *type)
 		v = !strcmp(store[c].sold[i], key);
 	pthread_mutex_unlock(&mu);
 	return v;
+}
+
+/* EC2's vCPU quota group of a type (the letters before the generation's digit), as
+ * providers/aws/quota.c reads them: 'P', 'G' (G and VT), 'S' (standard) or 0 for a family
+ * with quotas of its own, not modelled. */
+static char aws_group(const char *type)
+{
+	char fam[8] = "";
+	size_t n = 0;
+
+	while (n + 1 < sizeof(fam) && type[n] >= 'a' && type[n] <= 'z') {
+		fam[n] = type[n];
+		n++;
+	}
+	fam[n] = '\0';
+	if (!strcmp(fam, "p"))
+		return 'P';
+	if (!strcmp(fam, "g") || !strcmp(fam, "vt"))
+		return 'G';
+	if (n == 1 && strchr("acdhimrtz", fam[0]))
+		return 'S';
+	return 0;
+}
+
+/* What one instance of type takes of its quota on cloud c (0: not counted). */
+static int64_t per_node(enum sim_cloud c, const char *type)
+{
+	const struct sim_itype *t;
+
+	if (c == SIM_TENCENT)
+		return 1;
+	t = sim_catalog_itype(c, type);
+	return t ? (int64_t)t->vcpu : 0;
+}
+
+/* Whether inst counts against the quota of a launch of type in zone, of the market. */
+static bool same_quota(enum sim_cloud c, const struct sim_instance *inst, const char *zone,
+		       const char *type, bool spot)
+{
+	if (inst->spot != spot || inst->state == SIM_TERMINATED || inst->state == SIM_LAUNCH_FAILED)
+		return false;
+	switch (c) {
+	case SIM_TENCENT: return zone && !strcmp(inst->zone, zone);
+	case SIM_AWS:
+		/* EC2 counts the vCPUs of running instances (pending ones are on their way) */
+		return (inst->state == SIM_PENDING || inst->state == SIM_RUNNING) &&
+			aws_group(inst->type) == aws_group(type);
+	default: return true;
+	}
+}
+
+void sim_quota_launch(struct sim_world *w, enum sim_cloud c, const char *region, const char *zone,
+		      const char *type, bool spot, unsigned count, struct sim_fault_hit *hit)
+{
+	struct sim_instance **all = NULL;
+	int64_t used = 0, limit, each = per_node(c, type);
+	size_t n;
+
+	if (hit->kind != SIM_FAULT_NONE || !type)
+		return;
+	if (zone && sim_quota_sold_out(c, zone, type)) {
+		hit->kind = SIM_FAULT_CAPACITY;
+		snprintf(hit->rule, sizeof(hit->rule), "stock: %s/%s sold out", zone, type);
+		return;
+	}
+	if (!each || (c == SIM_AWS && !aws_group(type)))
+		return;
+	limit = sim_quota_limit(c, spot);
+	n = sim_world_list(w, c, region, &all);
+	for (size_t i = 0; i < n; i++)
+		if (same_quota(c, all[i], zone, type, spot))
+			used += per_node(c, all[i]->type);
+	free(all);
+	if (used + (int64_t)count * each <= limit)
+		return;
+	hit->kind = SIM_FAULT_QUOTA;
+	hit->spot = spot;
+	snprintf(hit->rule, sizeof(hit->rule), "quota: %s %lld of %lld in use, %u more asked",
+		 spot ? "spot" : "on-demand", (long long)used, (long long)limit, count);
 }

@@ -17,6 +17,7 @@
 #include "sim/alibaba/ecs.h"
 #include "sim/network.h"
 #include "sim/catalog.h"
+#include "sim/quota.h"
 
 #define THREE_YEARS_S (3 * 365 * 86400LL)
 
@@ -397,6 +398,8 @@ static int run_launch(struct ecs_call *c, struct run_args *r, struct sim_instanc
 
 	sim_faults_launch(c->sim->faults, SIM_ALIBABA, "RunInstances", r->zone, r->type, r->spot,
 			  (unsigned)r->amount, &hit);
+	sim_quota_launch(w, SIM_ALIBABA, c->region, r->zone, r->type, r->spot, (unsigned)r->amount,
+			 &hit);
 	/* ECS answers either market's quota with this one code (RunInstances' reference) */
 	if (hit.kind == SIM_FAULT_QUOTA)
 		return ecs_fail(

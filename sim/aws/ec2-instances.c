@@ -15,6 +15,7 @@
 #include "sim/aws/aws.h"
 #include "sim/aws/ec2.h"
 #include "sim/catalog.h"
+#include "sim/quota.h"
 
 /* --- instances ------------------------------------------------------------------------ */
 
@@ -781,6 +782,8 @@ static int run_instances(struct ec2 *c)
 
 	sim_faults_launch(c->sim->faults, SIM_AWS, "RunInstances", r.zone, r.type->name, r.spot,
 			  (unsigned)r.max, &hit);
+	sim_quota_launch(w, SIM_AWS, c->region, r.zone, r.type->name, r.spot, (unsigned)r.max,
+			 &hit);
 	/* each market has its quotas (EC2 user guide, "Spot Instance quotas") */
 	if (hit.kind == SIM_FAULT_QUOTA && hit.spot) {
 		ec2_fail(c, 400, "MaxSpotInstanceCountExceeded",

@@ -530,6 +530,8 @@ static int launch_run(struct tc_call *c, struct launch *l, struct sim_instance *
 	}
 	sim_faults_launch(c->sim->faults, SIM_TENCENT, "RunInstances", l->zone, l->type, l->spot,
 			  (unsigned)l->count, &hit);
+	sim_quota_launch(w, SIM_TENCENT, c->region, l->zone, l->type, l->spot, (unsigned)l->count,
+			 &hit);
 	/* spot and pay-as-you-go quotas are apart (cvm/v20170312/errors.go) */
 	if (hit.kind == SIM_FAULT_QUOTA && hit.spot)
 		return tc_fail(c, "LimitExceeded.UserSpotQuota",

@@ -48,7 +48,14 @@ expect_alive e2e-bad 0 "over budget"
 # the lock: an apply while another process holds the cluster's lock is refused at once
 lockfile=$GPUCLUSTER_STATE_DIR/clusters/$CLOUD/$REGION/e2e-bad/lock
 mkdir -p "$(dirname "$lockfile")"
-flock "$lockfile" sleep 30 &
+# the holder is the sleep itself (holding the locked descriptor), so killing it ends it: a
+# `flock FILE sleep 30` left its sleep running with this case's output open, and ctest
+# waited the 30 s for it
+(
+	exec 9>"$lockfile"
+	flock 9
+	exec sleep 30
+) >/dev/null 2>&1 &
 holder=$!
 for _ in $(seq 1 100); do
 	flock -n "$lockfile" true 2>/dev/null || break

@@ -59,6 +59,21 @@ grep -q 'id_' "$work/out" && fail "a private key other than the internal one is 
 [ "$(grep -c '^gpucluster_mesh$' "$work/out")" = 2 ] || fail "the internal key is not on every node"
 lap "the mesh: hostfiles, ssh by private address and name, mpirun, with the internal key"
 
+# a boot clears the node's /run, but not the private network every node of the region shares
+# there: after node 1 reboots (its boot runs once node 0 is up), node 0 still reaches itself
+# and node 1 by private address (a boot used to delete the other nodes' sockets)
+# shellcheck disable=SC2016 # expanded by the node's shell
+gc run --no-apply "$work/m.yaml" -- '[ "$NODE_RANK" != 1 ] || sudo reboot'
+for _ in $(seq 1 80); do
+	gc run --no-apply --on node0 "$work/m.yaml" -- "ssh ${priv[0]} echo self-ok; ssh ${priv[1]} echo other-ok"
+	grep -q '^\[workers/0\] other-ok$' "$work/out" && break
+	sleep 0.25
+done
+grep -q '^\[workers/0\] other-ok$' "$work/out" || fail "node 1 did not come back: $(cat "$work/out" "$work/err")"
+grep -q '^\[workers/0\] self-ok$' "$work/out" ||
+	fail "after node 1's boot, node 0 cannot reach its own private address: $(cat "$work/out" "$work/err")"
+lap "node 1 rebooted: the private network still reaches both nodes"
+
 # hosts --private: the same private addresses here, and which file on the nodes is whose
 gc_ok hosts --private --format deepspeed "$work/m.yaml"
 printf '%s slots=1\n' "${priv[@]}" | diff - "$work/out" >&2 || fail "hosts --private is not as expected"

@@ -4,11 +4,12 @@
 # launches on-demand and says why; an on-demand group whose on-demand quota is used up
 # stops, naming the quota to ask more of, never with "no capacity" or "run again"; once
 # the quota is raised, apply converges. A spot-only group stops on the spot quota and is
-# told it may allow on-demand.
+# told it may allow on-demand. Then the account's own quota and stock, enforced at launch.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-sim_start --no-rate-limits
+# instances run at once: an apply's wait ends at its first look
+sim_start --no-rate-limits --pending-ms 0
 case $CLOUD in
 aws) od_quota="'Running On-Demand G and VT instances'" spot_quota="'All G and VT Spot Instance Requests'" ;;
 alibaba) od_quota="max-postpaid-instance-vcpu-count" spot_quota="max-spot-instance-vcpu-count" ;;
@@ -77,6 +78,47 @@ grep -q 'market: spot-then-on-demand' "$work/err" || fail "on-demand not offered
 no_wrong_words "the spot quota"
 expect_alive e2e-quota 0 "over the spot quota"
 faults_clear
+
+# The emulator enforces the account's quota and stock at launch, as the cloud does (the
+# cases above inject the refusal). Here the quota API refuses the caller, so plan cannot
+# check the quota and says so: the launch meets it.
+quotas() { control POST /quotas "$1" >/dev/null; }
+case $CLOUD in
+aws) per=4 nostock=InsufficientInstanceCapacity ;;
+alibaba) per=8 nostock=OperationDenied.NoStock ;;
+tencent) per=1 nostock=ResourceInsufficient.SpecifiedInstanceType ;;
+esac
+# 4. a quota of one node's worth, two nodes: one launch, refused; a stop that names the
+# quota and where to raise it, nothing left
+spec "$work/c.yaml" e2e-quota workers 2 "$TYPE1,$TYPE2" on-demand
+quotas "$CLOUD:denied"
+quotas "$CLOUD:on-demand=$per"
+: >"$work/requests.log"
+gc apply -y "$work/c.yaml"
+[ "$rc" = 1 ] || fail "apply over the account's quota exited $rc"
+[ "$(calls RunInstances)" = 1 ] || fail "$(calls RunInstances) launches tried over the quota"
+grep -qF "$od_quota" "$work/err" || fail "the enforced quota is not named: $(cat "$work/err")"
+grep -q 'ask for more' "$work/err" || fail "not told where to raise it: $(cat "$work/err")"
+grep -q 'hint: ask for a higher limit' "$work/err" || fail "no quota hint: $(cat "$work/err")"
+no_wrong_words "the enforced quota"
+expect_alive e2e-quota 0 "over the enforced quota"
+# 5. the quota raised, the first type sold out in the first zone: that launch is refused
+# as a stock-out and the next candidate launches
+control DELETE /quotas >/dev/null
+quotas "$CLOUD:denied"
+quotas "$CLOUD:sold-out=${ZONES[0]}/$TYPE1"
+: >"$work/requests.log"
+gc_ok apply -y "$work/c.yaml"
+expect_alive e2e-quota 2 "past a sold-out candidate"
+[ "$(jq -r -s '[.[] | select(.action == "RunInstances") | .error_code // "ok"] | join(" ")' \
+	"$work/requests.log")" = "$nostock ok" ] ||
+	fail "not one stock-out, then a launch: $(jq -c -s 'map(select(.action == "RunInstances") | .error_code)' "$work/requests.log")"
+state
+[ "$(jq --arg z "${ZONES[0]}" --arg t "$TYPE1" '[.instances[] | select(.tags["gpucluster:cluster"]
+	== "e2e-quota") | select((.state | ascii_downcase) != "terminated")
+	| select(.zone == $z and .type == $t)] | length' "$work/state.json")" = 0 ] ||
+	fail "an instance of the sold-out $TYPE1 in ${ZONES[0]}"
+control DELETE /quotas >/dev/null
 requests_valid
 gc_ok destroy -y "$work/c.yaml"
 note ok

@@ -17,6 +17,7 @@
 #include "core/keygen.h"
 #include "fake-clock.h"
 #include "sim/catalog.h"
+#include "sim/quota.h"
 #include "sim/world.h"
 
 static const struct sim_timing timing = { 1000, 500, 60000 };
@@ -47,6 +48,55 @@ static struct sim_instance **launch(struct sim_world *w, enum sim_cloud c, unsig
 	sim_world_launch(w, &l, &out, n, res);
 	sim_tags_release(&tags);
 	return out;
+}
+
+/* sim_quota_launch's verdict for count more of type in zone, of the market */
+static enum sim_fault_kind at_launch(struct sim_world *w, enum sim_cloud c, const char *region,
+				     const char *zone, const char *type, bool spot, unsigned count)
+{
+	struct sim_fault_hit hit = { 0 };
+
+	sim_quota_launch(w, c, region, zone, type, spot, count, &hit);
+	assert_true(hit.kind == SIM_FAULT_NONE || hit.kind == SIM_FAULT_QUOTA ||
+		    hit.kind == SIM_FAULT_CAPACITY);
+	assert_true(hit.kind != SIM_FAULT_QUOTA || hit.spot == spot);
+	return hit.kind;
+}
+
+/* The account's quota and stock at launch: each cloud's unit and scope (sim/quota.h). */
+static void test_quota_at_launch(void **state)
+{
+	struct sim_world *w = new_world();
+	struct gc_error err;
+	size_t n;
+
+	(void)state;
+	gc_error_init(&err);
+	assert_int_equal(sim_quota_set("aws:on-demand=8", &err), 0);
+	free(launch(w, SIM_AWS, 1, &n)); /* a g5.xlarge: 4 of the G and VT group's 8 vCPUs */
+	assert_int_equal(at_launch(w, SIM_AWS, "us-east-1", "z", "g5.xlarge", false, 1),
+			 SIM_FAULT_NONE);
+	assert_int_equal(at_launch(w, SIM_AWS, "us-east-1", "z", "g5.xlarge", false, 2),
+			 SIM_FAULT_QUOTA);
+	assert_int_equal(at_launch(w, SIM_AWS, "us-east-1", "z", "g5.xlarge", true, 2),
+			 SIM_FAULT_NONE); /* the spot quota is apart */
+	assert_int_equal(at_launch(w, SIM_AWS, "eu-west-1", "z", "g5.xlarge", false, 2),
+			 SIM_FAULT_NONE); /* so is another region's */
+	/* Tencent counts instances per zone */
+	assert_int_equal(sim_quota_set("tencent:on-demand=1", &err), 0);
+	free(launch(w, SIM_TENCENT, 1, &n));
+	assert_int_equal(at_launch(w, SIM_TENCENT, "ap-guangzhou", "z", "x", false, 1),
+			 SIM_FAULT_QUOTA);
+	assert_int_equal(at_launch(w, SIM_TENCENT, "ap-guangzhou", "y", "x", false, 1),
+			 SIM_FAULT_NONE);
+	/* a sold-out pair is a stock-out, whatever the quota */
+	assert_int_equal(sim_quota_set("tencent:sold-out=y/x", &err), 0);
+	assert_int_equal(at_launch(w, SIM_TENCENT, "ap-guangzhou", "y", "x", false, 1),
+			 SIM_FAULT_CAPACITY);
+	sim_quota_clear();
+	assert_int_equal(at_launch(w, SIM_AWS, "us-east-1", "z", "g5.xlarge", false, 2),
+			 SIM_FAULT_NONE);
+	sim_world_free(w);
 }
 
 static void test_life_cycle(void **state)
@@ -293,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_keys_and_groups),
 		cmocka_unit_test(test_catalog),
+		cmocka_unit_test(test_quota_at_launch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,8 @@
 /* The fake account: a quota per market, a sold-out type, or a refusal. */
 static struct {
 	int64_t od_limit, od_used, spot_limit, spot_used;
-	const char *sold_out; /* a type */
+	const char *sold_out;	 /* a type */
+	const char *unsupported; /* a type whose quota the driver does not read */
 	enum gc_errcode fail;
 	unsigned calls;
 } acct;
@@ -29,6 +30,8 @@ static int fake_quota(struct gc_provider *p, const char *type, const char *zone,
 	acct.calls++;
 	if (acct.fail)
 		return gc_error_set(err, acct.fail, "not allowed to read quotas");
+	if (acct.unsupported && !strcmp(type, acct.unsupported))
+		return gc_error_set(err, GC_EUNSUPPORTED, "no quota read for '%s'", type);
 	snprintf(out->name, sizeof(out->name), "%s", spot ? "spot vCPUs" : "on-demand vCPUs");
 	snprintf(out->unit, sizeof(out->unit), "vCPUs");
 	snprintf(out->where, sizeof(out->where), "the quota console");
@@ -44,6 +47,7 @@ static const struct gc_provider_ops fake_ops = { .name = "fake", .quota = fake_q
 static char type_a[] = "a.large", type_b[] = "b.large";
 static char n_head[] = "head", n_workers[] = "workers";
 static char *types_ab[] = { type_a, type_b };
+static char *types_b[] = { type_b };
 
 static void setup_group(struct gc_spec_group *sg, struct gc_plan_group *g, char *name,
 			enum gc_market market, unsigned create)
@@ -214,12 +218,50 @@ static void test_unreadable_said(void **state)
 	done(&plan);
 }
 
+/* A group whose first type has a quota the driver does not read is not checked, silently;
+ * the groups after it still are (the check used to stop there). */
+static void test_unsupported_goes_on(void **state)
+{
+	struct gc_spec_group sg[2];
+	struct gc_plan_group g[2];
+	struct gc_plan plan;
+	struct gc_error err;
+
+	(void)state;
+	memset(&acct, 0, sizeof(acct));
+	acct.od_limit = 4;
+	acct.unsupported = "a.large";
+	setup_group(&sg[0], &g[0], n_head, GC_MARKET_ON_DEMAND, 1);
+	setup_group(&sg[1], &g[1], n_workers, GC_MARKET_ON_DEMAND, 2);
+	sg[1].instance_types = types_b;
+	sg[1].n_instance_types = 1;
+	assert_int_equal(run(g, 2, &plan, &err), -1);
+	assert_int_equal(err.code, GC_EQUOTA);
+	assert_non_null(strstr(err.message,
+			       "group 'workers' does not fit the account's quota: "
+			       "quota 'on-demand vCPUs' allows 4 vCPUs, 0 are in use "
+			       "and 2 new nodes"));
+	assert_int_equal(acct.calls, 2);
+	done(&plan);
+
+	acct.od_limit = 8;
+	assert_int_equal(run(g, 2, &plan, &err), 0);
+	assert_int_equal(plan.n_preflight, 1);
+	assert_non_null(
+		strstr(plan.preflight[0], "group 'workers': 2 new b.large (on-demand) fit"));
+	done(&plan);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fits_message),	 cmocka_unit_test(test_refused_and_raised),
-		cmocka_unit_test(test_groups_add_up),	 cmocka_unit_test(test_spot_falls_back),
-		cmocka_unit_test(test_sold_out_skipped), cmocka_unit_test(test_unreadable_said),
+		cmocka_unit_test(test_fits_message),
+		cmocka_unit_test(test_refused_and_raised),
+		cmocka_unit_test(test_groups_add_up),
+		cmocka_unit_test(test_spot_falls_back),
+		cmocka_unit_test(test_sold_out_skipped),
+		cmocka_unit_test(test_unreadable_said),
+		cmocka_unit_test(test_unsupported_goes_on),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
