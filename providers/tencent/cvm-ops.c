@@ -1965,20 +1965,21 @@ int tc_create_placement(struct gc_provider *p, const struct gc_placement_request
 			char **out_id, struct gc_error *err)
 {
 	json_t *params, *resp = NULL;
-	const char *id;
+	const char *id, *zone;
 	int ret = -1;
 
 	if (req->type && strncmp(req->type, "HCC", 3) != 0)
 		return gc_error_set(err, GC_EUNSUPPORTED,
 				    "instance type '%s' is not an HCC type: no HPC cluster",
 				    req->type);
-	if (!req->zone)
-		return gc_error_set(err, GC_EINVALID, "an HPC cluster needs a zone");
+	/* a group without zones launches where tc_create does: the same pick */
+	if (launch_zone(p, req->zone, &zone, err) != 0)
+		return -1;
 	if (strlen(req->name) > TC_HPC_NAME_MAX)
 		return gc_error_set(err, GC_EINVALID,
 				    "HPC cluster name '%s' is longer than %d characters", req->name,
 				    TC_HPC_NAME_MAX);
-	params = json_pack("{s:s, s:s, s:s}", "Zone", req->zone, "Name", req->name, "Remark",
+	params = json_pack("{s:s, s:s, s:s}", "Zone", zone, "Name", req->name, "Remark",
 			   "gpucluster");
 	if (req->n_tags)
 		json_object_set_new(params, "TagSpecification",

@@ -297,6 +297,8 @@ sim_start_nodes --no-rate-limits --node-fault no-rdma
 	printf 'ssh:\n  user: ubuntu\n  port: %s\nnode_groups:\n' "$SSH_PORT"
 	printf '  - name: fast\n    count: 1\n    instance_types: [%s]\n' "$FAST"
 	printf '    image: gpu-ready\n    interconnect: rdma\n'
+	# an HCC type launches only in an HPC cluster (plan says so)
+	[ "$CLOUD" != tencent ] || printf '    placement: cluster\n'
 	printf 'bootstrap:\n  driver: preinstalled\n  cuda: none\n  cudnn: none\n'
 	printf '  container: none\n  smoke: [driver]\n'
 } >"$work/b.yaml"
