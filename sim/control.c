@@ -103,14 +103,23 @@ json_t *sim_control_state(struct sim *sim)
 					  "cidr_ipv6", g->rules[r].cidr_ipv6, "source_group",
 					  g->rules[r].source_group, "description",
 					  g->rules[r].description));
-		/* inner_access: whether members reach each other without a rule */
-		json_array_append_new(sgs,
-				      json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o}", "cloud",
-						sim_cloud_name(g->cloud), "region", g->region, "id",
-						g->id, "name", g->name, "description",
-						g->description, "vpc", g->vpc, "inner_access",
-						g->inner_accept ? "accept" : "drop", "tags",
-						tags_json(&g->tags), "rules", rules));
+		json_t *egress = json_array();
+
+		for (size_t r = 0; r < g->n_egress; r++)
+			json_array_append_new(egress,
+					      json_pack("{s:s,s:s,s:s}", "protocol",
+							g->egress[r].protocol, "cidr",
+							g->egress[r].cidr, "destination_group",
+							g->egress[r].source_group));
+		/* inner_access: whether members reach each other without a rule; egress: the
+		 * egress rules added beyond the default one (AWS) */
+		json_array_append_new(
+			sgs,
+			json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:o}", "cloud",
+				  sim_cloud_name(g->cloud), "region", g->region, "id", g->id,
+				  "name", g->name, "description", g->description, "vpc", g->vpc,
+				  "inner_access", g->inner_accept ? "accept" : "drop", "tags",
+				  tags_json(&g->tags), "rules", rules, "egress", egress));
 	}
 	for (size_t i = 0; i < w->n_tokens; i++) {
 		const struct sim_token *t = w->tokens[i];

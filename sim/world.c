@@ -144,6 +144,7 @@ static void secgroup_free(struct sim_secgroup *sg)
 {
 	sim_tags_release(&sg->tags);
 	free(sg->rules);
+	free(sg->egress);
 	free(sg);
 }
 

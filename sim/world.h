@@ -174,6 +174,10 @@ struct sim_secgroup {
 	int64_t created_wall;
 	/* eventual consistency: rule changes and launches that still answer NotFound */
 	unsigned ec_authorize, ec_launch;
+	/* AWS: the egress rules added beyond EC2's default allow-all one, which every group
+	 * has from its creation and write_sg lists first */
+	struct sim_rule *egress;
+	size_t n_egress;
 };
 
 /* A client token as the world remembers it (per cloud and region). */

@@ -962,7 +962,29 @@ static int authorize(struct gc_provider *p, const char *group_id, unsigned port,
 	return ret;
 }
 
-/* The group's ingress rules, one per source (DescribeSecurityGroups by GroupId). */
+/*
+ * The self-referencing egress rule that EFA requires besides the members' ingress rule
+ * ("Prepare an EFA-enabled security group", EC2 User Guide): every protocol to the group
+ * itself. EC2's default allow-all egress rule stays (docs/internals/fabric.md).
+ */
+static int authorize_egress(struct gc_provider *p, const char *group_id, struct gc_error *err)
+{
+	struct gc_params params = GC_PARAMS_INIT;
+	struct gc_buf body;
+	int ret;
+
+	gc_params_add(&params, "GroupId", group_id);
+	gc_params_add(&params, "IpPermissions.1.IpProtocol", "-1");
+	gc_params_add(&params, "IpPermissions.1.Groups.1.GroupId", group_id);
+	gc_params_add(&params, "IpPermissions.1.Groups.1.Description", GC_RULE_MEMBERS);
+	ret = aws_ec2_call(p, "AuthorizeSecurityGroupEgress", &params, 0, false, &body, err);
+	gc_params_release(&params);
+	gc_buf_release(&body);
+	return ret;
+}
+
+/* The group's ingress and egress rules, one per source (DescribeSecurityGroups by
+ * GroupId). */
 static int list_rules(struct gc_provider *p, const char *group_id, struct aws_sg_rule **out,
 		      size_t *n, struct gc_error *err)
 {
@@ -1018,8 +1040,8 @@ static int revoke(struct gc_provider *p, const char *group_id, const struct aws_
 
 /*
  * One pass of the reconciliation: list, diff (core/rules.h), authorize what is missing
- * (SSH first, so that a changed allow_from never leaves a gap), revoke ours that the
- * spec no longer wants.
+ * (SSH first, so that a changed allow_from never leaves a gap) and the members' egress
+ * rule, revoke ours that the spec no longer wants (an egress rule never is).
  */
 static int reconcile_once(struct gc_provider *p, const struct gc_secgroup_request *req,
 			  const char *group_id, bool fresh, struct gc_error *err)
@@ -1027,7 +1049,7 @@ static int reconcile_once(struct gc_provider *p, const struct gc_secgroup_reques
 	struct aws_sg_rule *raw = NULL;
 	struct gc_rule *have = NULL, *want = NULL;
 	const char **cidrs = NULL;
-	bool *add = NULL, *drop = NULL, members = false;
+	bool *add = NULL, *drop = NULL, members = false, egress_self = false;
 	size_t n_raw = 0, n_want, n_cidrs = 0, n_drop = 0, n_mon;
 	int ret = -1;
 
@@ -1035,6 +1057,13 @@ static int reconcile_once(struct gc_provider *p, const struct gc_secgroup_reques
 		return -1;
 	have = gc_xcalloc(n_raw + 1, sizeof(*have));
 	for (size_t i = 0; i < n_raw; i++) {
+		/* an egress rule stays a zeroed have[i]: foreign, and like no wanted rule */
+		if (raw[i].egress) {
+			egress_self = egress_self ||
+				(strcmp(raw[i].protocol, "-1") == 0 && raw[i].group &&
+				 !strcmp(raw[i].group, group_id));
+			continue;
+		}
 		have[i].all = strcmp(raw[i].protocol, "-1") == 0;
 		if (strcmp(raw[i].protocol, "tcp") == 0 && raw[i].from == raw[i].to &&
 		    raw[i].from > 0)
@@ -1060,6 +1089,8 @@ static int reconcile_once(struct gc_provider *p, const struct gc_secgroup_reques
 	if (n_mon && req->monitoring_port != req->ssh_port &&
 	    authorize(p, group_id, req->monitoring_port, cidrs, n_mon, GC_RULE_MONITORING, false,
 		      err) != 0)
+		goto out;
+	if (req->allow_members && !egress_self && authorize_egress(p, group_id, err) != 0)
 		goto out;
 	if (n_drop && revoke(p, group_id, raw, drop, n_raw, err) != 0)
 		goto out;

@@ -624,7 +624,8 @@ struct sg_rules {
 	bool seen;
 };
 
-static void push_sg_rule(struct sg_rules *rs, xmlNodePtr perm, xmlNodePtr src, const char *field)
+static void push_sg_rule(struct sg_rules *rs, xmlNodePtr perm, xmlNodePtr src, const char *field,
+			 bool egress)
 {
 	struct aws_sg_rule *r;
 	char *from = text(perm, "fromPort"), *to = text(perm, "toPort");
@@ -646,6 +647,7 @@ static void push_sg_rule(struct sg_rules *rs, xmlNodePtr perm, xmlNodePtr src, c
 	else
 		r->group = text(src, field);
 	r->description = text(src, "description");
+	r->egress = egress;
 	free(from);
 	free(to);
 }
@@ -658,18 +660,22 @@ static int sg_rules_item(xmlNodePtr it, void *ctx, struct gc_error *err)
 		return gc_error_set(err, GC_EBADRESPONSE,
 				    "more than one group in securityGroupInfo");
 	rs->seen = true;
-	for (xmlNodePtr p = child(child(it, "ipPermissions"), "item"); p; p = p->next) {
-		if (!is(p, "item"))
-			continue;
-		for (xmlNodePtr g = child(child(p, "ipRanges"), "item"); g; g = g->next)
-			if (is(g, "item"))
-				push_sg_rule(rs, p, g, "cidrIp");
-		for (xmlNodePtr g = child(child(p, "ipv6Ranges"), "item"); g; g = g->next)
-			if (is(g, "item"))
-				push_sg_rule(rs, p, g, "cidrIpv6");
-		for (xmlNodePtr g = child(child(p, "groups"), "item"); g; g = g->next)
-			if (is(g, "item"))
-				push_sg_rule(rs, p, g, "groupId");
+	for (int out = 0; out < 2; out++) {
+		const char *list = out ? "ipPermissionsEgress" : "ipPermissions";
+
+		for (xmlNodePtr p = child(child(it, list), "item"); p; p = p->next) {
+			if (!is(p, "item"))
+				continue;
+			for (xmlNodePtr g = child(child(p, "ipRanges"), "item"); g; g = g->next)
+				if (is(g, "item"))
+					push_sg_rule(rs, p, g, "cidrIp", out);
+			for (xmlNodePtr g = child(child(p, "ipv6Ranges"), "item"); g; g = g->next)
+				if (is(g, "item"))
+					push_sg_rule(rs, p, g, "cidrIpv6", out);
+			for (xmlNodePtr g = child(child(p, "groups"), "item"); g; g = g->next)
+				if (is(g, "item"))
+					push_sg_rule(rs, p, g, "groupId", out);
+		}
 	}
 	return 0;
 }

@@ -174,14 +174,15 @@ int aws_xml_addresses(const char *body, size_t len, struct gc_resource_list *out
 int aws_xml_primary_interface(const char *body, size_t len, char **out, struct gc_error *err);
 int aws_xml_placement_groups(const char *body, size_t len, struct gc_resource_list *out,
 			     struct gc_error *err);
-/* An ingress rule of a group, one per source (a CIDR or a group); from = to = -1 for
- * protocol "-1" (every protocol and port). */
+/* A rule of a group, one per source or destination (a CIDR or a group); from = to = -1
+ * for protocol "-1" (every protocol and port); egress: from ipPermissionsEgress. */
 struct aws_sg_rule {
 	char protocol[8];
 	int from, to;
 	char *cidr, *group, *description;
+	bool egress;
 };
-/* The ingress rules of the one group of a DescribeSecurityGroups answer. */
+/* The ingress, then the egress rules of the one group of a DescribeSecurityGroups answer. */
 int aws_xml_sg_rules(const char *body, size_t len, struct aws_sg_rule **out, size_t *n,
 		     struct gc_error *err);
 void aws_sg_rules_release(struct aws_sg_rule *r, size_t n);

@@ -624,7 +624,18 @@ static void write_rule_text(char *out, size_t size, const struct sim_rule *r)
 		 proto, r->from_port, r->to_port);
 }
 
-static int authorize_ingress(struct ec2 *c)
+/* EC2's default egress rule: every group has it from its creation (EC2 User Guide,
+ * "Security group rules": "a default outbound rule that allows all outbound traffic"). */
+static const struct sim_rule default_egress = {
+	.protocol = "-1", .from_port = -1, .to_port = -1, .cidr = "0.0.0.0/0"
+};
+
+/*
+ * AuthorizeSecurityGroupIngress, or with egress AuthorizeSecurityGroupEgress (GroupId
+ * only: EC2 refuses GroupName there): a rule the group has, or one given twice, is
+ * InvalidPermission.Duplicate and nothing is added.
+ */
+static int authorize_rules(struct ec2 *c, bool egress)
 {
 	struct sim_secgroup *g = sg_from_params(c);
 	struct sim_rule *rules = NULL;
@@ -638,9 +649,10 @@ static int authorize_ingress(struct ec2 *c)
 				   "The security group '%s' does not exist", g->id);
 	}
 	for (size_t i = 0; i < n; i++) {
-		bool dup = false;
-		for (size_t k = 0; k < g->n_rules && !dup; k++)
-			dup = same_rule(&g->rules[k], &rules[i]);
+		bool dup = egress && same_rule(&default_egress, &rules[i]);
+		const struct sim_rule *have = egress ? g->egress : g->rules;
+		for (size_t k = 0; k < (egress ? g->n_egress : g->n_rules) && !dup; k++)
+			dup = same_rule(&have[k], &rules[i]);
 		for (size_t k = 0; k < i && !dup; k++)
 			dup = same_rule(&rules[k], &rules[i]);
 		if (dup) {
@@ -656,13 +668,19 @@ static int authorize_ingress(struct ec2 *c)
 	ec2_open(c, "securityGroupRuleSet");
 	for (size_t i = 0; i < n; i++) {
 		char rid[SIM_ID_MAX];
-		sim_world_add_rule(g, &rules[i]);
+		if (!egress) {
+			sim_world_add_rule(g, &rules[i]);
+		} else {
+			g->egress =
+				gc_xreallocarray(g->egress, g->n_egress + 1, sizeof(*g->egress));
+			g->egress[g->n_egress++] = rules[i];
+		}
 		sim_world_new_id(c->sim->world, SIM_AWS, "sgr-", rid);
 		ec2_open(c, "item");
 		ec2_el(c, "securityGroupRuleId", rid);
 		ec2_el(c, "groupId", g->id);
 		ec2_el(c, "groupOwnerId", c->sim->cfg.aws_account);
-		ec2_el(c, "isEgress", "false");
+		ec2_el(c, "isEgress", egress ? "true" : "false");
 		ec2_el(c, "ipProtocol", rules[i].protocol);
 		ec2_elf(c, "fromPort", "%d", rules[i].from_port);
 		ec2_elf(c, "toPort", "%d", rules[i].to_port);
@@ -683,6 +701,19 @@ static int authorize_ingress(struct ec2 *c)
 	ec2_close(c);
 	free(rules);
 	return ec2_finish(c);
+}
+
+static int authorize_ingress(struct ec2 *c)
+{
+	return authorize_rules(c, false);
+}
+
+static int authorize_egress(struct ec2 *c)
+{
+	if (!ec2_param(c, "GroupId"))
+		return EC2_FAIL400(c, "MissingParameter",
+				   "The request must contain the parameter groupId");
+	return authorize_rules(c, true);
 }
 
 static void write_rule_items(struct ec2 *c, const struct sim_rule *r)
@@ -777,6 +808,50 @@ static bool sg_matches(struct ec2 *c, const struct sim_secgroup *g, const struct
 	return true;
 }
 
+/* One item of ipPermissions or ipPermissionsEgress: one source (a group, its members, or
+ * an address range) per rule. */
+static void write_perm(struct ec2 *c, const struct sim_rule *r)
+{
+	ec2_open(c, "item");
+	ec2_el(c, "ipProtocol", r->protocol);
+	if (strcmp(r->protocol, "-1") != 0) {
+		ec2_elf(c, "fromPort", "%d", r->from_port);
+		ec2_elf(c, "toPort", "%d", r->to_port);
+	}
+	/* one source per rule: a group (its members) or an address range */
+	ec2_open(c, "groups");
+	if (r->source_group[0]) {
+		ec2_open(c, "item");
+		ec2_el(c, "userId", c->sim->cfg.aws_account);
+		ec2_el(c, "groupId", r->source_group);
+		if (r->description[0])
+			ec2_el(c, "description", r->description);
+		ec2_close(c);
+	}
+	ec2_close(c);
+	ec2_open(c, "ipRanges");
+	if (r->cidr[0]) {
+		ec2_open(c, "item");
+		ec2_el(c, "cidrIp", r->cidr);
+		if (r->description[0])
+			ec2_el(c, "description", r->description);
+		ec2_close(c);
+	}
+	ec2_close(c);
+	ec2_open(c, "ipv6Ranges");
+	if (r->cidr_ipv6[0]) {
+		ec2_open(c, "item");
+		ec2_el(c, "cidrIpv6", r->cidr_ipv6);
+		if (r->description[0])
+			ec2_el(c, "description", r->description);
+		ec2_close(c);
+	}
+	ec2_close(c);
+	ec2_open(c, "prefixListIds");
+	ec2_close(c);
+	ec2_close(c);
+}
+
 static void write_sg(struct ec2 *c, const struct sim_secgroup *g)
 {
 	ec2_open(c, "item");
@@ -786,63 +861,13 @@ static void write_sg(struct ec2 *c, const struct sim_secgroup *g)
 	ec2_el(c, "groupDescription", g->description);
 	ec2_el(c, "vpcId", g->vpc);
 	ec2_open(c, "ipPermissions");
-	for (size_t i = 0; i < g->n_rules; i++) {
-		const struct sim_rule *r = &g->rules[i];
-		ec2_open(c, "item");
-		ec2_el(c, "ipProtocol", r->protocol);
-		if (strcmp(r->protocol, "-1") != 0) {
-			ec2_elf(c, "fromPort", "%d", r->from_port);
-			ec2_elf(c, "toPort", "%d", r->to_port);
-		}
-		/* one source per rule: a group (its members) or an address range */
-		ec2_open(c, "groups");
-		if (r->source_group[0]) {
-			ec2_open(c, "item");
-			ec2_el(c, "userId", c->sim->cfg.aws_account);
-			ec2_el(c, "groupId", r->source_group);
-			if (r->description[0])
-				ec2_el(c, "description", r->description);
-			ec2_close(c);
-		}
-		ec2_close(c);
-		ec2_open(c, "ipRanges");
-		if (r->cidr[0]) {
-			ec2_open(c, "item");
-			ec2_el(c, "cidrIp", r->cidr);
-			if (r->description[0])
-				ec2_el(c, "description", r->description);
-			ec2_close(c);
-		}
-		ec2_close(c);
-		ec2_open(c, "ipv6Ranges");
-		if (r->cidr_ipv6[0]) {
-			ec2_open(c, "item");
-			ec2_el(c, "cidrIpv6", r->cidr_ipv6);
-			if (r->description[0])
-				ec2_el(c, "description", r->description);
-			ec2_close(c);
-		}
-		ec2_close(c);
-		ec2_open(c, "prefixListIds");
-		ec2_close(c);
-		ec2_close(c);
-	}
+	for (size_t i = 0; i < g->n_rules; i++)
+		write_perm(c, &g->rules[i]);
 	ec2_close(c);
 	ec2_open(c, "ipPermissionsEgress");
-	ec2_open(c, "item");
-	ec2_el(c, "ipProtocol", "-1");
-	ec2_open(c, "groups");
-	ec2_close(c);
-	ec2_open(c, "ipRanges");
-	ec2_open(c, "item");
-	ec2_el(c, "cidrIp", "0.0.0.0/0");
-	ec2_close(c);
-	ec2_close(c);
-	ec2_open(c, "ipv6Ranges");
-	ec2_close(c);
-	ec2_open(c, "prefixListIds");
-	ec2_close(c);
-	ec2_close(c);
+	write_perm(c, &default_egress);
+	for (size_t i = 0; i < g->n_egress; i++)
+		write_perm(c, &g->egress[i]);
 	ec2_close(c);
 	ec2_write_tags(c, &g->tags);
 	ec2_close(c);
@@ -930,6 +955,7 @@ static int delete_security_group(struct ec2 *c)
 		"IpPermissions.N.Groups.N.Description"
 static const char *const p_authorize[] = { P_RULES, EC2_TAGSPEC, NULL };
 static const char *const p_revoke[] = { P_RULES, NULL };
+static const char *const p_authorize_egress[] = { P_RULES, EC2_TAGSPEC, NULL };
 static const char *const p_create_sg[] = { "GroupName", "GroupDescription", "VpcId", EC2_TAGSPEC,
 					   NULL };
 static const char *const p_tags[] = { "ResourceId.N", "Resource.N", "Tag.N.Key", "Tag.N.Value",
@@ -943,6 +969,7 @@ static const char *const p_describe_sgs[] = { "GroupId.N", "GroupName.N", EC2_FI
 static const char *const p_import_key[] = { "KeyName", "PublicKeyMaterial", EC2_TAGSPEC, NULL };
 
 const struct ec2_action ec2_resource_actions[] = {
+	{ "AuthorizeSecurityGroupEgress", authorize_egress, false, p_authorize_egress, false },
 	{ "AuthorizeSecurityGroupIngress", authorize_ingress, false, p_authorize, false },
 	{ "CreateSecurityGroup", create_security_group, false, p_create_sg, false },
 	{ "CreateTags", create_tags, false, p_tags, false },

@@ -202,6 +202,15 @@ if [ "$CLOUD" = aws ]; then
 	gc_ok hosts "$f"
 	[ "$(grep -c '127\.78\.' "$work/out")" = 2 ] ||
 		fail "hosts does not list the nodes' addresses: $(cat "$work/out")"
+	# the group has both all-traffic self rules EFA requires: the members' ingress rule and
+	# its egress twin, beside EC2's default egress rule (fabric.md)
+	state
+	jq -e '[.security_groups[] | select(.tags["gpucluster:cluster"] == "e2e-fab")]
+		| length == 1 and all(.id as $g
+		| (.egress | any(.protocol == "-1" and .destination_group == $g)) and
+		(.rules | any(.protocol == "-1" and .source_group == $g)))' "$work/state.json" \
+		>/dev/null || fail "the group lacks the all-traffic self rules EFA requires"
+	egress0=$(calls AuthorizeSecurityGroupEgress)
 else
 	# ECS with ERIs and CVM's HCC types keep the public address of the launch
 	gc_ok hosts "$f"
@@ -222,6 +231,9 @@ if [ -n "$CREATE" ]; then
 	# a second apply finds it: nothing more is made
 	gc_ok apply -y "$f"
 	[ "$(calls "$CREATE")" = $((made0 + 1)) ] || fail "the second apply made another placement group"
+	if [ "$CLOUD" = aws ] && [ "$(calls AuthorizeSecurityGroupEgress)" != "$egress0" ]; then
+		fail "the second apply added the egress rule the group has"
+	fi
 fi
 gc_ok destroy -y "$f"
 expect_alive e2e-fab 0 "after destroy"

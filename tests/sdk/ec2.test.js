@@ -16,7 +16,7 @@ const {
 	ImportKeyPairCommand, DescribeKeyPairsCommand, DeleteKeyPairCommand,
 	CreateSecurityGroupCommand, AuthorizeSecurityGroupIngressCommand,
 	DescribeSecurityGroupsCommand, DeleteSecurityGroupCommand, DescribeInstanceTypesCommand,
-	RevokeSecurityGroupIngressCommand,
+	RevokeSecurityGroupIngressCommand, AuthorizeSecurityGroupEgressCommand,
 	DescribeImagesCommand, DescribeSpotPriceHistoryCommand, paginateDescribeInstances,
 	CreateTagsCommand, DeleteTagsCommand,
 	DescribeVpcsCommand, DescribeSubnetsCommand,
@@ -323,6 +323,57 @@ test('CreateSecurityGroup, AuthorizeSecurityGroupIngress (SSH), describe, delete
 	await ec2.send(new DeleteSecurityGroupCommand({ GroupId: sg.GroupId }));
 	await expectCode('describe deleted group', ['InvalidGroup.NotFound'],
 			 () => once.send(new DescribeSecurityGroupsCommand({ GroupIds: [sg.GroupId] })));
+});
+
+// what gpucluster sends for EFA (issue 13): all traffic to the group itself, beside EC2's
+// default allow-all egress rule, which every group lists from its creation
+test('AuthorizeSecurityGroupEgress: the self rule EFA requires; duplicates refused', async () => {
+	const once = client({ maxAttempts: 1 });
+	const sg = await ec2.send(new CreateSecurityGroupCommand({
+		GroupName: unique('gc-eg-'), Description: 'gpucluster sdk egress',
+	}));
+	const egress = async () => (await ec2.send(new DescribeSecurityGroupsCommand({
+		GroupIds: [sg.GroupId] }))).SecurityGroups[0].IpPermissionsEgress;
+	const fresh = await egress();
+	assert.equal(fresh.length, 1, `egress rules: ${JSON.stringify(fresh)}`);
+	assert.equal(fresh[0].IpProtocol, '-1');
+	assert.deepEqual(fresh[0].IpRanges.map((r) => r.CidrIp), ['0.0.0.0/0']);
+
+	const self = { IpProtocol: '-1',
+		UserIdGroupPairs: [{ GroupId: sg.GroupId, Description: 'gpucluster members' }] };
+	const auth = await ec2.send(new AuthorizeSecurityGroupEgressCommand({
+		GroupId: sg.GroupId, IpPermissions: [self] }));
+	assert.equal(auth.Return, true);
+	assert.equal(auth.SecurityGroupRules.length, 1);
+	assert.equal(auth.SecurityGroupRules[0].IsEgress, true);
+	assert.equal(auth.SecurityGroupRules[0].ReferencedGroupInfo.GroupId, sg.GroupId);
+	const after = await egress();
+	assert.equal(after.length, 2, `egress rules: ${JSON.stringify(after)}`);
+	const mine = after.find((p) => (p.UserIdGroupPairs || []).length > 0);
+	assert.ok(mine, `egress rules: ${JSON.stringify(after)}`);
+	assert.equal(mine.IpProtocol, '-1');
+	assert.equal(mine.UserIdGroupPairs[0].GroupId, sg.GroupId);
+	assert.equal(mine.UserIdGroupPairs[0].Description, 'gpucluster members');
+	// the ingress side is untouched
+	const d = await ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [sg.GroupId] }));
+	assert.deepEqual(d.SecurityGroups[0].IpPermissions, []);
+
+	await expectCode('the same egress rule again', ['InvalidPermission.Duplicate'],
+			 () => once.send(new AuthorizeSecurityGroupEgressCommand({
+				 GroupId: sg.GroupId, IpPermissions: [self] })));
+	await expectCode('the default egress rule again', ['InvalidPermission.Duplicate'],
+			 () => once.send(new AuthorizeSecurityGroupEgressCommand({
+				 GroupId: sg.GroupId,
+				 IpPermissions: [{ IpProtocol: '-1', IpRanges: [{ CidrIp: '0.0.0.0/0' }] }] })));
+	await expectCode('an unknown group', ['InvalidGroup.NotFound'],
+			 () => once.send(new AuthorizeSecurityGroupEgressCommand({
+				 GroupId: 'sg-0000000000000dead', IpPermissions: [self] })));
+	await expectCode('an unknown destination group', ['InvalidGroup.NotFound'],
+			 () => once.send(new AuthorizeSecurityGroupEgressCommand({
+				 GroupId: sg.GroupId,
+				 IpPermissions: [{ IpProtocol: '-1',
+					 UserIdGroupPairs: [{ GroupId: 'sg-0000000000000dead' }] }] })));
+	await ec2.send(new DeleteSecurityGroupCommand({ GroupId: sg.GroupId }));
 });
 
 // what gpucluster sends to reconcile a group's rules (issue 19): revoke by rule
@@ -888,7 +939,7 @@ test('request log is well-formed', () => {
 	checkRequestLog(sim, 'aws',
 			['RunInstances', 'DescribeInstances', 'TerminateInstances', 'ImportKeyPair',
 			 'CreateSecurityGroup', 'AuthorizeSecurityGroupIngress',
-			 'RevokeSecurityGroupIngress', 'DescribeInstanceTypes', 'DescribeImages', 'DescribeSpotPriceHistory',
+			 'AuthorizeSecurityGroupEgress', 'RevokeSecurityGroupIngress', 'DescribeInstanceTypes', 'DescribeImages', 'DescribeSpotPriceHistory',
 			 'CreateTags', 'DeleteTags', 'CreatePlacementGroup',
 			 'DescribePlacementGroups', 'DeletePlacementGroup', 'AllocateAddress',
 			 'AssociateAddress', 'DescribeAddresses', 'ReleaseAddress'],

@@ -211,6 +211,81 @@ static void test_create_spot_ttl(void **state)
 	gc_keypair_release(&kp);
 }
 
+/* The group's egress rules beyond EC2's default one, as the emulator holds them; with
+ * drop, they are removed (a group an older release made, without the self rule). */
+static size_t egress_rules(const char *sg_id, bool drop)
+{
+	size_t n = 0;
+
+	sim_world_lock(sim.world);
+	for (size_t i = 0; i < sim.world->n_secgroups; i++) {
+		struct sim_secgroup *g = sim.world->secgroups[i];
+
+		if (strcmp(g->id, sg_id) != 0)
+			continue;
+		for (size_t k = 0; k < g->n_egress; k++) {
+			assert_string_equal(g->egress[k].protocol, "-1");
+			assert_string_equal(g->egress[k].source_group, sg_id);
+		}
+		n = g->n_egress;
+		if (drop)
+			g->n_egress = 0;
+	}
+	sim_world_unlock(sim.world);
+	return n;
+}
+
+/* The all-traffic self egress rule EFA requires beside the members' ingress rule: added to
+ * a new group, to a reused group that lacks it, and never twice (fabric.md). */
+static void test_egress_self_rule(void **state)
+{
+	const char *cidrs[] = { "203.0.113.7/32" };
+	struct gc_secgroup_request sr;
+	struct gc_error err;
+	char *sg_id = NULL, *again = NULL;
+	size_t before = logged_count("AuthorizeSecurityGroupEgress");
+	json_t *calls;
+
+	(void)state;
+	gc_error_init(&err);
+	memset(&sr, 0, sizeof(sr));
+	sr.name = "gpucluster-efa";
+	sr.description = "gpucluster efa";
+	sr.ssh_port = 22;
+	sr.allow_from = cidrs;
+	sr.n_allow_from = 1;
+	sr.tags = base_tags;
+	sr.n_tags = 1;
+	sr.allow_members = true;
+	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &sg_id, &err), 0);
+	assert_int_equal(logged_count("AuthorizeSecurityGroupEgress") - before, 1);
+	calls = logged("AuthorizeSecurityGroupEgress");
+	{
+		json_t *c = json_array_get(calls, json_array_size(calls) - 1);
+
+		assert_string_equal(param(c, "GroupId"), sg_id);
+		assert_string_equal(param(c, "IpPermissions.1.IpProtocol"), "-1");
+		assert_string_equal(param(c, "IpPermissions.1.Groups.1.GroupId"), sg_id);
+		assert_null(param(c, "IpPermissions.1.IpRanges.1.CidrIp"));
+	}
+	json_decref(calls);
+	assert_int_equal(egress_rules(sg_id, true), 1);
+
+	/* reused without the rule: it is added; reused with it: nothing is sent */
+	sr.id = sg_id;
+	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &again, &err), 0);
+	assert_string_equal(again, sg_id);
+	assert_int_equal(logged_count("AuthorizeSecurityGroupEgress") - before, 2);
+	assert_int_equal(egress_rules(sg_id, false), 1);
+	free(again);
+	again = NULL;
+	assert_int_equal(gc_provider_create_secgroup(prov, &sr, &again, &err), 0);
+	assert_int_equal(logged_count("AuthorizeSecurityGroupEgress") - before, 2);
+	assert_int_equal(egress_rules(sg_id, false), 1);
+	free(again);
+	free(sg_id);
+}
+
 /* ---- our own buckets, and answers no cloud should give ------------------------------ */
 
 static void test_no_rate_limit(void **state)
@@ -543,6 +618,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_discover_terminated, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_create_spot_ttl, test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_egress_self_rule, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_no_rate_limit, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_xml, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_pricing_frontend, test_setup, test_teardown),
