@@ -1013,6 +1013,7 @@ enum attempt {
 	ATTEMPT_SPOT_QUOTA, /* nothing created, the spot quota is used up: on-demand next */
 	ATTEMPT_STOP,	    /* the group stops here (err set) */
 	ATTEMPT_NO_ROOM,    /* nothing created, no room in the group's placement group */
+	ATTEMPT_NOT_HERE,   /* nothing created, the type cannot go in that placement group */
 };
 
 /* Whether the plan counted this instance already (a live instance of the cluster). */
@@ -1415,7 +1416,18 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 			}
 			ev.kind = GC_EV_CREATE_FAILED;
 			ev.err = err;
-			if (err && err->code == GC_ECAPACITY && *made == 0 && gr->placement_id) {
+			/* outside a placement group, the zone does not sell it: a stock-out */
+			if (err && err->code == GC_ENOTHERE && (*made > 0 || !gr->placement_id))
+				err->code = GC_ECAPACITY;
+			if (err && err->code == GC_ENOTHERE) {
+				/* the type, not the rack: the next type may go in (fabric.md) */
+				gc_error_prefix(err, "%s cannot launch in placement group '%s'",
+						type, gr->placement_name);
+				ev.message = "falling back";
+				emit(r, &ev);
+				res = ATTEMPT_NOT_HERE;
+			} else if (err && err->code == GC_ECAPACITY && *made == 0 &&
+				   gr->placement_id) {
 				/* the group's placement group is full, not the zone (fabric.md) */
 				gc_error_prefix(err, "no room in placement group '%s'",
 						gr->placement_name);
@@ -1645,11 +1657,12 @@ static void spot_quota_fallback(struct run *r, struct group_run *gr, const struc
  * A capacity error inside the group's placement group (docs/internals/fabric.md): its rack
  * is full, not the zone, so the candidate is blocked under a name no zone has (this group
  * only; the run's report lists it) and the next type of instance_types is tried in the
- * same placement group, which the apply line says.
+ * same placement group, which the apply line says. A type the placement group does not
+ * take (not_here: GC_ENOTHERE) is blocked and passed over the same way, in its own words.
  */
 static size_t placement_full(struct run *r, struct group_run *gr, const char *zone,
 			     const char *type, bool spot, const char *next,
-			     const struct gc_error *why)
+			     const struct gc_error *why, bool not_here)
 {
 	struct gc_engine_event ev = { 0 };
 	char *where = gc_xasprintf("placement group '%s'%s%s", gr->placement_name,
@@ -1657,10 +1670,15 @@ static size_t placement_full(struct run *r, struct group_run *gr, const char *zo
 	size_t bi = block(r, where, type, spot);
 
 	gc_log_info(r->e->log, "group '%s': %s", gr->pg->name, why->message);
-	if (next) {
-		char *msg = gc_xasprintf("group '%s': no room for %s in placement group '%s'; "
-					 "trying %s, the next of instance_types",
-					 gr->pg->name, type, gr->placement_name, next);
+	if (next || not_here) { /* the group's error does not say why a type cannot go in */
+		char *msg = not_here
+			? gc_xasprintf("group '%s': %s%s%s%s", gr->pg->name, why->message,
+				       next ? "; trying " : "", next ? next : "",
+				       next ? ", the next of instance_types" : "")
+			: gc_xasprintf("group '%s': no room for %s in placement "
+				       "group '%s'; trying %s, the next of "
+				       "instance_types",
+				       gr->pg->name, type, gr->placement_name, next);
 
 		ev.kind = GC_EV_INFO;
 		ev.group = gr->pg->name;
@@ -1733,8 +1751,10 @@ static unsigned create_batch(struct run *r, struct group_run *gr, const struct g
 				}
 				if (!cap_allows(r, gr, plan, zone, type, markets[m], n))
 					continue;
-				switch (try_rounds(r, gr, slot, n, zone, type, markets[m], plan,
-						   &made, &cerr)) {
+				enum attempt res = try_rounds(r, gr, slot, n, zone, type,
+							      markets[m], plan, &made, &cerr);
+
+				switch (res) {
 				case ATTEMPT_OK:
 					if (!g->mixed_types) { /* the group's type from now on */
 						gr->types[0] = type;
@@ -1764,12 +1784,14 @@ static unsigned create_batch(struct run *r, struct group_run *gr, const struct g
 						n_zones = 1 + r->n_zones;
 					continue;
 				case ATTEMPT_NO_ROOM:
+				case ATTEMPT_NOT_HERE:
 					note_exhausted(gr,
 						       placement_full(r, gr, zone, type, markets[m],
 								      t + 1 < gr->n_types
 									      ? gr->types[t + 1]
 									      : NULL,
-								      &cerr));
+								      &cerr,
+								      res == ATTEMPT_NOT_HERE));
 					continue;
 				case ATTEMPT_SPOT_QUOTA:
 					r->spot_quota = true;

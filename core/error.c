@@ -109,6 +109,7 @@ const char *gc_strerror(enum gc_errcode code)
 	case GC_EIO: return "io";
 	case GC_EBADRESPONSE: return "invalid-response";
 	case GC_ESPOTQUOTA: return "spot-quota";
+	case GC_ENOTHERE: return "not-here";
 	}
 	return "unknown";
 }

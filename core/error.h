@@ -31,6 +31,7 @@ enum gc_errcode {
 	GC_EIO = 15,	      /* local file or system call failure */
 	GC_EBADRESPONSE = 16, /* a cloud answer of the wrong shape: retried a few times */
 	GC_ESPOTQUOTA = 17,   /* the account's spot quota: its on-demand quota is apart */
+	GC_ENOTHERE = 18,     /* the type cannot launch there (zone, placement group): fall back */
 };
 
 #define GC_ERROR_MSG_MAX 1024

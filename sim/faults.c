@@ -97,7 +97,7 @@ static const struct {
 	{ "throttle", SIM_FAULT_THROTTLE }, { "capacity", SIM_FAULT_CAPACITY },
 	{ "quota", SIM_FAULT_QUOTA },	    { "5xx", SIM_FAULT_5XX },
 	{ "drop", SIM_FAULT_DROP },	    { "slow", SIM_FAULT_SLOW },
-	{ "hostile", SIM_FAULT_HOSTILE },
+	{ "hostile", SIM_FAULT_HOSTILE },   { "unsupported", SIM_FAULT_UNSUPPORTED },
 };
 
 static bool valid_cloud(const char *s)
@@ -242,7 +242,7 @@ int sim_faults_add(struct sim_faults *f, const char *text, struct gc_error *err)
 		return gc_error_set(
 			err, GC_EINVALID,
 			"fault rule '%s': unknown kind '%s' (throttle, capacity, quota, "
-			"5xx, drop, slow or hostile)",
+			"5xx, drop, slow, hostile or unsupported)",
 			text, fields[2]);
 	r.p = 1.0;
 	r.delay_ms = r.kind == SIM_FAULT_SLOW ? 2000 : 0;
@@ -264,10 +264,12 @@ int sim_faults_add(struct sim_faults *f, const char *text, struct gc_error *err)
 	if (r.market && r.kind != SIM_FAULT_QUOTA)
 		return gc_error_set(err, GC_EINVALID,
 				    "fault rule '%s': market= applies to quota faults only", text);
-	if ((r.zone[0] || r.type[0]) && r.kind != SIM_FAULT_CAPACITY)
-		return gc_error_set(
-			err, GC_EINVALID,
-			"fault rule '%s': zone= and type= apply to capacity faults only", text);
+	if ((r.zone[0] || r.type[0]) && r.kind != SIM_FAULT_CAPACITY &&
+	    r.kind != SIM_FAULT_UNSUPPORTED)
+		return gc_error_set(err, GC_EINVALID,
+				    "fault rule '%s': zone= and type= apply to capacity and "
+				    "unsupported faults only",
+				    text);
 	pthread_mutex_lock(&f->lock);
 	f->rules = gc_xreallocarray(f->rules, f->n_rules + 1, sizeof(*f->rules));
 	f->rules[f->n_rules++] = r;
@@ -434,7 +436,8 @@ void sim_faults_check(struct sim_faults *f, enum sim_cloud cloud, const char *ac
 		struct rule *r = &f->rules[i];
 
 		/* capacity and a market's quota are the launch's (sim_faults_launch) */
-		if (r->kind == SIM_FAULT_CAPACITY || r->market || !rule_applies(r, cloud, action))
+		if (r->kind == SIM_FAULT_CAPACITY || r->kind == SIM_FAULT_UNSUPPORTED ||
+		    r->market || !rule_applies(r, cloud, action))
 			continue;
 		if (!rule_fires(f, r))
 			continue;
@@ -480,7 +483,8 @@ void sim_faults_launch(struct sim_faults *f, enum sim_cloud cloud, const char *a
 			hit->spot = spot;
 			goto out;
 		}
-		if (r->kind != SIM_FAULT_CAPACITY || !rule_applies(r, cloud, action))
+		if ((r->kind != SIM_FAULT_CAPACITY && r->kind != SIM_FAULT_UNSUPPORTED) ||
+		    !rule_applies(r, cloud, action))
 			continue;
 		if (r->zone[0] && (!zone || strcmp(r->zone, zone)))
 			continue;

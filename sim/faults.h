@@ -63,6 +63,7 @@ enum sim_fault_kind {
 	SIM_FAULT_DROP,
 	SIM_FAULT_SLOW,
 	SIM_FAULT_HOSTILE,
+	SIM_FAULT_UNSUPPORTED, /* a launch's type refused where it goes (fabric.md) */
 };
 
 /* What a check decided for one call. */

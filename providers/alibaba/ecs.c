@@ -182,12 +182,14 @@ static const struct gc_driver_code ali_codes[] = {
 	/* as the SDK decides ThrottlingError */
 	GC_CODES(GC_MATCH_CONTAINS, GC_ETHROTTLED, "Throttling"),
 	GC_CODES(GC_MATCH_EXACT, GC_ECAPACITY, "OperationDenied.NoStock", "Zone.NotOnSale",
-		 "Zone.NotOpen", "InvalidResourceType.NotSupported", "InstanceType.Offline",
-		 "InvalidInstanceType.ZoneNotSupported",
+		 "Zone.NotOpen", "InstanceType.Offline",
 		 "InvalidSpotPriceLimit.LowerThanPublicPrice",
 		 "OperationDenied.SpotPriceLowerThanPublicPrice", "ResourceNotAvailable",
 		 /* a full deployment set: no room in the group's placement (fabric.md) */
 		 "DeploymentSet.InstanceLimitExceeded"),
+	/* the type cannot launch there (fabric.md, "Type not supported here") */
+	GC_CODES(GC_MATCH_EXACT, GC_ENOTHERE, "InvalidResourceType.NotSupported",
+		 "InvalidInstanceType.ZoneNotSupported"),
 	GC_CODES(GC_MATCH_PREFIX, GC_EQUOTA, "QuotaExceed"),
 	GC_CODES(GC_MATCH_EXACT, GC_EQUOTA, "InvalidTagCount"),
 	/* "Forbbiden", sic: ECS's own spelling in some answers; the account that cannot

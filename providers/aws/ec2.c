@@ -26,7 +26,10 @@ static const struct gc_driver_code aws_codes[] = {
 	GC_CODES(GC_MATCH_EXACT, GC_ECAPACITY, "InsufficientInstanceCapacity",
 		 "InsufficientCapacity", "InsufficientHostCapacity",
 		 "InsufficientReservedInstanceCapacity", "UnfulfillableCapacity",
-		 "SpotMaxPriceTooLow", "Unsupported"),
+		 "SpotMaxPriceTooLow"),
+	/* the type cannot launch there: not in the zone, not in a cluster placement group
+	 * (fabric.md, "Type not supported here"); the engine falls back */
+	GC_CODES(GC_MATCH_EXACT, GC_ENOTHERE, "Unsupported"),
 	/* quotas are per market: the spot one apart from the on-demand ones (EC2 user guide,
 	 * "Spot Instance quotas", "On-Demand Instance quotas") */
 	GC_CODES(GC_MATCH_EXACT, GC_ESPOTQUOTA, "MaxSpotInstanceCountExceeded"),

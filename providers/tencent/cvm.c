@@ -33,8 +33,11 @@ static const struct gc_driver_code tc_codes[] = {
 	GC_CODES(GC_MATCH_EXACT, GC_ECAPACITY, "InvalidParameterValue.InsufficientOffering",
 		 "InvalidParameterValue.InsufficientPrice",
 		 "UnsupportedOperation.NoInstanceTypeSupportSpot",
-		 "UnsupportedOperation.SpotUnsupportedRegion",
-		 "ResourceNotFound.InvalidZoneInstanceType"),
+		 "UnsupportedOperation.SpotUnsupportedRegion"),
+	/* the type cannot launch there: not sold in the zone, cannot join the HPC cluster
+	 * (fabric.md, "Type not supported here"); the engine falls back */
+	GC_CODES(GC_MATCH_EXACT, GC_ENOTHERE, "ResourceNotFound.InvalidZoneInstanceType",
+		 "InvalidParameterValue.InstanceTypeNotSupportHpcCluster"),
 	GC_CODES(GC_MATCH_CONTAINS, GC_EQUOTA, "Quota"),
 	GC_CODES(GC_MATCH_EXACT, GC_EQUOTA, "InstancesQuotaLimitExceeded",
 		 "InvalidKeyPair.LimitExceeded", "InvalidAccount.InsufficientBalance",

@@ -406,6 +406,9 @@ static int run_launch(struct ecs_call *c, struct run_args *r, struct sim_instanc
 			c, 403, "QuotaExceed.ElasticQuota",
 			"The number of vCPUs assigned to the ECS instances has exceeded the "
 			"quota in the zone.");
+	if (hit.kind == SIM_FAULT_UNSUPPORTED) /* fabric.md: no code of its own */
+		return ecs_fail(c, 400, "InvalidResourceType.NotSupported",
+				"The specified InstanceType is not supported here.");
 	if (hit.kind == SIM_FAULT_CAPACITY)
 		return ecs_fail(
 			c, 403, "OperationDenied.NoStock",

@@ -798,6 +798,12 @@ static int run_instances(struct ec2 *c)
 			 "an adjustment to this limit.");
 		goto out;
 	}
+	if (hit.kind == SIM_FAULT_UNSUPPORTED) { /* fabric.md: a type a group does not take */
+		EC2_FAIL400(c, "Unsupported",
+			    "The requested configuration is currently not supported. Please check "
+			    "the documentation for supported configurations.");
+		goto out;
+	}
 	if (hit.kind == SIM_FAULT_CAPACITY) {
 		ec2_fail(c, 500, "InsufficientInstanceCapacity",
 			 "We currently do not have sufficient %s capacity in the Availability "

@@ -539,6 +539,9 @@ static int launch_run(struct tc_call *c, struct launch *l, struct sim_instance *
 	if (hit.kind == SIM_FAULT_QUOTA)
 		return tc_fail(c, "LimitExceeded.InstanceQuota",
 			       "The remaining quota is insufficient to create the instances.");
+	if (hit.kind == SIM_FAULT_UNSUPPORTED)
+		return tc_fail(c, "InvalidParameterValue.InstanceTypeNotSupportHpcCluster",
+			       "The instance type `%s` cannot join an HPC cluster.", l->type);
 	if (hit.kind == SIM_FAULT_CAPACITY)
 		return tc_fail(c, "ResourceInsufficient.SpecifiedInstanceType",
 			       "The specified instance type `%s` is sold out in `%s`.", l->type,

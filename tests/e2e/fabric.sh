@@ -123,6 +123,19 @@ if [ -n "$CREATE" ]; then
 	fi
 	[ "$(placements e2e-fab)" = 0 ] || fail "the failed first apply left its placement group"
 	[ "$(owned_resources e2e-fab)" = 0 ] || fail "the failed first apply left its key pair or group"
+	# a type the placement group does not take (the emulator's unsupported fault answers the
+	# cloud's code, fabric.md): said in one line, classified as the placement group's, not
+	# a refusal that stops the apply, and the first apply removes the placement group
+	fault "$CLOUD:RunInstances:unsupported,type=$FAST"
+	fabric_spec "$f" "$FAST" "$Z" "interconnect: rdma" "placement: cluster"
+	gc apply -y "$f"
+	[ "$rc" != 0 ] || fail "a type the placement group does not take applied"
+	grep -qF "$FAST cannot launch in placement group 'gpucluster-e2e-fab-workers': " \
+		"$work/err" || fail "apply does not say the type cannot go in: $(cat "$work/err")"
+	grep -qF "capacity exhausted in placement group 'gpucluster-e2e-fab-workers' in $Z/$FAST/" \
+		"$work/err" || fail "the error does not name the placement group: $(cat "$work/err")"
+	[ "$(placements e2e-fab)" = 0 ] || fail "the failed first apply left its placement group"
+	faults_clear
 fi
 made0=$(calls "$CREATE") gone0=$(calls "$DELETE")
 

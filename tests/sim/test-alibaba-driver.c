@@ -536,9 +536,21 @@ static void test_scripted(void **state)
 	scripted_stop(d, p);
 }
 
+/* A type that cannot launch there is not-here, not a stock-out (fabric.md, "Type not
+ * supported here"); the engine turns it back into one outside a placement group. */
+static void test_classify_not_here(void **state)
+{
+	(void)state;
+	assert_int_equal(ali_classify("InvalidResourceType.NotSupported", 400), GC_ENOTHERE);
+	assert_int_equal(ali_classify("InvalidInstanceType.ZoneNotSupported", 400), GC_ENOTHERE);
+	assert_int_equal(ali_classify("OperationDenied.NoStock", 403), GC_ECAPACITY);
+	assert_int_equal(ali_classify("DeploymentSet.InstanceLimitExceeded", 403), GC_ECAPACITY);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_classify_not_here),
 		cmocka_unit_test_setup_teardown(test_discover_states, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_create_spot_ttl, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_any_zone, test_setup, test_teardown),

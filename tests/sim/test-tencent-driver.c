@@ -601,6 +601,9 @@ static void test_classify(void **state)
 		{ "InvalidParameterValue.InsufficientOffering", GC_ECAPACITY },
 		{ "InvalidParameterValue.InsufficientPrice", GC_ECAPACITY },
 		{ "UnsupportedOperation.NoInstanceTypeSupportSpot", GC_ECAPACITY },
+		/* the type cannot launch there (fabric.md, "Type not supported here") */
+		{ "InvalidParameterValue.InstanceTypeNotSupportHpcCluster", GC_ENOTHERE },
+		{ "ResourceNotFound.InvalidZoneInstanceType", GC_ENOTHERE },
 		{ "LimitExceeded.SpotQuota", GC_ESPOTQUOTA },
 		{ "LimitExceeded.InstanceQuota", GC_EQUOTA },
 		{ "LimitExceeded.UserSpotQuota", GC_ESPOTQUOTA },

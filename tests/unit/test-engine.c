@@ -780,7 +780,8 @@ static void on_event(void *ctx, const struct gc_engine_event *ev)
 	if (ev->kind == GC_EV_INFO && ev->message && !strncmp(ev->message, "skipped ", 8) &&
 	    e->n_skipped < 4)
 		snprintf(e->skipped[e->n_skipped++], sizeof(e->skipped[0]), "%s", ev->message);
-	if (ev->kind == GC_EV_INFO && ev->message && strstr(ev->message, "no room for "))
+	if (ev->kind == GC_EV_INFO && ev->message &&
+	    (strstr(ev->message, "no room for ") || strstr(ev->message, "cannot launch in")))
 		snprintf(e->fallback, sizeof(e->fallback), "%s", ev->message);
 	if (e->cancel_after_created && ev->kind == GC_EV_CREATED &&
 	    e->n[GC_EV_CREATED] >= e->cancel_after_created)
@@ -1371,6 +1372,98 @@ static void test_placement_full_no_type_left(void **state)
 	assert_int_equal(F.calls[OP_DELPL], 1);
 	assert_null(fake_res_find(GC_RESOURCE_PLACEMENT, "gpucluster-t1-workers"));
 	assert_int_equal(alive(CLUSTER), 0);
+	gc_engine_report_release(&rep);
+}
+
+/* The placement group does not take t1 (GC_ENOTHERE, docs/internals/fabric.md): t1 is
+ * blocked for this group, t2 launches in the same group and zone, the apply line says why,
+ * and a group without a placement group still launches t1 there. */
+static void test_placement_not_here_falls_back(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+
+	up_with(t, &placement_ops,
+		HEAD "  - name: workers\n"
+		     "    count: 2\n"
+		     "    instance_types: [t1, t2]\n"
+		     "    zones: [z-a]\n"
+		     "    placement: cluster\n"
+		     "  - name: other\n"
+		     "    count: 1\n"
+		     "    instance_types: [t1]\n"
+		     "    zones: [z-a]\n");
+	F.caps[F.n_caps++] = (struct cap_rule){ "z-a", "t1", false };
+	F.caps_in_placement = true;
+	F.cap_code = GC_ENOTHERE;
+	assert_int_equal(apply(t, &rep, &err), 0);
+	assert_int_equal(F.calls[OP_MKPL], 1);
+	assert_int_equal(F.n_log, 3);
+	assert_string_equal(F.log[0].type, "t1");
+	assert_string_not_equal(F.log[0].placement, "");
+	assert_string_equal(F.log[1].type, "t2");
+	assert_string_equal(F.log[1].zone, "z-a");
+	assert_string_equal(F.log[1].placement, F.log[0].placement);
+	assert_string_equal(F.log[2].type, "t1");
+	assert_string_equal(F.log[2].placement, "");
+	assert_string_equal(t->ev.fallback,
+			    "group 'workers': t1 cannot launch in placement group "
+			    "'gpucluster-t1-workers': over a quota; trying t2, the next of "
+			    "instance_types");
+	assert_int_equal(alive(CLUSTER), 3);
+	gc_engine_report_release(&rep);
+}
+
+/* No type the placement group takes: the group fails naming it, the first apply removes
+ * the placement group it made. */
+static void test_placement_not_here_no_type_left(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+
+	up_with(t, &placement_ops,
+		HEAD "  - name: workers\n"
+		     "    count: 2\n"
+		     "    instance_types: [t1, t2]\n"
+		     "    zones: [z-a]\n"
+		     "    placement: cluster\n");
+	F.caps[F.n_caps++] = (struct cap_rule){ "z-a", "t1", false };
+	F.caps[F.n_caps++] = (struct cap_rule){ "z-a", "t2", false };
+	F.cap_code = GC_ENOTHERE;
+	assert_int_not_equal(apply(t, &rep, &err), 0);
+	assert_int_equal(err.code, GC_ECAPACITY);
+	assert_non_null(strstr(err.message,
+			       "capacity exhausted in placement group "
+			       "'gpucluster-t1-workers' in z-a/t1/on-demand"));
+	assert_non_null(strstr(err.message, "z-a/t2/on-demand"));
+	assert_int_equal(F.n_log, 2);
+	assert_int_equal(F.calls[OP_DELPL], 1);
+	assert_int_equal(alive(CLUSTER), 0);
+	gc_engine_report_release(&rep);
+}
+
+/* Outside a placement group a type the zone does not sell is the zone's stock-out: the
+ * next type is tried, as before GC_ENOTHERE. */
+static void test_not_here_outside_placement(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+
+	up_with(t, &placement_ops,
+		HEAD "  - name: workers\n"
+		     "    count: 1\n"
+		     "    instance_types: [t1, t2]\n"
+		     "    zones: [z-a]\n");
+	F.caps[F.n_caps++] = (struct cap_rule){ "z-a", "t1", false };
+	F.cap_code = GC_ENOTHERE;
+	assert_int_equal(apply(t, &rep, &err), 0);
+	assert_int_equal(F.n_log, 2);
+	assert_string_equal(F.log[1].type, "t2");
+	assert_string_equal(t->ev.failed[0], "z-a/t1/on-demand");
+	assert_int_equal(alive(CLUSTER), 1);
 	gc_engine_report_release(&rep);
 }
 
@@ -3606,6 +3699,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_capacity_spot_to_on_demand, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_placement_full_falls_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_placement_full_no_type_left, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_placement_not_here_falls_back, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_placement_not_here_no_type_left, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_not_here_outside_placement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_placement_type_takes_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spot_quota_to_on_demand, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capacity_any_zone_then_cloud_zones, setup,
