@@ -101,27 +101,14 @@ done
 EOF
 changed=$((changed | GC_CHANGED))
 
-put_file /etc/systemd/system/gpucluster-idle.service 0644 <<EOF
-[Unit]
-Description=gpucluster idle watcher (lifecycle.idle)
-After=network-online.target
-
-[Service]
-Type=simple
-User=$HOOK_USER
-WorkingDirectory=$home
-ExecStart=/usr/local/lib/gpucluster/idle-watch
-Restart=on-failure
-
-[Install]
-WantedBy=multi-user.target
-EOF
-changed=$((changed | GC_CHANGED))
-
-as_root systemctl daemon-reload </dev/null
-if [ "$changed" = 1 ]; then
-	as_root systemctl stop gpucluster-idle </dev/null >/dev/null 2>&1 || true
-fi
-as_root systemctl enable --now gpucluster-idle </dev/null >/dev/null 2>&1 ||
-	die "cannot start gpucluster-idle.service"
+install_watcher gpucluster-idle "gpucluster idle watcher (lifecycle.idle)" \
+	/usr/local/lib/gpucluster/idle-watch "$HOOK_USER" "$home" "$changed"
+# its first look writes the state status reads: wait for it, so that status right after
+# the bootstrap knows the time to the idle stop
+for _ in $(seq 1 300); do
+	[ -s "$home/.gpucluster/idle/state" ] && break
+	sleep 0.1
+done
+[ -s "$home/.gpucluster/idle/state" ] ||
+	die "gpucluster-idle.service runs but wrote no state in 30 s (journalctl -u gpucluster-idle)"
 info "powering off after ${IDLE_S}s idle (checked every ${POLL_S}s)"

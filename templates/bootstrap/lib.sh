@@ -157,6 +157,35 @@ put_file() {
 	GC_CHANGED=1
 }
 
+# install_watcher NAME DESCRIPTION EXEC USER DIR CHANGED: a watcher's systemd service
+# (preempt, idle) running EXEC as USER in DIR, restarted when CHANGED is 1 or its unit
+# changed, enabled and started; dies naming the unit when it cannot start.
+install_watcher() {
+	local name=$1 description=$2 exec=$3 user=$4 dir=$5 changed=$6
+	put_file "/etc/systemd/system/$name.service" 0644 <<EOF
+[Unit]
+Description=$description
+After=network-online.target
+
+[Service]
+Type=simple
+User=$user
+WorkingDirectory=$dir
+ExecStart=$exec
+Restart=on-failure
+
+[Install]
+WantedBy=multi-user.target
+EOF
+	changed=$((changed | GC_CHANGED))
+	as_root systemctl daemon-reload </dev/null
+	if [ "$changed" = 1 ]; then
+		as_root systemctl stop "$name" </dev/null >/dev/null 2>&1 || true
+	fi
+	as_root systemctl enable --now "$name" </dev/null >/dev/null 2>&1 ||
+		die "cannot start $name.service"
+}
+
 boot_id() { cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown; }
 
 # --- the operating system ------------------------------------------------------------------

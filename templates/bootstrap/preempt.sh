@@ -102,27 +102,6 @@ exit 0
 EOF
 changed=$((changed | GC_CHANGED))
 
-put_file /etc/systemd/system/gpucluster-preempt.service 0644 <<EOF
-[Unit]
-Description=gpucluster spot interruption watcher
-After=network-online.target
-
-[Service]
-Type=simple
-User=$HOOK_USER
-WorkingDirectory=$home
-ExecStart=/usr/local/lib/gpucluster/preempt-watch
-Restart=on-failure
-
-[Install]
-WantedBy=multi-user.target
-EOF
-changed=$((changed | GC_CHANGED))
-
-as_root systemctl daemon-reload </dev/null
-if [ "$changed" = 1 ]; then
-	as_root systemctl stop gpucluster-preempt </dev/null >/dev/null 2>&1 || true
-fi
-as_root systemctl enable --now gpucluster-preempt </dev/null >/dev/null 2>&1 ||
-	die "cannot start gpucluster-preempt.service"
+install_watcher gpucluster-preempt "gpucluster spot interruption watcher" \
+	/usr/local/lib/gpucluster/preempt-watch "$HOOK_USER" "$home" "$changed"
 info "watching the spot interruption notice (${ON_PREEMPT:+hook: $ON_PREEMPT, }bound ${ON_PREEMPT_TIMEOUT}s)"
