@@ -95,6 +95,20 @@ int sim_aws_json_fail(struct sim_aws_json *c, int status, const char *code, cons
 int sim_aws_json_authenticate(struct sim_aws_json *c, const char *service,
 			      bool (*region_ok)(const char *region), char region[64]);
 
+/* One JSON 1.1 service's constants, for sim_aws_json_admit. */
+struct sim_aws_json_service {
+	const char *service;		       /* SigV4's service name */
+	bool (*region_ok)(const char *region); /* the regions its credentials may be scoped to */
+	const char *op;			       /* the one operation served (and faulted) */
+	const char *throttle_code, *internal_code; /* its throttling and 5xx error codes */
+};
+
+/* Authentication, the operation, the body and the injected faults of a request: 0 when it
+ * goes on (hit says which fault applies still, a hostile one or none), -1 when answered
+ * (or dropped). */
+int sim_aws_json_admit(struct sim_aws_json *c, const struct sim_aws_json_service *svc,
+		       const char *op, char region[64], struct sim_fault_hit *hit);
+
 /* What the cloud sells (offer.c), for its row of the frontend table. */
 extern const struct sim_catalog sim_aws_offer;
 

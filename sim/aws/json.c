@@ -135,3 +135,28 @@ out:
 	aws_sigv4_auth_release(&auth);
 	return ret;
 }
+
+int sim_aws_json_admit(struct sim_aws_json *c, const struct sim_aws_json_service *svc,
+		       const char *op, char region[64], struct sim_fault_hit *hit)
+{
+	memset(hit, 0, sizeof(*hit));
+	if (sim_aws_json_authenticate(c, svc->service, svc->region_ok, region) != 0)
+		return -1;
+	if (strcmp(op, svc->op) != 0)
+		return sim_aws_json_fail(c, 400, "UnknownOperationException",
+					 "Operation %s is not served here", op);
+	if (!json_is_object(c->body))
+		return sim_aws_json_fail(c, 400, "SerializationException",
+					 "The request body is not a JSON object");
+	sim_faults_check(c->sim->faults, SIM_AWS, svc->op, 0, hit);
+	switch (hit->kind) {
+	case SIM_FAULT_THROTTLE:
+		return sim_aws_json_fail(c, 400, svc->throttle_code, "Rate exceeded");
+	case SIM_FAULT_5XX:
+		return sim_aws_json_fail(c, 500, svc->internal_code, "An internal error occurred");
+	case SIM_FAULT_DROP: c->resp->drop = true; return -1;
+	case SIM_FAULT_SLOW: c->resp->delay_ms += hit->delay_ms; break;
+	default: break;
+	}
+	return 0;
+}

@@ -372,44 +372,19 @@ static int get_products(struct sim_aws_json *c)
 	return 0;
 }
 
-static void handle(struct sim_aws_json *c, const char *op)
-{
-	struct sim_fault_hit hit;
-
-	if (sim_aws_json_authenticate(c, "pricing", pricing_region, NULL) != 0)
-		return;
-	if (strcmp(op, "GetProducts") != 0) {
-		sim_aws_json_fail(c, 400, "UnknownOperationException",
-				  "Operation %s is not served here", op);
-		return;
-	}
-	if (!json_is_object(c->body)) {
-		sim_aws_json_fail(c, 400, "SerializationException",
-				  "The request body is not a JSON object");
-		return;
-	}
-	sim_faults_check(c->sim->faults, SIM_AWS, "GetProducts", 0, &hit);
-	switch (hit.kind) {
-	case SIM_FAULT_THROTTLE:
-		sim_aws_json_fail(c, 400, "ThrottlingException", "Rate exceeded");
-		return;
-	case SIM_FAULT_5XX:
-		sim_aws_json_fail(c, 500, "InternalErrorException", "An internal error occurred");
-		return;
-	case SIM_FAULT_DROP: c->resp->drop = true; return;
-	case SIM_FAULT_SLOW: c->resp->delay_ms += hit.delay_ms; break;
-	default: break;
-	}
-	get_products(c);
-}
+static const struct sim_aws_json_service pricing_service = {
+	"pricing", pricing_region, "GetProducts", "ThrottlingException", "InternalErrorException",
+};
 
 void sim_pricing_handle(struct sim *sim, const struct sim_req *req, struct sim_resp *resp)
 {
 	const char *op = gc_params_get_ci(req->headers, "X-Amz-Target") + strlen(PRICING_PREFIX);
 	struct sim_aws_json c;
+	struct sim_fault_hit hit;
 
 	sim_aws_json_begin(&c, sim, req, resp, op, PRICING_VERSION);
 	c.ns = PRICING_NS;
-	handle(&c, op);
+	if (sim_aws_json_admit(&c, &pricing_service, op, NULL, &hit) == 0)
+		get_products(&c);
 	sim_aws_json_end(&c);
 }

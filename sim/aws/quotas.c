@@ -95,39 +95,22 @@ static int get_service_quota(struct sim_aws_json *c, const char *region)
 	return 0;
 }
 
+static const struct sim_aws_json_service quotas_service = {
+	"servicequotas",    any_region, "GetServiceQuota", "TooManyRequestsException",
+	"ServiceException",
+};
+
 static void handle(struct sim_aws_json *c, const char *op)
 {
 	struct sim_fault_hit hit;
 	char region[64];
 
-	if (sim_aws_json_authenticate(c, "servicequotas", any_region, region) != 0)
+	if (sim_aws_json_admit(c, &quotas_service, op, region, &hit) != 0)
 		return;
-	if (strcmp(op, "GetServiceQuota") != 0) {
-		sim_aws_json_fail(c, 400, "UnknownOperationException",
-				  "Operation %s is not served here", op);
-		return;
-	}
-	if (!json_is_object(c->body)) {
-		sim_aws_json_fail(c, 400, "SerializationException",
-				  "The request body is not a JSON object");
-		return;
-	}
-	sim_faults_check(c->sim->faults, SIM_AWS, "GetServiceQuota", 0, &hit);
-	switch (hit.kind) {
-	case SIM_FAULT_THROTTLE:
-		sim_aws_json_fail(c, 400, "TooManyRequestsException", "Rate exceeded");
-		return;
-	case SIM_FAULT_5XX:
-		sim_aws_json_fail(c, 500, "ServiceException", "An internal error occurred");
-		return;
-	case SIM_FAULT_DROP: c->resp->drop = true; return;
-	case SIM_FAULT_SLOW: c->resp->delay_ms += hit.delay_ms; break;
-	case SIM_FAULT_HOSTILE:
+	if (hit.kind == SIM_FAULT_HOSTILE) {
 		c->resp->hostile = hit;
 		if (!sim_hostile_applies(hit.hostile))
 			return; /* the answer is replaced */
-		break;
-	default: break;
 	}
 	get_service_quota(c, region);
 }

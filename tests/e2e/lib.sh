@@ -288,6 +288,32 @@ alive_type() {
 		| length' "$work/state.json"
 }
 
+# creates: the calls that make something (instances, key pairs, security groups) so far.
+creates() {
+	echo $(($(calls RunInstances) + $(calls ImportKeyPair) + $(calls CreateKeyPair) + \
+		$(calls CreateSecurityGroup)))
+}
+
+# spec_refused CLUSTER FILE WHAT POS MESSAGE [CHECK]: plan and apply -y both fail on FILE
+# with FILE:POS: MESSAGE, said once, and make nothing for CLUSTER; CHECK, when given, is
+# called with "WHAT: COMMAND" for a script's own checks of each.
+spec_refused() {
+	local cluster=$1 file=$2 what=$3 pos=$4 msg=$5 check=${6:-} cmd
+	for cmd in plan "apply -y"; do
+		# shellcheck disable=SC2086 # the command's words
+		gc $cmd "$file"
+		[ "$rc" != 0 ] || fail "$what: $cmd succeeded"
+		grep -qF "$file:$pos: " "$work/err" ||
+			fail "$what: $cmd did not say '$file:$pos:': $(cat "$work/err")"
+		grep -qF "$msg" "$work/err" || fail "$what: $cmd did not say '$msg': $(cat "$work/err")"
+		[ "$(grep -cF "$msg" "$work/err")" = 1 ] || fail "$what: $cmd said it more than once"
+		[ "$(owned_resources "$cluster")" = 0 ] || fail "$what: $cmd left a key pair or group"
+		expect_alive "$cluster" 0 "$what: $cmd"
+		[ "$(creates)" = 0 ] || fail "$what: $cmd created something"
+		[ -z "$check" ] || "$check" "$what: $cmd"
+	done
+}
+
 # owned_resources CLUSTER: key pairs and security groups tagged with CLUSTER.
 owned_resources() {
 	state
