@@ -164,6 +164,40 @@ static int spot_strategy(struct ecs_call *c, bool *spot)
 	return 0;
 }
 
+/*
+ * DescribePrice's term: PriceUnit (Hour, the default; Week, Month, Year) and Period in the
+ * ranges the API reference gives (Hour 1, Week 1-4, Month 1-9, Year 1-5). A subscription
+ * (any unit but Hour) costs a share of the pay-as-you-go price for the hours of its term
+ * (168 a week, 730 a month, 8760 a year) that falls with the term (docs/sim.md).
+ */
+static int price_term(struct ecs_call *c, const char *unit, uint64_t *period, double *hours,
+		      double *share)
+{
+	static const struct {
+		const char *unit;
+		uint64_t max;
+		double hours, share;
+	} units[] = { { "Hour", 1, 1, 1 },
+		      { "Week", 4, 168, 0.85 },
+		      { "Month", 9, 730, 0.85 },
+		      { "Year", 5, 8760, 0.62 } };
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(unit ? unit : "Hour", units[i].unit))
+			continue;
+		if (ecs_uint(c, "Period", 1, units[i].max, 1, period))
+			return -1;
+		*hours = units[i].hours * (double)*period;
+		*share = units[i].hours < 8760 ? units[i].share
+			: *period >= 3	       ? 0.40
+			: *period == 2	       ? 0.50
+					       : units[i].share;
+		return 0;
+	}
+	return ecs_fail(c, 400, "InvalidPriceUnit.ValueNotSupported",
+			"The specified PriceUnit is not valid: '%s'.", unit);
+}
+
 static int describe_price(struct ecs_call *c)
 {
 	const char *rtype = ecs_get(c, "ResourceType"), *type, *unit = ecs_get(c, "PriceUnit");
@@ -171,15 +205,15 @@ static int describe_price(struct ecs_call *c)
 	const struct sim_itype *t;
 	uint64_t amount, period, spot_duration;
 	bool spot;
-	double hours = 1;
+	double hours, share;
 
 	if (rtype && strcmp(rtype, "instance"))
 		return ecs_fail(c, 400, "InvalidResourceType.NotSupported",
 				"gpucluster-sim prices ResourceType instance only, not '%s'.",
 				rtype);
 	if (ecs_need(c, "InstanceType", &type) || ecs_uint(c, "Amount", 1, 1000, 1, &amount) ||
-	    ecs_uint(c, "Period", 1, 9, 1, &period) ||
-	    ecs_uint(c, "SpotDuration", 0, 6, 1, &spot_duration) || spot_strategy(c, &spot))
+	    ecs_uint(c, "SpotDuration", 0, 6, 1, &spot_duration) || spot_strategy(c, &spot) ||
+	    price_term(c, unit, &period, &hours, &share))
 		return -1;
 	t = sim_catalog_itype(SIM_ALIBABA, type);
 	if (!t)
@@ -189,16 +223,10 @@ static int describe_price(struct ecs_call *c)
 		return ecs_fail(c, 404, "InvalidZoneId.NotFound",
 				"The specified ZoneId does not exist in %s: '%s'.", c->region,
 				zone);
-	if (unit && !strcmp(unit, "Month"))
-		hours = 730.0 * (double)period;
-	else if (unit && !strcmp(unit, "Year"))
-		hours = 8760.0 * (double)period;
-	else if (unit && strcmp(unit, "Hour"))
-		return ecs_fail(c, 400, "InvalidPriceUnit.ValueNotSupported",
-				"The specified PriceUnit is not valid: '%s'.", unit);
 	bool intl = sim_cred_intl(c->sim, SIM_ALIBABA, c->caller);
 	double original = sim_catalog_site_price(t, false, intl) * hours * (double)amount;
-	double trade = sim_catalog_site_price(t, spot, intl) * hours * (double)amount;
+	double trade =
+		sim_catalog_site_price(t, spot, intl) * hours * (double)amount * (spot ? 1 : share);
 	c->out = json_pack("{s:{s:{s:f, s:f, s:f, s:s, s:{s:[{s:s, s:f, s:f, s:f}]}}, s:{s:[]}}}",
 			   "PriceInfo", "Price", "OriginalPrice", original, "DiscountPrice",
 			   original - trade, "TradePrice", trade, "Currency", intl ? "USD" : "CNY",

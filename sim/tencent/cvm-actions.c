@@ -11,6 +11,7 @@
  */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,6 +255,7 @@ struct launch {
 	char **sgs;
 	size_t n_sgs;
 	int64_t count, min_count, disk_gb, release_at;
+	int64_t months; /* InstanceChargePrepaid.Period of a PREPAID price inquiry */
 	bool spot;
 	struct sim_tags tags;
 	struct gc_buf user_data;
@@ -269,16 +271,41 @@ static void launch_release(struct launch *l)
 	gc_buf_release(&l->user_data);
 }
 
-static int parse_market(struct tc_call *c, struct launch *l)
+/* A PREPAID price inquiry's term: InstanceChargePrepaid.Period, in months, one of those
+ * the InstanceChargePrepaid data structure lists (docs/sim.md). */
+static int parse_prepaid(struct tc_call *c, struct launch *l)
+{
+	static const int64_t months[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 24, 36, 48, 60 };
+
+	if (!tc_get(c, "InstanceChargePrepaid.Period"))
+		return tc_fail(c, "MissingParameter",
+			       "The request is missing a required parameter "
+			       "`InstanceChargePrepaid.Period`.");
+	if (tc_int(c, "InstanceChargePrepaid.Period", INT32_MIN, INT32_MAX, 1, &l->months))
+		return -1;
+	for (size_t i = 0; i < sizeof(months) / sizeof(months[0]); i++)
+		if (months[i] == l->months)
+			return 0;
+	return tc_fail(c, "InvalidPeriod",
+		       "Invalid period `%lld`: only 1-12, 24, 36, 48 and 60 months are supported.",
+		       (long long)l->months);
+}
+
+static int parse_market(struct tc_call *c, struct launch *l, bool run)
 {
 	json_t *market = tc_get(c, "InstanceMarketOptions");
 
 	l->charge = tc_str(c, "InstanceChargeType");
 	if (!l->charge)
 		l->charge = "POSTPAID_BY_HOUR";
-	if (!strcmp(l->charge, "PREPAID"))
+	if (!strcmp(l->charge, "PREPAID") && run)
 		return tc_fail(c, "UnsupportedOperation.InstanceChargeType",
 			       "gpucluster-sim does not model PREPAID instances.");
+	if (!strcmp(l->charge, "PREPAID"))
+		return market ? tc_fail(c, "InvalidParameterCombination",
+					"InstanceMarketOptions needs InstanceChargeType "
+					"SPOTPAID.")
+			      : parse_prepaid(c, l);
 	if (strcmp(l->charge, "POSTPAID_BY_HOUR") && strcmp(l->charge, "SPOTPAID"))
 		return tc_fail(c, "InvalidParameterValue",
 			       "The value `%s` of parameter `InstanceChargeType` is not valid.",
@@ -485,7 +512,7 @@ static int parse_launch(struct tc_call *c, struct launch *l, bool run)
 	if (l->name && strlen(l->name) > 60)
 		return tc_fail(c, "InvalidInstanceName.TooLong",
 			       "The InstanceName exceeds 60 characters.");
-	if (parse_vpc(c, l) || parse_market(c, l) || parse_sgs_and_key(c, l))
+	if (parse_vpc(c, l) || parse_market(c, l, run) || parse_sgs_and_key(c, l))
 		return -1;
 	tc_tag_spec(c, "instance", &l->tags);
 	if (!run)
@@ -619,7 +646,20 @@ static int inquiry_price(struct tc_call *c)
 	memset(&l, 0, sizeof(l));
 	gc_buf_init(&l.user_data, 16 * 1024);
 	rc = parse_launch(c, &l, false);
-	if (!rc) {
+	if (!rc && l.months) {
+		/* a subscription: the total of its term, 730 hours a month, at a share of the
+		 * pay-as-you-go price that falls with the term (docs/sim.md) */
+		double list = sim_catalog_site_price(l.itype, false, c->intl) * (double)l.count *
+			730.0 * (double)l.months;
+		double share = l.months >= 36 ? 0.40
+			: l.months >= 24      ? 0.50
+			: l.months >= 12      ? 0.62
+					      : 0.85;
+
+		c->out = json_pack("{s:{s:{s:f, s:f, s:f}, s:o}}", "Price", "InstancePrice",
+				   "OriginalPrice", list, "DiscountPrice", list * share, "Discount",
+				   share * 100.0, "BandwidthPrice", item_price(0.8, 0.8));
+	} else if (!rc) {
 		/* a bare number, in the currency of the key's site */
 		double unit = sim_catalog_site_price(l.itype, false, c->intl) * (double)l.count;
 		double disc = sim_catalog_site_price(l.itype, l.spot, c->intl) * (double)l.count;

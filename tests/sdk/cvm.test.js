@@ -486,6 +486,34 @@ test('DescribeInstanceTypeConfigs, DescribeZoneInstanceConfigInfos, DescribeImag
 		  `intl unit price ${intl.Price.InstancePrice.UnitPrice}`);
 });
 
+test('InquiryPriceRunInstances prices a PREPAID subscription by months (reserved_price)',
+     async () => {
+	/* what tc_reserved_price sends: PREPAID, InstanceChargePrepaid.Period 12 and 36 */
+	const prepaid = (period) => cvm.InquiryPriceRunInstances({
+		Placement: { Zone: ZONE }, ImageId: IMAGE, InstanceType: TYPE,
+		InstanceChargeType: 'PREPAID', InstanceChargePrepaid: { Period: period },
+		InstanceCount: 1,
+	});
+	const y1 = (await prepaid(12)).Price.InstancePrice;
+	const y3 = (await prepaid(36)).Price.InstancePrice;
+	/* the emulator's shares of pay-as-you-go (8.68 CNY/h), 730 hours a month */
+	assert.ok(Math.abs(y1.DiscountPrice - 8.68 * 12 * 730 * 0.62) < 1e-6,
+		  `12 months ${y1.DiscountPrice}`);
+	assert.ok(Math.abs(y3.DiscountPrice - 8.68 * 36 * 730 * 0.40) < 1e-6,
+		  `36 months ${y3.DiscountPrice}`);
+	assert.ok(Math.abs(y1.OriginalPrice - 8.68 * 12 * 730) < 1e-6);
+	/* the periods InstanceChargePrepaid allows; without one; RunInstances stays postpaid */
+	for (const period of [13, 0, 72]) {
+		await expectCode(`Period ${period}`, ['InvalidPeriod'],
+				 () => prepaid(period));
+	}
+	await expectCode('PREPAID without a period', ['MissingParameter'], () =>
+		cvm.InquiryPriceRunInstances({
+			Placement: { Zone: ZONE }, ImageId: IMAGE, InstanceType: TYPE,
+			InstanceChargeType: 'PREPAID', InstanceCount: 1,
+		}));
+});
+
 test('DescribeAccountQuota per zone and market; sold out and denied (plan\'s preflight)',
      async () => {
 	await sim.setQuotas('tencent:on-demand=500', `tencent:sold-out=${ZONE}/${TYPE}`);

@@ -428,6 +428,46 @@ test('DescribePrice answers in the currency of the key\'s site: CNY (China), USD
 	assert.equal(typed.body.priceInfo.price.currency, 'USD');
 });
 
+test('DescribePrice prices a subscription by PriceUnit and Period (reserved_price)', async () => {
+	/* what ali_reserved_price sends: PriceUnit Year, Period 1 and 3, no zone */
+	const year = (period) => pop.request('DescribePrice', {
+		RegionId: REGION, ResourceType: 'instance', InstanceType: TYPE, PriceUnit: 'Year',
+		Period: period, Amount: 1,
+	}, GET);
+	const y1 = await year(1);
+	const y3 = await year(3);
+	assert.equal(y1.PriceInfo.Price.Currency, 'CNY');
+	const line = (r) => r.PriceInfo.Price.DetailInfos.DetailInfo.find(
+		(d) => d.Resource === 'instanceType');
+	/* the emulator's shares of on-demand (8.68 CNY/h) for the hours of the term */
+	assert.ok(Math.abs(line(y1).TradePrice - 8.68 * 8760 * 0.62) < 1e-6,
+		  `1 year ${line(y1).TradePrice}`);
+	assert.ok(Math.abs(line(y3).TradePrice - 8.68 * 3 * 8760 * 0.40) < 1e-6,
+		  `3 years ${line(y3).TradePrice}`);
+	assert.ok(line(y1).OriginalPrice > line(y1).TradePrice);
+	/* the typed SDK sends the same parameters */
+	const ecs = new Ecs.default(new $OpenApiUtil.Config({
+		accessKeyId: sim.creds.alibaba.id, accessKeySecret: sim.creds.alibaba.secret,
+		endpoint: sim.hostPort.alibaba, protocol: 'http', regionId: REGION,
+	}));
+	const month = await ecs.describePrice(new Ecs.DescribePriceRequest({
+		regionId: REGION, resourceType: 'instance', instanceType: TYPE, priceUnit: 'Month',
+		period: 9, amount: 1,
+	}));
+	assert.ok(Math.abs(month.body.priceInfo.price.tradePrice - 8.68 * 9 * 730 * 0.85) < 1e-6,
+		  `9 months ${month.body.priceInfo.price.tradePrice}`);
+	/* the periods the reference allows per unit, and the units */
+	for (const [unit, period] of [['Year', 6], ['Month', 10], ['Week', 5], ['Hour', 2],
+				      ['Year', 0]]) {
+		await expectCode(`PriceUnit ${unit} Period ${period}`, ['InvalidParameter'], () =>
+			pop.request('DescribePrice', { RegionId: REGION, InstanceType: TYPE,
+						       PriceUnit: unit, Period: period }, GET));
+	}
+	await expectCode('PriceUnit Decade', ['InvalidPriceUnit.ValueNotSupported'], () =>
+		pop.request('DescribePrice', { RegionId: REGION, InstanceType: TYPE,
+					       PriceUnit: 'Decade' }, GET));
+});
+
 test('DescribeAccountAttributes vCPU quotas; SoldOut stock; denied (plan\'s preflight)',
      async () => {
 	await sim.setQuotas('alibaba:on-demand=640', `alibaba:sold-out=${ZONE}/${TYPE}`);
