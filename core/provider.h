@@ -444,6 +444,10 @@ struct gc_provider_facts {
 	/* What the bootstrap's fabric step installs on a node of a group with an RDMA
 	 * network (templates/bootstrap/fabric.sh, docs/internals/fabric.md); NULL: nothing */
 	const struct gc_fabric_setup *fabric_setup;
+	/* What reserved_price prices: false, a reservation with no upfront fee; true, a
+	 * subscription paid upfront for its term, which plan and show-gpus name so
+	 * (docs/internals/gpus.md, "Reserved prices"). */
+	bool reserved_prepaid;
 };
 
 struct gc_provider_ops {
@@ -536,9 +540,9 @@ struct gc_provider_ops {
 	int (*gpu_types)(struct gc_provider *p, struct gc_gpu_type **out, size_t *n_out,
 			 struct gc_error *err);
 	/* Reserved terms the cloud's price API publishes for type in the region: the effective
-	 * hourly price of one instance reserved with no upfront fee, out[0] for 1 year and
-	 * out[1] for 3 years (-1: none), in *out_currency. NULL: the cloud publishes none
-	 * there (docs/internals/gpus.md). */
+	 * hourly price of one instance reserved with no upfront fee, or subscribed
+	 * (facts->reserved_prepaid), out[0] for 1 year and out[1] for 3 years (-1: none), in
+	 * *out_currency. NULL: the cloud publishes none there (docs/internals/gpus.md). */
 	int (*reserved_price)(struct gc_provider *p, const char *type, double out[2],
 			      char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
 	/* A public address for a node launched with several network interfaces, which the

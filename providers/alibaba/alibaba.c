@@ -109,6 +109,7 @@ const struct gc_provider_ops gc_provider_alibaba = {
 	.resolve_image = ali_resolve_image,
 	.instance_type = ali_instance_type,
 	.price = ali_price,
+	.reserved_price = ali_reserved_price, /* subscriptions (gpus.md) */
 	.zones = ali_zones,
 	.network = ali_network,
 	.type_zones = ali_type_zones,

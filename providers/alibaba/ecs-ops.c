@@ -1891,40 +1891,41 @@ out:
 	return ret;
 }
 
-/* DescribePrice answers in the account's currency: PriceInfo.Price.Currency. */
-int ali_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
-	      char out_currency[GC_CURRENCY_SIZE], struct gc_error *err)
+/*
+ * DescribePrice for one instance of type, in the account's currency
+ * (PriceInfo.Price.Currency): per hour for pay-as-you-go and spot (unit "Hour"), or the
+ * total of a subscription of period units ("Year", "1"), which PriceUnit selects
+ * (docs/internals/gpus.md, "Reserved prices").
+ */
+static int describe_price(struct gc_provider *p, const char *type, const char *zone, bool spot,
+			  const char *unit, const char *period, double *out,
+			  char out_currency[GC_CURRENCY_SIZE], struct gc_error *err)
 {
-	struct ali_driver *d = ali_driver(p);
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf body;
-	const struct gc_price_entry *c;
 	json_t *j = NULL, *price, *o;
 	const char *currency;
 	double amount = -1;
 	size_t i;
 	int ret = -1;
 
-	if ((c = gc_price_cache_find(&d->prices, type, zone, spot))) {
-		*out = c->amount;
-		snprintf(out_currency, GC_CURRENCY_SIZE, "%s", c->currency);
-		return 0;
-	}
 	gc_params_add(&params, "ResourceType", "instance");
 	gc_params_add(&params, "InstanceType", type);
 	if (zone)
 		gc_params_add(&params, "ZoneId", zone);
-	gc_params_add(&params, "PriceUnit", "Hour");
+	gc_params_add(&params, "PriceUnit", unit);
+	if (period)
+		gc_params_add(&params, "Period", period);
 	gc_params_add(&params, "Amount", "1");
 	if (spot)
 		gc_params_add(&params, "SpotStrategy", "SpotAsPriceGo");
 	if (ali_ecs_call(p, "DescribePrice", &params, 0, false, &body, err) != 0) {
 		if (err && gc_starts_with(err->cloud_code, "InvalidInstanceType"))
 			err->code = GC_ENOTFOUND;
-		goto fail;
+		goto out;
 	}
 	if (parse_answer(p, &body, "DescribePrice", &j, err) != 0)
-		goto fail;
+		goto out;
 	price = json_object_get(json_object_get(j, "PriceInfo"), "Price");
 	/* the instance's own line: the total would include a default system disk */
 	json_array_foreach(jlist(price, "DetailInfos", "DetailInfo"), i, o)
@@ -1939,26 +1940,68 @@ int ali_price(struct gc_provider *p, const char *type, const char *zone, bool sp
 		amount = jnum(price, "TradePrice");
 	if (amount < 0) {
 		refuse(p, "DescribePrice", err, "the answer has no TradePrice");
-		goto fail;
+		goto out;
 	}
 	currency = gc_jstr(price, "Currency");
 	if (!gc_currency_code_ok(currency)) {
 		refuse(p, "DescribePrice", err, "the answer has no Currency code");
-		goto fail;
+		goto out;
 	}
-	gc_price_cache_add(&d->prices, type, zone, spot, amount, currency);
 	*out = amount;
 	snprintf(out_currency, GC_CURRENCY_SIZE, "%s", currency);
 	ret = 0;
-	goto out;
-fail:
-	gc_error_prefix(err, "cannot get the %s price of '%s' in %s", spot ? "spot" : "on-demand",
-			type, zone ? zone : p->region);
 out:
 	json_decref(j);
 	gc_params_release(&params);
 	gc_buf_release(&body);
 	return ret;
+}
+
+int ali_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
+	      char out_currency[GC_CURRENCY_SIZE], struct gc_error *err)
+{
+	struct ali_driver *d = ali_driver(p);
+	const struct gc_price_entry *c;
+	char currency[GC_CURRENCY_SIZE];
+	double amount;
+
+	if ((c = gc_price_cache_find(&d->prices, type, zone, spot))) {
+		*out = c->amount;
+		snprintf(out_currency, GC_CURRENCY_SIZE, "%s", c->currency);
+		return 0;
+	}
+	if (describe_price(p, type, zone, spot, "Hour", NULL, &amount, currency, err) != 0)
+		return gc_error_prefix(err, "cannot get the %s price of '%s' in %s",
+				       spot ? "spot" : "on-demand", type, zone ? zone : p->region);
+	gc_price_cache_add(&d->prices, type, zone, spot, amount, currency);
+	*out = amount;
+	snprintf(out_currency, GC_CURRENCY_SIZE, "%s", currency);
+	return 0;
+}
+
+/* A 1- and a 3-year subscription (PriceUnit Year, Period 1 and 3) in the region, each
+ * total spread over the hours of its term: 365 days a year. */
+int ali_reserved_price(struct gc_provider *p, const char *type, double out[2],
+		       char out_currency[GC_CURRENCY_SIZE], struct gc_error *err)
+{
+	static const char *const years[2] = { "1", "3" };
+	char currency[2][GC_CURRENCY_SIZE];
+	double total[2];
+
+	for (int y = 0; y < 2; y++)
+		if (describe_price(p, type, NULL, false, "Year", years[y], &total[y], currency[y],
+				   err) != 0)
+			return gc_error_prefix(err,
+					       "cannot get the %s-year subscription price of '%s' "
+					       "in %s",
+					       years[y], type, p->region);
+	if (strcmp(currency[0], currency[1]) != 0)
+		return refuse(p, "DescribePrice", err, "the terms answer in %s and %s", currency[0],
+			      currency[1]);
+	out[0] = total[0] / (365.0 * 24);
+	out[1] = total[1] / (3 * 365.0 * 24);
+	snprintf(out_currency, GC_CURRENCY_SIZE, "%s", currency[0]);
+	return 0;
 }
 
 /* A list of strings at wrapper/inner[].key of an answer, in order. */

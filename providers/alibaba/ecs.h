@@ -167,6 +167,8 @@ int ali_instance_type(struct gc_provider *p, const char *type, struct gc_type_fa
 		      struct gc_error *err);
 int ali_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
 	      char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
+int ali_reserved_price(struct gc_provider *p, const char *type, double out[2],
+		       char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
 int ali_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int ali_network(struct gc_provider *p, const char *vpc, const char *const *vsws, size_t n,
 		bool *vpc_found, struct gc_subnet_facts *out, struct gc_error *err);

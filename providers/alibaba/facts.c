@@ -162,4 +162,5 @@ const struct gc_provider_facts ali_facts = {
 	.mount_rw = "",
 	.role_creds_url = "http://100.100.100.200/latest/meta-data/ram/security-credentials/",
 	.fabric_setup = &ali_fabric_setup,
+	.reserved_prepaid = true,
 };

@@ -2184,18 +2184,63 @@ out:
 
 /*
  * InquiryPriceRunInstances for one instance of type in zone (the region's first when
- * NULL), on an Ubuntu image: Price.InstancePrice.UnitPriceDiscount, per hour for
- * pay-as-you-go and spot alike. The answer carries no currency: it is the account's site's,
- * learnt at open (tencent.c, site_currency).
+ * NULL), on an Ubuntu image. charge POSTPAID_BY_HOUR or SPOTPAID: the price per hour,
+ * Price.InstancePrice.UnitPriceDiscount; PREPAID for months (InstanceChargePrepaid.Period):
+ * the subscription's total, DiscountPrice (docs/internals/gpus.md, "Reserved prices").
+ * what names the price in an error ("spot", "1-year subscription").
+ * The answer carries no currency: it is the account's site's, learnt at open (tencent.c,
+ * site_currency).
  */
+static int inquiry_price(struct gc_provider *p, const char *type, const char *zone,
+			 const char *charge, int months, const char *what, double *out,
+			 struct gc_error *err)
+{
+	const char *where = zone;
+	bool prepaid = strcmp(charge, "PREPAID") == 0;
+	json_t *params, *resp = NULL, *ip, *v;
+	char *image = NULL;
+
+	if (launch_zone(p, zone, &where, err) != 0 ||
+	    resolve_alias(p, "ubuntu-22.04", &image, err) != 0)
+		return gc_error_prefix(err, "cannot price '%s' in %s", type, p->region);
+	params = json_pack("{s:{s:s, s:i}, s:s, s:s, s:s, s:i}", "Placement", "Zone", where,
+			   "ProjectId", 0, "ImageId", image, "InstanceType", type,
+			   "InstanceChargeType", charge, "InstanceCount", 1);
+	free(image);
+	if (prepaid)
+		json_object_set_new(params, "InstanceChargePrepaid",
+				    json_pack("{s:i}", "Period", months));
+	if (tc_call(p, TC_CVM, "InquiryPriceRunInstances", params, false, &resp, err) != 0) {
+		json_decref(params);
+		if (err &&
+		    (strcmp(err->cloud_code, "InvalidParameterValue.InstanceTypeNotFound") == 0 ||
+		     err->code == GC_ENOTFOUND))
+			err->code = GC_ENOTFOUND;
+		return gc_error_prefix(err, "cannot get the %s price of '%s' in %s", what, type,
+				       where);
+	}
+	json_decref(params);
+	ip = json_object_get(json_object_get(resp, "Price"), "InstancePrice");
+	v = json_object_get(ip, prepaid ? "DiscountPrice" : "UnitPriceDiscount");
+	if (!json_is_number(v))
+		v = json_object_get(ip, prepaid ? "OriginalPrice" : "UnitPrice");
+	if (!json_is_number(v) || json_number_value(v) < 0) {
+		json_decref(resp);
+		return bad_answer(p, TC_CVM, "InquiryPriceRunInstances",
+				  prepaid ? "no Price.InstancePrice.DiscountPrice"
+					  : "no Price.InstancePrice.UnitPriceDiscount",
+				  err);
+	}
+	*out = json_number_value(v);
+	json_decref(resp);
+	return 0;
+}
+
 int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
 	     char out_currency[GC_CURRENCY_SIZE], struct gc_error *err)
 {
 	struct tc_driver *d = tc_driver(p);
 	const struct gc_price_entry *c;
-	const char *where = zone;
-	json_t *params, *resp = NULL, *ip, *v;
-	char *image = NULL;
 	double amount;
 
 	if ((c = gc_price_cache_find(&d->prices, type, zone, spot))) {
@@ -2203,37 +2248,30 @@ int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spo
 		snprintf(out_currency, GC_CURRENCY_SIZE, "%s", c->currency);
 		return 0;
 	}
-	if (launch_zone(p, zone, &where, err) != 0 ||
-	    resolve_alias(p, "ubuntu-22.04", &image, err) != 0)
-		return gc_error_prefix(err, "cannot price '%s' in %s", type, p->region);
-	params = json_pack("{s:{s:s, s:i}, s:s, s:s, s:s, s:i}", "Placement", "Zone", where,
-			   "ProjectId", 0, "ImageId", image, "InstanceType", type,
-			   "InstanceChargeType", spot ? "SPOTPAID" : "POSTPAID_BY_HOUR",
-			   "InstanceCount", 1);
-	free(image);
-	if (tc_call(p, TC_CVM, "InquiryPriceRunInstances", params, false, &resp, err) != 0) {
-		json_decref(params);
-		if (err &&
-		    (strcmp(err->cloud_code, "InvalidParameterValue.InstanceTypeNotFound") == 0 ||
-		     err->code == GC_ENOTFOUND))
-			err->code = GC_ENOTFOUND;
-		return gc_error_prefix(err, "cannot get the %s price of '%s' in %s",
-				       spot ? "spot" : "pay-as-you-go", type, where);
-	}
-	json_decref(params);
-	ip = json_object_get(json_object_get(resp, "Price"), "InstancePrice");
-	v = json_object_get(ip, "UnitPriceDiscount");
-	if (!json_is_number(v))
-		v = json_object_get(ip, "UnitPrice");
-	if (!json_is_number(v) || json_number_value(v) < 0) {
-		json_decref(resp);
-		return bad_answer(p, TC_CVM, "InquiryPriceRunInstances",
-				  "no Price.InstancePrice.UnitPriceDiscount", err);
-	}
-	amount = json_number_value(v);
-	json_decref(resp);
+	if (inquiry_price(p, type, zone, spot ? "SPOTPAID" : "POSTPAID_BY_HOUR", 0,
+			  spot ? "spot" : "pay-as-you-go", &amount, err) != 0)
+		return -1;
 	gc_price_cache_add(&d->prices, type, zone, spot, amount, d->currency);
 	*out = amount;
 	snprintf(out_currency, GC_CURRENCY_SIZE, "%s", d->currency);
+	return 0;
+}
+
+/* A 1- and a 3-year subscription (PREPAID for 12 and 36 months) in the region's first
+ * zone, each total spread over the hours of its term: 365 days a year. */
+int tc_reserved_price(struct gc_provider *p, const char *type, double out[2],
+		      char out_currency[GC_CURRENCY_SIZE], struct gc_error *err)
+{
+	for (int y = 0; y < 2; y++) {
+		int years = y ? 3 : 1;
+		double total;
+
+		if (inquiry_price(p, type, NULL, "PREPAID", 12 * years,
+				  y ? "3-year subscription" : "1-year subscription", &total,
+				  err) != 0)
+			return -1;
+		out[y] = total / (years * 365.0 * 24);
+	}
+	snprintf(out_currency, GC_CURRENCY_SIZE, "%s", tc_driver(p)->currency);
 	return 0;
 }

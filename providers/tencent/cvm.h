@@ -140,6 +140,8 @@ int tc_instance_type(struct gc_provider *p, const char *type, struct gc_type_fac
 		     struct gc_error *err);
 int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spot, double *out,
 	     char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
+int tc_reserved_price(struct gc_provider *p, const char *type, double out[2],
+		      char out_currency[GC_CURRENCY_SIZE], struct gc_error *err);
 int tc_zones(struct gc_provider *p, char ***out, size_t *n_out, struct gc_error *err);
 int tc_network(struct gc_provider *p, const char *vpc, const char *const *subnets, size_t n,
 	       bool *vpc_found, struct gc_subnet_facts *out, struct gc_error *err);

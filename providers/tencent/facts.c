@@ -158,4 +158,5 @@ const struct gc_provider_facts tc_facts = {
 	.mount_creds = "COSAccessKeyId={TmpSecretId}\nCOSSecretKey={TmpSecretKey}\n"
 		       "COSAccessToken={Token}\nCOSAccessTokenExpire={Expiration@gmt}\n",
 	.fabric_setup = &tc_fabric_setup,
+	.reserved_prepaid = true,
 };

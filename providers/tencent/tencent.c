@@ -142,6 +142,7 @@ const struct gc_provider_ops gc_provider_tencent = {
 	.resolve_image = tc_resolve_image,
 	.instance_type = tc_instance_type,
 	.price = tc_price,
+	.reserved_price = tc_reserved_price, /* subscriptions (gpus.md) */
 	.zones = tc_zones,
 	.network = tc_network,
 	.type_zones = tc_type_zones,

@@ -770,6 +770,19 @@ static void test_types_and_prices(void **state)
 	assert_int_equal(gc_provider_price(prov, drv->unknown_type, NULL, false, &usd, cur, &err),
 			 -1);
 	assert_int_equal(err.code, GC_ENOTFOUND);
+
+	/* reserved (a reservation or a subscription, docs/internals/gpus.md): per hour, in the
+	 * on-demand price's currency, 3 years cheaper than 1, both cheaper than on demand */
+	if (prov->ops->reserved_price) {
+		double rs[2] = { -1, -1 };
+		char rcur[GC_CURRENCY_SIZE] = "";
+
+		assert_int_equal(gc_provider_price(prov, drv->type, NULL, false, &usd, cur, &err),
+				 0);
+		assert_int_equal(gc_provider_reserved_price(prov, drv->type, rs, rcur, &err), 0);
+		assert_string_equal(rcur, cur);
+		assert_true(rs[1] > 0 && rs[1] < rs[0] && rs[0] < usd);
+	}
 }
 
 static void test_zones_regions_console(void **state)
