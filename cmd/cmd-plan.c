@@ -2,6 +2,7 @@
  * cmd-plan.c: `gpucluster plan [FILE]` (docs/cli.md "plan"): what apply would do, changing
  * nothing; --detailed-exitcode (2: changes) lets CI branch on drift, as Terraform's does.
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,14 +171,14 @@ static void show_gpu_picks(struct gc_cmd_ctx *ctx)
 	}
 }
 
-/* Prints a built plan in the chosen format. */
-int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
+/* Prints a built plan in the chosen format; hours (taken) goes into the JSON. */
+static int show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan, json_t *hours)
 {
 	struct gc_buf b = GC_BUF_INIT(0);
 	int rc;
 
 	if (ctx->out->format == GC_OUTPUT_JSON)
-		rc = gc_plan_render_json(&b, plan, ctx->spec);
+		rc = gc_plan_render_json(&b, plan, ctx->spec, hours);
 	else
 		rc = gc_plan_render_text(&b, plan, ctx->spec, ctx->out->color_out);
 	if (rc == 0)
@@ -194,95 +195,123 @@ int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 	return rc;
 }
 
-/* --hours N, reserved: the same nodes at the effective hourly price of a 1- and 3-year
- * reservation with no upfront fee, where the cloud's price API publishes it. */
-static void show_reserved(struct gc_cmd_ctx *ctx, const struct gc_plan *plan, int64_t hours)
+int gc_cmd_show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 {
-	double total[2] = { 0, 0 };
-	bool known[2] = { true, true };
-	char cur[GC_CURRENCY_SIZE] = "";
+	return show_plan(ctx, plan, NULL);
+}
 
+/* What --hours N of the planned nodes cost (docs/cli.md "plan"): each spec group's count at
+ * its first type, [0] on demand, [1] on spot, [2] and [3] reserved for 1 and 3 years. A
+ * total is known when every group's price is, in one currency; reserved is unknown where
+ * the cloud has no reserved_price op (published false). */
+struct hours_cost {
+	int64_t hours;
+	double total[4];
+	bool known[4];
+	char currency[4][GC_CURRENCY_SIZE];
+	bool published;
+};
+
+static void hours_add(struct hours_cost *h, int k, double price, const char *cur, int64_t count)
+{
+	if (price < 0 || !cur[0] || (h->currency[k][0] && strcmp(h->currency[k], cur) != 0)) {
+		h->known[k] = false;
+		return;
+	}
+	snprintf(h->currency[k], sizeof(h->currency[k]), "%s", cur);
+	h->total[k] += price * (double)count * (double)h->hours;
+}
+
+static void hours_cost(struct gc_cmd_ctx *ctx, const struct gc_plan *plan, struct hours_cost *h)
+{
+	struct gc_price_cache cache = { 0 };
+
+	memset(h, 0, sizeof(*h));
+	h->hours = gc_cmd_opt_int(ctx, "hours");
+	h->published = true;
+	for (int k = 0; k < 4; k++)
+		h->known[k] = true;
 	for (size_t i = 0; i < plan->n_groups; i++) {
 		const struct gc_plan_group *g = &plan->groups[i];
-		char c[GC_CURRENCY_SIZE] = "";
-		double price[2];
+		const char *type;
+		char cur[4][GC_CURRENCY_SIZE] = { "", "", "", "" };
+		double price[4] = { -1, -1, -1, -1 };
 		struct gc_error err;
 
 		if (!g->spec || g->want == 0)
 			continue;
+		type = g->spec->instance_types[0];
+		for (int spot = 0; spot < 2; spot++)
+			price[spot] =
+				gc_cmd_price(ctx->provider, &cache, type, NULL, spot, cur[spot]);
 		gc_error_init(&err);
-		if (gc_provider_reserved_price(ctx->provider, g->spec->instance_types[0], price, c,
-					       &err) != 0) {
-			if (err.code == GC_EUNSUPPORTED) {
-				gc_out_printf(ctx->out, ctx->out->out,
-					      "Reserved: %s's price API publishes no reserved "
-					      "prices\n",
-					      ctx->provider->ops->name);
-				return;
-			}
-			known[0] = known[1] = false;
-			continue;
+		if (h->published &&
+		    gc_provider_reserved_price(ctx->provider, type, price + 2, cur[2], &err) != 0) {
+			h->published = err.code != GC_EUNSUPPORTED;
+			price[2] = price[3] = -1;
 		}
-		for (int y = 0; y < 2; y++) {
-			if (price[y] < 0 || (cur[0] && strcmp(cur, c) != 0))
-				known[y] = false;
-			total[y] += price[y] * g->want * (double)hours;
-		}
-		memcpy(cur, c, sizeof(c));
+		memcpy(cur[3], cur[2], sizeof(cur[2]));
+		for (int k = 0; k < 4; k++)
+			hours_add(h, k, price[k], cur[k], g->want);
 	}
-	for (int y = 0; y < 2; y++) {
+	gc_price_cache_release(&cache);
+	for (int k = 0; k < 4; k++) /* nothing priced: no currency to say it in */
+		h->known[k] = h->known[k] && h->currency[k][0] && (k < 2 || h->published);
+}
+
+/* --hours N as text: on demand, on spot with its caveat, then reserved: a reservation with
+ * no upfront fee, or a subscription paid for its term (facts->reserved_prepaid). */
+static void show_hours(struct gc_cmd_ctx *ctx, const struct hours_cost *h)
+{
+	bool prepaid = ctx->provider->ops->facts->reserved_prepaid;
+
+	for (int k = 0; k < 4; k++) {
 		char amount[64] = "-";
 
-		if (known[y] && cur[0])
-			snprintf(amount, sizeof(amount), "%.2f %s", total[y], cur);
-		gc_out_printf(ctx->out, ctx->out->out,
-			      "Reserved %s, no upfront, %lld hours: %s (the effective hourly "
-			      "price; a reservation bills every hour of its term, used or not)\n",
-			      y ? "3 years" : "1 year", (long long)hours, amount);
+		if (k >= 2 && !h->published) {
+			gc_out_printf(ctx->out, ctx->out->out,
+				      "Reserved: %s's price API publishes no reserved prices\n",
+				      ctx->provider->ops->name);
+			return;
+		}
+		if (h->known[k])
+			snprintf(amount, sizeof(amount), "%.2f %s", h->total[k], h->currency[k]);
+		if (k < 2)
+			gc_out_printf(ctx->out, ctx->out->out, "%s %lld hours: %s%s\n",
+				      k ? "On spot," : "On-demand,", (long long)h->hours, amount,
+				      k ? " (at today's spot price, which changes; the cloud may "
+					  "interrupt a spot node at any time)"
+					: "");
+		else
+			gc_out_printf(ctx->out, ctx->out->out,
+				      "%s %s, %s, %lld hours: %s (the effective hourly price; a %s "
+				      "bills every hour of its term, used or not)\n",
+				      prepaid ? "Subscription" : "Reserved",
+				      k == 3 ? "3 years" : "1 year",
+				      prepaid ? "paid upfront" : "no upfront", (long long)h->hours,
+				      amount, prepaid ? "subscription" : "reservation");
 	}
 }
 
-/* --hours N: the planned nodes (each group's count, at its first type) for N hours at
- * today's on-demand and spot prices (docs/cli.md "plan"), and reserved. */
-static void show_hours(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
+/* --hours N in plan -o json: the same figures as the text, rounded to cents as it shows
+ * them; null where the text shows `-` (docs/cli.md "plan"). */
+static json_t *hours_json(const struct gc_cmd_ctx *ctx, const struct hours_cost *h)
 {
-	int64_t hours = gc_cmd_opt_int(ctx, "hours");
-	struct gc_price_cache cache = { 0 };
-	double total[2] = { 0, 0 };
-	bool known[2] = { true, true };
-	char cur[2][GC_CURRENCY_SIZE] = { "", "" };
+	static const char *const keys[4] = { "on_demand", "spot", "reserved_1y", "reserved_3y" };
+	json_t *o = json_pack("{s:I}", "hours", (json_int_t)h->hours);
 
-	for (size_t i = 0; i < plan->n_groups; i++) {
-		const struct gc_plan_group *g = &plan->groups[i];
-
-		if (!g->spec || g->want == 0)
-			continue;
-		for (int spot = 0; spot < 2; spot++) {
-			char c[GC_CURRENCY_SIZE] = "";
-			double price = gc_cmd_price(ctx->provider, &cache,
-						    g->spec->instance_types[0], NULL, spot, c);
-
-			if (price < 0 || (cur[spot][0] && strcmp(cur[spot], c) != 0)) {
-				known[spot] = false;
-				continue;
-			}
-			memcpy(cur[spot], c, sizeof(c));
-			total[spot] += price * g->want * (double)hours;
-		}
-	}
-	gc_price_cache_release(&cache);
-	for (int spot = 0; spot < 2; spot++) {
-		char amount[64] = "-";
-
-		if (known[spot] && cur[spot][0])
-			snprintf(amount, sizeof(amount), "%.2f %s", total[spot], cur[spot]);
-		gc_out_printf(ctx->out, ctx->out->out, "%s %lld hours: %s%s\n",
-			      spot ? "On spot," : "On-demand,", (long long)hours, amount,
-			      spot ? " (at today's spot price, which changes; the cloud may "
-				     "interrupt a spot node at any time)"
-				   : "");
-	}
-	show_reserved(ctx, plan, hours);
+	json_object_set_new(o, "reserved_term",
+			    !h->published ? json_null()
+				    : ctx->provider->ops->facts->reserved_prepaid
+				    ? json_string("subscription, paid upfront")
+				    : json_string("reservation, no upfront"));
+	for (int k = 0; k < 4; k++)
+		json_object_set_new(o, keys[k],
+				    h->known[k] ? json_pack("{s:f, s:s}", "cost",
+							    round(h->total[k] * 100) / 100,
+							    "currency", h->currency[k])
+						: json_null());
+	return o;
 }
 
 static int plan_exec(struct gc_cmd_ctx *ctx)
@@ -292,6 +321,8 @@ static int plan_exec(struct gc_cmd_ctx *ctx)
 	struct gc_instance_list live;
 	struct gc_plan plan;
 	struct gc_error err;
+	struct hours_cost h;
+	bool hours = gc_cmd_opt_given(ctx, "hours"), json = ctx->out->format == GC_OUTPUT_JSON;
 	int rc = GC_EXIT_FAILURE, brc;
 
 	gc_error_init(&err);
@@ -304,9 +335,11 @@ static int plan_exec(struct gc_cmd_ctx *ctx)
 		gc_cmd_report_error(ctx, "plan", &err);
 		goto out;
 	}
-	gc_cmd_show_plan(ctx, &plan);
-	if (gc_cmd_opt_given(ctx, "hours") && ctx->out->format != GC_OUTPUT_JSON)
-		show_hours(ctx, &plan);
+	if (hours)
+		hours_cost(ctx, &plan, &h);
+	show_plan(ctx, &plan, hours && json ? hours_json(ctx, &h) : NULL);
+	if (hours && !json)
+		show_hours(ctx, &h);
 	if (brc < 0) {
 		gc_cmd_report_error(ctx, NULL, &err);
 		goto out;

@@ -379,7 +379,7 @@ static void print_text(struct gc_cmd_ctx *ctx, const struct show *s, const struc
 		       size_t n, int64_t hours)
 {
 	struct gc_output *out = ctx->out;
-	bool spot = false, reserved = false;
+	bool spot = false, reserved[2] = { false, false }; /* [1]: subscriptions */
 
 	gc_out_printf(out, out->out, "%-8s %-15s %-24s %-11s %5s %8s %5s %-14s %11s %11s %11s",
 		      "CLOUD", "REGION", "TYPE", "GPUS", "VCPUS", "MEMORY", "ZONES", "INTERCONNECT",
@@ -403,7 +403,8 @@ static void print_text(struct gc_cmd_ctx *ctx, const struct show *s, const struc
 		price_text(sp, sizeof(sp), o->spot, 4);
 		price_text(pg, sizeof(pg), o->on_demand >= 0 ? per_gpu(o) : -1, 4);
 		spot |= o->spot >= 0;
-		reserved |= o->reserved[0] >= 0 || o->reserved[1] >= 0;
+		reserved[gc_provider_by_name(rows[i].src->l.cloud)->facts->reserved_prepaid] |=
+			o->reserved[0] >= 0 || o->reserved[1] >= 0;
 		gc_buf_addf(&line, "%-8s %-15s %-24s %-11s %5u %8s %5s %-14s %11s %11s %11s",
 			    rows[i].src->l.cloud, rows[i].src->l.region, o->type, gpus, o->vcpus,
 			    mem, zones, *o->interconnect ? o->interconnect : "-", od, sp, pg);
@@ -454,11 +455,16 @@ static void print_text(struct gc_cmd_ctx *ctx, const struct show *s, const struc
 		gc_out_printf(out, out->out,
 			      "spot is not shown where the listing is the shipped catalogue (it "
 			      "moves, and an instance may be reclaimed)\n");
-	if (hours && reserved)
+	if (hours && reserved[0])
 		gc_out_printf(out, out->out,
 			      "reserved: the effective hourly price of a standard reservation "
 			      "with no upfront fee, for 1 or 3 years, from the cloud's price list; "
 			      "it bills every hour of its term, used or not\n");
+	if (hours && reserved[1])
+		gc_out_printf(out, out->out,
+			      "reserved, where the cloud sells subscriptions: a 1- or 3-year "
+			      "subscription paid upfront, its price spread over the hours of its "
+			      "term; it bills every hour of its term, used or not\n");
 	if (hours)
 		for (size_t i = 0; i < s->n_srcs; i++)
 			if (!gc_provider_by_name(s->srcs[i].l.cloud)->reserved_price &&

@@ -533,7 +533,8 @@ static json_t *js_gpu_picks(const struct gc_spec *spec)
 	return picks;
 }
 
-int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const struct gc_spec *spec)
+int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const struct gc_spec *spec,
+			json_t *hours)
 {
 	json_t *doc = json_object(), *summary = json_object(), *groups = json_array();
 	json_t *cost = json_object(), *skips = json_array(), *quota;
@@ -581,6 +582,7 @@ int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const st
 	for (size_t i = 0; i < plan->n_preflight; i++)
 		json_array_append_new(quota, js_str(plan->preflight[i]));
 	json_object_set_new(doc, "gpu_picks", js_gpu_picks(spec));
+	json_object_set_new(doc, "hours", hours ? hours : json_null());
 
 	/* 15 digits: sums of prices print as 5.03, not 5.0300000000000002 */
 	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));

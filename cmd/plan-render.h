@@ -10,6 +10,8 @@
 
 #include <stdbool.h>
 
+#include <jansson.h>
+
 #include "core/buf.h"
 #include "core/plan.h"
 #include "core/spec.h"
@@ -20,7 +22,9 @@
 int gc_plan_render_text(struct gc_buf *out, const struct gc_plan *plan, const struct gc_spec *spec,
 			bool color);
 /* JSON: {"cluster","cloud","region","changes","summary","groups":[...],"cost":{...},
- * "expires_at"}, indented; documented in docs/cli.md. */
-int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const struct gc_spec *spec);
+ * "expires_at",...,"hours"}, indented; documented in docs/cli.md. hours (taken; NULL:
+ * null) is plan --hours' object, which cmd-plan.c prices. */
+int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const struct gc_spec *spec,
+			json_t *hours);
 
 #endif

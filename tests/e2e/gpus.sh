@@ -13,18 +13,19 @@
 
 case $CLOUD in
 aws)
-	A100=p4d.24xlarge CURRENCY=USD
+	A100=p4d.24xlarge CURRENCY=USD RES1=203.19 RES3=131.09 TERM="reservation, no upfront"
 	TWO_GPU=A10G:1 TWO_PICK=g5.xlarge TWO_ALT=g5.2xlarge
 	GAP_GPU=L4:4 GAP_TYPE=g6.12xlarge GAP_ZONE=us-east-1b GAP_OFFERED=us-east-1a
 	;;
 alibaba)
-	A100=ecs.gn7e-c16g1.32xlarge CURRENCY=CNY
+	A100=ecs.gn7e-c16g1.32xlarge CURRENCY=CNY RES1=1723.10 RES3=1111.68 TERM="subscription, paid upfront"
 	TWO_GPU=T4:1 TWO_PICK=ecs.gn6i-c4g1.xlarge TWO_ALT=ecs.gn6i-c16g1.4xlarge
 	GAP_GPU=L20:2 GAP_TYPE=ecs.gn8is-2x.8xlarge GAP_ZONE=cn-hangzhou-j
 	GAP_OFFERED=cn-hangzhou-h
 	;;
 tencent)
 	A100=GT4.41XLARGE948 CURRENCY=CNY A100_ZONE=ap-guangzhou-6 # ap-guangzhou-7 does not sell it
+	RES1=1646.72 RES3=1062.40 TERM="subscription, paid upfront"
 	TWO_GPU= # Tencent's catalogue has one type per GPU and count
 	GAP_GPU=A100:8 GAP_TYPE=GT4.41XLARGE948 GAP_ZONE=ap-guangzhou-7
 	GAP_OFFERED=ap-guangzhou-3
@@ -57,7 +58,7 @@ jq -e --arg t "$A100" --arg cur "$CURRENCY" '.gpu_picks == [.gpu_picks[0]] and
 	.gpu_picks[0].group == "workers" and .gpu_picks[0].gpus == "A100:8" and
 	.gpu_picks[0].market == "on-demand" and .gpu_picks[0].picked.type == $t and
 	.gpu_picks[0].picked.price_hourly > 0 and .gpu_picks[0].currency == $cur and
-	.gpu_picks[0].alternatives == []' "$work/out" >/dev/null ||
+	.gpu_picks[0].alternatives == [] and .hours == null' "$work/out" >/dev/null ||
 	fail "plan -o json does not show the pick: $(jq -c .gpu_picks "$work/out")"
 [ "$(calls RunInstances)" = 0 ] || fail "plan launched something"
 
@@ -69,17 +70,30 @@ grep -qE "^On spot, 10 hours: [0-9]+\.[0-9]{2} (USD|CNY) \(at today's spot price
 	fail "plan --hours 10 does not say the spot cost with its caveat"
 [ "$CLOUD" != aws ] || grep -qF "On-demand, 10 hours: 327.73 USD" "$work/out" ||
 	fail "10 hours of p4d.24xlarge are not 327.73 USD"
-# reserved where the price API publishes it (the AWS price list's Reserved terms, which
-# the emulator prices at 62% and 40% of on-demand), else said to be absent
+# reserved: AWS's price list's Reserved terms, which the emulator prices at 62% and 40%
+# of on-demand; ECS's and CVM's 1- and 3-year subscriptions (paid upfront), which the
+# emulator prices at the same shares, spread over the hours of the term
 if [ "$CLOUD" = aws ]; then
-	grep -qF "Reserved 1 year, no upfront, 10 hours: 203.19 USD (the effective hourly price; a reservation bills every hour of its term, used or not)" \
+	grep -qF "Reserved 1 year, no upfront, 10 hours: $RES1 USD (the effective hourly price; a reservation bills every hour of its term, used or not)" \
 		"$work/out" || fail "plan --hours does not say the 1-year reserved cost"
-	grep -qF "Reserved 3 years, no upfront, 10 hours: 131.09 USD" "$work/out" ||
+	grep -qF "Reserved 3 years, no upfront, 10 hours: $RES3 USD" "$work/out" ||
 		fail "plan --hours does not say the 3-year reserved cost"
 else
-	grep -qF "Reserved: $CLOUD's price API publishes no reserved prices" "$work/out" ||
-		fail "plan --hours does not say reserved prices are absent"
+	grep -qF "Subscription 1 year, paid upfront, 10 hours: $RES1 CNY (the effective hourly price; a subscription bills every hour of its term, used or not)" \
+		"$work/out" || fail "plan --hours does not say the 1-year subscription cost: $(cat "$work/out")"
+	grep -qF "Subscription 3 years, paid upfront, 10 hours: $RES3 CNY" "$work/out" ||
+		fail "plan --hours does not say the 3-year subscription cost"
 fi
+# the same figures in plan -o json --hours
+od=$(sed -n 's/^On-demand, 10 hours: \([0-9.]*\) .*/\1/p' "$work/out")
+sp=$(sed -n 's/^On spot, 10 hours: \([0-9.]*\) .*/\1/p' "$work/out")
+gc_ok -o json plan --hours 10 "$f"
+jq -e --arg cur "$CURRENCY" --argjson od "$od" --argjson sp "$sp" --argjson r1 "$RES1" \
+	--argjson r3 "$RES3" --arg term "$TERM" '.hours == {hours: 10, reserved_term: $term,
+	on_demand: {cost: $od, currency: $cur}, spot: {cost: $sp, currency: $cur},
+	reserved_1y: {cost: $r1, currency: $cur}, reserved_3y: {cost: $r3, currency: $cur}}
+	and .gpu_picks[0].picked.type != null' "$work/out" >/dev/null ||
+	fail "plan -o json --hours 10 does not give the text's figures: $(jq -c .hours "$work/out")"
 
 gc_ok apply -y "$f"
 expect_alive e2e-gpus 1 "apply with gpus"
@@ -166,16 +180,14 @@ row=$(awk -v t="$A100" '$3 == t' "$work/out")
 echo "$row" | awk '{ od = $(NF - 7); sp = $(NF - 6); c = $(NF - 4); sc = $(NF - 3)
 	exit !(sp > 0 && sp < od && (c - od * 10) ^ 2 < 0.0001 && (sc - sp * 10) ^ 2 < 0.0001) }' ||
 	fail "the $A100 row has no spot price or wrong costs: $row"
+[ "$(echo "$row" | awk '{ print $(NF - 2) " " $(NF - 1) }')" = "$RES1 $RES3" ] ||
+	fail "the $A100 row does not give the reserved costs $RES1 $RES3: $row"
 if [ "$CLOUD" = aws ]; then
-	[ "$(echo "$row" | awk '{ print $(NF - 2) " " $(NF - 1) }')" = "203.19 131.09" ] ||
-		fail "the $A100 row does not give the reserved costs: $row"
 	grep -qF "reserved: the effective hourly price of a standard reservation" "$work/out" ||
 		fail "show-gpus does not say what the reserved price is"
 else
-	[ "$(echo "$row" | awk '{ print $(NF - 2) " " $(NF - 1) }')" = "- -" ] ||
-		fail "the $A100 row has reserved costs: $row"
-	grep -qF "$CLOUD: no reserved prices: its price API publishes none" "$work/out" ||
-		fail "show-gpus does not say reserved prices are absent"
+	grep -qF "reserved, where the cloud sells subscriptions: a 1- or 3-year subscription paid upfront" \
+		"$work/out" || fail "show-gpus does not say the reserved price is a subscription's"
 fi
 after=$(sent)
 [ "$after" -gt "$before" ] || fail "a live show-gpus sent no request"
@@ -189,7 +201,7 @@ jq -e --arg t "$A100" --arg cur "$CURRENCY" --arg r "$REGION" '
 	and .sources[0].region == $r and (.sources[0].fetched_at | test("^20.*Z$"))
 	and .offers[0].type == $t and .offers[0].currency == $cur and .offers[0].zones > 0
 	and .offers[0].spot_hourly < .offers[0].on_demand_hourly and .offers[0].spot_cost > 0
-	and ((.offers[0].reserved_1y_cost != null) == ($cur == "USD"))
+	and .offers[0].reserved_1y_cost > 0 and .offers[0].reserved_3y_cost > 0
 	and ([.offers[] | .gpus] | unique) == [8]' "$work/out" >/dev/null ||
 	fail "show-gpus -o json from the cache: $(cat "$work/out")"
 gc_ok "${live[@]}" --region "$REGION" A100:8

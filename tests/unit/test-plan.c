@@ -1044,7 +1044,7 @@ static void test_order_independent(void **state)
 		assert_action(&f.plan, "i-07", GC_PLAN_TERMINATE, NULL);
 		assert_action(&f.plan, "i-03", GC_PLAN_KEEP, NULL);
 		gc_buf_reset(&b);
-		assert_int_equal(gc_plan_render_json(&b, &f.plan, f.spec), 0);
+		assert_int_equal(gc_plan_render_json(&b, &f.plan, f.spec, NULL), 0);
 		if (rot == 0)
 			assert_int_equal(gc_buf_add(&first, b.data, b.len), 0);
 		else
@@ -1444,7 +1444,7 @@ static void test_render_text_no_changes(void **state)
 	gc_buf_release(&b);
 	gc_buf_init(&b, 20);
 	assert_int_equal(gc_plan_render_text(&b, &f.plan, f.spec, false), -1);
-	assert_int_equal(gc_plan_render_json(&b, &f.plan, f.spec), -1);
+	assert_int_equal(gc_plan_render_json(&b, &f.plan, f.spec, NULL), -1);
 	fx_release(&f);
 	gc_buf_release(&b);
 }
@@ -1495,7 +1495,7 @@ static void test_render_json(void **state)
 
 	(void)state;
 	mixed(&f);
-	assert_int_equal(gc_plan_render_json(&b, &f.plan, f.spec), 0);
+	assert_int_equal(gc_plan_render_json(&b, &f.plan, f.spec, NULL), 0);
 	doc = json_loads(b.data, 0, &jerr);
 	if (!doc)
 		fail_msg("bad JSON at %d: %s\n%s", jerr.line, jerr.text, b.data);
@@ -1593,7 +1593,7 @@ static void test_render_json(void **state)
 	add(&f, "i-01", "w", f.workers, GC_STATE_RUNNING, "p5.48xlarge", 1);
 	build_ok(&f);
 	gc_buf_reset(&b);
-	assert_int_equal(gc_plan_render_json(&b, &f.plan, f.spec), 0);
+	assert_int_equal(gc_plan_render_json(&b, &f.plan, f.spec, NULL), 0);
 	doc = json_loads(b.data, 0, &jerr);
 	assert_non_null(doc);
 	assert_true(json_is_false(get(doc, "changes")));
@@ -1609,16 +1609,19 @@ static void test_render_json(void **state)
 	assert_true(json_is_null(get(g, "create_price")));
 	assert_true(json_is_null(get(g, "worst_price")));
 	assert_true(json_is_null(get(json_array_get(get(g, "nodes"), 0), "price")));
+	assert_true(json_is_null(get(doc, "hours"))); /* no --hours */
 	json_decref(doc);
 	fx_release(&f);
 
-	/* the candidates apply would skip for the cap */
+	/* the candidates apply would skip for the cap; plan --hours' object goes in as given */
 	fx_gpu(&f, "on-demand", "");
 	build_ok(&f);
 	gc_buf_reset(&b);
-	assert_int_equal(gc_plan_render_json(&b, &f.plan, f.spec), 0);
+	assert_int_equal(gc_plan_render_json(&b, &f.plan, f.spec, json_pack("{s:i}", "hours", 10)),
+			 0);
 	doc = json_loads(b.data, 0, &jerr);
 	assert_non_null(doc);
+	assert_json_int(get(doc, "hours"), "hours", 10);
 	cost = get(doc, "cost");
 	assert_json_money(cost, "after", 2 * 32.7726);
 	assert_json_money(cost, "worst_after", 196.64);
@@ -1637,7 +1640,7 @@ static void test_render_json(void **state)
 	add(&f, "i-01", "gr\xff", NULL, GC_STATE_RUNNING, "g5.xlarge", 1);
 	build_ok(&f);
 	gc_buf_reset(&b);
-	assert_int_equal(gc_plan_render_json(&b, &f.plan, f.spec), 0);
+	assert_int_equal(gc_plan_render_json(&b, &f.plan, f.spec, NULL), 0);
 	doc = json_loads(b.data, 0, &jerr);
 	assert_non_null(doc);
 	assert_json_str(json_array_get(get(doc, "groups"), 2), "name", "gr\\xff");
