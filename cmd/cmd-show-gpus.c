@@ -317,6 +317,12 @@ static json_t *row_json(const struct row *w, int64_t hours)
 	json_object_set_new(j, "spot_hourly", price_json(o->spot));
 	json_object_set_new(j, "reserved_1y_hourly", price_json(o->reserved[0]));
 	json_object_set_new(j, "reserved_3y_hourly", price_json(o->reserved[1]));
+	/* what the reserved prices are, in plan -o json --hours' words */
+	json_object_set_new(j, "reserved_term",
+			    o->reserved[0] < 0 && o->reserved[1] < 0 ? json_null()
+				    : gc_provider_by_name(w->src->l.cloud)->facts->reserved_prepaid
+				    ? json_string("subscription, paid upfront")
+				    : json_string("reservation, no upfront"));
 	if (hours) {
 		json_object_set_new(
 			j, "reserved_1y_cost",

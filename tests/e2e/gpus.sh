@@ -196,12 +196,13 @@ after=$(sent)
 
 gc_ok -o json "${live[@]}" --region "$REGION" --hours 10 A100:8
 [ "$(sent)" = "$after" ] || fail "a second show-gpus asked the API instead of the cache"
-jq -e --arg t "$A100" --arg cur "$CURRENCY" --arg r "$REGION" '
+jq -e --arg t "$A100" --arg cur "$CURRENCY" --arg r "$REGION" --arg term "$TERM" '
 	.sources == [.sources[0]] and .sources[0].source == "live" and .sources[0].cached
 	and .sources[0].region == $r and (.sources[0].fetched_at | test("^20.*Z$"))
 	and .offers[0].type == $t and .offers[0].currency == $cur and .offers[0].zones > 0
 	and .offers[0].spot_hourly < .offers[0].on_demand_hourly and .offers[0].spot_cost > 0
 	and .offers[0].reserved_1y_cost > 0 and .offers[0].reserved_3y_cost > 0
+	and .offers[0].reserved_term == $term
 	and ([.offers[] | .gpus] | unique) == [8]' "$work/out" >/dev/null ||
 	fail "show-gpus -o json from the cache: $(cat "$work/out")"
 gc_ok "${live[@]}" --region "$REGION" A100:8
