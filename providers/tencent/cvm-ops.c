@@ -2186,10 +2186,9 @@ out:
  * InquiryPriceRunInstances for one instance of type in zone (the region's first when
  * NULL), on an Ubuntu image. charge POSTPAID_BY_HOUR or SPOTPAID: the price per hour,
  * Price.InstancePrice.UnitPriceDiscount; PREPAID for months (InstanceChargePrepaid.Period):
- * the subscription's total, DiscountPrice (docs/internals/gpus.md, "Reserved prices").
- * what names the price in an error ("spot", "1-year subscription").
- * The answer carries no currency: it is the account's site's, learnt at open (tencent.c,
- * site_currency).
+ * the subscription's total, DiscountPrice (docs/internals/gpus.md, "Reserved prices");
+ * what names the price in an error ("spot", "1-year subscription"). The answer carries no
+ * currency: it is the account's site's, learnt at open (tencent.c, site_currency).
  */
 static int inquiry_price(struct gc_provider *p, const char *type, const char *zone,
 			 const char *charge, int months, const char *what, double *out,
@@ -2262,16 +2261,15 @@ int tc_price(struct gc_provider *p, const char *type, const char *zone, bool spo
 int tc_reserved_price(struct gc_provider *p, const char *type, double out[2],
 		      char out_currency[GC_CURRENCY_SIZE], struct gc_error *err)
 {
-	for (int y = 0; y < 2; y++) {
-		int years = y ? 3 : 1;
-		double total;
+	double total[2];
 
-		if (inquiry_price(p, type, NULL, "PREPAID", 12 * years,
-				  y ? "3-year subscription" : "1-year subscription", &total,
+	for (int y = 0; y < 2; y++)
+		if (inquiry_price(p, type, NULL, "PREPAID", y ? 36 : 12,
+				  y ? "3-year subscription" : "1-year subscription", &total[y],
 				  err) != 0)
 			return -1;
-		out[y] = total / (years * 365.0 * 24);
-	}
+	out[0] = total[0] / (365.0 * 24);
+	out[1] = total[1] / (3 * 365.0 * 24);
 	snprintf(out_currency, GC_CURRENCY_SIZE, "%s", tc_driver(p)->currency);
 	return 0;
 }
