@@ -141,7 +141,7 @@ static void add_node(struct gc_provider *p, struct gc_price_cache *prices, struc
 }
 
 /* The clusters of one region: its instances carrying our tag, by cluster, but for those
- * being terminated (EC2's shutting-down: gone, billed no more). */
+ * being terminated (gone, and billed no more). */
 static int read_region(struct gc_cmd_ctx *ctx, struct listing *l, const struct gc_cmd_cloud *c,
 		       const char *region, struct gc_error *err)
 {

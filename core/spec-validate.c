@@ -2111,7 +2111,7 @@ out:
 static void check_tags(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
 	size_t *first = map_dups(v, n), unique = 0, stored = 0;
-	/* lifecycle.idle (checked before) costs one of Alibaba's 20: gpucluster:idle */
+	/* lifecycle.idle (checked before) costs one tag: gpucluster:idle (docs/spec.md, tags) */
 	unsigned max = GC_SPEC_MAX_USER_TAGS - (spec->lifecycle.idle_s ? 1 : 0);
 
 	if (!first)
