@@ -1,7 +1,8 @@
 /*
  * cmd-list.c: `gpucluster list` (docs/cli.md "list"): every cluster of this account, found
  * by our tags in every region of each cloud there are credentials for, with what it runs
- * and costs now. It needs no spec and no local state, like gc: the tags are the record.
+ * and costs now, and its idle autostop with the nodes that stopped themselves. It needs no
+ * spec and no local state, like gc: the tags are the record.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -41,7 +42,8 @@ static const struct gc_opt list_opts[] = {
 	{ .name = NULL },
 };
 
-/* One cluster in one region, summed over its live nodes. */
+/* One cluster in one region, summed over its live nodes; its stopped nodes are counted
+ * apart (docs/internals/idle.md: a node that powered itself off stays listed, stopped). */
 struct row {
 	const char *cloud;
 	char *region;
@@ -52,6 +54,8 @@ struct row {
 	char currency[GC_CURRENCY_SIZE];
 	int64_t launched; /* the oldest node's launch, 0 unknown */
 	int64_t expires;  /* the earliest gpucluster:expires-at, 0 none */
+	int64_t idle_s;	  /* the shortest gpucluster:idle, 0 none */
+	size_t stopped;	  /* stopped or stopping nodes: not in nodes, gpus, per_hour */
 };
 
 struct listing {
@@ -107,8 +111,20 @@ static void add_node(struct gc_provider *p, struct gc_price_cache *prices, struc
 	struct gc_type_facts facts;
 	struct gc_error err;
 	char cur[GC_CURRENCY_SIZE] = "";
-	double price = gc_cmd_price(p, prices, in->type, in->zone, in->spot, cur);
+	double price;
 
+	if (in->launch_time && (!r->launched || in->launch_time < r->launched))
+		r->launched = in->launch_time;
+	if (in->expires_at && (!r->expires || in->expires_at < r->expires))
+		r->expires = in->expires_at;
+	if (in->idle_s && (!r->idle_s || in->idle_s < r->idle_s))
+		r->idle_s = in->idle_s;
+	/* a stopped node bills no node-hours (its disks may: docs/cli.md "list") */
+	if (in->state == GC_STATE_STOPPED || in->state == GC_STATE_STOPPING) {
+		r->stopped++;
+		return;
+	}
+	price = gc_cmd_price(p, prices, in->type, in->zone, in->spot, cur);
 	gc_error_init(&err);
 	if (r->nodes == 0)
 		snprintf(r->currency, sizeof(r->currency), "%s", cur);
@@ -122,13 +138,10 @@ static void add_node(struct gc_provider *p, struct gc_price_cache *prices, struc
 		r->gpus += facts.gpus;
 	else
 		r->gpus_known = false;
-	if (in->launch_time && (!r->launched || in->launch_time < r->launched))
-		r->launched = in->launch_time;
-	if (in->expires_at && (!r->expires || in->expires_at < r->expires))
-		r->expires = in->expires_at;
 }
 
-/* The clusters of one region: its live instances carrying our tag, by cluster. */
+/* The clusters of one region: its instances carrying our tag, by cluster, but for those
+ * being terminated (gone, and billed no more). */
 static int read_region(struct gc_cmd_ctx *ctx, struct listing *l, const struct gc_cmd_cloud *c,
 		       const char *region, struct gc_error *err)
 {
@@ -142,7 +155,7 @@ static int read_region(struct gc_cmd_ctx *ctx, struct listing *l, const struct g
 	    gc_teardown_discover(p, ctx->log, NULL, false, &live, err) < 0)
 		goto out;
 	for (size_t i = 0; i < live.n; i++)
-		if (live.items[i].cluster)
+		if (live.items[i].cluster && live.items[i].state != GC_STATE_TERMINATING)
 			add_node(p, &prices,
 				 row_for(l, c->ops->name, region, live.items[i].cluster),
 				 &live.items[i]);
@@ -223,23 +236,27 @@ static void print_text(struct gc_cmd_ctx *ctx, const struct listing *l, int64_t 
 		gc_out_printf(o, o->out, "No clusters found.\n");
 		return;
 	}
-	gc_out_printf(o, o->out, "%s%-8s %-16s %-24s %5s %5s %14s %8s  %s%s\n",
+	gc_out_printf(o, o->out, "%s%-8s %-16s %-24s %5s %5s %14s %8s  %-9s  %s%s\n",
 		      gc_out_style(o, o->out, GC_STYLE_BOLD), "CLOUD", "REGION", "CLUSTER", "NODES",
-		      "GPUS", "COST/H", "AGE", "EXPIRES", gc_out_style(o, o->out, GC_STYLE_RESET));
+		      "GPUS", "COST/H", "AGE", "EXPIRES", "IDLE",
+		      gc_out_style(o, o->out, GC_STYLE_RESET));
 	for (size_t i = 0; i < l->n; i++) {
 		const struct row *r = &l->rows[i];
 		struct gc_buf line = GC_BUF_INIT(0);
-		char gpus[16], cost[32], age[32], expires[40];
+		char gpus[16], cost[32], age[32], expires[40], idle[64];
 
 		snprintf(gpus, sizeof(gpus), r->gpus_known ? "%zu" : "?", r->gpus);
-		if (r->per_hour >= 0)
+		if (r->nodes == 0) /* every node stopped */
+			snprintf(cost, sizeof(cost), "-");
+		else if (r->per_hour >= 0)
 			snprintf(cost, sizeof(cost), "%.2f %s", r->per_hour, r->currency);
 		else
 			snprintf(cost, sizeof(cost), "unknown");
 		gc_cmd_age_text(age, sizeof(age), now, r->launched);
 		expiry_text(expires, sizeof(expires), r->expires, now);
-		gc_buf_addf(&line, "%-8s %-16s %-24s %5zu %5s %14s %8s  %s\n", r->cloud, r->region,
-			    r->name, r->nodes, gpus, cost, age, expires);
+		gc_cmd_idle_text(idle, sizeof(idle), r->idle_s, r->stopped);
+		gc_buf_addf(&line, "%-8s %-16s %-24s %5zu %5s %14s %8s  %-9s  %s\n", r->cloud,
+			    r->region, r->name, r->nodes, gpus, cost, age, expires, idle);
 		gc_out_puts_clean(o, o->out, line.data); /* names come from the cloud's tags */
 		gc_buf_release(&line);
 	}
@@ -260,13 +277,17 @@ static json_t *doc_json(const struct listing *l, int64_t now)
 		json_object_set_new(jr, "cost_per_hour",
 				    r->per_hour >= 0 ? json_real(r->per_hour) : json_null());
 		json_object_set_new(jr, "currency",
-				    r->per_hour >= 0 ? json_string(r->currency) : json_null());
+				    r->per_hour >= 0 && r->nodes ? json_string(r->currency)
+								 : json_null());
 		json_object_set_new(jr, "launched_at", gc_out_json_time(r->launched));
 		json_object_set_new(jr, "age_s",
 				    r->launched && now >= r->launched
 					    ? json_integer((json_int_t)(now - r->launched))
 					    : json_null());
 		json_object_set_new(jr, "expires_at", gc_out_json_time(r->expires));
+		json_object_set_new(jr, "idle_after_s",
+				    r->idle_s ? json_integer((json_int_t)r->idle_s) : json_null());
+		json_object_set_new(jr, "stopped", json_integer((json_int_t)r->stopped));
 		json_array_append_new(clusters, jr);
 	}
 	return json_pack("{s:o, s:O}", "clusters", clusters, "problems", l->problems);
@@ -316,10 +337,12 @@ const struct gc_cmd_entry gc_cmd_list = {
 		"Finds every instance carrying the gpucluster:cluster tag in every region the\n"
 		"account can use (or those given with --region), in each cloud there are\n"
 		"credentials for (or the one given with --cloud), and shows one line per\n"
-		"cluster and region: live nodes, GPUs, hourly price, age of the oldest node\n"
-		"and the earliest expiry. A cloud without credentials is skipped and said;\n"
-		"a region that cannot be read is reported and the others are still listed\n"
-		"(the exit status is then 1). Needs no spec and no local state.",
+		"cluster and region: live nodes, GPUs, hourly price, age of the oldest node,\n"
+		"the earliest expiry, and the idle autostop (lifecycle.idle) with the count of\n"
+		"stopped nodes (a node that powered itself off; it bills no node-hours). A\n"
+		"cloud without credentials is skipped and said; a region that cannot be read\n"
+		"is reported and the others are still listed (the exit status is then 1).\n"
+		"Needs no spec and no local state.",
 	.opts = list_opts,
 	.max_args = 0,
 	.flags = 0,

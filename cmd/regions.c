@@ -75,3 +75,15 @@ void gc_cmd_age_text(char *out, size_t size, int64_t now, int64_t t)
 		snprintf(out, size, "%lldd%02lldh", (long long)(s / 86400),
 			 (long long)(s / 3600 % 24));
 }
+
+void gc_cmd_idle_text(char *out, size_t size, int64_t idle_s, size_t stopped)
+{
+	char after[32] = "-";
+
+	if (idle_s > 0)
+		gc_format_duration((uint64_t)idle_s, after, sizeof(after));
+	if (stopped)
+		snprintf(out, size, "%s, %zu stopped", after, stopped);
+	else
+		snprintf(out, size, "%s", after);
+}

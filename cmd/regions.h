@@ -34,5 +34,8 @@ int gc_cmd_cloud_all_regions(struct gc_cmd_ctx *ctx, struct gc_cmd_cloud *c, str
 
 /* "45s", "12m", "3h12m", "2d04h": how long before now t was; "-" when t is 0 or later. */
 void gc_cmd_age_text(char *out, size_t size, int64_t now, int64_t t);
+/* list's IDLE column (docs/cli.md "list"): "-" without idle autostop, else idle_s as the spec
+ * writes it ("30m"); ", N stopped" when stopped is not 0 ("30m, 1 stopped", "-, 2 stopped"). */
+void gc_cmd_idle_text(char *out, size_t size, int64_t idle_s, size_t stopped);
 
 #endif

@@ -1317,7 +1317,7 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 	struct tagv tags = { 0 };
 	unsigned gen = 0, need = n;
 	enum attempt res = ATTEMPT_STOP;
-	char expires[21];
+	char expires[21], idle[24];
 	bool inject_host_key = !(r->p->ops->caps & GC_CAP_CONSOLE_OUTPUT);
 	struct gc_buf hk_pem = GC_BUF_INIT(8192), hk_pub = GC_BUF_INIT(512);
 
@@ -1326,6 +1326,10 @@ static enum attempt try_candidate(struct run *r, struct group_run *gr, unsigned 
 	if (plan->expires_at) {
 		gc_format_rfc3339(plan->expires_at, expires);
 		tagv_add(&tags, GC_TAG_EXPIRES_AT, expires);
+	}
+	if (spec->lifecycle.idle_s) {
+		snprintf(idle, sizeof(idle), "%llu", (unsigned long long)spec->lifecycle.idle_s);
+		tagv_add(&tags, GC_TAG_IDLE, idle);
 	}
 	if (inject_host_key) /* last, so each batch's own key can take its place */
 		tagv_add(&tags, GC_TAG_HOST_KEY, "");

@@ -149,6 +149,9 @@ void gc_instance_set_tag(struct gc_instance *inst, const char *key, const char *
 		set_field(&inst->health, value);
 	else if (strcmp(key, GC_TAG_EXPIRES_AT) == 0 && gc_parse_rfc3339(value, &inst->expires_at))
 		inst->expires_at = 0; /* not ours to fail on: treated as no deadline */
+	else if (strcmp(key, GC_TAG_IDLE) == 0 &&
+		 gc_parse_i64(value, 1, 366 * 86400, &inst->idle_s) < 0)
+		inst->idle_s = 0; /* likewise: not seconds, no idle stop known */
 }
 
 const char *gc_instance_tag(const struct gc_instance *inst, const char *key)

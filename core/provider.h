@@ -27,6 +27,9 @@
 #define GC_TAG_SPEC_HASH  "gpucluster:spec-hash"
 #define GC_TAG_EXPIRES_AT "gpucluster:expires-at" /* RFC 3339 UTC */
 #define GC_TAG_HEALTH	  "gpucluster:health"	  /* set by the bootstrapper: ok | failed */
+/* lifecycle.idle in seconds ("1800"), when the spec has one: the node powers itself off after
+ * that long idle (docs/internals/idle.md); list shows it */
+#define GC_TAG_IDLE "gpucluster:idle"
 /* CI runs (GitHub Actions: GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_REPOSITORY), on every
  * instance, key pair and security group a run creates; never part of a client token (see
  * docs/internals/executor.md) */
@@ -97,6 +100,7 @@ struct gc_instance {
 	 * (the drivers say which field); NULL when none. */
 	char *reason;
 	bool preempted; /* the reason is the cloud's spot reclaim (docs/internals/spot.md) */
+	int64_t idle_s; /* from GC_TAG_IDLE, 0 when none */
 };
 
 struct gc_instance_list {

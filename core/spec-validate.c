@@ -2111,14 +2111,17 @@ out:
 static void check_tags(struct val *v, const struct spec_node *n, struct gc_spec *spec)
 {
 	size_t *first = map_dups(v, n), unique = 0, stored = 0;
+	/* lifecycle.idle (checked before) costs one tag: gpucluster:idle (docs/spec.md, tags) */
+	unsigned max = GC_SPEC_MAX_USER_TAGS - (spec->lifecycle.idle_s ? 1 : 0);
 
 	if (!first)
 		return;
 	for (size_t i = 0; i < n->n / 2; i++)
 		unique += first[i] == i;
-	if (unique > GC_SPEC_MAX_USER_TAGS)
-		bad(v, n, "%zu tags, at most %u are allowed", unique, GC_SPEC_MAX_USER_TAGS);
-	spec->n_tags = unique < GC_SPEC_MAX_USER_TAGS ? unique : GC_SPEC_MAX_USER_TAGS;
+	if (unique > max)
+		bad(v, n, "%zu tags, at most %u are allowed%s", unique, max,
+		    max < GC_SPEC_MAX_USER_TAGS ? " with lifecycle.idle" : "");
+	spec->n_tags = unique < max ? unique : max;
 	spec->tags = gc_xcalloc(spec->n_tags, sizeof(*spec->tags));
 	for (size_t i = 0; i < n->n / 2; i++) {
 		const struct spec_node *key = n->items[2 * i];

@@ -40,16 +40,16 @@ jq -e --arg r "$REGION" --arg r2 "$R2" --arg cur "$CUR" --argjson p "$PRICE" \
 	and (.clusters[] | select(.name == "e2e-list-a") | .region == $r and .nodes == 2
 		and .gpus == 2 * $g and .currency == $cur
 		and ((.cost_per_hour - 2 * $p) | fabs) < 1e-6 and .expires_at != null
-		and .age_s >= 0)
+		and .age_s >= 0 and .idle_after_s == null and .stopped == 0)
 	and (.clusters[] | select(.name == "e2e-list-b") | .region == $r2 and .nodes == 1
 		and .expires_at == null)' "$work/out" >/dev/null ||
 	fail "list -o json: $(cat "$work/out")"
 gc_ok list "${where[@]}"
-head -n 1 "$work/out" | grep -Eq '^CLOUD +REGION +CLUSTER +NODES +GPUS +COST/H +AGE +EXPIRES$' ||
+head -n 1 "$work/out" | grep -Eq '^CLOUD +REGION +CLUSTER +NODES +GPUS +COST/H +AGE +EXPIRES +IDLE$' ||
 	fail "list's header: $(head -n 1 "$work/out")"
-grep -Eq "^$CLOUD +$REGION +e2e-list-a +2 +$((2 * GPUS)) +$(calc %.2f "2 * $PRICE") $CUR .* in 1h5[0-9]m$" "$work/out" ||
+grep -Eq "^$CLOUD +$REGION +e2e-list-a +2 +$((2 * GPUS)) +$(calc %.2f "2 * $PRICE") $CUR .* in 1h5[0-9]m +-$" "$work/out" ||
 	fail "list's line for e2e-list-a: $(cat "$work/out")"
-grep -Eq "^$CLOUD +$R2 +e2e-list-b +1 +$GPUS .* -$" "$work/out" ||
+grep -Eq "^$CLOUD +$R2 +e2e-list-b +1 +$GPUS .* - +-$" "$work/out" ||
 	fail "list's line for e2e-list-b: $(cat "$work/out")"
 
 # 3. --region narrows it; a region the cloud does not answer for is reported, the

@@ -4,8 +4,9 @@
 # node, and once idle for the time it says the node powers itself off (shutdown -h): EC2,
 # launched with InstanceInitiatedShutdownBehavior terminate, terminates it; Alibaba and
 # Tencent stop it. status and apply see it gone (apply replaces it) and gc deletes a
-# stopped node. run --down --detach: the node powers itself off after its job. Nothing
-# leaks.
+# stopped node. list shows the idle stop (the gpucluster:idle tag) and the stopped nodes,
+# which bill no node-hours. run --down --detach: the node powers itself off after its job.
+# Nothing leaks.
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -73,6 +74,28 @@ wait_busy() {
 	fail "the watcher never said busy=$1 after $2: $(cat "$work/out")"
 }
 
+# list_idle NODES STOPPED: `list` (this region) shows e2e-idle with NODES live nodes, its
+# 30m idle stop and STOPPED stopped nodes, in text and JSON; the cost is the live nodes'
+list_idle() {
+	local idle=30m line
+	[ "$2" = 0 ] || idle="30m, $2 stopped"
+	gc_ok list --cloud "$CLOUD" --endpoint "$ENDPOINT" --region "$REGION"
+	head -n 1 "$work/out" | grep -Eq ' +EXPIRES +IDLE$' || fail "list's header: $(cat "$work/out")"
+	line=$(grep -E "^$CLOUD +$REGION +e2e-idle " "$work/out") || fail "list: $(cat "$work/out")"
+	if [ "$1" = 0 ]; then
+		grep -Eq "^[^ ]+ +[^ ]+ +e2e-idle +0 +0 +- +[^ ]+ +in [0-9hm]+ +$idle\$" <<<"$line"
+	else
+		grep -Eq "^[^ ]+ +[^ ]+ +e2e-idle +$1 +[0-9]+ +[0-9.]+ [A-Z]+ +[^ ]+ +in [0-9hm]+ +$idle\$" \
+			<<<"$line"
+	fi || fail "list's line is not $1 node(s), $idle: $line"
+	gc_ok list -o json --cloud "$CLOUD" --endpoint "$ENDPOINT" --region "$REGION"
+	jq -e --argjson n "$1" --argjson s "$2" '[.clusters[] | select(.name == "e2e-idle")]
+		| length == 1 and .[0].nodes == $n and .[0].stopped == $s and .[0].idle_after_s == 1800
+		and (if $n == 0 then .[0].cost_per_hour == 0 and .[0].currency == null
+			else .[0].cost_per_hour > 0 end)' "$work/out" >/dev/null ||
+		fail "list -o json is not $1 node(s), 1800 s, $2 stopped: $(cat "$work/out")"
+}
+
 # --- lifecycle.idle ------------------------------------------------------------------------
 # a bad duration is refused with its place, before anything is created
 idle_spec $'lifecycle:\n  idle: 90s'
@@ -88,6 +111,8 @@ gc_ok exec "$work/s.yaml" -- 'systemctl is-active gpucluster-idle; cat /etc/gpuc
 grep -qx active "$work/out" || fail "the idle watcher is not running: $(cat "$work/out")"
 grep -q 'IDLE_S=1800' "$work/out" || fail "the watcher's idle time is not 30m: $(cat "$work/out")"
 lap "applied: the idle watcher runs"
+# list: the idle stop from the node's gpucluster:idle tag, nothing stopped
+list_idle 1 0
 # status: the time to the idle stop, beside the TTL, in text and JSON
 gc_ok status "$work/s.yaml"
 grep -Eq 'idle stop: in (29|30)m' "$work/out" || fail "status gives no idle stop: $(cat "$work/out")"
@@ -134,6 +159,10 @@ aws)
 	jq -e --arg id "$id" '[.nodes[] | select(.id == $id)] | length == 0 or
 		(.[0].reason // "" | startswith("Client.InstanceInitiatedShutdown"))' "$work/out" \
 		>/dev/null || fail "status gives node $id another reason: $(cat "$work/out")"
+	# list: the terminated (or shutting-down) node is gone, and with it the cluster's row
+	gc_ok list -o json --cloud "$CLOUD" --endpoint "$ENDPOINT" --region "$REGION"
+	jq -e '[.clusters[] | select(.name == "e2e-idle")] == []' "$work/out" >/dev/null ||
+		fail "list shows the cluster of terminated node $id: $(cat "$work/out")"
 	;;
 *)
 	# status lists no running node; gc finds the stopped one (dry run: nothing changes)
@@ -146,6 +175,8 @@ aws)
 		| any(.[]?; . == "stopped")' "$work/out" >/dev/null ||
 		fail "gc does not collect stopped node $id: $(cat "$work/out")"
 	[ "$(instance_state "$id")" = stopped ] || fail "a gc dry run changed node $id"
+	# list: no live node, the stopped one counted apart, costing no node-hours
+	list_idle 0 1
 	;;
 esac
 
@@ -156,6 +187,11 @@ if [ -z "$id2" ] || [ "$id2" = "$id" ]; then
 	fail "apply did not replace node $id (now: '$id2')"
 fi
 lap "replaced"
+if [ "$CLOUD" = aws ]; then
+	list_idle 1 0 # the terminated node is gone from list too
+else
+	list_idle 1 1
+fi
 if [ "$CLOUD" != aws ]; then
 	# gc deletes the stopped node and leaves the cluster's running one and its resources
 	gc_ok gc -y "$work/s.yaml"

@@ -22,6 +22,7 @@
 #include "cmd/cmd.h"
 #include "cmd/cluster.h"
 #include "cmd/output.h"
+#include "cmd/regions.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/diag.h"
@@ -823,6 +824,28 @@ static void test_exit_codes_pass_through(void **state)
 	assert_int_equal(GC_EXIT_INTERRUPTED, 130);
 }
 
+/* list's IDLE column: the spec's duration back from the tag's seconds, and the stopped */
+static void test_idle_text(void **state)
+{
+	char out[64];
+
+	(void)state;
+	gc_cmd_idle_text(out, sizeof(out), 0, 0);
+	assert_string_equal(out, "-");
+	gc_cmd_idle_text(out, sizeof(out), 1800, 0);
+	assert_string_equal(out, "30m");
+	gc_cmd_idle_text(out, sizeof(out), 1800, 1);
+	assert_string_equal(out, "30m, 1 stopped");
+	gc_cmd_idle_text(out, sizeof(out), 5400, 0);
+	assert_string_equal(out, "90m");
+	gc_cmd_idle_text(out, sizeof(out), 7 * 86400, 12);
+	assert_string_equal(out, "7d, 12 stopped");
+	gc_cmd_idle_text(out, sizeof(out), 0, 2); /* stopped without autostop: by hand */
+	assert_string_equal(out, "-, 2 stopped");
+	gc_cmd_idle_text(out, 8, 1800, 1); /* cut, never overrun */
+	assert_string_equal(out, "30m, 1 ");
+}
+
 static void test_interrupted(void **state)
 {
 	struct sigaction now;
@@ -1259,6 +1282,7 @@ int main(void)
 		cmocka_unit_test_setup(test_color_through_dispatch, setup),
 		cmocka_unit_test_setup(test_exit_codes_pass_through, setup),
 		cmocka_unit_test_setup(test_interrupted, setup),
+		cmocka_unit_test_setup(test_idle_text, setup),
 		cmocka_unit_test_setup(test_needs_spec_missing, setup),
 		cmocka_unit_test_setup(test_needs_spec_loaded, setup),
 		cmocka_unit_test_setup(test_real_table_shape, setup),

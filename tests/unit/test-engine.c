@@ -1042,6 +1042,36 @@ static void test_client_token(void **state)
 	assert_string_equal(a, b);
 }
 
+/* lifecycle.idle goes on every instance as gpucluster:idle, in seconds, and reads back */
+static void test_idle_tag(void **state)
+{
+	struct t *t = *state;
+	struct gc_engine_report rep;
+	struct gc_error err;
+
+	up(t,
+	   HEAD "  - name: workers\n"
+		"    count: 2\n"
+		"    instance_types: [g5.xlarge]\n"
+		"lifecycle: {idle: 30m}\n");
+	assert_int_equal(apply(t, &rep, &err), 0);
+	assert_int_equal(F.n_insts, 2);
+	for (size_t i = 0; i < F.n_insts; i++) {
+		assert_string_equal(gc_instance_tag(&F.insts[i].in, GC_TAG_IDLE), "1800");
+		assert_int_equal(F.insts[i].in.idle_s, 1800);
+		assert_int_equal(F.insts[i].in.expires_at, 0);
+	}
+	gc_engine_report_release(&rep);
+
+	/* a value that is not seconds is no idle stop */
+	gc_instance_set_tag(&F.insts[0].in, GC_TAG_IDLE, "30m");
+	assert_int_equal(F.insts[0].in.idle_s, 0);
+	gc_instance_set_tag(&F.insts[0].in, GC_TAG_IDLE, "600");
+	assert_int_equal(F.insts[0].in.idle_s, 600);
+	gc_instance_set_tag(&F.insts[0].in, GC_TAG_IDLE, "-5");
+	assert_int_equal(F.insts[0].in.idle_s, 0);
+}
+
 static void test_create_in_batches(void **state)
 {
 	struct t *t = *state;
@@ -1087,6 +1117,7 @@ static void test_create_in_batches(void **state)
 		assert_string_equal(gc_instance_tag(in, GC_TAG_GROUP), "workers");
 		assert_int_equal(strlen(gc_instance_tag(in, GC_TAG_SPEC_HASH)), GC_SPEC_HASH_LEN);
 		assert_string_equal(gc_instance_tag(in, GC_TAG_EXPIRES_AT), "2025-11-21T06:40:00Z");
+		assert_null(gc_instance_tag(in, GC_TAG_IDLE)); /* no lifecycle.idle */
 		assert_string_equal(gc_instance_tag(in, "Name"), CLUSTER "-workers");
 		assert_string_equal(gc_instance_tag(in, "team"), "research");
 		assert_string_equal(in->image, "ami-ubuntu-22.04");
@@ -3691,6 +3722,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_client_token),
 		cmocka_unit_test_setup_teardown(test_create_in_batches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_tag, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interrupted_apply_resumes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interrupted_apply_describe_lag, setup,
 						teardown),
