@@ -767,6 +767,74 @@ static void test_keys_and_groups(void **state)
 	gc_buf_release(&b64);
 }
 
+/*
+ * AuthorizeSecurityGroupEgress takes its rules as IpPermissions only: the API reference
+ * documents the top-level CidrIp, FromPort, IpProtocol, ToPort, SourceSecurityGroupName and
+ * SourceSecurityGroupOwnerId as "Not supported. Use IP permissions instead", and EC2 answers
+ * them UnknownParameter (docs/sim.md, "Security group rules"). Nothing is added.
+ */
+static void test_egress_ip_permissions_only(void **state)
+{
+	static const char *const flat[][2] = {
+		{ "CidrIp", "10.0.0.0/8" },
+		{ "FromPort", "22" },
+		{ "IpProtocol", "tcp" },
+		{ "ToPort", "22" },
+		{ "SourceSecurityGroupName", "eg1" },
+		{ "SourceSecurityGroupOwnerId", "123456789012" },
+	};
+	struct reply r;
+	char sg[64];
+
+	(void)state;
+	SEND(NULL, &r, EC2("CreateSecurityGroup"), "GroupName", "eg1", "GroupDescription",
+	     "egress");
+	assert_int_equal(r.status, 200);
+	snprintf(sg, sizeof(sg), "%s", text(&r, "groupId"));
+	reply_release(&r);
+	for (size_t i = 0; i < sizeof(flat) / sizeof(flat[0]); i++) {
+		SEND(NULL, &r, EC2("AuthorizeSecurityGroupEgress"), "GroupId", sg, flat[i][0],
+		     flat[i][1]);
+		assert_int_equal(r.status, 400);
+		assert_string_equal(r.code, "UnknownParameter");
+		assert_non_null(strstr(text(&r, "Message"), flat[i][0]));
+		reply_release(&r);
+	}
+	/* the whole legacy form, as an old client sends it; and beside IpPermissions */
+	SEND(NULL, &r, EC2("AuthorizeSecurityGroupEgress"), "GroupId", sg, "CidrIp", "10.0.0.0/8",
+	     "FromPort", "-1", "IpProtocol", "-1", "ToPort", "-1");
+	assert_string_equal(r.code, "UnknownParameter");
+	reply_release(&r);
+	SEND(NULL, &r, EC2("AuthorizeSecurityGroupEgress"), "GroupId", sg,
+	     "IpPermissions.1.IpProtocol", "-1", "IpPermissions.1.IpRanges.1.CidrIp", "10.0.0.0/8",
+	     "CidrIp", "10.0.0.0/8");
+	assert_string_equal(r.code, "UnknownParameter");
+	reply_release(&r);
+	/* GroupName is the ingress actions' (default VPC) only */
+	SEND(NULL, &r, EC2("AuthorizeSecurityGroupEgress"), "GroupName", "eg1",
+	     "IpPermissions.1.IpProtocol", "-1", "IpPermissions.1.IpRanges.1.CidrIp", "10.0.0.0/8");
+	assert_string_equal(r.code, "UnknownParameter");
+	reply_release(&r);
+	sim_world_lock(sim.world);
+	assert_int_equal(sim_world_sg(sim.world, SIM_AWS, "us-east-1", sg)->n_egress, 0);
+	sim_world_unlock(sim.world);
+	/* what the driver sends (providers/aws/ec2-ops.c, authorize_egress) is taken */
+	SEND(NULL, &r, EC2("AuthorizeSecurityGroupEgress"), "GroupId", sg,
+	     "IpPermissions.1.IpProtocol", "-1", "IpPermissions.1.Groups.1.GroupId", sg,
+	     "IpPermissions.1.Groups.1.Description", "gpucluster members");
+	assert_int_equal(r.status, 200);
+	assert_string_equal(text(&r, "isEgress"), "true");
+	reply_release(&r);
+	sim_world_lock(sim.world);
+	assert_int_equal(sim_world_sg(sim.world, SIM_AWS, "us-east-1", sg)->n_egress, 1);
+	sim_world_unlock(sim.world);
+	/* the ingress action keeps the flat form (EC2-Classic's and the default VPC's) */
+	SEND(NULL, &r, EC2("AuthorizeSecurityGroupIngress"), "GroupId", sg, "IpProtocol", "tcp",
+	     "FromPort", "22", "ToPort", "22", "CidrIp", "10.0.0.0/8");
+	assert_int_equal(r.status, 200);
+	reply_release(&r);
+}
+
 static void test_catalogue(void **state)
 {
 	struct reply r;
@@ -809,6 +877,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_strictness, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keys_and_groups, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_egress_ip_permissions_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_catalogue, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
