@@ -835,6 +835,41 @@ static void test_egress_ip_permissions_only(void **state)
 	reply_release(&r);
 }
 
+/*
+ * An instance has the EFA devices it was launched with: one launched with an EFA
+ * interface (NetworkInterface.1.InterfaceType efa) shows it in DescribeInstances and its
+ * node gets one RDMA device; one of the same EFA type launched without gets none
+ * (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html: an EFA is a network
+ * device attached to the instance).
+ */
+static void test_efa_devices_of_launch(void **state)
+{
+	struct reply r;
+	char with[64], without[64];
+
+	(void)state;
+	SEND(NULL, &r, EC2("RunInstances"), "ImageId", AMI, "InstanceType", "p4d.24xlarge",
+	     "MinCount", "1", "MaxCount", "1", "NetworkInterface.1.DeviceIndex", "0",
+	     "NetworkInterface.1.InterfaceType", "efa");
+	assert_int_equal(r.status, 200);
+	snprintf(with, sizeof(with), "%s", text(&r, "instanceId"));
+	assert_string_equal(text(&r, "interfaceType"), "efa");
+	reply_release(&r);
+	SEND(NULL, &r, EC2("RunInstances"), "ImageId", AMI, "InstanceType", "p4d.24xlarge",
+	     "MinCount", "1", "MaxCount", "1");
+	assert_int_equal(r.status, 200);
+	snprintf(without, sizeof(without), "%s", text(&r, "instanceId"));
+	assert_string_equal(text(&r, "interfaceType"), "interface");
+	reply_release(&r);
+	SEND(NULL, &r, EC2("DescribeInstances"), "InstanceId.1", with);
+	assert_string_equal(text(&r, "interfaceType"), "efa");
+	reply_release(&r);
+	sim_world_lock(sim.world);
+	assert_int_equal(sim_world_instance(sim.world, SIM_AWS, with)->rdma_devices, 1);
+	assert_int_equal(sim_world_instance(sim.world, SIM_AWS, without)->rdma_devices, 0);
+	sim_world_unlock(sim.world);
+}
+
 static void test_catalogue(void **state)
 {
 	struct reply r;
@@ -878,6 +913,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keys_and_groups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_egress_ip_permissions_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_efa_devices_of_launch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_catalogue, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
