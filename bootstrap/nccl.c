@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/fabric.h"
 #include "core/str.h"
 
@@ -104,4 +105,82 @@ double gc_nccl_line_gbit(const char *fabric)
 double gc_nccl_floor_gbps(const char *fabric)
 {
 	return gc_nccl_line_gbit(fabric) / 8 / 2;
+}
+
+const char *gc_nccl_section(const char *out, size_t out_len, const char *name, size_t *len)
+{
+	const char *p = out, *end = out + out_len, *s = NULL;
+	size_t nl_name = strlen(name);
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (s && n >= 2 && strncmp(p, "@@", 2) == 0)
+			break;
+		if (!s && nl && n == nl_name + 2 && strncmp(p, "@@", 2) == 0 &&
+		    memcmp(p + 2, name, nl_name) == 0)
+			s = nl + 1;
+		p = nl ? nl + 1 : end;
+	}
+	if (!s)
+		return NULL;
+	*len = (size_t)(p - s);
+	return s;
+}
+
+/* A result without #wrong, at or above the floor. */
+static bool reaches(const struct gc_nccl_result *r, double floor)
+{
+	return r->ok && r->wrong == 0 && r->busbw_gbps >= floor;
+}
+
+void gc_nccl_group_judge(struct gc_nccl_group *out, const char *text, size_t len,
+			 const char *const *ips, size_t n, double floor)
+{
+	const char *t;
+	size_t tl, failed = 0;
+
+	memset(out, 0, sizeof(*out));
+	if ((t = gc_nccl_section(text, len, "cluster", &tl)))
+		gc_nccl_parse(&out->ring, t, tl);
+	out->ring_ok = reaches(&out->ring, floor);
+	out->links = gc_xcalloc(n ? n : 1, sizeof(*out->links));
+	for (size_t k = 1; k < n; k++) {
+		struct gc_nccl_link *l = &out->links[out->n_links];
+		bool measured = false;
+		char *name;
+
+		if (!ips[k])
+			continue;
+		name = gc_xasprintf("pair %s", ips[k]);
+		if ((t = gc_nccl_section(text, len, name, &tl))) {
+			gc_nccl_parse(&l->r, t, tl);
+			measured = true;
+		} else if (n == 2 && gc_nccl_section(text, len, "cluster", &tl)) {
+			l->r = out->ring; /* two nodes: the ring is their link */
+			measured = true;
+		}
+		free(name);
+		if (!measured)
+			continue; /* not run: no mpirun */
+		l->node = k;
+		l->ok = reaches(&l->r, floor);
+		l->slow = k;
+		failed += !l->ok;
+		out->n_links++;
+	}
+	/* every link of node 0 slow: node 0 is the one they share */
+	if (out->n_links >= 2 && failed == out->n_links)
+		for (size_t k = 0; k < out->n_links; k++)
+			out->links[k].slow = 0;
+	out->links_ok = failed == 0;
+}
+
+void gc_nccl_group_release(struct gc_nccl_group *g)
+{
+	if (!g)
+		return;
+	free(g->links);
+	memset(g, 0, sizeof(*g));
 }

@@ -138,31 +138,10 @@ static int report_prepare(void *arg, struct gc_session *s, struct gc_error *err)
 	return 0;
 }
 
-/* The text of section name ("@@NAME\n" up to the next "@@" line) in out; NULL if none. */
+/* The text of section name of a node's probe output in *len; NULL if none. */
 static const char *section(const struct gc_buf *out, const char *name, size_t *len)
 {
-	char *tag = gc_xasprintf("@@%s\n", name);
-	const char *p = out->data, *s = NULL;
-	size_t tl = strlen(tag);
-
-	while (p && (size_t)(p - out->data) < out->len) {
-		if (strncmp(p, tag, tl) == 0) {
-			s = p + tl;
-			break;
-		}
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
-	}
-	free(tag);
-	if (!s)
-		return NULL;
-	for (p = s; *p && strncmp(p, "@@", 2) != 0;) {
-		const char *nl = strchr(p, '\n');
-
-		p = nl ? nl + 1 : p + strlen(p);
-	}
-	*len = (size_t)(p - s);
-	return s;
+	return gc_nccl_section(out->data, out->len, name, len);
 }
 
 static double num(const json_t *o, const char *k)
@@ -218,43 +197,49 @@ static json_t *point(unsigned gpus, unsigned nodes, const struct gc_nccl_result 
 			 base > 0 && gpus > 1 ? json_real(r->busbw_gbps / base) : json_null());
 }
 
-/* The links between node i (node 0 of its group) and each other node of the group, as
- * x's "pairs" (docs/cli.md "report"): each node's all-reduce with node 0 under floor is a
- * slow link, named. Returns whether every pair measured reached the floor. */
-static bool add_pairs(json_t *x, const struct gc_session *s, const struct report_state *rs,
-		      size_t i, const struct gc_nccl_result *ring, double floor, bool *simulated)
+/* Judges the group of node i (its node 0) from i's probe output (gc_nccl_group_judge);
+ * returns the boot index of each of the group's nodes, node 0 first. */
+static size_t *judge_group(struct gc_nccl_group *g, const struct gc_session *s,
+			   const struct report_state *rs, size_t i, double floor)
 {
 	const struct gc_buf *out = &s->report.nodes[i].steps[0].out;
+	const char **ips = gc_xcalloc(s->boot.n_nodes + 1, sizeof(*ips));
+	size_t *at = gc_xcalloc(s->boot.n_nodes + 1, sizeof(*at)), n = 1;
+
+	ips[0] = rs->hosts.nodes[i].private_ip;
+	at[0] = i;
+	for (size_t j = 0; j < s->boot.n_nodes; j++)
+		if (j != i && strcmp(s->boot.info[j].group, s->boot.info[i].group) == 0) {
+			ips[n] = rs->hosts.nodes[j].private_ip;
+			at[n++] = j;
+		}
+	gc_nccl_group_judge(g, out->data, out->len, ips, n, floor);
+	free(ips);
+	return at;
+}
+
+/* g's links as x's "pairs" (docs/cli.md "report"), each failed one naming the node to
+ * blame ("slow"); at maps the group's nodes to boot indexes. */
+static void add_pairs(json_t *x, const struct gc_session *s, const struct gc_nccl_group *g,
+		      const size_t *at, bool *simulated)
+{
 	json_t *pairs = json_array();
-	bool all = true;
 
-	for (size_t j = 0; j < s->boot.n_nodes; j++) {
-		const char *ip = rs->hosts.nodes[j].private_ip, *t;
-		struct gc_nccl_result r = { 0 };
-		char name[96];
-		size_t len;
-		bool pass;
+	for (size_t k = 0; k < g->n_links; k++) {
+		const struct gc_nccl_link *l = &g->links[k];
 
-		if (j == i || !ip || strcmp(s->boot.info[j].group, s->boot.info[i].group) != 0)
-			continue;
-		snprintf(name, sizeof(name), "pair %s", ip);
-		if ((t = section(out, name, &len)))
-			gc_nccl_parse(&r, t, len);
-		else if (rs->group_nodes[i] == 2 && section(out, "cluster", &len))
-			r = *ring; /* two nodes: the ring is their link */
-		else
-			continue; /* not measured: no mpirun */
-		*simulated |= r.simulated;
-		pass = r.ok && r.wrong == 0 && r.busbw_gbps >= floor;
-		all &= pass;
+		*simulated |= l->r.simulated;
 		json_array_append_new(
 			pairs,
-			json_pack("{s:s, s:s, s:o, s:b}", "node", s->boot.info[j].label, "peer",
-				  s->boot.info[i].label, "busbw_gbps",
-				  r.ok ? json_real(r.busbw_gbps) : json_null(), "ok", pass));
+			json_pack("{s:s, s:s, s:o, s:b, s:o}", "node",
+				  s->boot.info[at[l->node]].label, "peer",
+				  s->boot.info[at[0]].label, "busbw_gbps",
+				  l->r.ok ? json_real(l->r.busbw_gbps) : json_null(), "ok", l->ok,
+				  "slow",
+				  l->ok ? json_null()
+					: json_string(s->boot.info[at[l->slow]].label)));
 	}
 	json_object_set_new(x, "pairs", pairs);
-	return all;
 }
 
 /* The report document (docs/cli.md "report"); *failed counts the groups under the floor. */
@@ -303,9 +288,11 @@ static json_t *report_doc(const struct gc_session *s, const struct report_state 
 				"gpus_per_node", (int)gc_hosts_slots(&rs->hosts, i), "in_node",
 				points);
 		if (rs->group_nodes[i] >= 2) {
-			struct gc_nccl_result r = { 0 };
 			const char *fabric = group_fabric(rs, bn);
 			double floor = gc_nccl_floor_gbps(fabric);
+			struct gc_nccl_group jg;
+			size_t *at = judge_group(&jg, s, rs, i, floor);
+			const struct gc_nccl_result *r = &jg.ring;
 			/* the tools missing is "not run", not a failure: the bootstrap does not
 			 * install them (yet) */
 			const char *missing = section(out, "no-nccl-tests", &len)
@@ -314,19 +301,19 @@ static json_t *report_doc(const struct gc_session *s, const struct report_state 
 								  : NULL;
 			bool pass;
 
-			if ((t = section(out, "cluster", &len)))
-				gc_nccl_parse(&r, t, len);
-			simulated |= r.simulated;
-			pass = missing || (r.ok && r.wrong == 0 && r.busbw_gbps >= floor);
+			simulated |= r->simulated;
+			/* the group fails by its ring or by a link */
+			pass = (missing || jg.ring_ok) && jg.links_ok;
 			x = json_pack(
 				"{s:o, s:o, s:f, s:f, s:f, s:b, s:o}", "not_run",
 				missing ? json_sprintf("no %s on node 0", missing) : json_null(),
-				"busbw_gbps", r.ok ? json_real(r.busbw_gbps) : json_null(),
+				"busbw_gbps", r->ok ? json_real(r->busbw_gbps) : json_null(),
 				"floor_gbps", floor, "line_gbit", gc_nccl_line_gbit(fabric),
-				"algbw_gbps", r.algbw_gbps, "ok", pass, "efficiency",
-				r.ok && base > 0 ? json_real(r.busbw_gbps / base) : json_null());
-			pass &= add_pairs(x, s, rs, i, &r, floor, &simulated);
-			json_object_set_new(x, "ok", json_boolean(pass));
+				"algbw_gbps", r->algbw_gbps, "ok", pass, "efficiency",
+				r->ok && base > 0 ? json_real(r->busbw_gbps / base) : json_null());
+			add_pairs(x, s, &jg, at, &simulated);
+			gc_nccl_group_release(&jg);
+			free(at);
 			ok &= pass;
 			*failed += !pass;
 			json_object_set_new(grp, "across_nodes", x);
@@ -378,37 +365,42 @@ out:
 	return rc;
 }
 
-/* One error per link of group g under its floor, naming both ends; returns how many. */
+/* One error per failed link of group g, naming both ends and the node to blame ("slow":
+ * the other end, or node 0 when every link of node 0 failed); returns how many. */
 static size_t pairs_errors(struct gc_cmd_ctx *ctx, const json_t *g, const json_t *x)
 {
 	const json_t *p;
 	size_t k, n = 0;
+	double floor = json_number_value(json_object_get(x, "floor_gbps"));
 
 	json_array_foreach(json_object_get(x, "pairs"), k, p)
 	{
 		const json_t *bw = json_object_get(p, "busbw_gbps");
+		const char *grp = json_string_value(json_object_get(g, "group")),
+			   *a = json_string_value(json_object_get(p, "peer")),
+			   *b = json_string_value(json_object_get(p, "node")),
+			   *slow = json_string_value(json_object_get(p, "slow"));
 
 		if (json_is_true(json_object_get(p, "ok")))
 			continue;
 		n++;
-		if (json_is_number(bw))
+		if (!json_is_number(bw))
+			gc_out_error(ctx->out,
+				     "group '%s': the all-reduce between %s and %s gave no result",
+				     grp, a, b);
+		else if (json_number_value(bw) < floor)
 			gc_out_error(
 				ctx->out,
 				"group '%s': the link between %s and %s reached %.2f GB/s of "
 				"bus bandwidth, below the floor of %.2f GB/s: %s or its network "
 				"is slow",
-				json_string_value(json_object_get(g, "group")),
-				json_string_value(json_object_get(p, "peer")),
-				json_string_value(json_object_get(p, "node")),
-				json_number_value(bw),
-				json_number_value(json_object_get(x, "floor_gbps")),
-				json_string_value(json_object_get(p, "node")));
+				grp, a, b, json_number_value(bw), floor, slow ? slow : b);
 		else
-			gc_out_error(ctx->out,
-				     "group '%s': the all-reduce between %s and %s gave no result",
-				     json_string_value(json_object_get(g, "group")),
-				     json_string_value(json_object_get(p, "peer")),
-				     json_string_value(json_object_get(p, "node")));
+			gc_out_error(
+				ctx->out,
+				"group '%s': the all-reduce between %s and %s gave wrong results "
+				"(nccl-tests' #wrong column)",
+				grp, a, b);
 	}
 	return n;
 }

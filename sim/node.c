@@ -896,9 +896,10 @@ static int write_state(struct node *node, const struct sim_instance *inst,
 	add_shell_var(&b, "GCSIM_IMAGE_DRIVER", image && image->driver ? image->driver : "");
 	add_shell_var(&b, "GCSIM_IMAGE_CUDA", image && image->cuda ? image->cuda : "");
 	add_shell_var(&b, "GCSIM_ROLE", inst->role); /* the metadata service's role */
-	/* the type's RDMA devices (EFA, ERI, HCC RDMA) as the simulated fi_info and ibv_devinfo
-	 * show them once the fabric step installed them (docs/internals/fabric.md) */
-	snprintf(num, sizeof(num), "%u", type ? type->rdma_interfaces : 0);
+	/* its RDMA devices (the EFAs or ERIs it launched with, an HCC type's network) as the
+	 * simulated fi_info and ibv_devinfo show them once the fabric step installed them
+	 * (docs/internals/fabric.md) */
+	snprintf(num, sizeof(num), "%u", inst->rdma_devices);
 	add_shell_var(&b, "GCSIM_RDMA_DEVICES", num);
 	rc = write_text(dir, "node.env", b.data, err);
 	gc_buf_release(&b);

@@ -355,6 +355,8 @@ void sim_world_launch(struct sim_world *w, const struct sim_launch *l, struct si
 		inst->disk_gb = l->disk_gb;
 		copy_str(inst->role, sizeof(inst->role), l->role);
 		inst->shutdown_terminates = l->shutdown_terminates;
+		inst->rdma_devices =
+			l->rdma_by_launch || !type ? l->rdma_devices : type->rdma_interfaces;
 		inst->seq = seq;
 		inst->launch_wall = wall;
 		inst->state = SIM_PENDING;

@@ -127,6 +127,8 @@ struct sim_instance {
 	/* an OS-initiated shutdown terminates it (EC2 InstanceInitiatedShutdownBehavior
 	 * terminate); otherwise it stops (sim_world_os_shutdown) */
 	bool shutdown_terminates;
+	/* RDMA devices its node shows (sim_launch.rdma_devices; docs/sim.md "RDMA software") */
+	unsigned rdma_devices;
 };
 
 struct sim_keypair {
@@ -294,6 +296,10 @@ struct sim_launch {
 	unsigned count;
 	const char *role;	  /* the instance role (profile, RAM, CAM role name); NULL: none */
 	bool shutdown_terminates; /* sim_instance.shutdown_terminates */
+	/* the RDMA devices its node gets: with rdma_by_launch the interfaces the launch
+	 * attached (EFAs, ERIs), else the type's (an RDMA network that comes with the type) */
+	bool rdma_by_launch;
+	unsigned rdma_devices;
 };
 
 /*

@@ -51,6 +51,7 @@ struct run_args {
 	char vpc[SIM_ID_MAX]; /* the vSwitch's */
 	const char *spot_strategy, *spot_limit, *user_data_b64, *release;
 	const struct sim_itype *itype;
+	unsigned eris; /* NetworkInterface.N in HighPerformance mode */
 	struct sim_keypair *kp;
 	char **sgs;
 	size_t n_sgs;
@@ -222,7 +223,7 @@ static int run_network(struct ecs_call *c, struct run_args *r)
 
 /* NetworkInterface.N (N 2..8: secondary ENIs): an ERI is one in HighPerformance mode, at
  * most the type's EriQuantity of them (docs/internals/fabric.md). */
-static int run_eris(struct ecs_call *c, const struct sim_itype *t)
+static int run_eris(struct ecs_call *c, const struct sim_itype *t, unsigned *out)
 {
 	unsigned eris = 0;
 
@@ -256,6 +257,7 @@ static int run_eris(struct ecs_call *c, const struct sim_itype *t)
 				"The number of ERIs (%u) exceeds the limit of instance type '%s' "
 				"(%u).",
 				eris, t->name, t->rdma_interfaces);
+	*out = eris;
 	return 0;
 }
 
@@ -288,7 +290,8 @@ static int run_parse(struct ecs_call *c, struct run_args *r)
 			c, 400, "InvalidInstanceType.ValueNotSupported",
 			"The specified InstanceType does not exist or is not supported: '%s'.",
 			r->type);
-	if (run_role(c) || run_eris(c, r->itype) || ecs_uint(c, "Amount", 1, 100, 1, &r->amount) ||
+	if (run_role(c) || run_eris(c, r->itype, &r->eris) ||
+	    ecs_uint(c, "Amount", 1, 100, 1, &r->amount) ||
 	    ecs_uint(c, "MinAmount", 1, 100, r->amount, &r->min_amount))
 		return -1;
 	if (r->min_amount > r->amount)
@@ -441,6 +444,9 @@ static int run_launch(struct ecs_call *c, struct run_args *r, struct sim_instanc
 		.release_at_wall = r->release_at,
 		.count = (unsigned)r->amount,
 		.role = ecs_get(c, "RamRoleName"),
+		/* an instance has the ERIs it was launched with, none otherwise */
+		.rdma_by_launch = true,
+		.rdma_devices = r->eris,
 	};
 	sim_world_launch(w, &l, insts, n, reservation);
 	for (size_t i = 0; i < *n; i++) /* eventual consistency (docs/sim.md) */

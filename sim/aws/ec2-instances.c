@@ -70,11 +70,12 @@ static const char *public_address(struct ec2 *c, const struct sim_instance *in)
 	return in->public_ip[0] ? in->public_ip : NULL;
 }
 
-/* networkInterfaceSet: the primary interface (an EFA with ENA when there are several) on
- * card 0, and an EFA-only interface on each further card */
+/* networkInterfaceSet: the primary interface (an EFA with ENA when it was launched as one
+ * or there are several) on card 0, and an EFA-only interface on each further card */
 static void write_interfaces(struct ec2 *c, const struct sim_instance *in)
 {
 	unsigned n = in->interfaces ? in->interfaces : 1;
+	bool efa = n > 1 || in->rdma_devices;
 
 	ec2_open(c, "networkInterfaceSet");
 	for (unsigned k = 0; k < n; k++) {
@@ -83,7 +84,7 @@ static void write_interfaces(struct ec2 *c, const struct sim_instance *in)
 		ec2_eni_id(in, k, id);
 		ec2_open(c, "item");
 		ec2_el(c, "networkInterfaceId", id);
-		ec2_el(c, "interfaceType", n == 1 ? "interface" : k ? "efa-only" : "efa");
+		ec2_el(c, "interfaceType", k ? "efa-only" : efa ? "efa" : "interface");
 		ec2_open(c, "attachment");
 		ec2_el(c, "deviceIndex", "0");
 		ec2_elf(c, "networkCardIndex", "%u", k);
@@ -257,6 +258,7 @@ struct run {
 	unsigned disk_gb;
 	int64_t min, max;
 	unsigned interfaces; /* NetworkInterface.N given; 0: none */
+	unsigned efas;	     /* of them, InterfaceType efa or efa-only */
 };
 
 static int run_network(struct ec2 *c, struct run *r);
@@ -591,6 +593,7 @@ static int run_efa(struct ec2 *c, struct run *r)
 				   "Network interfaces and an instance-level security groups or "
 				   "subnet may not be specified on the same request");
 	r->interfaces = n;
+	r->efas = efa;
 	return 0;
 }
 
@@ -696,6 +699,9 @@ static void launch(struct ec2 *c, const struct run *r, struct sim_instance ***in
 		.release_at_wall = shutdown_timer(c, r),
 		.count = (unsigned)r->max,
 		.role = ec2_param(c, "IamInstanceProfile.Name"),
+		/* an instance has the EFA devices it was launched with, none otherwise */
+		.rdma_by_launch = true,
+		.rdma_devices = r->efas,
 	};
 	const char *beh = ec2_param(c, "InstanceInitiatedShutdownBehavior");
 

@@ -493,9 +493,9 @@ static void push_rule(struct sim_rule **rules, size_t *n, const char *proto, int
 }
 
 /*
- * IpPermissions.N (or the flat legacy IpProtocol/FromPort/ToPort/CidrIp) into rules, one
- * per source: each IpRanges.M.CidrIp and each Groups.M (a security group, whose members
- * are the source; target is the group being changed).
+ * IpPermissions.N (or, for ingress, the flat legacy IpProtocol/FromPort/ToPort/CidrIp)
+ * into rules, one per source: each IpRanges.M.CidrIp and each Groups.M (a security group,
+ * whose members are the source; target is the group being changed).
  */
 static int read_permissions(struct ec2 *c, const struct sim_secgroup *target, struct sim_rule **out,
 			    size_t *n_out)
@@ -631,9 +631,10 @@ static const struct sim_rule default_egress = {
 };
 
 /*
- * AuthorizeSecurityGroupIngress, or with egress AuthorizeSecurityGroupEgress (GroupId
- * only: EC2 refuses GroupName there): a rule the group has, or one given twice, is
- * InvalidPermission.Duplicate and nothing is added.
+ * AuthorizeSecurityGroupIngress, or with egress AuthorizeSecurityGroupEgress (GroupId and
+ * IpPermissions only: its parameter list refuses GroupName and the flat legacy form): a
+ * rule the group has, or one given twice, is InvalidPermission.Duplicate and nothing is
+ * added.
  */
 static int authorize_rules(struct ec2 *c, bool egress)
 {
@@ -944,18 +945,22 @@ static int delete_security_group(struct ec2 *c)
 
 /* --- the action table --------------------------------------------------------------*/
 
-/* the rule parameters AuthorizeSecurityGroupIngress and RevokeSecurityGroupIngress share */
-#define P_RULES                                                                                    \
-	"GroupId", "GroupName", "IpProtocol", "FromPort", "ToPort", "CidrIp",                      \
-		"IpPermissions.N.IpProtocol", "IpPermissions.N.FromPort",                          \
-		"IpPermissions.N.ToPort", "IpPermissions.N.IpRanges.N.CidrIp",                     \
-		"IpPermissions.N.IpRanges.N.Description", "IpPermissions.N.Ipv6Ranges.N.CidrIpv6", \
-		"IpPermissions.N.Ipv6Ranges.N.Description", "IpPermissions.N.Groups.N.GroupId",    \
-		"IpPermissions.N.Groups.N.GroupName", "IpPermissions.N.Groups.N.UserId",           \
+/* IpPermissions.N: the rule parameters of every security-group rule action */
+#define P_PERMISSIONS                                                                           \
+	"IpPermissions.N.IpProtocol", "IpPermissions.N.FromPort", "IpPermissions.N.ToPort",     \
+		"IpPermissions.N.IpRanges.N.CidrIp", "IpPermissions.N.IpRanges.N.Description",  \
+		"IpPermissions.N.Ipv6Ranges.N.CidrIpv6",                                        \
+		"IpPermissions.N.Ipv6Ranges.N.Description", "IpPermissions.N.Groups.N.GroupId", \
+		"IpPermissions.N.Groups.N.GroupName", "IpPermissions.N.Groups.N.UserId",        \
 		"IpPermissions.N.Groups.N.Description"
+/* the flat legacy form (IpProtocol, FromPort, ToPort, CidrIp) of the ingress actions */
+#define P_RULES "GroupId", "GroupName", "IpProtocol", "FromPort", "ToPort", "CidrIp", P_PERMISSIONS
 static const char *const p_authorize[] = { P_RULES, EC2_TAGSPEC, NULL };
 static const char *const p_revoke[] = { P_RULES, NULL };
-static const char *const p_authorize_egress[] = { P_RULES, EC2_TAGSPEC, NULL };
+/* Egress takes IpPermissions only: EC2's API reference documents the top-level CidrIp,
+ * FromPort, IpProtocol, ToPort and SourceSecurityGroup* as "Not supported. Use IP
+ * permissions instead", and EC2 answers them UnknownParameter (docs/sim.md) */
+static const char *const p_authorize_egress[] = { "GroupId", P_PERMISSIONS, EC2_TAGSPEC, NULL };
 static const char *const p_create_sg[] = { "GroupName", "GroupDescription", "VpcId", EC2_TAGSPEC,
 					   NULL };
 static const char *const p_tags[] = { "ResourceId.N", "Resource.N", "Tag.N.Key", "Tag.N.Value",

@@ -373,6 +373,24 @@ test('AuthorizeSecurityGroupEgress: the self rule EFA requires; duplicates refus
 				 GroupId: sg.GroupId,
 				 IpPermissions: [{ IpProtocol: '-1',
 					 UserIdGroupPairs: [{ GroupId: 'sg-0000000000000dead' }] }] })));
+	// the model still has the top-level members, which the API reference documents as
+	// "Not supported. Use IP permissions instead": EC2 answers UnknownParameter
+	// (github.com/boto/boto3/issues/790), and nothing is added
+	const flat = [{ CidrIp: '10.0.0.0/8' }, { IpProtocol: 'tcp' }, { FromPort: 22 }, { ToPort: 22 },
+		{ SourceSecurityGroupName: 'default' }, { SourceSecurityGroupOwnerId: '123456789012' },
+		{ IpProtocol: '-1', FromPort: -1, ToPort: -1, CidrIp: '10.0.0.0/8' }];
+	for (const f of flat) {
+		const err = await expectCode(`egress with ${Object.keys(f).join(', ')}`,
+			['UnknownParameter'], () => once.send(new AuthorizeSecurityGroupEgressCommand({
+				GroupId: sg.GroupId, ...f })), 400);
+		assert.match(err.message, /^The parameter \w+ is not recognized$/);
+		assert.ok(Object.keys(f).some((k) => err.message.includes(k)), err.message);
+	}
+	await expectCode('CidrIp beside IpPermissions', ['UnknownParameter'],
+			 () => once.send(new AuthorizeSecurityGroupEgressCommand({
+				 GroupId: sg.GroupId, CidrIp: '10.0.0.0/8',
+				 IpPermissions: [{ IpProtocol: '-1', IpRanges: [{ CidrIp: '10.0.0.0/8' }] }] })));
+	assert.equal((await egress()).length, 2);
 	await ec2.send(new DeleteSecurityGroupCommand({ GroupId: sg.GroupId }));
 });
 

@@ -767,6 +767,109 @@ static void test_keys_and_groups(void **state)
 	gc_buf_release(&b64);
 }
 
+/*
+ * AuthorizeSecurityGroupEgress takes its rules as IpPermissions only: the API reference
+ * documents the top-level CidrIp, FromPort, IpProtocol, ToPort, SourceSecurityGroupName and
+ * SourceSecurityGroupOwnerId as "Not supported. Use IP permissions instead", and EC2 answers
+ * them UnknownParameter (docs/sim.md, "Security group rules"). Nothing is added.
+ */
+static void test_egress_ip_permissions_only(void **state)
+{
+	static const char *const flat[][2] = {
+		{ "CidrIp", "10.0.0.0/8" },
+		{ "FromPort", "22" },
+		{ "IpProtocol", "tcp" },
+		{ "ToPort", "22" },
+		{ "SourceSecurityGroupName", "eg1" },
+		{ "SourceSecurityGroupOwnerId", "123456789012" },
+	};
+	struct reply r;
+	char sg[64];
+
+	(void)state;
+	SEND(NULL, &r, EC2("CreateSecurityGroup"), "GroupName", "eg1", "GroupDescription",
+	     "egress");
+	assert_int_equal(r.status, 200);
+	snprintf(sg, sizeof(sg), "%s", text(&r, "groupId"));
+	reply_release(&r);
+	for (size_t i = 0; i < sizeof(flat) / sizeof(flat[0]); i++) {
+		SEND(NULL, &r, EC2("AuthorizeSecurityGroupEgress"), "GroupId", sg, flat[i][0],
+		     flat[i][1]);
+		assert_int_equal(r.status, 400);
+		assert_string_equal(r.code, "UnknownParameter");
+		assert_non_null(strstr(text(&r, "Message"), flat[i][0]));
+		reply_release(&r);
+	}
+	/* the whole legacy form, as an old client sends it; and beside IpPermissions */
+	SEND(NULL, &r, EC2("AuthorizeSecurityGroupEgress"), "GroupId", sg, "CidrIp", "10.0.0.0/8",
+	     "FromPort", "-1", "IpProtocol", "-1", "ToPort", "-1");
+	assert_string_equal(r.code, "UnknownParameter");
+	reply_release(&r);
+	SEND(NULL, &r, EC2("AuthorizeSecurityGroupEgress"), "GroupId", sg,
+	     "IpPermissions.1.IpProtocol", "-1", "IpPermissions.1.IpRanges.1.CidrIp", "10.0.0.0/8",
+	     "CidrIp", "10.0.0.0/8");
+	assert_string_equal(r.code, "UnknownParameter");
+	reply_release(&r);
+	/* GroupName is the ingress actions' (default VPC) only */
+	SEND(NULL, &r, EC2("AuthorizeSecurityGroupEgress"), "GroupName", "eg1",
+	     "IpPermissions.1.IpProtocol", "-1", "IpPermissions.1.IpRanges.1.CidrIp", "10.0.0.0/8");
+	assert_string_equal(r.code, "UnknownParameter");
+	reply_release(&r);
+	sim_world_lock(sim.world);
+	assert_int_equal(sim_world_sg(sim.world, SIM_AWS, "us-east-1", sg)->n_egress, 0);
+	sim_world_unlock(sim.world);
+	/* what the driver sends (providers/aws/ec2-ops.c, authorize_egress) is taken */
+	SEND(NULL, &r, EC2("AuthorizeSecurityGroupEgress"), "GroupId", sg,
+	     "IpPermissions.1.IpProtocol", "-1", "IpPermissions.1.Groups.1.GroupId", sg,
+	     "IpPermissions.1.Groups.1.Description", "gpucluster members");
+	assert_int_equal(r.status, 200);
+	assert_string_equal(text(&r, "isEgress"), "true");
+	reply_release(&r);
+	sim_world_lock(sim.world);
+	assert_int_equal(sim_world_sg(sim.world, SIM_AWS, "us-east-1", sg)->n_egress, 1);
+	sim_world_unlock(sim.world);
+	/* the ingress action keeps the flat form (EC2-Classic's and the default VPC's) */
+	SEND(NULL, &r, EC2("AuthorizeSecurityGroupIngress"), "GroupId", sg, "IpProtocol", "tcp",
+	     "FromPort", "22", "ToPort", "22", "CidrIp", "10.0.0.0/8");
+	assert_int_equal(r.status, 200);
+	reply_release(&r);
+}
+
+/*
+ * An instance has the EFA devices it was launched with: one launched with an EFA
+ * interface (NetworkInterface.1.InterfaceType efa) shows it in DescribeInstances and its
+ * node gets one RDMA device; one of the same EFA type launched without gets none
+ * (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html: an EFA is a network
+ * device attached to the instance).
+ */
+static void test_efa_devices_of_launch(void **state)
+{
+	struct reply r;
+	char with[64], without[64];
+
+	(void)state;
+	SEND(NULL, &r, EC2("RunInstances"), "ImageId", AMI, "InstanceType", "p4d.24xlarge",
+	     "MinCount", "1", "MaxCount", "1", "NetworkInterface.1.DeviceIndex", "0",
+	     "NetworkInterface.1.InterfaceType", "efa");
+	assert_int_equal(r.status, 200);
+	snprintf(with, sizeof(with), "%s", text(&r, "instanceId"));
+	assert_string_equal(text(&r, "interfaceType"), "efa");
+	reply_release(&r);
+	SEND(NULL, &r, EC2("RunInstances"), "ImageId", AMI, "InstanceType", "p4d.24xlarge",
+	     "MinCount", "1", "MaxCount", "1");
+	assert_int_equal(r.status, 200);
+	snprintf(without, sizeof(without), "%s", text(&r, "instanceId"));
+	assert_string_equal(text(&r, "interfaceType"), "interface");
+	reply_release(&r);
+	SEND(NULL, &r, EC2("DescribeInstances"), "InstanceId.1", with);
+	assert_string_equal(text(&r, "interfaceType"), "efa");
+	reply_release(&r);
+	sim_world_lock(sim.world);
+	assert_int_equal(sim_world_instance(sim.world, SIM_AWS, with)->rdma_devices, 1);
+	assert_int_equal(sim_world_instance(sim.world, SIM_AWS, without)->rdma_devices, 0);
+	sim_world_unlock(sim.world);
+}
+
 static void test_catalogue(void **state)
 {
 	struct reply r;
@@ -809,6 +912,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_strictness, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keys_and_groups, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_egress_ip_permissions_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_efa_devices_of_launch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_catalogue, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -300,6 +300,38 @@ static void test_run_describe_delete(void **state)
 	reply_release(&r);
 }
 
+/* An instance has the ERIs it was launched with (an ERI is a secondary ENI in
+ * HighPerformance mode, https://www.alibabacloud.com/help/doc-detail/2856980.html): its
+ * node gets that many RDMA devices; the same type launched without ERIs gets none. */
+static void test_eri_devices_of_launch(void **state)
+{
+	struct reply r;
+	char sg[64], with[64], without[64];
+
+	(void)state;
+	make_sg(sg);
+	SEND(NULL, &r, "RunInstances", HZ, VSW_I, "ZoneId", "cn-hangzhou-i", "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.ebmgn7ex.32xlarge",
+	     "SecurityGroupId", sg, "NetworkInterface.2.InstanceType", "Secondary",
+	     "NetworkInterface.2.NetworkInterfaceTrafficMode", "HighPerformance");
+	if (r.status != 200)
+		fail_msg("RunInstances: %s %s", r.code, str(&r, "Message"));
+	snprintf(with, sizeof(with), "%s",
+		 json_string_value(json_array_get(at(&r, "InstanceIdSets.InstanceIdSet"), 0)));
+	reply_release(&r);
+	SEND(NULL, &r, "RunInstances", HZ, VSW_I, "ZoneId", "cn-hangzhou-i", "ImageId",
+	     "ubuntu_22_04_x64_20G_alibase_20261015.vhd", "InstanceType", "ecs.ebmgn7ex.32xlarge",
+	     "SecurityGroupId", sg);
+	assert_int_equal(r.status, 200);
+	snprintf(without, sizeof(without), "%s",
+		 json_string_value(json_array_get(at(&r, "InstanceIdSets.InstanceIdSet"), 0)));
+	reply_release(&r);
+	sim_world_lock(sim.world);
+	assert_int_equal(sim_world_instance(sim.world, SIM_ALIBABA, with)->rdma_devices, 1);
+	assert_int_equal(sim_world_instance(sim.world, SIM_ALIBABA, without)->rdma_devices, 0);
+	sim_world_unlock(sim.world);
+}
+
 static void test_client_token(void **state)
 {
 	struct reply r;
@@ -954,6 +986,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_run_describe_delete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_token, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eri_devices_of_launch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_key_pairs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_security_groups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auth, setup, teardown),
