@@ -1228,11 +1228,7 @@ rules:
 	goto out;
 fail:
 	no_default_vpc(p, err);
-	if (req->id)
-		gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
-				req->name, req->id);
-	else
-		gc_error_prefix(err, "cannot create security group '%s'", req->name);
+	gc_driver_secgroup_failed(req, err);
 out:
 	free(id);
 	gc_params_release(&params);

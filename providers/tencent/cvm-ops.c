@@ -1924,11 +1924,7 @@ int tc_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *
 	ret = 0;
 	goto out;
 fail:
-	if (req->id)
-		gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
-				req->name, req->id);
-	else
-		gc_error_prefix(err, "cannot create security group '%s'", req->name);
+	gc_driver_secgroup_failed(req, err);
 out:
 	free(id);
 	return ret;
