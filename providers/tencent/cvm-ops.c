@@ -48,12 +48,14 @@ static json_t *filter(const char *name, const char *value)
 }
 
 /*
- * Filters for tag filters: tag:KEY = VALUE, or tag-key = KEY when the value is NULL. The
- * APIs take at most 10 filters; the rest are checked on our side only (every answer is
- * checked against all of them anyway).
+ * A listing's base params for tag filters: Filters tag:KEY = VALUE, or tag-key = KEY when
+ * the value is NULL; no Filters when there are none. The APIs take at most 10 filters; the
+ * rest are checked on our side only (every answer is checked against all of them anyway).
  */
-static void add_tag_filters(json_t *filters, const struct gc_tag_filter *tags, size_t n)
+static json_t *tag_filters(const struct gc_tag_filter *tags, size_t n)
 {
+	json_t *base = json_object(), *filters = json_array();
+
 	for (size_t i = 0; i < n && json_array_size(filters) < TC_MAX_FILTERS; i++) {
 		if (tags[i].value) {
 			char *name = gc_xasprintf("tag:%s", tags[i].key);
@@ -63,6 +65,10 @@ static void add_tag_filters(json_t *filters, const struct gc_tag_filter *tags, s
 			json_array_append_new(filters, filter("tag-key", tags[i].key));
 		}
 	}
+	if (json_array_size(filters))
+		json_object_set(base, "Filters", filters);
+	json_decref(filters);
+	return base;
 }
 
 /* [{Key, Value}] into a tag array (owned strings); returns the count. */
@@ -356,14 +362,10 @@ static bool keep_discovered(const struct gc_instance *in, const void *ctx)
 int tc_discover(struct gc_provider *p, const struct gc_discover_query *q,
 		struct gc_instance_list *out, struct gc_error *err)
 {
-	json_t *base = json_object(), *filters = json_array();
+	/* no state filter: CVM drops terminated instances from its listings by itself */
+	json_t *base = tag_filters(q->tags, q->n_tags);
 	int ret;
 
-	/* no state filter: CVM drops terminated instances from its listings by itself */
-	add_tag_filters(filters, q->tags, q->n_tags);
-	if (json_array_size(filters))
-		json_object_set(base, "Filters", filters);
-	json_decref(filters);
 	ret = describe_instances(p, base, keep_discovered, q, out, err);
 	json_decref(base);
 	if (ret != 0)
@@ -1557,24 +1559,19 @@ static void secgroup_item(struct gc_provider *p, void *ctx, json_t *o)
 	r->n_tags = parse_tags(json_object_get(o, "TagSet"), &r->tags);
 }
 
-static int describe_secgroups(struct gc_provider *p, json_t *filters, struct gc_resource_list *out,
+static int describe_secgroups(struct gc_provider *p, json_t *base, struct gc_resource_list *out,
 			      struct gc_error *err)
 {
 	struct tc_listing l = { TC_VPC,
 				"DescribeSecurityGroups",
 				"SecurityGroupSet",
 				{ "SecurityGroupId", NULL },
-				json_object(),
+				base,
 				secgroup_item,
 				out,
 				NULL };
-	int ret;
 
-	if (json_array_size(filters))
-		json_object_set(l.base, "Filters", filters);
-	ret = tc_list(p, &l, err);
-	json_decref(l.base);
-	return ret;
+	return tc_list(p, &l, err);
 }
 
 static void hpc_item(struct gc_provider *p, void *ctx, json_t *o)
@@ -1588,24 +1585,19 @@ static void hpc_item(struct gc_provider *p, void *ctx, json_t *o)
 }
 
 /* DescribeHpcClusters takes the tag filters of the other listings (tag:KEY, tag-key). */
-static int describe_hpc_clusters(struct gc_provider *p, json_t *filters,
-				 struct gc_resource_list *out, struct gc_error *err)
+static int describe_hpc_clusters(struct gc_provider *p, json_t *base, struct gc_resource_list *out,
+				 struct gc_error *err)
 {
 	struct tc_listing l = { TC_CVM,
 				"DescribeHpcClusters",
 				"HpcClusterSet",
 				{ "HpcClusterId", NULL },
-				json_object(),
+				base,
 				hpc_item,
 				out,
 				NULL };
-	int ret;
 
-	if (json_array_size(filters))
-		json_object_set(l.base, "Filters", filters);
-	ret = tc_list(p, &l, err);
-	json_decref(l.base);
-	return ret;
+	return tc_list(p, &l, err);
 }
 
 int tc_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
@@ -1613,37 +1605,32 @@ int tc_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 		      struct gc_error *err)
 {
 	struct gc_resource_list got;
-	json_t *filters = json_array();
+	json_t *base = tag_filters(tags, n_tags);
 	int ret = -1;
 
 	gc_resource_list_init(&got);
-	add_tag_filters(filters, tags, n_tags);
 	switch (kind) {
 	case GC_RESOURCE_KEYPAIR: {
-		json_t *base = json_object();
 		struct keypairs_ctx c = { &got, NULL, NULL, NULL };
 
-		if (json_array_size(filters))
-			json_object_set(base, "Filters", filters);
 		ret = describe_keypairs(p, base, &c, err);
-		json_decref(base);
 		if (ret != 0)
 			gc_error_prefix(err, "cannot list key pairs in '%s'", p->region);
 		break;
 	}
 	case GC_RESOURCE_SECGROUP:
-		ret = describe_secgroups(p, filters, &got, err);
+		ret = describe_secgroups(p, base, &got, err);
 		if (ret != 0)
 			gc_error_prefix(err, "cannot list security groups in '%s'", p->region);
 		break;
 	case GC_RESOURCE_PLACEMENT:
-		ret = describe_hpc_clusters(p, filters, &got, err);
+		ret = describe_hpc_clusters(p, base, &got, err);
 		if (ret != 0)
 			gc_error_prefix(err, "cannot list HPC clusters in '%s'", p->region);
 		break;
 	default: ret = gc_error_set(err, GC_EINVALID, "unknown resource kind %d", (int)kind);
 	}
-	json_decref(filters);
+	json_decref(base);
 	if (ret == 0)
 		gc_resource_list_take_tagged(out, &got, tags, n_tags);
 	gc_resource_list_release(&got);
@@ -1657,7 +1644,7 @@ static int find_secgroup(struct gc_provider *p, const struct gc_secgroup_request
 {
 	struct gc_tag_filter *want = gc_xcalloc(req->n_tags + 1, sizeof(*want));
 	struct gc_resource_list got, mine;
-	json_t *filters = json_pack("[o]", filter("security-group-name", req->name));
+	json_t *base = json_pack("{s:[o]}", "Filters", filter("security-group-name", req->name));
 	int ret;
 
 	*out_id = NULL;
@@ -1667,14 +1654,14 @@ static int find_secgroup(struct gc_provider *p, const struct gc_secgroup_request
 	}
 	gc_resource_list_init(&got);
 	gc_resource_list_init(&mine);
-	ret = describe_secgroups(p, filters, &got, err);
+	ret = describe_secgroups(p, base, &got, err);
 	if (ret == 0) {
 		gc_resource_list_take_tagged(&mine, &got, want, req->n_tags);
 		for (size_t i = 0; i < mine.n && !*out_id; i++)
 			if (strcmp(mine.items[i].name, req->name) == 0)
 				*out_id = gc_xstrdup(mine.items[i].id);
 	}
-	json_decref(filters);
+	json_decref(base);
 	gc_resource_list_release(&got);
 	gc_resource_list_release(&mine);
 	free(want);
