@@ -42,6 +42,15 @@ static json_t *tags_json(const struct gc_tag *tags, size_t n)
 	return a;
 }
 
+/* TagSpecification: tags for a resource of type at its creation (none: no key). */
+static void add_tag_spec(json_t *params, const char *type, const struct gc_tag *tags, size_t n)
+{
+	if (n)
+		json_object_set_new(params, "TagSpecification",
+				    json_pack("[{s:s, s:o}]", "ResourceType", type, "Tags",
+					      tags_json(tags, n)));
+}
+
 static json_t *filter(const char *name, const char *value)
 {
 	return json_pack("{s:s, s:[s]}", "Name", name, "Values", value);
@@ -954,10 +963,7 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 	/* placement: cluster: an HPC cluster takes HCC types only (docs/internals/fabric.md) */
 	if (req->placement_id && strncmp(req->type, "HCC", 3) == 0)
 		json_object_set_new(o, "HpcClusterId", json_string(req->placement_id));
-	if (req->n_tags)
-		json_object_set_new(o, "TagSpecification",
-				    json_pack("[{s:s, s:o}]", "ResourceType", "instance", "Tags",
-					      tags_json(req->tags, req->n_tags)));
+	add_tag_spec(o, "instance", req->tags, req->n_tags);
 	if (req->expires_at > 0) {
 		char when[21];
 
@@ -1495,10 +1501,7 @@ static int import_keypair(struct gc_provider *p, const struct gc_keypair_request
 
 	params = json_pack("{s:s, s:i, s:s}", "KeyName", req->name, "ProjectId", 0, "PublicKey",
 			   req->public_key_line);
-	if (req->n_tags)
-		json_object_set_new(params, "TagSpecification",
-				    json_pack("[{s:s, s:o}]", "ResourceType", "keypair", "Tags",
-					      tags_json(req->tags, req->n_tags)));
+	add_tag_spec(params, "keypair", req->tags, req->n_tags);
 	if (tc_call(p, TC_CVM, "ImportKeyPair", params, false, &resp, err) != 0)
 		goto out;
 	id = gc_jstr(resp, "KeyId");
@@ -1964,10 +1967,7 @@ int tc_create_placement(struct gc_provider *p, const struct gc_placement_request
 				    TC_HPC_NAME_MAX);
 	params = json_pack("{s:s, s:s, s:s}", "Zone", zone, "Name", req->name, "Remark",
 			   "gpucluster");
-	if (req->n_tags)
-		json_object_set_new(params, "TagSpecification",
-				    json_pack("[{s:s, s:o}]", "ResourceType", "hpc", "Tags",
-					      tags_json(req->tags, req->n_tags)));
+	add_tag_spec(params, "hpc", req->tags, req->n_tags);
 	if (tc_call(p, TC_CVM, "CreateHpcCluster", params, true, &resp, err) != 0)
 		goto out;
 	id = gc_jstr(json_array_get(json_object_get(resp, "HpcClusterSet"), 0), "HpcClusterId");
