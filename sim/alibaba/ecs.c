@@ -18,6 +18,7 @@
  * Pure function of (sim, request) apart from the world, the faults and the nonce set,
  * all of which are thread-safe; called from the server's connection threads.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,6 +291,19 @@ void ecs_format_time(int64_t t, bool seconds, char out[32])
 		return;
 	}
 	strftime(out, 32, seconds ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%dT%H:%MZ", &tm);
+}
+
+bool ecs_name_ok(const char *s, const char *punct)
+{
+	size_t n = strlen(s);
+
+	if (n < 2 || n > 128 || !isalpha((unsigned char)s[0]) || gc_starts_with(s, "http://") ||
+	    gc_starts_with(s, "https://"))
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr(punct, *p))
+			return false;
+	return true;
 }
 
 bool ecs_wildcard(const char *p, const char *s)
