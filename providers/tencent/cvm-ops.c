@@ -116,6 +116,18 @@ static int bad_answer(struct gc_provider *p, enum tc_service svc, const char *ac
 			    what);
 }
 
+/* One call whose answer is only a RequestId. */
+static int plain_call(struct gc_provider *p, enum tc_service svc, const char *action,
+		      json_t *params, struct gc_error *err)
+{
+	json_t *resp = NULL;
+	int rc = tc_call(p, svc, action, params, false, &resp, err);
+
+	json_decref(params);
+	json_decref(resp);
+	return rc;
+}
+
 /* ---- listings ------------------------------------------------------------------------------ */
 
 /*
@@ -1113,16 +1125,12 @@ out:
 static int terminate_call(struct gc_provider *p, const char *const *ids, size_t n,
 			  struct gc_error *err)
 {
-	json_t *params = json_object(), *arr = json_array(), *resp = NULL;
-	int ret;
+	json_t *params = json_object(), *arr = json_array();
 
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(arr, json_string(ids[i]));
 	json_object_set_new(params, "InstanceIds", arr);
-	ret = tc_call(p, TC_CVM, "TerminateInstances", params, false, &resp, err);
-	json_decref(params);
-	json_decref(resp);
-	return ret;
+	return plain_call(p, TC_CVM, "TerminateInstances", params, err);
 }
 
 /* Errors that mean "this one needs nothing more from us": gone, or already going. */
@@ -1335,18 +1343,6 @@ static json_t *ids_json(const char *const *ids, size_t n)
 	return a;
 }
 
-/* One call whose answer is only a RequestId. */
-static int plain_call(struct gc_provider *p, enum tc_service svc, const char *action,
-		      json_t *params, struct gc_error *err)
-{
-	json_t *resp = NULL;
-	int rc = tc_call(p, svc, action, params, false, &resp, err);
-
-	json_decref(params);
-	json_decref(resp);
-	return rc;
-}
-
 /* CVM's own timer: the instances' pending (UNDO) timers go, then one for expires_at is
  * imported (CVM API reference: DescribeInstancesActionTimer, DeleteInstancesActionTimer,
  * ImportInstancesActionTimer). */
@@ -1533,11 +1529,8 @@ int tc_import_keypair(struct gc_provider *p, const struct gc_keypair_request *re
 
 int tc_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err)
 {
-	json_t *params = json_pack("{s:[s]}", "KeyIds", id), *resp = NULL;
-	int ret = tc_call(p, TC_CVM, "DeleteKeyPairs", params, false, &resp, err);
+	int ret = plain_call(p, TC_CVM, "DeleteKeyPairs", json_pack("{s:[s]}", "KeyIds", id), err);
 
-	json_decref(params);
-	json_decref(resp);
 	if (ret != 0 && err && err->code == GC_ENOTFOUND)
 		return 0; /* already gone: what we wanted */
 	if (ret != 0)
@@ -1778,19 +1771,14 @@ static int rules_diff(struct gc_provider *p, const struct gc_secgroup_request *r
 static int change_policies(struct gc_provider *p, const char *action, const char *id,
 			   json_t *entries, struct gc_error *err)
 {
-	json_t *params, *resp = NULL;
-	int ret;
-
 	if (json_array_size(entries) == 0) {
 		json_decref(entries);
 		return 0;
 	}
-	params = json_pack("{s:s, s:{s:o}}", "SecurityGroupId", id, "SecurityGroupPolicySet",
-			   "Ingress", entries);
-	ret = tc_call(p, TC_VPC, action, params, false, &resp, err);
-	json_decref(params);
-	json_decref(resp);
-	return ret;
+	return plain_call(p, TC_VPC, action,
+			  json_pack("{s:s, s:{s:o}}", "SecurityGroupId", id,
+				    "SecurityGroupPolicySet", "Ingress", entries),
+			  err);
 }
 
 /*
@@ -1926,12 +1914,9 @@ out:
  */
 static int delete_secgroup_once(struct gc_provider *p, const char *id, struct gc_error *err)
 {
-	json_t *params = json_pack("{s:s}", "SecurityGroupId", id), *resp = NULL;
-	int ret;
+	int ret = plain_call(p, TC_VPC, "DeleteSecurityGroup",
+			     json_pack("{s:s}", "SecurityGroupId", id), err);
 
-	ret = tc_call(p, TC_VPC, "DeleteSecurityGroup", params, false, &resp, err);
-	json_decref(params);
-	json_decref(resp);
 	if (ret != 0 && gc_starts_with(err->cloud_code, "ResourceInUse"))
 		return 1;
 	return ret;
@@ -1987,12 +1972,9 @@ out:
  * asks once every instance is gone. A cluster already gone is not an error. */
 int tc_delete_placement(struct gc_provider *p, const char *id, struct gc_error *err)
 {
-	json_t *params = json_pack("{s:[s]}", "HpcClusterIds", id), *resp = NULL;
-	int ret;
+	int ret = plain_call(p, TC_CVM, "DeleteHpcClusters",
+			     json_pack("{s:[s]}", "HpcClusterIds", id), err);
 
-	ret = tc_call(p, TC_CVM, "DeleteHpcClusters", params, false, &resp, err);
-	json_decref(params);
-	json_decref(resp);
 	if (ret != 0 && err && strcmp(err->cloud_code, "ResourceNotFound.HpcCluster") == 0) {
 		gc_error_init(err);
 		return 0;
