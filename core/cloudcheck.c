@@ -59,17 +59,6 @@ static int list_regions(struct gc_provider *p, const struct gc_spec *spec, char 
 			struct gc_error *err)
 {
 	const char *home = p->ops->facts ? p->ops->facts->home_region : NULL;
-	struct gc_provider_config cfg = {
-		.region = home,
-		.profile = spec->provider.profile,
-		.endpoint = spec->provider.endpoint,
-		.oidc = &spec->provider.oidc,
-		.env = p->env,
-		.log = p->log,
-		.clock = p->clock,
-		.cancelled = p->cancelled,
-		.cancel_ctx = p->cancel_ctx,
-	};
 	struct gc_provider *h = NULL;
 	struct gc_error lerr;
 	int ret;
@@ -86,7 +75,7 @@ static int list_regions(struct gc_provider *p, const struct gc_spec *spec, char 
 	}
 	gc_log_debug(p->log, "cannot list the regions from %s (%s); asking %s", p->region,
 		     lerr.message, home);
-	if (gc_provider_open(&h, p->ops, &cfg, err) < 0)
+	if (gc_provider_open_region(&h, p, spec, home, err) < 0)
 		return -1;
 	ret = gc_provider_regions(h, out, n, err);
 	gc_provider_close(h);

@@ -746,6 +746,14 @@ int gc_driver_delete_secgroup(struct gc_provider *p, const char *id,
 	return 0;
 }
 
+int gc_driver_secgroup_failed(const struct gc_secgroup_request *req, struct gc_error *err)
+{
+	if (req->id)
+		return gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
+				       req->name, req->id);
+	return gc_error_prefix(err, "cannot create security group '%s'", req->name);
+}
+
 void gc_driver_discard_secgroup(struct gc_provider *p, const char *id,
 				int (*del)(struct gc_provider *p, const char *id,
 					   struct gc_error *err))

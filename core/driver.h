@@ -321,6 +321,10 @@ int gc_driver_delete_secgroup(struct gc_provider *p, const char *id,
 					  struct gc_error *err),
 			      struct gc_error *err);
 
+/* Prefixes a create_secgroup failure: "cannot update the rules of security group 'NAME'
+ * (ID)" when req names a group, else "cannot create security group 'NAME'". Returns -1. */
+int gc_driver_secgroup_failed(const struct gc_secgroup_request *req, struct gc_error *err);
+
 /* Deletes a security group just made whose rules could not be added (a group without its
  * rule is of no use) with del; a failure is only a warning, as the caller's error wins. */
 void gc_driver_discard_secgroup(struct gc_provider *p, const char *id,

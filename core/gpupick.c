@@ -110,24 +110,13 @@ static void sold_in(struct gc_provider *p, const struct gc_spec *spec, struct ca
 	if (gc_provider_regions(p, &regions, &n_regions, &lerr) < 0)
 		return;
 	for (size_t i = 0; i < n_regions && i < MAX_REGIONS_ASKED; i++) {
-		struct gc_provider_config cfg = {
-			.region = regions[i],
-			.profile = spec->provider.profile,
-			.endpoint = spec->provider.endpoint,
-			.oidc = &spec->provider.oidc,
-			.env = p->env,
-			.log = p->log,
-			.clock = p->clock,
-			.cancelled = p->cancelled,
-			.cancel_ctx = p->cancel_ctx,
-		};
 		struct gc_provider *h = NULL;
 		bool sold = false;
 
 		if (strcmp(regions[i], p->region) == 0 || gc_provider_cancelled(p))
 			continue;
 		gc_error_init(&lerr);
-		if (gc_provider_open(&h, p->ops, &cfg, &lerr) < 0)
+		if (gc_provider_open_region(&h, p, spec, regions[i], &lerr) < 0)
 			continue;
 		for (size_t k = 0; k < n && !sold; k++) {
 			char **zones = NULL;

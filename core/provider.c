@@ -369,6 +369,24 @@ int gc_provider_open(struct gc_provider **out, const struct gc_provider_ops *ops
 	return 0;
 }
 
+int gc_provider_open_region(struct gc_provider **out, const struct gc_provider *p,
+			    const struct gc_spec *spec, const char *region, struct gc_error *err)
+{
+	struct gc_provider_config cfg = {
+		.region = region,
+		.profile = spec->provider.profile,
+		.endpoint = spec->provider.endpoint,
+		.oidc = &spec->provider.oidc,
+		.env = p->env,
+		.log = p->log,
+		.clock = p->clock,
+		.cancelled = p->cancelled,
+		.cancel_ctx = p->cancel_ctx,
+	};
+
+	return gc_provider_open(out, p->ops, &cfg, err);
+}
+
 bool gc_provider_cancelled(const struct gc_provider *p)
 {
 	return p->cancelled && p->cancelled(p->cancel_ctx);

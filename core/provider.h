@@ -594,6 +594,10 @@ extern const char *const gc_provider_names[];
  * (for credentials: every source of the chain that was tried). */
 int gc_provider_open(struct gc_provider **out, const struct gc_provider_ops *ops,
 		     const struct gc_provider_config *cfg, struct gc_error *err);
+/* Opens p's cloud in another region with the spec's provider settings and p's environment,
+ * log, clock and cancel (a check that asks other regions). */
+int gc_provider_open_region(struct gc_provider **out, const struct gc_provider *p,
+			    const struct gc_spec *spec, const char *region, struct gc_error *err);
 void gc_provider_close(struct gc_provider *p);
 
 /* Fails with GC_EUNSUPPORTED, naming the first missing capability, if caps are not all

@@ -1418,16 +1418,17 @@ out:
 	gc_buf_release(&aliases);
 }
 
-/* Reports names[i] when an earlier entry of the same list has that name already. */
-static void check_unique_name(struct val *v, const struct spec_node **names, size_t i,
-			      const char *what)
+/* Reports keys[i] (the entry's key, "duplicate WHAT 'VALUE'") when an earlier entry of
+ * the same list has that value already. */
+static void check_unique(struct val *v, const struct spec_node **keys, size_t i, const char *key,
+			 const char *what)
 {
-	for (size_t j = 0; names[i] && j < i; j++) {
-		if (names[j] && strcmp(names[j]->text, names[i]->text) == 0) {
-			size_t mark = path_key(v, "name");
+	for (size_t j = 0; keys[i] && j < i; j++) {
+		if (keys[j] && strcmp(keys[j]->text, keys[i]->text) == 0) {
+			size_t mark = path_key(v, key);
 
-			bad(v, names[i], "duplicate %s name '%s' (first at line %u)", what,
-			    names[i]->text, names[j]->line);
+			bad(v, keys[i], "duplicate %s '%s' (first at line %u)", what, keys[i]->text,
+			    keys[j]->line);
 			path_pop(v, mark);
 			return;
 		}
@@ -1649,7 +1650,7 @@ static void check_groups(struct val *v, const struct spec_node *n, struct gc_spe
 		size_t mark = path_index(v, i);
 
 		check_group(v, n->items[i], &spec->groups[i], &names[i]);
-		check_unique_name(v, names, i, "node group");
+		check_unique(v, names, i, "name", "node group name");
 		path_pop(v, mark);
 	}
 	free(names);
@@ -1723,7 +1724,7 @@ static void check_steps(struct val *v, const struct spec_node *n, struct gc_spec
 		size_t mark = path_index(v, i);
 
 		check_step(v, n->items[i], &spec->bootstrap.steps[i], &names[i]);
-		check_unique_name(v, names, i, "step");
+		check_unique(v, names, i, "name", "step name");
 		path_pop(v, mark);
 	}
 	free(names);
@@ -2329,15 +2330,7 @@ static void check_mounts(struct val *v, const struct spec_node *n, struct gc_spe
 		size_t mark = path_index(v, i);
 
 		check_mount(v, n->items[i], &spec->mounts[i], &paths[i]);
-		for (size_t j = 0; paths[i] && j < i; j++)
-			if (paths[j] && !strcmp(paths[j]->text, paths[i]->text)) {
-				size_t at = path_key(v, "path");
-
-				bad(v, paths[i], "duplicate mount path '%s' (first at line %u)",
-				    paths[i]->text, paths[j]->line);
-				path_pop(v, at);
-				break;
-			}
+		check_unique(v, paths, i, "path", "mount path");
 		path_pop(v, mark);
 	}
 	free(paths);

@@ -1,8 +1,8 @@
 /*
  * common.c: what the frontends share: the default configuration, the response object,
  * request ids, credentials lookup, the Host without its port, Alibaba's nonce memory,
- * the parameter-name patterns behind every strictness table and the client-token
- * fingerprint.
+ * the parameter-name patterns behind every strictness table, the client-token
+ * fingerprint and what a fault hit does around an action.
  *
  * Everything here is safe from any thread; the nonce memory has its own mutex because
  * it is shared by every connection thread.
@@ -71,6 +71,32 @@ void sim_resp_json(struct sim_resp *r, int status, json_t *doc)
 	}
 	free(text);
 	json_decref(doc);
+}
+
+int sim_fault_before(struct sim_resp *resp, const struct sim_fault_hit *hit)
+{
+	if (hit->kind == SIM_FAULT_SLOW) {
+		resp->delay_ms = hit->delay_ms;
+	} else if (hit->kind == SIM_FAULT_HOSTILE) {
+		resp->hostile = *hit;
+		if (!sim_hostile_applies(hit->hostile))
+			return -1; /* the answer is replaced: nothing is done */
+	} else if (hit->kind == SIM_FAULT_DROP && !hit->after) {
+		resp->drop = true;
+		return -1;
+	} else if (hit->kind != SIM_FAULT_NONE && hit->kind != SIM_FAULT_DROP && !hit->after) {
+		return 1;
+	}
+	return 0;
+}
+
+int sim_fault_after(struct sim_resp *resp, const struct sim_fault_hit *hit)
+{
+	if (hit->after && hit->kind == SIM_FAULT_DROP) {
+		resp->drop = true;
+		return -1;
+	}
+	return hit->after && hit->kind == SIM_FAULT_5XX ? 1 : 0;
 }
 
 void sim_request_id(struct sim *sim, bool upper, char out[37])

@@ -180,6 +180,16 @@ enum sim_session_check sim_session_open(const struct sim *sim, const char *prefi
 void sim_session_derive(const struct sim *sim, const char *text, const char *alphabet, char *out,
 			size_t n);
 
+/*
+ * A fault hit around an action, for the frontends that fail with any kind the rule names
+ * (ECS, CVM). Before it: 0 the action runs; -1 nothing runs and the answer is settled
+ * (dropped, or replaced by a hostile one); 1 nothing runs and the caller answers with
+ * the fault. After it (after=1, the action took effect): 0 its answer stands, -1
+ * dropped, 1 the caller answers with the fault (a 5xx).
+ */
+int sim_fault_before(struct sim_resp *resp, const struct sim_fault_hit *hit);
+int sim_fault_after(struct sim_resp *resp, const struct sim_fault_hit *hit);
+
 /* A random request id in the shape of a UUID, upper- or lower-case. */
 void sim_request_id(struct sim *sim, bool upper, char out[37]);
 

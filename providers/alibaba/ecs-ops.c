@@ -187,6 +187,18 @@ static void read_tags(json_t *o, struct gc_tag **tags, size_t *n)
 	}
 }
 
+/* One call whose answer says nothing beyond its success; params are released. */
+static int call_only(struct gc_provider *p, const char *action, struct gc_params *params,
+		     struct gc_error *err)
+{
+	struct gc_buf body;
+	int ret = ali_ecs_call(p, action, params, 0, false, &body, err);
+
+	gc_params_release(params);
+	gc_buf_release(&body);
+	return ret;
+}
+
 /* ---- the default VPC and its vSwitches ------------------------------------------------- */
 
 static int default_vpc(struct gc_provider *p, const char **out, struct gc_error *err)
@@ -831,15 +843,12 @@ static int delete_once(struct gc_provider *p, void *ctx, struct gc_error *err)
 {
 	const struct delete_ids *d = ctx;
 	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body;
 	int rc;
 
 	for (size_t i = 0; i < d->n; i++)
 		addf(&params, d->ids[i], "InstanceId.%zu", i + 1);
 	gc_params_add(&params, "Force", "true");
-	rc = ali_ecs_call(p, "DeleteInstances", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	gc_buf_release(&body);
+	rc = call_only(p, "DeleteInstances", &params, err);
 	if (rc != 0 && gc_starts_with(err->cloud_code, "IncorrectInstanceStatus"))
 		return 1;
 	return rc;
@@ -1240,7 +1249,6 @@ static int authorize_ssh(struct gc_provider *p, const char *group_id, unsigned p
 	snprintf(range, sizeof(range), "%u/%u", port, port);
 	for (size_t first = 0; first < n_cidrs; first += ALI_RULE_BATCH) {
 		struct gc_params params = GC_PARAMS_INIT;
-		struct gc_buf body;
 		int rc;
 
 		gc_params_add(&params, "SecurityGroupId", group_id);
@@ -1261,9 +1269,7 @@ static int authorize_ssh(struct gc_provider *p, const char *group_id, unsigned p
 		}
 		/* a rule that is already there is accepted again without a copy (ECS API
 		 * reference, AuthorizeSecurityGroup), so a re-run needs no special case */
-		rc = ali_ecs_call(p, "AuthorizeSecurityGroup", &params, 0, false, &body, err);
-		gc_params_release(&params);
-		gc_buf_release(&body);
+		rc = call_only(p, "AuthorizeSecurityGroup", &params, err);
 		if (rc != 0)
 			return -1;
 	}
@@ -1304,7 +1310,6 @@ static int revoke(struct gc_provider *p, const char *group_id, json_t *perms, co
 		  struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body;
 	size_t i, n = 0;
 	json_t *perm;
 	int rc = 0;
@@ -1326,18 +1331,14 @@ static int revoke(struct gc_provider *p, const char *group_id, json_t *perms, co
 				     fields[k]);
 		if (n < ALI_RULE_BATCH)
 			continue;
-		rc = ali_ecs_call(p, "RevokeSecurityGroup", &params, 0, false, &body, err);
-		gc_buf_release(&body);
-		gc_params_release(&params);
+		rc = call_only(p, "RevokeSecurityGroup", &params, err);
 		gc_params_add(&params, "SecurityGroupId", group_id);
 		n = 0;
 		if (rc != 0)
 			break;
 	}
-	if (rc == 0 && n) {
-		rc = ali_ecs_call(p, "RevokeSecurityGroup", &params, 0, false, &body, err);
-		gc_buf_release(&body);
-	}
+	if (rc == 0 && n)
+		rc = call_only(p, "RevokeSecurityGroup", &params, err);
 	gc_params_release(&params);
 	return rc;
 }
@@ -1515,11 +1516,7 @@ int ali_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request 
 	ret = 0;
 	goto out;
 fail:
-	if (req->id)
-		gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
-				req->name, req->id);
-	else
-		gc_error_prefix(err, "cannot create security group '%s'", req->name);
+	gc_driver_secgroup_failed(req, err);
 out:
 	free(gid);
 	json_decref(j);
@@ -1535,13 +1532,10 @@ out:
 static int delete_secgroup_once(struct gc_provider *p, const char *id, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body;
 	int ret;
 
 	gc_params_add(&params, "SecurityGroupId", id);
-	ret = ali_ecs_call(p, "DeleteSecurityGroup", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	gc_buf_release(&body);
+	ret = call_only(p, "DeleteSecurityGroup", &params, err);
 	if (ret != 0 && strcmp(err->cloud_code, "DependencyViolation") == 0)
 		return 1;
 	return ret;
@@ -1596,13 +1590,10 @@ out:
 int ali_delete_placement(struct gc_provider *p, const char *id, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body = GC_BUF_INIT(1);
 	int ret;
 
 	gc_params_add(&params, "DeploymentSetId", id);
-	ret = ali_ecs_call(p, "DeleteDeploymentSet", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	gc_buf_release(&body);
+	ret = call_only(p, "DeleteDeploymentSet", &params, err);
 	if (ret != 0 && err && strcmp(err->cloud_code, "DeploymentSet.InvalidId") == 0) {
 		gc_error_init(err);
 		return 0;

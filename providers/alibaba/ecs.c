@@ -87,12 +87,20 @@ int ali_wire_build(struct gc_driver_wire *out, const struct ali_wire_input *in,
 {
 	struct gc_params headers = GC_PARAMS_INIT;
 	struct gc_buf query = GC_BUF_INIT(1 << 20); /* ECS refuses longer URLs anyway */
-	struct gc_sign_request sr;
 	struct gc_sign_result sig;
-	struct ali_acs3_input ai;
 	unsigned char rnd[16];
 	char nonce[33], ts[ALI_TIMESTAMP_LEN + 1];
 	char *host = ali_url_host(in->base_url);
+	struct gc_sign_request sr = { .method = "POST",
+				      .host = host,
+				      .path = "/",
+				      .query = in->params,
+				      .headers = &headers };
+	struct ali_acs3_input ai = { .access_key_id = in->access_key_id,
+				     .access_key_secret = in->access_key_secret,
+				     .security_token = in->security_token,
+				     .timestamp = ts,
+				     .nonce = nonce };
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -114,18 +122,6 @@ int ali_wire_build(struct gc_driver_wire *out, const struct ali_wire_input *in,
 	gc_params_add(&headers, "Host", host);
 	gc_params_add(&headers, "x-acs-action", in->action);
 	gc_params_add(&headers, "x-acs-version", in->version);
-	memset(&sr, 0, sizeof(sr));
-	sr.method = "POST";
-	sr.host = host;
-	sr.path = "/";
-	sr.query = in->params;
-	sr.headers = &headers;
-	memset(&ai, 0, sizeof(ai));
-	ai.access_key_id = in->access_key_id;
-	ai.access_key_secret = in->access_key_secret;
-	ai.security_token = in->security_token;
-	ai.timestamp = ts;
-	ai.nonce = nonce;
 	if (ali_acs3_sign(&sig, &sr, &ai, err) != 0) {
 		gc_error_prefix(err, "cannot sign %s", in->action);
 		goto out;

@@ -109,6 +109,18 @@ static int bad_answer(struct gc_provider *p, const char *action, struct gc_error
 			       aws_driver(p)->ec2_host);
 }
 
+/* One call whose answer says nothing beyond its success; params are released. */
+static int call_only(struct gc_provider *p, const char *action, struct gc_params *params,
+		     struct gc_error *err)
+{
+	struct gc_buf body;
+	int ret = aws_ec2_call(p, action, params, 0, false, &body, err);
+
+	gc_params_release(params);
+	gc_buf_release(&body);
+	return ret;
+}
+
 /* ---- discover ------------------------------------------------------------------------ */
 
 static int discover_send(struct gc_provider *p, void *ctx, const struct gc_page *pg,
@@ -899,13 +911,10 @@ int aws_import_keypair(struct gc_provider *p, const struct gc_keypair_request *r
 int aws_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body;
 	int ret;
 
 	gc_params_add(&params, "KeyPairId", id);
-	ret = aws_ec2_call(p, "DeleteKeyPair", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	gc_buf_release(&body);
+	ret = call_only(p, "DeleteKeyPair", &params, err);
 	if (ret != 0 && err && err->code == GC_ENOTFOUND)
 		return 0; /* already gone: what we wanted */
 	if (ret != 0)
@@ -924,10 +933,8 @@ static int authorize(struct gc_provider *p, const char *group_id, unsigned port,
 		     struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body;
 	char port_s[16];
 	unsigned perm = 0;
-	int ret;
 
 	snprintf(port_s, sizeof(port_s), "%u", port);
 	gc_params_add(&params, "GroupId", group_id);
@@ -956,10 +963,7 @@ static int authorize(struct gc_provider *p, const char *group_id, unsigned port,
 		addf(&params, group_id, "IpPermissions.%u.Groups.1.GroupId", perm);
 		addf(&params, "gpucluster members", "IpPermissions.%u.Groups.1.Description", perm);
 	}
-	ret = aws_ec2_call(p, "AuthorizeSecurityGroupIngress", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	gc_buf_release(&body);
-	return ret;
+	return call_only(p, "AuthorizeSecurityGroupIngress", &params, err);
 }
 
 /*
@@ -970,17 +974,12 @@ static int authorize(struct gc_provider *p, const char *group_id, unsigned port,
 static int authorize_egress(struct gc_provider *p, const char *group_id, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body;
-	int ret;
 
 	gc_params_add(&params, "GroupId", group_id);
 	gc_params_add(&params, "IpPermissions.1.IpProtocol", "-1");
 	gc_params_add(&params, "IpPermissions.1.Groups.1.GroupId", group_id);
 	gc_params_add(&params, "IpPermissions.1.Groups.1.Description", GC_RULE_MEMBERS);
-	ret = aws_ec2_call(p, "AuthorizeSecurityGroupEgress", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	gc_buf_release(&body);
-	return ret;
+	return call_only(p, "AuthorizeSecurityGroupEgress", &params, err);
 }
 
 /* The group's ingress and egress rules, one per source (DescribeSecurityGroups by
@@ -1007,10 +1006,8 @@ static int revoke(struct gc_provider *p, const char *group_id, const struct aws_
 		  const bool *drop, size_t n, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body;
 	unsigned perm = 0;
 	char port[16];
-	int ret;
 
 	gc_params_add(&params, "GroupId", group_id);
 	for (size_t i = 0; i < n; i++) {
@@ -1032,10 +1029,7 @@ static int revoke(struct gc_provider *p, const char *group_id, const struct aws_
 			addf(&params, r[i].cidr ? r[i].cidr : "",
 			     "IpPermissions.%u.IpRanges.1.CidrIp", perm);
 	}
-	ret = aws_ec2_call(p, "RevokeSecurityGroupIngress", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	gc_buf_release(&body);
-	return ret;
+	return call_only(p, "RevokeSecurityGroupIngress", &params, err);
 }
 
 /*
@@ -1228,11 +1222,7 @@ rules:
 	goto out;
 fail:
 	no_default_vpc(p, err);
-	if (req->id)
-		gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
-				req->name, req->id);
-	else
-		gc_error_prefix(err, "cannot create security group '%s'", req->name);
+	gc_driver_secgroup_failed(req, err);
 out:
 	free(id);
 	gc_params_release(&params);
@@ -1248,13 +1238,10 @@ out:
 static int delete_secgroup_once(struct gc_provider *p, const char *id, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body;
 	int ret;
 
 	gc_params_add(&params, "GroupId", id);
-	ret = aws_ec2_call(p, "DeleteSecurityGroup", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	gc_buf_release(&body);
+	ret = call_only(p, "DeleteSecurityGroup", &params, err);
 	if (ret != 0 && strcmp(err->cloud_code, "DependencyViolation") == 0)
 		return 1;
 	return ret;
@@ -1272,15 +1259,12 @@ int aws_create_placement(struct gc_provider *p, const struct gc_placement_reques
 			 char **out_id, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body = GC_BUF_INIT(1);
 	int ret;
 
 	gc_params_add(&params, "GroupName", req->name);
 	gc_params_add(&params, "Strategy", "cluster");
 	add_tag_spec(&params, 1, "placement-group", req->tags, req->n_tags);
-	ret = aws_ec2_call(p, "CreatePlacementGroup", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	gc_buf_release(&body);
+	ret = call_only(p, "CreatePlacementGroup", &params, err);
 	if (ret == 0)
 		*out_id = gc_xstrdup(req->name);
 	return ret;
@@ -1291,13 +1275,10 @@ int aws_create_placement(struct gc_provider *p, const struct gc_placement_reques
 int aws_delete_placement(struct gc_provider *p, const char *id, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body = GC_BUF_INIT(1);
 	int ret;
 
 	gc_params_add(&params, "GroupName", id);
-	ret = aws_ec2_call(p, "DeletePlacementGroup", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	gc_buf_release(&body);
+	ret = call_only(p, "DeletePlacementGroup", &params, err);
 	if (ret != 0 && err && strcmp(err->cloud_code, "InvalidPlacementGroup.Unknown") == 0) {
 		gc_error_init(err);
 		return 0;
@@ -1363,9 +1344,7 @@ int aws_attach_address(struct gc_provider *p, const char *id, const char *instan
 	params = (struct gc_params)GC_PARAMS_INIT;
 	gc_params_add(&params, "AllocationId", id);
 	gc_params_add(&params, "NetworkInterfaceId", eni);
-	ret = aws_ec2_call(p, "AssociateAddress", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	gc_buf_release(&body);
+	ret = call_only(p, "AssociateAddress", &params, err);
 	free(eni);
 	return ret;
 }
@@ -1375,13 +1354,10 @@ int aws_attach_address(struct gc_provider *p, const char *id, const char *instan
 int aws_delete_address(struct gc_provider *p, const char *id, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
-	struct gc_buf body = GC_BUF_INIT(1);
 	int ret;
 
 	gc_params_add(&params, "AllocationId", id);
-	ret = aws_ec2_call(p, "ReleaseAddress", &params, 0, false, &body, err);
-	gc_params_release(&params);
-	gc_buf_release(&body);
+	ret = call_only(p, "ReleaseAddress", &params, err);
 	if (ret != 0 && err && strcmp(err->cloud_code, "InvalidAllocationID.NotFound") == 0) {
 		gc_error_init(err);
 		return 0;

@@ -94,30 +94,26 @@ static int aws_sign(struct gc_provider *p, const struct gc_driver_request *req,
 	struct aws_driver *d = aws_driver(p);
 	const struct aws_call *c = req->ctx;
 	struct gc_params headers = GC_PARAMS_INIT;
-	struct gc_sign_request sr;
+	struct gc_sign_request sr = { .method = "POST",
+				      .host = c->host,
+				      .path = "/",
+				      .headers = &headers,
+				      .body = c->body,
+				      .body_len = c->body_len };
 	struct gc_sign_result sig;
-	struct aws_sigv4_input in;
 	char ts[AWS_SIGV4_TIMESTAMP_LEN + 1];
+	struct aws_sigv4_input in = { .access_key_id = d->creds.access_key_id,
+				      .secret_access_key = d->creds.secret_access_key,
+				      .session_token = d->creds.session_token,
+				      .timestamp = ts,
+				      .region = c->region,
+				      .service = c->service };
 
 	gc_params_add(&headers, "Host", c->host);
 	gc_params_add(&headers, "Content-Type", c->content_type);
 	if (c->target)
 		gc_params_add(&headers, "X-Amz-Target", c->target);
-	memset(&sr, 0, sizeof(sr));
-	sr.method = "POST";
-	sr.host = c->host;
-	sr.path = "/";
-	sr.headers = &headers;
-	sr.body = c->body;
-	sr.body_len = c->body_len;
-	memset(&in, 0, sizeof(in));
 	aws_sigv4_format_time(time(NULL), ts);
-	in.access_key_id = d->creds.access_key_id;
-	in.secret_access_key = d->creds.secret_access_key;
-	in.session_token = d->creds.session_token;
-	in.timestamp = ts;
-	in.region = c->region;
-	in.service = c->service;
 	if (aws_sigv4_sign(&sig, &sr, &in, err) != 0) {
 		gc_params_release(&headers);
 		return gc_error_prefix(err, "cannot sign %s", c->action);

@@ -42,18 +42,29 @@ static json_t *tags_json(const struct gc_tag *tags, size_t n)
 	return a;
 }
 
+/* TagSpecification: tags for a resource of type at its creation (none: no key). */
+static void add_tag_spec(json_t *params, const char *type, const struct gc_tag *tags, size_t n)
+{
+	if (n)
+		json_object_set_new(params, "TagSpecification",
+				    json_pack("[{s:s, s:o}]", "ResourceType", type, "Tags",
+					      tags_json(tags, n)));
+}
+
 static json_t *filter(const char *name, const char *value)
 {
 	return json_pack("{s:s, s:[s]}", "Name", name, "Values", value);
 }
 
 /*
- * Filters for tag filters: tag:KEY = VALUE, or tag-key = KEY when the value is NULL. The
- * APIs take at most 10 filters; the rest are checked on our side only (every answer is
- * checked against all of them anyway).
+ * A listing's base params for tag filters: Filters tag:KEY = VALUE, or tag-key = KEY when
+ * the value is NULL; no Filters when there are none. The APIs take at most 10 filters; the
+ * rest are checked on our side only (every answer is checked against all of them anyway).
  */
-static void add_tag_filters(json_t *filters, const struct gc_tag_filter *tags, size_t n)
+static json_t *tag_filters(const struct gc_tag_filter *tags, size_t n)
 {
+	json_t *base = json_object(), *filters = json_array();
+
 	for (size_t i = 0; i < n && json_array_size(filters) < TC_MAX_FILTERS; i++) {
 		if (tags[i].value) {
 			char *name = gc_xasprintf("tag:%s", tags[i].key);
@@ -63,6 +74,10 @@ static void add_tag_filters(json_t *filters, const struct gc_tag_filter *tags, s
 			json_array_append_new(filters, filter("tag-key", tags[i].key));
 		}
 	}
+	if (json_array_size(filters))
+		json_object_set(base, "Filters", filters);
+	json_decref(filters);
+	return base;
 }
 
 /* [{Key, Value}] into a tag array (owned strings); returns the count. */
@@ -99,6 +114,18 @@ static int bad_answer(struct gc_provider *p, enum tc_service svc, const char *ac
 				    : svc == TC_TAG ? d->tag_host
 						    : d->cvm_host,
 			    what);
+}
+
+/* One call whose answer is only a RequestId. */
+static int plain_call(struct gc_provider *p, enum tc_service svc, const char *action,
+		      json_t *params, struct gc_error *err)
+{
+	json_t *resp = NULL;
+	int rc = tc_call(p, svc, action, params, false, &resp, err);
+
+	json_decref(params);
+	json_decref(resp);
+	return rc;
 }
 
 /* ---- listings ------------------------------------------------------------------------------ */
@@ -356,14 +383,10 @@ static bool keep_discovered(const struct gc_instance *in, const void *ctx)
 int tc_discover(struct gc_provider *p, const struct gc_discover_query *q,
 		struct gc_instance_list *out, struct gc_error *err)
 {
-	json_t *base = json_object(), *filters = json_array();
+	/* no state filter: CVM drops terminated instances from its listings by itself */
+	json_t *base = tag_filters(q->tags, q->n_tags);
 	int ret;
 
-	/* no state filter: CVM drops terminated instances from its listings by itself */
-	add_tag_filters(filters, q->tags, q->n_tags);
-	if (json_array_size(filters))
-		json_object_set(base, "Filters", filters);
-	json_decref(filters);
 	ret = describe_instances(p, base, keep_discovered, q, out, err);
 	json_decref(base);
 	if (ret != 0)
@@ -952,10 +975,7 @@ static int create_params(struct gc_provider *p, const struct gc_create_request *
 	/* placement: cluster: an HPC cluster takes HCC types only (docs/internals/fabric.md) */
 	if (req->placement_id && strncmp(req->type, "HCC", 3) == 0)
 		json_object_set_new(o, "HpcClusterId", json_string(req->placement_id));
-	if (req->n_tags)
-		json_object_set_new(o, "TagSpecification",
-				    json_pack("[{s:s, s:o}]", "ResourceType", "instance", "Tags",
-					      tags_json(req->tags, req->n_tags)));
+	add_tag_spec(o, "instance", req->tags, req->n_tags);
 	if (req->expires_at > 0) {
 		char when[21];
 
@@ -1105,16 +1125,12 @@ out:
 static int terminate_call(struct gc_provider *p, const char *const *ids, size_t n,
 			  struct gc_error *err)
 {
-	json_t *params = json_object(), *arr = json_array(), *resp = NULL;
-	int ret;
+	json_t *params = json_object(), *arr = json_array();
 
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(arr, json_string(ids[i]));
 	json_object_set_new(params, "InstanceIds", arr);
-	ret = tc_call(p, TC_CVM, "TerminateInstances", params, false, &resp, err);
-	json_decref(params);
-	json_decref(resp);
-	return ret;
+	return plain_call(p, TC_CVM, "TerminateInstances", params, err);
 }
 
 /* Errors that mean "this one needs nothing more from us": gone, or already going. */
@@ -1327,18 +1343,6 @@ static json_t *ids_json(const char *const *ids, size_t n)
 	return a;
 }
 
-/* One call whose answer is only a RequestId. */
-static int plain_call(struct gc_provider *p, enum tc_service svc, const char *action,
-		      json_t *params, struct gc_error *err)
-{
-	json_t *resp = NULL;
-	int rc = tc_call(p, svc, action, params, false, &resp, err);
-
-	json_decref(params);
-	json_decref(resp);
-	return rc;
-}
-
 /* CVM's own timer: the instances' pending (UNDO) timers go, then one for expires_at is
  * imported (CVM API reference: DescribeInstancesActionTimer, DeleteInstancesActionTimer,
  * ImportInstancesActionTimer). */
@@ -1493,10 +1497,7 @@ static int import_keypair(struct gc_provider *p, const struct gc_keypair_request
 
 	params = json_pack("{s:s, s:i, s:s}", "KeyName", req->name, "ProjectId", 0, "PublicKey",
 			   req->public_key_line);
-	if (req->n_tags)
-		json_object_set_new(params, "TagSpecification",
-				    json_pack("[{s:s, s:o}]", "ResourceType", "keypair", "Tags",
-					      tags_json(req->tags, req->n_tags)));
+	add_tag_spec(params, "keypair", req->tags, req->n_tags);
 	if (tc_call(p, TC_CVM, "ImportKeyPair", params, false, &resp, err) != 0)
 		goto out;
 	id = gc_jstr(resp, "KeyId");
@@ -1528,11 +1529,8 @@ int tc_import_keypair(struct gc_provider *p, const struct gc_keypair_request *re
 
 int tc_delete_keypair(struct gc_provider *p, const char *id, struct gc_error *err)
 {
-	json_t *params = json_pack("{s:[s]}", "KeyIds", id), *resp = NULL;
-	int ret = tc_call(p, TC_CVM, "DeleteKeyPairs", params, false, &resp, err);
+	int ret = plain_call(p, TC_CVM, "DeleteKeyPairs", json_pack("{s:[s]}", "KeyIds", id), err);
 
-	json_decref(params);
-	json_decref(resp);
 	if (ret != 0 && err && err->code == GC_ENOTFOUND)
 		return 0; /* already gone: what we wanted */
 	if (ret != 0)
@@ -1557,24 +1555,19 @@ static void secgroup_item(struct gc_provider *p, void *ctx, json_t *o)
 	r->n_tags = parse_tags(json_object_get(o, "TagSet"), &r->tags);
 }
 
-static int describe_secgroups(struct gc_provider *p, json_t *filters, struct gc_resource_list *out,
+static int describe_secgroups(struct gc_provider *p, json_t *base, struct gc_resource_list *out,
 			      struct gc_error *err)
 {
 	struct tc_listing l = { TC_VPC,
 				"DescribeSecurityGroups",
 				"SecurityGroupSet",
 				{ "SecurityGroupId", NULL },
-				json_object(),
+				base,
 				secgroup_item,
 				out,
 				NULL };
-	int ret;
 
-	if (json_array_size(filters))
-		json_object_set(l.base, "Filters", filters);
-	ret = tc_list(p, &l, err);
-	json_decref(l.base);
-	return ret;
+	return tc_list(p, &l, err);
 }
 
 static void hpc_item(struct gc_provider *p, void *ctx, json_t *o)
@@ -1588,24 +1581,19 @@ static void hpc_item(struct gc_provider *p, void *ctx, json_t *o)
 }
 
 /* DescribeHpcClusters takes the tag filters of the other listings (tag:KEY, tag-key). */
-static int describe_hpc_clusters(struct gc_provider *p, json_t *filters,
-				 struct gc_resource_list *out, struct gc_error *err)
+static int describe_hpc_clusters(struct gc_provider *p, json_t *base, struct gc_resource_list *out,
+				 struct gc_error *err)
 {
 	struct tc_listing l = { TC_CVM,
 				"DescribeHpcClusters",
 				"HpcClusterSet",
 				{ "HpcClusterId", NULL },
-				json_object(),
+				base,
 				hpc_item,
 				out,
 				NULL };
-	int ret;
 
-	if (json_array_size(filters))
-		json_object_set(l.base, "Filters", filters);
-	ret = tc_list(p, &l, err);
-	json_decref(l.base);
-	return ret;
+	return tc_list(p, &l, err);
 }
 
 int tc_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
@@ -1613,37 +1601,32 @@ int tc_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 		      struct gc_error *err)
 {
 	struct gc_resource_list got;
-	json_t *filters = json_array();
+	json_t *base = tag_filters(tags, n_tags);
 	int ret = -1;
 
 	gc_resource_list_init(&got);
-	add_tag_filters(filters, tags, n_tags);
 	switch (kind) {
 	case GC_RESOURCE_KEYPAIR: {
-		json_t *base = json_object();
 		struct keypairs_ctx c = { &got, NULL, NULL, NULL };
 
-		if (json_array_size(filters))
-			json_object_set(base, "Filters", filters);
 		ret = describe_keypairs(p, base, &c, err);
-		json_decref(base);
 		if (ret != 0)
 			gc_error_prefix(err, "cannot list key pairs in '%s'", p->region);
 		break;
 	}
 	case GC_RESOURCE_SECGROUP:
-		ret = describe_secgroups(p, filters, &got, err);
+		ret = describe_secgroups(p, base, &got, err);
 		if (ret != 0)
 			gc_error_prefix(err, "cannot list security groups in '%s'", p->region);
 		break;
 	case GC_RESOURCE_PLACEMENT:
-		ret = describe_hpc_clusters(p, filters, &got, err);
+		ret = describe_hpc_clusters(p, base, &got, err);
 		if (ret != 0)
 			gc_error_prefix(err, "cannot list HPC clusters in '%s'", p->region);
 		break;
 	default: ret = gc_error_set(err, GC_EINVALID, "unknown resource kind %d", (int)kind);
 	}
-	json_decref(filters);
+	json_decref(base);
 	if (ret == 0)
 		gc_resource_list_take_tagged(out, &got, tags, n_tags);
 	gc_resource_list_release(&got);
@@ -1657,7 +1640,7 @@ static int find_secgroup(struct gc_provider *p, const struct gc_secgroup_request
 {
 	struct gc_tag_filter *want = gc_xcalloc(req->n_tags + 1, sizeof(*want));
 	struct gc_resource_list got, mine;
-	json_t *filters = json_pack("[o]", filter("security-group-name", req->name));
+	json_t *base = json_pack("{s:[o]}", "Filters", filter("security-group-name", req->name));
 	int ret;
 
 	*out_id = NULL;
@@ -1667,14 +1650,14 @@ static int find_secgroup(struct gc_provider *p, const struct gc_secgroup_request
 	}
 	gc_resource_list_init(&got);
 	gc_resource_list_init(&mine);
-	ret = describe_secgroups(p, filters, &got, err);
+	ret = describe_secgroups(p, base, &got, err);
 	if (ret == 0) {
 		gc_resource_list_take_tagged(&mine, &got, want, req->n_tags);
 		for (size_t i = 0; i < mine.n && !*out_id; i++)
 			if (strcmp(mine.items[i].name, req->name) == 0)
 				*out_id = gc_xstrdup(mine.items[i].id);
 	}
-	json_decref(filters);
+	json_decref(base);
 	gc_resource_list_release(&got);
 	gc_resource_list_release(&mine);
 	free(want);
@@ -1788,19 +1771,14 @@ static int rules_diff(struct gc_provider *p, const struct gc_secgroup_request *r
 static int change_policies(struct gc_provider *p, const char *action, const char *id,
 			   json_t *entries, struct gc_error *err)
 {
-	json_t *params, *resp = NULL;
-	int ret;
-
 	if (json_array_size(entries) == 0) {
 		json_decref(entries);
 		return 0;
 	}
-	params = json_pack("{s:s, s:{s:o}}", "SecurityGroupId", id, "SecurityGroupPolicySet",
-			   "Ingress", entries);
-	ret = tc_call(p, TC_VPC, action, params, false, &resp, err);
-	json_decref(params);
-	json_decref(resp);
-	return ret;
+	return plain_call(p, TC_VPC, action,
+			  json_pack("{s:s, s:{s:o}}", "SecurityGroupId", id,
+				    "SecurityGroupPolicySet", "Ingress", entries),
+			  err);
 }
 
 /*
@@ -1924,11 +1902,7 @@ int tc_create_secgroup(struct gc_provider *p, const struct gc_secgroup_request *
 	ret = 0;
 	goto out;
 fail:
-	if (req->id)
-		gc_error_prefix(err, "cannot update the rules of security group '%s' (%s)",
-				req->name, req->id);
-	else
-		gc_error_prefix(err, "cannot create security group '%s'", req->name);
+	gc_driver_secgroup_failed(req, err);
 out:
 	free(id);
 	return ret;
@@ -1940,12 +1914,9 @@ out:
  */
 static int delete_secgroup_once(struct gc_provider *p, const char *id, struct gc_error *err)
 {
-	json_t *params = json_pack("{s:s}", "SecurityGroupId", id), *resp = NULL;
-	int ret;
+	int ret = plain_call(p, TC_VPC, "DeleteSecurityGroup",
+			     json_pack("{s:s}", "SecurityGroupId", id), err);
 
-	ret = tc_call(p, TC_VPC, "DeleteSecurityGroup", params, false, &resp, err);
-	json_decref(params);
-	json_decref(resp);
 	if (ret != 0 && gc_starts_with(err->cloud_code, "ResourceInUse"))
 		return 1;
 	return ret;
@@ -1981,10 +1952,7 @@ int tc_create_placement(struct gc_provider *p, const struct gc_placement_request
 				    TC_HPC_NAME_MAX);
 	params = json_pack("{s:s, s:s, s:s}", "Zone", zone, "Name", req->name, "Remark",
 			   "gpucluster");
-	if (req->n_tags)
-		json_object_set_new(params, "TagSpecification",
-				    json_pack("[{s:s, s:o}]", "ResourceType", "hpc", "Tags",
-					      tags_json(req->tags, req->n_tags)));
+	add_tag_spec(params, "hpc", req->tags, req->n_tags);
 	if (tc_call(p, TC_CVM, "CreateHpcCluster", params, true, &resp, err) != 0)
 		goto out;
 	id = gc_jstr(json_array_get(json_object_get(resp, "HpcClusterSet"), 0), "HpcClusterId");
@@ -2004,12 +1972,9 @@ out:
  * asks once every instance is gone. A cluster already gone is not an error. */
 int tc_delete_placement(struct gc_provider *p, const char *id, struct gc_error *err)
 {
-	json_t *params = json_pack("{s:[s]}", "HpcClusterIds", id), *resp = NULL;
-	int ret;
+	int ret = plain_call(p, TC_CVM, "DeleteHpcClusters",
+			     json_pack("{s:[s]}", "HpcClusterIds", id), err);
 
-	ret = tc_call(p, TC_CVM, "DeleteHpcClusters", params, false, &resp, err);
-	json_decref(params);
-	json_decref(resp);
 	if (ret != 0 && err && strcmp(err->cloud_code, "ResourceNotFound.HpcCluster") == 0) {
 		gc_error_init(err);
 		return 0;

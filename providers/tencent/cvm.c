@@ -100,29 +100,29 @@ static int tc_sign_hook(struct gc_provider *p, const struct gc_driver_request *r
 	struct tc_driver *d = tc_driver(p);
 	const struct tc_req *c = req->ctx;
 	struct gc_params headers = GC_PARAMS_INIT;
-	struct gc_sign_request sr;
+	struct gc_sign_request sr = { .method = "POST",
+				      .host = c->host,
+				      .path = "/",
+				      .headers = &headers,
+				      .body = c->body,
+				      .body_len = c->body_len };
 	struct gc_sign_result sig;
-	struct tc_sign_input in;
+	struct tc_sign_input in = {
+		.secret_id = d->creds.secret_id,
+		.secret_key = d->creds.secret_key,
+		.token = d->creds.token,
+		.timestamp = (int64_t)time(NULL),
+		.service = c->svc == TC_VPC ? "vpc"
+			: c->svc == TC_TAG  ? "tag"
+					    : "cvm",
+		.action = req->action,
+		.version = c->svc == TC_TAG ? TC_TAG_VERSION : TC_API_VERSION,
+		.region = p->region,
+	};
 
 	gc_params_add(&headers, "Host", c->host);
 	gc_params_add(&headers, "Content-Type", TC_CONTENT_TYPE);
 	gc_params_add(&headers, "X-TC-Language", "en-US");
-	memset(&sr, 0, sizeof(sr));
-	sr.method = "POST";
-	sr.host = c->host;
-	sr.path = "/";
-	sr.headers = &headers;
-	sr.body = c->body;
-	sr.body_len = c->body_len;
-	memset(&in, 0, sizeof(in));
-	in.secret_id = d->creds.secret_id;
-	in.secret_key = d->creds.secret_key;
-	in.token = d->creds.token;
-	in.timestamp = (int64_t)time(NULL);
-	in.service = c->svc == TC_VPC ? "vpc" : c->svc == TC_TAG ? "tag" : "cvm";
-	in.action = req->action;
-	in.version = c->svc == TC_TAG ? TC_TAG_VERSION : TC_API_VERSION;
-	in.region = p->region;
 	if (tc_sign(&sig, &sr, &in, err) != 0) {
 		gc_params_release(&headers);
 		return gc_error_prefix(err, "cannot sign %s", req->action);

@@ -8,27 +8,12 @@
  * https://help.aliyun.com/document_detail/91313.html (describe),
  * https://www.alibabacloud.com/help/doc-detail/91677.htm (the set's errors)
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/str.h"
 #include "sim/alibaba/ecs.h"
-
-/* 2-128 characters, a letter first, not a URL; letters, digits, ':', '_', '-' */
-static bool set_name_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n < 2 || n > 128 || !isalpha((unsigned char)s[0]) || gc_starts_with(s, "http://") ||
-	    gc_starts_with(s, "https://"))
-		return false;
-	for (const char *p = s; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr(":_-", *p))
-			return false;
-	return true;
-}
 
 static int create_deployment_set(struct ecs_call *c)
 {
@@ -44,7 +29,7 @@ static int create_deployment_set(struct ecs_call *c)
 	if (!known)
 		return ecs_fail(c, 400, "InvalidParameter.Strategy",
 				"The specified parameter Strategy is not valid: '%s'.", strategy);
-	if (name && !set_name_ok(name))
+	if (name && !ecs_name_ok(name, ":_-"))
 		return ecs_fail(c, 400, "InvalidDeploymentSetName.Malformed",
 				"The specified DeploymentSetName is not valid.");
 	if (desc &&

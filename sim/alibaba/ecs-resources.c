@@ -32,19 +32,6 @@ static int dry_run(struct ecs_call *c, bool *out)
 
 /* --- key pairs ----------------------------------------------------------------------- */
 
-static bool key_name_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n < 2 || n > 128 || !isalpha((unsigned char)s[0]) || gc_starts_with(s, "http://") ||
-	    gc_starts_with(s, "https://"))
-		return false;
-	for (const char *p = s; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("._:-", *p))
-			return false;
-	return true;
-}
-
 static int import_key_pair(struct ecs_call *c)
 {
 	const char *name, *body;
@@ -57,7 +44,7 @@ static int import_key_pair(struct ecs_call *c)
 	if (ecs_need(c, "KeyPairName", &name) || ecs_need(c, "PublicKeyBody", &body) ||
 	    ecs_tags(c, "Tag", &tags))
 		goto out;
-	if (!key_name_ok(name)) {
+	if (!ecs_name_ok(name, "._:-")) {
 		ecs_fail(c, 400, "InvalidKeyPairName.Malformed",
 			 "The specified KeyPairName is not valid: 2 to 128 characters, starting "
 			 "with a letter; letters, digits, '.', '_', ':' and '-'.");

@@ -18,6 +18,7 @@
  * Pure function of (sim, request) apart from the world, the faults and the nonce set,
  * all of which are thread-safe; called from the server's connection threads.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,6 +291,19 @@ void ecs_format_time(int64_t t, bool seconds, char out[32])
 		return;
 	}
 	strftime(out, 32, seconds ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%dT%H:%MZ", &tm);
+}
+
+bool ecs_name_ok(const char *s, const char *punct)
+{
+	size_t n = strlen(s);
+
+	if (n < 2 || n > 128 || !isalpha((unsigned char)s[0]) || gc_starts_with(s, "http://") ||
+	    gc_starts_with(s, "https://"))
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr(punct, *p))
+			return false;
+	return true;
 }
 
 bool ecs_wildcard(const char *p, const char *s)
@@ -792,37 +806,19 @@ static int process(struct ecs_call *c, struct gc_params *all)
 	}
 
 	sim_faults_check(sim->faults, SIM_ALIBABA, a->name, 0, &hit);
-	if (hit.kind == SIM_FAULT_SLOW) {
-		resp->delay_ms = hit.delay_ms;
-	} else if (hit.kind == SIM_FAULT_HOSTILE) {
-		resp->hostile = hit;
-		if (!sim_hostile_applies(hit.hostile))
-			return -1; /* the answer is replaced: nothing is done */
-	} else if (hit.kind == SIM_FAULT_DROP && !hit.after) {
-		resp->drop = true;
-		return -1;
-	} else if (hit.kind != SIM_FAULT_NONE && hit.kind != SIM_FAULT_DROP && !hit.after) {
+	rc = sim_fault_before(resp, &hit);
+	if (rc == 0) {
+		sim_world_lock(sim->world);
+		sim_world_tick(sim->world);
+		rc = a->run(c) ? -1 : 0;
+		sim_world_unlock(sim->world);
+		/* after=1: the action took effect, the caller sees a failure */
+		if (rc == 0)
+			rc = sim_fault_after(resp, &hit);
+	}
+	if (rc > 0)
 		fault_fail(c, &hit);
-		return -1;
-	}
-
-	sim_world_lock(sim->world);
-	sim_world_tick(sim->world);
-	rc = a->run(c);
-	sim_world_unlock(sim->world);
-	if (rc)
-		return -1;
-
-	/* after=1: the action took effect, the caller sees a failure */
-	if (hit.after && hit.kind == SIM_FAULT_DROP) {
-		resp->drop = true;
-		return -1;
-	}
-	if (hit.after && hit.kind == SIM_FAULT_5XX) {
-		fault_fail(c, &hit);
-		return -1;
-	}
-	return 0;
+	return rc ? -1 : 0;
 }
 
 /* How the hostile modes imitate ECS (sim/hostile.h). */

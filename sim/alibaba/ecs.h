@@ -115,6 +115,9 @@ json_t *ecs_list(const struct ecs_call *c, const char *prefix, unsigned max);
 int ecs_parse_time(const char *s, int64_t *out);
 /* Unix seconds to yyyy-MM-ddTHH:mmZ (minutes) or yyyy-MM-ddTHH:mm:ssZ (seconds). */
 void ecs_format_time(int64_t t, bool seconds, char out[32]);
+/* ECS's rule for a name: 2-128 characters, a letter first, not a URL; letters, digits and
+ * the characters of punct. */
+bool ecs_name_ok(const char *s, const char *punct);
 /* '*' wildcard match (any run of characters), case-sensitive. */
 bool ecs_wildcard(const char *pattern, const char *s);
 

@@ -809,6 +809,24 @@ static bool sg_matches(struct ec2 *c, const struct sim_secgroup *g, const struct
 	return true;
 }
 
+/* A rule's list of sources (a list element with at most one item): value under key, with
+ * the owner's userId first where owner is given. */
+static void write_source(struct ec2 *c, const char *list, const char *owner, const char *key,
+			 const char *value, const char *description)
+{
+	ec2_open(c, list);
+	if (value[0]) {
+		ec2_open(c, "item");
+		if (owner)
+			ec2_el(c, "userId", owner);
+		ec2_el(c, key, value);
+		if (description[0])
+			ec2_el(c, "description", description);
+		ec2_close(c);
+	}
+	ec2_close(c);
+}
+
 /* One item of ipPermissions or ipPermissionsEgress: one source (a group, its members, or
  * an address range) per rule. */
 static void write_perm(struct ec2 *c, const struct sim_rule *r)
@@ -819,35 +837,10 @@ static void write_perm(struct ec2 *c, const struct sim_rule *r)
 		ec2_elf(c, "fromPort", "%d", r->from_port);
 		ec2_elf(c, "toPort", "%d", r->to_port);
 	}
-	/* one source per rule: a group (its members) or an address range */
-	ec2_open(c, "groups");
-	if (r->source_group[0]) {
-		ec2_open(c, "item");
-		ec2_el(c, "userId", c->sim->cfg.aws_account);
-		ec2_el(c, "groupId", r->source_group);
-		if (r->description[0])
-			ec2_el(c, "description", r->description);
-		ec2_close(c);
-	}
-	ec2_close(c);
-	ec2_open(c, "ipRanges");
-	if (r->cidr[0]) {
-		ec2_open(c, "item");
-		ec2_el(c, "cidrIp", r->cidr);
-		if (r->description[0])
-			ec2_el(c, "description", r->description);
-		ec2_close(c);
-	}
-	ec2_close(c);
-	ec2_open(c, "ipv6Ranges");
-	if (r->cidr_ipv6[0]) {
-		ec2_open(c, "item");
-		ec2_el(c, "cidrIpv6", r->cidr_ipv6);
-		if (r->description[0])
-			ec2_el(c, "description", r->description);
-		ec2_close(c);
-	}
-	ec2_close(c);
+	write_source(c, "groups", c->sim->cfg.aws_account, "groupId", r->source_group,
+		     r->description);
+	write_source(c, "ipRanges", NULL, "cidrIp", r->cidr, r->description);
+	write_source(c, "ipv6Ranges", NULL, "cidrIpv6", r->cidr_ipv6, r->description);
 	ec2_open(c, "prefixListIds");
 	ec2_close(c);
 	ec2_close(c);

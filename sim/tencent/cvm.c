@@ -750,35 +750,19 @@ static int process(struct tc_call *c)
 		return -1;
 
 	sim_faults_check(c->sim->faults, SIM_TENCENT, a->name, 0, &hit);
-	if (hit.kind == SIM_FAULT_SLOW) {
-		resp->delay_ms = hit.delay_ms;
-	} else if (hit.kind == SIM_FAULT_HOSTILE) {
-		resp->hostile = hit;
-		if (!sim_hostile_applies(hit.hostile))
-			return -1; /* the answer is replaced: nothing is done */
-	} else if (hit.kind == SIM_FAULT_DROP && !hit.after) {
-		resp->drop = true;
-		return -1;
-	} else if (hit.kind != SIM_FAULT_NONE && hit.kind != SIM_FAULT_DROP && !hit.after) {
+	rc = sim_fault_before(resp, &hit);
+	if (rc == 0) {
+		sim_world_lock(c->sim->world);
+		sim_world_tick(c->sim->world);
+		rc = a->run(c) ? -1 : 0;
+		sim_world_unlock(c->sim->world);
+		/* after=1: the action took effect, the caller sees a failure */
+		if (rc == 0)
+			rc = sim_fault_after(resp, &hit);
+	}
+	if (rc > 0)
 		fault_fail(c, &hit);
-		return -1;
-	}
-
-	sim_world_lock(c->sim->world);
-	sim_world_tick(c->sim->world);
-	rc = a->run(c);
-	sim_world_unlock(c->sim->world);
-	if (rc)
-		return -1;
-	if (hit.after && hit.kind == SIM_FAULT_DROP) {
-		resp->drop = true;
-		return -1;
-	}
-	if (hit.after && hit.kind == SIM_FAULT_5XX) {
-		fault_fail(c, &hit);
-		return -1;
-	}
-	return 0;
+	return rc ? -1 : 0;
 }
 
 /* How the hostile modes imitate CVM (sim/hostile.h): no page token, errors in HTTP 200. */
