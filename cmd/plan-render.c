@@ -202,10 +202,10 @@ static void tx_create(struct text *t, const struct gc_plan_group *g, const char 
 	tx_addf(t, "\n");
 }
 
-/* Whether a node gets a line: it changes, is ignored, or its expiry moves. */
+/* Whether a node gets a line: it changes, is ignored, or its expiry or idle tag moves. */
 static bool node_listed(const struct gc_plan_node *n)
 {
-	return n->action != GC_PLAN_KEEP || n->expiry_moves;
+	return n->action != GC_PLAN_KEEP || n->expiry_moves || n->idle_moves;
 }
 
 /* Whether the group gets its own block: it changes something, or has ignored nodes. */
@@ -242,8 +242,27 @@ static void tx_when(struct text *t, int64_t when)
 	tx_addf(t, "%s", s);
 }
 
-/* A kept node whose expiry moves in place: "  ~ ID ... expiry OLD -> NEW". */
-static void tx_expiry(struct text *t, const struct gc_plan_node *n, const struct widths *w)
+/* An idle stop as list shows it: "30m", "none", or a tag that is not seconds quoted. */
+static void tx_idle(struct text *t, int64_t idle_s, const char *tag)
+{
+	char d[32];
+
+	if (idle_s > 0) {
+		gc_format_duration((uint64_t)idle_s, d, sizeof(d));
+		tx_addf(t, "%s", d);
+	} else if (tag) {
+		tx_addf(t, "'");
+		tx_text(t, tag, 0);
+		tx_addf(t, "'");
+	} else {
+		tx_addf(t, "none");
+	}
+}
+
+/* A kept node changed in place: "  ~ ID ... expiry OLD -> NEW (lifecycle.ttl, in place)",
+ * "idle stop OLD -> NEW (lifecycle.idle, in place)", or both, "; " between. */
+static void tx_in_place(struct text *t, const struct gc_plan_node *n, const struct gc_spec *spec,
+			const struct widths *w)
 {
 	tx_addf(t, "    ");
 	tx_color(t, GC_STYLE_REPLACED);
@@ -252,11 +271,20 @@ static void tx_expiry(struct text *t, const struct gc_plan_node *n, const struct
 	tx_text(t, node_state(n->inst), w->state + 2);
 	tx_text(t, n->inst->type, w->type + 2);
 	tx_text(t, n->inst->zone, w->zone + 2);
-	tx_addf(t, "expiry ");
-	tx_when(t, n->inst->expires_at);
-	tx_addf(t, " -> ");
-	tx_when(t, n->new_expires_at);
-	tx_addf(t, " (lifecycle.ttl, in place)");
+	if (n->expiry_moves) {
+		tx_addf(t, "expiry ");
+		tx_when(t, n->inst->expires_at);
+		tx_addf(t, " -> ");
+		tx_when(t, n->new_expires_at);
+		tx_addf(t, " (lifecycle.ttl, in place)%s", n->idle_moves ? "; " : "");
+	}
+	if (n->idle_moves) {
+		tx_addf(t, "idle stop ");
+		tx_idle(t, n->inst->idle_s, gc_instance_tag(n->inst, GC_TAG_IDLE));
+		tx_addf(t, " -> ");
+		tx_idle(t, (int64_t)spec->lifecycle.idle_s, NULL);
+		tx_addf(t, " (lifecycle.idle, in place)");
+	}
 	tx_color(t, GC_STYLE_RESET);
 	tx_addf(t, "\n");
 }
@@ -362,8 +390,8 @@ int gc_plan_render_text(struct gc_buf *out, const struct gc_plan *plan, const st
 		for (size_t j = 0; j < g->n_nodes; j++)
 			if (g->nodes[j].action != GC_PLAN_KEEP)
 				tx_node(&t, &g->nodes[j], &w);
-			else if (g->nodes[j].expiry_moves)
-				tx_expiry(&t, &g->nodes[j], &w);
+			else if (g->nodes[j].expiry_moves || g->nodes[j].idle_moves)
+				tx_in_place(&t, &g->nodes[j], spec, &w);
 		if (g->spec)
 			tx_addf(&t, "        %u kept\n", g->keep);
 	}
@@ -382,6 +410,15 @@ int gc_plan_render_text(struct gc_buf *out, const struct gc_plan *plan, const st
 		if (plan->n_expiry)
 			tx_addf(&t, ", %u %s expiry moved", plan->n_expiry,
 				plural(plan->n_expiry, "node's", "nodes'"));
+		if (plan->n_idle) {
+			char d[32];
+
+			gc_format_duration(spec->lifecycle.idle_s, d, sizeof(d));
+			tx_addf(&t, ", idle stop of %u %s %s%s", plan->n_idle,
+				plural(plan->n_idle, "node", "nodes"),
+				spec->lifecycle.idle_s ? "set to " : "removed",
+				spec->lifecycle.idle_s ? d : "");
+		}
 		tx_addf(&t, ".\n");
 	} else if (plan->n_ignore) {
 		tx_addf(&t, "%u %s not counted (~); destroy removes %s.\n", plan->n_ignore,
@@ -433,7 +470,14 @@ static json_t *js_money(bool known, double v)
 	return known ? json_real(v) : json_null();
 }
 
-static json_t *js_node(const struct gc_plan_node *n)
+/* Seconds of idle stop, null for none. */
+static json_t *js_idle(int64_t idle_s)
+{
+	return idle_s > 0 ? json_integer((json_int_t)idle_s) : json_null();
+}
+
+/* idle_s: lifecycle.idle, what a node whose idle tag moves gets */
+static json_t *js_node(const struct gc_plan_node *n, uint64_t idle_s)
 {
 	const struct gc_instance *inst = n->inst;
 	json_t *o = json_object();
@@ -455,10 +499,14 @@ static json_t *js_node(const struct gc_plan_node *n)
 	json_object_set_new(o, "new_expires_at",
 			    n->expiry_moves ? gc_out_json_time(n->new_expires_at)
 					    : gc_out_json_time(inst->expires_at));
+	json_object_set_new(o, "idle_s", js_idle(inst->idle_s));
+	json_object_set_new(o, "idle_moves", json_boolean(n->idle_moves));
+	json_object_set_new(o, "new_idle_s",
+			    js_idle(n->idle_moves ? (int64_t)idle_s : inst->idle_s));
 	return o;
 }
 
-static json_t *js_group(const struct gc_plan_group *g)
+static json_t *js_group(const struct gc_plan_group *g, uint64_t idle_s)
 {
 	const struct gc_spec_group *sg = g->spec;
 	json_t *o = json_object(), *nodes = json_array();
@@ -467,7 +515,7 @@ static json_t *js_group(const struct gc_plan_group *g)
 	for (size_t i = 0; i < g->n_nodes; i++) {
 		n_term += g->nodes[i].action == GC_PLAN_TERMINATE;
 		n_ign += g->nodes[i].action == GC_PLAN_IGNORE;
-		json_array_append_new(nodes, js_node(&g->nodes[i]));
+		json_array_append_new(nodes, js_node(&g->nodes[i], idle_s));
 	}
 	json_object_set_new(o, "name",
 			    sg ? json_string(sg->name)
@@ -552,9 +600,10 @@ int gc_plan_render_json(struct gc_buf *out, const struct gc_plan *plan, const st
 	json_object_set_new(summary, "keep", json_integer(plan->n_keep));
 	json_object_set_new(summary, "ignore", json_integer(plan->n_ignore));
 	json_object_set_new(summary, "expiry", json_integer(plan->n_expiry));
+	json_object_set_new(summary, "idle", json_integer(plan->n_idle));
 	json_object_set_new(doc, "summary", summary);
 	for (size_t i = 0; i < plan->n_groups; i++)
-		json_array_append_new(groups, js_group(&plan->groups[i]));
+		json_array_append_new(groups, js_group(&plan->groups[i], spec->lifecycle.idle_s));
 	json_object_set_new(doc, "groups", groups);
 	json_object_set_new(cost, "now", js_money(plan->cost_now_known, plan->cost_now));
 	json_object_set_new(cost, "after", js_money(plan->cost_after_known, plan->cost_after));

@@ -2664,6 +2664,38 @@ static void move_expiries(struct run *r, const struct gc_plan *plan)
 	}
 }
 
+/*
+ * Kept nodes whose gpucluster:idle tag the plan moves (lifecycle.idle changed): set to the
+ * plan's value, or removed, in place; one value for the cluster, so one call (batched). A
+ * failure is the run's, told once.
+ */
+static void retag_idle(struct run *r, const struct gc_plan *plan)
+{
+	const char **ids = gc_xcalloc(plan->n_idle + 1, sizeof(*ids));
+	const char *value = plan->idle_tag[0] ? plan->idle_tag : NULL;
+	struct gc_error lerr;
+	char after[32];
+	size_t n = 0;
+
+	for (size_t i = 0; i < plan->n_groups; i++)
+		for (size_t k = 0; k < plan->groups[i].n_nodes && n < plan->n_idle; k++)
+			if (plan->groups[i].nodes[k].idle_moves)
+				ids[n++] = plan->groups[i].nodes[k].inst->id;
+	gc_error_init(&lerr);
+	if (gc_provider_set_tag(r->p, ids, n, GC_TAG_IDLE, value, &lerr) < 0) {
+		check_fatal(r, &lerr);
+		gc_error_prefix(&lerr, "cannot set the idle stop of %zu node%s", n,
+				n == 1 ? "" : "s");
+		set_term_err(r, &lerr);
+	} else if (value) {
+		gc_format_duration(r->e->spec->lifecycle.idle_s, after, sizeof(after));
+		info(r, "idle stop of %zu node%s set to %s", n, n == 1 ? "" : "s", after);
+	} else {
+		info(r, "idle stop of %zu node%s removed", n, n == 1 ? "" : "s");
+	}
+	free(ids);
+}
+
 int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 		    const struct gc_engine_opts *opts, struct gc_engine_report *report,
 		    struct gc_error *err)
@@ -2713,6 +2745,8 @@ int gc_engine_apply(struct gc_engine *e, const struct gc_plan *plan,
 
 	if (plan->n_expiry && !cancelled(&r))
 		move_expiries(&r, plan);
+	if (plan->n_idle && !cancelled(&r) && !r.fatal)
+		retag_idle(&r, plan);
 
 	/* 2. launch, group by group */
 	for (size_t i = 0; creates && i < plan->n_groups; i++) {

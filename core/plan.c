@@ -55,7 +55,7 @@ void gc_plan_release(struct gc_plan *plan)
 bool gc_plan_has_changes(const struct gc_plan *plan)
 {
 	return plan->n_create > 0 || plan->n_terminate > 0 || plan->n_replace > 0 ||
-		plan->n_expiry > 0;
+		plan->n_expiry > 0 || plan->n_idle > 0;
 }
 
 bool gc_plan_needs_action(const struct gc_plan *plan)
@@ -768,6 +768,31 @@ static void plan_expiry(struct plan_build *b)
 	}
 }
 
+/* Kept instances of spec groups whose gpucluster:idle tag is not lifecycle.idle's (in place):
+ * the tag as written, so that one that does not parse is replaced too. */
+static void plan_idle(struct plan_build *b)
+{
+	uint64_t idle_s = b->in->spec->lifecycle.idle_s;
+
+	if (idle_s)
+		snprintf(b->plan.idle_tag, sizeof(b->plan.idle_tag), "%llu",
+			 (unsigned long long)idle_s);
+	for (size_t i = 0; i < b->n_spec; i++) {
+		struct gc_plan_group *g = &b->plan.groups[i];
+
+		for (size_t j = 0; j < g->n_nodes; j++) {
+			struct gc_plan_node *n = &g->nodes[j];
+			const char *have = gc_instance_tag(n->inst, GC_TAG_IDLE);
+
+			if (n->action == GC_PLAN_KEEP &&
+			    (have ? strcmp(have, b->plan.idle_tag) != 0 : idle_s != 0)) {
+				n->idle_moves = true;
+				b->plan.n_idle++;
+			}
+		}
+	}
+}
+
 int gc_plan_build(struct gc_plan *out, const struct gc_plan_inputs *in, struct gc_error *err)
 {
 	const struct gc_spec *spec = in->spec;
@@ -817,6 +842,7 @@ int gc_plan_build(struct gc_plan *out, const struct gc_plan_inputs *in, struct g
 	if (spec->lifecycle.ttl_s > 0)
 		b.plan.expires_at = in->now + (int64_t)spec->lifecycle.ttl_s;
 	plan_expiry(&b);
+	plan_idle(&b);
 
 	/* Over budget or unpriced, the plan is still handed over so it can be shown. */
 	r = check_budget(&b.plan, spec, err);

@@ -45,6 +45,9 @@ struct gc_plan_node {
 	 * -> new_expires_at (0: the TTL is cleared). Applied in place, never a replacement. */
 	bool expiry_moves;
 	int64_t new_expires_at;
+	/* A kept instance whose gpucluster:idle tag differs from lifecycle.idle: retagged in
+	 * place to gc_plan.idle_tag (removed where that is ""). */
+	bool idle_moves;
 };
 
 struct gc_plan_group {
@@ -134,6 +137,10 @@ struct gc_plan {
 	/* What the quota preflight (core/quotacheck.h) said: one line each, owned. */
 	char **preflight;
 	size_t n_preflight;
+	unsigned n_idle; /* kept instances whose idle tag moves (gc_plan_node.idle_moves) */
+	/* The gpucluster:idle value every instance should carry: lifecycle.idle in seconds
+	 * ("1800"), "" without it. */
+	char idle_tag[24];
 };
 
 void gc_plan_init(struct gc_plan *plan);
@@ -172,7 +179,7 @@ void gc_plan_price_needs(const struct gc_spec *spec, const struct gc_instance_li
  */
 size_t gc_plan_group_types(const struct gc_plan_group *g, const char **out);
 
-/* Whether the plan changes anything (an expiry that moves included). */
+/* Whether the plan changes anything (an expiry or idle tag that moves included). */
 bool gc_plan_has_changes(const struct gc_plan *plan);
 
 /* Whether the plan needs the user's attention: changes, or a cluster over its cap

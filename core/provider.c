@@ -446,17 +446,31 @@ int gc_provider_create(struct gc_provider *p, const struct gc_create_request *re
 	return p->ops->create(p, req, out, err);
 }
 
-/* terminate, or set_expiry when expiry, over ids, in batches of max_terminate_batch */
-static int by_batches(struct gc_provider *p, const char *const *ids, size_t n, bool expiry,
-		      int64_t expires_at, struct gc_error *err)
+/* One batched call over ids: terminate, set_expiry or set_tag. */
+enum batch_op { BATCH_TERMINATE, BATCH_EXPIRY, BATCH_TAG };
+struct batch_args {
+	enum batch_op op;
+	int64_t expires_at;
+	const char *key, *value;
+};
+
+/* a's call over ids, in batches of max_terminate_batch */
+static int by_batches(struct gc_provider *p, const char *const *ids, size_t n,
+		      const struct batch_args *a, struct gc_error *err)
 {
 	size_t batch = p->ops->max_terminate_batch ? p->ops->max_terminate_batch : 1;
 
 	for (size_t i = 0; i < n; i += batch) {
 		size_t k = n - i < batch ? n - i : batch;
-		int rc = expiry ? p->ops->set_expiry(p, ids + i, k, expires_at, err)
-				: p->ops->terminate(p, ids + i, k, err);
+		int rc;
 
+		switch (a->op) {
+		case BATCH_EXPIRY:
+			rc = p->ops->set_expiry(p, ids + i, k, a->expires_at, err);
+			break;
+		case BATCH_TAG: rc = p->ops->set_tag(p, ids + i, k, a->key, a->value, err); break;
+		default: rc = p->ops->terminate(p, ids + i, k, err); break;
+		}
 		if (rc < 0)
 			return -1;
 	}
@@ -466,17 +480,31 @@ static int by_batches(struct gc_provider *p, const char *const *ids, size_t n, b
 int gc_provider_terminate(struct gc_provider *p, const char *const *ids, size_t n,
 			  struct gc_error *err)
 {
+	const struct batch_args a = { .op = BATCH_TERMINATE };
+
 	if (!p->ops->terminate)
 		return unsupported(p, "terminate", err);
-	return by_batches(p, ids, n, false, 0, err);
+	return by_batches(p, ids, n, &a, err);
 }
 
 int gc_provider_set_expiry(struct gc_provider *p, const char *const *ids, size_t n,
 			   int64_t expires_at, struct gc_error *err)
 {
+	const struct batch_args a = { .op = BATCH_EXPIRY, .expires_at = expires_at };
+
 	if (!p->ops->set_expiry)
 		return unsupported(p, "moving an instance's expiry", err);
-	return by_batches(p, ids, n, true, expires_at, err);
+	return by_batches(p, ids, n, &a, err);
+}
+
+int gc_provider_set_tag(struct gc_provider *p, const char *const *ids, size_t n, const char *key,
+			const char *value, struct gc_error *err)
+{
+	const struct batch_args a = { .op = BATCH_TAG, .key = key, .value = value };
+
+	if (!p->ops->set_tag)
+		return unsupported(p, "retagging an instance", err);
+	return by_batches(p, ids, n, &a, err);
 }
 
 int gc_provider_list_resources(struct gc_provider *p, enum gc_resource_kind kind,

@@ -559,6 +559,11 @@ struct gc_provider_ops {
 	int (*attach_address)(struct gc_provider *p, const char *id, const char *instance_id,
 			      struct gc_error *err);
 	int (*delete_address)(struct gc_provider *p, const char *id, struct gc_error *err);
+	/* Sets the tag key to value on running instances (at most max_terminate_batch) in
+	 * place, or removes it where value is NULL: the tagging calls set_expiry's tag uses
+	 * (docs/internals/providers.md, "Retagging"). */
+	int (*set_tag)(struct gc_provider *p, const char *const *ids, size_t n, const char *key,
+		       const char *value, struct gc_error *err);
 };
 
 /* Per-driver counters, for tests, benchmarks and the verbose summary. */
@@ -614,6 +619,9 @@ int gc_provider_terminate(struct gc_provider *p, const char *const *ids, size_t 
 /* set_expiry for any number of ids, in batches of ops->max_terminate_batch. */
 int gc_provider_set_expiry(struct gc_provider *p, const char *const *ids, size_t n,
 			   int64_t expires_at, struct gc_error *err);
+/* set_tag for any number of ids, in batches of ops->max_terminate_batch. */
+int gc_provider_set_tag(struct gc_provider *p, const char *const *ids, size_t n, const char *key,
+			const char *value, struct gc_error *err);
 int gc_provider_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 			       const struct gc_tag_filter *tags, size_t n_tags,
 			       struct gc_resource_list *out, struct gc_error *err);

@@ -99,6 +99,7 @@ const struct gc_provider_ops gc_provider_alibaba = {
 	.create = ali_create,
 	.terminate = ali_terminate,
 	.set_expiry = ali_set_expiry,
+	.set_tag = ali_set_tag,
 	.list_resources = ali_list_resources,
 	.import_keypair = ali_import_keypair,
 	.delete_keypair = ali_delete_keypair,

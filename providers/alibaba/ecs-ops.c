@@ -877,28 +877,26 @@ int ali_terminate(struct gc_provider *p, const char *const *ids, size_t n, struc
 /* TagResources / UntagResources take at most 50 ResourceId.N (ECS API reference). */
 #define ALI_TAG_BATCH 50
 
-/* The expires-at tag of ids, set (expires_at) or removed (0). */
-static int expiry_tags(struct gc_provider *p, const char *const *ids, size_t n, int64_t expires_at,
-		       struct gc_error *err)
+/* A tag of ids set by TagResources or, without a value, removed by UntagResources. */
+int ali_set_tag(struct gc_provider *p, const char *const *ids, size_t n, const char *key,
+		const char *value, struct gc_error *err)
 {
 	for (size_t i = 0; i < n; i += ALI_TAG_BATCH) {
 		struct gc_params params = GC_PARAMS_INIT;
 		struct gc_buf body;
-		char when[21];
 		int rc;
 
 		gc_params_add(&params, "ResourceType", "instance");
 		for (size_t k = i; k < n && k < i + ALI_TAG_BATCH; k++)
 			addf(&params, ids[k], "ResourceId.%zu", k - i + 1);
-		if (expires_at) {
-			gc_format_rfc3339(expires_at, when);
-			gc_params_add(&params, "Tag.1.Key", GC_TAG_EXPIRES_AT);
-			gc_params_add(&params, "Tag.1.Value", when);
+		if (value) {
+			gc_params_add(&params, "Tag.1.Key", key);
+			gc_params_add(&params, "Tag.1.Value", value);
 		} else {
-			gc_params_add(&params, "TagKey.1", GC_TAG_EXPIRES_AT);
+			gc_params_add(&params, "TagKey.1", key);
 		}
-		rc = ali_ecs_call(p, expires_at ? "TagResources" : "UntagResources", &params, 0,
-				  false, &body, err);
+		rc = ali_ecs_call(p, value ? "TagResources" : "UntagResources", &params, 0, false,
+				  &body, err);
 		gc_params_release(&params);
 		gc_buf_release(&body);
 		if (rc != 0)
@@ -912,7 +910,7 @@ static int expiry_tags(struct gc_provider *p, const char *const *ids, size_t n, 
 int ali_set_expiry(struct gc_provider *p, const char *const *ids, size_t n, int64_t expires_at,
 		   struct gc_error *err)
 {
-	char when[32];
+	char when[32], tag[21];
 
 	if (expires_at && release_time(expires_at, when, err) != 0)
 		return -1;
@@ -931,7 +929,9 @@ int ali_set_expiry(struct gc_provider *p, const char *const *ids, size_t n, int6
 		if (rc != 0)
 			return -1;
 	}
-	return expiry_tags(p, ids, n, expires_at, err);
+	if (expires_at)
+		gc_format_rfc3339(expires_at, tag);
+	return ali_set_tag(p, ids, n, GC_TAG_EXPIRES_AT, expires_at ? tag : NULL, err);
 }
 
 /* ---- key pairs and security groups ------------------------------------------------------------ */

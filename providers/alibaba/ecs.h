@@ -149,6 +149,8 @@ int ali_create(struct gc_provider *p, const struct gc_create_request *req,
 int ali_terminate(struct gc_provider *p, const char *const *ids, size_t n, struct gc_error *err);
 int ali_set_expiry(struct gc_provider *p, const char *const *ids, size_t n, int64_t expires_at,
 		   struct gc_error *err);
+int ali_set_tag(struct gc_provider *p, const char *const *ids, size_t n, const char *key,
+		const char *value, struct gc_error *err);
 int ali_list_resources(struct gc_provider *p, enum gc_resource_kind kind,
 		       const struct gc_tag_filter *tags, size_t n_tags,
 		       struct gc_resource_list *out, struct gc_error *err);

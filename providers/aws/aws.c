@@ -79,6 +79,7 @@ const struct gc_provider_ops gc_provider_aws = {
 	.create = aws_create,
 	.terminate = aws_terminate,
 	.set_expiry = aws_set_expiry,
+	.set_tag = aws_set_tag,
 	.list_resources = aws_list_resources,
 	.import_keypair = aws_import_keypair,
 	.delete_keypair = aws_delete_keypair,

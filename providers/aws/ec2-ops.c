@@ -686,28 +686,35 @@ int aws_terminate(struct gc_provider *p, const char *const *ids, size_t n, struc
 
 /* ---- expiry ------------------------------------------------------------------------------- */
 
-/* The expires-at tag by CreateTags / DeleteTags. EC2's own timer is the power-off the
- * launch's user-data set up, which no API call reaches: it stays (no GC_CAP_TTL_MOVES). */
-int aws_set_expiry(struct gc_provider *p, const char *const *ids, size_t n, int64_t expires_at,
-		   struct gc_error *err)
+/* A tag set by CreateTags or, without a value, removed by DeleteTags (whatever its value). */
+int aws_set_tag(struct gc_provider *p, const char *const *ids, size_t n, const char *key,
+		const char *value, struct gc_error *err)
 {
 	struct gc_params params = GC_PARAMS_INIT;
 	struct gc_buf body;
-	char when[21];
 	int ret;
 
 	for (size_t i = 0; i < n; i++)
 		addf(&params, ids[i], "ResourceId.%zu", i + 1);
-	gc_params_add(&params, "Tag.1.Key", GC_TAG_EXPIRES_AT);
-	if (expires_at) {
-		gc_format_rfc3339(expires_at, when);
-		gc_params_add(&params, "Tag.1.Value", when);
-	}
-	ret = aws_ec2_call(p, expires_at ? "CreateTags" : "DeleteTags", &params, 0, false, &body,
-			   err);
+	gc_params_add(&params, "Tag.1.Key", key);
+	if (value)
+		gc_params_add(&params, "Tag.1.Value", value);
+	ret = aws_ec2_call(p, value ? "CreateTags" : "DeleteTags", &params, 0, false, &body, err);
 	gc_params_release(&params);
 	gc_buf_release(&body);
 	return ret;
+}
+
+/* The expires-at tag only. EC2's own timer is the power-off the launch's user-data set up,
+ * which no API call reaches: it stays (no GC_CAP_TTL_MOVES). */
+int aws_set_expiry(struct gc_provider *p, const char *const *ids, size_t n, int64_t expires_at,
+		   struct gc_error *err)
+{
+	char when[21];
+
+	if (expires_at)
+		gc_format_rfc3339(expires_at, when);
+	return aws_set_tag(p, ids, n, GC_TAG_EXPIRES_AT, expires_at ? when : NULL, err);
 }
 
 /* ---- key pairs and security groups --------------------------------------------------------- */

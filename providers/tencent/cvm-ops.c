@@ -1382,30 +1382,26 @@ fail:
 	return -1;
 }
 
-/* The expires-at tag, by the Tag service: unbound (DetachResourcesTag), then bound to the
- * new value (AttachResourcesTag), 50 instances a call. */
-static int move_tags(struct gc_provider *p, const char *const *ids, size_t n, int64_t expires_at,
-		     struct gc_error *err)
+/* A tag, by the Tag service: unbound (DetachResourcesTag), then bound to value
+ * (AttachResourcesTag) unless it is NULL, 50 instances a call. */
+int tc_set_tag(struct gc_provider *p, const char *const *ids, size_t n, const char *key,
+	       const char *value, struct gc_error *err)
 {
-	char when[21];
-
-	gc_format_rfc3339(expires_at, when);
 	for (size_t i = 0; i < n; i += TC_TAG_BATCH) {
 		size_t k = n - i < TC_TAG_BATCH ? n - i : TC_TAG_BATCH;
 
 		if (plain_call(p, TC_TAG, "DetachResourcesTag",
 			       json_pack("{s:s, s:o, s:s, s:s, s:s}", "ServiceType", "cvm",
-					 "ResourceIds", ids_json(ids + i, k), "TagKey",
-					 GC_TAG_EXPIRES_AT, "ResourceRegion", p->region,
-					 "ResourcePrefix", "instance"),
+					 "ResourceIds", ids_json(ids + i, k), "TagKey", key,
+					 "ResourceRegion", p->region, "ResourcePrefix", "instance"),
 			       err) != 0)
 			return -1;
-		if (expires_at &&
+		if (value &&
 		    plain_call(p, TC_TAG, "AttachResourcesTag",
 			       json_pack("{s:s, s:o, s:s, s:s, s:s, s:s}", "ServiceType", "cvm",
-					 "ResourceIds", ids_json(ids + i, k), "TagKey",
-					 GC_TAG_EXPIRES_AT, "TagValue", when, "ResourceRegion",
-					 p->region, "ResourcePrefix", "instance"),
+					 "ResourceIds", ids_json(ids + i, k), "TagKey", key,
+					 "TagValue", value, "ResourceRegion", p->region,
+					 "ResourcePrefix", "instance"),
 			       err) != 0)
 			return -1;
 	}
@@ -1415,13 +1411,19 @@ static int move_tags(struct gc_provider *p, const char *const *ids, size_t n, in
 int tc_set_expiry(struct gc_provider *p, const char *const *ids, size_t n, int64_t expires_at,
 		  struct gc_error *err)
 {
+	char when[21];
+
 	if (expires_at && expires_at < (int64_t)time(NULL) + TC_TIMER_LEAD_S)
 		return gc_error_set(err, GC_EINVALID,
 				    "the expiry time is less than 5 minutes away, and CVM's "
 				    "termination timer needs at least that");
 	if (n == 0)
 		return 0;
-	return move_timers(p, ids, n, expires_at, err) ? -1 : move_tags(p, ids, n, expires_at, err);
+	if (move_timers(p, ids, n, expires_at, err) != 0)
+		return -1;
+	if (expires_at)
+		gc_format_rfc3339(expires_at, when);
+	return tc_set_tag(p, ids, n, GC_TAG_EXPIRES_AT, expires_at ? when : NULL, err);
 }
 
 /* ---- key pairs ----------------------------------------------------------------------------- */

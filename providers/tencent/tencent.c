@@ -132,6 +132,7 @@ const struct gc_provider_ops gc_provider_tencent = {
 	.create = tc_create,
 	.terminate = tc_terminate,
 	.set_expiry = tc_set_expiry,
+	.set_tag = tc_set_tag,
 	.list_resources = tc_list_resources,
 	.import_keypair = tc_import_keypair,
 	.delete_keypair = tc_delete_keypair,

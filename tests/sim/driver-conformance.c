@@ -386,6 +386,49 @@ static void test_set_expiry(void **state)
 	gc_instance_list_release(&got);
 }
 
+/* set_tag sets a tag of running instances in place (the idle stop: lifecycle.idle changed),
+ * Describe reads it back, and a NULL value removes it; the instances keep running. */
+static void test_set_tag(void **state)
+{
+	struct gc_tag_filter mine[] = { { GC_TAG_CLUSTER, CLUSTER } };
+	struct gc_discover_query q = { mine, 1, false };
+	struct gc_create_request r = launch_req(2, "gc-retag");
+	struct gc_instance_list got, now;
+	const struct gc_instance *in;
+	const char *ids[2];
+	struct gc_error err;
+
+	(void)state;
+	gc_instance_list_init(&got);
+	gc_error_init(&err);
+	launch_ok(&r, &got);
+	advance_ms(2000);
+	ids[0] = got.items[0].id;
+	ids[1] = got.items[1].id;
+	for (int round = 0; round < 3; round++) {
+		const char *value = round == 0 ? "1800" : round == 1 ? "2700" : NULL;
+		int64_t secs = round == 0 ? 1800 : round == 1 ? 2700 : 0;
+
+		assert_int_equal(gc_provider_set_tag(prov, ids, 2, GC_TAG_IDLE, value, &err), 0);
+		gc_instance_list_init(&now);
+		assert_int_equal(gc_provider_discover(prov, &q, &now, &err), 0);
+		for (size_t i = 0; i < 2; i++) {
+			in = listed(&now, ids[i]);
+			assert_non_null(in);
+			assert_int_equal(in->state, GC_STATE_RUNNING);
+			if (value) {
+				assert_string_equal(gc_instance_tag(in, GC_TAG_IDLE), value);
+			} else {
+				assert_null(gc_instance_tag(in, GC_TAG_IDLE));
+			}
+			assert_int_equal(in->idle_s, secs);
+			assert_string_equal(gc_instance_tag(in, "team"), "research"); /* kept */
+		}
+		gc_instance_list_release(&now);
+	}
+	gc_instance_list_release(&got);
+}
+
 /* ---- key pairs and security groups ------------------------------------------------------- */
 
 static void test_keypairs(void **state)
@@ -1232,6 +1275,7 @@ int main(int argc, char **argv)
 		CASE(test_lost_answer),
 		CASE(test_terminate_gone),
 		CASE(test_set_expiry), /* issue 18 */
+		CASE(test_set_tag),    /* issue 14: lifecycle.idle changed */
 		CASE(test_keypairs),
 		CASE(test_secgroups),
 		CASE(test_secgroup_rules), /* issue 19 */

@@ -69,6 +69,7 @@ enum op {
 	OP_TYPE_ZONES,
 	OP_MKPL,
 	OP_DELPL,
+	OP_SET_TAG,
 	OP_N,
 };
 
@@ -441,6 +442,32 @@ static int fake_terminate(struct gc_provider *p, const char *const *ids, size_t 
 	return hit ? fault_err(err) : 0;
 }
 
+/* set_tag: the tag set (or removed: gone from the tags, and idle_s read as none) */
+static int fake_set_tag(struct gc_provider *p, const char *const *ids, size_t n, const char *key,
+			const char *value, struct gc_error *err)
+{
+	if (fault_hit(p, OP_SET_TAG))
+		return fault_err(err);
+	for (size_t k = 0; k < n; k++) {
+		struct gc_instance *in = &must_find(ids[k])->in;
+
+		if (value) {
+			gc_instance_set_tag(in, key, value);
+			continue;
+		}
+		for (size_t i = 0; i < in->n_tags; i++)
+			if (strcmp(in->tags[i].key, key) == 0) {
+				free(in->tags[i].key);
+				free(in->tags[i].value);
+				in->tags[i] = in->tags[--in->n_tags];
+				break;
+			}
+		if (strcmp(key, GC_TAG_IDLE) == 0)
+			in->idle_s = 0;
+	}
+	return 0;
+}
+
 static struct fres *fake_res_add(enum gc_resource_kind kind, const char *name, const char *cluster)
 {
 	struct fres *r;
@@ -642,7 +669,7 @@ static int fake_addr(struct gc_provider *p, char **out, struct gc_error *err)
 	.discover = fake_discover, .create = fake_create, .terminate = fake_terminate,             \
 	.list_resources = fake_list, .import_keypair = fake_import, .delete_keypair = fake_delkey, \
 	.create_secgroup = fake_mksg, .delete_secgroup = fake_delsg, .resolve_image = fake_image,  \
-	.price = fake_price, .zones = fake_zones
+	.price = fake_price, .zones = fake_zones, .set_tag = fake_set_tag
 
 static const struct gc_provider_ops fake_ops = {
 	.name = "fake",
@@ -1070,6 +1097,56 @@ static void test_idle_tag(void **state)
 	assert_int_equal(F.insts[0].in.idle_s, 600);
 	gc_instance_set_tag(&F.insts[0].in, GC_TAG_IDLE, "-5");
 	assert_int_equal(F.insts[0].in.idle_s, 0);
+	gc_instance_set_tag(&F.insts[0].in, GC_TAG_IDLE, "1800");
+
+	/* lifecycle.idle changed: the kept nodes are retagged in place, one call for both
+	 * (max_terminate_batch 3), nothing launched or terminated */
+	up(t,
+	   HEAD "  - name: workers\n"
+		"    count: 2\n"
+		"    instance_types: [g5.xlarge]\n"
+		"lifecycle: {idle: 45m}\n");
+	memset(F.calls, 0, sizeof(F.calls));
+	assert_int_equal(apply(t, &rep, &err), 0);
+	assert_int_equal(F.calls[OP_SET_TAG], 1);
+	assert_int_equal(F.calls[OP_CREATE] + F.calls[OP_TERMINATE], 0);
+	assert_int_equal(F.n_insts, 2);
+	for (size_t i = 0; i < F.n_insts; i++) {
+		assert_string_equal(gc_instance_tag(&F.insts[i].in, GC_TAG_IDLE), "2700");
+		assert_int_equal(F.insts[i].in.idle_s, 2700);
+	}
+	gc_engine_report_release(&rep);
+	/* again: nothing to retag */
+	assert_int_equal(apply(t, &rep, &err), 0);
+	assert_int_equal(F.calls[OP_SET_TAG], 1);
+	gc_engine_report_release(&rep);
+
+	/* one node retagged by hand: only it is sent */
+	gc_instance_set_tag(&F.insts[1].in, GC_TAG_IDLE, "600");
+	F.fail_op = OP_SET_TAG;
+	F.fail_at = 1;
+	F.fail_code = GC_ETHROTTLED;
+	assert_int_equal(apply(t, &rep, &err), -1); /* the run's error, told once */
+	assert_int_equal(err.code, GC_ETHROTTLED);
+	assert_non_null(strstr(err.message, "cannot set the idle stop of 1 node: injected"));
+	gc_engine_report_release(&rep);
+	F.fail_op = -1;
+	assert_int_equal(F.calls[OP_SET_TAG], 2);
+	assert_int_equal(F.insts[1].in.idle_s, 600);
+
+	/* lifecycle.idle dropped: the tag is removed from both */
+	up(t,
+	   HEAD "  - name: workers\n"
+		"    count: 2\n"
+		"    instance_types: [g5.xlarge]\n");
+	assert_int_equal(apply(t, &rep, &err), 0);
+	assert_int_equal(F.calls[OP_SET_TAG], 3);
+	assert_int_equal(F.calls[OP_CREATE] + F.calls[OP_TERMINATE], 0);
+	for (size_t i = 0; i < F.n_insts; i++) {
+		assert_null(gc_instance_tag(&F.insts[i].in, GC_TAG_IDLE));
+		assert_int_equal(F.insts[i].in.idle_s, 0);
+	}
+	gc_engine_report_release(&rep);
 }
 
 static void test_create_in_batches(void **state)

@@ -1649,6 +1649,107 @@ static void test_render_json(void **state)
 	gc_buf_release(&b);
 }
 
+/* spec_fmt (2 workers, no ttl, no limit) with "  idle: IDLE" in lifecycle ("": none). */
+static void fx_init_idle(struct fx *f, const char *idle)
+{
+	char text[1024], line[64] = "", *at;
+
+	snprintf(text, sizeof(text), spec_fmt, 2u, "100");
+	if (*idle)
+		snprintf(line, sizeof(line), "  idle: %s\n", idle);
+	at = strstr(text, "  ttl: 12h\n");
+	memmove(at + strlen(line), at + strlen("  ttl: 12h\n"),
+		strlen(at + strlen("  ttl: 12h\n")) + 1);
+	memcpy(at, line, strlen(line));
+	fx_init_text(f, text);
+}
+
+/* A kept node whose gpucluster:idle tag is not lifecycle.idle's is retagged in place; only
+ * kept nodes, only those that differ (a tag that is not seconds included). */
+static void test_idle_change(void **state)
+{
+	struct fx f;
+	struct gc_buf b = GC_BUF_INIT(GC_BUF_DEFAULT_MAX);
+	json_error_t jerr;
+	json_t *doc, *nodes;
+
+	(void)state;
+	/* the idle stop the nodes were launched with: no change */
+	fx_init_idle(&f, "30m");
+	gc_instance_set_tag(head(&f, "i-10"), GC_TAG_IDLE, "1800");
+	gc_instance_set_tag(worker(&f, "i-01", 1), GC_TAG_IDLE, "1800");
+	gc_instance_set_tag(worker(&f, "i-02", 2), GC_TAG_IDLE, "1800");
+	build_ok(&f);
+	assert_false(gc_plan_has_changes(&f.plan));
+	assert_int_equal(f.plan.n_idle, 0);
+	assert_string_equal(f.plan.idle_tag, "1800");
+	fx_release(&f);
+
+	/* 30m -> 45m: the nodes that differ, and only the kept ones */
+	fx_init_idle(&f, "45m");
+	gc_instance_set_tag(head(&f, "i-10"), GC_TAG_IDLE, "30m"); /* not seconds */
+	gc_instance_set_tag(worker(&f, "i-01", 1), GC_TAG_IDLE, "1800");
+	gc_instance_set_tag(worker(&f, "i-02", 2), GC_TAG_IDLE, "2700"); /* already 45m */
+	gc_instance_set_tag(add(&f, "i-03", "workers", f.workers, GC_STATE_STOPPED, "g5.xlarge", 3),
+			    GC_TAG_IDLE, "1800");
+	build_ok(&f);
+	assert_true(gc_plan_has_changes(&f.plan));
+	assert_int_equal(f.plan.n_idle, 2);
+	assert_string_equal(f.plan.idle_tag, "2700");
+	assert_int_equal(f.plan.n_create + f.plan.n_terminate + f.plan.n_replace, 0);
+	assert_true(node(&f.plan, "i-01")->idle_moves);
+	assert_true(node(&f.plan, "i-10")->idle_moves);
+	assert_false(node(&f.plan, "i-02")->idle_moves);
+	assert_action(&f.plan, "i-03", GC_PLAN_IGNORE, NULL);
+	assert_false(node(&f.plan, "i-03")->idle_moves);
+	assert_int_equal(gc_plan_render_text(&b, &f.plan, f.spec, false), 0);
+	assert_contains(b.data,
+			"  ~ i-01  running  g5.xlarge  us-east-1a  idle stop 30m -> 45m "
+			"(lifecycle.idle, in place)\n");
+	assert_contains(b.data, "idle stop '30m' -> 45m (lifecycle.idle, in place)\n");
+	assert_contains(b.data, ", idle stop of 2 nodes set to 45m.\n");
+	gc_buf_reset(&b);
+	assert_int_equal(gc_plan_render_json(&b, &f.plan, f.spec, NULL), 0);
+	doc = json_loads(b.data, 0, &jerr);
+	if (!doc)
+		fail_msg("bad JSON at %d: %s\n%s", jerr.line, jerr.text, b.data);
+	assert_json_int(get(doc, "summary"), "idle", 2);
+	nodes = get(json_array_get(get(doc, "groups"), 0), "nodes");
+	for (size_t i = 0; i < json_array_size(nodes); i++) {
+		json_t *n = json_array_get(nodes, i);
+		const char *id = json_string_value(get(n, "id"));
+
+		if (strcmp(id, "i-01") == 0) {
+			assert_true(json_is_true(get(n, "idle_moves")));
+			assert_json_int(n, "idle_s", 1800);
+			assert_json_int(n, "new_idle_s", 2700);
+		} else if (strcmp(id, "i-02") == 0) {
+			assert_true(json_is_false(get(n, "idle_moves")));
+			assert_json_int(n, "new_idle_s", 2700);
+		}
+	}
+	json_decref(doc);
+	fx_release(&f);
+
+	/* lifecycle.idle dropped: the tag goes, in place; nodes without one stay as they are */
+	fx_init_idle(&f, "");
+	head(&f, "i-10");
+	gc_instance_set_tag(worker(&f, "i-01", 1), GC_TAG_IDLE, "1800");
+	worker(&f, "i-02", 2);
+	build_ok(&f);
+	assert_int_equal(f.plan.n_idle, 1);
+	assert_string_equal(f.plan.idle_tag, "");
+	assert_true(node(&f.plan, "i-01")->idle_moves);
+	assert_false(node(&f.plan, "i-02")->idle_moves);
+	assert_false(node(&f.plan, "i-10")->idle_moves);
+	gc_buf_reset(&b);
+	assert_int_equal(gc_plan_render_text(&b, &f.plan, f.spec, false), 0);
+	assert_contains(b.data, "idle stop 30m -> none (lifecycle.idle, in place)\n");
+	assert_contains(b.data, ", idle stop of 1 node removed.\n");
+	fx_release(&f);
+	gc_buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1678,6 +1779,7 @@ int main(void)
 		cmocka_unit_test(test_render_text),
 		cmocka_unit_test(test_render_text_no_changes),
 		cmocka_unit_test(test_render_json),
+		cmocka_unit_test(test_idle_change),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
