@@ -74,11 +74,12 @@ wait_busy() {
 	fail "the watcher never said busy=$1 after $2: $(cat "$work/out")"
 }
 
-# list_idle NODES STOPPED: `list` (this region) shows e2e-idle with NODES live nodes, its
-# 30m idle stop and STOPPED stopped nodes, in text and JSON; the cost is the live nodes'
+# list_idle NODES STOPPED [IDLE SECONDS]: `list` (this region) shows e2e-idle with NODES live
+# nodes, its idle stop (30m, 1800 s; "-" and null for none) and STOPPED stopped nodes, in
+# text and JSON; the cost is the live nodes'
 list_idle() {
-	local idle=30m line
-	[ "$2" = 0 ] || idle="30m, $2 stopped"
+	local idle=${3:-30m} secs=${4:-1800} line
+	[ "$2" = 0 ] || idle="$idle, $2 stopped"
 	gc_ok list --cloud "$CLOUD" --endpoint "$ENDPOINT" --region "$REGION"
 	head -n 1 "$work/out" | grep -Eq ' +EXPIRES +IDLE$' || fail "list's header: $(cat "$work/out")"
 	line=$(grep -E "^$CLOUD +$REGION +e2e-idle " "$work/out") || fail "list: $(cat "$work/out")"
@@ -89,11 +90,12 @@ list_idle() {
 			<<<"$line"
 	fi || fail "list's line is not $1 node(s), $idle: $line"
 	gc_ok list -o json --cloud "$CLOUD" --endpoint "$ENDPOINT" --region "$REGION"
-	jq -e --argjson n "$1" --argjson s "$2" '[.clusters[] | select(.name == "e2e-idle")]
-		| length == 1 and .[0].nodes == $n and .[0].stopped == $s and .[0].idle_after_s == 1800
+	jq -e --argjson n "$1" --argjson s "$2" --argjson i "$secs" '[.clusters[]
+		| select(.name == "e2e-idle")] | length == 1 and .[0].nodes == $n
+		and .[0].stopped == $s and .[0].idle_after_s == $i
 		and (if $n == 0 then .[0].cost_per_hour == 0 and .[0].currency == null
 			else .[0].cost_per_hour > 0 end)' "$work/out" >/dev/null ||
-		fail "list -o json is not $1 node(s), 1800 s, $2 stopped: $(cat "$work/out")"
+		fail "list -o json is not $1 node(s), $secs s, $2 stopped: $(cat "$work/out")"
 }
 
 # --- lifecycle.idle ------------------------------------------------------------------------
@@ -113,6 +115,46 @@ grep -q 'IDLE_S=1800' "$work/out" || fail "the watcher's idle time is not 30m: $
 lap "applied: the idle watcher runs"
 # list: the idle stop from the node's gpucluster:idle tag, nothing stopped
 list_idle 1 0
+
+# lifecycle.idle changed mid-life: plan shows the kept node retagged in place, apply does it
+# (no node created or replaced, the watcher rerun with the new time), list shows it; then
+# dropped (the tag goes: "-"), and back to 30m for what follows
+idle_tag() {
+	state
+	jq -r --arg id "$id" '.instances[] | select(.id == $id) | .tags["gpucluster:idle"] // "-"' \
+		"$work/state.json"
+}
+made=$(creates)
+idle_spec $'lifecycle:\n  ttl: 1h\n  idle: 45m'
+gc_ok plan "$work/s.yaml"
+grep -Eq "~ $id .* idle stop 30m -> 45m \(lifecycle.idle, in place\)" "$work/out" ||
+	fail "plan does not retag the kept node: $(cat "$work/out")"
+grep -q ', idle stop of 1 node set to 45m.' "$work/out" || fail "plan's summary: $(cat "$work/out")"
+gc_ok apply -y "$work/s.yaml"
+[ "$(node_id)" = "$id" ] || fail "apply replaced node $id"
+[ "$(alive e2e-idle)" = 1 ] || fail "apply launched a node"
+[ "$(idle_tag)" = 2700 ] || fail "node $id's idle tag is $(idle_tag), not 2700"
+list_idle 1 0 45m 2700
+gc_ok exec "$work/s.yaml" -- 'cat /etc/gpucluster/idle.env'
+grep -q 'IDLE_S=2700' "$work/out" || fail "the watcher's idle time is not 45m: $(cat "$work/out")"
+idle_spec $'lifecycle:\n  ttl: 1h'
+gc_ok apply -y "$work/s.yaml"
+# the watcher stays (no step removes it): apply says so and how to stop it, which works
+grep -q "lifecycle.idle removed: .*'gpucluster exec FILE -- sudo systemctl disable --now gpucluster-idle'" \
+	"$work/err" || fail "apply does not say the watcher stays: $(cat "$work/err")"
+[ "$(idle_tag)" = - ] || fail "node $id keeps its idle tag: $(idle_tag)"
+list_idle 1 0 - null
+gc_ok exec "$work/s.yaml" -- 'sudo systemctl disable --now gpucluster-idle;
+	systemctl is-active gpucluster-idle || true'
+grep -qx inactive "$work/out" || fail "the watcher still runs: $(cat "$work/out")"
+idle_spec $'lifecycle:\n  ttl: 1h\n  idle: 30m'
+gc_ok apply -y "$work/s.yaml"
+[ "$(idle_tag)" = 1800 ] || fail "node $id is not back to 30m: $(idle_tag)"
+[ "$(node_id)" = "$id" ] || fail "apply replaced node $id"
+[ "$(creates)" = "$made" ] || fail "changing lifecycle.idle created something"
+gc_ok exec "$work/s.yaml" -- 'systemctl is-active gpucluster-idle'
+grep -qx active "$work/out" || fail "the restored watcher is not running: $(cat "$work/out")"
+lap "lifecycle.idle changed, dropped, restored: node $id retagged in place"
 # status: the time to the idle stop, beside the TTL, in text and JSON
 gc_ok status "$work/s.yaml"
 grep -Eq 'idle stop: in (29|30)m' "$work/out" || fail "status gives no idle stop: $(cat "$work/out")"
