@@ -213,7 +213,7 @@ const struct gc_step_def gc_steps[] = {
 		      { "ON_PREEMPT_TIMEOUT", "lifecycle.on_preempt_timeout", in_on_preempt_timeout },
 		      { "NOTICE", "provider.name", in_notice },
 		      { "HOOK_USER", "ssh.user", in_ssh_user } } },
-	{ .name = "idle", .wanted = want_idle,
+	{ .name = "idle", .wanted = want_idle, .undo = true,
 	  .inputs = { { "IDLE_S", "lifecycle.idle", in_idle },
 		      { "HOOK_USER", "ssh.user", in_ssh_user } } },
 	{ .name = GC_STEP_SMOKE, .guard = GC_STEP_GUARD_SMOKE, .rerun = GC_STEP_RERUN_PER_BOOT,

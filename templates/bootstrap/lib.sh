@@ -186,6 +186,18 @@ EOF
 		die "cannot start $name.service"
 }
 
+# remove_watcher NAME FILE...: undoes install_watcher: stops and disables NAME.service,
+# removes its unit and FILEs (what would act on its own); nothing to do is not an error.
+remove_watcher() {
+	local name=$1
+	shift
+	as_root systemctl disable --now "$name" </dev/null >/dev/null 2>&1 || true
+	as_root rm -f "/etc/systemd/system/$name.service" "$@"
+	as_root systemctl daemon-reload </dev/null
+	! as_root systemctl is-active --quiet "$name" </dev/null ||
+		die "cannot stop $name.service"
+}
+
 boot_id() { cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown; }
 
 # --- the operating system ------------------------------------------------------------------
