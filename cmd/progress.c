@@ -227,7 +227,6 @@ static void plain_step_done(struct gc_cmd_progress *p, const struct gc_runner_ev
 {
 	const struct gc_runner_step_result *r = ev->result;
 	double el = (double)ev->step_elapsed_ms / 1000.0;
-
 	const char *undoes = ev->step < p->boot->n_steps ? p->boot->steps[ev->step].undoes : NULL;
 
 	switch (r->state) {
