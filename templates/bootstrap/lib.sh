@@ -191,7 +191,10 @@ EOF
 remove_watcher() {
 	local name=$1
 	shift
-	as_root systemctl disable --now "$name" </dev/null >/dev/null 2>&1 || true
+	# stop, then disable: a stop is also what a service manager that runs the unit until
+	# told otherwise (the emulator's) acts on
+	as_root systemctl stop "$name" </dev/null >/dev/null 2>&1 || true
+	as_root systemctl disable "$name" </dev/null >/dev/null 2>&1 || true
 	as_root rm -f "/etc/systemd/system/$name.service" "$@"
 	as_root systemctl daemon-reload </dev/null
 	! as_root systemctl is-active --quiet "$name" </dev/null ||
