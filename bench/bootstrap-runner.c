@@ -551,7 +551,7 @@ static void print_report(const struct gc_runner_report *rep, const struct gc_run
 			 size_t n_steps, const struct gc_runner_step *steps)
 {
 	for (size_t k = 0; k < n_steps; k++) {
-		size_t st[GC_STEP_CANCELLED + 1] = { 0 };
+		size_t st[GC_STEP_NOT_NEEDED + 1] = { 0 };
 		uint64_t sum = 0, max = 0;
 		unsigned reboots = 0, attempts = 0;
 

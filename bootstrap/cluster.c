@@ -446,18 +446,30 @@ static int add_table_step(struct gc_boot *b, const struct gc_spec *spec,
 			  const struct gc_step_def *d, struct gc_error *err)
 {
 	const char *script = script_of(b, d->name, err);
+	const char *name = d->name;
+	bool undo = false;
 
-	if (!gc_boot_step_wanted(b, spec, d))
-		return 0;
+	if (!gc_boot_step_wanted(b, spec, d)) {
+		/* not wanted: where it ran before, NAME-undo removes what it installed (the
+		 * runner runs it only where the step's marker is, and says nothing elsewhere) */
+		if (!d->undo)
+			return 0;
+		undo = true;
+		name = own(b, gc_xasprintf("%s" GC_STEP_UNDO_SUFFIX, d->name));
+	}
 	if (!script)
 		return -1;
 	if (strcmp(d->name, GC_STEP_SMOKE) == 0)
 		b->smoke_step = b->n_steps;
-	add_step(b, d->name, script, 0, d->rerun);
+	add_step(b, name, script, 0, undo ? GC_STEP_RERUN_ON_CHANGE : d->rerun);
+	if (undo) {
+		b->steps[b->n_steps - 1].undoes = d->name;
+		add_var(b, name, "UNDO", "1", true);
+	}
 	for (size_t k = 0; k < GC_STEP_MAX_INPUTS && d->inputs[k].var; k++) {
 		char *value = d->inputs[k].value(spec);
 
-		add_var(b, d->name, d->inputs[k].var, value, d->inputs[k].unhashed);
+		add_var(b, name, d->inputs[k].var, value, d->inputs[k].unhashed);
 		free(value);
 	}
 	return 0;

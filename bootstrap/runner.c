@@ -25,6 +25,7 @@
 #define POLL_MAX_MS	  100 /* how often cancellation is polled at least */
 #define STEP_NAME_MAX	  64
 #define SKIP_SENTINEL	  "gpucluster: skipped: done "
+#define UNNEEDED_SENTINEL "gpucluster: not needed: never ran\n"
 #define FILES_STAMP	  ".gc-files"
 
 enum nstate {
@@ -97,6 +98,7 @@ const char *gc_step_state_name(enum gc_step_state s)
 	case GC_STEP_SKIPPED: return "skipped: done";
 	case GC_STEP_FAILED: return "failed";
 	case GC_STEP_CANCELLED: return "cancelled";
+	case GC_STEP_NOT_NEEDED: return "not needed";
 	}
 	return "?";
 }
@@ -203,6 +205,11 @@ static int validate(const struct gc_runner_opts *o, const struct gc_runner_node 
 			return gc_error_set(err, GC_EINVALID, "step '%s' has no script", s->name);
 		if (step_index(o, s->name) != k)
 			return gc_error_set(err, GC_EINVALID, "step '%s' is listed twice", s->name);
+		if (s->undoes && (!step_name_ok(s->undoes) || s->always || s->stream))
+			return gc_error_set(err, GC_EINVALID,
+					    "step '%s' undoes a step: it needs a good step name "
+					    "and cannot be `always` or stream",
+					    s->name);
 		if (s->stream && (!s->always || !o->cb.output))
 			return gc_error_set(err, GC_EINVALID,
 					    "step '%s' streams its output: it must be `always` "
@@ -330,8 +337,15 @@ static void step_hashes(const struct run *r, struct node *nd)
 		struct gc_buf b = GC_BUF_INIT(GC_BUF_DEFAULT_MAX);
 		struct gc_ssh_env *env;
 		bool *hashed;
-		size_t n = merge_env(r, nd, k, &env, &hashed);
+		size_t n;
 
+		if (s->undoes) { /* the chain goes on as if it were not there */
+			snprintf(nd->hash[k], sizeof(nd->hash[k]), "%s", prev);
+			snprintf(nd->res->steps[k].hash, sizeof(nd->res->steps[k].hash), "%s",
+				 prev);
+			continue;
+		}
+		n = merge_env(r, nd, k, &env, &hashed);
 		gc_buf_addf(&b, "gpucluster-step-v1\nstep %s\nscript %zu\n", s->name,
 			    script_len(s));
 		gc_buf_add(&b, s->script, script_len(s));
@@ -744,7 +758,7 @@ static void step_command(struct run *r, struct node *nd, struct gc_buf *c)
 {
 	const struct gc_runner_step *s = &r->o->steps[nd->step];
 	uint64_t t = s->timeout_ms ? s->timeout_ms : r->step_timeout_ms;
-	bool marker = !s->always, force = nd->step >= r->force_from;
+	bool marker = !s->always && !s->undoes, force = nd->step >= r->force_from;
 	char value[GC_SHA256_HEX_LEN + GC_RUNNER_BOOT_ID_MAX + 2];
 
 	gc_buf_reset(c);
@@ -755,10 +769,15 @@ static void step_command(struct run *r, struct node *nd, struct gc_buf *c)
 	marker_value(r, nd, value, sizeof(value));
 	gc_buf_addstr(c, "; gc_h=");
 	gc_sh_quote(c, value);
-	gc_buf_addf(c, "; gc_n=%s; gc_k=%d; gc_f=%d; gc_t=%llu\n", s->name, marker, force,
-		    (unsigned long long)((t + 999) / 1000 + REMOTE_GRACE_S));
+	gc_buf_addf(c, "; gc_n=%s; gc_k=%d; gc_f=%d; gc_t=%llu; gc_u=%s\n", s->name, marker, force,
+		    (unsigned long long)((t + 999) / 1000 + REMOTE_GRACE_S),
+		    s->undoes ? s->undoes : "");
 	gc_buf_addstr(
 		c,
+		/* an undo step: only where the step it undoes left its marker */
+		"if [ -n \"$gc_u\" ] && [ ! -f \"$gc_m/$gc_u.done\" ]; then\n"
+		"  cat >/dev/null; printf '" UNNEEDED_SENTINEL "' >&2; exit 0\n"
+		"fi\n"
 		"if [ \"$gc_k\" = 1 ] && [ \"$gc_f\" = 0 ] && "
 		"[ \"$(cat \"$gc_m/$gc_n.done\" 2>/dev/null)\" = \"$gc_h\" ]; then\n"
 		"  cat >/dev/null; echo \"" SKIP_SENTINEL "$gc_h\" >&2; exit 0\n"
@@ -785,6 +804,10 @@ static void step_command(struct run *r, struct node *nd, struct gc_buf *c)
 		"$gc_s tee \"$gc_m/.$gc_n.tmp\" >/dev/null && "
 		"$gc_s mv -f \"$gc_m/.$gc_n.tmp\" \"$gc_m/$gc_n.done\"; } 2>/dev/null ||\n"
 		"    echo \"gpucluster: warning: cannot write the step marker $gc_m/$gc_n.done\" >&2\n"
+		"fi\n"
+		"if [ \"$gc_rc\" = 0 ] && [ -n \"$gc_u\" ]; then\n"
+		"  $gc_s rm -f \"$gc_m/$gc_u.done\" 2>/dev/null ||\n"
+		"    echo \"gpucluster: warning: cannot remove the step marker $gc_m/$gc_u.done\" >&2\n"
 		"fi\n"
 		"exit \"$gc_rc\"\n");
 }
@@ -912,12 +935,22 @@ static bool skipped(const struct run *r, const struct node *nd)
 		memcmp(c->err.data + sl, value, hl) == 0 && c->err.data[sl + hl] == '\n';
 }
 
+/* An undo step on a node where the step it undoes never ran (the wrapper said so). */
+static bool not_needed(const struct run *r, const struct node *nd)
+{
+	const struct gc_ssh_result *c = &nd->cur;
+	size_t sl = strlen(UNNEEDED_SENTINEL);
+
+	return r->o->steps[nd->step].undoes && c->exit_status == 0 && c->out.len == 0 &&
+		c->err.len == sl && memcmp(c->err.data, UNNEEDED_SENTINEL, sl) == 0;
+}
+
 static void on_step(struct run *r, struct node *nd)
 {
 	struct gc_runner_step_result *sr = &nd->res->steps[nd->step];
 	const char *name = r->o->steps[nd->step].name;
 	int rc = nd->cur.exit_status;
-	bool skip = skipped(r, nd);
+	bool skip = skipped(r, nd), unneeded = not_needed(r, nd);
 	char line[320];
 
 	if (rc == GC_BOOTSTRAP_EXIT_REBOOT) {
@@ -947,8 +980,8 @@ static void on_step(struct run *r, struct node *nd)
 			     nd->spec->name, name, rc, line[0] ? ": " : "", line);
 		return;
 	}
-	if (skip) {
-		sr->state = GC_STEP_SKIPPED;
+	if (skip || unneeded) {
+		sr->state = skip ? GC_STEP_SKIPPED : GC_STEP_NOT_NEEDED;
 		gc_buf_reset(&sr->err);
 	} else {
 		sr->state = GC_STEP_OK;

@@ -72,6 +72,11 @@ struct gc_runner_step {
 	 * it again (it is a job, which must not start twice). Only for `always` steps (a
 	 * marked step's skip is recognised from its whole output) and with opts->cb.output. */
 	bool stream;
+	/* NULL, or the step this one undoes (the spec no longer wants it): it runs only where
+	 * that step's marker exists (elsewhere its state is GC_STEP_NOT_NEEDED), removes that
+	 * marker when it succeeds, has no marker of its own and leaves the chain of hashes as
+	 * if it were not there (docs/internals/ssh-runner.md, "Undo steps"). */
+	const char *undoes;
 };
 
 struct gc_runner_node {
@@ -90,6 +95,7 @@ enum gc_step_state {
 	GC_STEP_SKIPPED, /* its marker matched: done on an earlier run */
 	GC_STEP_FAILED,
 	GC_STEP_CANCELLED,
+	GC_STEP_NOT_NEEDED, /* an undo step where the step it undoes never ran: nothing to do */
 };
 
 const char *gc_step_state_name(enum gc_step_state s); /* "ok", "skipped: done", ... */

@@ -391,6 +391,8 @@ json_t *gc_cmd_boot_json(const struct gc_session *b)
 		for (size_t k = 0; k < nr->n_steps; k++) {
 			const struct gc_runner_step_result *sr = &nr->steps[k];
 
+			if (sr->state == GC_STEP_NOT_NEEDED) /* an undo step with nothing to undo */
+				continue;
 			json_array_append_new(
 				steps,
 				json_pack("{s:s, s:s, s:o, s:I, s:i, s:i}", "name",

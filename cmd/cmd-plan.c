@@ -103,19 +103,6 @@ static void warn_fixed_timer(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
 		    plan->n_expiry, plan->n_expiry == 1 ? "" : "s", ops->name);
 }
 
-/* lifecycle.idle dropped: the tag goes, but the watcher a node got at its bootstrap stays. */
-static void warn_idle_watcher(struct gc_cmd_ctx *ctx, const struct gc_plan *plan)
-{
-	if (!plan->n_idle || !ctx->spec || ctx->spec->lifecycle.idle_s)
-		return;
-	gc_out_warn(ctx->out,
-		    "lifecycle.idle removed: the idle tag of %u running node%s goes, but the idle "
-		    "watcher the bootstrap installed keeps its last setting until the node is "
-		    "replaced; 'gpucluster exec FILE -- sudo systemctl disable --now "
-		    "gpucluster-idle' stops it",
-		    plan->n_idle, plan->n_idle == 1 ? "" : "s");
-}
-
 /* A group allowed to mix types whose types carry different GPU models: a torchrun job
  * over two models runs at the slower one's pace, if it runs at all. */
 static void warn_mixed_gpus(struct gc_cmd_ctx *ctx)
@@ -203,7 +190,6 @@ static int show_plan(struct gc_cmd_ctx *ctx, const struct gc_plan *plan, json_t 
 	warn_world_open(ctx);
 	warn_cap(ctx, plan);
 	warn_fixed_timer(ctx, plan);
-	warn_idle_watcher(ctx, plan);
 	warn_mixed_gpus(ctx);
 	gc_buf_release(&b);
 	return rc;

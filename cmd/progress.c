@@ -60,6 +60,8 @@ static uint64_t now_ns(void)
 void gc_cmd_progress_begin(struct gc_cmd_progress *p, struct gc_cmd_ctx *ctx,
 			   const struct gc_boot *boot, const char *verb)
 {
+	size_t n_steps = 0;
+
 	memset(p, 0, sizeof(*p));
 	p->ctx = ctx;
 	p->boot = boot;
@@ -75,10 +77,13 @@ void gc_cmd_progress_begin(struct gc_cmd_progress *p, struct gc_cmd_ctx *ctx,
 		p->nodes[i].since_ns = p->start_ns;
 		gc_buf_init(&p->nodes[i].log, GROUP_LOG_MAX);
 	}
+	/* undo steps run only where there is something to undo: not counted here */
+	for (size_t k = 0; k < boot->n_steps; k++)
+		n_steps += !boot->steps[k].undoes;
 	if (p->show && !p->live && !p->terse)
 		gc_out_printf(ctx->out, ctx->out->err, "%s: %zu node%s, %zu step%s\n", verb,
-			      boot->n_nodes, boot->n_nodes == 1 ? "" : "s", boot->n_steps,
-			      boot->n_steps == 1 ? "" : "s");
+			      boot->n_nodes, boot->n_nodes == 1 ? "" : "s", n_steps,
+			      n_steps == 1 ? "" : "s");
 }
 
 static double secs(uint64_t ns)
@@ -222,16 +227,21 @@ static void plain_step_done(struct gc_cmd_progress *p, const struct gc_runner_ev
 {
 	const struct gc_runner_step_result *r = ev->result;
 	double el = (double)ev->step_elapsed_ms / 1000.0;
+	const char *undoes = ev->step < p->boot->n_steps ? p->boot->steps[ev->step].undoes : NULL;
 
 	switch (r->state) {
 	case GC_STEP_OK:
-		if (r->reboots)
+		if (undoes)
+			plain(p, ev->node, "%s removed: the spec no longer wants it (%.1fs)",
+			      undoes, el);
+		else if (r->reboots)
 			plain(p, ev->node, "%s ok (%.1fs, %u reboot%s)", ev->step_name, el,
 			      r->reboots, r->reboots == 1 ? "" : "s");
 		else
 			plain(p, ev->node, "%s ok (%.1fs)", ev->step_name, el);
 		break;
 	case GC_STEP_SKIPPED: plain(p, ev->node, "%s skipped: done before", ev->step_name); break;
+	case GC_STEP_NOT_NEEDED: break; /* an undo step where its step never ran: no news */
 	case GC_STEP_FAILED:
 		if (r->exit_signal[0])
 			plain(p, ev->node, "%s FAILED (signal %s, %.1fs)", ev->step_name,

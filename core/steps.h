@@ -23,6 +23,7 @@
 #define GC_STEP_SMOKE	    "smoke" /* the step whose output is the smoke report */
 #define GC_STEP_MAX_INPUTS  6
 #define GC_STEP_USER_PREFIX "step-" /* the spec's own steps run as step-NAME */
+#define GC_STEP_UNDO_SUFFIX "-undo" /* a step the spec no longer wants: NAME-undo */
 
 /* How often a step runs again once it succeeded on a node (the runner's markers). */
 enum gc_step_rerun {
@@ -62,6 +63,10 @@ struct gc_step_def {
 	/* gets FABRIC, its node's group's interconnect (rdma or standard, from the type's
 	 * facts); left out of a bootstrap where no node's group has an RDMA network */
 	bool node_fabric;
+	/* its script, run with UNDO=1, removes what it installed that acts on its own (a
+	 * watcher): a bootstrap whose spec does not want the step runs it as NAME-undo on the
+	 * nodes where the step had run (docs/internals/ssh-runner.md, "Undo steps") */
+	bool undo;
 };
 
 extern const struct gc_step_def gc_steps[];

@@ -12,6 +12,8 @@
 #   IDLE_S=S        the idle time in seconds (lifecycle.idle)
 #   POLL_S=S        how often to look (default 60)
 #   HOOK_USER=USER  whose home holds the jobs and the state (default: the user running it)
+#   UNDO=1          remove the watcher instead (the spec no longer sets lifecycle.idle; the
+#                   runner runs it as idle-undo only where this step ran)
 #
 # ~HOOK_USER/.gpucluster/idle/state (what status reads; key=value lines): since (when the
 # node was last busy, epoch seconds), idle_s, checked_at, busy (why, or empty), and
@@ -30,6 +32,15 @@ IDLE_S=${IDLE_S:-}
 POLL_S=${POLL_S:-60}
 HOOK_USER=${HOOK_USER:-$(id -un)}
 [ "$HOOK_USER" != root ] || HOOK_USER=${SUDO_USER:-root}
+if [ "${UNDO:-}" = 1 ]; then
+	need_root
+	remove_watcher gpucluster-idle /usr/local/lib/gpucluster/idle-watch /etc/gpucluster/idle.env
+	home=$(getent passwd "$HOOK_USER" 2>/dev/null | cut -d: -f6 || true)
+	# the state status reads: no idle stop to show any more
+	[ -z "$home" ] || as_root rm -f "$home/.gpucluster/idle/state" </dev/null || true
+	info "removed (lifecycle.idle no longer set)"
+	exit 0
+fi
 case "$IDLE_S" in '' | *[!0-9]*) die "IDLE_S='$IDLE_S': expected seconds" ;; esac
 case "$POLL_S" in '' | *[!0-9]* | 0) die "POLL_S='$POLL_S': expected seconds" ;; esac
 home=$(getent passwd "$HOOK_USER" 2>/dev/null | cut -d: -f6 || true)

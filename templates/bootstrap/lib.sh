@@ -186,6 +186,21 @@ EOF
 		die "cannot start $name.service"
 }
 
+# remove_watcher NAME FILE...: undoes install_watcher: stops and disables NAME.service,
+# removes its unit and FILEs (what would act on its own); nothing to do is not an error.
+remove_watcher() {
+	local name=$1
+	shift
+	# stop, then disable: a stop is also what a service manager that runs the unit until
+	# told otherwise (the emulator's) acts on
+	as_root systemctl stop "$name" </dev/null >/dev/null 2>&1 || true
+	as_root systemctl disable "$name" </dev/null >/dev/null 2>&1 || true
+	as_root rm -f "/etc/systemd/system/$name.service" "$@"
+	as_root systemctl daemon-reload </dev/null
+	! as_root systemctl is-active --quiet "$name" </dev/null ||
+		die "cannot stop $name.service"
+}
+
 boot_id() { cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown; }
 
 # --- the operating system ------------------------------------------------------------------

@@ -11,6 +11,8 @@
 #
 # Environment:
 #   MONITORING=dcgm   dcgm, or none to skip this step
+#   UNDO=1            remove the exporter container instead (bootstrap.monitoring dropped;
+#                     the runner runs it as monitoring-undo only where this step ran)
 #   DCGM_IMAGE=IMAGE  the exporter's image (default below: a tag NVIDIA's README names;
 #                     tags pair a DCGM version with an exporter version)
 #   EXPECT_GPUS=N     the GPUs the metrics must show (the instance type's; default: any)
@@ -32,6 +34,12 @@ tries=${GC_METRICS_TRIES:-30}
 name=gpucluster-dcgm-exporter
 port=9400
 url=http://127.0.0.1:$port/metrics
+if [ "${UNDO:-}" = 1 ]; then
+	need_root
+	! have docker || as_root docker rm -f "$name" </dev/null >/dev/null 2>&1 || true
+	info "removed (bootstrap.monitoring no longer set)"
+	exit 0
+fi
 case "$MONITORING" in
 none)
 	info "skipped (MONITORING=none)"

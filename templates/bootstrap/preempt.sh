@@ -12,6 +12,8 @@
 #   ON_PREEMPT=CMD          the hook (empty: the event is only recorded)
 #   ON_PREEMPT_TIMEOUT=S    its bound in seconds (default 90)
 #   HOOK_USER=USER          who runs it (default: the user running the step)
+#   UNDO=1                  remove the watcher instead (no spot group any more; the runner
+#                           runs it as preempt-undo only where this step ran)
 #
 # What a notice leaves in ~HOOK_USER/.gpucluster/preempt/: event (key=value lines: notice,
 # notice_at, reclaim_at, hook_rc, hook_timed_out, hook_ended_at) and hook.log (its output).
@@ -29,6 +31,13 @@ ON_PREEMPT=${ON_PREEMPT:-}
 ON_PREEMPT_TIMEOUT=${ON_PREEMPT_TIMEOUT:-90}
 HOOK_USER=${HOOK_USER:-$(id -un)}
 [ "$HOOK_USER" != root ] || HOOK_USER=${SUDO_USER:-root}
+if [ "${UNDO:-}" = 1 ]; then
+	need_root
+	remove_watcher gpucluster-preempt /usr/local/lib/gpucluster/preempt-watch \
+		/etc/gpucluster/preempt.env
+	info "removed (the cluster has no spot group any more)"
+	exit 0
+fi
 if [ -z "$NOTICE" ]; then
 	info "skipped (the cloud has no interruption notice)"
 	exit 0

@@ -370,6 +370,15 @@ wait_ssh "$ready"
 [ "$b" != "$(node "$ready" cat /proc/sys/kernel/random/boot_id)" ] || fail "$ready did not reboot"
 [ "$(metrics)" = 4 ] || fail "the exporter does not answer after a reboot"
 note "monitoring: dcgm-exporter started, kept, restarted, and up after a reboot"
+# bootstrap.monitoring dropped: monitoring-undo (UNDO=1) removes the container
+expect 0 "$ready" monitoring UNDO=1 MONITORING=none
+grep -q 'monitoring: removed' "$work/last.out" || fail "monitoring undo: $(cat "$work/last.out")"
+node "$ready" 'sudo docker inspect gpucluster-dcgm-exporter' >/dev/null 2>&1 &&
+	fail "monitoring undo left the exporter's container"
+# preempt-undo where nothing is installed: nothing to do is no error
+expect 0 "$ready" preempt UNDO=1
+grep -q 'preempt: removed' "$work/last.out" || fail "preempt undo: $(cat "$work/last.out")"
+note "monitoring and preempt undone (UNDO=1)"
 
 kill -TERM "$pid"
 status=0

@@ -158,6 +158,7 @@ static void expect_states(const struct gc_runner_node_result *nr, const char *wa
 		case GC_STEP_PENDING: got[k] = '-'; break;
 		case GC_STEP_CANCELLED: got[k] = 'C'; break;
 		case GC_STEP_RUNNING: got[k] = 'R'; break;
+		case GC_STEP_NOT_NEEDED: got[k] = 'n'; break;
 		}
 	}
 	if (strcmp(got, want) != 0)
@@ -287,6 +288,87 @@ static void test_markers(void **state)
 	expect_states(&rep.nodes[0], "soso");
 	assert_true(ev.n[GC_RUN_STEP_DONE] >= 28);
 	assert_int_equal(ev.n[GC_RUN_NODE_DONE], 8);
+
+	gc_runner_report_release(&rep);
+	gc_ssh_result_release(&res);
+	free(nodes);
+	nfx_free(f);
+}
+
+/* An undo step runs only where the step it undoes left its marker, removes that marker,
+ * and leaves the chain of hashes as if it were not there. */
+static void test_undo(void **state)
+{
+	struct nfx *f = nfx_new(1000, 0);
+	struct events ev = { .nodes = 1 };
+	struct gc_runner_opts o;
+	struct gc_runner_report rep;
+	struct gc_ssh_result res;
+	struct gc_runner_step steps[] = {
+		{ .name = "a", .script = "echo a" },
+		{ .name = "b", .script = "touch ~/b.installed; echo b" },
+		{ .name = "c", .script = "echo c" },
+	};
+	struct gc_runner_step undo = { .name = "b-undo",
+				       .script = "rm ~/b.installed; echo \"undone $UNDO\"",
+				       .undoes = "b" };
+	struct gc_runner_var var = { .step = "b-undo", .name = "UNDO", .value = "1" };
+	struct gc_error err;
+	char hash_a[GC_SHA256_HEX_LEN], hash_c[GC_SHA256_HEX_LEN];
+
+	(void)state;
+	NFX_SKIP_IF_NONE(f);
+	pinned_node(f, NULL);
+	struct gc_runner_node *nodes = nodes_for(f, 0, 1);
+
+	opts_init(&o, f, &ev);
+	o.steps = steps;
+	o.n_steps = 3;
+	gc_runner_report_init(&rep);
+	gc_ssh_result_init(&res);
+	RUN_OK(&o, nodes, 1, &rep);
+	expect_states(&rep.nodes[0], "ooo");
+	snprintf(hash_c, sizeof(hash_c), "%s", rep.nodes[0].steps[2].hash);
+
+	/* the spec no longer wants b: b-undo runs in its place (b's marker is there) */
+	steps[1] = undo;
+	o.vars = &var;
+	o.n_vars = 1;
+	RUN_OK(&o, nodes, 1, &rep);
+	expect_states(&rep.nodes[0], "soo");
+	assert_string_equal(rep.nodes[0].steps[1].out.data, "undone 1\n");
+	snprintf(hash_a, sizeof(hash_a), "%s", rep.nodes[0].steps[0].hash);
+	assert_string_equal(rep.nodes[0].steps[1].hash, hash_a); /* the chain goes through */
+	assert_string_not_equal(rep.nodes[0].steps[2].hash, hash_c);
+	node_run(f, f->inst[0], "ls " GC_RUNNER_MARKER_DIR "; ls ~/b.installed 2>&1 || true", &res);
+	assert_non_null(strstr(res.out.data, "a.done\nc.done\n"));
+	assert_null(strstr(res.out.data, "b.done"));
+	assert_null(strstr(res.out.data, "b-undo"));
+
+	/* nothing left to undo: not needed, no output, the others skipped */
+	RUN_OK(&o, nodes, 1, &rep);
+	expect_states(&rep.nodes[0], "sns");
+	assert_string_equal(rep.nodes[0].steps[1].out.data, "");
+	assert_string_equal(rep.nodes[0].steps[1].err.data, "");
+
+	/* wanted again: b runs (no marker), and c after it */
+	steps[1] = (struct gc_runner_step){ .name = "b", .script = "touch ~/b.installed; echo b" };
+	o.n_vars = 0;
+	RUN_OK(&o, nodes, 1, &rep);
+	expect_states(&rep.nodes[0], "soo");
+	assert_string_equal(rep.nodes[0].steps[2].hash, hash_c);
+
+	/* an undo step that fails keeps the marker: the next run tries again */
+	steps[1] = undo;
+	steps[1].script = "echo 'b-undo: error: stuck' >&2; exit 2";
+	o.n_vars = 1;
+	gc_error_init(&err);
+	assert_int_equal(gc_runner_run(&o, nodes, 1, &rep, &err), -1);
+	assert_non_null(strstr(err.message, "step 'b-undo' failed (exit 2): b-undo: error: stuck"));
+	expect_states(&rep.nodes[0], "sF-");
+	steps[1] = undo;
+	RUN_OK(&o, nodes, 1, &rep);
+	expect_states(&rep.nodes[0], "soo");
 
 	gc_runner_report_release(&rep);
 	gc_ssh_result_release(&res);
@@ -1082,11 +1164,21 @@ static void test_validation(void **state)
 	assert_int_equal(gc_runner_run(&o, &node, 1, &rep, &err), -1);
 	assert_non_null(strstr(err.message, "no step 'nope'"));
 	o.force_from = NULL;
+	steps[1].undoes = "a";
+	steps[1].always = true;
+	assert_int_equal(gc_runner_run(&o, &node, 1, &rep, &err), -1);
+	assert_non_null(strstr(err.message, "step 'b' undoes a step"));
+	steps[1].always = false;
+	steps[1].undoes = "B!";
+	assert_int_equal(gc_runner_run(&o, &node, 1, &rep, &err), -1);
+	assert_non_null(strstr(err.message, "step 'b' undoes a step"));
+	steps[1].undoes = NULL;
 	o.remote_dir = "../etc";
 	assert_int_equal(gc_runner_run(&o, &node, 1, &rep, &err), -1);
 	assert_int_equal(err.code, GC_EINVALID);
 	assert_int_equal(rep.n_nodes, 0);
 	assert_string_equal(gc_step_state_name(GC_STEP_SKIPPED), "skipped: done");
+	assert_string_equal(gc_step_state_name(GC_STEP_NOT_NEEDED), "not needed");
 }
 
 int main(void)
@@ -1094,6 +1186,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_validation),
 		cmocka_unit_test_teardown(test_markers, nfx_teardown),
+		cmocka_unit_test_teardown(test_undo, nfx_teardown),
 		cmocka_unit_test_teardown(test_reboot, nfx_teardown),
 		cmocka_unit_test_teardown(test_per_boot, nfx_teardown),
 		cmocka_unit_test_teardown(test_drop, nfx_teardown),

@@ -139,21 +139,39 @@ gc_ok exec "$work/s.yaml" -- 'cat /etc/gpucluster/idle.env'
 grep -q 'IDLE_S=2700' "$work/out" || fail "the watcher's idle time is not 45m: $(cat "$work/out")"
 idle_spec $'lifecycle:\n  ttl: 1h'
 gc_ok apply -y "$work/s.yaml"
-# the watcher stays (no step removes it): apply says so and how to stop it, which works
-grep -q "lifecycle.idle removed: .*'gpucluster exec FILE -- sudo systemctl disable --now gpucluster-idle'" \
-	"$work/err" || fail "apply does not say the watcher stays: $(cat "$work/err")"
+# the bootstrap undoes the idle step (idle-undo): the watcher stopped, disabled and gone,
+# the step's marker removed, and apply says so; no warning, no command to run by hand
+grep -q "idle removed: the spec no longer wants it" "$work/err" ||
+	fail "apply does not say the watcher is removed: $(cat "$work/err")"
+! grep -q "lifecycle.idle removed" "$work/err" || fail "apply still warns: $(cat "$work/err")"
 [ "$(idle_tag)" = - ] || fail "node $id keeps its idle tag: $(idle_tag)"
 list_idle 1 0 - null
-gc_ok exec "$work/s.yaml" -- 'sudo systemctl disable --now gpucluster-idle;
-	systemctl is-active gpucluster-idle || true'
+watcher() {
+	# shellcheck disable=SC2016 # expanded on the node
+	gc_ok exec "$work/s.yaml" -- 'systemctl is-active gpucluster-idle || true
+		systemctl is-enabled gpucluster-idle 2>/dev/null || true
+		for f in /var/lib/gpucluster/steps/idle.done /usr/local/lib/gpucluster/idle-watch \
+			/etc/gpucluster/idle.env; do [ ! -e "$f" ] || echo "has $f"; done'
+}
+watcher
 grep -qx inactive "$work/out" || fail "the watcher still runs: $(cat "$work/out")"
+! grep -qx enabled "$work/out" || fail "the watcher is still enabled: $(cat "$work/out")"
+! grep -q '^has ' "$work/out" || fail "the idle step left files behind: $(cat "$work/out")"
+# a second apply has nothing to undo: no idle line at all, every step skipped
+gc_ok apply -y "$work/s.yaml"
+! grep -Eq "idle(-undo)? (ok|removed|skipped)" "$work/err" ||
+	fail "a second apply mentions idle: $(cat "$work/err")"
 idle_spec $'lifecycle:\n  ttl: 1h\n  idle: 30m'
 gc_ok apply -y "$work/s.yaml"
 [ "$(idle_tag)" = 1800 ] || fail "node $id is not back to 30m: $(idle_tag)"
 [ "$(node_id)" = "$id" ] || fail "apply replaced node $id"
 [ "$(creates)" = "$made" ] || fail "changing lifecycle.idle created something"
-gc_ok exec "$work/s.yaml" -- 'systemctl is-active gpucluster-idle'
+grep -q "idle ok" "$work/err" || fail "the idle step did not run again: $(cat "$work/err")"
+watcher
 grep -qx active "$work/out" || fail "the restored watcher is not running: $(cat "$work/out")"
+grep -qx enabled "$work/out" || fail "the restored watcher is not enabled: $(cat "$work/out")"
+grep -qx 'has /var/lib/gpucluster/steps/idle.done' "$work/out" ||
+	fail "the idle step left no marker: $(cat "$work/out")"
 lap "lifecycle.idle changed, dropped, restored: node $id retagged in place"
 # status: the time to the idle stop, beside the TTL, in text and JSON
 gc_ok status "$work/s.yaml"

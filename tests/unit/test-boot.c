@@ -356,15 +356,18 @@ static size_t wanted_steps(const struct gc_boot *b, const struct gc_spec *sp)
 {
 	size_t n = 0;
 
+	/* the wanted rows, and the undo steps of the others that have one */
 	for (size_t i = 0; i < gc_n_steps; i++)
-		n += gc_boot_step_wanted(b, sp, &gc_steps[i]);
+		n += gc_boot_step_wanted(b, sp, &gc_steps[i]) || gc_steps[i].undo;
 	return n;
 }
 
 static void test_full_steps(void **state)
 {
-	static const char *const names[] = { "detect",	  "driver",    "cuda", "cudnn",
-					     "container", "step-pull", "smoke" };
+	static const char *const names[] = { "detect",	  "driver",	     "cuda",
+					     "cudnn",	  "container",	     "preempt-undo",
+					     "idle-undo", "monitoring-undo", "step-pull",
+					     "smoke" };
 	struct gc_boot b;
 	struct gc_error err;
 	struct gc_runner_opts o;
@@ -373,24 +376,37 @@ static void test_full_steps(void **state)
 	cluster_nodes(&b);
 	gc_error_init(&err);
 	assert_int_equal(gc_boot_set_steps(&b, spec, GC_BOOT_FULL, NULL, 0, false, &err), 0);
-	assert_int_equal(b.n_steps, 7);
-	for (size_t i = 0; i < 7; i++)
+	assert_int_equal(b.n_steps, 10);
+	for (size_t i = 0; i < 10; i++)
 		assert_string_equal(b.steps[i].name, names[i]);
-	assert_int_equal(b.smoke_step, 6);
+	assert_int_equal(b.smoke_step, 9);
+	/* no spot group, lifecycle.idle or bootstrap.monitoring: those steps are undone where
+	 * they ran (the runner runs them only there), their scripts with UNDO=1; the steps
+	 * that want nothing undone have no undoes */
+	assert_string_equal(b.steps[5].undoes, "preempt");
+	assert_string_equal(b.steps[6].undoes, "idle");
+	assert_string_equal(b.steps[7].undoes, "monitoring");
+	assert_false(b.steps[6].always);
+	assert_string_equal(var_of(&b, "idle-undo", "UNDO"), "1");
+	assert_non_null(strstr(b.steps[6].script, "GC_STEP=idle"));
+	assert_non_null(strstr(b.steps[7].script, "GC_NODE_GPUS")); /* monitoring's guard */
+	assert_null(b.steps[4].undoes);
+	assert_null(b.steps[8].undoes);
+	assert_null(b.steps[9].undoes);
 	/* smoke per boot (skipped on a re-apply of a node that passed since it booted), the
 	 * others by their markers alone */
-	assert_true(b.steps[6].per_boot);
-	assert_false(b.steps[6].always);
+	assert_true(b.steps[9].per_boot);
+	assert_false(b.steps[9].always);
 	assert_false(b.steps[1].always);
 	assert_false(b.steps[1].per_boot);
 	assert_int_equal(gc_boot_step_index(&b, "cudnn"), 3);
 	assert_int_equal(gc_boot_step_index(&b, "nope"), SIZE_MAX);
 	/* the user step runs under set -euo pipefail, with its own timeout */
-	assert_string_equal(b.steps[5].script, "set -euo pipefail\ndocker pull x\n");
-	assert_int_equal(b.steps[5].timeout_ms, 300000);
+	assert_string_equal(b.steps[8].script, "set -euo pipefail\ndocker pull x\n");
+	assert_int_equal(b.steps[8].timeout_ms, 300000);
 	/* GPU steps carry the no-GPU guard; detect does not; a step's file is its script */
 	assert_non_null(strstr(b.steps[1].script, "GC_NODE_GPUS"));
-	assert_non_null(strstr(b.steps[6].script, "nothing to check"));
+	assert_non_null(strstr(b.steps[9].script, "nothing to check"));
 	assert_null(strstr(b.steps[0].script, "GC_NODE_GPUS"));
 	for (size_t i = 0; i < b.n_files; i++)
 		if (strcmp(b.files[i].name, "driver.sh") == 0)
@@ -409,7 +425,7 @@ static void test_full_steps(void **state)
 
 	memset(&o, 0, sizeof(o));
 	gc_boot_runner_opts(&b, &o);
-	assert_int_equal(o.n_steps, 7);
+	assert_int_equal(o.n_steps, 10);
 	assert_string_equal(o.user, "ubuntu");
 	assert_true(o.n_files > 5);
 	/* steps are set once */
@@ -543,10 +559,22 @@ static void test_table_steps(void **state)
 			const struct gc_runner_step *st = &b.steps[at];
 			char file[64];
 
-			if (d->after_user_steps != (after == 1) ||
-			    !gc_boot_step_wanted(&b, spec, d))
+			if (d->after_user_steps != (after == 1))
 				continue;
+			if (!gc_boot_step_wanted(&b, spec, d)) {
+				/* not wanted: left out, or NAME-undo where the row has an undo */
+				if (!d->undo)
+					continue;
+				snprintf(file, sizeof(file), "%s" GC_STEP_UNDO_SUFFIX, d->name);
+				assert_string_equal(st->name, file);
+				assert_string_equal(st->undoes, d->name);
+				assert_false(st->always);
+				assert_string_equal(var_of(&b, file, "UNDO"), "1");
+				at++;
+				continue;
+			}
 			assert_string_equal(st->name, d->name);
+			assert_null(st->undoes);
 			assert_int_equal(st->per_boot, d->rerun == GC_STEP_RERUN_PER_BOOT);
 			assert_int_equal(st->always, d->rerun == GC_STEP_RERUN_ALWAYS);
 			/* the script is the embedded NAME.sh behind the row's guard */
@@ -609,7 +637,9 @@ static void test_mounts_step(void **state)
 		if (strcmp(b.steps[i].name, "mounts") == 0)
 			at = i;
 	assert_true(at != SIZE_MAX);
-	assert_string_equal(b.steps[at + 1].name, "step-pull");
+	/* then the undo steps of the later rows (monitoring), then the spec's own */
+	assert_string_equal(b.steps[at + 1].name, "monitoring-undo");
+	assert_string_equal(b.steps[at + 2].name, "step-pull");
 	assert_true(b.steps[at].per_boot);
 	assert_string_equal(var_of(&b, "mounts", "MOUNTS"),
 			    "my-data:/data:ro my-results:/mnt/results:rw");

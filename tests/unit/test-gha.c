@@ -458,7 +458,10 @@ static void node_done(struct gc_cmd_progress *p, size_t node, const struct gc_er
 static char *progress_run(bool gha)
 {
 	struct gc_boot_node info[2];
-	struct gc_runner_step steps[2] = { { .name = "detect" }, { .name = "smoke" } };
+	/* idle-undo: not counted, silent where not needed, "removed" where it ran */
+	struct gc_runner_step steps[3] = { { .name = "detect" },
+					   { .name = "idle-undo", .undoes = "idle" },
+					   { .name = "smoke" } };
 	struct gc_boot boot;
 	struct gc_cmd_io io;
 	struct gc_cmd_ctx ctx;
@@ -479,7 +482,7 @@ static char *progress_run(bool gha)
 	boot.info = info;
 	boot.n_nodes = 2;
 	boot.steps = steps;
-	boot.n_steps = 2;
+	boot.n_steps = 3;
 	memset(&io, 0, sizeof(io));
 	io.err = open_memstream(&text, &len);
 	io.out = io.err;
@@ -495,9 +498,11 @@ static char *progress_run(bool gha)
 	gc_cmd_progress_begin(&p, &ctx, &boot, "bootstrap");
 	step_done(&p, 0, 0, "detect", GC_STEP_OK, 1500);
 	step_done(&p, 1, 0, "detect", GC_STEP_OK, 500);
-	step_done(&p, 1, 1, "smoke", GC_STEP_SKIPPED, 0);
+	step_done(&p, 1, 1, "idle-undo", GC_STEP_NOT_NEEDED, 0);
+	step_done(&p, 1, 2, "smoke", GC_STEP_SKIPPED, 0);
 	node_done(&p, 1, NULL, 2000);
-	step_done(&p, 0, 1, "smoke", GC_STEP_FAILED, 200);
+	step_done(&p, 0, 1, "idle-undo", GC_STEP_OK, 300);
+	step_done(&p, 0, 2, "smoke", GC_STEP_FAILED, 200);
 	node_done(&p, 0, &failed, 3000);
 	gc_cmd_progress_end(&p);
 	fclose(io.err);
@@ -519,6 +524,7 @@ static void test_progress_groups(void **state)
 			    "::endgroup::\n"
 			    "::group::workers/0 i-1: FAILED\n"
 			    "  workers/0 i-1: detect ok (1.5s)\n"
+			    "  workers/0 i-1: idle removed: the spec no longer wants it (0.3s)\n"
 			    "  workers/0 i-1: smoke FAILED (exit 1, 0.2s)\n"
 			    "  workers/0 i-1: FAILED after 3.0s\n"
 			    "::endgroup::\n");
@@ -532,6 +538,7 @@ static void test_progress_groups(void **state)
 			    "  workers/1 i-2: detect ok (0.5s)\n"
 			    "  workers/1 i-2: smoke skipped: done before\n"
 			    "  workers/1 i-2: done in 2.0s (1 ran, 1 skipped)\n"
+			    "  workers/0 i-1: idle removed: the spec no longer wants it (0.3s)\n"
 			    "  workers/0 i-1: smoke FAILED (exit 1, 0.2s)\n"
 			    "  workers/0 i-1: FAILED after 3.0s\n");
 	free(text);
