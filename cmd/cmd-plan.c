@@ -14,6 +14,7 @@
 #include "cmd/cmd.h"
 #include "cmd/output.h"
 #include "cmd/plan-render.h"
+#include "cmd/regions.h"
 #include "core/buf.h"
 #include "core/cidr.h"
 #include "core/engine.h"
@@ -301,10 +302,8 @@ static json_t *hours_json(const struct gc_cmd_ctx *ctx, const struct hours_cost 
 	json_t *o = json_pack("{s:I}", "hours", (json_int_t)h->hours);
 
 	json_object_set_new(o, "reserved_term",
-			    !h->published ? json_null()
-				    : ctx->provider->ops->facts->reserved_prepaid
-				    ? json_string("subscription, paid upfront")
-				    : json_string("reservation, no upfront"));
+			    h->published ? json_string(gc_cmd_reserved_term(ctx->provider->ops))
+					 : json_null());
 	for (int k = 0; k < 4; k++)
 		json_object_set_new(o, keys[k],
 				    h->known[k] ? json_pack("{s:f, s:s}", "cost",

@@ -300,6 +300,12 @@ static json_t *price_json(double v)
 	return v >= 0 ? json_real(v) : json_null();
 }
 
+/* hours of an hourly price; < 0 (unknown) stays unknown */
+static double times(double hourly, int64_t hours)
+{
+	return hourly >= 0 ? hourly * (double)hours : -1;
+}
+
 static json_t *row_json(const struct row *w, int64_t hours)
 {
 	const struct gc_gpu_row *o = w->r;
@@ -318,23 +324,18 @@ static json_t *row_json(const struct row *w, int64_t hours)
 	json_object_set_new(j, "reserved_1y_hourly", price_json(o->reserved[0]));
 	json_object_set_new(j, "reserved_3y_hourly", price_json(o->reserved[1]));
 	/* what the reserved prices are, in plan -o json --hours' words */
-	json_object_set_new(j, "reserved_term",
-			    o->reserved[0] < 0 && o->reserved[1] < 0 ? json_null()
-				    : gc_provider_by_name(w->src->l.cloud)->facts->reserved_prepaid
-				    ? json_string("subscription, paid upfront")
-				    : json_string("reservation, no upfront"));
+	json_object_set_new(
+		j, "reserved_term",
+		o->reserved[0] < 0 && o->reserved[1] < 0
+			? json_null()
+			: json_string(gc_cmd_reserved_term(gc_provider_by_name(w->src->l.cloud))));
 	if (hours) {
-		json_object_set_new(
-			j, "reserved_1y_cost",
-			price_json(o->reserved[0] >= 0 ? o->reserved[0] * (double)hours : -1));
-		json_object_set_new(
-			j, "reserved_3y_cost",
-			price_json(o->reserved[1] >= 0 ? o->reserved[1] * (double)hours : -1));
-		json_object_set_new(
-			j, "on_demand_cost",
-			price_json(o->on_demand >= 0 ? o->on_demand * (double)hours : -1));
-		json_object_set_new(j, "spot_cost",
-				    price_json(o->spot >= 0 ? o->spot * (double)hours : -1));
+		json_object_set_new(j, "reserved_1y_cost",
+				    price_json(times(o->reserved[0], hours)));
+		json_object_set_new(j, "reserved_3y_cost",
+				    price_json(times(o->reserved[1], hours)));
+		json_object_set_new(j, "on_demand_cost", price_json(times(o->on_demand, hours)));
+		json_object_set_new(j, "spot_cost", price_json(times(o->spot, hours)));
 	}
 	return j;
 }
@@ -415,15 +416,11 @@ static void print_text(struct gc_cmd_ctx *ctx, const struct show *s, const struc
 			    rows[i].src->l.cloud, rows[i].src->l.region, o->type, gpus, o->vcpus,
 			    mem, zones, *o->interconnect ? o->interconnect : "-", od, sp, pg);
 		if (hours) {
-			price_text(od, sizeof(od),
-				   o->on_demand >= 0 ? o->on_demand * (double)hours : -1, 2);
-			price_text(sp, sizeof(sp), o->spot >= 0 ? o->spot * (double)hours : -1, 2);
+			price_text(od, sizeof(od), times(o->on_demand, hours), 2);
+			price_text(sp, sizeof(sp), times(o->spot, hours), 2);
 			gc_buf_addf(&line, " %12s %12s", od, sp);
 			for (int k = 0; k < 2; k++) {
-				price_text(od, sizeof(od),
-					   o->reserved[k] >= 0 ? o->reserved[k] * (double)hours
-							       : -1,
-					   2);
+				price_text(od, sizeof(od), times(o->reserved[k], hours), 2);
 				gc_buf_addf(&line, " %12s", od);
 			}
 		}

@@ -87,3 +87,9 @@ void gc_cmd_idle_text(char *out, size_t size, int64_t idle_s, size_t stopped)
 	else
 		snprintf(out, size, "%s", after);
 }
+
+const char *gc_cmd_reserved_term(const struct gc_provider_ops *ops)
+{
+	return ops->facts->reserved_prepaid ? "subscription, paid upfront"
+					    : "reservation, no upfront";
+}

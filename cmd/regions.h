@@ -37,5 +37,8 @@ void gc_cmd_age_text(char *out, size_t size, int64_t now, int64_t t);
 /* list's IDLE column (docs/cli.md "list"): "-" without idle autostop, else idle_s as the spec
  * writes it ("30m"); ", N stopped" when stopped is not 0 ("30m, 1 stopped", "-, 2 stopped"). */
 void gc_cmd_idle_text(char *out, size_t size, int64_t idle_s, size_t stopped);
+/* What a cloud's reserved prices are, in plan's and show-gpus' JSON (docs/cli.md):
+ * "subscription, paid upfront" (facts->reserved_prepaid) or "reservation, no upfront". */
+const char *gc_cmd_reserved_term(const struct gc_provider_ops *ops);
 
 #endif

@@ -2652,8 +2652,7 @@ static void move_expiries(struct run *r, const struct gc_plan *plan)
 				gc_error_prefix(&lerr,
 						"group '%s': cannot move the expiry of %zu node%s",
 						pg->name, n, n == 1 ? "" : "s");
-				if (r->term_err.code == GC_OK)
-					r->term_err = lerr;
+				set_term_err(r, &lerr);
 				continue;
 			}
 			info(r, "group '%s': expiry of %zu node%s set to %s", pg->name, n,
